@@ -1,0 +1,51 @@
+"""gradcli: PyTorch's autograd semantics on NumPy.
+
+`import gradcli as torch` gives the torch-like namespace that gradcli programs see.  Importing
+this package never imports the command line.
+"""
+
+import numpy as _np
+
+from .engine import dtypes as _dtypes
+from .engine.dtypes import (bool_ as bool, complex64, complex128, dtype, float16, float32,  # noqa: A001
+                            float64, get_default_dtype, int8, int16, int32, int64,
+                            promote_types, set_default_dtype, uint8)
+from .engine.grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,
+                               set_grad_enabled)
+from .engine.printing import set_printoptions, get_printoptions
+from .engine.tensor import Device as device, Size, Tensor, set_element_limit
+from .ops import PUBLIC as _PUBLIC
+
+_np.seterr(all="ignore")  # PyTorch never warns on inf/nan; neither does the engine
+
+half, float, double = float16, float32, float64  # noqa: A001
+short, int, long = int16, int32, int64  # noqa: A001
+cfloat, cdouble = complex64, complex128
+globals().update(_PUBLIC)
+
+from . import autograd, linalg, nn  # noqa: E402
+
+pi = 3.141592653589793
+e = 2.718281828459045
+inf = _np.inf
+nan = _np.nan
+__version__ = "0.1.0"
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(input):
+    return input.numel()
+
+
+__all__ = sorted(
+    list(_PUBLIC) + [
+        "Tensor", "Size", "dtype", "device", "bool", "complex64", "complex128", "float16",
+        "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "half", "float",
+        "double", "short", "int", "long", "cfloat", "cdouble", "get_default_dtype",
+        "set_default_dtype", "promote_types", "no_grad", "enable_grad", "set_grad_enabled",
+        "is_grad_enabled", "inference_mode", "set_printoptions", "get_printoptions",
+        "autograd", "linalg", "nn", "pi", "e", "inf", "nan", "is_tensor", "numel",
+        "set_element_limit"])

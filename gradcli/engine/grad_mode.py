@@ -1,0 +1,74 @@
+"""Grad modes: no_grad, enable_grad, set_grad_enabled, inference_mode — context managers and
+decorators that save and restore the global state."""
+
+import functools
+
+
+class GradMode:
+    """Global switch read by every op: record the graph or not."""
+    enabled = True
+
+
+def is_grad_enabled():
+    return GradMode.enabled
+
+
+class _GradModeManager:
+    mode = True
+
+    def __enter__(self):
+        self._prev = GradMode.enabled
+        GradMode.enabled = self.mode
+
+    def __exit__(self, *exc):
+        GradMode.enabled = self._prev
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__():
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class no_grad(_GradModeManager):
+    """Disable graph recording inside the block (or the decorated function)."""
+    mode = False
+
+
+class enable_grad(_GradModeManager):
+    """Enable graph recording inside the block, even within no_grad."""
+    mode = True
+
+
+class inference_mode(_GradModeManager):
+    """Like no_grad (gradcli has no separate inference tensors)."""
+
+    def __init__(self, mode=True):
+        self.mode = not mode
+
+
+class set_grad_enabled(_GradModeManager):
+    """Set grad mode now; as a context manager, restore the previous mode on exit."""
+
+    def __init__(self, mode):
+        self._prev = GradMode.enabled
+        self.mode = bool(mode)
+        GradMode.enabled = self.mode
+
+    def __enter__(self):
+        pass
+
+    def __call__(self, fn):
+        GradMode.enabled = self._prev
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            prev = GradMode.enabled
+            GradMode.enabled = self.mode
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                GradMode.enabled = prev
+        return wrapper

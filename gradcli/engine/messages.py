@@ -1,0 +1,63 @@
+"""Every PyTorch error and warning text the engine emits, one wording each."""
+
+BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+NONLEAF_GRAD_ACCESS = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead."
+)
+IMPLICIT_GRAD_NOT_SCALAR = "grad can be implicitly created only for scalar outputs"
+SHAPE_MISMATCH = (
+    "Mismatch in shape: grad_output[{index}] has a shape of {grad_shape} and output[{index}] "
+    "has a shape of {out_shape}."
+)
+NO_GRAD_FN = "element {index} of tensors does not require grad and does not have a grad_fn"
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+NUMPY_REQUIRES_GRAD = (
+    "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+)
+INPLACE_MODIFIED = (
+    "one of the variables needed for gradient computation has been modified by an inplace "
+    "operation: [{tensor_type} [{sizes}]]{origin}, is at version {current}; expected version "
+    "{saved} instead. Hint: enable anomaly detection to find the operation that failed to compute "
+    "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+)
+INPLACE_ORIGIN = ", which is output {output_nr} of {node}"
+ONLY_LEAF_REQUIRES_GRAD = "you can only change requires_grad flags of leaf variables."
+ONLY_LEAF_REQUIRES_GRAD_FALSE = (
+    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+)
+ONLY_FLOAT_REQUIRES_GRAD = "only Tensors of floating point and complex dtype can require gradients"
+ITEM_NOT_ONE_ELEMENT = "a Tensor with {numel} elements cannot be converted to Scalar"
+BOOL_AMBIGUOUS = "Boolean value of Tensor with more than one value is ambiguous"
+UNUSED_INPUT = (
+    "One of the differentiated Tensors appears to not have been used in the graph. "
+    "Set allow_unused=True if this is the desired behavior."
+)
+INPUT_NO_GRAD = "One of the differentiated Tensors does not require grad"
+HOOK_ON_NO_GRAD = "cannot register a hook on a tensor that doesn't require gradient"
+RETAIN_GRAD_NO_GRAD = "can't retain_grad on Tensor that has requires_grad=False"
+GRAD_OUTPUTS_LEN = "grad requires non-empty inputs."
+INVALID_GRADIENT_SHAPE = (
+    "Function {node} returned an invalid gradient at index {index} - got {got} but expected shape "
+    "compatible with {expected}"
+)
+FUNCTION_WRONG_GRAD_COUNT = (
+    "function {node} returned an incorrect number of gradients (expected {expected}, got {got})"
+)
+ANOMALY_NAN = "Function '{node}' returned nan values in its {index}th output."
+INTEGER_POW_NEGATIVE = "Integers to negative integer powers are not allowed."
+ZERO_DIM_ITER = "iteration over a 0-d tensor"
+LEN_ZERO_DIM = "len() of a 0-d tensor"
+ELEMENT_LIMIT = (
+    "tensor of {numel} elements exceeds the limit of {limit} elements "
+    "(raise it with --max-elements or gradcli.set_element_limit)"
+)

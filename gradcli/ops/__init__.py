@@ -1,0 +1,132 @@
+"""The op table.  Importing this package declares every op and attaches the Tensor methods,
+operators and in-place variants derived from it."""
+
+from ..engine import messages
+from ..engine.grad_mode import GradMode, no_grad
+from ..engine.tensor import Tensor
+from .registry import ALIASES, OPS, Op, Overload, Sample
+
+from . import arith, elementwise, reductions, shape, linalg, creation  # noqa: E402,F401  (declare)
+
+# Python operator -> (op name, reflected)
+OPERATORS = {
+    "__add__": ("add", False), "__radd__": ("add", True),
+    "__sub__": ("sub", False), "__rsub__": ("rsub", False),
+    "__mul__": ("mul", False), "__rmul__": ("mul", True),
+    "__truediv__": ("div", False), "__rtruediv__": ("rdiv", False),
+    "__floordiv__": ("floor_divide", False), "__rfloordiv__": ("floor_divide", True),
+    "__mod__": ("remainder", False), "__rmod__": ("remainder", True),
+    "__pow__": ("pow", False), "__rpow__": ("pow", True),
+    "__matmul__": ("matmul", False), "__rmatmul__": ("matmul", True),
+    "__neg__": ("neg", False), "__pos__": ("positive", False), "__abs__": ("abs", False),
+    "__invert__": ("bitwise_not", False),
+    "__eq__": ("eq", False), "__ne__": ("ne", False), "__lt__": ("lt", False),
+    "__le__": ("le", False), "__gt__": ("gt", False), "__ge__": ("ge", False),
+    "__and__": ("logical_and", False), "__or__": ("logical_or", False),
+    "__xor__": ("logical_xor", False), "__getitem__": ("getitem", False),
+}
+INPLACE_OPERATORS = {"__iadd__": "add_", "__isub__": "sub_", "__imul__": "mul_",
+                     "__itruediv__": "div_", "__ipow__": "pow_", "__ifloordiv__": "floor_divide_",
+                     "__imod__": "remainder_"}
+
+
+def _method(op):
+    def method(self, *args, **kwargs):
+        return op(self, *args, **kwargs)
+    method.__name__ = op.name
+    method.__doc__ = op.doc
+    return method
+
+
+def _operator(op, reflected):
+    if reflected:
+        def operator(self, other):
+            return op(other, self)
+    else:
+        def operator(self, *args):
+            return op(self, *args)
+    return operator
+
+
+def _inplace(op):
+    """The in-place variant `name_`: compute out of place, write the result into self, bump the
+    version counter and make the op's node self's grad_fn (PyTorch's rebase_history)."""
+    def method(self, *args, **kwargs):
+        recording = GradMode.enabled and (
+            self.requires_grad_flag or any(isinstance(a, Tensor) and a.requires_grad_flag
+                                           for a in args))
+        if recording:
+            if self.grad_fn is None and self.requires_grad_flag:
+                raise RuntimeError(messages.LEAF_INPLACE)
+            base = self._base
+            if base is not None and base.grad_fn is None and base.requires_grad_flag:
+                raise RuntimeError(messages.VIEW_OF_LEAF_INPLACE)
+            source = Tensor._make(self._data.copy() if "self" in op.saves else self._data,
+                                  self.grad_fn, self._output_nr, self.requires_grad_flag)
+            result = op(source, *args, **kwargs)
+        else:
+            with no_grad():
+                result = op(self, *args, **kwargs)
+        _write_into(self, result, op.name)
+        if recording:
+            self.grad_fn = result.grad_fn
+            self._output_nr = result._output_nr
+            self.requires_grad_flag = result.requires_grad_flag
+        return self
+    method.__name__ = op.name + "_"
+    method.__doc__ = f"In-place {op.name}."
+    return method
+
+
+def _write_into(self, result, name):
+    out = result._data
+    if out.shape != self._data.shape:
+        try:
+            import numpy as np
+            if np.broadcast_shapes(out.shape, self._data.shape) != self._data.shape:
+                raise ValueError
+        except ValueError:
+            raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
+                               f"broadcast shape {list(out.shape)}") from None
+    if out.dtype != self._data.dtype:
+        from ..engine import dtypes
+        src, dst = result.dtype, self.dtype
+        if src.category > dst.category:
+            raise RuntimeError(f"result type {src.short} can't be cast to the desired output "
+                               f"type {dst.short}")
+    self._data[...] = out
+    self._version[0] += 1
+
+
+def install():
+    """Attach methods, operators and in-place variants to Tensor from the table."""
+    for name, op in OPS.items():
+        if op.method:
+            setattr(Tensor, name, _method(op))
+        if op.inplace:
+            setattr(Tensor, name + "_", _inplace(op) if isinstance(op, Op) else _method_inplace(op))
+    for name, target in ALIASES.items():
+        for attr in (target, target + "_"):
+            if hasattr(Tensor, attr):
+                setattr(Tensor, attr.replace(target, name), getattr(Tensor, attr))
+    for dunder, (name, reflected) in OPERATORS.items():
+        if name in OPS:
+            setattr(Tensor, dunder, _operator(OPS[name], reflected))
+    for dunder, name in INPLACE_OPERATORS.items():
+        if hasattr(Tensor, name):
+            setattr(Tensor, dunder, getattr(Tensor, name))
+
+
+def _method_inplace(overload):
+    def method(self, *args, **kwargs):
+        op = overload.choose(self, *args, **kwargs)
+        return _inplace(op)(self, *args, **kwargs)
+    return method
+
+
+install()
+
+PUBLIC = {name: op for name, op in OPS.items() if op.public and op.function}
+PUBLIC.update({name: OPS[target] for name, target in ALIASES.items()})
+__all__ = ["OPS", "PUBLIC", "Op", "Overload", "Sample", "OPERATORS"] + list(PUBLIC)
+globals().update(PUBLIC)
