@@ -185,7 +185,6 @@ def _summarized_data(data):
         return data
     if dim == 1:
         if data.shape[0] > 2 * edgeitems:
-            # with edgeitems == 0, data[-0:] is the whole vector, as in PyTorch
             return np.concatenate((data[:edgeitems], data[-edgeitems:]))
         return data
     if not edgeitems:

@@ -32,6 +32,12 @@ class ForwardAD:
     level = None
 
 
+class NodeRecorder:
+    """Optional observer of node creation (the CLI records values and source lines for graph and
+    explain); None in normal use, so the hot path pays one attribute read."""
+    callback = None
+
+
 class Sample:
     """Test inputs for an op: tensor shapes (or explicit values) and attributes.
 
@@ -285,6 +291,8 @@ class Op:
                     r._output_nr = nr
                     r.requires_grad_flag = True
             node._save(inputs, results)
+            if NodeRecorder.callback is not None:
+                NodeRecorder.callback(node, inputs, results)
             if AnomalyMode.enabled:
                 node._anomaly = (AnomalyMode.location() if AnomalyMode.location
                                  else "".join(traceback.format_stack()[:-2]))

@@ -1,0 +1,102 @@
+"""`gradcli check`: expectations on values and gradients, and gradcheck against central
+differences in float64, for shell scripts (exit 0 when all hold, 1 otherwise)."""
+
+import numpy as np
+
+from ..engine import dtypes
+from ..engine.tensor import Tensor
+from ..render.values import to_json
+from .evaluate import UsageError, evaluate, program_function
+
+
+def parse_expectation(spec):
+    """`x.grad=216` -> ("x", True, "216"); `z=216` -> ("z", False, "216")."""
+    target, sep, value = spec.partition("=")
+    target = target.strip()
+    if not sep or not target or not value.strip():
+        raise UsageError(f"--expect takes NAME=VALUE or NAME.grad=VALUE, got {spec!r}")
+    is_grad = target.endswith(".grad")
+    name = target[:-5] if is_grad else target
+    if not name.isidentifier():
+        raise UsageError(f"--expect: {name!r} is not a name")
+    return name, is_grad, value.strip()
+
+
+def _close(actual, expected, rtol, atol):
+    a = np.asarray(actual, dtype=np.float64)
+    e = np.asarray(expected, dtype=np.float64)
+    try:
+        np.broadcast_shapes(a.shape, e.shape)
+    except ValueError:
+        return False
+    return bool(np.all(np.isclose(a, e, rtol=rtol, atol=atol, equal_nan=True)))
+
+
+def run_checks(source, bindings, of, grad, expectations, rtol, atol, gradcheck, dtype, timeout,
+               out=None):
+    """Returns (passed, checks) where each check is a dict for the JSON document."""
+    if not expectations and not gradcheck:
+        raise UsageError("nothing to check: give --expect NAME.grad=VALUE or --gradcheck")
+    parsed = [parse_expectation(e) for e in expectations]
+    ev = evaluate(source, bindings, of, grad, 1, dtype, out=out, record=True, timeout=timeout)
+    checks = []
+    for name, is_grad, text in parsed:
+        expected = ev.session.eval(text)
+        expected_value = expected._data if isinstance(expected, Tensor) else expected
+        label = f"{name}.grad" if is_grad else name
+        if is_grad:
+            actual = _gradient_of(ev, name)
+        else:
+            if name not in ev.session.namespace:
+                raise UsageError(f"--expect {label}: the program defines no name {name!r}")
+            actual = ev.session.value_of(name)
+        ok = actual is not None and _close(actual._data if isinstance(actual, Tensor) else actual,
+                                           expected_value, rtol, atol)
+        check = {"name": label, "expected": to_json(expected), "actual": to_json(actual),
+                 "ok": ok}
+        if actual is None:
+            why = next((r for (o, leaf), r in ev.reasons.items() if leaf == name), None)
+            check["detail"] = why or "no gradient"
+        checks.append(check)
+    if gradcheck:
+        checks.extend(_gradchecks(source, bindings, of, timeout, ev))
+    return all(c["ok"] for c in checks), checks
+
+
+def _gradient_of(ev, name):
+    if name in ev.leaves:
+        leaf = ev.leaves[name]
+        if ev.ran_backward:
+            return leaf._grad
+        grads = [gs.get(name) for gs in ev.gradients.values()]
+        grads = [g for g in grads if g is not None]
+        return grads[0] if len(grads) == 1 else (sum(grads[1:], grads[0]) if grads else None)
+    t = ev.session.namespace.get(name)
+    if isinstance(t, Tensor):
+        return t._grad
+    raise UsageError(f"--expect {name}.grad: {name} is not a tensor of the program")
+
+
+def _gradchecks(source, bindings, of, timeout, ev):
+    """Analytic gradients against central differences in float64, one check per output."""
+    from ..autograd import gradcheck
+    from ..analysis.kinks import kink_at
+    previous = dtypes.get_default_dtype()
+    try:
+        fn, inputs, outputs = program_function(source, bindings, of, dtypes.float64, timeout)
+        inputs = tuple(t.double().requires_grad_(True) for t in inputs)
+        checks = []
+        try:
+            ok = gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True)
+            detail = None
+        except RuntimeError as e:
+            ok, detail = False, str(e).split("\n")[0]
+        kinks = sorted({k for rec in (ev.recording.records.values() if ev.recording else [])
+                        for k in [kink_at(rec.node, rec)] if k})
+        if kinks:
+            detail = "; ".join(([detail] if detail else []) + ["kink: " + k for k in kinks])
+        checks.append({"name": "gradcheck(" + ", ".join(outputs) + ")", "expected": None,
+                       "actual": None, "ok": bool(ok), "detail": detail})
+        return checks
+    finally:
+        dtypes.set_default_dtype(previous)

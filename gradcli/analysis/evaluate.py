@@ -1,0 +1,217 @@
+"""The one evaluation API behind `gradcli eval`, `check`, `graph`, `explain`, `jacobian`,
+`hessian` and `plot`: run a program with `--at` leaves bound, pick its outputs, differentiate."""
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import engine  # noqa: F401
+from ..engine import dtypes
+from ..engine.autograd import grad as autograd_grad
+from ..engine.tensor import Tensor
+from .record import Recording
+from .trace import traced_grad
+
+NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*$")
+
+
+class UsageError(Exception):
+    """A bad option value (exit code 2, reported as `UsageError: message`)."""
+
+    type_name = "UsageError"
+
+
+class Discard:
+    """A text stream that drops what is written (program output of reruns)."""
+
+    def write(self, text):
+        return len(text)
+
+    def flush(self):
+        pass
+
+
+@dataclass
+class Binding:
+    name: str
+    text: str
+
+
+def parse_binding(spec):
+    """`NAME=VALUE` from --at (VALUE is an expression of the language)."""
+    name, sep, value = spec.partition("=")
+    name = name.strip()
+    if not sep or not NAME.match(name) or not value.strip():
+        raise UsageError(f"--at expects NAME=VALUE, got {spec!r}")
+    return Binding(name, value.strip())
+
+
+@dataclass
+class Evaluation:
+    """A program run with its leaves, outputs, values and gradients."""
+    session: object
+    dtype: object
+    leaves: dict                       # name -> leaf tensor (bound by --at or made by the program)
+    outputs: list                      # output names
+    values: dict                       # name -> Tensor or number
+    gradients: dict = field(default_factory=dict)   # output -> leaf -> Tensor | None
+    steps: dict = field(default_factory=dict)       # output -> [Step] of its backward pass
+    order: int = 1
+    ran_backward: bool = False
+    recording: Recording | None = None
+    reasons: dict = field(default_factory=dict)     # (output, leaf) -> why the grad is None/zero
+
+
+def new_session(dtype=None, out=None):
+    from ..lang.session import Session
+    if dtype is not None:
+        dtypes.set_default_dtype(dtype)
+    return Session(out=out)
+
+
+def leaf_value(session, binding):
+    """Evaluate a binding's expression to a floating leaf tensor that requires grad."""
+    value = session.eval(binding.text)
+    if isinstance(value, Tensor):
+        data = value.detach()._data
+        t = Tensor._make(np.array(data, dtype=data.dtype if data.dtype.kind in "fc"
+                                  else dtypes.get_default_dtype().np), None, 0, False)
+    else:
+        from ..ops import creation
+        try:
+            t = creation.tensor(value, dtype=dtypes.get_default_dtype())
+        except (TypeError, ValueError) as e:
+            raise UsageError(f"--at {binding.name}: {e}") from None
+    return t.requires_grad_(True)
+
+
+def run_program(source, bindings=(), dtype=None, out=None, record=False, timeout=None,
+                overrides=None):
+    """Run source with the bindings as leaves; returns (session, leaves, recording).
+    overrides maps a binding's name to a function that changes its value (perturbation)."""
+    session = new_session(dtype, out)
+    leaves = {}
+    for b in bindings:
+        leaves[b.name] = leaf_value(session, b)
+        if overrides and b.name in overrides:
+            leaves[b.name] = overrides[b.name](leaves[b.name]).requires_grad_(True)
+        session.namespace[b.name] = leaves[b.name]
+    recording = Recording() if record else None
+    if recording is not None:
+        recording.location = getattr(session, "current_line", None)
+        with recording:
+            session.run(source, timeout=timeout)
+    else:
+        session.run(source, timeout=timeout)
+    return session, leaves, recording
+
+
+def program_leaves(session, bound):
+    """Leaves that require grad: the --at bindings, then named leaves the program made."""
+    leaves = dict(bound)
+    for name, value in session.namespace.items():
+        if (isinstance(value, Tensor) and value.grad_fn is None and value.requires_grad
+                and name not in leaves and not any(value is v for v in leaves.values())):
+            leaves[name] = value
+    return leaves
+
+
+def choose_outputs(session, of, leaves):
+    if of:
+        missing = [n for n in of if n not in session.namespace]
+        if missing:
+            raise UsageError(f"--of {missing[0]}: the program defines no name {missing[0]!r}")
+        return list(of)
+    name = session.last_name
+    if name is None:
+        raise UsageError("the program assigns nothing and has no final expression: "
+                         "nothing to differentiate")
+    return [name]
+
+
+def evaluate(source, bindings=(), of=(), grad=None, order=1, dtype=None, out=None, record=False,
+             timeout=None, explain_zero=True):
+    """Run, then differentiate each output with respect to each leaf (order-th derivative)."""
+    if order < 1:
+        raise UsageError("--order must be at least 1")
+    session, bound, recording = run_program(source, bindings, dtype, out, record, timeout)
+    leaves = program_leaves(session, bound)
+    outputs = choose_outputs(session, of, leaves)
+    values = {name: session.value_of(name) for name in list(leaves) + outputs}
+    ev = Evaluation(session, dtypes.get_default_dtype(), leaves, outputs, values, order=order,
+                    recording=recording)
+    ev.ran_backward = any(t._grad is not None for t in leaves.values())
+    grad_tensor = None
+    if grad is not None:
+        grad_tensor = leaf_value(session, Binding("--grad", grad)).detach()
+    for name in outputs:
+        ev.gradients[name] = differentiate(ev, name, grad_tensor)
+    if explain_zero:
+        from .why import explain_missing
+        for name in outputs:
+            for leaf, g in ev.gradients[name].items():
+                if g is None or not np.any(g._data):
+                    ev.reasons[(name, leaf)] = explain_missing(ev, source, bindings, name, leaf)
+    return ev
+
+
+def differentiate(ev, name, grad_tensor):
+    """Gradients of output `name` wrt every leaf (from .grad when the program ran backward)."""
+    out = ev.values[name]
+    leaves = ev.leaves
+    if ev.ran_backward:
+        return {leaf: t._grad for leaf, t in leaves.items()}
+    if not isinstance(out, Tensor) or not out.requires_grad or not leaves:
+        return {leaf: None for leaf in leaves}
+    if grad_tensor is not None and grad_tensor._data.shape != out._data.shape:
+        grad_tensor = grad_tensor.to(out.dtype).expand(out._data.shape) \
+            if grad_tensor._data.size == 1 else grad_tensor.to(out.dtype)
+    elif grad_tensor is not None:
+        grad_tensor = grad_tensor.to(out.dtype)
+    names = list(leaves)
+    tensors = [leaves[n] for n in names]
+    if ev.order == 1:
+        grads, steps = traced_grad(out, tensors, grad_tensor)
+        ev.steps[name] = steps
+        return dict(zip(names, grads))
+    result = {}
+    for leaf_name, leaf in zip(names, tensors):
+        g = out
+        for k in range(ev.order):
+            if g is None or not g.requires_grad:
+                g = None
+                break
+            weight = grad_tensor if k == 0 else None
+            if k and g._data.size > 1:  # n-th derivative of a non-scalar: of its sum
+                weight = Tensor._make(np.ones_like(g._data), None, 0, False)
+            (g,) = autograd_grad(g, leaf, grad_outputs=weight, retain_graph=True,
+                                 create_graph=k < ev.order - 1, allow_unused=True)
+        result[leaf_name] = g
+    return result
+
+
+def program_function(source, bindings, of=(), dtype=None, timeout=None, out=None):
+    """The program as a function of its --at inputs, for Jacobians, Hessians and gradcheck.
+
+    Returns (fn, inputs, output names): fn(*tensors) reruns the program with the bindings set to
+    the given tensors and returns its outputs (a tensor, or a tuple for several)."""
+    if not bindings:
+        raise UsageError("give the inputs with --at NAME=VALUE")
+    session, leaves, _ = run_program(source, bindings, dtype, out, timeout=timeout)
+    outputs = choose_outputs(session, of, leaves)
+    inputs = tuple(leaves[b.name].detach() for b in bindings)
+    names = [b.name for b in bindings]
+    sink = out
+
+    def fn(*tensors):
+        s = new_session(None, sink)
+        for name, t in zip(names, tensors):
+            s.namespace[name] = t
+        s.run(source, timeout=timeout)
+        values = tuple(s.value_of(o) for o in outputs)
+        for o, v in zip(outputs, values):
+            if not isinstance(v, Tensor):
+                raise UsageError(f"output {o} is not a tensor ({type(v).__name__})")
+        return values[0] if len(values) == 1 else values
+    return fn, inputs, outputs

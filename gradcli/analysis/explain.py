@@ -1,0 +1,152 @@
+"""The backward pass step by step, as a teacher writes the chain rule on the board: each node in
+the order it runs, its expression, its local derivative as a formula and a number, the product
+with the incoming gradient, and where the result accumulates (SPEC §3, §5)."""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..engine.graph import AccumulateGrad
+from ..engine.tensor import Tensor
+from .kinks import kink_at
+
+INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "matmul": "@", "remainder": "%",
+         "pow.Tensor_Scalar": "**", "pow.Tensor_Tensor": "**", "pow.Scalar": "**"}
+REFLECTED = {"rsub": "-", "rdiv": "/"}
+
+
+@dataclass
+class Contribution:
+    target: str            # the input's expression or name
+    local: str | None      # the local derivative as a number (scalar case) or None
+    gradient: object       # the tensor passed on
+    accumulates: str | None = None   # "x.grad" when it lands in a leaf
+
+
+@dataclass
+class ExplainStep:
+    index: int
+    node: str
+    expression: str
+    formula: str
+    incoming: object
+    contributions: list = field(default_factory=list)
+    kink: str | None = None
+
+
+class Namer:
+    """Names for nodes and tensors: the program's variables first, else an expression."""
+
+    def __init__(self, namespace, recording):
+        self.records = recording.records if recording else {}
+        self.by_output = {}
+        self.by_leaf = {}
+        for name, value in namespace.items():
+            if isinstance(value, Tensor):
+                if value.grad_fn is not None:
+                    self.by_output.setdefault((value.grad_fn, value._output_nr), name)
+                else:
+                    self.by_leaf.setdefault(id(value), name)
+
+    def names(self):
+        out = {key: name for key, name in self.by_output.items()}
+        out.update(self.by_leaf)
+        return out
+
+    def operand(self, x, depth=0):
+        if isinstance(x, Tensor):
+            if x.grad_fn is None:
+                name = self.by_leaf.get(id(x))
+                if name:
+                    return name
+                from ..render.values import short_value
+                return short_value(x)
+            name = self.by_output.get((x.grad_fn, x._output_nr))
+            if name:
+                return name
+            inner = self.expression(x.grad_fn, depth + 1)
+            return f"({inner})" if depth < 6 else "…"
+        if isinstance(x, (list, tuple)):
+            return "[" + ", ".join(self.operand(v, depth) for v in x) + "]"
+        return repr(x)
+
+    def expression(self, node, depth=0):
+        """The forward expression that made node's output, e.g. `2 * x` or `sin(a)`."""
+        rec = self.records.get(node)
+        op = getattr(node, "op", None)
+        if rec is None or op is None:
+            return node.name()
+        args = [self.operand(x, depth) for x in rec.inputs]
+        if op.variadic:
+            args = ["[" + ", ".join(args) + "]"]
+        name = op.name
+        if name in INFIX and len(args) == 2:
+            return f"{args[0]} {INFIX[name]} {args[1]}"
+        if name in REFLECTED and len(args) == 2:
+            return f"{args[1]} {REFLECTED[name]} {args[0]}"
+        if name == "neg":
+            return f"-{args[0]}"
+        if name == "getitem":
+            return f"{args[0]}[{_index_text(rec.attrs[0])}]"
+        attrs = [f"{k}={v!r}" for k, v, d in zip(op.attr_names, rec.attrs, op.attr_defaults)
+                 if v is not d and v != d]
+        return f"{name.split('.')[0]}({', '.join(args + attrs)})"
+
+    def node_label(self, node):
+        if type(node) is AccumulateGrad:
+            return self.by_leaf.get(id(node.variable), "a leaf")
+        return self.by_output.get((node, 0)) or self.expression(node)
+
+
+def _index_text(index):
+    items = index if isinstance(index, tuple) else (index,)
+    parts = []
+    for i in items:
+        if isinstance(i, slice):
+            parts.append(":".join("" if v is None else str(v) for v in (i.start, i.stop, i.step)).rstrip(":") or ":")
+        elif i is Ellipsis:
+            parts.append("...")
+        else:
+            parts.append(repr(i))
+    return ", ".join(parts)
+
+
+def _scalar(t):
+    return isinstance(t, Tensor) and t._data.size == 1
+
+
+def explain_steps(ev, out_name):
+    """The ExplainSteps of the backward pass of output out_name (from its recorded trace)."""
+    namer = Namer(ev.session.namespace, ev.recording)
+    steps = []
+    for i, step in enumerate(ev.steps.get(out_name, []), 1):
+        node = step.node
+        op = getattr(node, "op", None)
+        incoming = step.grad_outputs[0] if len(step.grad_outputs) == 1 else step.grad_outputs
+        own = namer.by_output.get((node, 0))
+        expression = namer.expression(node)
+        if own:
+            expression = f"{own} = {expression}"
+        rec = namer.records.get(node)
+        es = ExplainStep(i, node.name(), expression, op.formula if op is not None else "",
+                         incoming, kink=kink_at(node, rec) if rec else None)
+        inputs = rec.inputs if rec else [None] * len(node.next_functions)
+        for (child, _), g, x in zip(node.next_functions, step.grad_inputs, inputs):
+            if child is None or g is None:
+                continue
+            target = namer.operand(x) if x is not None else namer.node_label(child)
+            local = None
+            if _scalar(incoming) and _scalar(g):
+                gin = float(np.ravel(incoming._data)[0])
+                if gin != 0:
+                    local = _number(float(np.ravel(g._data)[0]) / gin)
+            acc = None
+            if type(child) is AccumulateGrad:
+                acc = f"{namer.by_leaf.get(id(child.variable), 'leaf')}.grad"
+            es.contributions.append(Contribution(target, local, g, acc))
+        steps.append(es)
+    return steps
+
+
+def _number(x):
+    return f"{x:.6g}"

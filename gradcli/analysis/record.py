@@ -1,0 +1,37 @@
+"""Recording the forward graph while a program runs: each node's inputs, output values and the
+program line that made it (for graph --values, explain and `why`)."""
+
+from dataclasses import dataclass, field
+
+from ..ops.registry import NodeRecorder
+
+
+@dataclass
+class NodeRecord:
+    node: object
+    inputs: tuple          # the op's inputs: tensors and Python numbers
+    outputs: tuple         # output arrays, copied at creation (later in-place edits don't show)
+    line: int | None = None
+    attrs: tuple = ()
+
+
+@dataclass
+class Recording:
+    """Node records by node, in creation order."""
+    records: dict = field(default_factory=dict)
+    location: object = None  # callable giving the current program line, set by the language
+
+    def on_node(self, node, inputs, results):
+        self.records[node] = NodeRecord(
+            node, tuple(inputs), tuple(r._data.copy() if r._data.size <= 10_000 else r._data
+                                       for r in results),
+            self.location() if self.location else None, getattr(node, "_attrs", ()))
+
+    def __enter__(self):
+        self._prev = NodeRecorder.callback
+        NodeRecorder.callback = self.on_node
+        return self
+
+    def __exit__(self, *exc):
+        NodeRecorder.callback = self._prev
+        return False

@@ -1,0 +1,49 @@
+"""A backward pass observed node by node: what each node received and what it passed on, in the
+order the engine ran them (for explain, graph --values and `why`)."""
+
+from dataclasses import dataclass
+
+from ..engine.autograd import grad as autograd_grad
+from ..engine.graph import AccumulateGrad
+
+
+@dataclass
+class Step:
+    node: object
+    grad_outputs: tuple
+    grad_inputs: tuple
+
+
+def reachable_nodes(root_nodes):
+    """Every node reachable from root_nodes, parents before children (iterative, stable)."""
+    seen = {}
+    stack = list(reversed([n for n in root_nodes if n is not None]))
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen[node] = None
+        for child, _ in reversed(node.next_functions):
+            if child is not None and child not in seen:
+                stack.append(child)
+    return list(seen)
+
+
+def traced_grad(output, inputs, grad_output=None, create_graph=False):
+    """autograd.grad(output, inputs) that also returns the Steps of the pass."""
+    steps = []
+    handles = []
+    for node in reachable_nodes([output.grad_fn]):
+        if type(node) is AccumulateGrad:
+            continue
+
+        def hook(grad_inputs, grad_outputs, node=node):
+            steps.append(Step(node, tuple(grad_outputs), tuple(grad_inputs)))
+        handles.append(node.register_hook(hook))
+    try:
+        grads = autograd_grad(output, inputs, grad_outputs=grad_output, retain_graph=True,
+                              create_graph=create_graph, allow_unused=True)
+    finally:
+        for h in handles:
+            h.remove()
+    return grads, steps

@@ -1,0 +1,1 @@
+"""The command line (typer) and the REPL: thin layers over gradcli.analysis and gradcli.render."""

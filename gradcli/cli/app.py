@@ -1,0 +1,351 @@
+"""The typer app: one typed function per command; each runs gradcli.analysis and hands the result
+to gradcli.render.  Exit codes: 0 success, 1 a check or test failed, 2 bad usage or error."""
+
+import enum
+import os
+import sys
+from typing import List, Optional
+
+import typer
+from typing_extensions import Annotated
+
+from ..render.console import ErrorInfo, Renderer, choose_mode
+
+
+class Exit(enum.IntEnum):
+    OK = 0
+    FAILED = 1
+    ERROR = 2
+
+
+app = typer.Typer(add_completion=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+                  context_settings={"help_option_names": ["-h", "--help"]},
+                  help="A gradient calculator with PyTorch's autograd semantics.")
+
+Program = Annotated[str, typer.Argument(help="The program text, - for standard input, or @FILE.")]
+At = Annotated[Optional[List[str]], typer.Option(
+    "--at", help="Bind NAME=VALUE as a leaf with requires_grad (VALUE is an expression: 3, [1,2], "
+    "randn(3)). Repeatable.")]
+Of = Annotated[Optional[List[str]], typer.Option(
+    "--of", help="Output name to differentiate (repeatable; default: the last assigned name or "
+    "expression).")]
+Grad = Annotated[Optional[str], typer.Option("--grad", help="Gradient for a non-scalar output.")]
+Dtype = Annotated[Optional[str], typer.Option(
+    "--dtype", help="Default floating dtype: float32 (PyTorch's default) or float64.")]
+Json = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print less.")]
+NoColor = Annotated[bool, typer.Option("--no-color", help="Plain output even on a terminal.")]
+Timeout = Annotated[Optional[float], typer.Option(
+    "--timeout", help="Stop a program that runs longer than SECONDS.")]
+
+
+def _version(value: bool):
+    if value:
+        from .. import __version__
+        typer.echo(f"gradcli {__version__}")
+        raise typer.Exit(Exit.OK)
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False):
+    """gradcli: values, gradients, Jacobians, Hessians and backward graphs, as PyTorch computes
+    them, from the command line."""
+
+
+# ---------------------------------------------------------------------- shared plumbing
+
+def read_program(program):
+    """PROGRAM as given, `-` for standard input, `@file` for a file."""
+    from ..analysis.evaluate import UsageError
+    if program == "-":
+        return sys.stdin.read()
+    if program.startswith("@"):
+        try:
+            with open(program[1:], encoding="utf-8") as f:
+                return f.read()
+        except OSError as e:
+            raise UsageError(f"cannot read {program[1:]}: {e.strerror}") from None
+        except UnicodeDecodeError:
+            raise UsageError(f"{program[1:]} is not UTF-8 text") from None
+    return program
+
+
+def _dtype(name):
+    from ..analysis.evaluate import UsageError
+    from ..engine import dtypes
+    if name is None:
+        return None
+    d = {"float32": dtypes.float32, "float64": dtypes.float64, "float": dtypes.float32,
+         "double": dtypes.float64}.get(name)
+    if d is None:
+        raise UsageError(f"--dtype must be float32 or float64, not {name!r}")
+    return d
+
+
+def error_info(exc, source=""):
+    """An exception as ErrorInfo (first line of the message, position for syntax errors)."""
+    kind = getattr(exc, "type_name", None) or type(exc).__name__
+    message = getattr(exc, "message", None)
+    if message is None:
+        message = str(exc.args[0]) if exc.args else ""
+    message = str(message).split("\n")[0]
+    line = getattr(exc, "line", None)
+    column = getattr(exc, "column", None)
+    source_line = getattr(exc, "source_line", None)
+    if source_line is None and line is not None and source:
+        lines = source.splitlines()
+        if 0 < line <= len(lines):
+            source_line = lines[line - 1]
+    return ErrorInfo(kind, message, line, column, source_line)
+
+
+class Command:
+    """Context for one command run: the renderer, and error handling that turns any failure
+    into `Type: message` with exit code 2 (never a traceback)."""
+
+    def __init__(self, json_output=False, no_color=False, quiet=False):
+        self.renderer = Renderer(choose_mode(json_output, no_color), quiet=quiet)
+        self.source = ""
+        self.namespace = {}
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if exc is None or isinstance(exc, (typer.Exit, SystemExit)):
+            return False
+        if isinstance(exc, KeyboardInterrupt):
+            info = ErrorInfo("KeyboardInterrupt", "interrupted")
+        elif isinstance(exc, (MemoryError, RecursionError)) or isinstance(exc, Exception):
+            info = error_info(exc, self.source)
+        else:
+            return False
+        if self.renderer.mode == "rich":
+            from ..render.hints import hint_for
+            info.hint = hint_for(info.type, info.message, info.source_line or
+                                 self._failing_line(exc), self.namespace)
+        self.renderer.error(info)
+        raise typer.Exit(Exit.ERROR)
+
+    def _failing_line(self, exc):
+        line = getattr(exc, "line", None)
+        lines = self.source.splitlines()
+        if line and 0 < line <= len(lines):
+            return lines[line - 1]
+        return lines[-1] if lines else ""
+
+
+def _bindings(at):
+    from ..analysis.evaluate import parse_binding
+    return [parse_binding(a) for a in at or []]
+
+
+# ---------------------------------------------------------------------- commands
+
+@app.command("eval")
+def eval_command(program: Program, at: At = None, of: Of = None, grad: Grad = None,
+                 retain_graph: Annotated[bool, typer.Option(
+                     "--retain-graph", help="Keep the graph after backward.")] = False,
+                 create_graph: Annotated[bool, typer.Option(
+                     "--create-graph", help="Build a graph of the backward pass.")] = False,
+                 order: Annotated[int, typer.Option(
+                     "--order", help="The N-th derivative.", min=1)] = 1,
+                 dtype: Dtype = None, json_output: Json = False, quiet: Quiet = False,
+                 no_color: NoColor = False, timeout: Timeout = None):
+    """Evaluate PROGRAM and print values and gradients of each output with respect to each leaf.
+
+    Example: gradcli eval "z = (2*x)**3" --at x=3
+    """
+    from ..analysis.evaluate import evaluate
+    with Command(json_output, no_color, quiet) as cmd:
+        cmd.source = read_program(program)
+        ev = evaluate(cmd.source, _bindings(at), of or (), grad, order, _dtype(dtype),
+                      out=_program_output(cmd), record=True, timeout=timeout)
+        cmd.namespace = ev.session.namespace
+        cmd.renderer.evaluation(ev)
+
+
+def _program_output(cmd):
+    """Where the program's own print() goes: stdout, or stderr when stdout carries JSON."""
+    return sys.stderr if cmd.renderer.mode == "json" else sys.stdout
+
+
+@app.command("run")
+def run_command(file: Annotated[str, typer.Argument(help="Program file, - for standard input.")],
+                dtype: Dtype = None, json_output: Json = False, no_color: NoColor = False,
+                timeout: Timeout = None):
+    """Run a program file like a script (no echo); stop at the first error with exit code 2."""
+    from ..analysis.evaluate import new_session
+    with Command(json_output, no_color) as cmd:
+        cmd.source = read_program(file if file == "-" else "@" + file)
+        session = new_session(_dtype(dtype), out=_program_output(cmd))
+        cmd.namespace = session.namespace
+        session.run(cmd.source, timeout=timeout)
+
+
+@app.command("repl")
+def repl_command(dtype: Dtype = None, no_color: NoColor = False):
+    """The interactive REPL (piped standard input: PyTorch's interactive-interpreter protocol)."""
+    from ..engine import dtypes
+    if dtype:
+        with Command():
+            dtypes.set_default_dtype(_dtype(dtype))
+    if not sys.stdin.isatty():
+        from ..lang.console import run_piped
+        raise typer.Exit(run_piped(sys.stdin, sys.stdout))
+    from .repl import run_interactive
+    raise typer.Exit(run_interactive(no_color=no_color))
+
+
+@app.command("test")
+def test_command(files: Annotated[List[str], typer.Argument(help="Transcript files.")]):
+    """Replay transcript files through the piped REPL; exit 1 on any mismatch (with a diff)."""
+    from ..lang.transcript import replay_files
+    with Command():
+        for f in files:
+            if not os.path.exists(f):
+                from ..analysis.evaluate import UsageError
+                raise UsageError(f"no such file: {f}")
+        raise typer.Exit(replay_files(files, sys.stdout))
+
+
+@app.command("jacobian")
+def jacobian_command(program: Program, at: At = None, of: Of = None,
+                     mode: Annotated[str, typer.Option(
+                         "--mode", help="reverse (row by row) or forward (column by column).")]
+                     = "reverse",
+                     dtype: Dtype = None, json_output: Json = False, no_color: NoColor = False,
+                     timeout: Timeout = None):
+    """The Jacobian of each output with respect to each --at input."""
+    from ..analysis.matrices import jacobian_blocks
+    from ..analysis.evaluate import UsageError
+    with Command(json_output, no_color) as cmd:
+        if mode not in ("reverse", "forward"):
+            raise UsageError(f"--mode must be reverse or forward, not {mode!r}")
+        cmd.source = read_program(program)
+        outputs, blocks = jacobian_blocks(cmd.source, _bindings(at), of or (), mode,
+                                          _dtype(dtype), timeout)
+        cmd.renderer.matrix_result("jacobian", outputs, blocks)
+
+
+@app.command("hessian")
+def hessian_command(program: Program, at: At = None, of: Of = None, dtype: Dtype = None,
+                    json_output: Json = False, no_color: NoColor = False,
+                    timeout: Timeout = None):
+    """The Hessian of a scalar output with respect to the --at inputs."""
+    from ..analysis.matrices import hessian_blocks
+    with Command(json_output, no_color) as cmd:
+        cmd.source = read_program(program)
+        outputs, blocks = hessian_blocks(cmd.source, _bindings(at), of or (), _dtype(dtype),
+                                         timeout)
+        cmd.renderer.matrix_result("hessian", outputs, blocks)
+
+
+@app.command("graph")
+def graph_command(program: Program, at: At = None, of: Of = None, grad: Grad = None,
+                  fmt: Annotated[str, typer.Option("--format", help="ascii, dot or mermaid.")]
+                  = "ascii",
+                  values: Annotated[bool, typer.Option(
+                      "--values", help="Show value and gradient on every node.")] = False,
+                  ascii_only: Annotated[bool, typer.Option(
+                      "--ascii", help="Pure ASCII tree lines.")] = False,
+                  dtype: Dtype = None, no_color: NoColor = False, timeout: Timeout = None):
+    """Draw the backward graph of the outputs."""
+    from ..analysis.evaluate import UsageError, evaluate
+    from ..analysis.explain import Namer
+    from ..render.graph import FORMATS, GraphView, draw_ascii
+    with Command(False, no_color) as cmd:
+        if fmt not in FORMATS:
+            raise UsageError(f"--format must be ascii, dot or mermaid, not {fmt!r}")
+        cmd.source = read_program(program)
+        ev = evaluate(cmd.source, _bindings(at), of or (), grad, 1, _dtype(dtype),
+                      out=sys.stderr, record=True, timeout=timeout, explain_zero=False)
+        cmd.namespace = ev.session.namespace
+        namer = Namer(ev.session.namespace, ev.recording)
+        steps = [s for name in ev.outputs for s in ev.steps.get(name, [])]
+        view = GraphView([(n, ev.values[n]) for n in ev.outputs if hasattr(ev.values[n], "grad_fn")],
+                         namer.names(), ev.recording, steps, with_values=values)
+        text = draw_ascii(view, ascii_only) if fmt == "ascii" else FORMATS[fmt](view)
+        cmd.renderer.text(text)
+
+
+@app.command("explain")
+def explain_command(program: Program, at: At = None, of: Of = None, grad: Grad = None,
+                    dtype: Dtype = None, no_color: NoColor = False, timeout: Timeout = None):
+    """The backward pass step by step: each node, its local derivative, the chain rule."""
+    from ..analysis.evaluate import evaluate
+    from ..analysis.explain import explain_steps
+    from ..render.explain import render_explanation
+    with Command(False, no_color) as cmd:
+        cmd.source = read_program(program)
+        ev = evaluate(cmd.source, _bindings(at), of or (), grad, 1, _dtype(dtype),
+                      out=sys.stderr, record=True, timeout=timeout)
+        cmd.namespace = ev.session.namespace
+        for name in ev.outputs:
+            cmd.renderer.text(render_explanation(ev, name, explain_steps(ev, name)))
+
+
+@app.command("check")
+def check_command(program: Program, at: At = None, of: Of = None, grad: Grad = None,
+                  expect: Annotated[Optional[List[str]], typer.Option(
+                      "--expect", help="NAME.grad=VALUE or NAME=VALUE (repeatable).")] = None,
+                  rtol: Annotated[float, typer.Option("--rtol")] = 1e-5,
+                  atol: Annotated[float, typer.Option("--atol")] = 1e-8,
+                  gradcheck: Annotated[bool, typer.Option(
+                      "--gradcheck", help="Compare gradients with central differences (float64).")]
+                  = False,
+                  dtype: Dtype = None, json_output: Json = False, quiet: Quiet = False,
+                  no_color: NoColor = False, timeout: Timeout = None):
+    """Check derivatives for scripts: exit 0 when every expectation holds, 1 otherwise."""
+    from ..analysis.checks import run_checks
+    with Command(json_output, no_color, quiet) as cmd:
+        cmd.source = read_program(program)
+        passed, checks = run_checks(cmd.source, _bindings(at), of or (), grad, expect or [],
+                                    rtol, atol, gradcheck, _dtype(dtype), timeout,
+                                    out=_program_output(cmd))
+        cmd.renderer.checks(passed, checks)
+    raise typer.Exit(Exit.OK if passed else Exit.FAILED)
+
+
+@app.command("plot")
+def plot_command(program: Program, at: At = None, of: Of = None,
+                 points: Annotated[int, typer.Option("--points", min=3, max=2000)] = 61,
+                 width: Annotated[int, typer.Option("--width", min=20, max=400)] = 72,
+                 height: Annotated[int, typer.Option("--height", min=5, max=200)] = 20,
+                 dtype: Dtype = None, json_output: Json = False, no_color: NoColor = False,
+                 timeout: Timeout = None):
+    """Plot the output and its derivative over a range: --at x=-3:3 (or -3:3:N points)."""
+    from ..analysis.plot import sample_curve
+    from ..render.plot import render_plot
+    with Command(json_output, no_color) as cmd:
+        cmd.source = read_program(program)
+        curve = sample_curve(cmd.source, at or [], of or (), points, _dtype(dtype), timeout)
+        if cmd.renderer.mode == "json":
+            cmd.renderer.json(curve.to_json())
+        else:
+            cmd.renderer.text(render_plot(curve, width, height))
+
+
+@app.command("ops")
+def ops_command(name: Annotated[Optional[str], typer.Argument(help="Show one op.")] = None,
+                json_output: Json = False, no_color: NoColor = False):
+    """The operation table: names, signatures, grad_fn names and derivative formulas."""
+    from ..analysis.optable import op_rows
+    with Command(json_output, no_color) as cmd:
+        rows = op_rows(name)
+        if cmd.renderer.mode == "json":
+            cmd.renderer.json({"ops": rows})
+        else:
+            cmd.renderer.table(None, ["op", "signature", "grad_fn", "derivative", "doc"],
+                               [[r["name"], r["signature"], r["grad_fn"] or "-",
+                                 r["formula"] or "-", r["doc"]] for r in rows])
+
+
+def run_app(argv):
+    """Run the typer app on argv; returns the exit code (usage errors exit 2, as click does)."""
+    try:
+        app(args=argv, prog_name="gradcli", standalone_mode=True)
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else Exit.ERROR)
+    return Exit.OK

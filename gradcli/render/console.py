@@ -1,0 +1,217 @@
+"""The one place output is written: plain text when piped or NO_COLOR, rich on a terminal,
+one JSON document with --json.  Commands hand results here; they never print themselves."""
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+
+from .values import to_json, value_text
+
+
+@dataclass
+class ErrorInfo:
+    """An error as the user sees it: `Type: message`, plus position for syntax errors."""
+    type: str
+    message: str
+    line: int | None = None
+    column: int | None = None
+    source_line: str | None = None
+    hint: str | None = None
+
+    def text_lines(self):
+        lines = []
+        if self.type == "SyntaxError" and self.line is not None:
+            lines.append(f"{self.type}: {self.message} (line {self.line}, column {self.column})")
+            if self.source_line is not None:
+                lines.append("    " + self.source_line.rstrip("\n"))
+                lines.append("    " + " " * max((self.column or 1) - 1, 0) + "^")
+        else:
+            lines.append(f"{self.type}: {self.message}")
+        return lines
+
+    def to_json(self):
+        return {"error": {"type": self.type, "message": self.message, "line": self.line,
+                          "column": self.column}}
+
+
+def choose_mode(json_output=False, no_color=False, stream=None):
+    if json_output:
+        return "json"
+    stream = stream or sys.stdout
+    if no_color or os.environ.get("NO_COLOR") or not getattr(stream, "isatty", lambda: False)():
+        return "plain"
+    return "rich"
+
+
+def derivative_label(out, leaf, order=1):
+    if order == 1:
+        return f"d{out}/d{leaf}"
+    return f"d{order}{out}/d{leaf}{order}"
+
+
+class Renderer:
+    """Writes results in one of three modes: "plain", "rich" or "json"."""
+
+    def __init__(self, mode="plain", out=None, err=None, quiet=False):
+        self.mode = mode
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+        self.quiet = quiet
+        self._console = None
+
+    # ------------------------------------------------------------------ primitives
+    @property
+    def console(self):
+        if self._console is None:
+            from rich.console import Console
+            self._console = Console(file=self.out, highlight=False)
+        return self._console
+
+    def line(self, text=""):
+        self.out.write(text + "\n")
+
+    def json(self, document):
+        self.out.write(json.dumps(document, indent=2) + "\n")
+
+    def text(self, text, style=None):
+        """Free text (graphs, explanations, plots)."""
+        if self.mode == "rich" and style:
+            from rich.text import Text
+            self.console.print(Text(text, style=style))
+        elif self.mode == "rich":
+            from rich.text import Text
+            self.console.print(Text(text))
+        else:
+            self.line(text)
+
+    def error(self, info):
+        if self.mode == "json":
+            self.json(info.to_json())
+            return
+        lines = info.text_lines()
+        if self.mode == "rich":
+            from rich.console import Console
+            from rich.text import Text
+            console = Console(file=self.err, highlight=False)
+            console.print(Text(lines[0], style="bold red"))
+            for extra in lines[1:]:
+                console.print(Text(extra, style="red"))
+            if info.hint:
+                console.print(Text("hint: " + info.hint, style="yellow"))
+        else:
+            for text in lines:
+                self.err.write(text + "\n")
+        self.err.flush()
+
+    def table(self, title, headers, rows):
+        if self.mode == "rich":
+            from rich.table import Table
+            table = Table(title=title, show_lines=False)
+            for h in headers:
+                table.add_column(h, overflow="fold")
+            for row in rows:
+                table.add_row(*row)
+            self.console.print(table)
+            return
+        widths = [max(len(h), *(len(r[i].split("\n")[0]) for r in rows)) if rows else len(h)
+                  for i, h in enumerate(headers)]
+        if title:
+            self.line(title)
+        self.line("  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip())
+        for row in rows:
+            self.line("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+
+    # ------------------------------------------------------------------ results
+    def evaluation(self, ev):
+        if self.mode == "json":
+            self.json({
+                "dtype": ev.dtype.name, "outputs": ev.outputs, "order": ev.order,
+                "values": {k: to_json(v) for k, v in ev.values.items()},
+                "gradients": {o: {leaf: to_json(g) for leaf, g in gs.items()}
+                              for o, gs in ev.gradients.items()}})
+            return
+        rows = [(name, value_text(v, indent=len(name) + 3)) for name, v in ev.values.items()]
+        grads = []
+        for o, gs in ev.gradients.items():
+            for leaf, g in gs.items():
+                label = derivative_label(o, leaf, ev.order)
+                why = ev.reasons.get((o, leaf))
+                grads.append((label, value_text(g, indent=len(label) + 3), why))
+        if self.mode == "rich":
+            self._rich_evaluation(rows, grads)
+            return
+        for name, text in rows:
+            self.line(f"{name} = {text}")
+        for label, text, why in grads:
+            self.line(f"{label} = {text}")
+            if why and not self.quiet:
+                self.line(f"  why: {why}")
+
+    def _rich_evaluation(self, rows, grads):
+        from rich.table import Table
+        from rich.text import Text
+        values = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+        values.add_column("name", style="cyan")
+        values.add_column("value")
+        for name, text in rows:
+            values.add_row(name, text)
+        self.console.print(values)
+        if grads:
+            table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+            table.add_column("gradient", style="magenta")
+            table.add_column("value")
+            for label, text, why in grads:
+                table.add_row(label, text)
+                if why and not self.quiet:
+                    table.add_row("", Text("why: " + why, style="yellow"))
+            self.console.print()
+            self.console.print(table)
+
+    def matrix_result(self, kind, outputs, blocks):
+        """Jacobian/Hessian blocks: blocks is a list of (label path, tensor)."""
+        if self.mode == "json":
+            doc = {"outputs": outputs, kind: {}}
+            for path, value in blocks:
+                node = doc[kind]
+                for key in path[:-1]:
+                    node = node.setdefault(key, {})
+                node[path[-1]] = to_json(value)
+            self.json(doc)
+            return
+        for path, value in blocks:
+            label = _block_label(kind, path)
+            text = value_text(value, indent=len(label) + 3)
+            if self.mode == "rich":
+                from rich.text import Text
+                self.console.print(Text(label, style="magenta") + Text(" = " + text))
+            else:
+                self.line(f"{label} = {text}")
+
+    def checks(self, passed, checks):
+        if self.mode == "json":
+            self.json({"passed": passed, "checks": checks})
+            return
+        for c in checks:
+            mark = "ok  " if c["ok"] else "FAIL"
+            detail = c.get("detail")
+            text = f"{mark} {c['name']}: expected {c['expected']}, got {c['actual']}" \
+                if "expected" in c and c["expected"] is not None else f"{mark} {c['name']}"
+            if detail:
+                text += f" ({detail})"
+            if self.mode == "rich":
+                from rich.text import Text
+                self.console.print(Text(text, style="green" if c["ok"] else "bold red"))
+            else:
+                self.line(text)
+        if not self.quiet:
+            summary = f"{sum(c['ok'] for c in checks)}/{len(checks)} checks passed"
+            self.text(summary, "bold green" if passed else "bold red")
+
+
+def _block_label(kind, path):
+    if kind == "jacobian":
+        out, leaf = path
+        return f"J[{out}/{leaf}]"
+    out, a, b = path
+    return f"H[{out}; {a},{b}]"

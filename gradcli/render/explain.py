@@ -1,0 +1,53 @@
+"""The explanation of a backward pass as text (SPEC §3 explain)."""
+
+from ..analysis.explain import Namer
+from .values import short_value, value_text
+
+
+def render_explanation(ev, out_name, steps):
+    out = ev.values[out_name]
+    lines = []
+    leaves = ", ".join(f"{n} = {short_value(t)}" for n, t in ev.leaves.items())
+    lines.append(f"backward pass of {out_name}" + (f" at {leaves}" if leaves else ""))
+    if not steps:
+        reason = next((r for (o, _), r in ev.reasons.items() if o == out_name), None)
+        lines.append(f"  no backward steps: {reason or out_name + ' has no graph'}")
+        return "\n".join(lines)
+    namer = Namer(ev.session.namespace, ev.recording)
+    lines.append("")
+    lines.append("forward")
+    for rec in (ev.recording.records.values() if ev.recording else []):
+        if any(s.node is rec.node for s in ev.steps.get(out_name, [])):
+            own = namer.by_output.get((rec.node, 0))
+            expr = namer.expression(rec.node)
+            text = f"{own} = {expr}" if own else expr
+            lines.append(f"  {text}  ->  {short_value(rec.outputs[0])}")
+    lines.append("")
+    seed = "1" if getattr(out, "numel", lambda: 0)() == 1 else "the given gradient"
+    lines.append(f"backward (chain rule, in the order autograd runs it; d{out_name}/d{out_name} = {seed})")
+    for step in steps:
+        lines.append(f"  [{step.index}] {step.node}   {step.expression}")
+        if step.formula:
+            lines.append(f"      local derivative: {step.formula}")
+        incoming = short_value(step.incoming) if not isinstance(step.incoming, tuple) else \
+            ", ".join(short_value(g) for g in step.incoming)
+        lines.append(f"      incoming gradient d{out_name}/d(output) = {incoming}")
+        for c in step.contributions:
+            target = c.accumulates or c.target
+            if c.local is not None:
+                lines.append(f"      d{out_name}/d{c.target} += {incoming} * {c.local} = "
+                             f"{short_value(c.gradient)}")
+            else:
+                lines.append(f"      d{out_name}/d{c.target} += {short_value(c.gradient)}")
+            if c.accumulates:
+                lines.append(f"      -> accumulates into {target}")
+        if step.kink:
+            lines.append(f"      kink: {step.kink}")
+    lines.append("")
+    for leaf, g in ev.gradients.get(out_name, {}).items():
+        label = f"d{out_name}/d{leaf}"
+        lines.append(f"{label} = {value_text(g, indent=len(label) + 3)}")
+        why = ev.reasons.get((out_name, leaf))
+        if why:
+            lines.append(f"  why: {why}")
+    return "\n".join(lines)
