@@ -42,13 +42,14 @@ complex128 = dtype("complex128", np.complex128, "ComplexDoubleTensor", "ComplexD
 ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
 ALIASES = {"float": float32, "double": float64, "half": float16, "long": int64, "int": int32,
            "short": int16, "bool": bool_, "cfloat": complex64, "cdouble": complex128}
-_BY_NP = {d.np: d for d in ALL}
+BY_NUMPY = {d.np: d for d in ALL}
+
 
 
 def from_numpy_dtype(np_dtype):
     """The dtype for a NumPy dtype (TypeError for types torch has no equivalent of)."""
     try:
-        return _BY_NP[np.dtype(np_dtype)]
+        return BY_NUMPY[np.dtype(np_dtype)]
     except (KeyError, TypeError):
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only supported "
@@ -75,7 +76,7 @@ def promote_types(a, b):
     """torch.promote_types: the smallest dtype both a and b convert to safely."""
     if a is b:
         return a
-    return _BY_NP[np.promote_types(a.np, b.np)]
+    return BY_NUMPY[np.promote_types(a.np, b.np)]
 
 
 def _combine(higher, lower):

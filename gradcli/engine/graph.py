@@ -52,14 +52,14 @@ def _add_hook(hooks, fn):
 class Node:
     """A node of the backward graph; `grad_fn` of the tensors an operation produced."""
 
-    __slots__ = ("next_functions", "_seq", "_pre_hooks", "_hooks", "_tensor_hooks", "_retains",
-                 "_anomaly", "metadata", "__weakref__")
+    # Rarely set attributes live in the instance dict, with these class-level defaults, so
+    # making a node costs two attribute stores.
+    __slots__ = ("next_functions", "_seq", "__dict__", "__weakref__")
+    _pre_hooks = _hooks = _tensor_hooks = _retains = _anomaly = metadata = None
+    num_outputs = 1
 
     def __init__(self):
         self._seq = next(_sequence)
-        self._pre_hooks = self._hooks = self._tensor_hooks = self._retains = None
-        self._anomaly = None
-        self.metadata = None
 
     def name(self):
         return type(self).__name__
@@ -122,7 +122,7 @@ class AccumulateGrad(Node):
             else:
                 old._data += grad._data
                 old._version[0] += 1
-            var._grad_count = getattr(var, "_grad_count", 0) + 1
+            var._grad_count = var._grad_count + 1
 
 
 def _fresh(grad):
@@ -233,8 +233,7 @@ def _collect(roots, targets):
 def _accumulate_buffer(buffers, node, nr, grad, create_graph):
     buf = buffers.get(node)
     if buf is None:
-        n = getattr(node, "num_outputs", 1)
-        buf = buffers[node] = [None] * n
+        buf = buffers[node] = [None] * node.num_outputs
     old = buf[nr]
     if old is None:
         buf[nr] = grad
@@ -278,7 +277,7 @@ def _call_tensor_hooks(node, grads):
                 t._grad = _fresh(g) if not g.requires_grad else g
             else:
                 t._grad = t._grad + g
-            t._grad_count = getattr(t, "_grad_count", 0) + 1
+            t._grad_count = t._grad_count + 1
 
 
 def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumulate=True,
@@ -313,13 +312,19 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
             heapq.heappush(ready, (-node._seq, id(node), node))
     prev_mode = GradMode.enabled
     GradMode.enabled = create_graph
+    heappush, heappop = heapq.heappush, heapq.heappop
+    nxt = None  # a lone ready node is run next without going through the heap
     try:
-        while ready:
-            node = heapq.heappop(ready)[2]
+        while nxt is not None or ready:
+            if nxt is not None:
+                node, nxt = nxt, None
+            else:
+                node = heappop(ready)[2]
             grads_out = buffers.pop(node, None)
             if grads_out is None:
-                grads_out = [None] * getattr(node, "num_outputs", 1)
-            _call_tensor_hooks(node, grads_out)
+                grads_out = [None] * node.num_outputs
+            if node._tensor_hooks or node._retains:
+                _call_tensor_hooks(node, grads_out)
             if node._pre_hooks:
                 for fn in list(node._pre_hooks.values()):
                     new = fn(tuple(grads_out))
@@ -335,7 +340,7 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
                 if capture is None and grads_out[0] is not None:
                     node.accumulate(grads_out[0], create_graph)
                 continue
-            if all(g is None for g in grads_out):
+            if grads_out[0] is None and all(g is None for g in grads_out):
                 grads_in = (None,) * len(node.next_functions)
             else:
                 grads_in = node.apply(grads_out)
@@ -352,11 +357,24 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
                 if child is None or (needed is not None and child not in needed):
                     continue
                 if g is not None:
-                    _accumulate_buffer(buffers, child, nr, g, create_graph)
+                    buf = buffers.get(child)
+                    if buf is None:
+                        buf = buffers[child] = [None] * child.num_outputs
+                    old = buf[nr]
+                    if old is None:
+                        buf[nr] = g
+                    else:
+                        buf[nr] = old + g
                 left = deps[child] - 1
                 deps[child] = left
                 if left == 0:
-                    heapq.heappush(ready, (-child._seq, id(child), child))
+                    if nxt is None and not ready:
+                        nxt = child
+                    else:
+                        if nxt is not None:
+                            heappush(ready, (-nxt._seq, id(nxt), nxt))
+                            nxt = None
+                        heappush(ready, (-child._seq, id(child), child))
     finally:
         GradMode.enabled = prev_mode
     if inputs is not None and not accumulate:

@@ -51,9 +51,17 @@ def check_numel(shape):
 class Tensor:
     """A multi-dimensional array that records the operations applied to it for autograd."""
 
-    __slots__ = ("_data", "requires_grad_flag", "grad_fn", "_output_nr", "_grad", "_version",
-                 "_retains_grad", "_accum_ref", "_leaf_hooks", "_fw", "_base", "_grad_count",
+    # The five attributes every tensor sets are slots; the rest live in the instance dict with
+    # these class-level defaults, so that making a tensor in an op is cheap.
+    __slots__ = ("_data", "requires_grad_flag", "grad_fn", "_output_nr", "_version", "__dict__",
                  "__weakref__")
+    _grad = None
+    _retains_grad = False
+    _accum_ref = None
+    _leaf_hooks = None
+    _fw = None
+    _base = None
+    _grad_count = 0
     __array_priority__ = 1000
 
     def __init__(self, *args):
@@ -74,14 +82,7 @@ class Tensor:
         t.requires_grad_flag = requires_grad
         t.grad_fn = grad_fn
         t._output_nr = output_nr
-        t._grad = None
         t._version = [0]
-        t._retains_grad = False
-        t._accum_ref = None
-        t._leaf_hooks = None
-        t._fw = None
-        t._base = None
-        t._grad_count = 0
         return t
 
     # ------------------------------------------------------------------ autograd metadata
@@ -212,7 +213,7 @@ class Tensor:
     # ------------------------------------------------------------------ metadata
     @property
     def dtype(self):
-        return dtypes.from_numpy_dtype(self._data.dtype)
+        return dtypes.BY_NUMPY.get(self._data.dtype) or dtypes.from_numpy_dtype(self._data.dtype)
 
     @property
     def shape(self):
@@ -385,14 +386,7 @@ def _init(t, data, grad_fn, output_nr, requires_grad):
     t.requires_grad_flag = requires_grad
     t.grad_fn = grad_fn
     t._output_nr = output_nr
-    t._grad = None
     t._version = [0]
-    t._retains_grad = False
-    t._accum_ref = None
-    t._leaf_hooks = None
-    t._fw = None
-    t._base = None
-    t._grad_count = 0
 
 
 def _wrap_dim(dim, ndim):

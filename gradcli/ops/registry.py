@@ -17,7 +17,7 @@ import numpy as np
 
 from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode
-from ..engine.graph import RELEASED, AnomalyMode, Node, SavedOutput, SavedTensor, gradient_edge
+from ..engine.graph import RELEASED, AnomalyMode, Node, SavedOutput, SavedTensor
 from ..engine.tensor import Tensor, to_array
 
 OPS = {}            # public name -> Op or Overload, in declaration order
@@ -116,6 +116,11 @@ class Op:
         else:
             self.jvps = None
         self.saves = self._saved_names()
+        # per VJP entry: the input indices it saves and whether it saves the output
+        self.save_plan = tuple(
+            ((), False) if e is None else
+            (tuple(sorted({i for k, i in e[1] if k == INPUT})), any(k == RESULT for k, _ in e[1]))
+            for e in self.vjps)
         self.node_cls = type(self.grad_fn_name, (OpNode,), {"__slots__": (), "op": self})
 
     # -------------------------------------------------------------- declaration helpers
@@ -207,16 +212,10 @@ class Op:
         return self.apply(inputs, attrs)
 
     def result_dtype(self, tensors, scalars):
+        """The output dtype by the op's rule (None: whatever the forward returns)."""
         rule = self.dtype_rule
         if rule == "promote" or rule == "float":
-            if not scalars and len(tensors) == 1:
-                d = tensors[0].dtype
-            elif len(tensors) == 1 and all(type(s) is float for s in scalars):
-                d = tensors[0].dtype
-                if d.category < 2:
-                    d = dtypes.get_default_dtype()
-            else:
-                d = dtypes.result_type(tensors, scalars)
+            d = dtypes.result_type(tensors, scalars)
             if rule == "float" and d.category < 2:
                 d = dtypes.get_default_dtype()
             return d
@@ -224,86 +223,129 @@ class Op:
             return dtypes.bool_
         if rule == "long":
             return dtypes.int64
-        return None  # "same"/"numpy": whatever the forward returns
+        return None
 
     def apply(self, inputs, attrs):
-        tensors = []
-        scalars = []
-        need_grad = False
         datas = []
+        need_grad = False
+        dual = False
+        npd = None      # the common NumPy dtype of the tensor inputs, if they share one
+        mixed = False   # tensors of different dtypes, or numbers that may promote them
+        n_tensors = 0
         for x in inputs:
-            if type(x) is Tensor:
-                tensors.append(x)
-                datas.append(x._data)
+            if isinstance(x, Tensor):
+                d = x._data
+                datas.append(d)
+                n_tensors += 1
                 if x.requires_grad_flag:
                     need_grad = True
-            elif isinstance(x, numbers.Number):
-                if isinstance(x, np.generic):
-                    x = x.item()
-                scalars.append(x)
+                if x._fw is not None:
+                    dual = True
+                if npd is None:
+                    npd = d.dtype
+                elif d.dtype != npd:
+                    mixed = True
+            elif isinstance(x, (float, int)) and not isinstance(x, bool):
                 datas.append(x)
-            elif isinstance(x, Tensor):
-                tensors.append(x)
-                datas.append(x._data)
-                need_grad = need_grad or x.requires_grad_flag
+                if type(x) is not float and type(x) is not int:
+                    datas[-1] = x = x.item() if isinstance(x, np.generic) else x
+                if npd is not None and npd.kind not in "fc":
+                    mixed = True
+            elif isinstance(x, numbers.Number):
+                datas.append(x.item() if isinstance(x, np.generic) else x)
+                mixed = True
             else:
                 raise TypeError(_bad_argument(self, x, len(datas)))
-        if not tensors:
+        if not n_tensors:
             raise TypeError(_bad_argument(self, inputs[0] if inputs else None, 0))
-        rd = self.result_dtype(tensors, scalars)
-        if rd is not None and self.dtype_rule in ("promote", "float"):
-            npd = rd.np
-            for i, d in enumerate(datas):
-                if type(d) is np.ndarray and d.dtype != npd:
-                    datas[i] = d.astype(npd)
+        rule = self.dtype_rule
+        rd = None
+        if rule == "promote" or rule == "float":
+            if mixed or npd.kind not in "fc" or (npd.kind == "f" and npd.itemsize < 4):
+                rd = self.result_dtype([x for x in inputs if isinstance(x, Tensor)],
+                                       [x for x in inputs if not isinstance(x, Tensor)]).np
+                for i, d in enumerate(datas):
+                    if type(d) is np.ndarray and d.dtype != rd:
+                        datas[i] = d.astype(rd)
+            else:
+                rd = npd
+        elif rule == "bool":
+            rd = _BOOL
+        elif rule == "long":
+            rd = _LONG
         if self.variadic:
             out = self.forward(datas, *attrs)
         else:
             out = self.forward(*datas, *attrs)
-        record = need_grad and GradMode.enabled and self.differentiable
         if self.n_outputs == 1:
             if type(out) is not np.ndarray:
                 out = np.asarray(out)
-            if rd is not None and out.dtype != rd.np:
-                out = out.astype(rd.np)
-            result = Tensor._make(out, None, 0, False)
-            if self.view:
-                _mark_view(result, inputs[0])
+            if rd is not None and out.dtype != rd:
+                out = out.astype(rd)
+            result = _new_tensor(_Tensor)
+            result._data = out
+            result.grad_fn = None
+            result.requires_grad_flag = False
+            result._output_nr = 0
+            result._version = [0]
             results = (result,)
         else:
             results = tuple(Tensor._make(np.asarray(o), None, 0, False) for o in out)
-            if self.view:
-                for r in results:
-                    _mark_view(r, inputs[0])
-        if record:
-            node = self.node_cls()
-            node.next_functions = tuple(gradient_edge(x) if isinstance(x, Tensor) else (None, 0)
-                                        for x in inputs)
-            node._attrs = attrs
-            node._meta = tuple((x._data.shape, x.dtype) if isinstance(x, Tensor) else None
-                               for x in inputs)
-            node.num_outputs = len(results)
-            if len(results) > 1:
-                node._out_meta = tuple((r._data.shape, r._data.dtype) for r in results)
-            for nr, r in enumerate(results):
-                if r._data.dtype.kind in "fc":
-                    r.grad_fn = node
-                    r._output_nr = nr
-                    r.requires_grad_flag = True
-            node._save(inputs, results)
-            if NodeRecorder.callback is not None:
-                NodeRecorder.callback(node, inputs, results)
-            if AnomalyMode.enabled:
-                node._anomaly = (AnomalyMode.location() if AnomalyMode.location
-                                 else "".join(traceback.format_stack()[:-2]))
-        if ForwardAD.level is not None and any(isinstance(x, Tensor) and x._fw is not None
-                                               for x in inputs):
+        if self.view:
+            for r in results:
+                _mark_view(r, inputs[0])
+        if need_grad and GradMode.enabled and self.differentiable:
+            self._record(inputs, attrs, results)
+        if dual and ForwardAD.level is not None:
             _forward_ad(self, inputs, attrs, results)
         if self.n_outputs == 1:
-            return results[0]
+            return result
         if self.output_wrapper is not None:
             return self.output_wrapper(results)
         return results
+
+    def _record(self, inputs, attrs, results):
+        """Make the backward node of this call and attach it to the outputs."""
+        node = self.node_cls()
+        edges = []
+        meta = []
+        for x in inputs:
+            if isinstance(x, Tensor):
+                fn = x.grad_fn
+                if fn is not None:
+                    edges.append((fn, x._output_nr))
+                elif x.requires_grad_flag:
+                    edges.append((x._accumulator(), 0))
+                else:
+                    edges.append(_NO_EDGE)
+                meta.append((x._data.shape, x._data.dtype))
+            else:
+                edges.append(_NO_EDGE)
+                meta.append(None)
+        node.next_functions = tuple(edges)
+        node._attrs = attrs
+        node._meta = meta
+        if len(results) > 1:
+            node.num_outputs = len(results)
+            node._out_meta = tuple((r._data.shape, r._data.dtype) for r in results)
+        for nr, r in enumerate(results):
+            if r._data.dtype.kind in "fc":
+                r.grad_fn = node
+                r._output_nr = nr
+                r.requires_grad_flag = True
+        node._save(inputs, results)
+        if NodeRecorder.callback is not None:
+            NodeRecorder.callback(node, inputs, results)
+        if AnomalyMode.enabled:
+            node._anomaly = (AnomalyMode.location() if AnomalyMode.location
+                             else "".join(traceback.format_stack()[:-3]))
+
+
+_Tensor = Tensor
+_new_tensor = Tensor.__new__
+_NO_EDGE = (None, 0)
+_BOOL = np.dtype(np.bool_)
+_LONG = np.dtype(np.int64)
 
 
 def _mark_view(result, base):
@@ -320,26 +362,29 @@ def _bad_argument(op, x, position):
 class OpNode(Node):
     """The grad_fn of an op's outputs; one subclass per op, named like PyTorch's."""
 
-    __slots__ = ("_attrs", "_meta", "_saved_in", "_saved_out", "num_outputs", "_out_meta")
+    __slots__ = ("_attrs", "_meta", "_saved_in", "_saved_out")
+    num_outputs = 1
 
     def _save(self, inputs, results):
         op = self.op
         saved_in = None
         saved_out = None
-        for i, entry in enumerate(op.vjps):
-            if entry is None or (op.per_input and self.next_functions[i][0] is None):
+        nf = self.next_functions
+        for i, (indices, result) in enumerate(op.save_plan):
+            if op.per_input and nf[i][0] is None:
                 continue
-            for kind, idx in entry[1]:
-                if kind == INPUT:
-                    if op.variadic:
-                        saved_in = tuple(_save_value(x) for x in inputs)
-                        continue
+            if indices:
+                if op.variadic:
+                    saved_in = tuple(SavedTensor(x) if isinstance(x, Tensor) else x for x in inputs)
+                else:
                     if saved_in is None:
                         saved_in = [None] * len(inputs)
-                    if saved_in[idx] is None:
-                        saved_in[idx] = _save_value(inputs[idx])
-                elif kind == RESULT and saved_out is None:
-                    saved_out = SavedOutput(results[0])
+                    for j in indices:
+                        if saved_in[j] is None:
+                            x = inputs[j]
+                            saved_in[j] = SavedTensor(x) if isinstance(x, Tensor) else x
+            if result and saved_out is None:
+                saved_out = SavedOutput(results[0])
         self._saved_in = saved_in
         self._saved_out = saved_out
 
@@ -381,7 +426,7 @@ class OpNode(Node):
             elif kind == SHAPE:
                 args.append(self._meta[idx][0])
             elif kind == DTYPE:
-                args.append(self._meta[idx][1])
+                args.append(dtypes.from_numpy_dtype(self._meta[idx][1]))
             else:
                 args.append([m[0] if m else None for m in self._meta])
         return args
@@ -420,8 +465,8 @@ class OpNode(Node):
             shape, dt = meta[i]
             if gi._data.shape != shape:
                 gi = _reduce_to(self, i, gi, shape)
-            if gi._data.dtype != dt.np:
-                gi = gi.to(dt)
+            if gi._data.dtype != dt:
+                gi = gi.to(dtypes.from_numpy_dtype(dt))
             out[i] = gi
         return out
 
@@ -442,10 +487,6 @@ def _reduce_to(node, i, g, shape):
         raise RuntimeError(messages.INVALID_GRADIENT_SHAPE.format(
             node=node.name(), index=i, got=list(g._data.shape), expected=list(shape)))
     return g.sum_to_size(shape)
-
-
-def _save_value(x):
-    return SavedTensor(x) if isinstance(x, Tensor) else x
 
 
 def _forward_ad(op, inputs, attrs, results):
