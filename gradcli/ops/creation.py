@@ -3,6 +3,7 @@
 import numpy as np
 
 from ..engine import dtypes
+from ..engine.random import TorchGenerator
 from ..engine.tensor import Tensor, check_numel, to_array
 from .registry import Plain, register
 
@@ -132,39 +133,49 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     return _leaf(np.eye(n, m, dtype=_dtype_or_default(dtype).np), requires_grad)
 
 
-class Generator:
-    """The random state behind rand/randn/randint (torch.manual_seed sets it)."""
-    state = np.random.default_rng(0)
+GENERATOR = TorchGenerator()
 
 
 def manual_seed(seed):
-    Generator.state = np.random.default_rng(int(seed))
-    return Generator
+    """Seed the generator behind rand/randn/randint (the same numbers as torch.manual_seed)."""
+    return GENERATOR.manual_seed(seed)
 
 
 def seed():
-    s = int(np.random.SeedSequence().entropy % (2 ** 63))
-    manual_seed(s)
+    import os
+    s = int.from_bytes(os.urandom(8), "little") % (2 ** 63)
+    GENERATOR.manual_seed(s)
     return s
 
 
 def initial_seed():
-    return 0
+    return GENERATOR.seed
+
+
+def _numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    """Uniform samples in [0, 1)."""
     shape = _size(size)
-    return _leaf(Generator.state.random(shape).astype(_dtype_or_default(dtype).np), requires_grad)
+    d = _dtype_or_default(dtype).np
+    return _leaf(GENERATOR.uniform(_numel(shape), d).reshape(shape), requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    """Standard normal samples."""
     shape = _size(size)
-    return _leaf(Generator.state.standard_normal(shape).astype(_dtype_or_default(dtype).np),
-                 requires_grad)
+    d = _dtype_or_default(dtype).np
+    return _leaf(GENERATOR.normal(_numel(shape), d).reshape(shape), requires_grad)
 
 
 def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False,
             generator=None):
+    """Integers drawn uniformly from [low, high)."""
     if size is None:
         if not isinstance(high, (tuple, list)):
             raise TypeError("randint() missing required argument 'size'")
@@ -173,7 +184,8 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
         low, high = 0, low
     shape = _size((size,))
     d = dtype or dtypes.int64
-    return _leaf(Generator.state.integers(low, high, shape).astype(d.np), requires_grad)
+    return _leaf(GENERATOR.integers(low, high, _numel(shape)).reshape(shape).astype(d.np),
+                 requires_grad)
 
 
 def rand_like(input, dtype=None, requires_grad=False):

@@ -1,0 +1,90 @@
+"""PyTorch's CPU random number generator, bit for bit: an MT19937 stream seeded like
+`torch.manual_seed` (NumPy's legacy MT19937 seeding is the same init_genrand), and PyTorch's
+recipes for rand, randn and randint on top of it — so that a seeded tutorial snippet draws the
+same numbers as in PyTorch.
+
+The recipes follow aten/src/ATen/core/DistributionsHelper.h and native/cpu/DistributionTemplates.h:
+uniform floats take the low 24 bits of one 32-bit draw (doubles the low 53 bits of a 64-bit draw
+made of two 32-bit draws, the first one high); tensors of 16 or more elements are filled with
+uniforms and transformed 16 at a time by Box-Muller; smaller ones draw double normals one by one,
+caching the second value of each pair."""
+
+import math
+
+import numpy as np
+
+DEFAULT_SEED = 67280421310721  # PyTorch's default generator seed
+
+
+class TorchGenerator:
+    """The state of torch's default CPU generator."""
+
+    def __init__(self, seed=DEFAULT_SEED):
+        self.manual_seed(seed)
+
+    def manual_seed(self, seed):
+        self.seed = int(seed)
+        self._bits = None
+        self._next_normal = None
+        return self
+
+    def _stream(self):
+        if self._bits is None:
+            self._bits = np.random.RandomState(self.seed & 0xFFFFFFFF)._bit_generator
+        return self._bits
+
+    def random32(self, n):
+        """n raw 32-bit draws (as uint64)."""
+        return self._stream().random_raw(n).astype(np.uint64) if n else np.zeros(0, np.uint64)
+
+    def random64(self, n):
+        raw = self.random32(2 * n)
+        return (raw[0::2] << np.uint64(32)) | raw[1::2]
+
+    def uniform(self, n, dtype):
+        """n uniforms in [0, 1) as PyTorch's uniform_real_distribution draws them."""
+        if np.dtype(dtype) == np.float64:
+            bits = self.random64(n) & np.uint64((1 << 53) - 1)
+            return bits.astype(np.float64) * (2.0 ** -53)
+        bits = self.random32(n) & np.uint64((1 << 24) - 1)
+        return (bits.astype(np.float64) * (2.0 ** -24)).astype(dtype)
+
+    def _double_normal(self):
+        if self._next_normal is not None:
+            value, self._next_normal = self._next_normal, None
+            return value
+        u1, u2 = self.uniform(2, np.float64)
+        r = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        self._next_normal = r * math.sin(theta)
+        return r * math.cos(theta)
+
+    def normal(self, n, dtype):
+        """n standard normals as torch.randn draws them for a contiguous tensor."""
+        dtype = np.dtype(dtype)
+        if n < 16:
+            return np.array([self._double_normal() for _ in range(n)], np.float64).astype(dtype)
+        data = self.uniform(n, dtype)
+        for i in range(0, n - 15, 16):
+            _box_muller16(data, i)
+        if n % 16:
+            data[n - 16:] = self.uniform(16, dtype)
+            _box_muller16(data, n - 16)
+        return data
+
+    def integers(self, low, high, n):
+        span = int(high) - int(low)
+        if span <= 0:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                               f">= to={high}")
+        draws = self.random64(n) if span >= 1 << 28 else self.random32(n)
+        return (draws % np.uint64(span)).astype(np.int64) + int(low)
+
+
+def _box_muller16(data, i):
+    u1 = 1 - data[i:i + 8]
+    u2 = data[i + 8:i + 16]
+    radius = np.sqrt(-2 * np.log(u1))
+    theta = 2 * np.pi * u2 if data.dtype == np.float64 else np.float32(2 * np.pi) * u2
+    data[i:i + 8] = radius * np.cos(theta)
+    data[i + 8:i + 16] = radius * np.sin(theta)
