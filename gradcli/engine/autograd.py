@@ -1,5 +1,7 @@
 """torch.autograd's entry points: backward and grad."""
 
+import warnings
+
 import numpy as np
 
 from . import messages
@@ -53,14 +55,26 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
                            f"{len(tensors)}")
     inputs = _as_tuple(inputs)
     if inputs is not None and len(inputs) == 0:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError(messages.BACKWARD_EMPTY_INPUTS)
     for i, t in enumerate(tensors):
         if not t.requires_grad:
             raise RuntimeError(messages.NO_GRAD_FN.format(index=i))
     grads = _make_grads(tensors, grads)
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph and inputs is None and not _warned_create_graph:
+        _warn_create_graph()
     run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
+
+
+_warned_create_graph = False
+
+
+def _warn_create_graph():
+    """PyTorch warns once per process about backward(create_graph=True)."""
+    global _warned_create_graph
+    _warned_create_graph = True
+    warnings.warn(messages.CREATE_GRAPH_CYCLE, UserWarning, stacklevel=4)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

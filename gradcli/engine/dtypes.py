@@ -76,6 +76,12 @@ def promote_types(a, b):
     """torch.promote_types: the smallest dtype both a and b convert to safely."""
     if a is b:
         return a
+    if a.category != b.category:  # PyTorch: the higher category wins (long + float -> float)
+        low, high = (a, b) if a.category < b.category else (b, a)
+        if high.is_complex and low is float64:
+            return complex128
+        if low.category > 0 or high.category > 1:
+            return high
     return BY_NUMPY[np.promote_types(a.np, b.np)]
 
 

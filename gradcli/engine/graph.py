@@ -110,19 +110,35 @@ class AccumulateGrad(Node):
         var = self.variable
         old = var._grad
         if old is None:
-            if not create_graph:
-                grad = grad.detach()
-                if grad._data.base is not None or not grad._data.flags.owndata:
-                    grad._data = grad._data.copy()
-            var._grad = grad if create_graph else _fresh(grad)
+            # PyTorch stores a copy; with create_graph the copy is differentiable (CopyBackwards)
+            var._grad = (_copy_with_graph(grad) if create_graph and grad.requires_grad
+                         else _fresh(grad))
             var._grad_count = 1
         else:
-            if create_graph or old.requires_grad:
+            if create_graph:
                 var._grad = old + grad
-            else:
+            else:  # in place, keeping the old gradient's grad_fn, as PyTorch's `grad += new`
                 old._data += grad._data
                 old._version[0] += 1
             var._grad_count = var._grad_count + 1
+
+
+class CopyBackwards(Node):
+    """The node of a gradient stored with create_graph=True (a copy of the incoming gradient)."""
+
+    __slots__ = ()
+
+    def __init__(self, edge):
+        Node.__init__(self)
+        self.next_functions = ((None, 0), edge)
+
+    def apply(self, grads):
+        return [None, grads[0]]
+
+
+def _copy_with_graph(grad):
+    from .tensor import Tensor
+    return Tensor._make(grad._data.copy(), CopyBackwards(gradient_edge(grad)), 0, True)
 
 
 def _fresh(grad):
@@ -140,12 +156,12 @@ class SavedTensor:
         self.tensor = tensor
         self.version = tensor._version
         self.saved_version = tensor._version[0]
-        self.origin = tensor.grad_fn, tensor._output_nr
+        self.origin = None  # PyTorch names the tensor's grad_fn at the time of the error
 
     def check_version(self):
         if self.version[0] != self.saved_version:
             t = self.tensor
-            node, nr = self.origin
+            node, nr = self.origin or (t.grad_fn, t._output_nr)
             origin = "" if node is None else messages.INPLACE_ORIGIN.format(
                 output_nr=nr, node=node.short_name())
             raise RuntimeError(messages.INPLACE_MODIFIED.format(
@@ -380,7 +396,7 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     if inputs is not None and not accumulate:
         for i, g in enumerate(results):
             if g is None and not allow_unused:
-                raise RuntimeError(messages.UNUSED_INPUT)
+                raise RuntimeError(messages.UNUSED_INPUT.format(index=i))
             if g is not None and not create_graph and g.requires_grad:
                 results[i] = g.detach()
     return results

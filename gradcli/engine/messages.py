@@ -25,21 +25,38 @@ NUMPY_REQUIRES_GRAD = (
 )
 INPLACE_MODIFIED = (
     "one of the variables needed for gradient computation has been modified by an inplace "
-    "operation: [{tensor_type} [{sizes}]]{origin}, is at version {current}; expected version "
+    "operation: [{tensor_type} [{sizes}]]{origin} is at version {current}; expected version "
     "{saved} instead. Hint: enable anomaly detection to find the operation that failed to compute "
     "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
 )
-INPLACE_ORIGIN = ", which is output {output_nr} of {node}"
+INPLACE_ORIGIN = ", which is output {output_nr} of {node},"
 ONLY_LEAF_REQUIRES_GRAD = "you can only change requires_grad flags of leaf variables."
 ONLY_LEAF_REQUIRES_GRAD_FALSE = (
     "you can only change requires_grad flags of leaf variables. If you want to use a computed "
     "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
 )
 ONLY_FLOAT_REQUIRES_GRAD = "only Tensors of floating point and complex dtype can require gradients"
+ONLY_FLOAT_REQUIRES_GRAD_METHOD = "only Tensors of floating point dtype can require gradients"
+ONLY_FLOAT_REQUIRES_GRAD_FACTORY = (
+    "Only Tensors of floating point and complex dtype can require gradients")
+GRAD_ASSIGN_SIZE = ("attempting to assign a gradient of size '{got}' to a tensor of size "
+                    "'{expected}'. Please ensure that the gradient and the tensor are the same size")
+GRAD_ASSIGN_DTYPE = (
+    "attempting to assign a gradient with dtype '{got}' to a tensor with grad_dtype '{expected}'. "
+    "The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set "
+    "the tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. Set "
+    "grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break "
+    "downstream systems that assume they match.")
+CREATE_GRAPH_CYCLE = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter "
+    "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+    "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+    ".grad fields of your parameters to None after use to break the cycle and avoid the leak.")
+BACKWARD_EMPTY_INPUTS = "`inputs` argument to `backward()` cannot be empty."
 ITEM_NOT_ONE_ELEMENT = "a Tensor with {numel} elements cannot be converted to Scalar"
 BOOL_AMBIGUOUS = "Boolean value of Tensor with more than one value is ambiguous"
 UNUSED_INPUT = (
-    "One of the differentiated Tensors appears to not have been used in the graph. "
+    "The differentiated Tensor at index {index} appears to not have been used in the graph. "
     "Set allow_unused=True if this is the desired behavior."
 )
 INPUT_NO_GRAD = "One of the differentiated Tensors does not require grad"

@@ -92,6 +92,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if value and self.dtype.category < 2:
+            raise RuntimeError(messages.ONLY_FLOAT_REQUIRES_GRAD)
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):
@@ -102,7 +104,7 @@ class Tensor:
                 return self
             raise RuntimeError(messages.ONLY_LEAF_REQUIRES_GRAD_FALSE)
         if requires_grad and self.dtype.category < 2:
-            raise RuntimeError(messages.ONLY_FLOAT_REQUIRES_GRAD)
+            raise RuntimeError(messages.ONLY_FLOAT_REQUIRES_GRAD_METHOD)
         self.requires_grad_flag = requires_grad
         return self
 
@@ -112,7 +114,7 @@ class Tensor:
 
     @property
     def grad(self):
-        if self.grad_fn is not None and not self._retains_grad:
+        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
             warnings.warn(messages.NONLEAF_GRAD_ACCESS, UserWarning, stacklevel=2)
         return self._grad
 
@@ -122,10 +124,13 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
-            if value.dtype is not self.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
             if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(messages.GRAD_ASSIGN_SIZE.format(
+                    got=list(value._data.shape), expected=list(self._data.shape)))
+            if value.dtype is not self.dtype:
+                raise RuntimeError(messages.GRAD_ASSIGN_DTYPE.format(
+                    got=_CPP_TYPE_NAMES.get(value.dtype.name, value.dtype.short.lower()),
+                    expected=self.dtype.short))
         self._grad = value
         self._grad_count = 0 if value is None else self._grad_count
 
@@ -356,6 +361,11 @@ class Tensor:
         if self._data.ndim == 0:
             return format(self._data.item(), spec)
         return format(str(self), spec)
+
+
+_CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+                   "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                   "uint8": "unsigned char"}
 
 
 class Device:

@@ -2,6 +2,7 @@
 operators and in-place variants derived from it."""
 
 from ..engine import messages
+from ..engine.forward_ad import _set_tangent
 from ..engine.grad_mode import GradMode, no_grad
 from ..engine.tensor import Tensor
 from .registry import ALIASES, OPS, Op, Overload, Sample
@@ -63,11 +64,14 @@ def _inplace(op):
                 raise RuntimeError(messages.VIEW_OF_LEAF_INPLACE)
             source = Tensor._make(self._data.copy() if "self" in op.saves else self._data,
                                   self.grad_fn, self._output_nr, self.requires_grad_flag)
+            source._fw = self._fw
             result = op(source, *args, **kwargs)
         else:
             with no_grad():
                 result = op(self, *args, **kwargs)
         _write_into(self, result, op.name)
+        if result._fw is not None:  # forward-mode AD: self takes the result's tangent
+            _set_tangent(self, result._fw)
         if recording:
             self.grad_fn = result.grad_fn
             self._output_nr = result._output_nr

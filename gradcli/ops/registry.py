@@ -30,6 +30,7 @@ G, INPUT, RESULT, ATTR, SHAPE, DTYPE, SHAPES = range(7)
 class ForwardAD:
     """The active forward-mode AD level (None when no dual_level is open)."""
     level = None
+    duals = None  # weak references to the tensors given a tangent at this level
 
 
 class NodeRecorder:
@@ -491,12 +492,13 @@ def _reduce_to(node, i, g, shape):
 
 def _forward_ad(op, inputs, attrs, results):
     """Propagate tangents (forward-mode AD) through op."""
+    from ..engine.forward_ad import _set_tangent
     tangents = [x._fw if isinstance(x, Tensor) else None for x in inputs]
     if op.jvp == "linear":
         from . import zeros_like
         ts = [t if t is not None else (zeros_like(x) if isinstance(x, Tensor) else x)
               for t, x in zip(tangents, inputs)]
-        out = op.apply(ts if not op.variadic else [ts], attrs) if op.variadic else op.apply(ts, attrs)
+        out = op.apply(ts, attrs)
     else:
         entries = op.vjps if op.jvp == "elementwise" else op.jvps
         if entries is None:
@@ -520,11 +522,11 @@ def _forward_ad(op, inputs, attrs, results):
             out = out.expand(r._data.shape)
         if out._data.dtype != r._data.dtype:
             out = out.to(r.dtype)
-        r._fw = out
+        _set_tangent(r, out)
     else:
         for r, t in zip(results, out):
             if r._data.dtype.kind in "fc":
-                r._fw = t
+                _set_tangent(r, t)
 
 
 class _TangentContext:

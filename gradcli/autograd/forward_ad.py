@@ -1,0 +1,7 @@
+"""torch.autograd.forward_ad: dual tensors for forward-mode AD."""
+
+from ..engine.forward_ad import (UnpackedDualTensor, dual_level, enter_dual_level,
+                                 exit_dual_level, make_dual, unpack_dual)
+
+__all__ = ["dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual",
+           "UnpackedDualTensor"]

@@ -1,0 +1,66 @@
+"""The autograd namespace and anomaly detection."""
+
+import warnings
+
+import pytest
+
+import gradcli as torch
+from gradcli.engine.graph import AnomalyMode
+
+
+def test_namespace():
+    for name in ["backward", "grad", "Function", "functional", "forward_ad", "gradcheck",
+                 "gradgradcheck", "set_detect_anomaly", "detect_anomaly", "is_anomaly_enabled"]:
+        assert hasattr(torch.autograd, name), name
+    assert callable(torch.autograd.gradcheck)
+
+
+def test_set_detect_anomaly_as_function_and_context_manager():
+    assert not torch.autograd.is_anomaly_enabled()
+    torch.autograd.set_detect_anomaly(True)
+    try:
+        assert torch.autograd.is_anomaly_enabled()
+    finally:
+        torch.autograd.set_detect_anomaly(False)
+    with torch.autograd.set_detect_anomaly(True, check_nan=False):
+        assert AnomalyMode.enabled and not AnomalyMode.check_nan
+    assert not AnomalyMode.enabled and AnomalyMode.check_nan
+
+
+def test_nan_in_backward_raises_after_warning_with_location():
+    x = torch.tensor([0.0, 1.0], requires_grad=True)
+    with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"):
+        manager = torch.autograd.detect_anomaly()
+    with manager:
+        y = (x / x).sum()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with pytest.raises(RuntimeError) as err:
+                y.backward()
+    assert str(err.value) == "Function 'DivBackward0' returned nan values in its 1th output."
+    message = str(caught[0].message)
+    assert message.startswith("Error detected in DivBackward0. Traceback of forward call that "
+                              "caused the error:\n")
+    assert "test_autograd.py" in message
+    assert not torch.autograd.is_anomaly_enabled()
+
+
+def test_anomaly_location_hook_names_the_program_line():
+    x = torch.tensor([0.0], requires_grad=True)
+    AnomalyMode.location = lambda: "  line 3: y = x / x"
+    try:
+        with torch.autograd.set_detect_anomaly(True):
+            y = x / x
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                with pytest.raises(RuntimeError, match="returned nan values"):
+                    y.backward()
+    finally:
+        AnomalyMode.location = None
+    assert str(caught[0].message).endswith("line 3: y = x / x")
+
+
+def test_without_anomaly_mode_nan_gradients_pass_through():
+    x = torch.tensor([0.0, 1.0], requires_grad=True)
+    (x / x).sum().backward()
+    assert str(x.grad) == "tensor([nan, 0.])"

@@ -1,0 +1,85 @@
+"""autograd.functional: jacobian, hessian, vjp, jvp, hvp, vhp, with PyTorch's result nesting."""
+
+import pytest
+
+import gradcli as torch
+from gradcli.autograd.functional import hessian, hvp, jacobian, jvp, vhp, vjp
+
+
+def f(t):
+    return torch.stack([t[0] * t[1], t[0] ** 2, torch.sin(t[1])])
+
+
+X = [1.0, 2.0]
+J = [[2.0, 1.0], [2.0, 0.0], [0.0, -0.41614684]]
+
+
+def close(t, expected):
+    import numpy as np
+    return np.allclose(t.detach().numpy(), expected, atol=1e-6)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"vectorize": True},
+                                    {"vectorize": True, "strategy": "forward-mode"}])
+def test_jacobian_single_input_single_output(kwargs):
+    result = jacobian(f, torch.tensor(X), **kwargs)
+    assert isinstance(result, torch.Tensor) and result.shape == (3, 2)
+    assert close(result, J) and not result.requires_grad
+
+
+def test_jacobian_nesting_for_tuples():
+    a, b = torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0])
+    both = jacobian(lambda a, b: (a * b, a.exp().sum()), (a, b))
+    assert isinstance(both, tuple) and len(both) == 2 and len(both[0]) == 2
+    assert both[1][0].shape == (2,) and close(both[0][0], [[3, 0], [0, 4]])
+    one_output = jacobian(lambda a, b: a * b, (a, b))
+    assert isinstance(one_output, tuple) and len(one_output) == 2
+    one_input = jacobian(lambda a: (a * 2, a.sum()), a)
+    assert isinstance(one_input, tuple) and close(one_input[1], [1, 1])
+    forward = jacobian(lambda a, b: (a * b, a.sum()), (a, b), vectorize=True,
+                       strategy="forward-mode")
+    assert isinstance(forward, list) and isinstance(forward[0], list)
+
+
+def test_jacobian_of_independent_output_is_zero_or_strict_error():
+    a = torch.tensor([1.0, 2.0])
+    assert close(jacobian(lambda a: torch.ones(2), a), [[0, 0], [0, 0]])
+    with pytest.raises(RuntimeError, match="Output 0 of the user-provided function does not"):
+        jacobian(lambda a: torch.ones(2), a, strict=True)
+
+
+def test_jacobian_create_graph_and_argument_errors():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    jac = jacobian(lambda t: t ** 3, x, create_graph=True)
+    assert jac.grad_fn.name() == "ViewBackward0"
+    with pytest.raises(NotImplementedError, match="only implemented for `vectorize=True`"):
+        jacobian(f, x, strategy="forward-mode")
+    with pytest.raises(TypeError, match="must be either a Tensor or a tuple of Tensors"):
+        jacobian(f, [x])
+
+
+def test_hessian():
+    h = lambda t: (t ** 3).sum() + t[0] * t[1]
+    a = torch.tensor([1.0, 2.0])
+    assert close(hessian(h, a), [[6, 1], [1, 12]])
+    pair = hessian(lambda a, b: (a * b).sum() + (a ** 2).sum(), (a, torch.tensor([3.0, 4.0])))
+    assert close(pair[0][1], [[1, 0], [0, 1]]) and close(pair[1][1], [[0, 0], [0, 0]])
+    with pytest.raises(RuntimeError, match="should contain a single element"):
+        hessian(f, a)
+
+
+def test_vector_products():
+    x = torch.tensor(X)
+    out, v_j = vjp(f, x, torch.tensor([1.0, 0.5, 2.0]))
+    assert close(v_j, [3.0, 0.16770633])
+    out, j_v = jvp(f, x, torch.tensor([1.0, 0.0]))
+    assert close(j_v, [2.0, 2.0, 0.0])
+    h = lambda t: (t ** 3).sum() + t[0] * t[1]
+    a = torch.tensor([1.0, 2.0])
+    value, h_v = hvp(h, a, torch.tensor([1.0, 0.0]))
+    assert value.item() == 11.0 and close(h_v, [6.0, 1.0])
+    assert close(vhp(h, a, torch.tensor([1.0, 0.0]))[1], [6.0, 1.0])
+    with pytest.raises(RuntimeError, match="The vector v can only be None"):
+        vjp(f, x)
+    with pytest.raises(RuntimeError, match=r"v has invalid size: should be torch.Size\(\[2\]\)"):
+        jvp(f, x, torch.ones(3))
