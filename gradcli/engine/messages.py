@@ -78,3 +78,32 @@ ELEMENT_LIMIT = (
     "tensor of {numel} elements exceeds the limit of {limit} elements "
     "(raise it with --max-elements or gradcli.set_element_limit)"
 )
+T_DEPRECATED = (
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+    "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+    "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+    "tensor. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+    "TensorShape.cpp:4314.)")
+T_ZERO_DIM = ("Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
+              "cases. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+              "TensorShape.cpp:4321.)")
+SEQUENCE_INDEX = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+    "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+    "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error or "
+    "a different result (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/"
+    "python_variable_indexing.cpp:349.)")
+VIEW_INCOMPATIBLE = (
+    "view size is not compatible with input tensor's size and stride (at least one dimension "
+    "spans across two contiguous subspaces). Use .reshape(...) instead.")
+VALID_INDICES = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+                 "are valid indices (got {})")
+ZERO_DIM_INDEX = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                  "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+CROSS_DIM_DEPRECATED = (
+    "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+    "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+    "with that of linalg.cross in a future release. (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/Cross.cpp:63.)")
+CROSS_SAME_NDIM = "linalg.cross: inputs must have the same number of dimensions."
+NOT_EXPANDABLE = "size {{[{size}]}} is not expandable to size {{[{shape}]}}."

@@ -318,7 +318,7 @@ class Tensor:
     def __iter__(self):
         if self._data.ndim == 0:
             raise TypeError(messages.ZERO_DIM_ITER)
-        return (self[i] for i in range(self._data.shape[0]))
+        return iter(self.unbind(0))  # as PyTorch: the rows share one UnbindBackward0
 
     def __bool__(self):
         if self._data.size != 1:
@@ -353,7 +353,8 @@ class Tensor:
         return format_tensor(self._data, dtype_name=self.dtype.name,
                              default_dtype_name=dtypes.get_default_dtype().name,
                              requires_grad=self.requires_grad,
-                             grad_fn_name=None if fn is None else fn.name(), tangent=tangent)
+                             grad_fn_name=None if fn is None else fn.name().rsplit("::", 1)[-1],
+                             tangent=tangent)
 
     __str__ = __repr__
 

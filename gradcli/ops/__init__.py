@@ -11,9 +11,9 @@ from . import arith, elementwise, reductions, shape, linalg, creation  # noqa: E
 
 # Python operator -> (op name, reflected)
 OPERATORS = {
-    "__add__": ("add", False), "__radd__": ("add", True),
+    "__add__": ("add", False), "__radd__": ("add", False),  # PyTorch: __radd__ is __add__
     "__sub__": ("sub", False), "__rsub__": ("rsub", False),
-    "__mul__": ("mul", False), "__rmul__": ("mul", True),
+    "__mul__": ("mul", False), "__rmul__": ("mul", False),  # and __rmul__ is __mul__
     "__truediv__": ("div", False), "__rtruediv__": ("rdiv", False),
     "__floordiv__": ("floor_divide", False), "__rfloordiv__": ("floor_divide", True),
     "__mod__": ("remainder", False), "__rmod__": ("remainder", True),
@@ -76,6 +76,10 @@ def _inplace(op):
             self.grad_fn = result.grad_fn
             self._output_nr = result._output_nr
             self.requires_grad_flag = result.requires_grad_flag
+            saved = getattr(result.grad_fn, "_saved_out", None)
+            if saved is not None:  # the node saved its output (sigmoid_, exp_): that is self now
+                saved.data, saved.version = self._data, self._version
+                saved.saved_version = self._version[0]
         return self
     method.__name__ = op.name + "_"
     method.__doc__ = f"In-place {op.name}."
@@ -105,10 +109,12 @@ def _write_into(self, result, name):
 def install():
     """Attach methods, operators and in-place variants to Tensor from the table."""
     for name, op in OPS.items():
-        if op.method:
-            setattr(Tensor, name, _method(op))
-        if op.inplace:
-            setattr(Tensor, name + "_", _inplace(op) if isinstance(op, Op) else _method_inplace(op))
+        if op.method:  # a function: the method's own argument order (Tensor.where)
+            setattr(Tensor, name, op.method if callable(op.method) else _method(op))
+        if op.inplace:  # may name an op of its own: PyTorch's in-place node differs (fill_)
+            target = op.inplace if isinstance(op.inplace, (Op, Overload)) else op
+            setattr(Tensor, name + "_",
+                    _inplace(target) if isinstance(target, Op) else _method_inplace(target))
     for name, target in ALIASES.items():
         for attr in (target, target + "_"):
             if hasattr(Tensor, attr):

@@ -3,88 +3,203 @@
 import numpy as np
 
 from ..engine.tensor import Tensor
-from .registry import Op, Overload, Sample, alias, elementwise_samples, register
+from .registry import OPS, Composed, Op, Overload, Sample, alias, elementwise_samples, register
 
 BINARY = elementwise_samples(unary=False)
 POSITIVE = elementwise_samples(0.5, 2.0, unary=False)
+SCALAR_OTHER = [Sample((), None, values={1: 1.5}), Sample((3,), None, values={1: 2.0}),
+                Sample((2, 3), None, values={1: -0.75})]
 
 
+def broadcast_error(*shapes):
+    """PyTorch's message for shapes that do not broadcast (None if they do)."""
+    try:
+        np.broadcast_shapes(*shapes)
+        return None
+    except ValueError:
+        pass
+    n = max(len(s) for s in shapes)
+    padded = [(1,) * (n - len(s)) + tuple(s) for s in shapes]
+    for i in range(n - 1, -1, -1):
+        sizes = [s[i] for s in padded if s[i] != 1]
+        if len(set(sizes)) > 1:
+            a, b = (s[i] for s in padded if s[i] != 1) if len(sizes) == 2 else sizes[:2]
+            return (f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                    f"non-singleton dimension {i}")
+    return None
+
+
+def broadcasting(fn):
+    """Wrap a NumPy forward so that operands that do not broadcast raise PyTorch's error."""
+    def forward(*args):
+        try:
+            return fn(*args)
+        except ValueError:
+            message = broadcast_error(*[np.shape(a) for a in args if isinstance(a, np.ndarray)])
+            if message is None:
+                raise
+            raise RuntimeError(message) from None
+    forward.__name__ = getattr(fn, "__name__", "forward")
+    return forward
+
+
+def _integral(*values):
+    """Whether the computation runs in an integer (or bool) dtype."""
+    arrays = [v for v in values if isinstance(v, np.ndarray)]
+    return all(a.dtype.kind in "biu" for a in arrays) and not any(
+        isinstance(v, float) for v in values)
+
+
+def _check_alpha(a, b, alpha):
+    if isinstance(alpha, float) and _integral(a, b):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+
+
+@broadcasting
 def _add(a, b, alpha):
-    return np.add(a, b) if alpha == 1 else np.add(a, np.multiply(b, alpha))
+    if alpha == 1:
+        return np.add(a, b)
+    _check_alpha(a, b, alpha)
+    return np.add(a, np.multiply(b, alpha))
 
 
+@broadcasting
 def _sub(a, b, alpha):
-    return np.subtract(a, b) if alpha == 1 else np.subtract(a, np.multiply(b, alpha))
+    if getattr(a, "dtype", None) == np.bool_ and getattr(b, "dtype", None) == np.bool_:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if alpha == 1:
+        return np.subtract(a, b)
+    _check_alpha(a, b, alpha)
+    return np.subtract(a, np.multiply(b, alpha))
 
 
 register(Op(
     "add", _add, (lambda g: g, lambda g, alpha: g if alpha == 1 else g * alpha),
-    inputs=("self", "other"), attrs=(("alpha", 1),), jvp="linear", inplace=True,
+    inputs=("self", "other"), attrs=(("alpha", 1),), jvp="elementwise", inplace=True,
     doc="self + alpha * other", formula="d/dself = 1, d/dother = alpha",
-    samples=BINARY, kind="binary"))
+    samples=BINARY + [Sample((2, 3), (3,), attrs={"alpha": 2.5})], kind="binary"))
 
 register(Op(
     "sub", _sub, (lambda g: g, lambda g, alpha: -g if alpha == 1 else g * -alpha),
-    inputs=("self", "other"), attrs=(("alpha", 1),), jvp="linear", inplace=True,
+    inputs=("self", "other"), attrs=(("alpha", 1),), jvp="elementwise", inplace=True,
     doc="self - alpha * other", formula="d/dself = 1, d/dother = -alpha",
-    samples=BINARY, kind="binary"))
+    samples=BINARY + [Sample((3,), (), attrs={"alpha": -2})], kind="binary"))
+
+
+def _rsub(a, b, alpha):
+    return _sub(b, a, alpha)
+
+
+rsub_tensor = Op(
+    "rsub.Tensor", _rsub, (lambda g, alpha: -g if alpha == 1 else g * -alpha, lambda g: g),
+    inputs=("self", "other"), attrs=(("alpha", 1),), jvp="elementwise", grad_fn="RsubBackward0",
+    method=False, public=False, doc="other - alpha * self (tensors)",
+    formula="d/dself = -alpha, d/dother = 1", samples=BINARY, kind="binary")
+rsub_scalar = Op(
+    "rsub.Scalar", _rsub, (lambda g, alpha: -g if alpha == 1 else g * -alpha, None),
+    inputs=("self", "other"), attrs=(("alpha", 1),), jvp="elementwise", grad_fn="RsubBackward1",
+    edges=("self",),
+    method=False, public=False, doc="other - alpha * self (other a number: the reflected `-`)",
+    formula="d/dself = -alpha", samples=SCALAR_OTHER, kind="binary")
+register(rsub_tensor)
+register(rsub_scalar)
+register(Overload(
+    "rsub", lambda self=None, other=None, *a, **k: rsub_tensor if isinstance(other, Tensor)
+    else rsub_scalar, (rsub_tensor, rsub_scalar), method=False, kind="binary",
+    doc="other - alpha * self (`2 - x` is RsubBackward1)", formula="d/dself = -alpha"))
 
 register(Op(
-    "rsub", lambda a, b, alpha: _sub(b, a, alpha),
-    (lambda g, alpha: -g if alpha == 1 else g * -alpha, lambda g: g),
-    inputs=("self", "other"), attrs=(("alpha", 1),), jvp="linear", grad_fn="RsubBackward1",
-    method=False, doc="other - alpha * self (the reflected `-`)",
-    formula="d/dself = -alpha, d/dother = 1", samples=BINARY, kind="binary"))
-
-register(Op(
-    "mul", np.multiply, (lambda g, other: g * other, lambda g, self: g * self),
+    "mul", broadcasting(np.multiply), (lambda g, other: g * other, lambda g, self: g * self),
     inputs=("self", "other"), inplace=True, doc="self * other",
     formula="d/dself = other, d/dother = self", samples=BINARY, kind="binary"))
 
+_ZERO_DIVISION = "ZeroDivisionError"
 
-def _div(a, b, rounding_mode):
+
+def _check_int_division(a, b):
+    """Integer division (//, %, fmod, rounding div) by zero raises, as in PyTorch."""
+    if _integral(a, b) and np.any(np.asarray(b) == 0):
+        raise RuntimeError(_ZERO_DIVISION)
+
+
+@broadcasting
+def _div(a, b, rounding_mode=None):
     if rounding_mode is None:
         return np.true_divide(a, b)
-    if rounding_mode == "trunc":
-        return np.trunc(np.true_divide(a, b)) if np.result_type(a, b).kind == "f" else _int_trunc_div(a, b)
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+    _check_int_division(a, b)
     if rounding_mode == "floor":
         return np.floor_divide(a, b)
-    raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
-                       f"found '{rounding_mode}'")
+    if _integral(a, b):
+        return _int_trunc_div(a, b)
+    return np.trunc(np.true_divide(a, b))
 
 
 def _int_trunc_div(a, b):
     q = np.floor_divide(a, b)
-    return np.where((np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)), q + 1, q)
+    return np.where((np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)),
+                    q + 1, q)
 
 
-def _div_vjp_self(g, other, rounding_mode):
-    return g / other if rounding_mode is None else g * 0
-
-
-def _div_vjp_other(g, self, other, rounding_mode):
-    return -g * self / (other * other) if rounding_mode is None else g * 0
-
-
-register(Op(
-    "div", _div, (_div_vjp_self, _div_vjp_other), inputs=("self", "other"),
-    attrs=(("rounding_mode", None),), inplace=True, dtype="float",
-    doc="self / other", formula="d/dself = 1/other, d/dother = -self/other^2",
+div_tensor = Op(
+    "div.Tensor", _div, (lambda g, other: g / other, lambda g, self, other: -g * self / (other * other)),
+    inputs=("self", "other"), inplace=True, dtype="float", grad_fn="DivBackward0", method=False,
+    public=False, doc="self / other", formula="d/dself = 1/other, d/dother = -self/other^2",
     samples=[Sample(a, b, low=0.5, high=2.0) for a, b in
-             [((), ()), ((3,), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3))]], kind="binary"))
+             [((), ()), ((3,), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3))]], kind="binary")
+div_mode = Op(
+    "div.Tensor_mode", _div, (lambda g: g * 0, lambda g: g * 0), inputs=("self", "other"),
+    attrs=("rounding_mode",), inplace=True, grad_fn="DivBackward2", method=False, public=False,
+    doc="self / other rounded ('trunc' or 'floor')", formula="0 (piecewise constant)",
+    samples=[Sample(a, b, low=0.3, high=0.9, attrs={"rounding_mode": m}) for (a, b), m in
+             [(((), ()), "floor"), (((3,), (3,)), "trunc"), (((2, 3), (3,)), "floor")]],
+    kind="binary")
+register(div_tensor)
+register(div_mode)
+
+
+def _choose_div(self=None, other=None, *args, rounding_mode=None, **kwargs):
+    return div_mode if (args and args[0] is not None) or rounding_mode is not None else div_tensor
+
+
+register(Overload("div", _choose_div, (div_tensor, div_mode), kind="binary",
+                  doc="self / other (rounding_mode=None, 'trunc' or 'floor')",
+                  formula="d/dself = 1/other, d/dother = -self/other^2 (0 when rounded)"))
 for _alias, _target in {"divide": "div", "true_divide": "div", "multiply": "mul",
                         "subtract": "sub"}.items():
     alias(_alias, _target)
 
-register(Op(
-    "rdiv", lambda a, b: np.true_divide(b, a), lambda g, self, other: -g * other / (self * self),
-    inputs=("self", "other"), grad_fn="DivBackward0", method=False, public=False, dtype="float",
-    doc="other / self (the reflected `/`)", formula="d/dself = -other/self^2",
-    samples=[Sample((3,), None, low=0.5, high=2.0, values={1: 2.0})], kind="binary"))
+
+def _rdiv_compose(self, other):
+    return self.reciprocal() * other
+
+
+register(Composed(
+    "rdiv", _rdiv_compose, lambda a, b: np.true_divide(b, a),
+    (lambda g, self, other: -g * other / (self * self), None), inputs=("self", "other"),
+    method=False, public=False, dtype="float",
+    doc="other / self (the reflected `/`: PyTorch computes reciprocal(self) * other)",
+    formula="d/dself = -other/self^2",
+    samples=[Sample(s, None, low=0.5, high=2.0, values={1: v}) for s, v in
+             [((), 2.0), ((3,), 2.0), ((2, 3), -1.5)]], kind="binary"))
+
+
+def _neg(a):
+    if a.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you "
+                           "are trying to invert a mask, use the `~` or `logical_not()` operator "
+                           "instead.")
+    return np.negative(a)
+
 
 register(Op(
-    "neg", np.negative, lambda g: -g, inplace=True, doc="-self", formula="-1",
+    "neg", _neg, lambda g: -g, inplace=True, doc="-self", formula="-1", dtype="same",
     samples=elementwise_samples()))
+alias("negative", "neg")
 register(Op(
     "positive", lambda a: a, None, method=True, doc="+self", dtype="same", kind="elementwise"))
 
@@ -113,12 +228,13 @@ def _np_pow(a, b):
     try:
         return np.power(a, b)
     except ValueError as e:
-        raise RuntimeError(str(e)) from None
+        shapes = [np.shape(v) for v in (a, b) if isinstance(v, np.ndarray)]
+        raise RuntimeError(broadcast_error(*shapes) or str(e)) from None
 
 
 pow_tensor_scalar = Op(
     "pow.Tensor_Scalar", _np_pow, (_pow_tensor_scalar_vjp, None), inputs=("self", "exponent"),
-    grad_fn="PowBackward0", method=False, public=False, inplace=True,
+    grad_fn="PowBackward0", method=False, public=False, inplace=True, edges=("self",),
     doc="self ** exponent (number)", formula="exponent * self^(exponent-1)",
     samples=[Sample((3,), None, low=0.5, high=2.0, values={1: 3}),
              Sample((2, 3), None, low=0.5, high=2.0, values={1: -1.5}),
@@ -131,9 +247,9 @@ pow_tensor_tensor = Op(
     samples=POSITIVE, kind="binary")
 pow_scalar_tensor = Op(
     "pow.Scalar", _np_pow, (None, _pow_scalar_tensor_exponent), inputs=("self", "exponent"),
-    grad_fn="PowBackward2", method=False, public=False,
+    grad_fn="PowBackward2", method=False, public=False, edges=("exponent",),
     doc="number ** exponent", formula="d/dexponent = self^exponent * log(self)",
-    samples=[Sample(None, (3,), values={0: 2.0})], kind="binary")
+    samples=[Sample(None, s, values={0: 2.0}) for s in [(), (3,), (2, 3)]], kind="binary")
 for _op in (pow_tensor_scalar, pow_tensor_tensor, pow_scalar_tensor):
     register(_op)
 
@@ -149,20 +265,92 @@ register(Overload("pow", _choose_pow, (pow_tensor_scalar, pow_tensor_tensor, pow
                   formula="exponent * self^(exponent-1); self^exponent * log(self)"))
 
 
+@broadcasting
+def _floor_divide(a, b):
+    _check_int_division(a, b)
+    return np.floor_divide(a, b)
+
+
 register(Op(
-    "floor_divide", np.floor_divide, None, inputs=("self", "other"), inplace=True,
+    "floor_divide", _floor_divide, None, inputs=("self", "other"), inplace=True,
     doc="floor(self / other) (not differentiable)", kind="binary"))
 
-register(Op(
-    "remainder", np.remainder,
-    (lambda g: g, lambda g, self, other: g * -(self / other).floor()),
-    inputs=("self", "other"), inplace=True, doc="self - floor(self / other) * other",
-    formula="d/dself = 1, d/dother = -floor(self/other)",
-    samples=[Sample((3,), (3,), low=0.3, high=0.9), Sample((2, 3), (3,), low=0.3, high=0.9)],
-    kind="binary"))
+
+@broadcasting
+def _remainder(a, b):
+    _check_int_division(a, b)
+    return np.remainder(a, b)
+
+
+@broadcasting
+def _fmod(a, b):
+    _check_int_division(a, b)
+    return np.fmod(a, b)
+
+
+DIVISOR_SAMPLES = [Sample((), (), low=0.3, high=0.9), Sample((3,), (3,), low=0.3, high=0.9),
+                   Sample((2, 3), (3,), low=0.3, high=0.9), Sample((2, 1), (1, 3), low=0.3, high=0.9)]
+BY_NUMBER = [Sample((), None, values={1: 0.7}), Sample((3,), None, values={1: 0.7}),
+             Sample((2, 3), None, values={1: -0.7})]
+
+remainder_scalar = Op(
+    "remainder.Scalar", _remainder, (lambda g: g, None), inputs=("self", "other"), inplace=True,
+    grad_fn="RemainderBackward0", method=False, public=False, edges=("self",),
+    doc="self - floor(self / other) * other (other a number)", formula="d/dself = 1",
+    samples=BY_NUMBER, kind="binary")
+remainder_tensor = Op(
+    "remainder.Tensor", _remainder,
+    (lambda g: g, lambda g, self, other: g * -self.div(other, rounding_mode="floor")),
+    inputs=("self", "other"), inplace=True, grad_fn="RemainderBackward1", method=False,
+    public=False, doc="self - floor(self / other) * other",
+    formula="d/dself = 1, d/dother = -floor(self/other)", samples=DIVISOR_SAMPLES, kind="binary")
+fmod_scalar = Op(
+    "fmod.Scalar", _fmod, (lambda g: g, None), inputs=("self", "other"), inplace=True,
+    grad_fn="FmodBackward0", method=False, public=False, edges=("self",),
+    doc="self - trunc(self / other) * other (other a number)", formula="d/dself = 1",
+    samples=BY_NUMBER, kind="binary")
+fmod_tensor = Op(
+    "fmod.Tensor", _fmod,
+    (lambda g: g, lambda g, self, other: g * -self.div(other, rounding_mode="trunc")),
+    inputs=("self", "other"), inplace=True, grad_fn="FmodBackward1", method=False, public=False,
+    doc="self - trunc(self / other) * other", formula="d/dself = 1, d/dother = -trunc(self/other)",
+    samples=DIVISOR_SAMPLES, kind="binary")
+
+
+def _by_other(scalar_op, tensor_op):
+    def choose(self=None, other=None, *args, **kwargs):
+        return tensor_op if isinstance(other, Tensor) else scalar_op
+    return choose
+
+
+for _name, _ops, _formula in [
+        ("remainder", (remainder_scalar, remainder_tensor), "d/dself = 1, d/dother = -floor(self/other)"),
+        ("fmod", (fmod_scalar, fmod_tensor), "d/dself = 1, d/dother = -trunc(self/other)")]:
+    for _op in _ops:
+        register(_op)
+    register(Overload(_name, _by_other(*_ops), _ops, kind="binary", formula=_formula,
+                      doc=_ops[1].doc))
+
+
+def _square_compose(self):
+    return OPS["pow"](self, 2)
+
+
+register(Composed(
+    "square", _square_compose, np.square, lambda g, self: g * (2 * self), inplace=True,
+    grad_fn="PowBackward0",
+    dtype="same", doc="self * self (PyTorch computes pow(self, 2))", formula="2 * self",
+    samples=elementwise_samples(), kind="elementwise"))
+
 
 register(Op(
-    "fmod", np.fmod, (lambda g: g, lambda g, self, other: g * -(self / other).trunc()),
-    inputs=("self", "other"), inplace=True, doc="self - trunc(self / other) * other",
-    formula="d/dself = 1, d/dother = -trunc(self/other)",
-    samples=[Sample((3,), (3,), low=0.3, high=0.9)], kind="binary"))
+    "div.Scalar", lambda a, other: np.true_divide(a, other), (lambda g, other: g / other, None),
+    inputs=("self", "other"), dtype="float", grad_fn="DivBackward1", method=False, public=False,
+    edges=("self",),
+    doc="self / a number, as PyTorch's C++ composites divide (`x / 2` from Python is DivBackward0)",
+    formula="1/other", samples=SCALAR_OTHER, kind="binary"))
+register(Op(
+    "mul.Scalar", lambda a, other: np.multiply(a, other), (lambda g, other: g * other, None),
+    inputs=("self", "other"), grad_fn="MulBackward1", method=False, public=False,
+    edges=("self",), doc="self * a number, as PyTorch's C++ composites multiply",
+    formula="other", samples=SCALAR_OTHER, kind="binary"))

@@ -1,11 +1,22 @@
-"""Elementwise math: one input (exp, sin, relu, …), comparisons, where, clamp and friends."""
+"""Elementwise math: one input (exp, sin, relu, …), clamp, maximum/minimum, where, lerp, the
+in-place fills and copies, comparisons and logical ops."""
+
+import math
 
 import numpy as np
 
-from .registry import Op, Sample, elementwise_samples, register
+from ..engine import dtypes
+from ..engine.tensor import _CPP_TYPE_NAMES, Tensor
+from .arith import broadcasting
+from .registry import OPS, Op, Overload, Sample, _bad_argument, alias, elementwise_samples, register
 
 ANY = elementwise_samples()
 POSITIVE = elementwise_samples(0.5, 2.0)
+UNIT = elementwise_samples(-0.9, 0.9)
+BINARY = elementwise_samples(unary=False)
+SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
 def unary(name, forward, vjp, doc, formula, samples=ANY, **kw):
@@ -15,16 +26,105 @@ def unary(name, forward, vjp, doc, formula, samples=ANY, **kw):
     return register(Op(name, forward, vjp, doc=doc, formula=formula, samples=samples, **kw))
 
 
+def _cpp_name(np_dtype):
+    return _CPP_TYPE_NAMES.get(np.dtype(np_dtype).name, np.dtype(np_dtype).name)
+
+
+def _short(np_dtype):
+    return dtypes.from_numpy_dtype(np_dtype).short
+
+
+def _where(condition, a, b):
+    return OPS["where"](condition, a, b)
+
+
+# ------------------------------------------------------------------ exponentials and logarithms
+
 unary("exp", np.exp, lambda g, result: g * result, "e^self", "exp(self)")
+unary("exp2", np.exp2, lambda g, result: g * (result * math.log(2.0)), "2^self",
+      "2^self * ln(2)")
+unary("expm1", np.expm1, lambda g, result: g * (result + 1), "e^self - 1", "exp(self)")
 unary("log", np.log, lambda g, self: g / self, "natural logarithm", "1/self", POSITIVE)
-unary("sin", np.sin, lambda g, self: g * self.cos(), "sine", "cos(self)")
-unary("cos", np.cos, lambda g, self: g * -self.sin(), "cosine", "-sin(self)")
-unary("tanh", np.tanh, lambda g, result: g * (1 - result * result), "hyperbolic tangent",
-      "1 - tanh(self)^2")
+unary("log2", np.log2, lambda g, self: g / (self * math.log(2.0)), "base-2 logarithm",
+      "1/(self * ln(2))", POSITIVE)
+unary("log10", np.log10, lambda g, self: g / (self * math.log(10.0)), "base-10 logarithm",
+      "1/(self * ln(10))", POSITIVE)
+unary("log1p", np.log1p, lambda g, self: g / (self + 1), "log(1 + self)", "1/(1 + self)",
+      elementwise_samples(-0.5, 2.0), grad_fn="Log1PBackward0")
 unary("sqrt", np.sqrt, lambda g, result: g / (2 * result), "square root", "1/(2*sqrt(self))",
       POSITIVE)
-unary("abs", np.abs, lambda g, self: g * self.sign(), "absolute value",
-      "sign(self) (0 at the kink self=0)", dtype="same")
+unary("rsqrt", lambda a: 1 / np.sqrt(a), lambda g, result: g * (-0.5 * result ** 3),
+      "1/sqrt(self)", "-1/(2 * self^(3/2))", POSITIVE)
+unary("reciprocal", lambda a: 1 / a, lambda g, result: g * -(result * result), "1/self",
+      "-1/self^2", POSITIVE)
+
+# ------------------------------------------------------------------ trigonometric and hyperbolic
+
+unary("sin", np.sin, lambda g, self: g * self.cos(), "sine", "cos(self)")
+unary("cos", np.cos, lambda g, self: g * -self.sin(), "cosine", "-sin(self)")
+unary("tan", np.tan, lambda g, result: g * (1 + result * result), "tangent",
+      "1 + tan(self)^2", elementwise_samples(-1.2, 1.2))
+unary("asin", np.arcsin, lambda g, self: g * (1 - self * self).rsqrt(), "arcsine",
+      "1/sqrt(1 - self^2)", UNIT)
+unary("acos", np.arccos, lambda g, self: g * -(1 - self * self).rsqrt(), "arccosine",
+      "-1/sqrt(1 - self^2)", UNIT)
+unary("atan", np.arctan, lambda g, self: g / (1 + self * self), "arctangent", "1/(1 + self^2)")
+unary("sinh", np.sinh, lambda g, self: g * self.cosh(), "hyperbolic sine", "cosh(self)")
+unary("cosh", np.cosh, lambda g, self: g * self.sinh(), "hyperbolic cosine", "sinh(self)")
+unary("tanh", np.tanh, lambda g, result: g * (1 - result * result), "hyperbolic tangent",
+      "1 - tanh(self)^2")
+unary("asinh", np.arcsinh, lambda g, self: g * (self * self + 1).rsqrt(),
+      "inverse hyperbolic sine", "1/sqrt(self^2 + 1)")
+unary("acosh", np.arccosh, lambda g, self: g * (self * self - 1).rsqrt(),
+      "inverse hyperbolic cosine", "1/sqrt(self^2 - 1)", elementwise_samples(1.2, 3.0))
+unary("atanh", np.arctanh, lambda g, self: g / (1 - self * self), "inverse hyperbolic tangent",
+      "1/(1 - self^2)", UNIT)
+for _alias, _target in {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh",
+                        "arccosh": "acosh", "arctanh": "atanh"}.items():
+    alias(_alias, _target)
+
+
+def _atan2_denominator(self, other):
+    return self * self + other * other
+
+
+register(Op(
+    "atan2", broadcasting(np.arctan2),
+    (lambda g, self, other: g * other / _atan2_denominator(self, other),
+     lambda g, self, other: g * -self / _atan2_denominator(self, other)),
+    inputs=("self", "other"), dtype="float", inplace=True, kind="binary",
+    doc="the angle of the point (other, self)",
+    formula="d/dself = other/(self^2 + other^2), d/dother = -self/(self^2 + other^2)",
+    samples=elementwise_samples(0.3, 2.0, unary=False)))
+alias("arctan2", "atan2")
+
+
+def _hypot(a, b):
+    if np.result_type(a, b).kind not in "fc":
+        raise NotImplementedError(f"\"hypot_cpu\" not implemented for '{_short(np.result_type(a, b))}'")
+    return np.hypot(a, b)
+
+
+register(Op(
+    "hypot", broadcasting(_hypot),
+    (lambda g, self, result: g * self / result, lambda g, other, result: g * other / result),
+    inputs=("self", "other"), inplace=True, kind="binary", doc="sqrt(self^2 + other^2)",
+    formula="d/dself = self/hypot, d/dother = other/hypot",
+    samples=elementwise_samples(0.3, 2.0, unary=False)))
+
+# ------------------------------------------------------------------ activations
+
+
+def _erf(a):
+    return np.asarray(_ERF(a), dtype=np.float64).astype(a.dtype)
+
+
+_ERF = np.frompyfunc(math.erf, 1, 1)
+
+unary("erf", _erf, lambda g, self: g * (TWO_OVER_SQRT_PI * (-self * self).exp()),
+      "the error function", "2/sqrt(pi) * exp(-self^2)")
+unary("sigmoid", lambda a: 1 / (1 + np.exp(-a)), lambda g, result: g * (result * (1 - result)),
+      "1/(1+e^-self)", "sigmoid(self) * (1 - sigmoid(self))")
 
 
 def _relu(a):
@@ -33,29 +133,527 @@ def _relu(a):
 
 unary("relu", _relu, lambda g, result: g * (result > 0), "max(self, 0)",
       "1 if self > 0 else 0 (0 at the kink)", dtype="same")
-unary("sigmoid", lambda a: 1 / (1 + np.exp(-a)), lambda g, result: g * (result * (1 - result)),
-      "1/(1+e^-self)", "sigmoid(self) * (1 - sigmoid(self))")
-unary("sign", np.sign, lambda g: g * 0, "sign of self", "0 (undefined at 0)", dtype="same")
-unary("floor", np.floor, lambda g: g * 0, "round down", "0", dtype="same")
-unary("trunc", np.trunc, lambda g: g * 0, "round toward zero", "0", dtype="same")
+
+
+def _leaky_relu(a, negative_slope):
+    return np.where(a > 0, a, a * negative_slope).astype(a.dtype, copy=False)
+
+
+def _leaky_relu_vjp(g, self, negative_slope):
+    return g * _where(self > 0, 1.0, negative_slope)
+
+
+_LEAKY = dict(attrs=(("negative_slope", 0.01),), method=False,
+              doc="self if self > 0 else negative_slope * self",
+              formula="1 if self > 0 else negative_slope (negative_slope at the kink)")
+leaky_relu = unary("leaky_relu", _leaky_relu, _leaky_relu_vjp, inplace=False,
+                   samples=ANY + [Sample((2, 3), attrs={"negative_slope": 0.2})], **_LEAKY)
+LEAKY_RELU_ = Op("leaky_relu_", _leaky_relu, _leaky_relu_vjp, grad_fn="LeakyReluBackward1",
+                 public=False, dtype="float", **_LEAKY)
+
+
+def _elu(a, alpha):
+    return np.where(a > 0, a, alpha * np.expm1(a)).astype(a.dtype, copy=False)
+
+
+def _elu_vjp(g, self, alpha):
+    return g * _where(self > 0, 1.0, alpha * self.exp())
+
+
+_ELU = dict(attrs=(("alpha", 1.0),), method=False,
+            doc="self if self > 0 else alpha * (e^self - 1)",
+            formula="1 if self > 0 else alpha * exp(self)")
+unary("elu", _elu, _elu_vjp, inplace=False,
+      samples=ANY + [Sample((2, 3), attrs={"alpha": 0.5})], **_ELU)
+ELU_ = Op("elu_", _elu, _elu_vjp, grad_fn="EluBackward1", public=False, dtype="float", **_ELU)
+
+
+def _check_approximate(approximate):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+
+
+def _gelu(a, approximate):
+    _check_approximate(approximate)
+    if approximate == "tanh":
+        return 0.5 * a * (1 + np.tanh(SQRT_2_OVER_PI * (a + 0.044715 * a ** 3)))
+    return 0.5 * a * (1 + _erf(a * math.sqrt(0.5)))
+
+
+def _gelu_vjp(g, self, approximate):
+    if approximate == "tanh":
+        inner = SQRT_2_OVER_PI * (self + 0.044715 * self ** 3)
+        t = inner.tanh()
+        d_inner = SQRT_2_OVER_PI * (1 + 3 * 0.044715 * self * self)
+        return g * (0.5 * (1 + t) + 0.5 * self * (1 - t * t) * d_inner)
+    cdf = 0.5 * (1 + (self * math.sqrt(0.5)).erf())
+    pdf = INV_SQRT_2PI * (-0.5 * self * self).exp()
+    return g * (cdf + self * pdf)
+
+
+unary("gelu", _gelu, _gelu_vjp, "self * Phi(self) (approximate='tanh': the tanh formula)",
+      "Phi(self) + self * phi(self)", attrs=(("approximate", "none"),), method=False,
+      inplace=False, samples=ANY + [Sample((2, 3), attrs={"approximate": "tanh"}),
+                                    Sample((3,), attrs={"approximate": "tanh"})])
+
+
+def _softplus(a, beta, threshold):
+    scaled = a * beta
+    return np.where(scaled > threshold, a, np.log1p(np.exp(scaled)) / beta).astype(a.dtype, copy=False)
+
+
+def _softplus_vjp(g, self, beta, threshold):
+    scaled = self * beta
+    return g * _where(scaled > threshold, 1.0, scaled.sigmoid())
+
+
+unary("softplus", _softplus, _softplus_vjp, "log(1 + e^(beta*self))/beta (self past threshold)",
+      "sigmoid(beta * self) (1 past threshold)", attrs=(("beta", 1.0), ("threshold", 20.0)),
+      method=False, inplace=False,
+      samples=ANY + [Sample((2, 3), attrs={"beta": 2.0, "threshold": 1.0})])
+
+
+def _silu_vjp(g, self):
+    s = self.sigmoid()
+    return g * (s * (1 + self * (1 - s)))
+
+
+unary("silu", lambda a: a / (1 + np.exp(-a)), _silu_vjp, "self * sigmoid(self)",
+      "sigmoid(self) * (1 + self * (1 - sigmoid(self)))", method=False, inplace=False)
+
+# ------------------------------------------------------------------ rounding, sign, abs
+
+
+def _keep_integers(fn):
+    def forward(a):
+        return a.copy() if a.dtype.kind in "biu" else fn(a)
+    return forward
+
+
+unary("abs", np.abs, lambda g, self: g * self.sign(), "absolute value",
+      "sign(self) (0 at the kink self=0)", dtype="same")
+alias("absolute", "abs")
+unary("sign", lambda a: np.sign(a) if a.dtype != np.bool_ else a.copy(), lambda g: g * 0,
+      "sign of self", "0 (undefined at 0)", dtype="same")
+unary("floor", _keep_integers(np.floor), lambda g: g * 0, "round down", "0", dtype="same")
+unary("ceil", _keep_integers(np.ceil), lambda g: g * 0, "round up", "0", dtype="same")
+unary("trunc", _keep_integers(np.trunc), lambda g: g * 0, "round toward zero", "0", dtype="same")
+alias("fix", "trunc")
+
+
+def _frac(a):
+    if a.dtype.kind not in "fc":
+        raise NotImplementedError(f"\"frac_cpu\" not implemented for '{_short(a.dtype)}'")
+    return a - np.trunc(a)
+
+
+unary("frac", _frac, lambda g: g, "self - trunc(self)", "1", dtype="same")
+
+round_default = Op(
+    "round.default", _keep_integers(np.round), lambda g: g * 0, dtype="same", inplace=True,
+    method=False, public=False, grad_fn="RoundBackward0", doc="round half to even", formula="0",
+    samples=ANY)
+round_decimals = Op(
+    "round.decimals", lambda a, decimals: a.copy() if a.dtype.kind in "biu" else np.round(a, decimals),
+    lambda g: g * 0, attrs=("decimals",), dtype="same", inplace=True, method=False, public=False,
+    grad_fn="RoundBackward1", doc="round half to even at `decimals` decimal places", formula="0",
+    samples=[Sample(s, attrs={"decimals": 1}) for s in [(), (3,), (2, 3)]])
+register(round_default)
+register(round_decimals)
+register(Overload(
+    "round", lambda self=None, *args, **kwargs: round_decimals if args or "decimals" in kwargs
+    else round_default, (round_default, round_decimals),
+    doc="round half to even (decimals=: at that many decimal places)", formula="0"))
+
+# ------------------------------------------------------------------ clamp
+
+
+def _bound_dtype(a, low, high):
+    """clamp's result dtype: an integer tensor clamped by float numbers becomes float."""
+    if a.dtype.kind in "biu" and any(isinstance(v, float) for v in (low, high)):
+        return a.astype(dtypes.get_default_dtype().np)
+    return a
+
+
+def _clamp(a, min, max):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    for bound in (min, max):
+        if bound is not None and not isinstance(bound, (int, float)):
+            raise TypeError(f"clamp(): argument 'min' must be Number, not {type(bound).__name__}")
+    a = _bound_dtype(a, min, max)
+    out = a if min is None else np.maximum(a, min)
+    out = out if max is None else np.minimum(out, max)
+    return out.astype(a.dtype, copy=out is a)
+
+
+def _inside(self, min, max):
+    mask = None
+    if min is not None:
+        mask = self >= min
+    if max is not None:
+        mask = self <= max if mask is None else mask & (self <= max)
+    return mask
+
+
+clamp_scalar = Op(
+    "clamp.default", _clamp, lambda g, self, min, max: g * _inside(self, min, max),
+    attrs=(("min", None), ("max", None)), dtype="numpy", inplace=True, method=False,
+    public=False, grad_fn="ClampBackward1", doc="self limited to [min, max] (numbers)",
+    formula="1 if min <= self <= max else 0 (1 at the boundary)",
+    samples=[Sample((), attrs={"min": -0.5, "max": 0.5}), Sample((3,), attrs={"min": -0.5}),
+             Sample((2, 3), attrs={"max": 0.3}), Sample((2, 3), attrs={"min": -1.0, "max": 1.0})])
+
+
+class _TensorBounds(Op):
+    """clamp with tensor bounds: a missing bound becomes an infinite 0-d tensor of self's dtype,
+    which neither changes the result dtype nor takes a gradient."""
+
+    def __call__(self, input=None, min=None, max=None, **kwargs):
+        if input is None:
+            input = kwargs.pop("self")
+        if kwargs:
+            raise TypeError(f"clamp() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        dt = input._data.dtype
+        if min is None:
+            min = _unbounded(dt, -1)
+        if max is None:
+            max = _unbounded(dt, 1)
+        return self.apply((input, min, max), ())
+
+
+def _unbounded(np_dtype, sign):
+    value = sign * np.inf if np_dtype.kind in "fc" else (
+        np.iinfo(np_dtype).max if sign > 0 else np.iinfo(np_dtype).min) if np_dtype.kind in "iu" \
+        else sign > 0
+    return Tensor._make(np.array(value, dtype=np_dtype), None, 0, False)
+
+
+clamp_tensor = _TensorBounds(
+    "clamp.Tensor", broadcasting(lambda a, low, high: np.minimum(np.maximum(a, low), high)),
+    (lambda g, self, min, max: _where((self >= min) & (self <= max), g, 0.0),
+     lambda g, self, min, max: _where((self < min) & (min < max), g, 0.0),
+     lambda g, self, min, max: _where((self > max) | (max < min), g, 0.0)),
+    inputs=("self", "min", "max"), inplace=True, method=False, public=False,
+    grad_fn="ClampBackward0", kind="binary", doc="self limited to [min, max] (tensors)",
+    formula="d/dself = 1 inside [min, max]; d/dmin = 1 below min; d/dmax = 1 above max",
+    samples=[Sample(*shapes) for shapes in
+             [((), (), ()), ((3,), (3,), (3,)), ((2, 3), (3,), (2, 1))]])
+
+
+def _choose_clamp(self=None, min=None, max=None, **kwargs):
+    min = kwargs.get("min", min)
+    max = kwargs.get("max", max)
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return clamp_tensor
+    return clamp_scalar
+
+
+register(clamp_scalar)
+register(clamp_tensor)
+register(Overload("clamp", _choose_clamp, (clamp_scalar, clamp_tensor),
+                  doc="self limited to [min, max] (numbers or tensors)",
+                  formula="1 if min <= self <= max else 0 (1 at the boundary)"))
+alias("clip", "clamp")
+
+
+def _register_bound(name, scalar, tensor):
+    """clamp_min / clamp_max: a number bound (…Backward0) or a tensor bound (…Backward1)."""
+    key = name[len("clamp_"):]
+    for op in (scalar, tensor):
+        register(op)
+    register(Overload(
+        name, lambda self=None, bound=None, *a, **k: tensor if isinstance(
+            k.get(key, bound), Tensor) else scalar, (scalar, tensor),
+        doc=f"self limited to {'at least' if key == 'min' else 'at most'} {key}",
+        formula="1 where self is kept, else 0 (1 at the boundary)"))
+
+
+BOUND_SAMPLES = [Sample(s, attrs={"min": 0.2}) for s in [(), (3,), (2, 3)]]
+_register_bound(
+    "clamp_min",
+    Op("clamp_min.default", lambda a, min: np.maximum(_bound_dtype(a, min, None), min),
+       lambda g, self, min: g * (self >= min), attrs=("min",), dtype="numpy", inplace=True,
+       method=False, public=False, grad_fn="ClampMinBackward0", doc="max(self, min), min a number",
+       formula="1 where self >= min, else 0", samples=BOUND_SAMPLES),
+    Op("clamp_min.Tensor", broadcasting(np.maximum),
+       (lambda g, self, min: _where(self >= min, g, 0.0),
+        lambda g, self, min: _where(self >= min, 0.0, g)),
+       inputs=("self", "min"), inplace=True, method=False, public=False,
+       grad_fn="ClampMinBackward1", kind="binary", doc="max(self, min), min a tensor",
+       formula="d/dself = 1 where self >= min; d/dmin = 1 elsewhere", samples=BINARY))
+_register_bound(
+    "clamp_max",
+    Op("clamp_max.default", lambda a, max: np.minimum(_bound_dtype(a, max, None), max),
+       lambda g, self, max: g * (self <= max), attrs=("max",), dtype="numpy", inplace=True,
+       method=False, public=False, grad_fn="ClampMaxBackward0", doc="min(self, max), max a number",
+       formula="1 where self <= max, else 0",
+       samples=[Sample(s, attrs={"max": 0.2}) for s in [(), (3,), (2, 3)]]),
+    Op("clamp_max.Tensor", broadcasting(np.minimum),
+       (lambda g, self, max: _where(self <= max, g, 0.0),
+        lambda g, self, max: _where(self <= max, 0.0, g)),
+       inputs=("self", "max"), inplace=True, method=False, public=False,
+       grad_fn="ClampMaxBackward1", kind="binary", doc="min(self, max), max a tensor",
+       formula="d/dself = 1 where self <= max; d/dmax = 1 elsewhere", samples=BINARY))
+
+# ------------------------------------------------------------------ maximum, minimum, where, lerp
+
+
+class TensorsOnly(Op):
+    """A binary op whose inputs must all be tensors (torch.maximum(x, 2) is a TypeError)."""
+
+    def apply(self, inputs, attrs):
+        for i, x in enumerate(inputs):
+            if not isinstance(x, Tensor):
+                raise TypeError(_bad_argument(self, x, i))
+        return super().apply(inputs, attrs)
+
+
+def _tie_split(g, self, other, lose):
+    """The gradient of maximum/minimum for one input: g where it wins, g/2 at ties."""
+    return (g * ((self == other) * -0.5 + 1)).masked_fill(lose, 0.0)
+
+
+register(TensorsOnly(
+    "maximum", broadcasting(np.maximum),
+    (lambda g, self, other: _tie_split(g, self, other, self < other),
+     lambda g, self, other: _tie_split(g, self, other, self > other)),
+    inputs=("self", "other"), kind="binary", doc="the larger of self and other, elementwise",
+    formula="1 to the larger input, 1/2 to each at ties", samples=BINARY))
+register(TensorsOnly(
+    "minimum", broadcasting(np.minimum),
+    (lambda g, self, other: _tie_split(g, self, other, self > other),
+     lambda g, self, other: _tie_split(g, self, other, self < other)),
+    inputs=("self", "other"), kind="binary", doc="the smaller of self and other, elementwise",
+    formula="1 to the smaller input, 1/2 to each at ties", samples=BINARY))
+
+
+class _Where(Op):
+    def apply(self, inputs, attrs):
+        condition = inputs[0]
+        if isinstance(condition, Tensor) and condition._data.dtype != np.bool_:
+            raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
+                               f"with dtype {_short(condition._data.dtype)}")
+        return super().apply(inputs, attrs)
+
+
+def _where_forward(condition, a, b):
+    return np.where(condition.astype(bool, copy=False), a, b)
+
+
+register(_Where(
+    "where", broadcasting(_where_forward),
+    (None, lambda g, condition: g.masked_fill(~condition, 0.0),
+     lambda g, condition: g.masked_fill(condition, 0.0)),
+    inputs=("condition", "self", "other"), edges=("self", "other"), kind="binary",
+    method=lambda self, condition, y: OPS["where"](condition, self, y),
+    doc="self where condition is True, else other",
+    formula="d/dself = 1 where condition, d/dother = 1 elsewhere",
+    samples=[Sample(None, s, t, values={0: np.array(c)}) for s, t, c in
+             [((), (), True), ((3,), (3,), [True, False, True]),
+              ((2, 3), (3,), [[True, False, True], [False, False, True]]),
+              ((2, 3), (2, 3), [[True, False, True], [False, True, False]])]]))
+
+
+def _lerp_forward(a, end, weight):
+    if end.dtype != a.dtype:
+        raise RuntimeError(f"expected dtype {_cpp_name(a.dtype)} for `end` but got dtype "
+                           f"{_cpp_name(end.dtype)}")
+    diff = end - a
+    return np.where(np.abs(weight) < 0.5, a + weight * diff, end - diff * (1 - weight)).astype(
+        a.dtype, copy=False)
+
+
+lerp_scalar = Op(
+    "lerp.Scalar", broadcasting(_lerp_forward),
+    (lambda g, weight: g * (1 - weight), lambda g, weight: g * weight),
+    inputs=("self", "end"), attrs=("weight",), dtype="same", inplace=True, method=False,
+    public=False, grad_fn="LerpBackward0", kind="binary", doc="self + weight * (end - self)",
+    formula="d/dself = 1 - weight, d/dend = weight",
+    samples=[Sample(a, b, attrs={"weight": w}) for (a, b), w in
+             [(((), ()), 0.3), (((3,), (3,)), 0.7), (((2, 3), (3,)), -0.4)]])
+lerp_tensor = Op(
+    "lerp.Tensor", broadcasting(_lerp_forward),
+    (lambda g, weight: g * (1 - weight), lambda g, weight: g * weight,
+     lambda g, self, end: g * (end - self)),
+    inputs=("self", "end", "weight"), dtype="same", inplace=True, method=False, public=False,
+    grad_fn="LerpBackward1", kind="binary", doc="self + weight * (end - self), weight a tensor",
+    formula="d/dself = 1 - weight, d/dend = weight, d/dweight = end - self",
+    samples=[Sample(*s) for s in [((), (), ()), ((3,), (3,), (3,)), ((2, 3), (3,), (2, 1))]])
+register(lerp_scalar)
+register(lerp_tensor)
+register(Overload(
+    "lerp", lambda self=None, end=None, weight=None, **k: lerp_tensor if isinstance(
+        k.get("weight", weight), Tensor) else lerp_scalar, (lerp_scalar, lerp_tensor),
+    kind="binary", doc="self + weight * (end - self)",
+    formula="d/dself = 1 - weight, d/dend = weight, d/dweight = end - self"))
+
+# ------------------------------------------------------------------ masked_fill, fill_, zero_, copy_
+
+
+def _check_mask(mask):
+    if isinstance(mask, Tensor) and mask._data.dtype != np.bool_:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_cpp_name(mask._data.dtype)}")
+
+
+class _MaskedFill(Op):
+    def apply(self, inputs, attrs):
+        _check_mask(inputs[1])
+        value = inputs[2]
+        if isinstance(value, Tensor) and value._data.ndim:
+            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value._data.ndim} dimension(s).")
+        return super().apply(inputs, attrs)
 
 
 def _masked_fill(a, mask, value):
-    return np.where(mask, np.asarray(value, dtype=a.dtype), a)
+    return np.where(mask, np.asarray(value).astype(a.dtype), a)
 
+
+MASKS = [Sample((), None, None, values={1: np.array(True), 2: 0.5}),
+         Sample((3,), None, None, values={1: np.array([True, False, True]), 2: 0.5}),
+         Sample((2, 3), None, None, values={1: np.array([False, True, True]), 2: -1.0})]
+masked_fill_scalar = _MaskedFill(
+    "masked_fill.Scalar", broadcasting(_masked_fill),
+    (lambda g, mask: g.masked_fill(mask, 0.0), None, None), inputs=("self", "mask", "value"),
+    edges=("self",),
+    dtype="same", inplace=True, method=False, public=False, grad_fn="MaskedFillBackward0",
+    doc="self with value (a number) where mask is True",
+    formula="d/dself = 1 where mask is False, else 0", samples=MASKS)
+masked_fill_tensor = _MaskedFill(
+    "masked_fill.Tensor", broadcasting(_masked_fill),
+    (lambda g, mask: g.masked_fill(mask, 0.0), None,
+     lambda g, mask: g.masked_fill(~mask, 0.0).sum()),
+    jvp=(lambda t, mask: t.masked_fill(mask, 0.0), None, lambda t, mask: t * mask),
+    inputs=("self", "mask", "value"), edges=("self", "value"), dtype="same", inplace=True, method=False, public=False,
+    grad_fn="MaskedFillBackward1", doc="self with value (a 0-d tensor) where mask is True",
+    formula="d/dself = 1 where mask is False; d/dvalue = the sum of the gradient where mask",
+    samples=[Sample(s, None, (), values={1: m}) for s, m in
+             [((), np.array(False)), ((3,), np.array([True, False, True])),
+              ((2, 3), np.array([False, True, True]))]])
+register(masked_fill_scalar)
+register(masked_fill_tensor)
+register(Overload(
+    "masked_fill", lambda self=None, mask=None, value=None, **k: masked_fill_tensor if isinstance(
+        k.get("value", value), Tensor) else masked_fill_scalar,
+    (masked_fill_scalar, masked_fill_tensor), doc="self with value where mask is True",
+    formula="d/dself = 1 where mask is False, else 0"))
+
+
+def _fill(a, value):
+    if isinstance(value, np.ndarray) and value.ndim:
+        raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value.ndim} dimensions.")
+    return np.full(a.shape, value, a.dtype)
+
+
+def _fill_ops(scalar_node, tensor_node, inplace):
+    scalar = Op(
+        f"fill{'_' if inplace else ''}.Scalar", _fill, (lambda g: g * 0, None),
+        inputs=("self", "value"), edges=("self",), dtype="same", method=False, public=False,
+        grad_fn=scalar_node, kind="creation", doc="a tensor like self filled with a number",
+        formula="0", samples=[Sample(s, None, values={1: 2.5}) for s in [(), (3,), (2, 3)]])
+    tensor = Op(
+        f"fill{'_' if inplace else ''}.Tensor", _fill, (lambda g: g * 0, lambda g: g.sum()),
+        inputs=("self", "value"), dtype="same", method=False, public=False,
+        grad_fn=tensor_node, kind="creation", doc="a tensor like self filled with a 0-d tensor",
+        formula="d/dself = 0, d/dvalue = the sum of the gradient",
+        samples=[Sample(s, ()) for s in [(), (3,), (2, 3)]])
+    return Overload(
+        "fill", lambda self=None, value=None, **k: tensor if isinstance(
+            k.get("value", value), Tensor) else scalar, (scalar, tensor), method=False,
+        kind="creation", doc="a tensor like self filled with value (fill_: in place)",
+        formula="d/dself = 0, d/dvalue = the sum of the gradient")
+
+
+fill = register(_fill_ops("FillBackward0", "FillBackward1", inplace=False))
+FILL_ = _fill_ops("FillBackward2", "FillBackward3", inplace=True)
+for _op in fill.ops + FILL_.ops:
+    register(_op)
+fill.inplace = FILL_
 
 register(Op(
-    "masked_fill", _masked_fill,
-    (lambda g, mask: g.masked_fill(mask, 0.0), None, lambda g, mask: g.masked_fill(~mask, 0).sum()),
-    inputs=("self", "mask", "value"), dtype="same", inplace=True, jvp="elementwise",
-    doc="self with value where mask is True", formula="d/dself = 1 where mask is False, else 0",
-    samples=[Sample((3,), None, values={1: [True, False, True], 2: 0.5}, gradgrad=True)],
-    kind="elementwise"))
+    "zero", np.zeros_like, lambda g: g * 0, method=False, function=False, public=False,
+    inplace=True, dtype="same", grad_fn="ZeroBackward0", kind="creation",
+    doc="a tensor of zeros like self (zero_: in place)", formula="0",
+    samples=[Sample(s) for s in [(), (3,), (2, 3)]]))
+
+
+def _copy(a, src, non_blocking):
+    out = np.empty(a.shape, a.dtype)
+    try:
+        if np.broadcast_shapes(np.shape(src), a.shape) != a.shape:
+            raise ValueError
+    except ValueError:
+        raise RuntimeError(_copy_broadcast_error(a.shape, np.shape(src))) from None
+    out[...] = src
+    return out
+
+
+def _copy_broadcast_error(shape, src_shape):
+    from .arith import broadcast_error
+    return broadcast_error(shape, src_shape) or (
+        f"output with shape {list(shape)} doesn't match the broadcast shape "
+        f"{list(np.broadcast_shapes(shape, src_shape))}")
+
+
+copy = register(Op(
+    "copy", _copy, (lambda g: g * 0, lambda g: g), inputs=("self", "src"),
+    attrs=(("non_blocking", False),), method=False, function=False, public=False, inplace=True,
+    dtype="same", grad_fn="CopyBackwards", kind="creation",
+    doc="src (broadcast and converted to self's dtype) written into self (copy_)",
+    formula="d/dself = 0, d/dsrc = 1 (summed over broadcast dims)",
+    samples=[Sample(a, b) for a, b in [((), ()), ((3,), (3,)), ((2, 3), (3,))]]))
+copy.node_cls.name = lambda self: "torch::autograd::CopyBackwards"
+
+
+def _nan_to_num(a, nan, posinf, neginf):
+    if a.dtype.kind not in "fc":
+        return a.copy()
+    return np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
+
+
+unary("nan_to_num", _nan_to_num, lambda g, self: g * self.isfinite(),
+      "self with nan, +inf and -inf replaced by numbers", "1 where self is finite, else 0",
+      attrs=(("nan", 0.0), ("posinf", None), ("neginf", None)), dtype="same")
+
+# ------------------------------------------------------------------ tests of values, comparisons
+
+
+def classification(name, forward, doc):
+    return register(Op(name, forward, None, dtype="bool", doc=doc, kind="comparison"))
+
+
+classification("isnan", np.isnan, "self is nan")
+classification("isinf", np.isinf, "self is +inf or -inf")
+classification("isfinite", np.isfinite, "self is neither inf nor nan")
+classification("isposinf", np.isposinf, "self is +inf")
+classification("isneginf", np.isneginf, "self is -inf")
+
+
+def _promoted(fn):
+    """Compare in PyTorch's promoted dtype (a 0-d float64 tensor does not promote a float32
+    vector, unlike NumPy's rules)."""
+    def forward(a, b):
+        arrays = [v for v in (a, b) if isinstance(v, np.ndarray)]
+        if len(arrays) == 2 and a.dtype != b.dtype and (a.ndim == 0) != (b.ndim == 0):
+            common = _torch_result_type(a, b)
+            a, b = a.astype(common, copy=False), b.astype(common, copy=False)
+        return fn(a, b)
+    return broadcasting(forward)
+
+
+def _torch_result_type(a, b):
+    class _Shim:
+        def __init__(self, arr):
+            self._data, self.dtype = arr, dtypes.from_numpy_dtype(arr.dtype)
+    return dtypes.result_type([_Shim(a), _Shim(b)]).np
 
 
 def comparison(name, forward, doc):
-    return register(Op(name, forward, None, inputs=("self", "other"), dtype="bool", doc=doc,
-                       kind="comparison", inplace=False))
+    return register(Op(name, _promoted(forward), None, inputs=("self", "other"), dtype="bool",
+                       doc=doc, kind="comparison", inplace=False))
 
 
 comparison("eq", np.equal, "self == other")
@@ -67,6 +665,9 @@ comparison("ge", np.greater_equal, "self >= other")
 comparison("logical_and", np.logical_and, "self and other, elementwise")
 comparison("logical_or", np.logical_or, "self or other, elementwise")
 comparison("logical_xor", np.logical_xor, "self xor other, elementwise")
+for _alias, _target in {"greater": "gt", "greater_equal": "ge", "less": "lt",
+                        "less_equal": "le", "not_equal": "ne"}.items():
+    alias(_alias, _target)
 register(Op("logical_not", np.logical_not, None, dtype="bool", doc="not self, elementwise",
             kind="comparison"))
 register(Op("bitwise_not", lambda a: np.logical_not(a) if a.dtype == np.bool_ else np.invert(a),

@@ -1,47 +1,64 @@
-"""Reductions: sum, mean, prod, max/min, std/var, norm, logsumexp, cumsum, softmax …"""
+"""Reductions: sum, mean, prod, max/min, amax/amin, argmax/argmin, std/var, norm, logsumexp,
+cumsum, cumprod, softmax and log_softmax.
+
+PyTorch names the node of a reduction over everything differently from the one over `dim`
+(`x.sum()` is SumBackward0, `x.sum(0)` SumBackward1), so each such reduction is an Overload of
+two ops chosen by whether `dim` was given."""
+
+import warnings
+from collections import namedtuple
 
 import numpy as np
 
-from .registry import Op, Sample, register, wrap_dim
+from ..engine import dtypes
+from ..engine.tensor import Tensor
+from .registry import OPS, Op, Overload, Plain, Sample, register, wrap_dim
 
-REDUCE = [Sample((3,)), Sample((2, 3)), Sample((2, 3), attrs={"dim": 1}),
-          Sample((2, 3), attrs={"dim": 0, "keepdim": True}), Sample((2, 3, 2), attrs={"dim": (0, 2)})]
+ALL = [Sample(()), Sample((3,)), Sample((2, 3))]
+REDUCE = [Sample((3,), attrs={"dim": 0}), Sample((2, 3), attrs={"dim": 1}),
+          Sample((2, 3), attrs={"dim": 0, "keepdim": True}),
+          Sample((2, 3, 2), attrs={"dim": (0, 2)}), Sample((), attrs={"dim": 0})]
+ONE_DIM = [Sample((3,), attrs={"dim": 0}), Sample((2, 3), attrs={"dim": 1}),
+           Sample((2, 3), attrs={"dim": 0, "keepdim": True}), Sample((2, 3), attrs={"dim": -1})]
 
 
 def axes(dim, ndim):
     """NumPy axes for a `dim` argument (None: all)."""
     if dim is None:
         return None
-    if isinstance(dim, (list, tuple)):
-        if len(dim) == 0:
-            return None
-        return tuple(sorted(wrap_dim(d, ndim) for d in dim))
-    return (wrap_dim(dim, ndim),)
+    dims = dim if isinstance(dim, (list, tuple)) else (dim,)
+    if len(dims) == 0:
+        return None
+    out = tuple(sorted(wrap_dim(d, ndim) for d in dims))
+    if len(set(out)) != len(out):
+        raise RuntimeError(f"dim {_first_repeated(out)} appears multiple times in the list of dims")
+    return out if ndim else None
+
+
+def _first_repeated(dims):
+    seen = set()
+    for d in dims:
+        if d in seen:
+            return d
+        seen.add(d)
+    return None
+
+
+def _kept_shape(shape, dim):
+    ax = axes(dim, len(shape))
+    return tuple(1 if ax is None or i in ax else s for i, s in enumerate(shape))
+
+
+def keep(g, shape, dim, keepdim):
+    """A reduced tensor with its reduced dimensions back as size 1 (broadcasts over self)."""
+    if keepdim or not len(shape):
+        return g
+    return g.reshape(_kept_shape(shape, dim))
 
 
 def unreduce(g, shape, dim, keepdim):
     """Broadcast a reduced gradient back over the input's shape."""
-    ax = axes(dim, len(shape))
-    if not keepdim and len(shape):
-        kept = list(shape)
-        for a in (range(len(shape)) if ax is None else ax):
-            kept[a] = 1
-        g = g.reshape(tuple(kept))
-    return g.expand(shape)
-
-
-def _sum(a, dim, keepdim, dtype):
-    out = np.sum(a, axis=axes(dim, a.ndim), keepdims=keepdim)
-    if dtype is not None:
-        return out.astype(dtype.np)
-    return out if a.dtype.kind != "b" else out.astype(np.int64)
-
-
-register(Op(
-    "sum", _sum, lambda g, self_shape, dim, keepdim: unreduce(g, self_shape, dim, keepdim),
-    attrs=(("dim", None), ("keepdim", False), ("dtype", None)), jvp="linear", dtype="numpy",
-    doc="sum of elements (over dim)", formula="1 for every element", samples=REDUCE,
-    kind="reduction"))
+    return keep(g, shape, dim, keepdim).expand(shape)
 
 
 def _count(shape, dim):
@@ -52,18 +69,533 @@ def _count(shape, dim):
     return n
 
 
+def _by_dim(name, everything, over_dim):
+    """The Overload of a reduction: over `dim` when one is given, else over everything."""
+    def choose(self=None, *args, **kwargs):
+        if (args and not isinstance(args[0], dtypes.dtype)) or "dim" in kwargs:
+            return over_dim
+        return everything
+    register(everything)
+    register(over_dim)
+    return register(Overload(name, choose, (everything, over_dim), kind="reduction",
+                             doc=over_dim.doc, formula=over_dim.formula))
+
+
+def _cast(out, dtype):
+    return out if dtype is None else out.astype(dtype.np)
+
+
+# ------------------------------------------------------------------ sum, mean, prod
+
+def _sum(a, dim, keepdim, dtype):
+    out = np.sum(a, axis=axes(dim, a.ndim), keepdims=keepdim)
+    if dtype is None and a.dtype.kind in "biu":
+        return out.astype(np.int64)
+    return _cast(np.asarray(out), dtype)
+
+
+_by_dim(
+    "sum",
+    Op("sum.default", lambda a, dtype: _sum(a, None, False, dtype),
+       lambda g, self_shape: g.expand(self_shape), attrs=(("dtype", None),), jvp="linear",
+       dtype="numpy", method=False, public=False, grad_fn="SumBackward0", kind="reduction",
+       doc="sum of all elements", formula="1 for every element", samples=ALL),
+    Op("sum.dim_IntList", _sum,
+       lambda g, self_shape, dim, keepdim: unreduce(g, self_shape, dim, keepdim),
+       attrs=("dim", ("keepdim", False), ("dtype", None)), jvp="linear", dtype="numpy",
+       method=False, public=False, grad_fn="SumBackward1", kind="reduction",
+       doc="sum of elements (over dim)", formula="1 for every element", samples=REDUCE))
+
+
 def _mean(a, dim, keepdim, dtype):
     if a.dtype.kind not in "fc" and dtype is None:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {dict(i='Long', b='Bool', u='Byte').get(a.dtype.kind, 'Int')}")
-    out = np.mean(a, axis=axes(dim, a.ndim), keepdims=keepdim)
-    return out if dtype is None else out.astype(dtype.np)
+            f"or complex dtype. Got: {dtypes.from_numpy_dtype(a.dtype).short}")
+    a = _cast(a, dtype)
+    return np.asarray(np.mean(a, axis=axes(dim, a.ndim), keepdims=keepdim), dtype=a.dtype)
+
+
+_by_dim(
+    "mean",
+    Op("mean.default", lambda a, dtype: _mean(a, None, False, dtype),
+       lambda g, self_shape: g.expand(self_shape) / _count(self_shape, None),
+       attrs=(("dtype", None),), jvp="linear", dtype="numpy", method=False, public=False,
+       grad_fn="MeanBackward0", kind="reduction", doc="mean of all elements",
+       formula="1/n for every element", samples=ALL),
+    Op("mean.dim", _mean,
+       lambda g, self_shape, dim, keepdim:
+       unreduce(g, self_shape, dim, keepdim) / _count(self_shape, dim),
+       attrs=("dim", ("keepdim", False), ("dtype", None)), jvp="linear", dtype="numpy",
+       method=False, public=False, grad_fn="MeanBackward1", kind="reduction",
+       doc="mean of elements (over dim)", formula="1/n for every element", samples=REDUCE))
+
+
+def _prod(a, dim, keepdim, dtype):
+    if dim is not None and not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"prod(): argument 'dim' (position 1) must be int, not "
+                        f"{type(dim).__name__}")
+    out = np.prod(a, axis=axes(dim, a.ndim), keepdims=keepdim)
+    if dtype is None and a.dtype.kind in "biu":
+        return out.astype(np.int64)
+    return _cast(np.asarray(out, dtype=a.dtype if dtype is None else None), dtype)
+
+
+def _eye_mask(n):
+    return Tensor._make(np.eye(n, dtype=bool), None, 0, False)
+
+
+def _products_of_others(self, result, dim):
+    """d prod / d self_i = the product of the other elements (correct where self has zeros);
+    result is the product with the reduced dimension kept."""
+    if dim is None:
+        if not (self._data == 0).any():
+            return result / self
+        flat = self.reshape(-1)
+        n = flat.shape[0]
+        others = flat.unsqueeze(0).expand((n, n)).masked_fill(_eye_mask(n), 1.0)
+        return others.prod(1).reshape(tuple(self.shape))
+    if not self.dim():
+        return self * 0 + 1
+    d = wrap_dim(dim, self.dim())
+    if not (self._data == 0).any():
+        return result / self
+    last = self.transpose(d, -1)
+    n = last.shape[-1]
+    shape = tuple(last.shape)
+    others = last.unsqueeze(-2).expand(shape[:-1] + (n, n)).masked_fill(_eye_mask(n), 1.0)
+    return others.prod(-1).transpose(d, -1)
+
+
+def _prod_vjp(g, self, result, dim=None, keepdim=False):
+    shape = tuple(self.shape)
+    kept = keep(result, shape, dim, keepdim)
+    return keep(g, shape, dim, keepdim) * _products_of_others(self, kept, dim)
+
+
+_by_dim(
+    "prod",
+    Op("prod.default", lambda a, dtype: _prod(a, None, False, dtype),
+       lambda g, self, result: _prod_vjp(g, self, result),
+       jvp=lambda t, self, result: (t * _prod_vjp(result * 0 + 1, self, result)).sum(),
+       attrs=(("dtype", None),), dtype="numpy", method=False, public=False,
+       grad_fn="ProdBackward0", kind="reduction", doc="product of all elements",
+       formula="the product of the other elements", samples=ALL + [Sample((4,), low=0.5)]),
+    Op("prod.dim_int", _prod,
+       lambda g, self, result, dim, keepdim: _prod_vjp(g, self, result, dim, keepdim),
+       jvp=lambda t, self, result, dim, keepdim: (t * _prod_vjp(
+           result * 0 + 1, self, result, dim, keepdim)).sum(dim, keepdim),
+       attrs=("dim", ("keepdim", False), ("dtype", None)), dtype="numpy", method=False,
+       public=False, grad_fn="ProdBackward1", kind="reduction",
+       doc="product of elements over dim", formula="the product of the other elements",
+       samples=ONE_DIM))
+
+# ------------------------------------------------------------------ max, min, amax, amin, argmax
+
+
+def return_type(name, fields):
+    """A torch.return_types.<name> namedtuple, printed as PyTorch prints it."""
+    base = namedtuple(name, fields)
+
+    def __repr__(self):
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
+        return f"torch.return_types.{name}(\n{body})"
+
+    return type(name, (base,), {"__repr__": __repr__, "__str__": __repr__, "__slots__": ()})
+
+
+def _empty_check(name, a):
+    if a.size == 0:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() "
+                           "== 0. Specify the reduction dim with the 'dim' argument.")
+
+
+def _tie_mask(self, value):
+    """The elements that attain value (nan: the nan elements), as PyTorch's
+    evenly_distribute_backward finds them."""
+    if np.isnan(value._data).any() and value.dim() == 0:
+        return self.isnan()
+    return self == value
+
+
+def _evenly(g, self, result):
+    mask = _tie_mask(self, result)
+    return (g / mask.sum()) * mask
+
+
+def _evenly_jvp(t, self, result):
+    mask = _tie_mask(self, result)
+    return (t * mask).sum() / mask.sum()
+
+
+def _extreme_dim(name, fn, arg):
+    def forward(a, dim, keepdim):
+        d = wrap_dim(dim, a.ndim)
+        if not a.ndim:
+            return a.copy(), np.zeros((), np.int64)
+        if a.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        return (np.asarray(fn(a, axis=d, keepdims=keepdim)),
+                np.asarray(arg(a, axis=d, keepdims=keepdim), dtype=np.int64))
+    forward.__name__ = name
+    return forward
+
+
+def _selected(self, dim, arg):
+    """A mask of the element each slice along dim selected (the index max/min returns)."""
+    if not self.dim():
+        return Tensor._make(np.ones((), bool), None, 0, False)
+    d = wrap_dim(dim, self.dim())
+    index = arg(self._data, axis=d, keepdims=True)
+    positions = np.arange(self._data.shape[d]).reshape(
+        tuple(-1 if i == d else 1 for i in range(self._data.ndim)))
+    return Tensor._make(positions == index, None, 0, False)
+
+
+def _reduction_pair(name, np_fn, np_arg, binary, doc_word):
+    Result = return_type(name, ["values", "indices"])
+    everything = Op(
+        f"{name}.default", lambda a: (_empty_check(name, a), np_fn(a))[1],
+        lambda g, self, result: _evenly(g, self, result), jvp=_evenly_jvp, dtype="same",
+        method=False, public=False, grad_fn=f"{name.capitalize()}Backward1", kind="reduction",
+        doc=f"the {doc_word} element", formula="1 at the maximum, split evenly among ties",
+        samples=ALL)
+    over_dim = Op(
+        f"{name}.dim", _extreme_dim(name, np_fn, np_arg),
+        lambda g, self, dim, keepdim: keep(g[0], tuple(self.shape), dim, keepdim) * _selected(
+            self, dim, np_arg),
+        jvp=lambda t, self, dim, keepdim: [
+            (t * _selected(self, dim, np_arg)).sum(dim, keepdim) if self.dim() else t, None],
+        attrs=("dim", ("keepdim", False)), outputs=2, output_wrapper=lambda r: Result(*r),
+        dtype="same", method=False, public=False, grad_fn=f"{name.capitalize()}Backward0",
+        kind="reduction", doc=f"the {doc_word} along dim and its index (values, indices)",
+        formula="1 at the selected index", samples=ONE_DIM)
+
+    def choose(self=None, *args, **kwargs):
+        other = args[0] if args else kwargs.get("other", kwargs.get("dim"))
+        if isinstance(other, Tensor):
+            return OPS[binary]
+        if args or "dim" in kwargs:
+            return over_dim
+        return everything
+
+    register(everything)
+    register(over_dim)
+    register(Overload(
+        name, choose, (everything, over_dim), kind="reduction",
+        doc=f"the {doc_word} element; with dim, (values, indices); with a tensor, {binary}",
+        formula="1 at the selected element (ties split evenly without dim)"))
+    return Result
+
+
+MaxResult = _reduction_pair("max", np.max, np.argmax, "maximum", "largest")
+MinResult = _reduction_pair("min", np.min, np.argmin, "minimum", "smallest")
+
+
+def _amax_forward(name, fn):
+    def forward(a, dim, keepdim):
+        ax = axes(dim, a.ndim)
+        if ax is None:
+            _empty_check(name, a)
+        return np.asarray(fn(a, axis=ax, keepdims=keepdim))
+    return forward
+
+
+def _amax_vjp(g, self, result, dim, keepdim):
+    shape = tuple(self.shape)
+    mask = self == keep(result, shape, dim, keepdim)
+    ax = axes(dim, len(shape))
+    count = mask.sum(ax if ax is not None else tuple(range(len(shape))), keepdim=True)
+    return keep(g, shape, dim, keepdim) / count * mask
+
+
+def _amax_jvp(t, self, result, dim, keepdim):
+    shape = tuple(self.shape)
+    ax = axes(dim, len(shape))
+    ax = ax if ax is not None else tuple(range(len(shape)))
+    mask = self == keep(result, shape, dim, keepdim)
+    return (t * mask).sum(ax, keepdim) / mask.sum(ax, keepdim)
+
+
+AMAX_SAMPLES = [Sample(()), Sample((3,)), Sample((2, 3), attrs={"dim": 1}),
+                Sample((2, 3), attrs={"dim": (0, 1), "keepdim": True}),
+                Sample((2, 3, 2), attrs={"dim": (0, 2)})]
+for _name, _fn in (("amax", np.max), ("amin", np.min)):
+    register(Op(
+        _name, _amax_forward(_name, _fn), _amax_vjp, jvp=_amax_jvp,
+        attrs=(("dim", ()), ("keepdim", False)), dtype="same", kind="reduction",
+        doc=f"the {'largest' if _name == 'amax' else 'smallest'} elements over dim",
+        formula="1 at the extreme, split evenly among ties", samples=AMAX_SAMPLES))
+
+
+def _arg_forward(fn):
+    def forward(a, dim, keepdim):
+        if dim is None:
+            out = np.asarray(fn(a), dtype=np.int64)
+            return out.reshape((1,) * a.ndim) if keepdim else out
+        if not a.ndim:
+            wrap_dim(dim, 0)
+            return np.zeros((), np.int64)
+        return np.asarray(fn(a, axis=wrap_dim(dim, a.ndim), keepdims=keepdim), dtype=np.int64)
+    return forward
+
+
+for _name, _fn in (("argmax", np.argmax), ("argmin", np.argmin)):
+    register(Op(_name, _arg_forward(_fn), None, attrs=(("dim", None), ("keepdim", False)),
+                dtype="long", kind="reduction",
+                doc=f"the index of the {'largest' if _name == 'argmax' else 'smallest'} "
+                    "element (over dim)"))
+
+# ------------------------------------------------------------------ var, std
+
+
+def _correction(dim, unbiased, correction):
+    """(dim, correction) from var/std's overloaded arguments: `x.var(False)` means
+    unbiased=False; the default correction is 1."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    if correction is not None:
+        return dim, correction
+    return dim, 1 if unbiased is None or unbiased else 0
+
+
+def _moment(name, root):
+    def forward(a, dim, unbiased, keepdim, correction):
+        if a.dtype.kind not in "fc":
+            raise RuntimeError("std and var only support floating point and complex dtypes")
+        dim, ddof = _correction(dim, unbiased, correction)
+        ax = axes(dim, a.ndim)
+        if _count(a.shape, dim) - ddof <= 0:
+            warnings.warn(
+                f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than "
+                "the reduction factor (input numel divided by output numel). (Triggered "
+                "internally at /__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)",
+                UserWarning, stacklevel=4)
+        mean = np.mean(a, axis=ax, keepdims=True)
+        total = np.sum((a - mean) ** 2, axis=ax, keepdims=keepdim)
+        out = np.asarray(total / np.asarray(_count(a.shape, dim) - ddof, dtype=a.dtype))
+        return np.sqrt(out) if root else out
+    return forward
+
+
+def _var_vjp(g, self, dim, unbiased, keepdim, correction):
+    dim, ddof = _correction(dim, unbiased, correction)
+    shape = tuple(self.shape)
+    ax = axes(dim, len(shape))
+    centered = self - (self.mean() if ax is None else self.mean(ax, keepdim=True))
+    scale = np.float64(2.0) / np.float64(_count(shape, dim) - ddof)
+    return keep(g, shape, dim, keepdim) * centered * float(scale)
+
+
+def _std_vjp(g, self, result, dim, unbiased, keepdim, correction):
+    return _var_vjp((g / (2 * result)).masked_fill(result == 0, 0.0), self, dim, unbiased,
+                    keepdim, correction)
+
+
+def _moment_jvp(vjp):
+    def jvp(t, self, result, dim, unbiased, keepdim, correction):
+        ones = result * 0 + 1
+        slope = vjp(ones, self, result, dim, unbiased, keepdim, correction)
+        d, _ = _correction(dim, unbiased, correction)
+        ax = axes(d, self.dim())
+        return (t * slope).sum(ax if ax is not None else tuple(range(self.dim())), keepdim)
+    return jvp
+
+
+MOMENT_SAMPLES = [Sample((3,)), Sample((2, 3), attrs={"dim": 1}),
+                  Sample((2, 3), attrs={"dim": 0, "keepdim": True, "correction": 0}),
+                  Sample((2, 3, 2), attrs={"dim": (0, 2), "unbiased": False}),
+                  Sample((4,), attrs={"dim": False})]
+MOMENT_ATTRS = (("dim", None), ("unbiased", None), ("keepdim", False), ("correction", None))
+register(Op(
+    "var", _moment("var", False), lambda g, self, dim, unbiased, keepdim, correction: _var_vjp(
+        g, self, dim, unbiased, keepdim, correction),
+    jvp=_moment_jvp(lambda g, self, result, *a: _var_vjp(g, self, *a)), attrs=MOMENT_ATTRS,
+    dtype="same", kind="reduction", doc="variance over dim (correction=1: Bessel's)",
+    formula="2 * (self - mean) / (n - correction)", samples=MOMENT_SAMPLES))
+register(Op(
+    "std", _moment("std", True), _std_vjp, jvp=_moment_jvp(_std_vjp), attrs=MOMENT_ATTRS,
+    dtype="same", kind="reduction", doc="standard deviation over dim (correction=1: Bessel's)",
+    formula="(self - mean) / ((n - correction) * std) (0 where std = 0)",
+    samples=MOMENT_SAMPLES))
+
+# ------------------------------------------------------------------ norm, logsumexp
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """torch.norm: a vector norm over dim (all elements by default); 'fro' is p=2 and 'nuc'
+    the nuclear norm of matrices.  The node is LinalgVectorNormBackward0, as in PyTorch."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if p == "nuc":
+        return OPS["linalg_matrix_norm"](input, "nuc", dim if dim is not None else (-2, -1),
+                                         keepdim, dtype=dtype)
+    if isinstance(p, str) and p != "fro":
+        raise RuntimeError(f"norm(): unsupported norm type {p}")
+    ord = 2 if p in ("fro", None) else p
+    return OPS["linalg_vector_norm"](input, ord, dim, keepdim, dtype=dtype)
+
+
+_norm = register(Plain("norm", norm, "the p-norm over dim (p=2, 1, inf, 'fro', 'nuc'; all "
+                                     "elements by default)", kind="reduction"))
+_norm.method = True
+
+
+def _logsumexp(a, dim, keepdim):
+    ax = axes(dim, a.ndim)
+    if not a.size:
+        return np.log(np.sum(np.exp(a), axis=ax, keepdims=keepdim))
+    peak = np.max(a, axis=ax, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0)
+    total = np.sum(np.exp(a - peak), axis=ax, keepdims=True)
+    out = np.log(total) + peak
+    if not keepdim:
+        out = out.reshape(tuple(s for i, s in enumerate(a.shape) if ax is not None and i not in ax))
+    return out.astype(a.dtype, copy=False)
+
+
+def _logsumexp_vjp(g, self, result, dim, keepdim):
+    shape = tuple(self.shape)
+    return keep(g, shape, dim, keepdim) * (self - keep(result, shape, dim, keepdim)).exp()
+
+
+def _logsumexp_jvp(t, self, result, dim, keepdim):
+    shape = tuple(self.shape)
+    ax = axes(dim, len(shape))
+    weights = (self - keep(result, shape, dim, keepdim)).exp()
+    return (t * weights).sum(ax if ax is not None else tuple(range(len(shape))), keepdim)
 
 
 register(Op(
-    "mean", _mean,
-    lambda g, self_shape, dim, keepdim: unreduce(g, self_shape, dim, keepdim) / _count(self_shape, dim),
-    attrs=(("dim", None), ("keepdim", False), ("dtype", None)), jvp="linear", dtype="numpy",
-    doc="mean of elements (over dim)", formula="1/n for every element", samples=REDUCE,
-    kind="reduction"))
+    "logsumexp", _logsumexp, _logsumexp_vjp, jvp=_logsumexp_jvp,
+    attrs=("dim", ("keepdim", False)), dtype="float", kind="reduction",
+    doc="log(sum(exp(self))) over dim, computed stably", formula="softmax(self) over dim",
+    samples=[Sample((3,), attrs={"dim": 0}), Sample((2, 3), attrs={"dim": 1}),
+             Sample((2, 3), attrs={"dim": 0, "keepdim": True}),
+             Sample((2, 3, 2), attrs={"dim": (0, 2)})]))
+
+# ------------------------------------------------------------------ cumsum, cumprod
+
+
+def _cumulative(fn):
+    def forward(a, dim, dtype):
+        d = wrap_dim(dim, a.ndim)
+        if dtype is not None:
+            a = a.astype(dtype.np)
+        elif a.dtype.kind in "biu":
+            a = a.astype(np.int64)
+        if not a.ndim:
+            return a.copy()
+        return fn(a, axis=d)
+    return forward
+
+
+def _reverse_cumsum(g, dim):
+    if not g.dim():
+        return g
+    return g.flip(dim).cumsum(dim).flip(dim)
+
+
+register(Op(
+    "cumsum", _cumulative(np.cumsum), lambda g, dim: _reverse_cumsum(g, dim), jvp="linear",
+    attrs=("dim", ("dtype", None)), dtype="numpy", inplace=True, kind="reduction",
+    doc="running sums along dim", formula="the reversed running sum of the gradient",
+    samples=[Sample((3,), attrs={"dim": 0}), Sample((2, 3), attrs={"dim": 1}),
+             Sample((2, 3), attrs={"dim": -2}), Sample((), attrs={"dim": 0})]))
+
+
+def _cumprod_vjp(g, self, result, dim):
+    if not self.dim():
+        return g
+    if not (self._data == 0).any():
+        return _reverse_cumsum(g * result, dim) / self
+    d = wrap_dim(dim, self.dim())
+    last = self.transpose(d, -1)
+    n = last.shape[-1]
+    shape = tuple(last.shape)
+    # partial[..., i, k] = prod_{j <= k, j != i} self_j: the running product with self_i left out
+    others = last.unsqueeze(-2).expand(shape[:-1] + (n, n)).masked_fill(_eye_mask(n), 1.0)
+    partial = others.cumprod(-1)
+    upper = Tensor._make(np.triu(np.ones((n, n), dtype=bool)), None, 0, False)
+    weights = (partial * g.transpose(d, -1).unsqueeze(-2)).masked_fill(~upper, 0.0)
+    return weights.sum(-1).transpose(d, -1)
+
+
+def _cumprod_jvp(t, self, result, dim):
+    if not self.dim():
+        return t
+    if not (self._data == 0).any():
+        return (t / self).cumsum(dim) * result
+    d = wrap_dim(dim, self.dim())
+    last, tangent = self.transpose(d, -1), t.transpose(d, -1)
+    n = last.shape[-1]
+    shape = tuple(last.shape)
+    others = last.unsqueeze(-2).expand(shape[:-1] + (n, n)).masked_fill(_eye_mask(n), 1.0)
+    upper = Tensor._make(np.triu(np.ones((n, n), dtype=bool)), None, 0, False)
+    terms = (others.cumprod(-1) * tangent.unsqueeze(-1)).masked_fill(~upper, 0.0)
+    return terms.sum(-2).transpose(d, -1)
+
+
+register(Op(
+    "cumprod", _cumulative(np.cumprod), _cumprod_vjp, jvp=_cumprod_jvp,
+    attrs=("dim", ("dtype", None)), dtype="numpy", inplace=True, kind="reduction",
+    doc="running products along dim",
+    formula="sum over k >= i of g_k * the running product to k without self_i",
+    samples=[Sample((3,), attrs={"dim": 0}), Sample((2, 3), attrs={"dim": 1}),
+             Sample((2, 3), attrs={"dim": 0}), Sample((), attrs={"dim": 0})]))
+
+# ------------------------------------------------------------------ softmax, log_softmax
+
+
+class _WithDtype(Op):
+    """softmax(dim, dtype=): the input is converted to dtype first (a ToCopyBackward0 node)."""
+
+    def apply(self, inputs, attrs):
+        dtype = attrs[-1]
+        if dtype is not None:
+            inputs = (inputs[0].to(dtype),) + tuple(inputs[1:])
+            attrs = attrs[:-1] + (None,)
+        return super().apply(inputs, attrs)
+
+
+def _softmax_input(name, a, dim):
+    if a.dtype.kind not in "fc":
+        kernel = "lastdim_kernel_impl" if not a.ndim or wrap_dim(dim, a.ndim) == a.ndim - 1 \
+            else "kernel_impl"
+        raise NotImplementedError(f"\"{name}_{kernel}\" not implemented for "
+                                  f"'{dtypes.from_numpy_dtype(a.dtype).short}'")
+    d = wrap_dim(dim, a.ndim)
+    return (a.reshape(1), 0) if not a.ndim else (a, d)
+
+
+def _softmax(a, dim, dtype):
+    x, d = _softmax_input("softmax", a, dim)
+    shifted = np.exp(x - np.max(x, axis=d, keepdims=True))
+    return np.ascontiguousarray(shifted / np.sum(shifted, axis=d, keepdims=True)).reshape(a.shape)
+
+
+def _log_softmax(a, dim, dtype):
+    x, d = _softmax_input("log_softmax", a, dim)
+    shifted = x - np.max(x, axis=d, keepdims=True)
+    return np.ascontiguousarray(
+        shifted - np.log(np.sum(np.exp(shifted), axis=d, keepdims=True))).reshape(a.shape)
+
+
+def _along(t, dim):
+    return t.sum(dim, keepdim=True) if t.dim() else t
+
+
+SOFTMAX_SAMPLES = [Sample((3,), attrs={"dim": 0}), Sample((2, 3), attrs={"dim": 1}),
+                   Sample((2, 3), attrs={"dim": 0}), Sample((), attrs={"dim": 0}),
+                   Sample((2, 3, 2), attrs={"dim": -1})]
+register(_WithDtype(
+    "softmax", _softmax, lambda g, result, dim: result * (g - _along(g * result, dim)),
+    attrs=("dim", ("dtype", None)), dtype="same", kind="reduction",
+    doc="exp(self) / sum(exp(self)) along dim", formula="softmax * (g - sum(g * softmax))",
+    samples=SOFTMAX_SAMPLES))
+register(_WithDtype(
+    "log_softmax", _log_softmax, lambda g, result, dim: g - result.exp() * _along(g, dim),
+    jvp=lambda t, result, dim: t - _along(result.exp() * t, dim),
+    attrs=("dim", ("dtype", None)), dtype="same", kind="reduction",
+    doc="self - logsumexp(self) along dim", formula="g - softmax * sum(g)",
+    samples=SOFTMAX_SAMPLES))

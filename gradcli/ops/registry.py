@@ -73,13 +73,17 @@ def _camel(name):
     return "".join(p.capitalize() for p in name.split("_"))
 
 
+COMPOSITION = "composition"
+
+
 class Op:
     """One operation of the table."""
 
     def __init__(self, name, forward, vjp=None, *, inputs=("self",), attrs=(), jvp="elementwise",
                  grad_fn=None, method=True, function=True, inplace=False, doc="", formula="",
                  samples=(), dtype="promote", differentiable=True, outputs=1, view=False,
-                 public=True, kind="elementwise", signature=None, output_wrapper=None):
+                 public=True, kind="elementwise", signature=None, output_wrapper=None,
+                 edges=None):
         self.name = name
         self.forward = forward
         self.inputs = tuple(inputs)
@@ -95,13 +99,22 @@ class Op:
         self.formula = formula
         self.samples = list(samples)
         self.dtype_rule = dtype
-        self.differentiable = differentiable and vjp is not None
+        # vjp=COMPOSITION: a composite op whose derivative is that of the ops it runs (PyTorch's
+        # CompositeImplicit ops, such as linalg.matrix_norm, have no formula of their own)
+        self.derived = vjp == COMPOSITION
+        if self.derived:
+            vjp, jvp = None, None
+        self.differentiable = differentiable and (vjp is not None or self.derived)
         self.n_outputs = outputs
         self.view = view
         self.public = public
         self.kind = kind
         self.signature = signature
         self.output_wrapper = output_wrapper
+        # the inputs that are edges of the node (PyTorch's Scalar overloads and where's condition
+        # take part in the computation but not in next_functions); None: every input
+        names = [n.lstrip("*") for n in self.inputs]
+        self.edge_index = None if edges is None else tuple(names.index(e) for e in edges)
         self.per_input = isinstance(vjp, tuple)
         if vjp is None:
             self.vjps = ()
@@ -323,7 +336,11 @@ class Op:
             else:
                 edges.append(_NO_EDGE)
                 meta.append(None)
-        node.next_functions = tuple(edges)
+        if self.edge_index is None:
+            node.next_functions = tuple(edges)
+        else:
+            node._input_edges = tuple(edges)
+            node.next_functions = tuple(edges[i] for i in self.edge_index)
         node._attrs = attrs
         node._meta = meta
         if len(results) > 1:
@@ -336,7 +353,8 @@ class Op:
                 r.requires_grad_flag = True
         node._save(inputs, results)
         if NodeRecorder.callback is not None:
-            NodeRecorder.callback(node, inputs, results)
+            NodeRecorder.callback(node, inputs if self.edge_index is None
+                                  else [inputs[i] for i in self.edge_index], results)
         if AnomalyMode.enabled:
             node._anomaly = (AnomalyMode.location() if AnomalyMode.location
                              else "".join(traceback.format_stack()[:-3]))
@@ -370,7 +388,7 @@ class OpNode(Node):
         op = self.op
         saved_in = None
         saved_out = None
-        nf = self.next_functions
+        nf = self._edges()
         for i, (indices, result) in enumerate(op.save_plan):
             if op.per_input and nf[i][0] is None:
                 continue
@@ -440,7 +458,7 @@ class OpNode(Node):
             g = grads[0]
         else:
             g = [gr if gr is not None else _zeros_for(self, nr) for nr, gr in enumerate(grads)]
-        nf = self.next_functions
+        nf = self._edges()
         if op.per_input:
             out = []
             for i, entry in enumerate(op.vjps):
@@ -469,7 +487,13 @@ class OpNode(Node):
             if gi._data.dtype != dt:
                 gi = gi.to(dtypes.from_numpy_dtype(dt))
             out[i] = gi
+        if op.edge_index is not None:
+            return [out[i] for i in op.edge_index]
         return out
+
+    def _edges(self):
+        """The edge of each input, aligned with the op's inputs."""
+        return self.next_functions if self.op.edge_index is None else self._input_edges
 
 
 def _zeros_for(node, nr):
@@ -575,6 +599,22 @@ def register(op):
 def alias(name, target):
     """Make `name` another public name (function and method) of the op `target`."""
     ALIASES[name] = target
+
+
+class Composed(Op):
+    """An op PyTorch implements by calling other ops (`2 / x` is reciprocal then mul, `square`
+    is pow): calling it runs `compose(*inputs, *attrs)` on tensors, so the graph holds PyTorch's
+    nodes; the declared forward and VJPs document it and drive the table's tests (or
+    vjp=COMPOSITION says the derivative is the composition's own)."""
+
+    def __init__(self, name, compose, forward, vjp, **kw):
+        super().__init__(name, forward, vjp, **kw)
+        self.compose = compose
+
+    def apply(self, inputs, attrs):
+        if self.variadic:
+            return self.compose(list(inputs), *attrs)
+        return self.compose(*inputs, *attrs)
 
 
 class Plain:

@@ -1,0 +1,193 @@
+"""Every op of the table on every sample, against PyTorch: forward values, output dtype,
+grad_fn name and the gradients of sum((y * v)) with respect to each input, in float32 and
+float64.  Op names map to torch callables generically: `torch.<name>`, else the Tensor method,
+`torch.linalg.<rest>` for `linalg_<rest>`, the reflected operator for `rsub`/`rdiv`-like ops,
+the public name for overload members, and `torch.ops.aten.<name>` for internal ops."""
+
+import operator
+import warnings
+
+import numpy as np
+import pytest
+
+import gradcli
+from gradcli.ops import OPERATORS
+from checks import (as_input, call, cases, differentiable_positions, ids, overload_of,
+                    rng_for, sample_arrays)
+
+torch = pytest.importorskip("torch")
+
+SPELLED_DIFFERENTLY = {"getitem": operator.getitem,
+                       "to_dtype": lambda x, dtype: torch.ops.aten._to_copy(x, dtype=dtype)}
+REFLECTED_OPERATORS = {name: dunder for dunder, (name, reflected) in OPERATORS.items()
+                       if not reflected}
+TOLERANCES = {"float32": dict(rtol=1e-5, atol=1e-6), "float64": dict(rtol=1e-7, atol=1e-10)}
+GRAD_TOLERANCES = {"float32": dict(rtol=1e-4, atol=1e-5), "float64": dict(rtol=1e-7, atol=1e-10)}
+
+
+def public_name(op):
+    if op.public:
+        return op.name
+    overload = overload_of(op)
+    return overload.name if overload is not None else op.name
+
+
+def _method(name):
+    return lambda self, *args, **kwargs: getattr(self, name)(*args, **kwargs)
+
+
+def torch_callable(op):
+    """(callable, internal): the torch spelling of op; internal ops (no public gradcli name) map
+    to aten and may have no compatible torch call."""
+    name = public_name(op)
+    internal = not op.public and overload_of(op) is None
+    if name in SPELLED_DIFFERENTLY:
+        return SPELLED_DIFFERENTLY[name], internal
+    if name.startswith("linalg_") and hasattr(torch.linalg, name[7:]):
+        return getattr(torch.linalg, name[7:]), False
+    if hasattr(torch, name) and callable(getattr(torch, name)):
+        return getattr(torch, name), internal
+    if hasattr(torch.Tensor, name):
+        return _method(name), internal
+    if name in REFLECTED_OPERATORS and hasattr(torch.Tensor, REFLECTED_OPERATORS[name]):
+        return _method(REFLECTED_OPERATORS[name]), False
+    if hasattr(torch.ops.aten, name):
+        return getattr(torch.ops.aten, name), True
+    return None, True
+
+
+def torch_value(value):
+    if isinstance(value, gradcli.dtype):
+        return getattr(torch, str(value).split(".")[-1])
+    if isinstance(value, np.ndarray):
+        return torch.from_numpy(value)
+    if isinstance(value, tuple):
+        return tuple(torch_value(v) for v in value)
+    return value
+
+
+def call_torch(fn, op, inputs, attrs):
+    """Attributes by keyword, else by position (defaults filled in up to the last one given);
+    list attributes (indices, masks) as given, else as tensors, as torch requires."""
+    args = [list(inputs)] if op.variadic else list(inputs)
+    attrs = {k: torch_value(v) for k, v in attrs.items()}
+    as_tensors = {k: torch.tensor(v) if isinstance(v, list) else v for k, v in attrs.items()}
+    has_lists = any(isinstance(v, list) for v in attrs.values())
+    attempts = [attrs, as_tensors] if has_lists else [attrs]
+    calls = [lambda a=a: fn(*args, **a) for a in attempts]
+    if attrs:
+        last = max(op.attr_names.index(k) for k in attrs)
+        names = list(zip(op.attr_names[:last + 1], op.attr_defaults))
+        calls += [lambda a=a: fn(*args, *[a.get(n, d) for n, d in names]) for a in attempts]
+    first_error = None
+    for attempt in calls:
+        try:
+            return attempt()
+        except (TypeError, RuntimeError) as e:
+            first_error = first_error or e
+    raise first_error
+
+
+def tensors_in(result, cls):
+    if isinstance(result, cls):
+        return [result]
+    if isinstance(result, (list, tuple)):
+        return [t for r in result for t in tensors_in(r, cls)]
+    return []
+
+
+def run(lib, op, sample, dtype, fn=None):
+    """Call op on the sample with lib; return (outputs, gradients wrt each differentiable input
+    of sum(y * v) over the float outputs, the warnings' messages)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        outputs, grads = _run(lib, op, sample, dtype, fn)
+    return outputs, grads, [str(w.message) for w in caught]
+
+
+def _run(lib, op, sample, dtype, fn):
+    positions = differentiable_positions(op, sample)
+    lib_dtype = getattr(lib, dtype)
+    inputs = [as_input(lib, a, lib_dtype, i in positions)
+              for i, a in enumerate(sample_arrays(op, sample))]
+    result = call(op, inputs, sample.attrs) if lib is gradcli else call_torch(fn, op, inputs,
+                                                                                 sample.attrs)
+    outputs = tensors_in(result, lib.Tensor)
+    rng = rng_for(op, sample, "oracle")
+    total = None
+    for y in outputs:
+        if y.requires_grad:
+            v = lib.tensor(rng.standard_normal(tuple(y.shape)), dtype=y.dtype)
+            term = (y * v).sum()
+            total = term if total is None else total + term
+    wrt = [inputs[i] for i in positions]
+    grads = [None] * len(wrt)
+    if total is not None:
+        grads = lib.autograd.grad(total, wrt, allow_unused=True)
+    return outputs, grads
+
+
+def _array(t):
+    return np.asarray(t.detach().tolist(), dtype=None if t.dtype in (gradcli.bool, torch.bool)
+                      else np.float64)
+
+
+def _grad_fn(t):
+    fn = t.grad_fn
+    if fn is None:
+        return None
+    return fn.name() if isinstance(t, gradcli.Tensor) else type(fn).__name__
+
+
+ONCE = "(Triggered internally at"  # PyTorch's C++ warnings: most are emitted once per process
+SEEN = {"gradcli": set(), "torch": set()}
+
+
+def assert_same_warnings(got, expected, what):
+    """Python-level warnings must match call for call; a C++ warning needs only to have been
+    emitted by the other library in this call or an earlier one."""
+    SEEN["gradcli"].update(got)
+    SEEN["torch"].update(expected)
+    assert [w for w in got if ONCE not in w] == [w for w in expected if ONCE not in w], (
+        f"{what}: warnings")
+    for w in got:
+        assert ONCE not in w or w in SEEN["torch"], f"{what}: torch does not warn {w!r}"
+    for w in expected:
+        assert ONCE not in w or w in SEEN["gradcli"], f"{what}: gradcli does not warn {w!r}"
+
+
+CASES = cases()
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("op, sample, declared", CASES, ids=ids(CASES))
+def test_op_matches_pytorch(op, sample, declared, dtype):
+    fn, internal = torch_callable(op)
+    if fn is None:
+        pytest.skip(f"{op.name} has no torch counterpart")
+    what = f"{op.name}-{sample!r} ({dtype})"
+    try:
+        expected, expected_grads, expected_warnings = run(torch, op, sample, dtype, fn)
+    except (TypeError, RuntimeError, IndexError, ValueError) as e:
+        if internal:
+            pytest.skip(f"internal op {op.name}: no compatible torch call ({e})")
+        with pytest.raises(type(e)) as raised:
+            run(gradcli, op, sample, dtype)
+        assert str(raised.value) == str(e), f"{what}: torch raises {type(e).__name__}: {e}"
+        pytest.fail(f"{what}: the sample is invalid in torch ({type(e).__name__}: {e})")
+    got, got_grads, got_warnings = run(gradcli, op, sample, dtype)
+    assert len(got) == len(expected), f"{what}: {len(got)} outputs, torch gives {len(expected)}"
+    for k, (y, t) in enumerate(zip(got, expected)):
+        assert tuple(y.shape) == tuple(t.shape), f"{what} output {k}: shape"
+        assert str(y.dtype) == str(t.dtype), f"{what} output {k}: dtype"
+        np.testing.assert_allclose(_array(y), _array(t), **TOLERANCES[dtype],
+                                   err_msg=f"{what} output {k}: value")
+        assert _grad_fn(y) == _grad_fn(t), f"{what} output {k}: grad_fn"
+    for k, (g, t) in enumerate(zip(got_grads, expected_grads)):
+        assert (g is None) == (t is None), f"{what}: gradient of input {k} is {g}, torch's {t}"
+        if g is not None:
+            assert str(g.dtype) == str(t.dtype), f"{what}: dtype of the gradient of input {k}"
+            np.testing.assert_allclose(_array(g), _array(t), **GRAD_TOLERANCES[dtype],
+                                       err_msg=f"{what}: gradient of input {k}")
+    assert_same_warnings(got_warnings, expected_warnings, what)
