@@ -1,0 +1,8 @@
+"""The gradcli language: a Python subset parsed by a Lark grammar, compiled to Python code whose
+every attribute access, call and import goes through a sandbox, run in a Session.
+
+Modules: parser (grammar and parse errors), ast (the AST), compiler (AST -> Python code),
+sandbox (guards and safe builtins), limits (size limits), namespace (the torch/numpy/math
+facades), errors (ProgramError), session (the evaluation API), console (the piped REPL),
+transcript (replaying transcripts).
+"""

@@ -1,0 +1,344 @@
+"""AST -> Python `ast` -> code object.  Python then gives the program Python's exact semantics
+(scopes, closures, defaults, unpacking, f-strings) at Python's speed, while the sandbox keeps
+its reach: names and attributes starting with `_` are refused here, and every attribute access
+and store, call, import, arithmetic operator and f-string field becomes a call of a guard
+(gradcli.lang.sandbox) that the program cannot name, since its name starts with `_`."""
+
+import ast as py
+from dataclasses import dataclass, field
+
+from . import ast as A
+from .errors import ProgramError, too_deep
+from .sandbox import OPERATORS
+
+BINARY_GUARDS = {op: guard for op, (guard, *_) in OPERATORS.items()}
+UNARY = {"+": py.UAdd, "-": py.USub, "~": py.Invert, "not": py.Not}
+BOOL = {"and": py.And, "or": py.Or}
+COMPARE = {"<": py.Lt, ">": py.Gt, "==": py.Eq, ">=": py.GtE, "<=": py.LtE, "!=": py.NotEq,
+           "in": py.In, "not in": py.NotIn, "is": py.Is, "is not": py.IsNot}
+COMPREHENSIONS = {"list": py.ListComp, "set": py.SetComp, "generator": py.GeneratorExp}
+
+
+@dataclass
+class Program:
+    """A compiled program: its code, and what `gradcli eval` needs to pick a default output.
+
+    outputs lists, in source order, ("name", NAME) for each name assigned outside functions
+    and classes, and ("expr", TEXT) for each top-level expression statement (whose value the
+    guard `_expr` records under the statement's index in this list)."""
+    code: object
+    outputs: list = field(default_factory=list)
+
+
+def compile_program(module, echo=False, filename="<program>", source=""):
+    """Compile a Module; echo=True makes expression statements print their value (as Python's
+    interactive mode does: also inside loops and ifs, never inside functions)."""
+    lowering = Lowering(echo)
+    try:
+        tree = py.Module(body=lowering.body(module.body, top=True), type_ignores=[])
+        py.fix_missing_locations(tree)
+        code = compile(tree, filename, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        lines = source.split("\n")
+        line = e.lineno if e.lineno and e.lineno <= len(lines) else None
+        raise ProgramError("SyntaxError", e.msg, line, e.offset,
+                           lines[line - 1] if line else None) from None
+    except RecursionError:
+        raise too_deep() from None
+    return Program(code, lowering.outputs)
+
+
+def compile_expression(node, filename="<expression>"):
+    """Compile one expression for eval()."""
+    try:
+        tree = py.Expression(body=Lowering(False).expr(node))
+        py.fix_missing_locations(tree)
+        return compile(tree, filename, "eval", dont_inherit=True)
+    except RecursionError:
+        raise too_deep() from None
+
+
+def _guard(name, *args, keywords=()):
+    return py.Call(func=py.Name(id=name, ctx=py.Load()), args=list(args), keywords=list(keywords))
+
+
+class Lowering:
+    """Turns gradcli AST nodes into Python AST nodes, one method per node class."""
+
+    def __init__(self, echo):
+        self.echo = echo
+        self.scope_depth = 0          # > 0 inside def, lambda and class bodies
+        self.outputs = []
+
+    # ------------------------------------------------------------------ helpers
+    def at(self, py_node, node):
+        py_node.lineno = py_node.end_lineno = max(node.line, 1)
+        py_node.col_offset = py_node.end_col_offset = max(node.col - 1, 0)
+        return py_node
+
+    def name(self, name, node):
+        if name.startswith("_"):
+            raise ProgramError("NameError", f"names starting with '_' are not allowed: '{name}'",
+                               node.line or None, node.col or None)
+        return name
+
+    def expr(self, node, ctx=None):
+        if node is None:
+            return None
+        return self.at(getattr(self, "expr_" + type(node).__name__)(node, ctx or py.Load()), node)
+
+    def exprs(self, nodes, ctx=None):
+        return [self.expr(n, ctx) for n in nodes]
+
+    def body(self, statements, top=False):
+        out = []
+        for s in statements:
+            for lowered in getattr(self, "stmt_" + type(s).__name__)(s, top):
+                out.append(self.at(lowered, s) if not hasattr(lowered, "lineno") else lowered)
+        return out
+
+    def nested(self, statements):
+        return self.body(statements) or [py.Pass()]
+
+    # ------------------------------------------------------------------ expressions
+    def expr_Name(self, node, ctx):
+        return py.Name(id=self.name(node.id, node), ctx=ctx)
+
+    def expr_Constant(self, node, ctx):
+        return py.Constant(value=node.value)
+
+    def expr_JoinedStr(self, node, ctx):
+        values = []
+        for part in node.values:
+            if isinstance(part, A.Constant):
+                values.append(py.Constant(value=part.value))
+            else:
+                spec = self.expr(part.spec) if part.spec else py.Constant(value="")
+                call = self.at(_guard("_format_field", self.expr(part.value),
+                                      py.Constant(value=part.conversion), spec), part)
+                values.append(py.FormattedValue(value=call, conversion=-1, format_spec=None))
+        return py.JoinedStr(values=values)
+
+    def expr_Tuple(self, node, ctx):
+        return py.Tuple(elts=self.exprs(node.elts, ctx), ctx=ctx)
+
+    def expr_List(self, node, ctx):
+        return py.List(elts=self.exprs(node.elts, ctx), ctx=ctx)
+
+    def expr_Set(self, node, ctx):
+        return py.Set(elts=self.exprs(node.elts))
+
+    def expr_Dict(self, node, ctx):
+        return py.Dict(keys=[self.expr(k) for k in node.keys], values=self.exprs(node.values))
+
+    def expr_Starred(self, node, ctx):
+        return py.Starred(value=self.expr(node.value, ctx), ctx=ctx)
+
+    def expr_Comprehension(self, node, ctx):
+        generators = [py.comprehension(target=self.expr(g.target, py.Store()),
+                                       iter=self.expr(g.iter), ifs=self.exprs(g.ifs),
+                                       is_async=0) for g in node.generators]
+        if node.kind == "dict":
+            return py.DictComp(key=self.expr(node.elt), value=self.expr(node.value),
+                               generators=generators)
+        return COMPREHENSIONS[node.kind](elt=self.expr(node.elt), generators=generators)
+
+    def expr_Attribute(self, node, ctx):
+        value = self.expr(node.value)
+        attr = self.attribute_name(node)
+        if isinstance(ctx, py.Load):
+            return _guard("_getattr", value, py.Constant(value=attr))
+        target = self.at(_guard("_store_target", value, py.Constant(value=attr)), node)
+        return py.Attribute(value=target, attr=attr, ctx=ctx)
+
+    def attribute_name(self, node):
+        if node.attr.startswith("_"):
+            raise ProgramError("AttributeError", f"attributes starting with '_' are not "
+                               f"allowed: '{node.attr}'", node.line or None, node.col or None)
+        return node.attr
+
+    def expr_Subscript(self, node, ctx):
+        return py.Subscript(value=self.expr(node.value), slice=self.expr(node.index), ctx=ctx)
+
+    def expr_Slice(self, node, ctx):
+        return py.Slice(lower=self.expr(node.lower), upper=self.expr(node.upper),
+                        step=self.expr(node.step))
+
+    def expr_Call(self, node, ctx):
+        keywords = [self.at(py.keyword(arg=k.arg and self.name(k.arg, k),
+                                       value=self.expr(k.value)), k) for k in node.keywords]
+        return _guard("_call", self.expr(node.func), *self.exprs(node.args), keywords=keywords)
+
+    def expr_BinOp(self, node, ctx):
+        return _guard(BINARY_GUARDS[node.op], self.expr(node.left), self.expr(node.right))
+
+    def expr_UnaryOp(self, node, ctx):
+        return py.UnaryOp(op=UNARY[node.op](), operand=self.expr(node.operand))
+
+    def expr_BoolOp(self, node, ctx):
+        return py.BoolOp(op=BOOL[node.op](), values=self.exprs(node.values))
+
+    def expr_Compare(self, node, ctx):
+        return py.Compare(left=self.expr(node.left), ops=[COMPARE[o]() for o in node.ops],
+                          comparators=self.exprs(node.comparators))
+
+    def expr_IfExp(self, node, ctx):
+        return py.IfExp(test=self.expr(node.test), body=self.expr(node.body),
+                        orelse=self.expr(node.orelse))
+
+    def expr_Lambda(self, node, ctx):
+        args = self.arguments(node.params)
+        self.scope_depth += 1
+        try:
+            return py.Lambda(args=args, body=self.expr(node.body))
+        finally:
+            self.scope_depth -= 1
+
+    def arguments(self, params):
+        """Python's `arguments` node from a validated parameter list."""
+        args, kwonly, kw_defaults, defaults, vararg, kwarg = [], [], [], [], None, None
+        for p in params:
+            arg = self.at(py.arg(arg=self.name(p.name, p) if p.name else "",
+                                 annotation=self.expr(p.annotation)), p)
+            if p.kind == "positional":
+                args.append(arg)
+                if p.default is not None:
+                    defaults.append(self.expr(p.default))
+            elif p.kind == "keyword_only":
+                kwonly.append(arg)
+                kw_defaults.append(self.expr(p.default))
+            elif p.kind == "star":
+                vararg = arg if p.name else None
+            else:
+                kwarg = arg
+        return py.arguments(posonlyargs=[], args=args, vararg=vararg, kwonlyargs=kwonly,
+                            kw_defaults=kw_defaults, kwarg=kwarg, defaults=defaults)
+
+    # ------------------------------------------------------------------ statements
+    def stmt_Expr(self, node, top):
+        value = self.expr(node.value)
+        if top and self.scope_depth == 0:
+            self.outputs.append(("expr", node.text))
+            return [py.Expr(value=_guard("_expr", py.Constant(value=len(self.outputs) - 1),
+                                         value))]
+        if self.echo and self.scope_depth == 0:
+            return [py.Expr(value=_guard("_expr", py.Constant(value=None), value))]
+        return [py.Expr(value=value)]
+
+    def note_assigned(self, target):
+        if self.scope_depth:
+            return
+        if isinstance(target, A.Name):
+            self.outputs.append(("name", target.id))
+        elif isinstance(target, (A.Tuple, A.List)):
+            for elt in target.elts:
+                self.note_assigned(elt)
+        elif isinstance(target, A.Starred):
+            self.note_assigned(target.value)
+
+    def stmt_Assign(self, node, top):
+        value = self.expr(node.value)
+        targets = self.exprs(node.targets, py.Store())
+        for t in node.targets:
+            self.note_assigned(t)
+        return [py.Assign(targets=targets, value=value)]
+
+    def stmt_AugAssign(self, node, top):
+        """`t op= v` calls the in-place guard: `_inplace(op, t, v)` for a name, `_inplace_attr`
+        and `_inplace_item` for attributes and items (object and key evaluated once)."""
+        target, op, value = node.target, py.Constant(value=node.op[:-1]), self.expr(node.value)
+        if isinstance(target, A.Name):
+            self.note_assigned(target)
+            return [py.Assign(targets=[self.expr(target, py.Store())],
+                              value=_guard("_inplace", op, self.expr(target), value))]
+        if isinstance(target, A.Attribute):
+            call = _guard("_inplace_attr", self.expr(target.value),
+                          py.Constant(value=self.attribute_name(target)), op, value)
+        else:
+            call = _guard("_inplace_item", self.expr(target.value), self.expr(target.index),
+                          op, value)
+        return [py.Expr(value=call)]
+
+    def stmt_Delete(self, node, top):
+        return [py.Delete(targets=self.exprs(node.targets, py.Del()))]
+
+    def stmt_Pass(self, node, top):
+        return [py.Pass()]
+
+    def stmt_Break(self, node, top):
+        return [py.Break()]
+
+    def stmt_Continue(self, node, top):
+        return [py.Continue()]
+
+    def stmt_Return(self, node, top):
+        return [py.Return(value=self.expr(node.value))]
+
+    def stmt_Assert(self, node, top):
+        return [py.Assert(test=self.expr(node.test), msg=self.expr(node.msg))]
+
+    def stmt_Import(self, node, top):
+        out = []
+        for alias in node.names:
+            bound = alias.asname or alias.name.split(".")[0]
+            call = _guard("_import", py.Constant(value=alias.name),
+                          py.Constant(value=alias.asname is not None))
+            out.append(self.at(py.Assign(targets=[py.Name(id=self.name(bound, alias),
+                                                          ctx=py.Store())], value=call), alias))
+        return out
+
+    def stmt_ImportFrom(self, node, top):
+        module = py.Constant(value=node.module)
+        if not node.names:
+            if self.scope_depth:
+                raise ProgramError("SyntaxError", "import * only allowed at module level",
+                                   node.line, node.col)
+            return [py.Expr(value=_guard("_import_star", module))]
+        out = []
+        for alias in node.names:
+            bound = self.name(alias.asname or alias.name, alias)
+            call = _guard("_import_from", module, py.Constant(value=alias.name))
+            out.append(self.at(py.Assign(targets=[py.Name(id=bound, ctx=py.Store())],
+                                         value=call), alias))
+        return out
+
+    def stmt_If(self, node, top):
+        return [py.If(test=self.expr(node.test), body=self.nested(node.body),
+                      orelse=self.body(node.orelse))]
+
+    def stmt_While(self, node, top):
+        return [py.While(test=self.expr(node.test), body=self.nested(node.body),
+                         orelse=self.body(node.orelse))]
+
+    def stmt_For(self, node, top):
+        return [py.For(target=self.expr(node.target, py.Store()), iter=self.expr(node.iter),
+                       body=self.nested(node.body), orelse=self.body(node.orelse))]
+
+    def stmt_With(self, node, top):
+        items = [py.withitem(context_expr=self.expr(i.context),
+                             optional_vars=self.expr(i.target, py.Store())) for i in node.items]
+        return [py.With(items=items, body=self.nested(node.body))]
+
+    def in_scope(self, lower):
+        self.scope_depth += 1
+        try:
+            return lower()
+        finally:
+            self.scope_depth -= 1
+
+    def stmt_FunctionDef(self, node, top):
+        decorators = self.exprs(node.decorators)
+        args = self.arguments(node.params)
+        returns = self.expr(node.returns)
+        body = self.in_scope(lambda: self.nested(node.body))
+        return [py.FunctionDef(name=self.name(node.name, node), args=args, body=body,
+                               decorator_list=decorators, returns=returns, type_comment=None)]
+
+    def stmt_ClassDef(self, node, top):
+        decorators = self.exprs(node.decorators)
+        bases = self.exprs(node.bases)
+        keywords = [self.at(py.keyword(arg=k.arg and self.name(k.arg, k),
+                                       value=self.expr(k.value)), k) for k in node.keywords]
+        body = self.in_scope(lambda: self.nested(node.body))
+        return [py.ClassDef(name=self.name(node.name, node), bases=bases, keywords=keywords,
+                            body=body, decorator_list=decorators)]

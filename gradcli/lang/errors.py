@@ -1,0 +1,64 @@
+"""The one error type of the language: `Type: message`, with a position for syntax errors."""
+
+SYNTAX_TYPES = ("SyntaxError", "IndentationError", "TabError")
+
+
+class ProgramError(Exception):
+    """An error of a gradcli program, as the user sees it.
+
+    type_name is Python's or PyTorch's exception type (`RuntimeError`, `SyntaxError`, ...);
+    message is the first line of the message; line and column (1-based) locate it in the
+    source, and source_line is that line of the source (for the caret of syntax errors)."""
+
+    incomplete = False
+
+    def __init__(self, type_name, message="", line=None, column=None, source_line=None):
+        self.type_name = type_name
+        self.message = str(message).split("\n", 1)[0]
+        self.line = line
+        self.column = column
+        self.source_line = source_line
+        super().__init__(self.headline())
+
+    def headline(self):
+        """`Type: message`, or `Type` alone when there is no message (as Python prints it)."""
+        return f"{self.type_name}: {self.message}" if self.message else self.type_name
+
+    @property
+    def is_syntax_error(self):
+        return self.type_name in SYNTAX_TYPES
+
+    def format(self):
+        """The lines shown to the user: `Type: message`, and for a syntax error its position,
+        the source line and a caret under the column."""
+        if not (self.is_syntax_error and self.line is not None):
+            return [self.headline()]
+        lines = [f"{self.headline()} (line {self.line}, column {self.column})"]
+        if self.source_line is not None:
+            lines.append("    " + self.source_line.rstrip("\n"))
+            lines.append("    " + " " * max((self.column or 1) - 1, 0) + "^")
+        return lines
+
+    def __str__(self):
+        return self.headline()
+
+
+class IncompleteInput(ProgramError):
+    """The source ended where more was expected (an open bracket, a block header, a triple
+    quote, a trailing backslash): an interactive reader asks for a continuation line."""
+
+    incomplete = True
+
+
+def too_deep():
+    """A program nested more deeply than the compiler can follow."""
+    return ProgramError("RecursionError", "maximum recursion depth exceeded during compilation")
+
+
+def from_exception(exc, line=None, column=None):
+    """A ProgramError for an exception raised while a program ran."""
+    if isinstance(exc, ProgramError):
+        return exc
+    if isinstance(exc, RecursionError):
+        return ProgramError("RecursionError", "maximum recursion depth exceeded", line, column)
+    return ProgramError(type(exc).__name__, str(exc), line, column)

@@ -1,0 +1,222 @@
+"""What programs can name: the `torch`, `numpy` and `math` modules (as facades exposing only
+their listed members) and the names available without import (the op table, pi, e, inf, nan)."""
+
+import builtins
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from .limits import check_array_size, check_dtypes, check_int_arguments
+
+DENIED_TORCH_NAMES = {"set_element_limit"}   # programs must not lift their own limits
+
+
+class Facade:
+    """A module as programs see it: its listed members only; submodules are facades too."""
+
+    __slots__ = ("_name", "_members")
+
+    def __init__(self, name, members):
+        self._name = name
+        self._members = members
+
+    def __getattr__(self, attr):
+        try:
+            return self._members[attr]
+        except KeyError:
+            raise AttributeError(f"module '{self._name}' has no attribute '{attr}'") from None
+
+    def __dir__(self):
+        return sorted(self._members)
+
+    def __repr__(self):
+        return f"<module '{self._name}'>"
+
+
+# ---------------------------------------------------------------------- torch
+
+def _engine_facade(module, name):
+    """A facade of an engine module: its __all__ (else its public names), submodules nested."""
+    members = {}
+    for attr in getattr(module, "__all__", None) or [a for a in dir(module) if a[0] != "_"]:
+        if attr in DENIED_TORCH_NAMES or not hasattr(module, attr):
+            continue
+        value = getattr(module, attr)
+        if type(value).__name__ == "module":
+            if not value.__name__.startswith("gradcli."):
+                continue
+            value = _engine_facade(value, f"{name}.{attr}")
+        members[attr] = value
+    return Facade(name, members)
+
+
+# ---------------------------------------------------------------------- numpy
+
+NUMPY_VALUES = ["pi", "e", "inf", "nan", "newaxis", "ndarray", "float16", "float32", "float64",
+                "int8", "int16", "int32", "int64", "uint8", "bool_", "complex64", "complex128",
+                "dtype"]
+NUMPY_ARRAY_FUNCTIONS = [
+    "array", "asarray", "zeros_like", "ones_like", "full_like", "stack", "concatenate",
+    "reshape", "transpose", "squeeze", "expand_dims", "flip", "diag", "trace", "copy",
+    "sum", "mean", "std", "var", "prod", "max", "min", "amax", "amin", "argmax", "argmin",
+    "cumsum", "cumprod", "all", "any", "allclose", "isclose", "array_equal", "isnan", "isinf",
+    "isfinite", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh",
+    "tanh", "arcsinh", "arccosh", "arctanh", "exp", "exp2", "expm1", "log", "log2", "log10",
+    "log1p", "sqrt", "square", "abs", "absolute", "sign", "floor", "ceil", "round", "trunc",
+    "maximum", "minimum", "clip", "where", "power", "hypot", "add", "subtract", "multiply",
+    "divide", "negative", "dot", "matmul"]
+NUMPY_RANDOM = ["seed", "rand", "randn", "random", "uniform", "normal", "randint"]
+NUMPY_LINALG = ["norm", "det", "inv", "solve"]
+
+
+def _numel(shape):
+    if shape is None:
+        return 1
+    if isinstance(shape, (int, np.integer)):
+        return int(shape)
+    n = 1
+    for s in shape:
+        n *= int(s)
+    return n
+
+
+def _arange_size(*args, **kwargs):
+    start, stop, step = 0, None, 1
+    if len(args) == 1:
+        stop = args[0]
+    elif args:
+        start, stop, step = (tuple(args) + (1,))[:3]
+    stop = kwargs.get("stop", stop)
+    step = kwargs.get("step", step)
+    if stop is None or not step:
+        return 0
+    return max(0, math.ceil((float(stop) - float(start)) / float(step)))
+
+
+def _size_arg(position, default=None):
+    """Size of a `size=` argument given by keyword or at a position."""
+    def size(*args, **kwargs):
+        return _numel(kwargs.get("size", args[position] if len(args) > position else default))
+    return size
+
+
+CONSTRUCTOR_SIZES = {
+    "zeros": lambda shape, *a, **k: _numel(shape),
+    "ones": lambda shape, *a, **k: _numel(shape),
+    "full": lambda shape, *a, **k: _numel(shape),
+    "eye": lambda n, m=None, *a, **k: int(n) * int(n if m is None else m),
+    "identity": lambda n, *a, **k: int(n) ** 2,
+    "arange": _arange_size,
+    "linspace": lambda start, stop, num=50, *a, **k: int(k.get("num", num)),
+}
+RANDOM_SIZES = {
+    "rand": lambda *dims: _numel(dims),
+    "randn": lambda *dims: _numel(dims),
+    "random": _size_arg(0),
+    "uniform": _size_arg(2),
+    "normal": _size_arg(2),
+    "randint": _size_arg(2),
+}
+
+
+def _sized(fn, size_of):
+    """fn, refusing to build an array over the element limit."""
+    def call(*args, **kwargs):
+        check_dtypes((*args, *kwargs.values()))
+        check_array_size(size_of(*args, **kwargs))
+        return fn(*args, **kwargs)
+    call.__name__ = call.__qualname__ = fn.__name__
+    call.__doc__ = fn.__doc__
+    return call
+
+
+def _broadcasting(fn):
+    """fn of array arguments, refusing a broadcast result over the element limit."""
+    def call(*args, **kwargs):
+        check_dtypes(kwargs.values())
+        shapes = [np.shape(a) for a in args if isinstance(a, (np.ndarray, list, tuple))]
+        if len(shapes) > 1:
+            try:
+                check_array_size(_numel(np.broadcast_shapes(*shapes)))
+            except ValueError:
+                pass  # shapes that do not broadcast: fn reports it
+        return fn(*args, **kwargs)
+    call.__name__ = call.__qualname__ = fn.__name__
+    call.__doc__ = fn.__doc__
+    return call
+
+
+def _numpy_facade():
+    members = {name: getattr(np, name) for name in NUMPY_VALUES}
+    members.update({name: _broadcasting(getattr(np, name)) for name in NUMPY_ARRAY_FUNCTIONS})
+    members.update({name: _sized(getattr(np, name), size)
+                    for name, size in CONSTRUCTOR_SIZES.items()})
+    random = {name: getattr(np.random, name) for name in NUMPY_RANDOM}
+    random.update({name: _sized(random[name], size) for name, size in RANDOM_SIZES.items()})
+    members["random"] = Facade("numpy.random", random)
+    members["linalg"] = Facade("numpy.linalg", {n: getattr(np.linalg, n) for n in NUMPY_LINALG})
+    return Facade("numpy", members)
+
+
+# ---------------------------------------------------------------------- math
+
+MATH_UNBOUNDED = {"prod", "lcm"}          # a product of many integers cannot be interrupted
+MATH_INTEGER = {"factorial", "comb", "perm"}
+
+
+def _math_facade():
+    members = {}
+    for name in dir(math):
+        if name.startswith("_") or name in MATH_UNBOUNDED:
+            continue
+        value = getattr(math, name)
+        members[name] = check_int_arguments(value) if name in MATH_INTEGER else value
+    return Facade("math", members)
+
+
+# ---------------------------------------------------------------------- the program's names
+
+class MathStyle:
+    """A bare op name that also computes on Python numbers, as `math` does (`exp(1.)`)."""
+
+    __slots__ = ("op", "math")
+
+    def __init__(self, op, math_function):
+        self.op = op
+        self.math = math_function
+
+    def __call__(self, *args, **kwargs):
+        if args and not kwargs and all(type(a) in (int, float) for a in args):
+            return self.math(*args)
+        return self.op(*args, **kwargs)
+
+    def __getattr__(self, attr):
+        return getattr(self.op, attr)
+
+    def __repr__(self):
+        return repr(self.op)
+
+
+@lru_cache(maxsize=None)
+def modules():
+    """The importable top-level modules, by name."""
+    import gradcli
+    return {"torch": _engine_facade(gradcli, "torch"), "numpy": _numpy_facade(),
+            "math": _math_facade()}
+
+
+@lru_cache(maxsize=None)
+def bare_names():
+    """Names every program sees without an import: the torch namespace (ops, dtypes, grad
+    modes, autograd, ...) and pi, e, inf, nan; where an op shares its name with a math
+    function it also computes on Python numbers.  Python's builtins are not shadowed."""
+    names = {}
+    for name, value in modules()["torch"]._members.items():
+        if hasattr(builtins, name):
+            continue
+        if callable(value) and name in vars(math) and not isinstance(value, type):
+            value = MathStyle(value, getattr(math, name))
+        names[name] = value
+    names.update(pi=math.pi, e=math.e, inf=math.inf, nan=math.nan)
+    return names

@@ -1,0 +1,226 @@
+"""The grammar, its LALR parser (built once, cached on disk) and parse errors as ProgramError.
+
+The parser is built on first use, never at import: loading it from the cache takes a few
+milliseconds, building it a few hundred."""
+
+import hashlib
+import os
+import re
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+from .errors import IncompleteInput, ProgramError
+
+GRAMMAR_FILE = "gradcli.lark"
+MAX_NESTING = 200          # Python's own limit on nested brackets
+TAB_SIZE = 8
+OPEN = {"LPAR": "(", "LSQB": "[", "LBRACE": "{"}
+CLOSE = {"RPAR": "(", "RSQB": "[", "RBRACE": "{"}
+TRIPLE_QUOTE = re.compile(r"[a-zA-Z]{0,2}('''|\"\"\")")
+QUOTE = re.compile(r"[a-zA-Z]{0,2}['\"]")
+
+# Friendly messages for parser errors, recognised by lark's match_examples: label -> examples.
+EXAMPLES = {
+    ("SyntaxError", "expected ':'"): [
+        "if x\n", "if x\n    pass\n", "elif x\n", "for i in x\n", "while x\n", "def f()\n",
+        "def f(x)\n", "class A\n", "class A(B)\n", "with a\n", "with a as b\n",
+        "if x:\n    pass\nelse\n", "lambda x 1\n"],
+    ("SyntaxError", "invalid syntax. Maybe you meant '==' or ':=' instead of '='?"): [
+        "if x = 1:\n", "while x = 1:\n", "elif x = 1:\n", "assert x = 1\n"],
+    ("SyntaxError", "invalid syntax. Perhaps you forgot a comma?"): [
+        "f(a b)\n", "[a b]\n", "(a b)\n", "{a b}\n", "f(a, b c)\n", "[a, b c]\n"],
+    ("IndentationError", "unexpected indent"): ["x\n    y\n", "if x:\n    y\n        z\n"],
+    ("IndentationError", "expected an indented block"): [
+        "if x:\ny\n", "for i in x:\ny\n", "while x:\ny\n", "def f():\ny\n", "class A:\ny\n",
+        "with a:\ny\n", "if x:\n    y\nelse:\nz\n"],
+}
+
+
+def grammar_path():
+    """The grammar file: inside the installed package, else at the source checkout's root."""
+    package = Path(__file__).resolve().parent.parent
+    packaged = package / "grammar" / GRAMMAR_FILE
+    return packaged if packaged.is_file() else package.parent / "grammar" / GRAMMAR_FILE
+
+
+def cache_path(grammar_text):
+    """Where the built parser is cached (keyed by the grammar's hash), or None if unwritable."""
+    try:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gradcli"
+        base.mkdir(parents=True, exist_ok=True)
+    except (OSError, RuntimeError):
+        return None
+    import lark
+    key = hashlib.sha256(f"{grammar_text}{lark.__version__}{sys.version_info[:2]}"
+                         .encode()).hexdigest()[:16]
+    path = base / f"grammar-{key}.lark-cache"
+    if path.is_file():
+        return str(path)
+    if not os.access(base, os.W_OK):
+        return None
+    for stale in base.glob("grammar-*.lark-cache"):  # caches of earlier grammars
+        stale.unlink(missing_ok=True)
+    return str(path)
+
+
+@lru_cache(maxsize=None)
+def lark_parser():
+    """The Lark LALR parser (start symbols `module` and `expression`)."""
+    from lark import Lark
+    text = grammar_path().read_text(encoding="utf-8")
+    return Lark(text, parser="lalr", postlex=Indenter(), start=["module", "expression"],
+                lexer="basic", propagate_positions=True, maybe_placeholders=True,
+                cache=cache_path(text) or False)
+
+
+class Indenter:
+    """Turns newlines into _NEWLINE/_INDENT/_DEDENT tokens outside brackets (as lark's
+    Indenter does), keeping its state per parse so that parses may nest (f-string fields),
+    and reporting bracket errors as Python does."""
+
+    always_accept = ("_NEWLINE",)
+
+    def process(self, stream):
+        return self._tokens(stream)
+
+    def _tokens(self, stream):
+        from lark.lexer import Token
+        brackets, levels, seen = [], [0], False
+        for token in stream:
+            kind = token.type
+            if kind == "_NEWLINE":
+                if brackets:
+                    continue
+                yield token
+                indent_text = token.value.rsplit("\n", 1)[1]
+                indent = indent_text.count(" ") + indent_text.count("\t") * TAB_SIZE
+                place = (token.end_pos, token.end_line, token.end_column)
+                if indent > levels[-1]:
+                    levels.append(indent)
+                    yield _token_at(Token, "_INDENT", indent_text, place)
+                while indent < levels[-1]:
+                    levels.pop()
+                    yield _token_at(Token, "_DEDENT", indent_text, place)
+                if indent != levels[-1]:
+                    raise ProgramError("IndentationError", "unindent does not match any outer "
+                                       "indentation level", token.end_line, token.end_column)
+                continue
+            if not seen and token.column > 1:
+                raise ProgramError("IndentationError", "unexpected indent", token.line,
+                                   token.column)
+            seen = True
+            if kind in CLOSE:
+                _close_bracket(brackets, token)
+            yield token
+            if kind in OPEN:
+                brackets.append(token)
+                if len(brackets) > MAX_NESTING:
+                    raise ProgramError("SyntaxError", "too many nested parentheses", token.line,
+                                       token.column)
+        if brackets:
+            first = brackets[-1]
+            raise IncompleteInput("SyntaxError", f"'{first.value}' was never closed",
+                                  first.line, first.column)
+        while len(levels) > 1:
+            levels.pop()
+            yield Token("_DEDENT", "", 0, 0, 0, 0, 0, 0) if token is None else \
+                Token.new_borrow_pos("_DEDENT", "", token)
+
+
+def _token_at(token_class, kind, value, place):
+    pos, line, column = place
+    return token_class(kind, value, pos, line, column, line, column, pos)
+
+
+def _close_bracket(brackets, token):
+    if not brackets:
+        raise ProgramError("SyntaxError", f"unmatched '{token.value}'", token.line, token.column)
+    opening = brackets.pop()
+    if opening.value != CLOSE[token.type]:
+        raise ProgramError("SyntaxError", f"closing parenthesis '{token.value}' does not match "
+                           f"opening parenthesis '{opening.value}'", token.line, token.column)
+
+
+def parse(source, start="module"):
+    """Parse source into a lark Tree; raises ProgramError (IncompleteInput at a premature end)."""
+    from lark.exceptions import UnexpectedCharacters, UnexpectedToken
+    text = source if source.endswith("\n") else source + "\n"
+    try:
+        return lark_parser().parse(text, start=start)
+    except UnexpectedToken as e:
+        raise _token_error(e, text, start) from None
+    except UnexpectedCharacters as e:
+        raise _character_error(e, text) from None
+    except ProgramError as e:
+        raise _with_source(e, text) from None
+
+
+def _with_source(error, text):
+    if error.line is not None and error.source_line is None:
+        lines = text.split("\n")
+        if 0 < error.line <= len(lines):
+            error.source_line = lines[error.line - 1]
+    return error
+
+
+BLOCK_OWNERS = {"def": "function definition", "class": "class definition"}
+
+
+def _missing_block(text, line):
+    """Python's wording: `expected an indented block after 'for' statement on line 3`."""
+    lines = text.split("\n")[:line]
+    for number in range(len(lines), 0, -1):
+        header = lines[number - 1].split("#")[0].strip()
+        if header.endswith(":"):
+            keyword = header.lstrip("@").split()[0].rstrip(":")
+            owner = BLOCK_OWNERS.get(keyword, f"'{keyword}' statement")
+            return f"expected an indented block after {owner} on line {number}"
+    return "expected an indented block"
+
+
+def _token_error(e, text, start):
+    token = e.token
+    if token.type == "$END":
+        lines = text.rstrip("\n").split("\n")
+        if "_INDENT" in e.expected:
+            error = IncompleteInput("IndentationError", _missing_block(text, len(lines)))
+        else:
+            error = IncompleteInput("SyntaxError", "unexpected EOF while parsing")
+        error.line, error.column = len(lines), len(lines[-1]) + 1
+        return _with_source(error, text)
+    kind, message = e.match_examples(lambda s: lark_parser().parse(s, start=start), EXAMPLES,
+                                     use_accepts=True) or ("SyntaxError", "invalid syntax")
+    if message == "expected an indented block":
+        message = _missing_block(text, token.line - 1)
+    return _with_source(ProgramError(kind, message, token.line, token.column), text)
+
+
+def _character_error(e, text):
+    rest = text[e.pos_in_stream:]
+    if TRIPLE_QUOTE.match(rest):
+        error = IncompleteInput("SyntaxError", "unterminated triple-quoted string literal "
+                                f"(detected at line {text.count(chr(10))})", e.line, e.column)
+    elif QUOTE.match(rest):
+        error = ProgramError("SyntaxError", f"unterminated string literal (detected at line "
+                             f"{e.line})", e.line, e.column)
+    elif not rest[0].isascii() and not rest[0].isprintable():
+        error = ProgramError("SyntaxError", f"invalid non-printable character U+{ord(rest[0]):04X}",
+                             e.line, e.column)
+    elif not rest[0].isascii():
+        error = ProgramError("SyntaxError", f"invalid character '{rest[0]}' "
+                             f"(U+{ord(rest[0]):04X})", e.line, e.column)
+    else:
+        error = ProgramError("SyntaxError", "invalid syntax", e.line, e.column)
+    return _with_source(error, text)
+
+
+def is_complete(source):
+    """False when the source ends where more input is expected (see IncompleteInput)."""
+    try:
+        parse(source)
+    except IncompleteInput:
+        return False
+    except ProgramError:
+        return True
+    return True

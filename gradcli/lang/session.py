@@ -1,0 +1,198 @@
+"""The evaluation API shared by the CLI, both REPLs and the tests: a Session holds a program
+namespace that persists across runs, runs sources in it, and reports errors as ProgramError."""
+
+import contextlib
+import itertools
+import signal
+import sys
+import threading
+import warnings
+
+from . import parser
+from .ast import parse_expression, parse_module
+from .compiler import compile_expression, compile_program
+from .errors import ProgramError, from_exception
+from .sandbox import program_builtins, public_members
+
+
+class ProgramTimeout(BaseException):
+    """Raised by the alarm when a program runs out of time (a BaseException, so that no
+    `except Exception` in the engine swallows it)."""
+
+
+class Session:
+    """One program namespace: `torch` is not imported until the program imports it, but the op
+    table's names and pi, e, inf, nan are always there (and may be shadowed).
+
+    out: where print(), echoed values and `UserWarning: ...` lines go (default sys.stdout).
+    namespace: the program's global names (its only other key is `__builtins__`).
+    last_name: the program's default output, for `gradcli eval`: the last name assigned or, if
+    the program ends with an expression statement of non-None value, that expression's text
+    (value_of() gives its value).  assigned: the names the last run assigned, in order."""
+
+    _runs = itertools.count(1)
+
+    def __init__(self, out=None):
+        self.out = out if out is not None else sys.stdout
+        self.namespace = {"__builtins__": program_builtins(self._print, self._expression,
+                                                           self._import_star)}
+        self.last_name = None
+        self.last_value = None
+        self.assigned = []
+        self._echo = False
+        self._values = {}
+        self._sources = {}
+
+    # ------------------------------------------------------------------ running
+    def run(self, source, *, echo=False, timeout=None, filename="<program>"):
+        """Run a whole program.  echo=True prints each expression statement's non-None value
+        with repr, as Python's interactive mode does.  Returns the value of the last top-level
+        expression statement (or None).  Raises ProgramError; a KeyboardInterrupt (Ctrl-C)
+        propagates after the session is restored."""
+        code_name = f"{filename}:{next(self._runs)}"
+        program = compile_program(parse_module(source), echo, code_name, source)
+        self._sources[code_name] = source.split("\n")
+        self._echo, self._values = echo, {}
+        try:
+            self._execute(lambda: exec(program.code, self.namespace), timeout)
+            return self._note_outputs(program)
+        finally:
+            self._values = {}
+
+    def eval(self, text):
+        """The value of one expression (a --at value, an --expect value)."""
+        code = compile_expression(parse_expression(text.strip()))
+        return self._execute(lambda: eval(code, self.namespace), None)
+
+    def is_complete(self, source):
+        """False when source ends where more input is expected (a REPL then reads on)."""
+        return parser.is_complete(source)
+
+    def value_of(self, name):
+        """The value of a name of the namespace, or of the last expression (see last_name)."""
+        if name in self.namespace:
+            return self.namespace[name]
+        if name == self.last_name:
+            return self.last_value
+        raise KeyError(name)
+
+    def current_line(self):
+        """The line of the program running now (None when none is)."""
+        frame = next(self._program_frames(sys._getframe(1)), None)
+        return None if frame is None else frame.f_lineno
+
+    # ------------------------------------------------------------------ internals
+    def _execute(self, action, timeout):
+        from ..engine.graph import AnomalyMode
+        previous_location = AnomalyMode.location
+        AnomalyMode.location = self._describe_location
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("always", UserWarning)
+                warnings.showwarning = self._show_warning
+                with _alarm(timeout):
+                    return action()
+        except ProgramTimeout:
+            raise ProgramError("TimeoutError", f"program ran longer than {timeout:g} s") from None
+        except ProgramError:
+            raise
+        except Exception as e:
+            raise self._error(e) from None
+        finally:
+            AnomalyMode.location = previous_location
+
+    def _note_outputs(self, program):
+        """Record the run's assigned names and default output; return its last value."""
+        self.assigned = list(dict.fromkeys(what for kind, what in program.outputs
+                                           if kind == "name"))
+        for index in reversed(range(len(program.outputs))):
+            kind, what = program.outputs[index]
+            if kind == "name" and what in self.namespace:
+                self.last_name = what
+                break
+            if kind == "expr" and self._values.get(index) is not None:
+                self.last_name, self.last_value = what, self._values[index]
+                break
+        return self._values[max(self._values)] if self._values else None
+
+    def _expression(self, index, value):
+        if index is not None:
+            self._values[index] = value
+        if self._echo and value is not None:
+            self.out.write(repr(value) + "\n")
+
+    def _print(self, *args, sep=" ", end="\n", file=None, flush=False):
+        print(*args, sep=sep, end=end, file=self.out if file is None else file, flush=flush)
+
+    def _import_star(self, module):
+        self.namespace.update(public_members(module))
+
+    def _show_warning(self, message, category, filename, lineno, file=None, line=None):
+        self.out.write(f"{category.__name__}: {message}\n")
+
+    def _program_frames(self, frame):
+        while frame is not None:
+            if frame.f_globals is self.namespace:
+                yield frame
+            frame = frame.f_back
+
+    def _describe_location(self):
+        """The program's stack (for anomaly detection), innermost call last."""
+        lines = []
+        for frame in reversed(list(self._program_frames(sys._getframe(1)))):
+            code = frame.f_code
+            source = self._sources.get(code.co_filename, [])
+            text = source[frame.f_lineno - 1].strip() if frame.f_lineno <= len(source) else ""
+            where = code.co_filename.rpartition(":")[0]
+            lines.append(f'  File "{where}", line {frame.f_lineno}, in {code.co_name}\n'
+                         f'    {text}\n')
+        return "".join(lines)
+
+    def _error(self, exc):
+        """A ProgramError located at the innermost program frame of the traceback."""
+        line = column = None
+        source_line = None
+        tb = exc.__traceback__
+        while tb is not None:
+            frame = tb.tb_frame
+            if frame.f_globals is self.namespace:
+                line, column = tb.tb_lineno, _column(frame.f_code, tb.tb_lasti)
+                source = self._sources.get(frame.f_code.co_filename, [])
+                source_line = source[line - 1] if line and line <= len(source) else None
+            tb = tb.tb_next
+        error = from_exception(exc, line, column)
+        error.source_line = source_line
+        return error
+
+
+def _column(code, instruction):
+    """The 1-based column of a code object's instruction (Python 3.11+), else None."""
+    positions = getattr(code, "co_positions", None)
+    if positions is None:
+        return None
+    for i, (_, _, column, _) in enumerate(positions()):
+        if i == instruction // 2:
+            return None if column is None else column + 1
+    return None
+
+
+@contextlib.contextmanager
+def _alarm(seconds):
+    """Raise ProgramTimeout in the main thread after `seconds` (SIGALRM)."""
+    if not seconds:
+        yield
+        return
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal,
+                                                                                 "setitimer"):
+        raise ProgramError("ValueError", "a timeout needs the main thread of a POSIX system")
+
+    def on_alarm(signum, frame):
+        raise ProgramTimeout()
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

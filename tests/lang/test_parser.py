@@ -1,0 +1,129 @@
+"""Syntax errors name the problem as Python does, with line, column, source line and caret; an
+early end of input is *incomplete* (the REPLs ask for more); the parser is cached on disk."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gradcli.lang import parser
+from gradcli.lang.errors import IncompleteInput, ProgramError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def syntax_error(source):
+    with pytest.raises(ProgramError) as info:
+        parser.parse(source)
+    return info.value
+
+
+@pytest.mark.parametrize("source, kind, message, line, column", [
+    ("x = (1 +\n)", "SyntaxError", "invalid syntax", 2, 1),
+    ("x = 1 +", "SyntaxError", "invalid syntax", 1, 8),
+    ("if x = 1:\n    pass", "SyntaxError",
+     "invalid syntax. Maybe you meant '==' or ':=' instead of '='?", 1, 6),
+    ("f(a b)", "SyntaxError", "invalid syntax. Perhaps you forgot a comma?", 1, 5),
+    ("if x\n    pass", "SyntaxError", "expected ':'", 1, 5),
+    ("def f()\n    pass", "SyntaxError", "expected ':'", 1, 8),
+    ("x = 1)", "SyntaxError", "unmatched ')'", 1, 6),
+    ("(]", "SyntaxError", "closing parenthesis ']' does not match opening parenthesis '('", 1, 2),
+    ("x = 'abc", "SyntaxError", "unterminated string literal (detected at line 1)", 1, 5),
+    ("x = 3 $ 4", "SyntaxError", "invalid syntax", 1, 7),
+    ("x = 1 €", "SyntaxError", "invalid character '€' (U+20AC)", 1, 7),
+    ("  x = 1", "IndentationError", "unexpected indent", 1, 3),
+    ("x = 1\n    y = 2", "IndentationError", "unexpected indent", 2, 5),
+    ("for i in x:\nprint(i)", "IndentationError",
+     "expected an indented block after 'for' statement on line 1", 2, 1),
+    ("if x:\n        a\n    b", "IndentationError",
+     "unindent does not match any outer indentation level", 3, 5),
+    ("if = 3", "SyntaxError", "invalid syntax", 1, 4),
+    ("x = " + "(" * 201 + ")" * 201, "SyntaxError", "too many nested parentheses", 1, 205),
+])
+def test_syntax_error_names_the_problem_and_its_place(source, kind, message, line, column):
+    error = syntax_error(source)
+    assert (error.type_name, error.message, error.line, error.column) == (kind, message, line,
+                                                                          column)
+    assert not error.incomplete
+
+
+def test_syntax_error_shows_the_source_line_and_a_caret():
+    assert syntax_error("y = (1 +\n)").format() == [
+        "SyntaxError: invalid syntax (line 2, column 1)", "    )", "    ^"]
+    assert syntax_error("z = 2 * * 3").format() == [
+        "SyntaxError: invalid syntax (line 1, column 9)", "    z = 2 * * 3", "            ^"]
+
+
+@pytest.mark.parametrize("source, message", [
+    ("x = (1 +", "'(' was never closed"),
+    ("f(a,\n  b", "'(' was never closed"),
+    ("[1, 2", "'[' was never closed"),
+    ("if x:", "expected an indented block after 'if' statement on line 1"),
+    ("def f(x):", "expected an indented block after function definition on line 1"),
+    ("class A:", "expected an indented block after class definition on line 1"),
+    ("if x:\n    y\nelse:", "expected an indented block after 'else' statement on line 3"),
+    ('s = """abc', "unterminated triple-quoted string literal (detected at line 1)"),
+    ("x = 1 + \\", "unexpected EOF while parsing"),
+])
+def test_an_early_end_of_input_is_incomplete(source, message):
+    error = syntax_error(source)
+    assert isinstance(error, IncompleteInput) and error.incomplete
+    assert error.message == message
+    assert not parser.is_complete(source)
+
+
+@pytest.mark.parametrize("source", ["x = 1", "for i in x:\n    pass", "x = 1 +", "x = 1)", ""])
+def test_complete_or_wrong_input_is_complete(source):
+    assert parser.is_complete(source)
+
+
+def test_deep_nesting_is_an_error_not_a_crash(run):
+    assert run.error("x = " + "-" * 5000 + "1").format() == [
+        "RecursionError: maximum recursion depth exceeded during compilation"]
+    assert run("x = " + "[" * 199 + "]" * 199) == ""
+
+
+def test_grammar_file_is_found_from_the_source_checkout():
+    assert parser.grammar_path() == ROOT / "grammar" / "gradcli.lark"
+
+
+def _python(code, **env):
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_importing_the_language_does_not_build_the_parser():
+    assert _python("import gradcli.lang.session, gradcli.lang.console, "
+                   "gradcli.lang.transcript\nfrom gradcli.lang import parser\n"
+                   "print(parser.lark_parser.cache_info().currsize)") == "0"
+
+
+def test_parser_is_cached_under_the_user_cache_dir_replacing_stale_caches(tmp_path):
+    stale = tmp_path / "gradcli" / "grammar-0000000000000000.lark-cache"
+    stale.parent.mkdir()
+    stale.write_bytes(b"an earlier grammar")
+    _python("from gradcli.lang import parser\nparser.parse('x = 1')", XDG_CACHE_HOME=str(tmp_path))
+    cached = list((tmp_path / "gradcli").glob("grammar-*.lark-cache"))
+    assert len(cached) == 1 and cached[0] != stale
+    assert _python("from gradcli.lang import parser\nprint(parser.parse('x = 2').data)",
+                   XDG_CACHE_HOME=str(tmp_path)) == "module"
+
+
+def test_a_corrupt_cache_is_rebuilt(tmp_path):
+    _python("from gradcli.lang import parser\nparser.parse('x = 1')", XDG_CACHE_HOME=str(tmp_path))
+    (cached,) = (tmp_path / "gradcli").glob("grammar-*.lark-cache")
+    cached.write_bytes(cached.read_bytes()[:80] + b"garbage")
+    assert _python("from gradcli.lang import parser\nprint(parser.parse('x = 2').data)",
+                   XDG_CACHE_HOME=str(tmp_path)) == "module"
+
+
+def test_an_unwritable_cache_dir_falls_back_to_memory(tmp_path):
+    blocked = tmp_path / "file-not-dir"
+    blocked.write_text("")
+    assert _python("from gradcli.lang import parser\nprint(parser.cache_path('grammar'), "
+                   "parser.parse('x = 2').data)", XDG_CACHE_HOME=str(blocked)) == "None module"

@@ -1,0 +1,184 @@
+"""A program reaches the engine and nothing else: every escape attempt and runaway input ends in
+a one-line `Type: message`, never a traceback, never a hang."""
+
+import io
+import threading
+import _thread
+
+import pytest
+
+from gradcli.lang.console import run_piped
+from gradcli.lang.errors import ProgramError
+
+SETUP = "import torch\nimport numpy as np\nx = torch.tensor([1., 2.])\na = np.array([1., 2.])\n"
+
+ESCAPES = {
+    "dunder attribute": ("().__class__.__bases__",
+                         "AttributeError: attributes starting with '_' are not allowed: "
+                         "'__class__'"),
+    "instance dict": ("x.__dict__",
+                      "AttributeError: attributes starting with '_' are not allowed: '__dict__'"),
+    "function globals": ("def f():\n    pass\nf.__globals__",
+                         "AttributeError: attributes starting with '_' are not allowed: "
+                         "'__globals__'"),
+    "underscore name": ("__builtins__",
+                        "NameError: names starting with '_' are not allowed: '__builtins__'"),
+    "__import__": ("__import__('os')",
+                   "NameError: names starting with '_' are not allowed: '__import__'"),
+    "getattr": ("getattr(x, 'grad')", "NameError: name 'getattr' is not defined"),
+    "eval": ("eval('1')", "NameError: name 'eval' is not defined"),
+    "exec": ("exec('1')", "NameError: name 'exec' is not defined"),
+    "open": ("open('/etc/passwd')", "NameError: name 'open' is not defined"),
+    "type": ("type(x)", "NameError: name 'type' is not defined"),
+    "vars": ("vars()", "NameError: name 'vars' is not defined"),
+    "import os": ("import os", "ImportError: import of 'os' is not allowed (programs may import "
+                               "torch, numpy and math)"),
+    "from os import": ("from os import system", "ImportError: import of 'os' is not allowed "
+                                                "(programs may import torch, numpy and math)"),
+    "import a submodule that is not there": ("import torch.multiprocessing",
+                                             "ModuleNotFoundError: No module named "
+                                             "'torch.multiprocessing'"),
+    "private torch name": ("from torch import _C",
+                           "NameError: names starting with '_' are not allowed: '_C'"),
+    "engine internals": ("torch.engine", "AttributeError: module 'torch' has no attribute "
+                                         "'engine'"),
+    "lifting the element limit": ("torch.set_element_limit(10 ** 12)",
+                                  "AttributeError: module 'torch' has no attribute "
+                                  "'set_element_limit'"),
+    "np.load": ("np.load('x.npy')", "AttributeError: module 'numpy' has no attribute 'load'"),
+    "np.save": ("np.save('x.npy', a)", "AttributeError: module 'numpy' has no attribute 'save'"),
+    "np.fromfile": ("np.fromfile('x')",
+                    "AttributeError: module 'numpy' has no attribute 'fromfile'"),
+    "np.lib": ("np.lib", "AttributeError: module 'numpy' has no attribute 'lib'"),
+    "np.ctypeslib": ("np.ctypeslib", "AttributeError: module 'numpy' has no attribute "
+                                     "'ctypeslib'"),
+    "arr.tofile": ("a.tofile('x')", "AttributeError: 'ndarray' object attribute 'tofile' is not "
+                                    "available in gradcli programs"),
+    "arr.ctypes": ("a.ctypes", "AttributeError: 'ndarray' object attribute 'ctypes' is not "
+                               "available in gradcli programs"),
+    "arr.base": ("a.base", "AttributeError: 'ndarray' object attribute 'base' is not available "
+                           "in gradcli programs"),
+    "numpy scalar tofile": ("np.float64(1).tofile('x')",
+                            "AttributeError: 'float64' object attribute 'tofile' is not "
+                            "available in gradcli programs"),
+    "tensor.numpy().dump": ("x.numpy().dump('x')",
+                            "AttributeError: 'ndarray' object attribute 'dump' is not "
+                            "available in gradcli programs"),
+    "str.format attribute field": ("'{0.__class__}'.format(1)",
+                                   "AttributeError: attributes starting with '_' are not "
+                                   "allowed: '__class__'"),
+    "unbound str.format": ("str.format('{0.__class__}', 1)",
+                           "AttributeError: attributes starting with '_' are not allowed: "
+                           "'__class__'"),
+    "format_map": ("'{a.__class__}'.format_map({'a': 1})",
+                   "AttributeError: attributes starting with '_' are not allowed: '__class__'"),
+    "f-string dunder": ('f"{x.__class__}"',
+                        "AttributeError: attributes starting with '_' are not allowed: "
+                        "'__class__'"),
+    "generator frame": ("g = (i for i in range(3))\ng.gi_frame",
+                        "AttributeError: 'generator' object attribute 'gi_frame' is not "
+                        "available in gradcli programs"),
+    "class from a builtin": ("class D(dict):\n    pass",
+                             "TypeError: a class may only derive from engine classes such as "
+                             "torch.autograd.Function, not <class 'dict'>"),
+    "metaclass": ("class M(torch.autograd.Function, metaclass=abs):\n    pass",
+                  "TypeError: class keywords such as metaclass= are not supported in gradcli "
+                  "programs"),
+    "patching the engine": ("torch.exp.forward = None",
+                            "AttributeError: cannot set attribute 'forward' of 'Op' object in "
+                            "gradcli programs"),
+    "patching a module": ("torch.tensor = None",
+                          "AttributeError: cannot set attribute 'tensor' of module in gradcli "
+                          "programs"),
+    "huge power": ("2 ** 10 ** 10",
+                   "OverflowError: integer too large (the limit is 1,000,000 bits)"),
+    "huge pow()": ("pow(10, 10 ** 9)",
+                   "OverflowError: integer too large (the limit is 1,000,000 bits)"),
+    "huge repetition": ("[0] * 10 ** 12",
+                        "MemoryError: sequence too long (the limit is 10,000,000 items)"),
+    "huge string": ("'ab' * 10 ** 10",
+                    "MemoryError: sequence too long (the limit is 10,000,000 items)"),
+    "huge range": ("list(range(10 ** 12))",
+                   "MemoryError: sequence too long (the limit is 10,000,000 items)"),
+    "huge factorial": ("import math\nmath.factorial(10 ** 7)",
+                       "OverflowError: integer too large (the limit is 1,000,000 bits)"),
+    "huge format width": ("f'{1:>10000000000}'",
+                          "ValueError: format width or precision too large (the limit is "
+                          "1,000,000)"),
+    "huge padding": ("'x'.ljust(10 ** 10)",
+                     "ValueError: format width or precision too large (the limit is "
+                     "1,000,000)"),
+    "huge numpy array": ("np.zeros((10 ** 6, 10 ** 6))",
+                         "MemoryError: array of 1000000000000 elements exceeds the limit of "
+                         "100000000 elements"),
+    "huge numpy broadcast": ("np.ones((10 ** 5, 1)) + np.ones(10 ** 5)",
+                             "MemoryError: array of 10000000000 elements exceeds the limit of "
+                             "100000000 elements"),
+    "huge numpy dtype": ("np.ones(10, dtype='U100000000')",
+                         "MemoryError: dtype 'U100000000' is too large (the limit is 64 bytes "
+                         "per element)"),
+    "huge astype": ("a.astype('U100000000')",
+                    "MemoryError: dtype 'U100000000' is too large (the limit is 64 bytes per "
+                    "element)"),
+    "deep recursion": ("def r(n):\n    return r(n + 1)\nr(0)",
+                       "RecursionError: maximum recursion depth exceeded"),
+    "deeply nested parentheses": ("x = " + "(" * 1000 + ")" * 1000,
+                                  "SyntaxError: too many nested parentheses (line 1, column 205)"),
+}
+
+
+def piped(source):
+    out = io.StringIO()
+    assert run_piped(io.StringIO(SETUP + source + "\n\n"), out) == 0
+    return out.getvalue().splitlines()
+
+
+@pytest.mark.parametrize("source, expected", ESCAPES.values(), ids=ESCAPES.keys())
+def test_escape_is_a_one_line_error(source, expected):
+    lines = piped(source)
+    assert lines[0] == expected
+    assert len(lines) == (3 if expected.startswith("SyntaxError") else 1)
+
+
+def test_endless_loop_stops_at_the_timeout(run):
+    error = run.error("while True:\n    pass", timeout=0.2)
+    assert error.format() == ["TimeoutError: program ran longer than 0.2 s"]
+
+
+def test_ctrl_c_stops_a_program_and_keeps_the_session(run):
+    timer = threading.Timer(0.2, _thread.interrupt_main)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        run.session.run("n = 0\nwhile True:\n    n += 1")
+    assert run.session.run("n > 0") is True
+
+
+def test_ctrl_c_in_piped_mode_reports_keyboard_interrupt():
+    timer = threading.Timer(0.2, _thread.interrupt_main)
+    timer.start()
+    out = io.StringIO()
+    run_piped(io.StringIO("while True:\n    pass\n\n1 + 1\n"), out)
+    assert out.getvalue() == "KeyboardInterrupt\n2\n"
+
+
+def test_attribute_stores_reach_tensors_contexts_and_program_objects(run):
+    assert run("import torch\nx = torch.tensor(1.)\nx.requires_grad = True\nx.note = 'n'\n"
+               "class C:\n    pass\nC.k = 1\ndef f():\n    pass\nf.calls = 0\n"
+               "print(x.requires_grad, x.note, C.k, f.calls)") == "True n 1 0\n"
+
+
+def test_safe_numpy_attributes_work(run):
+    assert run("import numpy as np\na = np.array([[1., 2.]])\n"
+               "print(a.shape, a.dtype, a.T.tolist(), a.sum(), a.astype(np.float32).dtype)") == (
+        "(1, 2) float64 [[1.0], [2.0]] 3.0 float32\n")
+
+
+def test_format_reaches_public_attributes_only(run):
+    assert run("print('{0.real} {k[0]}'.format(3, k=[7]))") == "3 7\n"
+
+
+def test_errors_are_program_errors_with_a_position(run):
+    error = run.error("x = 1\ny = x +\\\n  undefined")
+    assert isinstance(error, ProgramError)
+    assert (error.type_name, error.message, error.line) == ("NameError",
+                                                            "name 'undefined' is not defined", 3)
