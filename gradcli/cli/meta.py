@@ -1,0 +1,327 @@
+"""REPL meta-commands (`:help`, `:vars`, `:graph`, …), registered once by `@command`: the one
+registry feeds dispatch, `:help` and completion.  Also the session transcript behind `:save`
+and `:load` (the format of shared/transcripts, which `gradcli test` replays)."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..engine import dtypes
+from ..engine.graph import AccumulateGrad
+from ..engine.tensor import Tensor
+
+
+@dataclass
+class Command:
+    name: str
+    run: object              # fn(repl, argument) -> False to leave the REPL, else None
+    usage: str
+    summary: str
+    argument: object = None  # completion of the argument: "tensor", "file", a list, or None
+
+
+COMMANDS = {}
+NARROW = 60  # columns below which tables are shown as lists
+
+
+def command(name, usage="", argument=None):
+    """Register a meta-command; the first docstring line is its `:help` summary."""
+    def register(fn):
+        summary = (fn.__doc__ or "").strip().split("\n")[0]
+        COMMANDS[name] = Command(name, fn, usage, summary, argument)
+        return fn
+    return register
+
+
+class MetaError(Exception):
+    """A meta-command failed: shown as `Type: message` like any other error."""
+
+    def __init__(self, type_name, message, hint_source=None):
+        super().__init__(message)
+        self.type_name = type_name
+        self.message = message
+        self.hint_source = hint_source  # the program line the hint should speak about
+
+
+def dispatch(repl, line):
+    """Run one meta-command line; returns False when the REPL should exit."""
+    name, _, argument = line.strip().partition(" ")
+    cmd = COMMANDS.get(name)
+    if cmd is None:
+        close = [n for n in COMMANDS if n.startswith(name[:2])] if len(name) > 1 else []
+        raise MetaError("UsageError", f"unknown command {name}" +
+                        (f" (did you mean {', '.join(sorted(close))}?)" if close else
+                         " (:help lists the commands)"))
+    return cmd.run(repl, argument.strip()) is not False
+
+
+# ---------------------------------------------------------------------- helpers
+
+def _tensor(repl, name, usage):
+    if not name:
+        raise MetaError("UsageError", f"usage: {usage}")
+    if name not in repl.namespace:
+        raise MetaError("NameError", f"name '{name}' is not defined")
+    value = repl.namespace[name]
+    if not isinstance(value, Tensor):
+        raise MetaError("TypeError", f"{name} is a {type(value).__name__}, not a tensor")
+    return value
+
+
+def _named_leaves(namespace):
+    return {id(v): n for n, v in namespace.items() if isinstance(v, Tensor) and v.grad_fn is None}
+
+
+def trace_backward(repl, tensor):
+    """A backward pass of `tensor` observed node by node, without touching any `.grad`.
+
+    Returns (leaves {name: tensor}, gradients {name: tensor|None}, steps) or raises the
+    engine's error (e.g. a graph already freed by backward())."""
+    from ..analysis.trace import reachable_nodes, traced_grad
+    variables = [n.variable for n in reachable_nodes([tensor.grad_fn])
+                 if type(n) is AccumulateGrad]
+    if not variables:
+        return {}, {}, []
+    seed = None
+    if tensor._data.size != 1:
+        seed = Tensor._make(np.ones_like(tensor._data), None, 0, False)
+    with repl.quiet_program_output():
+        grads, steps = traced_grad(tensor, variables, seed)
+    names = _named_leaves(repl.namespace)
+    leaves, gradients = {}, {}
+    for v, g in zip(variables, grads):
+        name = names.get(id(v))
+        if name is not None:
+            leaves[name] = v
+            gradients[name] = g
+    return leaves, gradients, steps
+
+
+def _short(value):
+    from ..render.values import short_value
+    return short_value(value, limit=4) if value is not None else "None"
+
+
+# ---------------------------------------------------------------------- commands
+
+@command(":help", ":help [COMMAND|OP]", argument="command")
+def help_command(repl, argument):
+    """Show the meta-commands, or help on one command or op."""
+    if argument:
+        key = argument if argument.startswith(":") else ":" + argument
+        if key in COMMANDS:
+            cmd = COMMANDS[key]
+            repl.renderer.text(f"{cmd.usage or cmd.name}\n  {cmd.summary}")
+            return
+        from ..analysis.evaluate import UsageError
+        from ..analysis.optable import op_rows
+        try:
+            rows = op_rows(argument)
+        except UsageError as e:
+            raise MetaError("UsageError", str(e)) from None
+        for r in rows:
+            lines = [r["signature"], f"  {r['doc']}"]
+            if r["formula"]:
+                lines.append(f"  derivative: {r['formula']}")
+            if r["grad_fn"]:
+                lines.append(f"  grad_fn: {r['grad_fn']}")
+            repl.renderer.text("\n".join(lines))
+        return
+    rows = [[cmd.usage or cmd.name, cmd.summary] for cmd in COMMANDS.values()]
+    repl.renderer.table(None, ["command", "what it does"], rows)
+    repl.renderer.text(
+        "Type Python (a PyTorch autograd snippet) to run it. Enter runs a complete statement; "
+        "a compound statement (for, def, with, …) ends at an empty line.\n"
+        "Tab completes, Ctrl-R searches history, → accepts a suggestion, Ctrl-C cancels the "
+        "input or stops a running program, Ctrl-D exits.")
+
+
+@command(":vars", ":vars")
+def vars_command(repl, argument):
+    """Every tensor in scope: shape, value, requires_grad, grad_fn, grad, backward passes."""
+    rows = []
+    for name, t in sorted(repl.namespace.items()):
+        if not isinstance(t, Tensor) or name.startswith("_"):
+            continue
+        rows.append([name, str(list(t._data.shape)), _short(t), str(t.requires_grad),
+                     t.grad_fn.name() if t.grad_fn is not None else "-",
+                     _short(t._grad), str(t._grad_count)])
+    if not rows:
+        repl.renderer.text("no tensors in scope")
+        return
+    headers = ["name", "shape", "value", "requires_grad", "grad_fn", "grad", "backward passes"]
+    if repl.width() < NARROW:  # a table would fold into one letter per line: list instead
+        repl.renderer.text("\n".join(
+            "\n".join([row[0]] + [f"  {h}: {v}" for h, v in zip(headers[1:], row[1:])])
+            for row in rows))
+        return
+    repl.renderer.table(None, headers, rows)
+
+
+@command(":graph", ":graph NAME", argument="tensor")
+def graph_command(repl, argument):
+    """The backward graph of NAME, with the value and gradient of every node."""
+    from ..analysis.explain import Namer
+    from ..render.graph import GraphView, draw_ascii
+    t = _tensor(repl, argument, ":graph NAME")
+    steps, note = [], None
+    if t.grad_fn is not None:
+        try:
+            steps = trace_backward(repl, t)[2]
+        except RuntimeError as e:
+            note = f"(gradients not shown: {str(e).split('.')[0]})"
+    names = Namer(repl.namespace, repl.recording).names()
+    view = GraphView([(argument, t)], names, repl.recording, steps, with_values=True)
+    repl.renderer.text(draw_ascii(view, ascii_only=not repl.unicode))
+    if note:
+        repl.renderer.text(note, "yellow")
+
+
+@command(":explain", ":explain NAME", argument="tensor")
+def explain_command(repl, argument):
+    """The backward pass of NAME step by step: local derivatives and the chain rule."""
+    from ..analysis.evaluate import Evaluation
+    from ..analysis.explain import explain_steps
+    from ..analysis.why import why_tensor
+    from ..render.explain import render_explanation
+    t = _tensor(repl, argument, ":explain NAME")
+    ev = Evaluation(repl.session, dtypes.get_default_dtype(), {}, [argument], {argument: t},
+                    recording=repl.recording)
+    if t.grad_fn is None:
+        ev.reasons[(argument, "")] = (f"{argument} is a leaf" if t.requires_grad
+                                      else why_tensor(argument, t))
+    else:
+        try:
+            leaves, gradients, steps = trace_backward(repl, t)
+        except RuntimeError as e:
+            raise MetaError("RuntimeError", str(e).split("\n")[0],
+                            f"{argument}.backward()") from None
+        ev.leaves = leaves
+        ev.values.update(leaves)
+        ev.gradients[argument] = gradients
+        ev.steps[argument] = steps
+    repl.renderer.text(render_explanation(ev, argument, explain_steps(ev, argument)))
+
+
+@command(":why", ":why NAME", argument="tensor")
+def why_command(repl, argument):
+    """Why NAME.grad is None or zero."""
+    from ..analysis.why import why_tensor
+    if not argument:
+        raise MetaError("UsageError", "usage: :why NAME")
+    if argument not in repl.namespace:
+        raise MetaError("NameError", f"name '{argument}' is not defined")
+    repl.renderer.text(why_tensor(argument, repl.namespace[argument]))
+
+
+@command(":reset", ":reset")
+def reset_command(repl, argument):
+    """Start a fresh session: no variables, default dtype and grad mode restored."""
+    repl.reset()
+    repl.renderer.text("session reset")
+
+
+@command(":load", ":load FILE", argument="file")
+def load_command(repl, argument):
+    """Run a program file (or a transcript's statements) as if pasted."""
+    if not argument:
+        raise MetaError("UsageError", "usage: :load FILE")
+    try:
+        with open(_path(argument), encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise MetaError("OSError", f"cannot read {argument}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise MetaError("OSError", f"{argument} is not UTF-8 text") from None
+    if is_transcript(text):
+        repl.run_statements(transcript_statements(text))
+    else:
+        repl.run_source(text)
+
+
+@command(":save", ":save FILE", argument="file")
+def save_command(repl, argument):
+    """Save the session as a transcript that `gradcli test FILE` replays."""
+    if not argument:
+        raise MetaError("UsageError", "usage: :save FILE")
+    try:
+        with open(_path(argument), "w", encoding="utf-8") as f:
+            f.write(repl.transcript.text())
+    except OSError as e:
+        raise MetaError("OSError", f"cannot write {argument}: {e.strerror or e}") from None
+    n = repl.transcript.count()
+    repl.renderer.text(f"saved {n} statement{'s' if n != 1 else ''} to {argument}")
+    if repl.transcript.interrupted:
+        repl.renderer.text(f"note: {repl.transcript.interrupted} statement(s) stopped by Ctrl-C "
+                           f"are left out, so the transcript may not replay exactly", "yellow")
+
+
+@command(":dtype", ":dtype [float32|float64]", argument=["float32", "float64"])
+def dtype_command(repl, argument):
+    """Show or set the default floating dtype."""
+    if not argument:
+        repl.renderer.text(dtypes.get_default_dtype().name)
+        return
+    choices = {"float32": dtypes.float32, "float64": dtypes.float64,
+               "float": dtypes.float32, "double": dtypes.float64}
+    if argument not in choices:
+        raise MetaError("UsageError", f":dtype takes float32 or float64, not {argument!r}")
+    d = choices[argument]
+    dtypes.set_default_dtype(d)
+    repl.transcript.add("import torch", "")
+    repl.transcript.add(f"torch.set_default_dtype(torch.{d.name})", "")
+    repl.renderer.text(f"default dtype: {d.name}")
+
+
+@command(":quit", ":quit")
+def quit_command(repl, argument):
+    """Leave the REPL (Ctrl-D does too)."""
+    return False
+
+
+def _path(argument):
+    import os
+    return os.path.expanduser(argument)
+
+
+# ---------------------------------------------------------------------- transcripts
+
+TITLE = "session: saved from the gradcli REPL"
+
+
+class Transcript:
+    """What ran in the session and what it printed, as the transcript sessions `gradcli test`
+    replays (gradcli.lang.transcript)."""
+
+    def __init__(self):
+        from ..lang.transcript import TranscriptSession
+        self.sessions = [TranscriptSession(TITLE)]
+        self.interrupted = 0     # statements stopped by Ctrl-C (left out: they cannot replay)
+
+    def add(self, source, output):
+        from ..lang.console import is_compound
+        from ..lang.transcript import Statement
+        lines = source.rstrip("\n").split("\n") + ([""] if is_compound(source) else [])
+        self.sessions[-1].statements.append(Statement(lines, output.splitlines()))
+
+    def new_session(self):
+        from ..lang.transcript import TranscriptSession
+        self.sessions.append(TranscriptSession(f"{TITLE} (after :reset)"))
+
+    def count(self):
+        return sum(len(s.statements) for s in self.sessions)
+
+    def text(self):
+        blocks = ["\n".join(line.rstrip() for line in s.text_lines())
+                  for s in self.sessions if s.statements]
+        return "\n\n".join(blocks) + "\n" if blocks else ""
+
+
+def is_transcript(text):
+    return any(line.startswith(">>>") for line in text.splitlines())
+
+
+def transcript_statements(text):
+    """The statements of a transcript, each as its source (outputs and titles dropped)."""
+    from ..lang.transcript import parse_transcript
+    return [st.source for session in parse_transcript(text) for st in session.statements]

@@ -1,0 +1,388 @@
+"""The interactive REPL driven through prompt-toolkit's pipe input and a dummy output (as pgcli
+and ptpython test theirs): every keystroke goes through the real PromptSession."""
+
+import _thread
+import io
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from gradcli.cli.history import history_path, open_history
+from gradcli.cli.lexer import ReplLexer
+from gradcli.cli.repl import Repl, input_is_ready, split_statements
+from gradcli.cli.toolbar import toolbar_fragments
+from gradcli.engine import dtypes
+from gradcli.engine.grad_mode import GradMode
+from gradcli.lang.parser import is_complete
+
+ROOT = Path(__file__).resolve().parents[2]
+ENTER = "\r"
+CTRL_C, CTRL_D, CTRL_R = "\x03", "\x04", "\x12"
+UP, RIGHT = "\x1b[A", "\x1b[C"
+PAUSE = None  # let prompt-toolkit's background tasks (completion, suggestion, history) finish
+
+
+def paste(text):
+    return "\x1b[200~" + text + "\x1b[201~"
+
+
+@pytest.fixture(autouse=True)
+def _engine_state():
+    yield
+    dtypes.set_default_dtype(dtypes.float32)
+    GradMode.enabled = True
+
+
+class NarrowOutput(DummyOutput):
+    def get_size(self):
+        return Size(rows=10, columns=12)
+
+
+@pytest.fixture
+def repl_run(tmp_path):
+    """Type `keys` into a fresh REPL; returns (exit status, everything it printed, the Repl)."""
+    def run(*keys, history_file=None, output=None, color=False, session_factory=None):
+        out = io.StringIO()
+        with create_pipe_input() as inp:
+            repl = Repl(out=out, color=color, input=inp, output=output or DummyOutput(),
+                        history_file=history_file or tmp_path / "history",
+                        session_factory=session_factory)
+            typist = threading.Thread(target=type_keys, args=(inp, keys + (CTRL_D,)))
+            typist.start()
+            status = repl.loop()
+            typist.join()
+        return status, out.getvalue(), repl
+    return run
+
+
+def type_keys(inp, keys):
+    chunk = ""
+    for key in keys:
+        if key is PAUSE:
+            inp.send_text(chunk)
+            chunk = ""
+            time.sleep(0.3)
+        else:
+            chunk += key
+    inp.send_text(chunk)
+
+
+def lines(text):
+    return text.splitlines()[1:]  # without the banner
+
+
+# ---------------------------------------------------------------------- running statements
+
+def test_expression_values_are_echoed_as_pytorch_prints_them(repl_run):
+    status, out, _ = repl_run("import torch", ENTER, "x = torch.tensor(3., requires_grad=True)",
+                              ENTER, "y = (2*x)**3", ENTER, "y", ENTER, "y.backward()", ENTER,
+                              "x.grad", ENTER)
+    assert status == 0
+    assert lines(out) == ["tensor(216., grad_fn=<PowBackward0>)", "tensor(216.)"]
+
+
+def test_a_compound_statement_continues_until_an_empty_line(repl_run):
+    _, out, repl = repl_run("total = 0", ENTER, "for i in range(3):", ENTER, "total += i",
+                            ENTER, "print(total)", ENTER, ENTER, "total", ENTER)
+    assert lines(out) == ["0", "1", "3", "3"]
+    (session,) = repl.transcript.sessions
+    assert session.statements[1].source == "for i in range(3):\n    total += i\n    print(total)"
+
+
+def test_incomplete_input_continues_and_complete_input_runs(repl_run):
+    _, out, _ = repl_run("(1 +", ENTER, "2)", ENTER)
+    assert lines(out) == ["3"]
+
+
+def test_tab_at_the_start_of_a_line_indents(repl_run):
+    _, out, repl = repl_run("if True:", ENTER, "\t", "print(5)", ENTER, ENTER)
+    assert lines(out) == ["5"]
+    assert repl.transcript.sessions[0].statements[0].source == "if True:\n        print(5)"
+
+
+def test_enter_decision_comes_from_the_parser():
+    assert input_is_ready("x = 1", is_complete)
+    assert not input_is_ready("x = (1 +", is_complete)
+    assert not input_is_ready("x = (1 +\n", is_complete)  # a blank line inside brackets
+    assert not input_is_ready("for i in x:", is_complete)
+    assert not input_is_ready("for i in x:\n    y = i", is_complete)
+    assert input_is_ready("for i in x:\n    y = i\n", is_complete)
+    assert input_is_ready("for i in x:\n", is_complete)  # runs, and reports the missing block
+    assert input_is_ready("def f():\n    return 1\nf()", is_complete)
+    assert input_is_ready(":vars", is_complete)
+
+
+def test_a_pasted_snippet_runs_statement_by_statement(repl_run):
+    snippet = ("import torch\nx = torch.tensor([1., 2.], requires_grad=True)\nx.sum()\n"
+               "undefined_name\ndef f(t):\n    return t * 2\nf(x)\nx.grad\n")
+    _, out, repl = repl_run(paste(snippet))
+    assert lines(out) == [
+        "tensor(3., grad_fn=<SumBackward0>)",
+        "NameError: name 'undefined_name' is not defined",
+        "hint: your tensors: x",
+        "tensor([2., 4.], grad_fn=<MulBackward0>)"]
+    statements = [s.source for s in repl.transcript.sessions[0].statements]
+    assert statements[3:] == ["undefined_name", "def f(t):\n    return t * 2", "f(x)", "x.grad"]
+
+
+def test_a_paste_without_final_newline_waits_for_enter(repl_run):
+    _, out, _ = repl_run(paste("a = 2\na * 3"), ENTER)
+    assert lines(out) == ["6"]
+
+
+def test_statements_are_split_as_the_piped_repl_reads_them():
+    assert split_statements("a = 1; a\nb = 2\n@dec\ndef f():\n    pass\nf()", is_complete) == [
+        "a = 1; a", "b = 2", "@dec\ndef f():\n    pass", "f()"]
+
+
+def test_a_statement_with_a_syntax_error_stands_alone():
+    assert split_statements("x = 2 ^ 3\ny = (1,\n2) $\nz = 1", is_complete) == [
+        "x = 2 ^ 3", "y = (1,\n2) $", "z = 1"]
+
+
+# ---------------------------------------------------------------------- errors
+
+def test_errors_are_type_message_with_a_hint_never_a_traceback(repl_run):
+    _, out, _ = repl_run("import torch", ENTER, "x = torch.tensor([1., 2.], requires_grad=True)",
+                         ENTER, "y = x * 2", ENTER, "y.backward()", ENTER, "xx", ENTER)
+    assert lines(out) == [
+        "RuntimeError: grad can be implicitly created only for scalar outputs",
+        "hint: y has shape [2]; it is not a scalar: pass a gradient of its shape, "
+        "y.backward(torch.ones_like(y)), or reduce it first, y.sum().backward()",
+        "NameError: name 'xx' is not defined",
+        "hint: did you mean x?"]
+    assert "Traceback" not in out
+
+
+def test_backward_twice_names_the_users_variable(repl_run):
+    _, out, _ = repl_run("import torch", ENTER, "a = torch.tensor(2., requires_grad=True)", ENTER,
+                         "m = a.exp()", ENTER, "m.backward()", ENTER, "m.backward()", ENTER)
+    assert lines(out)[0].startswith("RuntimeError: Trying to backward through the graph a second")
+    assert lines(out)[1] == ("hint: m was already backpropagated; call "
+                             "m.backward(retain_graph=True) the first time, or recompute m")
+
+
+def test_syntax_errors_show_a_caret(repl_run):
+    _, out, _ = repl_run("x = (1 +", ENTER, ")", ENTER)
+    first, source, caret = lines(out)[:3]
+    assert first.startswith("SyntaxError: ") and "(line 2, column 1)" in first
+    assert source == "    )" and caret == "    ^"
+
+
+def test_the_session_survives_errors(repl_run):
+    _, out, _ = repl_run("a = 5", ENTER, "1/0", ENTER, "a + 1", ENTER)
+    assert lines(out) == ["ZeroDivisionError: division by zero", "6"]
+
+
+# ---------------------------------------------------------------------- Ctrl-C, Ctrl-D
+
+def test_ctrl_c_clears_the_input(repl_run):
+    _, out, _ = repl_run("1 + half typed", CTRL_C, "40 + 2", ENTER)
+    assert lines(out) == ["42"]
+
+
+def test_ctrl_c_clears_a_multi_line_input(repl_run):
+    _, out, _ = repl_run("for i in range(3):", ENTER, "print(i)", CTRL_C, "7", ENTER)
+    assert lines(out) == ["7"]
+
+
+def test_ctrl_d_exits_and_ignores_what_follows(repl_run):
+    status, out, _ = repl_run("1", ENTER, CTRL_D, "2", ENTER)
+    assert status == 0 and lines(out) == ["1"]
+
+
+def test_quit_command_exits(repl_run):
+    status, out, _ = repl_run(":quit", ENTER, "2", ENTER)
+    assert status == 0 and lines(out) == []
+
+
+def _interrupting(factory):
+    """A session whose run() of a `while` loop gets a Ctrl-C (SIGINT) shortly after it starts."""
+    def make(out):
+        session = factory(out)
+        run = session.run
+
+        def run_and_interrupt(source, **kw):
+            if source.startswith("while"):
+                threading.Timer(0.3, _thread.interrupt_main).start()
+            return run(source, **kw)
+        session.run = run_and_interrupt
+        return session
+    return make
+
+
+def test_ctrl_c_interrupts_a_running_program_and_keeps_the_session(repl_run):
+    from gradcli.cli.repl import _default_session
+    _, out, repl = repl_run(
+        "n = 0", ENTER, "while True:", ENTER, "n += 1", ENTER, ENTER, "n > 0", ENTER,
+        session_factory=_interrupting(_default_session))
+    assert lines(out) == ["KeyboardInterrupt", "True"]
+    assert [s.source for s in repl.transcript.sessions[0].statements] == ["n = 0", "n > 0"]
+    assert repl.transcript.interrupted == 1
+
+
+# ---------------------------------------------------------------------- editing features
+
+def test_tab_completes_a_tensor_attribute(repl_run):
+    _, out, _ = repl_run("import torch", ENTER, "x = torch.tensor(1., requires_grad=True)",
+                         ENTER, "x.is_le\t", PAUSE, ENTER)
+    assert lines(out) == ["True"]
+
+
+def test_tab_completes_a_keyword_argument(repl_run):
+    _, out, _ = repl_run("import torch", ENTER, "torch.ones(2, requires_\t", PAUSE, "True)", ENTER)
+    assert lines(out) == ["tensor([1., 1.], requires_grad=True)"]
+
+
+def test_tab_completes_a_meta_command(repl_run):
+    _, out, _ = repl_run(":dty\t", PAUSE, " float64", ENTER, "import torch", ENTER,
+                         "torch.tensor(1.).dtype", ENTER)
+    assert lines(out) == ["default dtype: float64", "torch.float64"]
+
+
+def test_history_persists_across_sessions(repl_run, tmp_path):
+    history = tmp_path / "state" / "gradcli" / "history"
+    repl_run("6 * 7", ENTER, history_file=history)
+    assert "+6 * 7" in history.read_text()
+    _, out, _ = repl_run(PAUSE, UP, ENTER, history_file=history)
+    assert lines(out) == ["42"]
+
+
+def test_ctrl_r_searches_history(repl_run, tmp_path):
+    history = tmp_path / "history"
+    repl_run("11 * 11", ENTER, "2 + 2", ENTER, history_file=history)
+    _, out, _ = repl_run(PAUSE, CTRL_R, "11 *", ENTER, ENTER, history_file=history)
+    assert lines(out) == ["121"]
+
+
+def test_auto_suggestion_from_history(repl_run, tmp_path):
+    history = tmp_path / "history"
+    repl_run("123 + 877", ENTER, history_file=history)
+    _, out, _ = repl_run("123", PAUSE, RIGHT, ENTER, history_file=history)
+    assert lines(out) == ["1000"]
+
+
+def test_multi_line_history_entry_comes_back_whole(repl_run, tmp_path):
+    history = tmp_path / "history"
+    repl_run("for i in range(2):", ENTER, "print(i * 10)", ENTER, ENTER, history_file=history)
+    _, out, _ = repl_run(PAUSE, UP, ENTER, ENTER, history_file=history)
+    assert lines(out) == ["0", "10"]
+
+
+def test_the_history_file_lives_in_the_xdg_state_directory(tmp_path):
+    assert history_path({"XDG_STATE_HOME": str(tmp_path)}) == tmp_path / "gradcli" / "history"
+    assert history_path({}) == Path.home() / ".local" / "state" / "gradcli" / "history"
+    assert history_path({"XDG_STATE_HOME": "relative"}) == history_path({})
+
+
+def test_syntax_highlighting_uses_pythons_lexer_and_marks_meta_commands():
+    from prompt_toolkit.document import Document
+    lexer = ReplLexer()
+    tokens = lexer.lex_document(Document("for x in y: pass"))(0)
+    assert ("class:pygments.keyword", "for") in tokens
+    assert lexer.lex_document(Document(":graph y"))(0) == [
+        ("class:meta.command", ":graph"), ("class:meta.argument", " y")]
+
+
+def test_toolbar_shows_grad_mode_and_default_dtype(repl_run):
+    text = "".join(t for _, t in toolbar_fragments(80))
+    assert "grad: enabled" in text and "dtype: float32" in text
+    _, _, repl = repl_run("import torch", ENTER, "torch.set_grad_enabled(False)", ENTER,
+                          ":dtype float64", ENTER)
+    text = "".join(t for _, t in toolbar_fragments(80))
+    assert "grad: no_grad" in text and "dtype: float64" in text
+
+
+def test_toolbar_fits_a_narrow_terminal():
+    for width in (4, 12, 20, 40):
+        assert sum(len(t) for _, t in toolbar_fragments(width)) <= width
+
+
+def test_a_very_narrow_terminal_still_works(repl_run):
+    _, out, _ = repl_run("import torch", ENTER, "torch.ones(2)", ENTER, ":vars", ENTER,
+                         output=NarrowOutput())
+    assert lines(out)[0] == "tensor([1., 1.])"
+
+
+# ---------------------------------------------------------------------- degrading gracefully
+
+def test_an_unwritable_history_falls_back_to_memory(repl_run, tmp_path):
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    status, out, _ = repl_run("1 + 1", ENTER, PAUSE, UP, ENTER, history_file=blocker / "history")
+    assert status == 0
+    assert "history kept in memory only" in out.splitlines()[1]
+    assert out.splitlines()[2:] == ["2", "2"]
+
+
+def test_a_corrupt_history_file_is_tolerated(repl_run, tmp_path):
+    history = tmp_path / "history"
+    history.write_bytes(b"\xff\xfe\x00garbage\n+\xc3(\n\x00\x00")
+    status, out, _ = repl_run("3 * 3", ENTER, history_file=history)
+    assert status == 0 and lines(out) == ["9"]
+
+
+def test_a_history_file_that_breaks_later_switches_to_memory(repl_run, tmp_path):
+    history = tmp_path / "history"
+    h, note = open_history(history)
+    assert note is None
+    history.unlink()
+    history.mkdir()  # writing now fails
+    h.store_string("x")
+    assert "cannot write" in h.failed
+
+
+def test_no_colour_means_no_escape_sequences(repl_run):
+    _, out, _ = repl_run("import torch", ENTER, "torch.tensor([1., 2.])", ENTER, "1/0", ENTER)
+    assert "\x1b" not in out
+
+
+def test_colour_output_is_highlighted_on_a_terminal(repl_run):
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    out = Terminal()
+    with create_pipe_input() as inp:
+        repl = Repl(out=out, color=True, input=inp, output=DummyOutput(),
+                    history_file=os.devnull)
+        repl.renderer.console._force_terminal = True
+        repl.renderer.console._color_system = repl.renderer.console._detect_color_system()
+        inp.send_text("import torch" + ENTER + "torch.tensor([1., 2.])" + ENTER + CTRL_D)
+        repl.loop()
+    text = out.getvalue()
+    assert "\x1b[" in text and "1." in text
+
+
+# ---------------------------------------------------------------------- start-up
+
+def test_eval_never_imports_prompt_toolkit():
+    code = ("import sys; from gradcli.cli.main import main; rc = main(['eval', 'y = x*2', "
+            "'--at', 'x=3']); print('prompt_toolkit' in sys.modules)")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120)
+    assert p.stdout.strip().splitlines()[-1] == "False", p.stderr
+
+
+# ---------------------------------------------------------------------- :save, replayed
+
+def test_saved_session_is_a_transcript_the_replayer_accepts(repl_run, tmp_path):
+    transcript = pytest.importorskip("gradcli.lang.transcript")
+    saved = tmp_path / "session.txt"
+    repl_run("import torch", ENTER, "x = torch.tensor([1., 2.], requires_grad=True)", ENTER,
+             "y = (x ** 2).sum()", ENTER, "y", ENTER, "for k in range(2):", ENTER,
+             "print(k)", ENTER, ENTER, "y.backward()", ENTER, "x.grad", ENTER,
+             "y.backward()", ENTER, ":vars", ENTER, f":save {saved}", ENTER)
+    text = saved.read_text()
+    assert text.startswith("## session: ")
+    assert ">>> for k in range(2):\n...     print(k)\n...\n0\n1\n" in text
+    out = io.StringIO()
+    assert transcript.replay_files([str(saved)], out) == 0, out.getvalue()
