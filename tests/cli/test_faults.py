@@ -1,0 +1,100 @@
+"""Fault tolerance of the command line as a process: a reader that goes away (`| head`), a
+closed standard output or input, bytes that are not UTF-8, an unwritable cache or home, a
+corrupt grammar cache.  Each ends cleanly: no traceback, the documented exit code."""
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LOOP = "for i in range(200000):\n    print(i)\n"
+
+
+def _env(**extra):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
+    env.update(extra)
+    return env
+
+
+def _cmd(*args):
+    return [sys.executable, "-m", "gradcli.cli.main", *args]
+
+
+def _no_traceback(text):
+    assert "Traceback" not in text, text
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGPIPE"), reason="no SIGPIPE on this platform")
+@pytest.mark.parametrize("args, stdin", [(("run", "-"), LOOP), (("repl",), LOOP + "\n")])
+def test_reader_that_goes_away_ends_the_process_quietly(args, stdin):
+    p = subprocess.Popen(_cmd(*args), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=_env())
+    p.stdin.write(stdin.encode())
+    p.stdin.close()
+    assert p.stdout.readline() == b"0\n"
+    p.stdout.close()  # what `head -1` does
+    p.wait(timeout=60)
+    err = p.stderr.read().decode()
+    assert p.returncode == -signal.SIGPIPE, err
+    assert err == ""
+
+
+def test_closed_standard_output_is_one_line_and_exit_2():
+    p = subprocess.run(_cmd("eval", "y = x", "--at", "x=1"), stderr=subprocess.PIPE,
+                       env=_env(), preexec_fn=lambda: os.close(1), timeout=60)
+    assert p.returncode == 2
+    assert p.stderr.decode() == "OSError: standard output is closed\n"
+
+
+def test_closed_standard_input_reads_as_empty():
+    p = subprocess.run(_cmd("run", "-"), capture_output=True, env=_env(),
+                       preexec_fn=lambda: os.close(0), timeout=60)
+    assert (p.returncode, p.stdout, p.stderr) == (0, b"", b"")
+
+
+def test_program_file_that_is_not_utf8(tmp_path):
+    path = tmp_path / "bad.grad"
+    path.write_bytes(b"x = 1\ny = x \xff 2\n")
+    p = subprocess.run(_cmd("run", str(path)), capture_output=True, env=_env(), timeout=60)
+    err = p.stderr.decode("utf-8", "replace")
+    assert p.returncode == 2
+    _no_traceback(err)
+    assert err == f"UsageError: {path} is not UTF-8 text\n"
+
+
+def test_piped_repl_survives_bytes_that_are_not_utf8():
+    p = subprocess.run(_cmd("repl"), input=b"\xff\xfe\n1 + 1\n", capture_output=True,
+                       env=_env(), timeout=60)
+    assert p.returncode == 0
+    _no_traceback(p.stderr.decode("utf-8", "replace"))
+    assert p.stdout.decode("utf-8", "replace").splitlines()[-1] == "2"
+
+
+@pytest.mark.parametrize("variable", ["XDG_CACHE_HOME", "HOME"])
+def test_unwritable_cache_and_home(tmp_path, variable):
+    blocker = tmp_path / "file"  # a file where a directory should be: nothing can be made below
+    blocker.write_text("")
+    env = _env(**{variable: str(blocker / "sub")})
+    p = subprocess.run(_cmd("eval", "z = (2*x)**3", "--at", "x=3"), capture_output=True,
+                       text=True, env=env, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stderr == ""
+    assert p.stdout.splitlines()[-1] == "dz/dx = 216."
+
+
+def test_corrupt_grammar_cache_is_rebuilt(tmp_path):
+    env = _env(XDG_CACHE_HOME=str(tmp_path))
+    first = subprocess.run(_cmd("eval", "y = x * 2", "--at", "x=1"), capture_output=True,
+                           text=True, env=env, timeout=60)
+    assert first.returncode == 0, first.stderr
+    caches = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert caches, "no parser cache was written"
+    for path in caches:
+        path.write_bytes(b"\x80not a pickle")
+    second = subprocess.run(_cmd("eval", "y = x * 2", "--at", "x=1"), capture_output=True,
+                            text=True, env=env, timeout=60)
+    assert (second.returncode, second.stdout, second.stderr) == (0, first.stdout, "")
