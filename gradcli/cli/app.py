@@ -7,7 +7,7 @@ import sys
 from typing import List, Optional
 
 import typer
-from typing_extensions import Annotated
+from typing import Annotated
 
 from ..render.console import ErrorInfo, Renderer, choose_mode
 
