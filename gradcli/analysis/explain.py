@@ -11,7 +11,7 @@ from ..engine.tensor import Tensor
 from .kinks import kink_at
 
 INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "matmul": "@", "remainder": "%",
-         "pow.Tensor_Scalar": "**", "pow.Tensor_Tensor": "**", "pow.Scalar": "**"}
+         "pow": "**", "floor_divide": "//"}
 REFLECTED = {"rsub": "-", "rdiv": "/"}
 
 
@@ -53,7 +53,8 @@ class Namer:
         out.update(self.by_leaf)
         return out
 
-    def operand(self, x, depth=0):
+    def operand(self, x, depth=0, bracket=False):
+        """x as an operand; bracket=True puts an infix expression in brackets."""
         if isinstance(x, Tensor):
             if x.grad_fn is None:
                 name = self.by_leaf.get(id(x))
@@ -64,8 +65,10 @@ class Namer:
             name = self.by_output.get((x.grad_fn, x._output_nr))
             if name:
                 return name
+            if depth >= 6:
+                return "…"
             inner = self.expression(x.grad_fn, depth + 1)
-            return f"({inner})" if depth < 6 else "…"
+            return f"({inner})" if bracket and self.is_infix(x.grad_fn) else inner
         if isinstance(x, (list, tuple)):
             return "[" + ", ".join(self.operand(v, depth) for v in x) + "]"
         return repr(x)
@@ -76,21 +79,32 @@ class Namer:
         op = getattr(node, "op", None)
         if rec is None or op is None:
             return node.name()
-        args = [self.operand(x, depth) for x in rec.inputs]
+        name = op.name.split(".")[0]
+        infix = name in INFIX or name in REFLECTED or name == "neg"
+        args = [self.operand(x, depth, bracket=infix) for x in rec.inputs]
         if op.variadic:
             args = ["[" + ", ".join(args) + "]"]
-        name = op.name
         if name in INFIX and len(args) == 2:
             return f"{args[0]} {INFIX[name]} {args[1]}"
         if name in REFLECTED and len(args) == 2:
             return f"{args[1]} {REFLECTED[name]} {args[0]}"
         if name == "neg":
             return f"-{args[0]}"
-        if name == "getitem":
-            return f"{args[0]}[{_index_text(rec.attrs[0])}]"
+        if name in ("select", "slice"):
+            dim, *rest = rec.attrs
+            where = str(rest[0]) if name == "select" else _index_text(slice(*rest))
+            return f"{self.operand(rec.inputs[0], depth, bracket=True)}[{':, ' * dim}{where}]"
         attrs = [f"{k}={v!r}" for k, v, d in zip(op.attr_names, rec.attrs, op.attr_defaults)
                  if v is not d and v != d]
-        return f"{name.split('.')[0]}({', '.join(args + attrs)})"
+        return f"{name}({', '.join(args + attrs)})"
+
+    def is_infix(self, node):
+        """Whether expression(node) is an infix expression (it needs brackets as an operand)."""
+        rec, op = self.records.get(node), getattr(node, "op", None)
+        if rec is None or op is None:
+            return False
+        name = op.name.split(".")[0]
+        return (name in INFIX or name in REFLECTED) and len(rec.inputs) == 2 or name == "neg"
 
     def node_label(self, node):
         if type(node) is AccumulateGrad:
@@ -103,7 +117,11 @@ def _index_text(index):
     parts = []
     for i in items:
         if isinstance(i, slice):
-            parts.append(":".join("" if v is None else str(v) for v in (i.start, i.stop, i.step)).rstrip(":") or ":")
+            step = None if i.step == 1 else i.step
+            stop = None if i.stop is not None and i.stop >= 2 ** 62 else i.stop
+            start = None if i.start == 0 else i.start
+            text = ":".join("" if v is None else str(v) for v in (start, stop, step))
+            parts.append(text.rstrip(":") if step is None else text)
         elif i is Ellipsis:
             parts.append("...")
         else:
@@ -130,7 +148,7 @@ def explain_steps(ev, out_name):
         rec = namer.records.get(node)
         es = ExplainStep(i, node.name(), expression, op.formula if op is not None else "",
                          incoming, kink=kink_at(node, rec) if rec else None)
-        inputs = rec.inputs if rec else [None] * len(node.next_functions)
+        inputs = rec.edge_inputs if rec else [None] * len(node.next_functions)
         for (child, _), g, x in zip(node.next_functions, step.grad_inputs, inputs):
             if child is None or g is None:
                 continue

@@ -14,6 +14,13 @@ class NodeRecord:
     line: int | None = None
     attrs: tuple = ()
 
+    @property
+    def edge_inputs(self):
+        """The inputs that are edges of the node, in next_functions order (PyTorch leaves
+        Scalar operands and where's condition out of the graph)."""
+        index = getattr(getattr(self.node, "op", None), "edge_index", None)
+        return self.inputs if index is None else tuple(self.inputs[i] for i in index)
+
 
 @dataclass
 class Recording:

@@ -353,8 +353,7 @@ class Op:
                 r.requires_grad_flag = True
         node._save(inputs, results)
         if NodeRecorder.callback is not None:
-            NodeRecorder.callback(node, inputs if self.edge_index is None
-                                  else [inputs[i] for i in self.edge_index], results)
+            NodeRecorder.callback(node, inputs, results)
         if AnomalyMode.enabled:
             node._anomaly = (AnomalyMode.location() if AnomalyMode.location
                              else "".join(traceback.format_stack()[:-3]))

@@ -38,6 +38,13 @@ class GraphView:
             return self.names.get(id(node.variable), "leaf")
         return self.names.get((node, 0))
 
+    def short_label(self, node):
+        """The node's name and the program's name for it, without values."""
+        name = self.name_of(node)
+        if type(node) is AccumulateGrad:
+            return f"{name} (leaf)"
+        return node.name() + (f"  {name}" if name else "")
+
     def label(self, node):
         name = self.name_of(node)
         if type(node) is AccumulateGrad:
@@ -76,7 +83,7 @@ def draw_ascii(view, ascii_only=False):
             node, prefix, last = stack.pop()
             branch = sym["last"] if last else sym["tee"]
             if node in tags:
-                lines.append(f"{prefix}{branch}(see [{tags[node]}]) {node.name()}")
+                lines.append(f"{prefix}{branch}(see [{tags[node]}]) {view.short_label(node)}")
                 continue
             tag = ""
             if node in view.shared:

@@ -1,0 +1,306 @@
+"""Every command but eval (test_eval.py) and repl (test_repl.py): options, output, JSON documents
+and exit codes."""
+
+import re
+
+import numpy as np
+import pytest
+
+import gradcli
+
+
+# ---------------------------------------------------------------------- run
+
+def test_run_prints_what_the_program_prints(cli, tmp_path):
+    path = tmp_path / "p.grad"
+    path.write_text("import torch\nx = torch.tensor(2., requires_grad=True)\ny = x ** 3\n"
+                    "y.backward()\nprint(x.grad)\nx.grad\n")
+    r = cli("run", str(path))
+    assert (r.code, r.stdout, r.stderr) == (0, "tensor(12.)\n", "")  # no echo, unlike the REPL
+
+
+def test_run_reads_standard_input(cli):
+    r = cli("run", "-", input="print(1 + 1)\n")
+    assert (r.code, r.stdout) == (0, "2\n")
+
+
+def test_run_stops_at_the_first_error_with_exit_2(cli, tmp_path):
+    path = tmp_path / "p.grad"
+    path.write_text("print(1)\nprint(undefined)\nprint(3)\n")
+    r = cli("run", str(path))
+    assert r.code == 2
+    assert r.stdout == "1\n"
+    assert r.stderr == "NameError: name 'undefined' is not defined\n"
+
+
+def test_run_of_a_missing_file_is_a_usage_error(cli, tmp_path):
+    r = cli("run", str(tmp_path / "missing.grad"))
+    assert r.code == 2
+    assert r.stderr.startswith("UsageError: ") and "missing.grad" in r.stderr
+
+
+def test_run_dtype_sets_the_default(cli):
+    r = cli("run", "-", "--dtype", "float64", input="import torch\nprint(torch.ones(1).dtype)\n")
+    assert r.stdout == "torch.float64\n"
+
+
+def test_run_timeout_stops_an_endless_loop(cli):
+    r = cli("run", "-", "--timeout", "0.5", input="while True:\n    pass\n")
+    assert r.code == 2
+    assert r.stderr.startswith("TimeoutError: ")
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------------- jacobian
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_jacobian_in_both_modes(cli, mode):
+    doc = cli("jacobian", "y = stack([x[0]*x[1], x[0]**2, sin(x[1])])", "--at", "x=[1,2]",
+              "--mode", mode, "--dtype", "float64", "--json").json()
+    assert doc["outputs"] == ["y"]
+    assert np.allclose(doc["jacobian"]["y"]["x"], [[2, 1], [2, 0], [0, np.cos(2)]])
+
+
+def test_jacobian_of_several_inputs_and_plain_text(cli):
+    r = cli("jacobian", "y = x * w", "--at", "x=[1,2]", "--at", "w=[3,4]")
+    assert r.code == 0
+    assert "J[y/x]" in r.stdout and "J[y/w]" in r.stdout
+    doc = cli("jacobian", "y = x * w", "--at", "x=[1,2]", "--at", "w=[3,4]", "--json").json()
+    assert doc["jacobian"]["y"] == {"x": [[3.0, 0.0], [0.0, 4.0]], "w": [[1.0, 0.0], [0.0, 2.0]]}
+
+
+def test_jacobian_matches_pytorch(cli):
+    torch = pytest.importorskip("torch")
+    x = torch.tensor([0.3, -1.2, 2.0], dtype=torch.float64)
+    expected = torch.autograd.functional.jacobian(lambda t: torch.tanh(t) * t.sum(), x)
+    doc = cli("jacobian", "y = tanh(x) * x.sum()", "--at", "x=[0.3,-1.2,2.0]", "--dtype",
+              "float64", "--json").json()
+    assert np.allclose(doc["jacobian"]["y"]["x"], expected.numpy(), rtol=1e-12)
+
+
+def test_jacobian_bad_mode_is_a_usage_error(cli):
+    r = cli("jacobian", "y = x", "--at", "x=1", "--mode", "sideways")
+    assert r.code == 2
+    assert r.stderr == "UsageError: --mode must be reverse or forward, not 'sideways'\n"
+
+
+# ---------------------------------------------------------------------- hessian
+
+def test_hessian_json_document(cli):
+    doc = cli("hessian", "f = x[0]**3 + x[0]*x[1] + 2*x[1]**3", "--at", "x=[1,1]",
+              "--json").json()
+    assert doc == {"outputs": ["f"], "hessian": {"f": {"x": {"x": [[6.0, 1.0], [1.0, 12.0]]}}}}
+
+
+def test_hessian_across_two_inputs(cli):
+    doc = cli("hessian", "f = x * y ** 2", "--at", "x=2", "--at", "y=3", "--json").json()
+    h = doc["hessian"]["f"]
+    assert h["x"]["x"] == 0.0 and h["x"]["y"] == 6.0 and h["y"]["x"] == 6.0 and h["y"]["y"] == 4.0
+
+
+def test_hessian_of_a_non_scalar_output_is_an_error(cli):
+    r = cli("hessian", "f = x * 2", "--at", "x=[1,2]")
+    assert r.code == 2
+    assert len(r.stderr.strip().splitlines()) == 1 and ": " in r.stderr
+
+
+# ---------------------------------------------------------------------- graph
+
+def test_graph_ascii_with_values_and_pure_ascii(cli):
+    r = cli("graph", "z = (x*y + x).sum()", "--at", "x=[1,2]", "--at", "y=[3,4]", "--values")
+    assert r.code == 0
+    assert "SumBackward0" in r.stdout and "grad=[4., 5.]" in r.stdout
+    assert "(see [1]) x (leaf)" in r.stdout
+    plain = cli("graph", "z = (x*y + x).sum()", "--at", "x=[1,2]", "--at", "y=[3,4]", "--ascii")
+    assert plain.stdout.isascii() and "MulBackward0" in plain.stdout
+
+
+@pytest.mark.parametrize("fmt, start", [("dot", "digraph backward {"), ("mermaid", "flowchart BT")])
+def test_graph_dot_and_mermaid(cli, fmt, start):
+    args = ("graph", "z = sin(x) * x", "--at", "x=1", "--format", fmt)
+    first, second = cli(*args), cli(*args)
+    assert first.code == 0
+    assert first.stdout.startswith(start)
+    assert first.stdout == second.stdout  # deterministic
+    assert "SinBackward0" in first.stdout and "MulBackward0" in first.stdout
+
+
+def test_graph_bad_format_is_a_usage_error(cli):
+    r = cli("graph", "z = x", "--at", "x=1", "--format", "png")
+    assert (r.code, r.stderr) == (2, "UsageError: --format must be ascii, dot or mermaid, not 'png'\n")
+
+
+# ---------------------------------------------------------------------- explain
+
+def test_explain_walks_the_chain_rule(cli):
+    r = cli("explain", "z = (2*x)**3", "--at", "x=3")
+    assert r.code == 0
+    out = r.stdout
+    assert "z = (2 * x) ** 3" in out or "z = (x * 2) ** 3" in out
+    assert out.index("PowBackward0") < out.index("MulBackward0")  # autograd's order
+    assert "-> accumulates into x.grad" in out
+    assert out.rstrip().endswith("dz/dx = 216.")
+
+
+def test_explain_notes_a_kink(cli):
+    r = cli("explain", "y = relu(x) * 3", "--at", "x=0")
+    assert r.code == 0
+    assert re.search(r"kink", r.stdout, re.I)
+
+
+# ---------------------------------------------------------------------- check
+
+def test_check_passes_with_exit_0_and_fails_with_exit_1(cli):
+    ok = cli("check", "z=(2*x)**3", "--at", "x=3", "--expect", "x.grad=216")
+    assert ok.code == 0
+    bad = cli("check", "z=(2*x)**3", "--at", "x=3", "--expect", "x.grad=215")
+    assert bad.code == 1
+
+
+def test_check_json_document(cli):
+    r = cli("check", "z=(2*x)**3", "--at", "x=3", "--expect", "x.grad=216", "--expect", "z=215",
+            "--json")
+    assert r.code == 1
+    assert r.json() == {"passed": False, "checks": [
+        {"name": "x.grad", "expected": 216, "actual": 216.0, "ok": True},
+        {"name": "z", "expected": 215, "actual": 216.0, "ok": False}]}
+
+
+def test_check_tolerances(cli):
+    args = ("check", "y = x / 3", "--at", "x=1", "--expect", "y=0.3333")
+    assert cli(*args).code == 1
+    assert cli(*args, "--atol", "1e-3").code == 0
+    assert cli(*args, "--rtol", "1e-3").code == 0
+
+
+def test_check_gradcheck_against_finite_differences(cli):
+    r = cli("check", "y = sin(x) * x", "--at", "x=0.3", "--gradcheck")
+    assert r.code == 0
+    assert "gradcheck" in r.stdout
+
+
+def test_check_gradcheck_fails_for_a_wrong_custom_gradient(cli):
+    program = (
+        "import torch\n"
+        "class Bad(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x):\n"
+        "        ctx.save_for_backward(x)\n"
+        "        return x * x\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, g):\n"
+        "        x, = ctx.saved_tensors\n"
+        "        return g * x\n"
+        "y = Bad.apply(x)\n")
+    r = cli("check", program, "--at", "x=1.5", "--gradcheck")
+    assert r.code == 1
+
+
+def test_check_expectation_on_an_unknown_name_is_an_error(cli):
+    r = cli("check", "z = x * 2", "--at", "x=1", "--expect", "w.grad=1")
+    assert r.code == 2
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------------- plot
+
+def test_plot_draws_output_and_derivative(cli):
+    r = cli("plot", "y = tanh(x)", "--at", "x=-3:3", "--width", "40", "--height", "10")
+    assert r.code == 0
+    lines = r.stdout.splitlines()
+    assert len(lines) >= 10
+    assert max(len(line) for line in lines) <= 40 + 20
+
+
+def test_plot_json_samples(cli):
+    doc = cli("plot", "y = x ** 2", "--at", "x=-1:1", "--points", "5", "--json").json()
+    assert doc == {"input": "x", "output": "y", "x": [-1.0, -0.5, 0.0, 0.5, 1.0],
+                   "y": [1.0, 0.25, 0.0, 0.25, 1.0], "dy": [-2.0, -1.0, 0.0, 1.0, 2.0]}
+
+
+def test_plot_needs_a_range(cli):
+    r = cli("plot", "y = x", "--at", "x=3")
+    assert r.code == 2
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------------- ops
+
+def test_ops_lists_the_table(cli):
+    r = cli("ops")
+    assert r.code == 0
+    for name in ("add", "sin", "matmul", "sum"):
+        assert re.search(rf"^{name}\b", r.stdout, re.M), name
+
+
+def test_ops_one_op_and_json(cli):
+    doc = cli("ops", "sin", "--json").json()
+    (row,) = doc["ops"]
+    assert row["name"] == "sin" and row["grad_fn"] == "SinBackward0"
+    assert "cos" in row["formula"]
+    assert row["doc"] == gradcli.ops.OPS["sin"].doc
+
+
+def test_ops_unknown_name(cli):
+    r = cli("ops", "no_such_op")
+    assert r.code == 2
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------------- test (transcripts)
+
+def test_test_command_passes_and_fails(cli, tmp_path):
+    good = tmp_path / "good.txt"
+    good.write_text(">>> 1 + 1\n2\n")
+    bad = tmp_path / "bad.txt"
+    bad.write_text(">>> 1 + 1\n3\n")
+    assert cli("test", str(good)).code == 0
+    r = cli("test", str(bad))
+    assert r.code == 1
+    assert "-3" in r.stdout and "+2" in r.stdout
+
+
+def test_test_command_missing_file(cli, tmp_path):
+    r = cli("test", str(tmp_path / "none.txt"))
+    assert r.code == 2 and r.stderr.startswith("UsageError: no such file")
+
+
+# ---------------------------------------------------------------------- app-wide
+
+def test_version(cli):
+    r = cli("--version")
+    assert (r.code, r.stdout) == (0, f"gradcli {gradcli.__version__}\n")
+
+
+def test_unknown_command_and_option_are_usage_errors_with_exit_2(gradcli_process):
+    assert gradcli_process("frobnicate").code == 2
+    r = gradcli_process("eval", "y = x", "--bogus")
+    assert r.code == 2
+    assert "Traceback" not in r.stderr
+
+
+def test_help_of_every_command(cli):
+    for command in ("eval", "run", "repl", "test", "jacobian", "hessian", "graph", "explain",
+                    "check", "plot", "ops"):
+        r = cli(command, "--help")
+        assert r.code == 0 and "Usage:" in r.stdout, command
+
+
+def test_shell_completion_script(gradcli_process):
+    r = gradcli_process("--show-completion", "bash", env={"SHELL": "/bin/bash"})
+    assert r.code == 0
+    assert "complete" in r.stdout and "gradcli" in r.stdout.lower()
+
+
+def test_program_from_at_file(cli, tmp_path):
+    path = tmp_path / "f.grad"
+    path.write_text("z = (2*x)**3\n")
+    doc = cli("eval", f"@{path}", "--at", "x=3", "--json").json()
+    assert doc["gradients"] == {"z": {"x": 216.0}}
+
+
+def test_program_that_is_an_error_in_json(cli):
+    r = cli("jacobian", "y = x +", "--at", "x=1", "--json")
+    assert r.code == 2
+    err = r.json()["error"]
+    assert err["type"] == "SyntaxError" and err["line"] == 1 and isinstance(err["column"], int)
