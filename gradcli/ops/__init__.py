@@ -7,7 +7,7 @@ from ..engine.grad_mode import GradMode, no_grad
 from ..engine.tensor import Tensor
 from .registry import ALIASES, OPS, Op, Overload, Sample
 
-from . import arith, elementwise, reductions, shape, linalg, creation  # noqa: E402,F401  (declare)
+from . import arith, elementwise, reductions, shape, linalg, creation, views  # noqa: E402,F401
 
 # Python operator -> (op name, reflected)
 OPERATORS = {
@@ -80,6 +80,8 @@ def _inplace(op):
             if saved is not None:  # the node saved its output (sigmoid_, exp_): that is self now
                 saved.data, saved.version = self._data, self._version
                 saved.saved_version = self._version[0]
+            if self._base is not None:  # a view: its base's history is rebased (CopySlices)
+                views.rebase(self, result)
         return self
     method.__name__ = op.name + "_"
     method.__doc__ = f"In-place {op.name}."

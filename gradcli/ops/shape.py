@@ -1555,6 +1555,9 @@ def _setitem(self, index, value):
         self.grad_fn = result.grad_fn
         self._output_nr = result._output_nr
         self.requires_grad_flag = result.requires_grad_flag
+        if self._base is not None:  # a view: its base's history is rebased (CopySlices)
+            from .views import rebase
+            rebase(self, result)
 
 
 Tensor.__setitem__ = _setitem

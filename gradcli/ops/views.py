@@ -1,0 +1,113 @@
+"""In-place writes into a view of a tensor that is part of a graph: PyTorch's `rebase_history`.
+
+After `v = y[:2]; v.mul_(w)`, PyTorch gives the base `y` a `CopySlices` node that wraps the
+in-place op's node (its edges: y's previous history, then the op's other inputs), and the view `v`
+an `AsStridedBackward0` node on top of the base's new history.  Gradients flowing into y then
+pass through the op's backward for the written region only, and the rest of y's gradient flows
+on unchanged.
+
+A view here shares its NumPy memory with its base; the region it covers is found from the two
+arrays' addresses and strides, as the flat (C-order) positions of the view's elements in the base.
+"""
+
+import numpy as np
+
+from ..engine.graph import Node, gradient_edge
+from .registry import OPS, Op, Sample, register
+
+
+def positions(view, base):
+    """For each element of array `view` (a view into `base`'s memory), its flat C-order index
+    in base, as an int64 array of view's shape."""
+    if view.size == 0:
+        return np.zeros(view.shape, np.int64)
+    size = base.itemsize
+    extents = [(n - 1) * s for n, s in zip(base.shape, base.strides)]
+    lo = sum(e for e in extents if e < 0)
+    hi = sum(e for e in extents if e > 0)
+    # an int64 array laid out like base (its strides scaled to 8-byte items) holding, at each
+    # element, that element's C-order index; the view's strides then read off its positions
+    buffer = np.zeros((hi - lo) // size + 1, np.int64)
+    layout = np.lib.stride_tricks.as_strided(
+        buffer[-lo // size:], base.shape, tuple(s // size * 8 for s in base.strides))
+    layout[...] = np.arange(base.size, dtype=np.int64).reshape(base.shape)
+    offset = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    start = (offset - lo) // size
+    return np.array(np.lib.stride_tricks.as_strided(
+        buffer[start:], view.shape, tuple(s // size * 8 for s in view.strides)))
+
+
+def _gather(a, pos):
+    return np.ravel(a)[pos]
+
+
+def _scatter(g, pos, base_shape):
+    out = np.zeros(int(np.prod(base_shape)), g.dtype)
+    np.add.at(out, pos.ravel(), np.ravel(g))
+    return out.reshape(base_shape)
+
+
+register(Op(
+    "as_strided", _gather,
+    lambda g, self_shape, positions: OPS["as_strided_scatter"](g, positions, self_shape),
+    attrs=("positions",), grad_fn="AsStridedBackward0", jvp="linear", dtype="same",
+    kind="shape", method=False, function=False, public=False,
+    doc="the elements of self at the flat positions of a view (a view's history after an "
+        "in-place write)",
+    formula="scatter into zeros at the positions",
+    samples=[Sample((2, 3), attrs={"positions": np.array([[0, 1], [3, 4]])}),
+             Sample((4,), attrs={"positions": np.array([3, 1])})]))
+
+register(Op(
+    "as_strided_scatter", _scatter,
+    lambda g, positions: OPS["as_strided"](g, positions),
+    attrs=("positions", "base_shape"), grad_fn="AsStridedScatterBackward0", jvp="linear",
+    dtype="same", kind="shape", method=False, function=False, public=False,
+    doc="zeros of base_shape with self added at the flat positions",
+    formula="gather at the positions",
+    samples=[Sample((2, 2), attrs={"positions": np.array([[0, 1], [3, 4]]),
+                                   "base_shape": (2, 3)})]))
+
+
+class CopySlices(Node):
+    """The base's node after an in-place op on one of its views: runs the op's backward on the
+    view's region of the gradient and passes the rest through."""
+
+    __slots__ = ("fn", "positions", "base_shape")
+
+    def __init__(self, base_edge, fn, positions, base_shape):
+        Node.__init__(self)
+        self.fn, self.positions, self.base_shape = fn, positions, base_shape
+        self.next_functions = (base_edge,) + tuple(fn.next_functions[1:])
+
+    def name(self):
+        return "torch::autograd::CopySlices"
+
+    def apply(self, grads):
+        # PyTorch: result = grad.clone(); result[region] = fn's gradient for its self input
+        g = grads[0]
+        pos, shape = self.positions, self.base_shape
+        region = OPS["as_strided"](g, pos)
+        inner = self.fn.apply([region])
+        rest = g - OPS["as_strided_scatter"](region, pos, shape)
+        if inner[0] is not None:
+            rest = rest + OPS["as_strided_scatter"](inner[0], pos, shape)
+        return [rest] + list(inner[1:])
+
+    def release(self):
+        self.fn.release()
+
+
+CopySlices.__name__ = CopySlices.__qualname__ = "CopySlices"
+
+
+def rebase(view, result):
+    """After an in-place op on `view` recorded `result` (whose grad_fn is the op's node), give
+    view's base a CopySlices node and view an AsStridedBackward0 node, as PyTorch does."""
+    base = view._base
+    pos = positions(view._data, base._data)
+    node = CopySlices(gradient_edge(base), result.grad_fn, pos, tuple(base._data.shape))
+    base.grad_fn, base._output_nr, base.requires_grad_flag = node, 0, True
+    regenerated = OPS["as_strided"](base, pos)
+    view.grad_fn, view._output_nr = regenerated.grad_fn, 0
+    view.requires_grad_flag = True

@@ -1,0 +1,119 @@
+"""In-place writes into views of tensors in a graph: the base's history is rebased (CopySlices)
+and the view's is regenerated (AsStridedBackward0), so gradients are PyTorch's."""
+
+import numpy as np
+import pytest
+
+import gradcli
+from gradcli.ops.views import positions
+
+PROGRAMS = {
+    "mul_on_slice": (
+        "x = T.tensor([1., 2., 3.], requires_grad=True)\n"
+        "y = x * 2\nv = y[:2]\nv.mul_(3)\ny.sum().backward()\n"),
+    "mul_by_tensor_on_slice": (
+        "x = T.tensor([1., 2., 3.], requires_grad=True)\nw = T.tensor([5., 7.], requires_grad=True)\n"
+        "y = x * 2\nv = y[:2]\nv.mul_(w)\n(y * y).sum().backward()\n"),
+    "exp_on_whole_view": (
+        "x = T.tensor([1., 2., 3.], requires_grad=True)\n"
+        "y = x * 2\nv = y.view(3)\nv.exp_()\ny.sum().backward()\n"),
+    "sin_on_tail": (
+        "x = T.tensor([1., 2., 3.], requires_grad=True)\n"
+        "y = x * 1\ny[1:].sin_()\ny.sum().backward()\n"),
+    "add_on_unsqueezed": (
+        "x = T.tensor([1., 2., 3.], requires_grad=True)\n"
+        "y = x * 1\nc = y.unsqueeze(0)\nc.add_(x)\n(y * y).sum().backward()\n"),
+    "column_of_a_matrix": (
+        "x = T.tensor([[1., 2.], [3., 4.]], requires_grad=True)\n"
+        "y = x ** 2\ny[:, 1].mul_(3)\ny[:, 0].add_(x[:, 1])\n(y * x).sum().backward()\n"),
+    "setitem_into_a_view": (
+        "x = T.tensor([1., 2., 3., 4.], requires_grad=True)\nw = T.tensor(5., requires_grad=True)\n"
+        "y = x * 3\nv = y[1:3]\nv[0] = w * 2\n(y * x).sum().backward()\n"),
+    "transpose_view": (
+        "x = T.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)\n"
+        "y = x * 1\nt = y.t()[0]\nt.mul_(10)\n(y ** 2).sum().backward()\n"),
+    "view_of_a_base_without_grad": (
+        "w = T.tensor([2., 3.], requires_grad=True)\nx = T.zeros(4)\n"
+        "x[1:3].add_(w)\n(x * x).sum().backward()\n"),
+}
+
+
+def run(lib, source):
+    ns = {"T": lib}
+    exec(source, ns)
+    out = {}
+    for name in ("x", "w"):
+        t = ns.get(name)
+        if t is not None and getattr(t, "grad", None) is not None:
+            out[name + ".grad"] = np.asarray(t.grad.tolist())
+    for name in ("y", "v", "c", "t", "x"):
+        t = ns.get(name)
+        if t is not None and t.grad_fn is not None:
+            out[name + ".grad_fn"] = type(t.grad_fn).__name__
+            out[name + ".next"] = [None if f is None else type(f).__name__
+                                   for f, _ in t.grad_fn.next_functions]
+    return out
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_matches_pytorch(name):
+    torch = pytest.importorskip("torch")
+    got, expected = run(gradcli, PROGRAMS[name]), run(torch, PROGRAMS[name])
+    assert got.keys() == expected.keys()
+    for key in expected:
+        if key.endswith(".grad"):
+            np.testing.assert_allclose(got[key], expected[key], rtol=1e-6)
+        else:
+            assert got[key] == expected[key], key
+
+
+def test_gradients_of_a_write_into_a_slice():
+    x = gradcli.tensor([1., 2., 3.], requires_grad=True)
+    y = x * 2
+    v = y[:2]
+    v.mul_(3)
+    assert y.grad_fn.name() == "torch::autograd::CopySlices"
+    assert v.grad_fn.name() == "AsStridedBackward0"
+    assert v.grad_fn.next_functions[0][0] is y.grad_fn
+    y.sum().backward()
+    assert x.grad.tolist() == [6., 6., 2.]
+
+
+def test_second_order_through_copy_slices():
+    x = gradcli.tensor([1., 2., 3.], dtype=gradcli.float64, requires_grad=True)
+    y = x * 1
+    y[:2].pow_(3)
+    (g,) = gradcli.autograd.grad(y.sum(), x, create_graph=True)
+    assert g.tolist() == [3., 12., 1.]
+    (h,) = gradcli.autograd.grad(g.sum(), x)
+    assert h.tolist() == [6., 12., 0.]
+
+
+def test_backward_twice_through_copy_slices_fails_as_pytorch():
+    x = gradcli.tensor([1., 2.], requires_grad=True)
+    y = x * 1
+    y[:1].exp_()
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.sum().backward()
+
+
+def test_positions_of_strided_views():
+    base = np.arange(12.).reshape(3, 4)
+    assert positions(base[1:, ::2], base).tolist() == [[4, 6], [8, 10]]
+    assert positions(base.T[1], base).tolist() == [1, 5, 9]
+    assert positions(base[:, None, 2], base).tolist() == [[2], [6], [10]]
+    flipped = base[::-1]  # a base that is itself read backwards
+    assert positions(flipped[0], flipped).tolist() == [0, 1, 2, 3]
+    assert positions(base[2:2], base).shape == (0, 4)
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: PyTorch regenerates the history of every other "
+                   "live view of the base when it is next used; gradcli rebases only the view "
+                   "that was written, so a sibling view keeps its old grad_fn")
+def test_sibling_views_are_regenerated():
+    x = gradcli.tensor([1., 2., 3.], requires_grad=True)
+    y = x * 1
+    sibling = y[1:]
+    y[:2].mul_(10)
+    assert sibling.grad_fn.name() == "AsStridedBackward0"
