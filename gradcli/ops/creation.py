@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..engine import dtypes
+from ..engine import dtypes, messages
 from ..engine.random import TorchGenerator
 from ..engine.tensor import Tensor, check_numel, to_array
 from .registry import Plain, register
@@ -11,6 +11,8 @@ from .registry import Plain, register
 def _leaf(data, requires_grad=False):
     t = Tensor._make(data, None, 0, False)
     if requires_grad:
+        if data.dtype.kind not in "fc":  # factories word it their own way
+            raise RuntimeError(messages.ONLY_FLOAT_REQUIRES_GRAD_FACTORY)
         t.requires_grad_(True)
     return t
 
