@@ -361,7 +361,9 @@ class Tensor:
     def __format__(self, spec):
         if self._data.ndim == 0:
             return format(self._data.item(), spec)
-        return format(str(self), spec)
+        if spec:  # object.__format__, as PyTorch falls back to
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return str(self)
 
 
 _CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
