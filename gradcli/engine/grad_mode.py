@@ -72,3 +72,13 @@ class set_grad_enabled(_GradModeManager):
             finally:
                 GradMode.enabled = prev
         return wrapper
+
+
+def _set_grad_enabled_repr(self):
+    return f"torch.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
+
+
+set_grad_enabled.__repr__ = _set_grad_enabled_repr
+# the module PyTorch's reprs name (`<torch.autograd.grad_mode.no_grad object at 0x…>`)
+for _cls in (no_grad, enable_grad, inference_mode, set_grad_enabled):
+    _cls.__module__ = "torch.autograd.grad_mode"

@@ -90,7 +90,7 @@ def random_session(rng):
         out.append([f"s.backward({'retain_graph=True' if retain else ''})"])
     out.append(["x.grad"])
     out.append(["w.grad"])
-    follow = int(rng.integers(6))
+    follow = int(rng.integers(12))
     if follow == 0:  # a second pass: accumulates, or PyTorch refuses
         out.append(["y.sum().backward()" if "v" not in str(out) else "y.backward(v)"])
         out.append(["x.grad"])
@@ -109,10 +109,51 @@ def random_session(rng):
         out.append(["h"])
         out.append(["h.sum().backward()"])
         out.append(["x.grad"])
-    else:
+    elif follow == 5:
         out.append(["x.grad = None"])
         out.append([f"({reduce}).backward()"])
         out.append(["x.grad", ])
+    elif follow == 6:  # hooks that scale the gradient, and their removal
+        out.append(["x.grad = None"])
+        out.append(["q = x * 3"])
+        out.append(["hk = q.register_hook(lambda g: g * 2)"])
+        out.append(["q.sum().backward()"])
+        out.append(["x.grad"])
+        out.append(["hk.remove()"])
+        out.append(["(x * 3).sum().backward()"])
+        out.append(["x.grad"])
+    elif follow == 7:  # retain_grad on an intermediate
+        out.append(["x.grad = None"])
+        out.append(["m = x * w"])
+        out.append(["m.retain_grad()"])
+        out.append(["(m ** 2).sum().backward()"])
+        out.append(["m.grad"])
+        out.append(["m.retains_grad, m.is_leaf"])
+    elif follow == 8:  # errors PyTorch raises
+        out.append(["(x * 2).backward()" if shape else "(x * 2).backward(torch.ones(2))"])
+        out.append(["x.add_(1)"])
+        out.append(["torch.tensor([1, 2], requires_grad=True)"])
+    elif follow == 9:  # in-place on an intermediate, and a saved tensor modified
+        out.append(["m = x * 1"])
+        out.append(["m.mul_(2)"])
+        out.append(["m"])
+        out.append(["e = m.exp()"])
+        out.append(["m.add_(1)"])
+        out.append(["e.sum().backward()"])
+    elif follow == 10:  # no_grad as a decorator, set_grad_enabled, requires_grad_
+        out.append(["@torch.no_grad()", "def f(t):", "    return t * 2", ""])
+        out.append(["f(x).requires_grad"])
+        out.append(["torch.set_grad_enabled(False)"])
+        out.append(["(x * 2).requires_grad"])
+        out.append(["torch.set_grad_enabled(True)"])
+        out.append(["c = torch.ones(2)"])
+        out.append(["c.requires_grad_()"])
+    else:  # .data and detach_ share storage
+        out.append(["x.data *= 2"])
+        out.append(["x"])
+        out.append(["d = y.detach()"])
+        out.append(["d.zero_()" if shape else "d.add_(1)"])
+        out.append(["y"])
     return out
 
 

@@ -11,15 +11,15 @@ from sessions import random_session, torch_transcript
 pytest.importorskip("torch")
 
 
-# PyTorch's double-backward nodes (TanhBackwardBackward0, LeakyReluBackwardBackward0,
-# LogSoftmaxBackwardDataBackward0, …) are not reproduced yet: gradcli's gradients built with
-# create_graph are right, but their grad_fn is the last op of the VJP formula (MulBackward0).
-DOUBLE_BACKWARD_NAMES = {21, 27, 49}
+# PyTorch regenerates a view's grad_fn (AsStridedBackward0) when its version changed through
+# another alias (a detached copy, a sibling view); gradcli rebases only the view written.
+STALE_VIEWS = {11, 54, 77, 114, 137, 147}
+KNOWN = {s: "lazy regeneration of views" for s in STALE_VIEWS}
 
 
 @pytest.mark.parametrize("seed", [
-    pytest.param(s, marks=pytest.mark.xfail(strict=True, reason="double-backward node names"))
-    if s in DOUBLE_BACKWARD_NAMES else s for s in range(150)])
+    pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=KNOWN[s])) if s in KNOWN else s
+    for s in range(150)])
 def test_random_session_matches_pytorch(seed):
     statements = random_session(np.random.default_rng(seed))
     session = torch_transcript(statements, f"seed {seed}")
