@@ -1,6 +1,7 @@
 """torch.linalg: norms, solve, inv, det, slogdet, cross — entries of the op table."""
 
 from .ops import OPS
+from .ops.decompositions import cholesky, eigh, eigvalsh
 from .ops.linalg import _LinAlgError
 
 LinAlgError = _LinAlgError
@@ -16,6 +17,10 @@ svdvals = OPS["linalg_svdvals"]
 cross = OPS["linalg_cross"]
 matmul = OPS["matmul"]
 diagonal = OPS["diagonal"]
+svd = OPS["linalg_svd"]
+qr = OPS["linalg_qr"]
+matrix_power = OPS["matrix_power"]
 
 __all__ = ["LinAlgError", "det", "inv", "solve", "slogdet", "norm", "vector_norm",
-           "matrix_norm", "svdvals", "cross", "matmul", "diagonal"]
+           "matrix_norm", "svdvals", "cross", "matmul", "diagonal", "svd", "qr", "eigh",
+           "eigvalsh", "cholesky", "matrix_power"]

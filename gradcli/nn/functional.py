@@ -16,10 +16,13 @@ from ..engine.grad_mode import GradMode
 from ..engine.tensor import Tensor
 from ..ops import OPS, _inplace
 from ..ops.elementwise import ELU_, LEAKY_RELU_
+from ..ops.activations import CELU_, SELU_, THRESHOLD_
 from ..ops.registry import Op, Sample, register
 
 __all__ = ["relu", "leaky_relu", "elu", "gelu", "softplus", "silu", "sigmoid", "tanh", "softmax",
-           "log_softmax", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+           "log_softmax", "hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish", "mish",
+           "selu", "celu", "logsigmoid", "softsign", "tanhshrink", "softshrink", "hardshrink",
+           "threshold", "threshold_", "glu", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy",
            "nll_loss", "normalize"]
 
@@ -51,6 +54,96 @@ def elu(input, alpha=1.0, inplace=False):
 def silu(input, inplace=False):
     """input * sigmoid(input)."""
     return _inplace(OPS["silu"])(input) if inplace else OPS["silu"](input)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """input clamped to [min_val, max_val] (HardtanhBackward0)."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if inplace:
+        return _inplace(OPS["hardtanh"])(input, min_val, max_val)
+    return OPS["hardtanh"](input, min_val, max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """hardtanh in place."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input, inplace=False):
+    """min(max(input, 0), 6): hardtanh(input, 0, 6), as PyTorch computes it."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def _maybe_inplace(name, input, inplace, *args):
+    return _inplace(OPS[name])(input, *args) if inplace else OPS[name](input, *args)
+
+
+def hardsigmoid(input, inplace=False):
+    """relu6(input + 3) / 6."""
+    return _maybe_inplace("hardsigmoid", input, inplace)
+
+
+def hardswish(input, inplace=False):
+    """input * relu6(input + 3) / 6."""
+    return _maybe_inplace("hardswish", input, inplace)
+
+
+def mish(input, inplace=False):
+    """input * tanh(softplus(input))."""
+    return _maybe_inplace("mish", input, inplace)
+
+
+def selu(input, inplace=False):
+    """scale * elu(input, alpha) with PyTorch's constants (in place: EluBackward1)."""
+    return _inplace(SELU_)(input) if inplace else OPS["selu"](input)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """input if input > 0 else alpha * (exp(input / alpha) - 1) (in place: CeluBackward1)."""
+    return _inplace(CELU_)(input, alpha) if inplace else OPS["celu"](input, alpha)
+
+
+def logsigmoid(input):
+    """log(sigmoid(input)), computed stably."""
+    return OPS["log_sigmoid"](input)
+
+
+def softsign(input):
+    """input / (1 + |input|), composed as PyTorch composes it."""
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    """input - tanh(input), composed as PyTorch composes it."""
+    return input - input.tanh()
+
+
+def softshrink(input, lambd=0.5):
+    """input shrunk toward 0 by lambd (0 inside [-lambd, lambd])."""
+    return OPS["softshrink"](input, lambd)
+
+
+def hardshrink(input, lambd=0.5):
+    """input where |input| > lambd, else 0."""
+    return OPS["hardshrink"](input, lambd)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """input where input > threshold, else value (in place: ThresholdBackward1)."""
+    if inplace:
+        return _inplace(THRESHOLD_)(input, threshold, value)
+    return OPS["threshold"](input, threshold, value)
+
+
+def threshold_(input, threshold, value):
+    """threshold in place."""
+    return _inplace(THRESHOLD_)(input, threshold, value)
+
+
+def glu(input, dim=-1):
+    """The gated linear unit: first half * sigmoid(second half) along dim."""
+    return OPS["glu"](input, dim)
 
 
 def _softmax_dim(name, ndim, stacklevel):

@@ -8,6 +8,7 @@ from ..engine.tensor import Tensor
 from .registry import ALIASES, OPS, Op, Overload, Sample
 
 from . import arith, elementwise, reductions, shape, linalg, creation, views  # noqa: E402,F401
+from . import compare, sorting, extra, activations, products, more_reductions, decompositions  # noqa: E402,F401,E501
 
 # Python operator -> (op name, reflected)
 OPERATORS = {
@@ -53,9 +54,13 @@ def _inplace(op):
     """The in-place variant `name_`: compute out of place, write the result into self, bump the
     version counter and make the op's node self's grad_fn (PyTorch's rebase_history)."""
     def method(self, *args, **kwargs):
-        recording = GradMode.enabled and (
-            self.requires_grad_flag or any(isinstance(a, Tensor) and a.requires_grad_flag
-                                           for a in args))
+        # (a loop, not any(): this module's globals hold the op table, `any` included)
+        recording = False
+        if GradMode.enabled:
+            recording = self.requires_grad_flag
+            for a in args:
+                if isinstance(a, Tensor) and a.requires_grad_flag:
+                    recording = True
         if recording:
             if self.grad_fn is None and self.requires_grad_flag:
                 raise RuntimeError(messages.LEAF_INPLACE)

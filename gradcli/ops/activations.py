@@ -1,0 +1,232 @@
+"""More activations (torch.nn.functional): hardtanh (relu6), hardsigmoid, hardswish, mish, selu,
+celu, log_sigmoid, softshrink, hardshrink, threshold, glu.  PyTorch gives most of them no
+torch.<name> function, so they are table ops without a public name; gradcli.nn.functional
+calls them (and their in-place variants, whose nodes PyTorch names differently for selu, celu
+and threshold)."""
+
+import numpy as np
+
+from ..engine import dtypes
+from .elementwise import _where
+from .registry import OPS, Op, Sample, elementwise_samples, register, wrap_dim
+
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _short(np_dtype):
+    return dtypes.from_numpy_dtype(np_dtype).short
+
+
+def _floating(name, a):
+    if a.dtype.kind not in "fc":
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_short(a.dtype)}'")
+
+
+def activation(name, forward, vjp, doc, formula, samples, public=False, method=False, **kw):
+    kw.setdefault("dtype", "same")
+    return register(Op(name, forward, vjp, doc=doc, formula=formula, samples=samples,
+                       method=method, public=public, inplace=False, **kw))
+
+
+def _samples(low, high, **attrs):
+    out = elementwise_samples(low, high)
+    if attrs:
+        out.append(Sample((2, 3), low=low, high=high, attrs=attrs))
+    return out
+
+
+# ------------------------------------------------------------------ hardtanh, hardsigmoid, hardswish
+
+def _hardtanh(a, min_val, max_val):
+    if min_val > max_val:
+        raise RuntimeError("min_val cannot be greater than max_val")
+    if a.dtype == np.bool_:
+        raise NotImplementedError("\"hardtanh_cpu\" not implemented for 'Bool'")
+    return np.clip(a, min_val, max_val).astype(a.dtype, copy=False)
+
+
+activation("hardtanh", _hardtanh,
+           lambda g, self, min_val, max_val: g * ((self > min_val) & (self < max_val)),
+           "self clamped to [min_val, max_val] (relu6: [0, 6])",
+           "1 strictly inside (min_val, max_val), else 0",
+           _samples(-2.0, 2.0, min_val=-0.5, max_val=1.5),
+           attrs=(("min_val", -1.0), ("max_val", 1.0)))
+
+
+def _hardsigmoid(a):
+    _floating("hardsigmoid", a)
+    return np.clip(a / 6 + 0.5, 0, 1).astype(a.dtype, copy=False)
+
+
+activation("hardsigmoid", _hardsigmoid, lambda g, self: g * ((self > -3) & (self < 3)) / 6,
+           "relu6(self + 3) / 6", "1/6 strictly inside (-3, 3), else 0", _samples(-4.0, 4.0))
+
+
+def _hardswish(a):
+    _floating("hardswish", a)
+    return (a * np.clip(a + 3, 0, 6) / 6).astype(a.dtype, copy=False)
+
+
+activation("hardswish", _hardswish,
+           lambda g, self: g * _where(self <= -3, 0.0, _where(self < 3, self / 3 + 0.5, 1.0)),
+           "self * relu6(self + 3) / 6", "0 below -3, self/3 + 1/2 up to 3, 1 above",
+           _samples(-4.0, 4.0))
+
+
+# ------------------------------------------------------------------ mish, selu, celu, log_sigmoid
+
+def _softplus(a):
+    return np.maximum(a, 0) + np.log1p(np.exp(-np.abs(a)))
+
+
+def _mish(a):
+    _floating("mish", a)
+    return (a * np.tanh(_softplus(a))).astype(a.dtype, copy=False)
+
+
+def _mish_vjp(g, self):
+    t = OPS["softplus"](self).tanh()
+    return g * (t + self * self.sigmoid() * (1 - t * t))
+
+
+activation("mish", _mish, _mish_vjp, "self * tanh(softplus(self))",
+           "tanh(sp) + self * sigmoid(self) * (1 - tanh(sp)^2), sp = softplus(self)",
+           _samples(-2.0, 2.0))
+
+
+def _elu_like(name, alpha, scale, input_scale):
+    def forward(a, *ignored):
+        _floating("elu", a)
+        x = a * input_scale
+        return (scale * np.where(a > 0, a, alpha * np.expm1(x))).astype(a.dtype, copy=False)
+    forward.__name__ = name
+    return forward
+
+
+def _selu_vjp(g, self):
+    return g * (SELU_SCALE * _where(self > 0, 1.0, SELU_ALPHA * self.exp()))
+
+
+SELU_DOC = dict(doc="scale * (self if self > 0 else alpha * (e^self - 1)), PyTorch's constants",
+                formula="scale if self > 0 else scale * alpha * exp(self)")
+activation("selu", _elu_like("selu", SELU_ALPHA, SELU_SCALE, 1.0), _selu_vjp,
+           samples=_samples(-2.0, 2.0), public=True, grad_fn="EluBackward0", **SELU_DOC)
+SELU_ = Op("selu_", _elu_like("selu", SELU_ALPHA, SELU_SCALE, 1.0), _selu_vjp,
+           grad_fn="EluBackward1", public=False, method=False, dtype="same", **SELU_DOC)
+
+
+def _celu(a, alpha):
+    _floating("elu", a)
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    return np.where(a > 0, a, alpha * np.expm1(a / alpha)).astype(a.dtype, copy=False)
+
+
+def _celu_vjp(g, self, alpha):
+    return g * _where(self > 0, 1.0, (self / alpha).exp())
+
+
+CELU_DOC = dict(doc="self if self > 0 else alpha * (e^(self/alpha) - 1)",
+                formula="1 if self > 0 else exp(self / alpha)", attrs=(("alpha", 1.0),))
+activation("celu", _celu, _celu_vjp, samples=_samples(-2.0, 2.0, alpha=0.5), public=True,
+           **CELU_DOC)
+CELU_ = Op("celu_", _celu, _celu_vjp, grad_fn="CeluBackward1", public=False, method=False,
+           dtype="same", **CELU_DOC)
+
+
+def _log_sigmoid(a):
+    _floating("log_sigmoid", a)
+    return (np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))).astype(a.dtype, copy=False)
+
+
+activation("log_sigmoid", _log_sigmoid, lambda g, self: g * (-self).sigmoid(),
+           "log(sigmoid(self)), computed stably (F.logsigmoid)", "sigmoid(-self)",
+           _samples(-2.0, 2.0), grad_fn="LogSigmoidBackward0")
+
+
+# ------------------------------------------------------------------ shrinks, threshold
+
+def _check_lambda(a, lambd):
+    top = np.finfo(a.dtype).max if a.dtype.kind == "f" else np.finfo(np.float32).max
+    if not 0 <= lambd <= top:
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
+                           f"{_short(a.dtype)}, but found {lambd:g}")
+
+
+def _softshrink(a, lambd):
+    _floating("softshrink", a)
+    _check_lambda(a, lambd)
+    return np.where(a > lambd, a - lambd, np.where(a < -lambd, a + lambd, 0)).astype(
+        a.dtype, copy=False)
+
+
+activation("softshrink", _softshrink, lambda g, self, lambd: g * (self.abs() > lambd),
+           "self - lambd above lambd, self + lambd below -lambd, else 0",
+           "1 where |self| > lambd, else 0", _samples(-2.0, 2.0, lambd=1.0),
+           attrs=(("lambd", 0.5),))
+
+
+def _hardshrink(a, lambd):
+    _floating("hardshrink", a)
+    return np.where(np.abs(a) > lambd, a, 0).astype(a.dtype, copy=False)
+
+
+activation("hardshrink", _hardshrink, lambda g, self, lambd: g * (self.abs() > lambd),
+           "self where |self| > lambd, else 0", "1 where |self| > lambd, else 0",
+           _samples(-2.0, 2.0, lambd=1.0), attrs=(("lambd", 0.5),), public=True, method=True)
+
+
+def _threshold(a, threshold, value):
+    return np.where(a > threshold, a, value).astype(a.dtype, copy=False)
+
+
+THRESHOLD_DOC = dict(doc="self where self > threshold, else value",
+                     formula="1 where self > threshold, else 0",
+                     attrs=("threshold", "value"))
+activation("threshold", _threshold, lambda g, self, threshold: g * (self > threshold),
+           samples=[Sample(s, attrs={"threshold": 0.1, "value": 20.0}) for s in [(), (3,), (2, 3)]],
+           public=True, **THRESHOLD_DOC)
+THRESHOLD_ = Op("threshold_", _threshold, lambda g, self, threshold: g * (self > threshold),
+                grad_fn="ThresholdBackward1", public=False, method=False, dtype="same",
+                **THRESHOLD_DOC)
+
+
+# ------------------------------------------------------------------ glu
+
+def _glu(a, dim):
+    _floating("glu", a)
+    if a.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = wrap_dim(dim, a.ndim)
+    if a.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
+                           f"{a.shape[d]}")
+    first, second = np.split(a, 2, axis=d)
+    return first / (1 + np.exp(-second))
+
+
+def _glu_halves(self, dim):
+    d = wrap_dim(dim, self.dim())
+    n = self.shape[d] // 2
+    return self.narrow(d, 0, n), self.narrow(d, n, n), d
+
+
+def _glu_vjp(g, self, dim):
+    a, b, d = _glu_halves(self, dim)
+    s = b.sigmoid()
+    return OPS["cat"]([g * s, g * a * s * (1 - s)], d)
+
+
+def _glu_jvp(t, self, dim):
+    a, b, d = _glu_halves(self, dim)
+    ta, tb, _ = _glu_halves(t, dim)
+    s = b.sigmoid()
+    return ta * s + a * s * (1 - s) * tb
+
+
+register(Op(
+    "glu", _glu, _glu_vjp, jvp=_glu_jvp, attrs=(("dim", -1),), dtype="same", method=False,
+    public=False, kind="activation", doc="first half * sigmoid(second half) of self along dim",
+    formula="d/dfirst = sigmoid(second), d/dsecond = first * sigmoid' (second)",
+    samples=[Sample((4,)), Sample((2, 4)), Sample((4, 3), attrs={"dim": 0})]))

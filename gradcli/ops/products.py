@@ -1,0 +1,541 @@
+"""More products: addmm, addmv, addr, baddbmm, addbmm (beta * self + alpha * product, each one
+node as in PyTorch), einsum, tensordot, kron, inner, vdot, dist."""
+
+import string
+
+import numpy as np
+
+from ..engine import dtypes
+from ..engine.tensor import Tensor
+from .extra import TensorsOnly
+from .linalg import _vector_norm, _vector_norm_vjp
+from .registry import OPS, Composed, Op, Plain, Sample, register, wrap_dim
+
+
+def _short(a):
+    return dtypes.from_numpy_dtype(a.dtype).short
+
+
+def _expand_error(shape, target):
+    return (f"The expanded size of the tensor ({target[-1] if len(shape) else target[0]}) must "
+            f"match the existing size ({shape[-1] if shape else 1}) at non-singleton dimension "
+            f"{len(target) - 1}.  Target sizes: {list(target)}.  Tensor sizes: {list(shape)}")
+
+
+def _check_input(a, target):
+    try:
+        if np.broadcast_shapes(a.shape, target) == tuple(target):
+            return
+    except ValueError:
+        pass
+    n = len(target)
+    padded = (1,) * (n - a.ndim) + tuple(a.shape) if a.ndim <= n else tuple(a.shape)
+    for i in range(n - 1, -1, -1):
+        if i < len(padded) and padded[i] not in (1, target[i]):
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target[i]}) must match the existing size "
+                f"({padded[i]}) at non-singleton dimension {i}.  Target sizes: {list(target)}.  "
+                f"Tensor sizes: {list(a.shape)}")
+    raise RuntimeError(f"expand: the requested shape {list(target)} has fewer dimensions than "
+                       f"the tensor {list(a.shape)}")
+
+
+def _combine(a, product, beta, alpha):
+    product = product if alpha == 1 else product * alpha
+    if beta == 0:
+        return np.broadcast_to(np.zeros((), product.dtype), product.shape) + product
+    return (a if beta == 1 else a * beta) + product
+
+
+def _scaled(g, factor):
+    return g if factor == 1 else g * factor
+
+
+def _same_dtype(name, *arrays):
+    first = arrays[0]
+    for a in arrays[1:]:
+        if a.dtype != first.dtype:
+            raise RuntimeError(f"{name} must have the same dtype, but got {_short(a)} and "
+                               f"{_short(first)}")
+
+
+# ------------------------------------------------------------------ addmm, addmv, addr
+
+def _addmm(a, m1, m2, beta, alpha):
+    for name, m in (("mat1", m1), ("mat2", m2)):
+        if m.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
+    if m1.shape[1] != m2.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m1.shape[0]}x"
+                           f"{m1.shape[1]} and {m2.shape[0]}x{m2.shape[1]})")
+    if m1.dtype != m2.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_short(m1)} and "
+                           f"{_short(m2)}")
+    if a.dtype != m1.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_short(a)} and "
+                           f"{_short(m2)}")
+    _check_input(a, (m1.shape[0], m2.shape[1]))
+    return _combine(a, m1 @ m2, beta, alpha)
+
+
+BETA_ALPHA = (("beta", 1), ("alpha", 1))
+register(TensorsOnly(
+    "addmm", _addmm,
+    (lambda g, beta: _scaled(g, beta), lambda g, mat2, alpha: _scaled(g.mm(mat2.t()), alpha),
+     lambda g, mat1, alpha: _scaled(mat1.t().mm(g), alpha)),
+    jvp=(lambda t, beta: _scaled(t, beta), lambda t, mat2, alpha: _scaled(t.mm(mat2), alpha),
+         lambda t, mat1, alpha: _scaled(mat1.mm(t), alpha)),
+    inputs=("self", "mat1", "mat2"), attrs=BETA_ALPHA, inplace=True, kind="linalg", dtype="same",
+    doc="beta * self + alpha * (mat1 @ mat2)",
+    formula="d/dself = beta, d/dmat1 = alpha g @ mat2^T, d/dmat2 = alpha mat1^T @ g",
+    samples=[Sample((2, 4), (2, 3), (3, 4)),
+             Sample((4,), (2, 3), (3, 4), attrs={"beta": 0.5, "alpha": 2.0})]))
+
+
+def _addmv(a, mat, vec, beta, alpha):
+    if mat.ndim != 2 or vec.ndim != 1 or mat.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({a.shape[0] if a.ndim else 1}), mat "
+                           f"({mat.shape[0]}x{mat.shape[1] if mat.ndim > 1 else 1}), vec "
+                           f"({vec.shape[0] if vec.ndim else 1})")
+    _check_input(a, (mat.shape[0],))
+    return _combine(a, mat @ vec, beta, alpha)
+
+
+register(TensorsOnly(
+    "addmv", _addmv,
+    (lambda g, beta: _scaled(g, beta), lambda g, vec, alpha: _scaled(g.outer(vec), alpha),
+     lambda g, mat, alpha: _scaled(mat.t().mv(g), alpha)),
+    jvp=(lambda t, beta: _scaled(t, beta), lambda t, vec, alpha: _scaled(t.mv(vec), alpha),
+         lambda t, mat, alpha: _scaled(mat.mv(t), alpha)),
+    inputs=("self", "mat", "vec"), attrs=BETA_ALPHA, inplace=True, kind="linalg", dtype="same",
+    doc="beta * self + alpha * (mat @ vec)",
+    formula="d/dself = beta, d/dmat = alpha outer(g, vec), d/dvec = alpha mat^T @ g",
+    samples=[Sample((2,), (2, 3), (3,)), Sample((), (2, 3), (3,), attrs={"beta": 2.0,
+                                                                         "alpha": -1.0})]))
+
+
+def _addr(a, v1, v2, beta, alpha):
+    for name, v in (("vec1", v1), ("vec2", v2)):
+        if v.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
+    _check_input(a, (v1.shape[0], v2.shape[0]))
+    return _combine(a, np.outer(v1, v2), beta, alpha)
+
+
+register(TensorsOnly(
+    "addr", _addr,
+    (lambda g, beta: _scaled(g, beta), lambda g, vec2, alpha: _scaled(g.mv(vec2), alpha),
+     lambda g, vec1, alpha: _scaled(g.t().mv(vec1), alpha)),
+    jvp=(lambda t, beta: _scaled(t, beta), lambda t, vec2, alpha: _scaled(t.outer(vec2), alpha),
+         lambda t, vec1, alpha: _scaled(vec1.outer(t), alpha)),
+    inputs=("self", "vec1", "vec2"), attrs=BETA_ALPHA, inplace=True, kind="linalg", dtype="same",
+    doc="beta * self + alpha * outer(vec1, vec2)",
+    formula="d/dself = beta, d/dvec1 = alpha g @ vec2, d/dvec2 = alpha g^T @ vec1",
+    samples=[Sample((2, 3), (2,), (3,)), Sample((3,), (2,), (3,), attrs={"beta": 0.5,
+                                                                        "alpha": 3.0})]))
+
+
+def _check_batches(b1, b2):
+    if b1.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b2.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if b2.shape[:2] != (b1.shape[0], b1.shape[2]):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{b1.shape[0]}, {b1.shape[2]}] but got: [{b2.shape[0]}, "
+                           f"{b2.shape[1]}].")
+
+
+def _baddbmm(a, b1, b2, beta, alpha):
+    _check_batches(b1, b2)
+    _check_input(a, (b1.shape[0], b1.shape[1], b2.shape[2]))
+    return _combine(a, np.matmul(b1, b2), beta, alpha)
+
+
+register(TensorsOnly(
+    "baddbmm", _baddbmm,
+    (lambda g, beta: _scaled(g, beta),
+     lambda g, batch2, alpha: _scaled(g.bmm(batch2.transpose(1, 2)), alpha),
+     lambda g, batch1, alpha: _scaled(batch1.transpose(1, 2).bmm(g), alpha)),
+    jvp=(lambda t, beta: _scaled(t, beta), lambda t, batch2, alpha: _scaled(t.bmm(batch2), alpha),
+         lambda t, batch1, alpha: _scaled(batch1.bmm(t), alpha)),
+    inputs=("self", "batch1", "batch2"), attrs=BETA_ALPHA, inplace=True, kind="linalg", dtype="same",
+    doc="beta * self + alpha * (batch1 @ batch2), per batch",
+    formula="d/dself = beta, d/dbatch1 = alpha g @ batch2^T, d/dbatch2 = alpha batch1^T @ g",
+    samples=[Sample((2, 2, 4), (2, 2, 3), (2, 3, 4)),
+             Sample((4,), (2, 2, 3), (2, 3, 4), attrs={"beta": 0.5, "alpha": 2.0})]))
+
+
+def _addbmm(a, b1, b2, beta, alpha):
+    _check_batches(b1, b2)
+    _check_input(a, (b1.shape[1], b2.shape[2]))
+    return _combine(a, np.matmul(b1, b2).sum(0), beta, alpha)
+
+
+def _batched(g, batch):
+    return g.unsqueeze(0).expand((batch,) + tuple(g.shape))
+
+
+register(TensorsOnly(
+    "addbmm", _addbmm,
+    (lambda g, beta: _scaled(g, beta),
+     lambda g, batch2, alpha: _scaled(_batched(g, batch2.shape[0]).bmm(batch2.transpose(1, 2)),
+                                      alpha),
+     lambda g, batch1, alpha: _scaled(batch1.transpose(1, 2).bmm(_batched(g, batch1.shape[0])),
+                                      alpha)),
+    jvp=(lambda t, beta: _scaled(t, beta),
+         lambda t, batch2, alpha: _scaled(t.bmm(batch2).sum(0), alpha),
+         lambda t, batch1, alpha: _scaled(batch1.bmm(t).sum(0), alpha)),
+    inputs=("self", "batch1", "batch2"), attrs=BETA_ALPHA, inplace=True, kind="linalg", dtype="same",
+    doc="beta * self + alpha * (sum over the batch of batch1 @ batch2)",
+    formula="d/dself = beta, d/dbatch1 = alpha g @ batch2^T, d/dbatch2 = alpha batch1^T @ g",
+    samples=[Sample((2, 4), (3, 2, 3), (3, 3, 4)),
+             Sample((4,), (2, 2, 3), (2, 3, 4), attrs={"beta": -1.0, "alpha": 0.5})]))
+
+
+# ------------------------------------------------------------------ einsum
+
+LETTERS = string.ascii_letters
+
+
+def _parse(equation, shapes):
+    """(input subscripts, output subscripts, sizes): the ellipsis expanded to letters the
+    equation does not use; PyTorch's errors for a malformed equation."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) > len(shapes):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the "
+                           "equation")
+    if len(terms) < len(shapes):
+        raise RuntimeError("einsum(): more operands were provided than specified in the "
+                           "equation")
+    spare = [c for c in LETTERS if c not in eq]
+    counts = []
+    for k, (term, shape) in enumerate(zip(terms, shapes)):
+        labels = term.replace("...", "")
+        for c in labels:
+            if c not in LETTERS:
+                raise RuntimeError(f"einsum(): invalid subscript given at index "
+                                   f"{eq.index(c)} in the equation string, subscripts must be "
+                                   "in [a-zA-Z]")
+        n = len(shape) - len(labels)
+        if "..." in term and n < 0:
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation "
+                               f"({len(labels)}) is more than the number of dimensions "
+                               f"({len(shape)}) for operand {k}")
+        if "..." not in term and n:
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation "
+                               f"({len(labels)}) does not match the number of dimensions "
+                               f"({len(shape)}) for operand {k} and no ellipsis was given")
+        counts.append(n)
+    ellipsis_dims = max(counts, default=0)
+    dots = spare[:ellipsis_dims]
+    inputs = [term.replace("...", "".join(dots[ellipsis_dims - n:]))
+              for term, n in zip(terms, counts)]
+    if arrow:
+        out = rhs.replace("...", "".join(dots))
+        for c in out:
+            if out.count(c) > 1:
+                raise RuntimeError(f"einsum(): output subscript {c} appears more than once in "
+                                   "the output")
+            if not any(c in t for t in inputs):
+                raise RuntimeError(f"einsum(): output subscript {c} does not appear in the "
+                                   "equation for any input operand")
+    else:
+        counts = {}
+        for t in inputs:
+            for c in t:
+                counts[c] = counts.get(c, 0) + 1
+        out = "".join(dots) + "".join(sorted((c for c in counts if counts[c] == 1
+                                              and c not in dots),
+                                             key=lambda c: (c.isupper() is False, c)))
+    sizes = {}
+    for k, (term, shape) in enumerate(zip(inputs, shapes)):
+        for c, size in zip(term, shape):
+            if c in sizes and sizes[c] != size:
+                if c in dots:
+                    raise NotImplementedError("einsum(): broadcasting over ellipsis dimensions "
+                                              "of different sizes is not supported")
+                raise RuntimeError(f"einsum(): subscript {c} has size {size} for operand {k} "
+                                   f"which does not broadcast with previously seen size "
+                                   f"{sizes[c]}")
+            sizes[c] = size
+    return inputs, out, sizes
+
+
+def _einsum_forward(operands, equation):
+    dts = {a.dtype for a in operands}
+    if len(dts) > 1:
+        first = operands[0]
+        other = next(a for a in operands if a.dtype != first.dtype)
+        raise RuntimeError(f"expected scalar type {_short(first)} but found {_short(other)}")
+    inputs, out, _ = _parse(equation, [a.shape for a in operands])
+    return np.einsum(",".join(inputs) + "->" + out, *operands, optimize=len(operands) > 2)
+
+
+def _einsum_grad(g, operands, equation, k):
+    """The gradient for operand k: one einsum of g with the other operands, an identity matrix
+    per repeated subscript of operand k and a vector of ones per subscript only k has."""
+    inputs, out, sizes = _parse(equation, [tuple(x.shape) for x in operands])
+    spare = iter(c for c in LETTERS if c not in "".join(inputs) + out)
+    terms, tensors = [out], [g]
+    for j, term in enumerate(inputs):
+        if j != k:
+            terms.append(term)
+            tensors.append(operands[j])
+    target = []
+    npd = g._data.dtype
+    for c in inputs[k]:
+        if c in target:
+            fresh = next(spare)
+            terms.append(c + fresh)
+            tensors.append(Tensor._make(np.eye(sizes[c], dtype=npd), None, 0, False))
+            target.append(fresh)
+        else:
+            target.append(c)
+            if not any(c in t for t in terms):
+                terms.append(c)
+                tensors.append(Tensor._make(np.ones(sizes[c], dtype=npd), None, 0, False))
+    return EINSUM.apply(tuple(tensors), (",".join(terms) + "->" + "".join(target),))
+
+
+def _einsum_vjp(g, operands, equation):
+    return [_einsum_grad(g, operands, equation, k) for k in range(len(operands))]
+
+
+def _einsum_jvp(t, operands, equation):
+    if isinstance(t, Tensor):  # one operand: the registry hands its tangent alone
+        t = [t]
+    out = None
+    for k, tangent in enumerate(t):
+        if tangent is None:
+            continue
+        args = list(operands)
+        args[k] = tangent
+        term = EINSUM.apply(tuple(args), (equation,))
+        out = term if out is None else out + term
+    return out
+
+
+def _top_node(equation, shapes):
+    """The node PyTorch's einsum ends in: it permutes, sums and multiplies or bmm's the
+    operands, and the last step depends on the equation."""
+    inputs, out, _ = _parse(equation, shapes)
+    if len(inputs) == 1:
+        return "SumBackward1" if any(c not in out for c in inputs[0]) else "PermuteBackward0"
+    shared = {c for c in set("".join(inputs)) if sum(c in t for t in inputs) > 1}
+    return "ViewBackward0" if any(c not in out for c in shared) else "MulBackward0"
+
+
+class _Einsum(Op):
+    """einsum as one node, named like the last node of PyTorch's decomposition."""
+
+    def apply(self, inputs, attrs):
+        shapes = [x._data.shape if isinstance(x, Tensor) else () for x in inputs]
+        self.node_cls = self.nodes[_top_node(attrs[0], shapes)]
+        return super().apply(inputs, attrs)
+
+
+EINSUM = _Einsum(
+    "_einsum", _einsum_forward, _einsum_vjp, jvp=_einsum_jvp, inputs=("*operands",),
+    attrs=("equation",), dtype="same", method=False, public=False, grad_fn="ViewBackward0",
+    kind="linalg", doc="Einstein summation over the operands (the op behind torch.einsum)",
+    formula="for each operand: einsum of g with the other operands",
+    samples=[Sample((2, 3), (3, 4), attrs={"equation": "ij,jk->ik"}),
+             Sample((3, 3), attrs={"equation": "ii"}),
+             Sample((3, 3), attrs={"equation": "ii->i"}),
+             Sample((2, 3), attrs={"equation": "ij->ji"}),
+             Sample((3,), (2,), attrs={"equation": "i,j->ij"}),
+             Sample((2, 2, 3), (2, 3, 2), attrs={"equation": "bij,bjk->bik"}),
+             Sample((2, 3), (3,), attrs={"equation": "...j,j"}),
+             Sample((2, 3), (3, 4), (4,), attrs={"equation": "ij,jk,k->i"}),
+             Sample((2, 3), (2, 3), attrs={"equation": "ij,ij->"})])
+EINSUM.nodes = {name: type(name, (EINSUM.node_cls,), {"__slots__": ()})
+                for name in ("ViewBackward0", "SumBackward1", "PermuteBackward0", "MulBackward0")}
+register(EINSUM)
+
+
+def einsum(*args):
+    """torch.einsum(equation, *operands) (or the operands as one list)."""
+    if not args or not isinstance(args[0], str):
+        raise TypeError("einsum(): argument 'equation' (position 1) must be str")
+    equation, operands = args[0], args[1:]
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    for i, x in enumerate(operands):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"einsum(): argument 'tensors' (position 2) must be tuple of Tensors, "
+                            f"not {type(x).__name__}")
+    return EINSUM.apply(tuple(operands), (equation,))
+
+
+register(Plain("einsum", einsum, "Einstein summation: einsum('ij,jk->ik', a, b)",
+               kind="linalg"))
+
+
+# ------------------------------------------------------------------ tensordot, inner, kron
+
+def _tensordot_dims(a_ndim, b_ndim, dims):
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a_ndim, b_ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        return list(range(a_ndim - dims, a_ndim)), list(range(dims))
+    first, second = dims
+    first = [first] if isinstance(first, int) else list(first)
+    second = [second] if isinstance(second, int) else list(second)
+    if len(first) != len(second):
+        raise RuntimeError(f"both dimension lists should have same length")
+    return [wrap_dim(d, a_ndim) for d in first], [wrap_dim(d, b_ndim) for d in second]
+
+
+def _tensordot_compose(a, b, dims=2):
+    da, db = _tensordot_dims(a.dim(), b.dim(), dims)
+    for x, y in zip(da, db):
+        if a.shape[x] != b.shape[y]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size "
+                               f"{a.shape[x]} in dim {x} and second has size {b.shape[y]} in "
+                               f"dim {y}")
+    free_a = [i for i in range(a.dim()) if i not in da]
+    free_b = [i for i in range(b.dim()) if i not in db]
+    k = int(np.prod([a.shape[i] for i in da])) if da else 1
+    left = a.permute(tuple(free_a + da)).reshape(-1, k) if a.dim() else a.reshape(1, 1)
+    right = b.permute(tuple(db + free_b)).reshape(k, -1) if b.dim() else b.reshape(1, 1)
+    shape = tuple(a.shape[i] for i in free_a) + tuple(b.shape[i] for i in free_b)
+    return left.mm(right).reshape(shape)
+
+
+register(Composed(
+    "tensordot", _tensordot_compose,
+    lambda a, b, dims=2: np.tensordot(a, b, dims if isinstance(dims, int) else tuple(dims)),
+    (lambda g, self, other, dims: _tensordot_grads(g, self, other, dims)[0],
+     lambda g, self, other, dims: _tensordot_grads(g, self, other, dims)[1]),
+    inputs=("self", "other"), attrs=(("dims", 2),), method=False, dtype="same", kind="linalg",
+    jvp=(lambda t, other, dims: _tensordot_compose(t, other, dims),
+         lambda t, self, dims: _tensordot_compose(self, t, dims)),
+    doc="the sum of products over dims of self and other (an int: the last/first dims)",
+    formula="d/dself = g contracted with other over its free dims (and symmetrically)",
+    samples=[Sample((2, 3), (3, 4), attrs={"dims": 1}), Sample((2, 3), (2, 3)),
+             Sample((3, 2), (3, 4), attrs={"dims": ([0], [0])})]))
+
+
+def _tensordot_grads(g, self, other, dims):
+    da, db = _tensordot_dims(self.dim(), other.dim(), dims)
+    a_labels = LETTERS[:self.dim()]
+    b_labels = list(LETTERS[self.dim():self.dim() + other.dim()])
+    for x, y in zip(da, db):
+        b_labels[y] = a_labels[x]
+    b_labels = "".join(b_labels)
+    out = "".join(a_labels[i] for i in range(self.dim()) if i not in da) + "".join(
+        b_labels[i] for i in range(other.dim()) if i not in db)
+    return (EINSUM.apply((g, other), (f"{out},{b_labels}->{a_labels}",)),
+            EINSUM.apply((g, self), (f"{out},{a_labels}->{b_labels}",)))
+
+
+def _inner_compose(self, other):
+    if not self.dim() or not other.dim():
+        return self * other
+    if self.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but "
+                           f"got shapes {list(self.shape)} and {list(other.shape)}")
+    return _tensordot_compose(self, other, ([-1], [-1]))
+
+
+register(Composed(
+    "inner", _inner_compose, lambda a, b: np.inner(a, b),
+    (lambda g, self, other: _tensordot_grads(g, self, other, ([-1], [-1]))[0],
+     lambda g, self, other: _tensordot_grads(g, self, other, ([-1], [-1]))[1]),
+    inputs=("self", "other"), dtype="same", kind="linalg",
+    jvp=(lambda t, other: _inner_compose(t, other), lambda t, self: _inner_compose(self, t)),
+    doc="the sum of products over the last dimensions of self and other",
+    formula="d/dself = g contracted with other, d/dother = g contracted with self",
+    samples=[Sample((3,), (3,)), Sample((2, 3), (4, 3))]))
+
+
+def _kron_compose(self, other):
+    n = max(self.dim(), other.dim())
+    a = self.reshape((1,) * (n - self.dim()) + tuple(self.shape))
+    b = other.reshape((1,) * (n - other.dim()) + tuple(other.shape))
+    a_view = a.reshape(tuple(s for d in a.shape for s in (d, 1)))
+    b_view = b.reshape(tuple(s for d in b.shape for s in (1, d)))
+    shape = tuple(x * y for x, y in zip(a.shape, b.shape))
+    return OPS["_unsafe_view"].apply((a_view * b_view,), (shape,))
+
+
+def _kron_grads(g, self, other):
+    """Each input's gradient: g, viewed as (self dim, other dim) pairs, contracted with the
+    other input."""
+    n = max(self.dim(), other.dim())
+    a_shape = (1,) * (n - self.dim()) + tuple(self.shape)
+    b_shape = (1,) * (n - other.dim()) + tuple(other.shape)
+    a_labels, b_labels = LETTERS[:n], LETTERS[n:2 * n]
+    g_view = g.reshape(tuple(s for pair in zip(a_shape, b_shape) for s in pair))
+    g_labels = "".join(x + y for x, y in zip(a_labels, b_labels))
+    a = self.reshape(a_shape)
+    b = other.reshape(b_shape)
+    grad_a = EINSUM.apply((g_view, b), (f"{g_labels},{b_labels}->{a_labels}",))
+    grad_b = EINSUM.apply((g_view, a), (f"{g_labels},{a_labels}->{b_labels}",))
+    return grad_a.reshape(tuple(self.shape)), grad_b.reshape(tuple(other.shape))
+
+
+register(Composed(
+    "kron", _kron_compose, np.kron,
+    (lambda g, self, other: _kron_grads(g, self, other)[0],
+     lambda g, self, other: _kron_grads(g, self, other)[1]),
+    inputs=("self", "other"), dtype="same", kind="linalg",
+    jvp=(lambda t, other: _kron_compose(t, other), lambda t, self: _kron_compose(self, t)),
+    doc="the Kronecker product of self and other",
+    formula="d/dself = g's blocks contracted with other (and symmetrically)",
+    samples=[Sample((2, 2), (2, 3)), Sample((3,), (2,)), Sample((2, 3), (2,))]))
+
+
+# ------------------------------------------------------------------ vdot, dist
+
+def _vdot(a, b):
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
+            f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
+            "respectively")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"vdot : expected both vectors to have same dtype, but found "
+                           f"{_short(a)} and {_short(b)}")
+    return np.vdot(a, b)
+
+
+register(Op(
+    "vdot", _vdot, (lambda g, other: g * other, lambda g, self: g * self),
+    inputs=("self", "other"),
+    jvp=(lambda t, other: OPS["vdot"](t, other), lambda t, self: OPS["vdot"](self, t)),
+    dtype="same", kind="linalg", doc="the inner product of two vectors (conjugating self)",
+    formula="d/dself = g * other, d/dother = g * self",
+    samples=[Sample((3,), (3,)), Sample((1,), (1,))]))
+
+
+def _dist(a, b, p):
+    return _vector_norm(np.asarray(a - b), p)
+
+
+def _dist_vjp(g, self, other, result, p):
+    return _vector_norm_vjp(g, self - other, result, p, None, False)
+
+
+register(TensorsOnly(
+    "dist", _dist,
+    (lambda g, self, other, result, p: _dist_vjp(g, self, other, result, p),
+     lambda g, self, other, result, p: -_dist_vjp(g, self, other, result, p)),
+    jvp=(lambda t, self, other, result, p: (t * _dist_vjp(result * 0 + 1, self, other, result,
+                                                          p)).sum(),
+         lambda t, self, other, result, p: -(t * _dist_vjp(result * 0 + 1, self, other, result,
+                                                           p)).sum()),
+    inputs=("self", "other"), attrs=(("p", 2),), dtype="promote", kind="linalg",
+    doc="the p-norm of self - other (broadcast)",
+    formula="d/dself = the p-norm's derivative at self - other, d/dother = its negative",
+    samples=[Sample((3,), (3,)), Sample((2, 3), (3,), attrs={"p": 1}),
+             Sample((2, 3), (2, 3), attrs={"p": 3})]))

@@ -1,0 +1,427 @@
+"""Sorting and order statistics: sort, argsort, msort, topk, kthvalue, median, nanmedian, mode,
+cummax, cummin, unique.
+
+The ops that select elements return (values, indices) as PyTorch's torch.return_types
+namedtuples; the gradient of the values goes back to the selected elements (PyTorch's
+value_selecting_reduction_backward: zeros with the gradient scattered at the indices), written
+with gather_backward so that it can be differentiated again.  The VJPs recompute the indices from
+the saved input (the forward's order is deterministic: NumPy's stable sort)."""
+
+import numpy as np
+
+from ..engine import dtypes
+from ..engine.grad_mode import GradMode
+from ..engine.tensor import Tensor
+from .reductions import _evenly, _evenly_jvp, return_type
+from .registry import OPS, Op, Overload, Plain, Sample, register, wrap_dim
+from .shape import Composite
+
+SortResult = return_type("sort", ["values", "indices"])
+TopkResult = return_type("topk", ["values", "indices"])
+KthvalueResult = return_type("kthvalue", ["values", "indices"])
+MedianResult = return_type("median", ["values", "indices"])
+NanmedianResult = return_type("nanmedian", ["values", "indices"])
+ModeResult = return_type("mode", ["values", "indices"])
+CummaxResult = return_type("cummax", ["values", "indices"])
+CumminResult = return_type("cummin", ["values", "indices"])
+
+
+def _short(a):
+    return dtypes.from_numpy_dtype(a.dtype).short
+
+
+def _long(a):
+    return np.array(a, dtype=np.int64, order="C")
+
+
+def _order(a, d, descending):
+    """Stable argsort along axis d (NaN last ascending, first descending; ties keep their
+    order either way)."""
+    if not descending:
+        return np.argsort(a, axis=d, kind="stable")
+    flipped = np.argsort(np.flip(a, d), axis=d, kind="stable")
+    return a.shape[d] - 1 - np.flip(flipped, d)
+
+
+def _scatter(g, self_shape, dim, indices, keepdim=True):
+    """Zeros of self_shape with g put at indices along dim (differentiable: its VJP gathers)."""
+    if not self_shape:
+        return g.reshape(())
+    d = wrap_dim(dim, len(self_shape))
+    if not keepdim:
+        g = g.unsqueeze(d)
+        indices = np.expand_dims(indices, d)
+    return OPS["gather_backward"].apply((g,), (tuple(self_shape), d, indices))
+
+
+def _gather(t, dim, indices, keepdim=True):
+    """t at indices along dim (the JVP of a value-selecting op)."""
+    if not t.dim():
+        return t
+    d = wrap_dim(dim, t.dim())
+    if not keepdim:
+        out = OPS["gather"].apply((t,), (d, np.expand_dims(indices, d)))
+        return out.squeeze(d)
+    return OPS["gather"].apply((t,), (d, indices))
+
+
+# ------------------------------------------------------------------ sort, argsort, msort
+
+def _sort(a, dim=-1, descending=False):
+    d = wrap_dim(dim, a.ndim)
+    if not a.ndim:
+        return a.copy(), np.zeros((), np.int64)
+    index = _order(a, d, descending)
+    return np.take_along_axis(a, index, d), _long(index)
+
+
+def _sort_index(self, dim, descending):
+    return _sort(self._data, dim, descending)[1]
+
+
+SORT_SAMPLES = [Sample((4,)), Sample((2, 3), attrs={"dim": 0}),
+                Sample((2, 3), attrs={"descending": True}), Sample(())]
+
+
+def _sort_vjp(g, self, dim, descending):
+    return _scatter(g[0], tuple(self.shape), dim, _sort_index(self, dim, descending))
+
+
+def _sort_jvp(t, self, dim, descending):
+    return [_gather(t, dim, _sort_index(self, dim, descending)), None]
+
+
+def _sort_op(name, forward, grad_fn, attrs, samples):
+    return register(Op(
+        name, forward, _sort_vjp, jvp=_sort_jvp, attrs=attrs, outputs=2,
+        output_wrapper=lambda r: SortResult(*r), dtype="same", method=False, public=False,
+        grad_fn=grad_fn, kind="sorting",
+        doc="the elements sorted along dim and their original indices (values, indices)",
+        formula="g scattered back to the original positions", samples=samples))
+
+
+sort_default = _sort_op("sort.default", _sort, "SortBackward0",
+                        (("dim", -1), ("descending", False)), SORT_SAMPLES)
+sort_stable = _sort_op(
+    "sort.stable", lambda a, stable, dim, descending: _sort(a, dim, descending), "SortBackward1",
+    (("stable", False), ("dim", -1), ("descending", False)),
+    [Sample((4,), attrs={"stable": True}),
+     Sample((2, 3), attrs={"stable": True, "dim": 0, "descending": True})])
+register(Overload(
+    "sort", lambda self=None, *args, **kwargs: sort_stable if "stable" in kwargs else sort_default,
+    (sort_default, sort_stable), kind="sorting",
+    doc="the elements sorted along dim and their original indices (values, indices)",
+    formula="g scattered back to the original positions"))
+
+
+def _argsort(a, dim, descending, stable):
+    return _sort(a, dim, descending)[1]
+
+
+register(Op("argsort", _argsort, None,
+            attrs=(("dim", -1), ("descending", False), ("stable", False)), dtype="long",
+            kind="sorting", doc="the indices that sort self along dim"))
+
+
+def _msort_compose(self):
+    return sort_default.apply((self,), (0, False))[0]
+
+
+register(Composite(
+    "msort", _msort_compose, lambda a: np.sort(a, axis=0, kind="stable") if a.ndim else a.copy(),
+    lambda g, self: _scatter(g, tuple(self.shape), 0, _sort_index(self, 0, False)),
+    jvp=lambda t, self: _gather(t, 0, _sort_index(self, 0, False)), method=True,
+    kind="sorting", doc="self sorted along its first dimension (sort(self, 0).values)",
+    formula="g scattered back to the original positions",
+    samples=[Sample((4,)), Sample((3, 2))]))
+
+
+# ------------------------------------------------------------------ topk, kthvalue
+
+def _topk(a, k, dim=-1, largest=True, sorted=True):
+    d = wrap_dim(dim, a.ndim)
+    size = a.shape[d] if a.ndim else 1
+    if not 0 <= k <= size:
+        raise RuntimeError("selected index k out of range")
+    if not a.ndim:
+        return a.copy(), np.zeros((), np.int64)
+    index = np.take(_order(a, d, largest), np.arange(k), axis=d)
+    return np.take_along_axis(a, index, d), _long(index)
+
+
+def _topk_index(self, k, dim, largest):
+    return _topk(self._data, k, dim, largest)[1]
+
+
+register(Op(
+    "topk", _topk,
+    lambda g, self, k, dim, largest: _scatter(g[0], tuple(self.shape), dim,
+                                              _topk_index(self, k, dim, largest)),
+    jvp=lambda t, self, k, dim, largest: [_gather(t, dim, _topk_index(self, k, dim, largest)),
+                                          None],
+    attrs=("k", ("dim", -1), ("largest", True), ("sorted", True)), outputs=2,
+    output_wrapper=lambda r: TopkResult(*r), dtype="same", grad_fn="TopkBackward0",
+    kind="sorting", doc="the k largest (largest=False: smallest) elements along dim and their "
+                        "indices", formula="g scattered back to the selected positions",
+    samples=[Sample((5,), attrs={"k": 2}), Sample((2, 4), attrs={"k": 3, "dim": -1}),
+             Sample((3, 2), attrs={"k": 2, "dim": 0, "largest": False})]))
+
+
+def _kthvalue(a, k, dim=-1, keepdim=False):
+    d = wrap_dim(dim, a.ndim)
+    if a.dtype == np.bool_:
+        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
+    size = a.shape[d] if a.ndim else 1
+    if not 1 <= k <= size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if not a.ndim:
+        return a.copy(), np.zeros((), np.int64)
+    index = np.take(_order(a, d, False), [k - 1], axis=d)
+    values = np.take_along_axis(a, index, d)
+    if not keepdim:
+        values, index = values.squeeze(d), index.squeeze(d)
+    return values, _long(index)
+
+
+def _kth_index(self, k, dim, keepdim):
+    return _kthvalue(self._data, k, dim, keepdim)[1]
+
+
+register(Op(
+    "kthvalue", _kthvalue,
+    lambda g, self, k, dim, keepdim: _scatter(g[0], tuple(self.shape), dim,
+                                              _kth_index(self, k, dim, keepdim), keepdim),
+    jvp=lambda t, self, k, dim, keepdim: [
+        _gather(t, dim, _kth_index(self, k, dim, keepdim), keepdim), None],
+    attrs=("k", ("dim", -1), ("keepdim", False)), outputs=2,
+    output_wrapper=lambda r: KthvalueResult(*r), dtype="same", grad_fn="KthvalueBackward0",
+    kind="sorting", doc="the k-th smallest element along dim and its index",
+    formula="g at the selected position",
+    samples=[Sample((5,), attrs={"k": 2}), Sample((2, 3), attrs={"k": 3}),
+             Sample((3, 2), attrs={"k": 1, "dim": 0, "keepdim": True}), Sample((), attrs={"k": 1})]))
+
+
+# ------------------------------------------------------------------ median, nanmedian, mode
+
+def _median_index(a, d, ignore_nan):
+    """The index (kept dim) of the lower median along d: with NaN present, the first NaN
+    (median) or the median of the other elements (nanmedian)."""
+    order = _order(a, d, False)
+    nan = np.isnan(a) if a.dtype.kind in "fc" else np.zeros(a.shape, bool)
+    count = a.shape[d] - nan.sum(axis=d, keepdims=True) if ignore_nan else \
+        np.full(nan.sum(axis=d, keepdims=True).shape, a.shape[d])
+    position = np.maximum(count - 1, 0) // 2
+    index = np.take_along_axis(order, position, d)
+    if not ignore_nan:
+        first_nan = np.expand_dims(np.argmax(nan, axis=d), d)
+        index = np.where(nan.any(axis=d, keepdims=True), first_nan, index)
+    return index
+
+
+def _median_dim(name, ignore_nan):
+    def forward(a, dim, keepdim=False):
+        d = wrap_dim(dim, a.ndim)
+        if not a.ndim:
+            return a.copy(), np.zeros((), np.int64)
+        if a.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        index = _median_index(a, d, ignore_nan)
+        values = np.take_along_axis(a, index, d)
+        if not keepdim:
+            values, index = values.squeeze(d), index.squeeze(d)
+        return values, _long(index)
+    return forward
+
+
+def _median_all(ignore_nan):
+    def forward(a):
+        flat = a.reshape(-1)
+        if not flat.size:
+            return np.array(np.nan, a.dtype)
+        return flat[_median_index(flat, 0, ignore_nan)[0]]
+    return forward
+
+
+def _median_pair(name, ignore_nan, Result):
+    capital = name.capitalize()
+    over_dim = _median_dim(name, ignore_nan)
+
+    def index(self, dim, keepdim):
+        return over_dim(self._data, dim, keepdim)[1]
+
+    everything = Op(
+        f"{name}.default", _median_all(ignore_nan), lambda g, self, result: _evenly(g, self, result),
+        jvp=_evenly_jvp, dtype="same", method=False, public=False,
+        grad_fn=f"{capital}Backward0", kind="sorting",
+        doc=f"the lower median of all elements{' (NaN ignored)' if ignore_nan else ''}",
+        formula="g to the median element, split evenly among ties",
+        samples=[Sample((5,)), Sample((2, 3)), Sample(())])
+    by_dim = Op(
+        f"{name}.dim", over_dim,
+        lambda g, self, dim, keepdim: _scatter(g[0], tuple(self.shape), dim,
+                                               index(self, dim, keepdim), keepdim),
+        jvp=lambda t, self, dim, keepdim: [_gather(t, dim, index(self, dim, keepdim), keepdim),
+                                           None],
+        attrs=(("dim", -1), ("keepdim", False)), outputs=2,
+        output_wrapper=lambda r: Result(*r), dtype="same", method=False, public=False,
+        grad_fn=f"{capital}Backward1", kind="sorting",
+        doc=f"the lower median along dim and its index{' (NaN ignored)' if ignore_nan else ''}",
+        formula="g at the median's position",
+        samples=[Sample((5,), attrs={"dim": 0}), Sample((2, 3), attrs={"dim": 1}),
+                 Sample((4, 2), attrs={"dim": 0, "keepdim": True})])
+    register(everything)
+    register(by_dim)
+    register(Overload(
+        name, lambda self=None, *args, **kwargs: by_dim if args or "dim" in kwargs else everything,
+        (everything, by_dim), kind="sorting",
+        doc=f"the lower median{' ignoring NaN' if ignore_nan else ''}; with dim, (values, "
+            "indices)", formula="g to the median element"))
+
+
+_median_pair("median", False, MedianResult)
+_median_pair("nanmedian", True, NanmedianResult)
+
+
+def _mode(a, dim=-1, keepdim=False):
+    d = wrap_dim(dim, a.ndim)
+    if not a.ndim:
+        return a.copy(), np.zeros((), np.int64)
+    n = a.shape[d]
+    if n == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    rows = np.moveaxis(a, d, -1).reshape(-1, n)
+    values = np.empty(rows.shape[0], a.dtype)
+    index = np.empty(rows.shape[0], np.int64)
+    for r, row in enumerate(rows):
+        order = np.argsort(row, kind="stable")
+        ordered = row[order]
+        best, best_count, start = 0, 0, 0
+        for i in range(1, n + 1):  # runs of equal values; the first longest (smallest) wins
+            if i == n or not ordered[i] == ordered[start]:
+                if i - start > best_count:
+                    best, best_count = start, i - start
+                start = i
+        values[r] = ordered[best]
+        index[r] = order[best + best_count - 1]  # its last occurrence
+    shape = np.moveaxis(a, d, -1).shape[:-1]
+    values, index = values.reshape(shape), index.reshape(shape)
+    if keepdim:
+        values, index = np.expand_dims(values, d), np.expand_dims(index, d)
+    return values, index
+
+
+def _mode_index(self, dim, keepdim):
+    return _mode(self._data, dim, keepdim)[1]
+
+
+register(Op(
+    "mode", _mode,
+    lambda g, self, dim, keepdim: _scatter(g[0], tuple(self.shape), dim,
+                                           _mode_index(self, dim, keepdim), keepdim),
+    jvp=lambda t, self, dim, keepdim: [_gather(t, dim, _mode_index(self, dim, keepdim), keepdim),
+                                       None],
+    attrs=(("dim", -1), ("keepdim", False)), outputs=2, output_wrapper=lambda r: ModeResult(*r),
+    dtype="same", grad_fn="ModeBackward0", kind="sorting",
+    doc="the most frequent value along dim (the smallest among ties) and its last index",
+    formula="g at the selected position",
+    samples=[Sample((4,)), Sample((2, 3), attrs={"dim": 0}),
+             Sample((2, 3), attrs={"keepdim": True})]))
+
+
+# ------------------------------------------------------------------ cummax, cummin
+
+def _cumulative_extreme(better):
+    def forward(a, dim):
+        d = wrap_dim(dim, a.ndim)
+        if not a.ndim:
+            return a.copy(), np.zeros((), np.int64)
+        x = np.moveaxis(a, d, 0)
+        values = np.empty_like(x)
+        index = np.zeros(x.shape, np.int64)
+        for j in range(x.shape[0]):
+            if j == 0:
+                values[0], index[0] = x[0], 0
+                continue
+            nan = np.isnan(x[j]) if x.dtype.kind in "fc" else False
+            take = better(x[j], values[j - 1]) | nan
+            values[j] = np.where(take, x[j], values[j - 1])
+            index[j] = np.where(take, j, index[j - 1])
+        return np.moveaxis(values, 0, d).copy(), _long(np.moveaxis(index, 0, d))
+    return forward
+
+
+def _cumulative_pair(name, better, Result):
+    forward = _cumulative_extreme(better)
+
+    def index(self, dim):
+        return forward(self._data, dim)[1]
+
+    register(Op(
+        name, forward,
+        lambda g, self, dim: OPS["gather_backward"].apply(
+            (g[0],), (tuple(self.shape), wrap_dim(dim, self.dim()), index(self, dim)))
+        if self.dim() else g[0],
+        jvp=lambda t, self, dim: [_gather(t, dim, index(self, dim)), None],
+        attrs=("dim",), outputs=2, output_wrapper=lambda r: Result(*r), dtype="same",
+        kind="sorting",
+        doc=f"the running {'maximum' if name == 'cummax' else 'minimum'} along dim and where it "
+            "was attained", formula="g summed into the positions the running extreme came from",
+        samples=[Sample((5,), attrs={"dim": 0}), Sample((2, 3), attrs={"dim": 1}),
+                 Sample((3, 2), attrs={"dim": 0}), Sample((), attrs={"dim": 0})]))
+
+
+_cumulative_pair("cummax", np.greater_equal, CummaxResult)
+_cumulative_pair("cummin", np.less_equal, CumminResult)
+
+
+# ------------------------------------------------------------------ unique
+
+def _not_implemented(message, error):
+    def vjp(g):
+        raise error(message)
+    return vjp
+
+
+class FailingNode:
+    """A node PyTorch records for an op it has no derivative for (unique: Unique2Backward0,
+    heaviside: NotImplemented): the output requires grad, backward through it raises."""
+
+    def __init__(self, name, message, inputs=("self",), error=NotImplementedError):
+        self.op = Op(name, None, _not_implemented(message, error), inputs=inputs, grad_fn=name,
+                     public=False, method=False, differentiable=False)
+
+    def attach(self, inputs, results):
+        if GradMode.enabled and any(isinstance(x, Tensor) and x.requires_grad_flag
+                                    for x in inputs):
+            self.op._record(tuple(inputs), (), tuple(results))
+
+
+UNIQUE_NODE = FailingNode("Unique2Backward0", "the derivative for '_unique2' is not implemented.")
+UNIQUE_DIM_NODE = FailingNode("UniqueDimBackward0",
+                              "the derivative for 'unique_dim' is not implemented.")
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct elements of input, sorted (with dim: the distinct slices along dim); also
+    the inverse indices and the counts when asked."""
+    a = input._data
+    if dim is None:
+        values, inverse, counts = np.unique(a.reshape(-1), return_inverse=True,
+                                            return_counts=True)
+        inverse = inverse.reshape(a.shape)
+        node = UNIQUE_NODE
+    else:
+        d = wrap_dim(dim, a.ndim)
+        values, inverse, counts = np.unique(a, return_inverse=True, return_counts=True, axis=d)
+        inverse = inverse.reshape(-1)
+        node = UNIQUE_DIM_NODE
+    out = Tensor._make(np.ascontiguousarray(values), None, 0, False)
+    if out._data.dtype.kind in "fc":
+        node.attach((input,), (out,))
+    extra = [Tensor._make(_long(x), None, 0, False) for x, wanted in
+             ((inverse, return_inverse), (counts, return_counts)) if wanted]
+    return (out, *extra) if extra else out
+
+
+register(Plain("unique", unique, "the distinct elements, sorted (return_inverse, return_counts, "
+                                 "dim)", kind="sorting")).method = True
