@@ -131,7 +131,9 @@ class Renderer:
                 "gradients": {o: {leaf: to_json(g) for leaf, g in gs.items()}
                               for o, gs in ev.gradients.items()}})
             return
-        rows = [(name, value_text(v, indent=len(name) + 3)) for name, v in ev.values.items()]
+        # --quiet: the gradients alone, for scripts that read them
+        rows = [] if self.quiet else [(name, value_text(v, indent=len(name) + 3))
+                                      for name, v in ev.values.items()]
         grads = []
         for o, gs in ev.gradients.items():
             for leaf, g in gs.items():
@@ -151,12 +153,13 @@ class Renderer:
     def _rich_evaluation(self, rows, grads):
         from rich.table import Table
         from rich.text import Text
-        values = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-        values.add_column("name", style="cyan")
-        values.add_column("value")
-        for name, text in rows:
-            values.add_row(name, text)
-        self.console.print(values)
+        if rows:
+            values = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+            values.add_column("name", style="cyan")
+            values.add_column("value")
+            for name, text in rows:
+                values.add_row(name, text)
+            self.console.print(values)
         if grads:
             table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
             table.add_column("gradient", style="magenta")
@@ -165,7 +168,8 @@ class Renderer:
                 table.add_row(label, text)
                 if why and not self.quiet:
                     table.add_row("", Text("why: " + why, style="yellow"))
-            self.console.print()
+            if rows:
+                self.console.print()
             self.console.print(table)
 
     def matrix_result(self, kind, outputs, blocks):
@@ -193,6 +197,8 @@ class Renderer:
             self.json({"passed": passed, "checks": checks})
             return
         for c in checks:
+            if self.quiet and c["ok"]:  # --quiet: the failures alone
+                continue
             mark = "ok  " if c["ok"] else "FAIL"
             detail = c.get("detail")
             text = f"{mark} {c['name']}: expected {c['expected']}, got {c['actual']}" \

@@ -304,3 +304,16 @@ def test_program_that_is_an_error_in_json(cli):
     assert r.code == 2
     err = r.json()["error"]
     assert err["type"] == "SyntaxError" and err["line"] == 1 and isinstance(err["column"], int)
+
+
+def test_quiet_eval_prints_the_gradients_alone(cli):
+    r = cli("eval", "y = relu(x) + w", "--at", "x=-1", "--at", "w=2", "--quiet")
+    assert (r.code, r.stdout) == (0, "dy/dx = 0.\ndy/dw = 1.\n")
+
+
+def test_quiet_check_prints_the_failures_alone(cli):
+    ok = cli("check", "z=(2*x)**3", "--at", "x=3", "--expect", "x.grad=216", "--quiet")
+    assert (ok.code, ok.stdout) == (0, "")
+    bad = cli("check", "z=(2*x)**3", "--at", "x=3", "--expect", "x.grad=216", "--expect", "z=1",
+              "-q")
+    assert (bad.code, bad.stdout) == (1, "FAIL z: expected 1, got 216.0\n")
