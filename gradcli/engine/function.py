@@ -287,6 +287,9 @@ def _pack_saved(to_save, outputs):
 def _forward_tangents(cls, ctx, args, outputs):
     """Forward-mode AD through a custom Function: its `jvp(ctx, *tangents)`."""
     from .forward_ad import _set_tangent
+    from ..ops.registry import ForwardAD, Unbatchable
+    if ForwardAD.batch is not None:  # a user jvp is not known to accept batched tangents
+        raise Unbatchable(cls.__name__)
     if cls.jvp is Function.jvp:
         raise NotImplementedError(NO_JVP)
     tangents = []

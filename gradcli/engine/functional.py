@@ -6,6 +6,8 @@ accepted and computes the same result row by row; forward mode computes column b
 dual tensors.
 """
 
+import numpy as np
+
 from . import forward_ad as fwAD
 from .autograd import grad as _grad
 from .grad_mode import enable_grad, set_grad_enabled, GradMode
@@ -230,6 +232,10 @@ def _jacfwd(func, inputs, strict=False, vectorize=False):
         raise NotImplementedError(
             "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
             "only implemented for `vectorize=True`.")
+    batched = _jacfwd_batched(func, inputs)
+    if batched is not None:
+        is_outputs_tuple, result = batched
+        return _tuple_postprocess(result, (is_outputs_tuple, is_inputs_tuple))
     columns = None  # columns[i][j]: list of tangents of output i, one per element of input j
     is_outputs_tuple = False
     primals = None
@@ -253,6 +259,57 @@ def _jacfwd(func, inputs, strict=False, vectorize=False):
     result = [[_block_from_columns(columns[i][j], out, inp) for j, inp in enumerate(inputs)]
               for i, out in enumerate(primals)]  # lists, as PyTorch returns them here
     return _tuple_postprocess(result, (is_outputs_tuple, is_inputs_tuple))
+
+
+def _jacfwd_batched(func, inputs):
+    """The forward-mode Jacobian in one call of func: each input's tangent holds all the
+    columns at once (a leading batch dimension over the elements of every input), as
+    PyTorch's vmap over jvp does.  None when an op met cannot be batched (the caller then
+    computes the columns one by one)."""
+    from ..ops import zeros_like
+    from ..ops.registry import ForwardAD, Unbatchable
+    batch = sum(inp.numel() for inp in inputs)
+    try:
+        with fwAD.dual_level():
+            ForwardAD.batch = batch
+            try:
+                duals = []
+                offset = 0
+                for inp in inputs:
+                    n = inp.numel()
+                    dual = fwAD.make_dual(inp, zeros_like(inp))  # make_dual's checks
+                    eye = np.zeros((batch, n), inp._data.dtype)
+                    eye[np.arange(offset, offset + n), np.arange(n)] = 1
+                    dual._fw = Tensor._make(eye.reshape((batch,) + inp._data.shape), None, 0,
+                                            False)
+                    duals.append(dual)
+                    offset += n
+                is_outputs_tuple, outs = _as_tuple(func(*duals), "outputs")
+                tangents = []
+                for out in outs:
+                    t = out._fw
+                    if t is not None and t._data.shape != (batch,) + out._data.shape:
+                        raise Unbatchable("output")
+                    tangents.append(t)
+                result = []
+                for out, t in zip(outs, tangents):
+                    data = (np.zeros((batch,) + out._data.shape, out._data.dtype) if t is None
+                            else t._data)
+                    row = []
+                    offset = 0
+                    for inp in inputs:
+                        n = inp.numel()
+                        block = np.moveaxis(data[offset:offset + n], 0, -1)
+                        row.append(Tensor._make(
+                            np.ascontiguousarray(block).reshape(out._data.shape + inp._data.shape),
+                            None, 0, False))
+                        offset += n
+                    result.append(row)
+            finally:
+                ForwardAD.batch = None
+    except Unbatchable:
+        return None
+    return is_outputs_tuple, result
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
@@ -286,9 +343,15 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         for i, out in enumerate(outputs):
             rows = tuple([] for _ in inputs)
             flat = out.reshape(-1)
-            for k in range(out.nelement()):
-                vj = _autograd_grad((flat[k],), inputs, retain_graph=True,
-                                    create_graph=create_graph)
+            n = out.nelement()
+            for k in range(n):
+                if create_graph:  # the rows' graphs start at flat[k] (SelectBackward0)
+                    vj = _autograd_grad((flat[k],), inputs, retain_graph=True, create_graph=True)
+                else:  # the same row from a one-hot gradient of flat, without the select
+                    one_hot = np.zeros(n, out._data.dtype)
+                    one_hot[k] = 1
+                    vj = _autograd_grad((flat,), inputs, (Tensor._make(one_hot, None, 0, False),),
+                                        retain_graph=True)
                 for j, (row, g, inp) in enumerate(zip(rows, vj, inputs)):
                     if g is not None:
                         if strict and create_graph and not g.requires_grad:

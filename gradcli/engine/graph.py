@@ -6,10 +6,13 @@ reference to the tensors they produce (a saved output is stored as its array), s
 reference cycles and are freed by reference counting alone.
 """
 
+import gc
 import heapq
 import itertools
 import re
 import warnings
+import sys
+from sys import getrefcount
 
 from . import messages
 from .grad_mode import GradMode
@@ -49,17 +52,42 @@ def _add_hook(hooks, fn):
     return handle
 
 
+_ZERO_NRS = tuple((0,) * n for n in range(9))
+
+
+def _split_edges(edges):
+    """(children, input numbers) of a sequence of (node, input_nr) edges; the numbers of the
+    usual all-zero case are a shared tuple."""
+    fns = tuple(e[0] for e in edges)
+    nrs = tuple(e[1] for e in edges)
+    if len(nrs) < len(_ZERO_NRS) and not any(nrs):
+        nrs = _ZERO_NRS[len(nrs)]
+    return fns, nrs
+
+
 class Node:
     """A node of the backward graph; `grad_fn` of the tensors an operation produced."""
 
-    # Rarely set attributes live in the instance dict, with these class-level defaults, so
-    # making a node costs two attribute stores.
-    __slots__ = ("next_functions", "_seq", "__dict__", "__weakref__")
+    # The edges are kept as two flat tuples (the child nodes, and the input number of each in
+    # its child) so that a node costs few garbage-collected objects; `next_functions` builds
+    # PyTorch's tuple of pairs on demand.  Rarely set attributes live in the instance dict, with
+    # these class-level defaults.
+    __slots__ = ("_next_fns", "_next_nrs", "_seq", "__dict__", "__weakref__")
     _pre_hooks = _hooks = _tensor_hooks = _retains = _anomaly = metadata = None
+    _hooked = False  # set once any hook or retained gradient is attached: the engine's slow path
     num_outputs = 1
 
     def __init__(self):
         self._seq = next(_sequence)
+        self._next_fns = self._next_nrs = ()
+
+    @property
+    def next_functions(self):
+        return tuple(zip(self._next_fns, self._next_nrs))
+
+    @next_functions.setter
+    def next_functions(self, edges):
+        self._next_fns, self._next_nrs = _split_edges(edges)
 
     def name(self):
         return type(self).__name__
@@ -71,18 +99,32 @@ class Node:
         """fn(grad_inputs, grad_outputs) runs after this node; it may return new grad_inputs."""
         if self._hooks is None:
             self._hooks = {}
+        self._hooked = True
         return _add_hook(self._hooks, fn)
 
     def register_prehook(self, fn):
         """fn(grad_outputs) runs before this node; it may return new grad_outputs."""
         if self._pre_hooks is None:
             self._pre_hooks = {}
+        self._hooked = True
         return _add_hook(self._pre_hooks, fn)
 
     def _tensor_hook_dict(self, output_nr):
         if self._tensor_hooks is None:
             self._tensor_hooks = {}
+        self._hooked = True
         return self._tensor_hooks.setdefault(output_nr, {})
+
+    def _set_leaf_hooks(self, hooks):
+        """Share a leaf tensor's hook dict with its AccumulateGrad."""
+        self._tensor_hooks = {0: hooks}
+        self._hooked = True
+
+    def _retain(self, output_nr, ref):
+        if self._retains is None:
+            self._retains = {}
+        self._retains[output_nr] = ref
+        self._hooked = True
 
     def short_name(self):
         """The node name without its `Backward0` suffix, as PyTorch's messages print it."""
@@ -101,18 +143,22 @@ class AccumulateGrad(Node):
         Node.__init__(self)
         self._seq = float("inf")  # runs as soon as it is ready, like PyTorch's
         self.variable = variable
-        self.next_functions = ()
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
 
-    def accumulate(self, grad, create_graph):
+    def accumulate(self, grad, create_graph, owned=False):
+        """Add grad into the leaf's `.grad`.  owned: nothing but the engine refers to grad or
+        its array, so the first gradient is stored as it is instead of copied (PyTorch steals
+        it likewise)."""
         var = self.variable
         old = var._grad
         if old is None:
             # PyTorch stores a copy; with create_graph the copy is differentiable (CopyBackwards)
-            var._grad = (_copy_with_graph(grad) if create_graph and grad.requires_grad
-                         else _fresh(grad))
+            if create_graph and grad.requires_grad_flag:
+                var._grad = _copy_with_graph(grad)
+            else:
+                var._grad = grad if owned else _fresh(grad)
             var._grad_count = 1
         else:
             if create_graph:
@@ -147,8 +193,35 @@ def _fresh(grad):
     return Tensor._make(grad._data.copy(), None, 0, False)
 
 
+# Reference counts as CPython 3.8-3.13 keep them (later versions may borrow references on the
+# evaluation stack, so the counts below would not prove anything there).
+_COUNTS_REFERENCES = (sys.implementation.name == "cpython"
+                      and (3, 8) <= sys.version_info[:2] <= (3, 13))
+
+
+def _private(t, refs):
+    """Whether gradient tensor t and its array are referred to only by the engine (refs
+    references to t in the caller's variables and containers), so that updating or keeping
+    them is unobservable."""
+    d = t._data
+    return (_COUNTS_REFERENCES and getrefcount(t) == refs + 2 and getrefcount(d) == 3
+            and d.base is None
+            and t.grad_fn is None and not t.requires_grad_flag and t._fw is None
+            and t._base is None and d.flags.writeable)
+
+
+def version_error(tensor_type, shape, node, nr, current, saved):
+    """PyTorch's error for a saved tensor modified in place (node, nr: the tensor's grad_fn)."""
+    origin = "" if node is None else messages.INPLACE_ORIGIN.format(
+        output_nr=nr, node=node.short_name())
+    return RuntimeError(messages.INPLACE_MODIFIED.format(
+        tensor_type="torch." + tensor_type, sizes=", ".join(map(str, shape)), origin=origin,
+        current=current, saved=saved))
+
+
 class SavedTensor:
-    """A tensor saved for backward, with its version at the time it was saved."""
+    """A tensor saved for backward, with its version at the time it was saved (custom
+    Functions; the op table's nodes keep the same information in flat tuples)."""
 
     __slots__ = ("tensor", "version", "saved_version", "origin")
 
@@ -162,12 +235,8 @@ class SavedTensor:
         if self.version[0] != self.saved_version:
             t = self.tensor
             node, nr = self.origin or (t.grad_fn, t._output_nr)
-            origin = "" if node is None else messages.INPLACE_ORIGIN.format(
-                output_nr=nr, node=node.short_name())
-            raise RuntimeError(messages.INPLACE_MODIFIED.format(
-                tensor_type="torch." + t.dtype.tensor_type,
-                sizes=", ".join(map(str, t._data.shape)), origin=origin,
-                current=self.version[0], saved=self.saved_version))
+            raise version_error(t.dtype.tensor_type, t._data.shape, node, nr, self.version[0],
+                                self.saved_version)
 
     def unpack(self):
         self.check_version()
@@ -194,7 +263,7 @@ class SavedOutput(SavedTensor):
             self.origin = node, self.output_nr
             self.check_version()
         t = Tensor._make(self.data, node, self.output_nr, True)
-        t._version = self.version
+        t._vc = self.version
         return t
 
 
@@ -212,64 +281,86 @@ def gradient_edge(t):
 # The backward pass
 
 def _collect(roots, targets):
-    """Count dependencies of every node reachable from roots.  With targets (autograd.grad or
-    backward(inputs=...)), keep only the nodes on a path to a target."""
+    """Count dependencies of every node reachable from roots (how many edges point at it).
+    With targets (autograd.grad or backward(inputs=...)), keep only the nodes on a path to a
+    target: `needed` is that set, or None when it is every node (always without targets, and
+    when every node without children is a target: each node then reaches one)."""
     deps = {}
-    seen = set()
-    order = []
-    stack = [(r, False) for r in roots]
+    stack = list(dict.fromkeys(roots))
+    root_set = set(stack)
+    push = stack.append
+    pop = stack.pop
+    sinks_are_targets = True
     while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
+        node = pop()
+        sink = True
+        for child in node._next_fns:
+            if child is None:
+                continue
+            sink = False
+            n = deps.get(child)
+            if n is None:
+                deps[child] = 1
+                if child not in root_set:
+                    push(child)
+            else:
+                deps[child] = n + 1
+        if sink and targets is not None and node not in targets:
+            sinks_are_targets = False
+    if targets is None or sinks_are_targets:
+        return deps, None
+    return _collect_needed(roots, targets)
+
+
+def _collect_needed(roots, targets):
+    order = []  # post-order: children before parents
+    visited = set()
+    for root in roots:
+        if root in visited:
             continue
-        if node in seen:
-            continue
-        seen.add(node)
-        stack.append((node, True))
-        for child, _ in node.next_functions:
-            if child is not None and child not in seen:
-                stack.append((child, False))
-    if targets is None:
-        needed = None
-    else:
-        needed = set()
-        for node in order:  # children come before parents in this post-order
-            if node in targets or any(c in needed for c, _ in node.next_functions if c is not None):
-                needed.add(node)
+        visited.add(root)
+        stack = [(root, iter(root._next_fns))]
+        while stack:
+            node, children = stack[-1]
+            for child in children:
+                if child is not None and child not in visited:
+                    visited.add(child)
+                    stack.append((child, iter(child._next_fns)))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+    needed = set()
     for node in order:
-        if needed is not None and node not in needed:
+        if node in targets:
+            needed.add(node)
             continue
-        for child, _ in node.next_functions:
-            if child is not None and (needed is None or child in needed):
+        for child in node._next_fns:
+            if child in needed:
+                needed.add(node)
+                break
+    deps = {}
+    for node in order:
+        if node not in needed:
+            continue
+        for child in node._next_fns:
+            if child in needed:
                 deps[child] = deps.get(child, 0) + 1
     return deps, needed
 
 
-def _accumulate_buffer(buffers, node, nr, grad, create_graph):
+def _accumulate_buffer(buffers, node, nr, grad):
+    """Add grad into the input buffer of node's output nr (a bare tensor for single-output
+    nodes, a list otherwise)."""
+    if node.num_outputs == 1:
+        old = buffers.get(node)
+        buffers[node] = grad if old is None else old + grad
+        return
     buf = buffers.get(node)
     if buf is None:
         buf = buffers[node] = [None] * node.num_outputs
     old = buf[nr]
-    if old is None:
-        buf[nr] = grad
-    else:
-        with _grad_mode(create_graph):
-            buf[nr] = old + grad
-
-
-class _grad_mode:
-    __slots__ = ("mode", "prev")
-
-    def __init__(self, mode):
-        self.mode = mode
-
-    def __enter__(self):
-        self.prev = GradMode.enabled
-        GradMode.enabled = self.mode
-
-    def __exit__(self, *exc):
-        GradMode.enabled = self.prev
+    buf[nr] = grad if old is None else old + grad
 
 
 def _call_tensor_hooks(node, grads):
@@ -317,82 +408,31 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
             targets.add(node)
     root_nodes = [n for n, _ in root_edges]
     deps, needed = _collect(root_nodes, targets)
-    buffers = {}
-    for (node, nr), g in zip(root_edges, grads):
-        if needed is None or node in needed:
-            _accumulate_buffer(buffers, node, nr, g, create_graph)
     results = [None] * len(inputs) if inputs is not None else None
-    ready = []
-    for node in dict.fromkeys(root_nodes):
-        if deps.get(node, 0) == 0 and (needed is None or node in needed):
-            heapq.heappush(ready, (-node._seq, id(node), node))
     prev_mode = GradMode.enabled
     GradMode.enabled = create_graph
-    heappush, heappop = heapq.heappush, heapq.heappop
-    nxt = None  # a lone ready node is run next without going through the heap
+    # PyTorch's engine runs on C++ objects the cyclic garbage collector never visits; here the
+    # pass allocates a tensor or two per node while the whole graph is alive, and each automatic
+    # collection would walk that graph.  Nothing the pass makes is cyclic, so collection waits
+    # until it ends (the collector is re-enabled in `finally`, whatever happens).
+    gc_was_enabled = gc.isenabled()
+    if gc_was_enabled:
+        gc.disable()
     try:
-        while nxt is not None or ready:
-            if nxt is not None:
-                node, nxt = nxt, None
-            else:
-                node = heappop(ready)[2]
-            grads_out = buffers.pop(node, None)
-            if grads_out is None:
-                grads_out = [None] * node.num_outputs
-            if node._tensor_hooks or node._retains:
-                _call_tensor_hooks(node, grads_out)
-            if node._pre_hooks:
-                for fn in list(node._pre_hooks.values()):
-                    new = fn(tuple(grads_out))
-                    if new is not None:
-                        grads_out = list(new)
-            if capture is not None and node in capture:
-                for nr, i in capture[node]:
-                    g = grads_out[nr]
-                    results[i] = g
-                    if accumulate and g is not None:
-                        _accumulate_into_input(inputs[i], node, g, create_graph)
-            if type(node) is AccumulateGrad:
-                if capture is None and grads_out[0] is not None:
-                    node.accumulate(grads_out[0], create_graph)
-                continue
-            if grads_out[0] is None and all(g is None for g in grads_out):
-                grads_in = (None,) * len(node.next_functions)
-            else:
-                grads_in = node.apply(grads_out)
-                if AnomalyMode.enabled:
-                    _check_nan(node, grads_in)
-            if node._hooks:
-                for fn in list(node._hooks.values()):
-                    new = fn(tuple(grads_in), tuple(grads_out))
-                    if new is not None:
-                        grads_in = tuple(new)
-            if not retain_graph:
-                node.release()
-            for (child, nr), g in zip(node.next_functions, grads_in):
-                if child is None or (needed is not None and child not in needed):
-                    continue
-                if g is not None:
-                    buf = buffers.get(child)
-                    if buf is None:
-                        buf = buffers[child] = [None] * child.num_outputs
-                    old = buf[nr]
-                    if old is None:
-                        buf[nr] = g
-                    else:
-                        buf[nr] = old + g
-                left = deps[child] - 1
-                deps[child] = left
-                if left == 0:
-                    if nxt is None and not ready:
-                        nxt = child
-                    else:
-                        if nxt is not None:
-                            heappush(ready, (-nxt._seq, id(nxt), nxt))
-                            nxt = None
-                        heappush(ready, (-child._seq, id(child), child))
+        buffers = {}
+        for (node, nr), g in zip(root_edges, grads):
+            if needed is None or node in needed:
+                _accumulate_buffer(buffers, node, nr, g)
+        ready = []
+        for node in dict.fromkeys(root_nodes):
+            if deps.get(node, 0) == 0 and (needed is None or node in needed):
+                heapq.heappush(ready, (-node._seq, id(node), node))
+        _run(ready, deps, needed, buffers, capture, results, inputs, accumulate,
+             retain_graph, create_graph)
     finally:
         GradMode.enabled = prev_mode
+        if gc_was_enabled:
+            gc.enable()
     if inputs is not None and not accumulate:
         for i, g in enumerate(results):
             if g is None and not allow_unused:
@@ -400,6 +440,129 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
             if g is not None and not create_graph and g.requires_grad:
                 results[i] = g.detach()
     return results
+
+
+def _run(ready, deps, needed, buffers, capture, results, inputs, accumulate, retain_graph,
+         create_graph):
+    """The engine loop: run ready nodes (highest sequence number first, as PyTorch's), pass each
+    one's input gradients on to its children's buffers, and count down their dependencies."""
+    heappush, heappop = heapq.heappush, heapq.heappop
+    buffer_get = buffers.get
+    buffer_pop = buffers.pop
+    nxt = None  # a lone ready node is run next without going through the heap
+    while True:
+        if nxt is not None:
+            node, nxt = nxt, None
+        elif ready:
+            node = heappop(ready)[2]
+        else:
+            return
+        single = node.num_outputs == 1
+        if single and not node._hooked and (capture is None or node not in capture):
+            # the common case, without hooks, retained gradients or captured inputs
+            g = buffer_pop(node, None)
+            if type(node) is AccumulateGrad:
+                if capture is None and g is not None:
+                    owned = _private(g, 1)
+                    node.accumulate(g, create_graph, owned)
+                continue
+            if g is None:
+                grads_in = None
+            else:
+                grads_in = node.apply([g])
+                g = None
+                if AnomalyMode.enabled:
+                    _check_nan(node, grads_in)
+            if not retain_graph:
+                node.release()
+        else:
+            grads_in = _run_node(node, single, buffer_pop, capture, results, inputs, accumulate,
+                                 retain_graph, create_graph)
+            if grads_in is _SKIP:
+                continue
+        fns = node._next_fns
+        if grads_in is None:
+            grads_in = (None,) * len(fns)
+        for child, nr, g in zip(fns, node._next_nrs, grads_in):
+            if child is None or (needed is not None and child not in needed):
+                continue
+            if g is not None:
+                if child.num_outputs == 1:
+                    old = buffer_get(child)
+                    if old is None:
+                        buffers[child] = g
+                    elif (not create_graph and old is not g and _private(old, 2)
+                          and old._data.shape == g._data.shape
+                          and old._data.dtype == g._data.dtype):
+                        old._data += g._data  # a buffer nothing else refers to: add in place
+                    else:
+                        buffers[child] = old + g
+                    old = None
+                else:
+                    buf = buffer_get(child)
+                    if buf is None:
+                        buf = buffers[child] = [None] * child.num_outputs
+                    old = buf[nr]
+                    buf[nr] = g if old is None else old + g
+                    old = None
+            left = deps[child] - 1
+            deps[child] = left
+            if left == 0:
+                if nxt is None and not ready:
+                    nxt = child
+                else:
+                    if nxt is not None:
+                        heappush(ready, (-nxt._seq, id(nxt), nxt))
+                        nxt = None
+                    heappush(ready, (-child._seq, id(child), child))
+        g = grads_in = None
+
+
+_SKIP = object()
+
+
+def _run_node(node, single, buffer_pop, capture, results, inputs, accumulate, retain_graph,
+              create_graph):
+    """Run one node with hooks, retained gradients or captured inputs (or several outputs);
+    returns its input gradients, or _SKIP for an AccumulateGrad."""
+    if single:
+        g = buffer_pop(node, None)
+        grads_out = [g]
+    else:
+        grads_out = buffer_pop(node, None)
+        if grads_out is None:
+            grads_out = [None] * node.num_outputs
+    if node._tensor_hooks or node._retains:
+        _call_tensor_hooks(node, grads_out)
+    if node._pre_hooks:
+        for fn in list(node._pre_hooks.values()):
+            new = fn(tuple(grads_out))
+            if new is not None:
+                grads_out = list(new)
+    if capture is not None and node in capture:
+        for nr, i in capture[node]:
+            g = grads_out[nr]
+            results[i] = g
+            if accumulate and g is not None:
+                _accumulate_into_input(inputs[i], node, g, create_graph)
+    if type(node) is AccumulateGrad:
+        if capture is None and grads_out[0] is not None:
+            node.accumulate(grads_out[0], create_graph)
+        return _SKIP
+    if grads_out[0] is None and all(g is None for g in grads_out):
+        grads_in = (None,) * len(node._next_fns)
+    else:
+        grads_in = node.apply(grads_out)
+        if AnomalyMode.enabled:
+            _check_nan(node, grads_in)
+    if node._hooks:
+        for fn in list(node._hooks.values()):
+            new = fn(tuple(grads_in), tuple(grads_out))
+            if new is not None:
+                grads_in = tuple(new)
+    if not retain_graph:
+        node.release()
+    return grads_in
 
 
 def _accumulate_into_input(t, node, g, create_graph):

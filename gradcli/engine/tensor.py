@@ -52,8 +52,10 @@ class Tensor:
     """A multi-dimensional array that records the operations applied to it for autograd."""
 
     # The five attributes every tensor sets are slots; the rest live in the instance dict with
-    # these class-level defaults, so that making a tensor in an op is cheap.
-    __slots__ = ("_data", "requires_grad_flag", "grad_fn", "_output_nr", "_version", "__dict__",
+    # these class-level defaults, so that making a tensor in an op is cheap.  The version counter
+    # (`_vc`, a one-element list shared by views) is made on first use: most tensors are never
+    # modified in place, and a tensor without one is at version 0.
+    __slots__ = ("_data", "requires_grad_flag", "grad_fn", "_output_nr", "_vc", "__dict__",
                  "__weakref__")
     _grad = None
     _retains_grad = False
@@ -82,8 +84,20 @@ class Tensor:
         t.requires_grad_flag = requires_grad
         t.grad_fn = grad_fn
         t._output_nr = output_nr
-        t._version = [0]
+        t._vc = None
         return t
+
+    @property
+    def _version(self):
+        """The version counter, shared with views: `_version[0]` counts in-place changes."""
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = [0]
+        return vc
+
+    @_version.setter
+    def _version(self, counter):
+        self._vc = counter
 
     # ------------------------------------------------------------------ autograd metadata
     @property
@@ -148,10 +162,7 @@ class Tensor:
             raise RuntimeError(messages.RETAIN_GRAD_NO_GRAD)
         if self.grad_fn is None or self._retains_grad:
             return
-        node = self.grad_fn
-        if node._retains is None:
-            node._retains = {}
-        node._retains[self._output_nr] = weakref.ref(self)
+        self.grad_fn._retain(self._output_nr, weakref.ref(self))
         self._retains_grad = True
 
     @property
@@ -163,7 +174,7 @@ class Tensor:
         if acc is None:
             acc = AccumulateGrad(self)
             if self._leaf_hooks is not None:
-                acc._tensor_hooks = {0: self._leaf_hooks}
+                acc._set_leaf_hooks(self._leaf_hooks)
             self._accum_ref = weakref.ref(acc)
         return acc
 
@@ -178,7 +189,7 @@ class Tensor:
             self._leaf_hooks = {}
             acc = self._accum_ref() if self._accum_ref is not None else None
             if acc is not None:
-                acc._tensor_hooks = {0: self._leaf_hooks}
+                acc._set_leaf_hooks(self._leaf_hooks)
         return _add_hook(self._leaf_hooks, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -399,7 +410,7 @@ def _init(t, data, grad_fn, output_nr, requires_grad):
     t.requires_grad_flag = requires_grad
     t.grad_fn = grad_fn
     t._output_nr = output_nr
-    t._version = [0]
+    t._vc = None
 
 
 def _wrap_dim(dim, ndim):

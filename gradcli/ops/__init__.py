@@ -8,7 +8,7 @@ from ..engine.tensor import Tensor
 from .registry import ALIASES, OPS, Op, Overload, Sample
 
 from . import arith, elementwise, reductions, shape, linalg, creation, views  # noqa: E402,F401
-from . import compare, sorting, extra, activations, products, more_reductions, decompositions  # noqa: E402,F401,E501
+from . import compare, sorting, extra, activations, products, more_reductions, decompositions  # noqa: E402,F401,E501  (declare)
 
 # Python operator -> (op name, reflected)
 OPERATORS = {
@@ -32,16 +32,70 @@ INPLACE_OPERATORS = {"__iadd__": "add_", "__isub__": "sub_", "__imul__": "mul_",
                      "__imod__": "remainder_"}
 
 
+def _plain_call(op):
+    """Whether calling op with all its inputs positionally and no attributes is exactly
+    `op.apply(inputs, op.default_attrs)` (so methods and operators may go there directly)."""
+    return (isinstance(op, Op) and type(op).__call__ is Op.__call__ and not op.variadic
+            and op.default_attrs is not None)
+
+
 def _method(op):
-    def method(self, *args, **kwargs):
-        return op(self, *args, **kwargs)
+    plain = _plain_call(op)
+    if plain and op.n_inputs == 1:
+        call, apply, defaults = op.call, op.apply, op.default_attrs
+        if call is not None:
+            def method(self, *args, **kwargs):
+                if args or kwargs:
+                    return op(self, *args, **kwargs)
+                return call(self, defaults)
+        else:
+            def method(self, *args, **kwargs):
+                if args or kwargs:
+                    return op(self, *args, **kwargs)
+                return apply((self,), defaults)
+    elif plain and op.n_inputs == 2:
+        call, apply, defaults = op.call, op.apply, op.default_attrs
+        if call is not None:
+            def method(self, *args, **kwargs):
+                if len(args) != 1 or kwargs:
+                    return op(self, *args, **kwargs)
+                return call(self, args[0], defaults)
+        else:
+            def method(self, *args, **kwargs):
+                if len(args) != 1 or kwargs:
+                    return op(self, *args, **kwargs)
+                return apply((self, args[0]), defaults)
+    else:
+        def method(self, *args, **kwargs):
+            return op(self, *args, **kwargs)
     method.__name__ = op.name
     method.__doc__ = op.doc
     return method
 
 
 def _operator(op, reflected):
-    if reflected:
+    plain = _plain_call(op)
+    if plain and op.n_inputs == 2:
+        call, apply, defaults = op.call, op.apply, op.default_attrs
+        if call is not None and reflected:
+            def operator(self, other):
+                return call(other, self, defaults)
+        elif call is not None:
+            return call  # call(self, other, attrs=defaults)
+        elif reflected:
+            def operator(self, other):
+                return apply((other, self), defaults)
+        else:
+            def operator(self, other):
+                return apply((self, other), defaults)
+    elif plain and op.n_inputs == 1 and not reflected:
+        call, apply, defaults = op.call, op.apply, op.default_attrs
+        if call is not None:
+            return call  # call(self, attrs=defaults)
+        else:
+            def operator(self):
+                return apply((self,), defaults)
+    elif reflected:
         def operator(self, other):
             return op(other, self)
     else:
@@ -81,10 +135,11 @@ def _inplace(op):
             self.grad_fn = result.grad_fn
             self._output_nr = result._output_nr
             self.requires_grad_flag = result.requires_grad_flag
-            saved = getattr(result.grad_fn, "_saved_out", None)
-            if saved is not None:  # the node saved its output (sigmoid_, exp_): that is self now
-                saved.data, saved.version = self._data, self._version
-                saved.saved_version = self._version[0]
+            node = result.grad_fn
+            if getattr(node, "_saved_out", None) is not None:
+                # the node saved its output (sigmoid_, exp_): that is self now
+                vc = self._version
+                node._saved_out = (self._data, node._saved_out[1], vc, vc[0])
             if self._base is not None:  # a view: its base's history is rebased (CopySlices)
                 views.rebase(self, result)
         return self

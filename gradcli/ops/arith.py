@@ -40,6 +40,7 @@ def broadcasting(fn):
                 raise
             raise RuntimeError(message) from None
     forward.__name__ = getattr(fn, "__name__", "forward")
+    forward.__wrapped__ = fn  # the op table calls fn itself and this only when fn raises
     return forward
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode
-from ..engine.graph import RELEASED, AnomalyMode, Node, SavedOutput, SavedTensor
+from ..engine.graph import _ZERO_NRS, RELEASED, AnomalyMode, Node, _sequence, version_error
 from ..engine.tensor import Tensor, to_array
 
 OPS = {}            # public name -> Op or Overload, in declaration order
@@ -25,12 +25,22 @@ ALIASES = {}        # alternative public name -> name in OPS (`divide` -> `div`)
 _MISSING = object()
 
 G, INPUT, RESULT, ATTR, SHAPE, DTYPE, SHAPES = range(7)
+# dtype rules: promote the inputs (PyTorch's result_type), a fixed dtype, or the forward's own
+_PROMOTE, _FIXED, _AS_IS = "promote", "fixed", "as is"
 
 
 class ForwardAD:
     """The active forward-mode AD level (None when no dual_level is open)."""
     level = None
     duals = None  # weak references to the tensors given a tangent at this level
+    # jacobian(strategy="forward-mode", vectorize=True): every tangent at the level carries a
+    # leading batch dimension of this size (one column of the Jacobian each)
+    batch = None
+
+
+class Unbatchable(Exception):
+    """A batched forward-mode evaluation met something it cannot batch (the caller falls back
+    to one column at a time)."""
 
 
 class NodeRecorder:
@@ -78,6 +88,8 @@ COMPOSITION = "composition"
 
 class Op:
     """One operation of the table."""
+
+    call = None  # one- and two-input ops: call(*inputs, attrs), apply without the tuple
 
     def __init__(self, name, forward, vjp=None, *, inputs=("self",), attrs=(), jvp="elementwise",
                  grad_fn=None, method=True, function=True, inplace=False, doc="", formula="",
@@ -130,12 +142,34 @@ class Op:
         else:
             self.jvps = None
         self.saves = self._saved_names()
-        # per VJP entry: the input indices it saves and whether it saves the output
-        self.save_plan = tuple(
-            ((), False) if e is None else
-            (tuple(sorted({i for k, i in e[1] if k == INPUT})), any(k == RESULT for k, _ in e[1]))
-            for e in self.vjps)
+        # per input that some VJP reads: (input index, indices of the VJPs that read it, or None
+        # when one VJP serves all inputs and the input is always saved)
+        readers = {}
+        result_readers = []
+        for i, entry in enumerate(self.vjps):
+            if entry is None:
+                continue
+            for kind, j in entry[1]:
+                if kind == INPUT:
+                    readers.setdefault(j, []).append(i)
+                elif kind == RESULT:
+                    result_readers.append(i)
+        self.save_inputs = tuple((j, tuple(sorted(set(r))) if self.per_input else None)
+                                 for j, r in sorted(readers.items()))
+        self.save_result = ((tuple(sorted(set(result_readers))) if self.per_input else None)
+                            if result_readers else False)
+        self.n_inputs = len(self.inputs)
+        self.rule = {"promote": _PROMOTE, "float": _PROMOTE, "bool": _FIXED,
+                     "long": _FIXED}.get(dtype, _AS_IS)
+        self.fixed_dtype = {"bool": _BOOL, "long": _LONG}.get(dtype)
         self.node_cls = type(self.grad_fn_name, (OpNode,), {"__slots__": (), "op": self})
+        if (type(self).apply is Op.apply and not self.variadic and self.n_outputs == 1
+                and self.edge_index is None and self.n_inputs in (1, 2)):
+            self.apply, self.call = _specialised_apply(self)
+        if (not self.variadic and self.n_outputs == 1 and self.edge_index is None
+                and self.n_inputs in (1, 2) and self.vjps
+                and (self.per_input or self.n_inputs == 1)):
+            self.node_cls.apply = _specialised_vjp(self)
 
     # -------------------------------------------------------------- declaration helpers
     def _param_kinds(self, fn):
@@ -219,7 +253,7 @@ class Op:
         return inputs, tuple(attrs)
 
     def __call__(self, *args, **kwargs):
-        if kwargs or len(args) != len(self.inputs) or self.default_attrs is None or self.variadic:
+        if kwargs or len(args) != self.n_inputs or self.default_attrs is None or self.variadic:
             inputs, attrs = self.bind(args, kwargs)
         else:
             inputs, attrs = args, self.default_attrs
@@ -240,6 +274,63 @@ class Op:
         return None
 
     def apply(self, inputs, attrs):
+        """Run the op on tensors (and Python numbers): forward on the arrays, then record the
+        backward node and propagate tangents when needed."""
+        # The common case inline: plain tensors and Python floats/ints, the tensors of one
+        # dtype that needs no promotion; anything else takes the general path.
+        if self.variadic:
+            return self._apply_general(inputs, attrs)
+        datas = []
+        need_grad = dual = False
+        npd = None
+        for x in inputs:
+            tx = type(x)
+            if tx is _Tensor:
+                d = x._data
+                if npd is None:
+                    npd = d.dtype
+                elif d.dtype is not npd:
+                    return self._apply_general(inputs, attrs)
+                if x.requires_grad_flag:
+                    need_grad = True
+                if x._fw is not None:
+                    dual = True
+                datas.append(d)
+            elif tx is float or tx is int:
+                datas.append(x)
+            else:
+                return self._apply_general(inputs, attrs)
+        rule = self.rule
+        if rule is _PROMOTE:
+            if npd is not _F64 and npd is not _F32:
+                return self._apply_general(inputs, attrs)
+            rd = npd
+        elif npd is None:
+            return self._apply_general(inputs, attrs)
+        else:
+            rd = self.fixed_dtype
+        out = self.forward(*datas, *attrs) if attrs else self.forward(*datas)
+        if self.n_outputs != 1:
+            return self._finish(inputs, attrs, out, rd, need_grad, dual)
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        if rd is not None and out.dtype is not rd and out.dtype != rd:
+            out = out.astype(rd)
+        result = _new_tensor(_Tensor)
+        result._data = out
+        result.grad_fn = None
+        result.requires_grad_flag = False
+        result._output_nr = 0
+        result._vc = None
+        if self.view:
+            _mark_view(result, inputs[0])
+        if need_grad and GradMode.enabled and self.differentiable:
+            self._record(inputs, attrs, (result,))
+        if dual and ForwardAD.level is not None:
+            _forward_ad(self, inputs, attrs, (result,))
+        return result
+
+    def _apply_general(self, inputs, attrs):
         datas = []
         need_grad = False
         dual = False
@@ -291,18 +382,16 @@ class Op:
             out = self.forward(datas, *attrs)
         else:
             out = self.forward(*datas, *attrs)
+        return self._finish(inputs, attrs, out, rd, need_grad, dual)
+
+    def _finish(self, inputs, attrs, out, rd, need_grad, dual):
+        """Wrap forward's output(s), then record and propagate tangents."""
         if self.n_outputs == 1:
             if type(out) is not np.ndarray:
                 out = np.asarray(out)
             if rd is not None and out.dtype != rd:
                 out = out.astype(rd)
-            result = _new_tensor(_Tensor)
-            result._data = out
-            result.grad_fn = None
-            result.requires_grad_flag = False
-            result._output_nr = 0
-            result._version = [0]
-            results = (result,)
+            results = (Tensor._make(out, None, 0, False),)
         else:
             results = tuple(Tensor._make(np.asarray(o), None, 0, False) for o in out)
         if self.view:
@@ -313,36 +402,49 @@ class Op:
         if dual and ForwardAD.level is not None:
             _forward_ad(self, inputs, attrs, results)
         if self.n_outputs == 1:
-            return result
+            return results[0]
         if self.output_wrapper is not None:
             return self.output_wrapper(results)
         return results
 
     def _record(self, inputs, attrs, results):
         """Make the backward node of this call and attach it to the outputs."""
-        node = self.node_cls()
-        edges = []
-        meta = []
-        for x in inputs:
+        node = _new_node(self.node_cls)
+        node._seq = next(_sequence)
+        n = len(inputs)
+        fns = [None] * n
+        nrs = None
+        meta = [None] * (2 * n)  # shape and dtype of each tensor input
+        for i in range(n):
+            x = inputs[i]
             if isinstance(x, Tensor):
                 fn = x.grad_fn
                 if fn is not None:
-                    edges.append((fn, x._output_nr))
+                    fns[i] = fn
+                    nr = x._output_nr
+                    if nr:
+                        if nrs is None:
+                            nrs = [0] * n
+                        nrs[i] = nr
                 elif x.requires_grad_flag:
-                    edges.append((x._accumulator(), 0))
-                else:
-                    edges.append(_NO_EDGE)
-                meta.append((x._data.shape, x._data.dtype))
-            else:
-                edges.append(_NO_EDGE)
-                meta.append(None)
-        if self.edge_index is None:
-            node.next_functions = tuple(edges)
+                    fns[i] = x._accumulator()
+                d = x._data
+                meta[2 * i] = d.shape
+                meta[2 * i + 1] = d.dtype
+        fns = tuple(fns)
+        if nrs is None:
+            nrs = _ZERO_NRS[n] if n < len(_ZERO_NRS) else (0,) * n
         else:
-            node._input_edges = tuple(edges)
-            node.next_functions = tuple(edges[i] for i in self.edge_index)
+            nrs = tuple(nrs)
+        if self.edge_index is None:
+            node._next_fns = fns
+            node._next_nrs = nrs
+        else:
+            node._input_fns = fns
+            node._next_fns = tuple(fns[i] for i in self.edge_index)
+            node._next_nrs = tuple(nrs[i] for i in self.edge_index)
         node._attrs = attrs
-        node._meta = meta
+        node._meta = tuple(meta)
         if len(results) > 1:
             node.num_outputs = len(results)
             node._out_meta = tuple((r._data.shape, r._data.dtype) for r in results)
@@ -351,19 +453,444 @@ class Op:
                 r.grad_fn = node
                 r._output_nr = nr
                 r.requires_grad_flag = True
-        node._save(inputs, results)
+        self._save(node, inputs, fns, results)
         if NodeRecorder.callback is not None:
-            NodeRecorder.callback(node, inputs, results)
+            NodeRecorder.callback(node, inputs, results)  # all inputs (explain names them)
         if AnomalyMode.enabled:
             node._anomaly = (AnomalyMode.location() if AnomalyMode.location
                              else "".join(traceback.format_stack()[:-3]))
 
+    def _save(self, node, inputs, fns, results):
+        """Save what the VJPs of inputs that need a gradient read (like derivatives.yaml's
+        saved variables): input values in a tuple aligned with the inputs (None where nothing
+        is saved), their versions only when one is not 0, and the output with its version."""
+        saved = None
+        if self.save_inputs:
+            if self.variadic:
+                saved = tuple(inputs)
+            else:
+                values = [None] * len(inputs)
+                every = True
+                for j, readers in self.save_inputs:
+                    if readers is not None:
+                        for i in readers:
+                            if fns[i] is not None:
+                                break
+                        else:
+                            every = False
+                            continue
+                    values[j] = inputs[j]
+                if every and len(self.save_inputs) == len(inputs) and type(inputs) is tuple:
+                    saved = inputs
+                else:
+                    saved = tuple(values)
+            versions = None
+            for j, x in enumerate(saved):
+                if isinstance(x, Tensor):
+                    vc = x._vc
+                    if vc is not None and vc[0]:
+                        if versions is None:
+                            versions = [0] * len(saved)
+                        versions[j] = vc[0]
+            if versions is not None:
+                node._saved_ver = tuple(versions)
+        node._saved_in = saved
+        saved_out = None
+        readers = self.save_result
+        if readers is not False:
+            if readers is not None:
+                for i in readers:
+                    if fns[i] is not None:
+                        break
+                else:
+                    readers = False
+            if readers is not False:
+                r = results[0]
+                vc = r._version
+                saved_out = (r._data, r._output_nr, vc, vc[0])
+        node._saved_out = saved_out
 
+
+# ----------------------------------------------------------------------------------------------
+# Specialised code for one- and two-input ops (most calls): the same steps as Op.apply,
+# _record/_save and OpNode.apply, with the op's constants bound in closures and the loops
+# unrolled.  Anything unusual (other argument types, dtypes to promote) takes the general path.
+
+def _save_plan(op, n):
+    """For each combination of inputs having an edge (bit i: input i has one), what to save:
+    (save input 0, [save input 1,] save the output)."""
+    plan = []
+    for mask in range(1 << n):
+        has_edge = [bool(mask >> i & 1) for i in range(n)]
+        row = [False] * n
+        for j, readers in op.save_inputs:
+            row[j] = readers is None or any(has_edge[i] for i in readers)
+        readers = op.save_result
+        row.append(readers is not False and (readers is None or any(has_edge[i] for i in readers)))
+        plan.append(tuple(row))
+    return tuple(plan)
+
+
+def _specialised_apply(op):
+    """(apply, call) for a one- or two-input op: apply(inputs, attrs) as Op.apply, and
+    call(x, attrs) or call(a, b, attrs) taking the inputs as arguments (attrs defaulting to the
+    op's defaults: operators and methods call it directly)."""
+    forward = op.forward
+    # a forward wrapped only to translate its errors (arith.broadcasting) is called unwrapped,
+    # and wrapped again only when it raises
+    raw = getattr(forward, "__wrapped__", None) or forward
+    # a NumPy ufunc without attributes is asked for an array even for 0-d results (out=...)
+    ufunc = _UFUNC_OUT and isinstance(raw, np.ufunc) and not op.attr_names
+    general = op._apply_general
+    promote = op.rule is _PROMOTE
+    fixed = op.fixed_dtype
+    view = op.view
+    differentiable = op.differentiable
+    node_cls = op.node_cls
+    plan = _save_plan(op, op.n_inputs)
+    no_saves = not any(any(row) for row in plan)
+    defaults = op.default_attrs if op.default_attrs is not None else ()
+
+    def observe(node, inputs, result):
+        if NodeRecorder.callback is not None:
+            NodeRecorder.callback(node, inputs, (result,))
+        if AnomalyMode.enabled:
+            node._anomaly = (AnomalyMode.location() if AnomalyMode.location
+                             else "".join(traceback.format_stack()[:-4]))
+
+    if op.n_inputs == 1:
+        def record_one(x, attrs, result):
+            node = _new_node(node_cls)
+            node._seq = next(_sequence)
+            fn = x.grad_fn
+            if fn is None:
+                fn = x._accumulator()
+                nrs = _NRS0
+            else:
+                nr = x._output_nr
+                nrs = (nr,) if nr else _NRS0
+            node._next_fns = (fn,)
+            node._next_nrs = nrs
+            d = x._data
+            node._meta = (d.shape, d.dtype)
+            node._attrs = attrs
+            inputs = (x,)
+            save_out = False
+            if no_saves:
+                node._saved_in = None
+            else:
+                save_in, save_out = plan[1]
+                if save_in:
+                    node._saved_in = inputs
+                    vc = x._vc
+                    if vc is not None and vc[0]:
+                        node._saved_ver = (vc[0],)
+                else:
+                    node._saved_in = None
+            if promote or result._data.dtype.kind in "fc":
+                result.grad_fn = node
+                result.requires_grad_flag = True
+            if save_out:
+                vc = result._version
+                node._saved_out = (result._data, 0, vc, vc[0])
+            else:
+                node._saved_out = None
+            if NodeRecorder.callback is not None or AnomalyMode.enabled:
+                observe(node, inputs, result)
+
+        def call(x, attrs=defaults):
+            if type(x) is not _Tensor:
+                return general((x,), attrs)
+            d = x._data
+            if promote:
+                rd = d.dtype
+                if rd is not _F64 and rd is not _F32:
+                    return general((x,), attrs)
+            else:
+                rd = fixed
+            if ufunc:
+                try:
+                    out = raw(d, out=...)
+                except ValueError:
+                    out = forward(d)
+            else:
+                try:
+                    out = raw(d, *attrs) if attrs else raw(d)
+                except ValueError:
+                    if raw is forward:
+                        raise
+                    out = forward(d, *attrs)
+                if type(out) is not _ndarray:
+                    out = _asarray(out)
+            if rd is not None and out.dtype is not rd and out.dtype != rd:
+                out = out.astype(rd)
+            result = _new_tensor(_Tensor)
+            result._data = out
+            result.grad_fn = None
+            result.requires_grad_flag = False
+            result._output_nr = 0
+            result._vc = None
+            if view:
+                _mark_view(result, x)
+            if x.requires_grad_flag and differentiable and GradMode.enabled:
+                record_one(x, attrs, result)
+            if x._fw is not None and ForwardAD.level is not None:
+                _forward_ad(op, (x,), attrs, (result,))
+            return result
+
+        def apply(inputs, attrs):
+            if len(inputs) != 1:
+                return general(inputs, attrs)
+            return call(inputs[0], attrs)
+        return apply, call
+
+    def record(a, b, attrs, result):
+        node = _new_node(node_cls)
+        node._seq = next(_sequence)
+        if type(a) is _Tensor:
+            fa = a.grad_fn
+            if fa is None:
+                if a.requires_grad_flag:
+                    ref = a._accum_ref  # the leaf's AccumulateGrad, while alive
+                    fa = ref() if ref is not None else None
+                    if fa is None:
+                        fa = a._accumulator()
+                na = 0
+            else:
+                na = a._output_nr
+            da = a._data
+            sa = da.shape
+            ta = da.dtype
+        else:
+            fa = sa = ta = None
+            na = 0
+        if type(b) is _Tensor:
+            fb = b.grad_fn
+            if fb is None:
+                if b.requires_grad_flag:
+                    ref = b._accum_ref
+                    fb = ref() if ref is not None else None
+                    if fb is None:
+                        fb = b._accumulator()
+                nb = 0
+            else:
+                nb = b._output_nr
+            db = b._data
+            sb = db.shape
+            tb = db.dtype
+        else:
+            fb = sb = tb = None
+            nb = 0
+        node._next_fns = (fa, fb)
+        node._next_nrs = (na, nb) if na or nb else _NRS00
+        node._meta = (sa, ta, sb, tb)
+        node._attrs = attrs
+        save_out = False
+        if no_saves:
+            node._saved_in = None
+        else:
+            save_a, save_b, save_out = plan[(fa is not None) | (fb is not None) << 1]
+            if save_a and save_b:
+                saved = node._saved_in = (a, b)
+            elif save_a:
+                saved = node._saved_in = (a, None)
+            elif save_b:
+                saved = node._saved_in = (None, b)
+            else:
+                saved = node._saved_in = None
+            if saved is not None:
+                va = a._vc if save_a and type(a) is _Tensor else None
+                vb = b._vc if save_b and type(b) is _Tensor else None
+                if (va is not None and va[0]) or (vb is not None and vb[0]):
+                    node._saved_ver = (0 if va is None else va[0], 0 if vb is None else vb[0])
+        if promote or result._data.dtype.kind in "fc":  # promote: the output is float
+            result.grad_fn = node
+            result.requires_grad_flag = True
+        if save_out:
+            vc = result._version
+            node._saved_out = (result._data, 0, vc, vc[0])
+        else:
+            node._saved_out = None
+        if NodeRecorder.callback is not None or AnomalyMode.enabled:
+            observe(node, (a, b), result)
+
+    def call(a, b, attrs=defaults):
+        ta = type(a)
+        tb = type(b)
+        if ta is _Tensor:
+            da = a._data
+            npd = da.dtype
+            if tb is _Tensor:
+                db = b._data
+                if db.dtype is not npd:
+                    return general((a, b), attrs)
+                need_grad = a.requires_grad_flag or b.requires_grad_flag
+                dual = a._fw is not None or b._fw is not None
+            elif tb is float or tb is int:
+                db = b
+                need_grad = a.requires_grad_flag
+                dual = a._fw is not None
+            else:
+                return general((a, b), attrs)
+        elif tb is _Tensor and (ta is float or ta is int):
+            da = a
+            db = b._data
+            npd = db.dtype
+            need_grad = b.requires_grad_flag
+            dual = b._fw is not None
+        else:
+            return general((a, b), attrs)
+        if promote:
+            if npd is not _F64 and npd is not _F32:
+                return general((a, b), attrs)
+            rd = npd
+        else:
+            rd = fixed
+        if ufunc:
+            try:
+                out = raw(da, db, out=...)
+            except ValueError:
+                out = forward(da, db)
+        else:
+            try:
+                out = raw(da, db, *attrs) if attrs else raw(da, db)
+            except ValueError:
+                if raw is forward:
+                    raise
+                out = forward(da, db, *attrs)
+            if type(out) is not _ndarray:
+                out = _asarray(out)
+        if rd is not None and out.dtype is not rd and out.dtype != rd:
+            out = out.astype(rd)
+        result = _new_tensor(_Tensor)
+        result._data = out
+        result.grad_fn = None
+        result.requires_grad_flag = False
+        result._output_nr = 0
+        result._vc = None
+        if view:
+            _mark_view(result, a)
+        if need_grad and differentiable and GradMode.enabled:
+            record(a, b, attrs, result)
+        if dual and ForwardAD.level is not None:
+            _forward_ad(op, (a, b), attrs, (result,))
+        return result
+
+    def apply(inputs, attrs):
+        if len(inputs) != 2:
+            return general(inputs, attrs)
+        a, b = inputs
+        return call(a, b, attrs)
+    return apply, call
+
+
+def _ufunc_out_works():
+    """NumPy 2.1+: a ufunc called with out=... returns an array, never a NumPy scalar."""
+    try:
+        return type(np.add(np.zeros(()), 1.0, out=...)) is np.ndarray
+    except TypeError:
+        return False
+
+
+_UFUNC_OUT = _ufunc_out_works()
+
+
+def _vjp_caller(entry):
+    """A function (node, g) -> the VJP of entry = (fn, parameter kinds), for the usual
+    parameter lists without going through OpNode._resolve."""
+    if entry is None:
+        return None
+    fn, kinds = entry
+    if kinds == ((G, 0),):
+        return lambda node, g: fn(g)
+    if len(kinds) == 2 and kinds[0] == (G, 0):
+        kind, idx = kinds[1]
+        if kind == INPUT:
+            def call(node, g):
+                x = node._saved_in[idx]
+                if type(x) is _Tensor:
+                    vc = x._vc
+                    if vc is not None and vc[0] != (0 if node._saved_ver is None
+                                                    else node._saved_ver[idx]):
+                        node._unpack(idx)  # raises PyTorch's error
+                elif isinstance(x, Tensor):
+                    x = node._unpack(idx)
+                return fn(g, x)
+            return call
+        if kind == RESULT:
+            return lambda node, g: fn(g, node._unpack_result())
+        if kind == ATTR:
+            return lambda node, g: fn(g, node._attrs[idx])
+    return lambda node, g: fn(*node._resolve(kinds, g))
+
+
+def _conform(node, i, gi, shape, dt):
+    """Gradient gi for input i reduced to its shape and cast to its dtype (PyTorch's
+    validate_outputs)."""
+    if gi._data.shape != shape:
+        gi = _reduce_to(node, i, gi, shape)
+    d = gi._data.dtype
+    if d is not dt and d != dt:
+        gi = gi.to(dtypes.from_numpy_dtype(dt))
+    return gi
+
+
+def _specialised_vjp(op):
+    if op.n_inputs == 1:
+        call = _vjp_caller(op.vjps[0])
+
+        def apply(self, grads):
+            if self._saved_in is RELEASED:
+                raise RuntimeError(messages.BACKWARD_TWICE)
+            if self._next_fns[0] is None or call is None:
+                return [None]
+            gi = call(self, grads[0])
+            if gi is None:
+                return [None]
+            meta = self._meta
+            d = gi._data
+            if d.shape != meta[0] or (d.dtype is not meta[1] and d.dtype != meta[1]):
+                gi = _conform(self, 0, gi, meta[0], meta[1])
+            return [gi]
+        return apply
+
+    vjps = op.vjps + (None,) * (2 - len(op.vjps))
+    call_a, call_b = _vjp_caller(vjps[0]), _vjp_caller(vjps[1])
+
+    def apply(self, grads):
+        if self._saved_in is RELEASED:
+            raise RuntimeError(messages.BACKWARD_TWICE)
+        g = grads[0]
+        fa, fb = self._next_fns
+        meta = self._meta
+        ga = gb = None
+        if fa is not None and call_a is not None:
+            ga = call_a(self, g)
+            if ga is not None:
+                d = ga._data
+                if d.shape != meta[0] or (d.dtype is not meta[1] and d.dtype != meta[1]):
+                    ga = _conform(self, 0, ga, meta[0], meta[1])
+        if fb is not None and call_b is not None:
+            gb = call_b(self, g)
+            if gb is not None:
+                d = gb._data
+                if d.shape != meta[2] or (d.dtype is not meta[3] and d.dtype != meta[3]):
+                    gb = _conform(self, 1, gb, meta[2], meta[3])
+        return [ga, gb]
+    return apply
+
+
+_NRS0 = (0,)
+_NRS00 = (0, 0)
 _Tensor = Tensor
 _new_tensor = Tensor.__new__
-_NO_EDGE = (None, 0)
+_new_node = object.__new__
+_ndarray = np.ndarray
+_asarray = np.asarray
 _BOOL = np.dtype(np.bool_)
 _LONG = np.dtype(np.int64)
+_F64 = np.dtype(np.float64)
+_F32 = np.dtype(np.float32)
 
 
 def _mark_view(result, base):
@@ -378,33 +905,16 @@ def _bad_argument(op, x, position):
 
 
 class OpNode(Node):
-    """The grad_fn of an op's outputs; one subclass per op, named like PyTorch's."""
+    """The grad_fn of an op's outputs; one subclass per op, named like PyTorch's.
+
+    `_saved_in` holds the saved inputs aligned with the op's inputs (None where nothing is
+    saved; RELEASED after a backward pass), `_saved_ver` their versions when one was not 0,
+    `_saved_out` the saved output as (array, output_nr, version counter, version), `_meta` the
+    shape and dtype of each input, flat."""
 
     __slots__ = ("_attrs", "_meta", "_saved_in", "_saved_out")
     num_outputs = 1
-
-    def _save(self, inputs, results):
-        op = self.op
-        saved_in = None
-        saved_out = None
-        nf = self._edges()
-        for i, (indices, result) in enumerate(op.save_plan):
-            if op.per_input and nf[i][0] is None:
-                continue
-            if indices:
-                if op.variadic:
-                    saved_in = tuple(SavedTensor(x) if isinstance(x, Tensor) else x for x in inputs)
-                else:
-                    if saved_in is None:
-                        saved_in = [None] * len(inputs)
-                    for j in indices:
-                        if saved_in[j] is None:
-                            x = inputs[j]
-                            saved_in[j] = SavedTensor(x) if isinstance(x, Tensor) else x
-            if result and saved_out is None:
-                saved_out = SavedOutput(results[0])
-        self._saved_in = saved_in
-        self._saved_out = saved_out
+    _saved_ver = None
 
     def release(self):
         if self._saved_in is not None or self._saved_out is not None:
@@ -418,35 +928,63 @@ class OpNode(Node):
         names = [n.lstrip("*") for n in self.op.inputs]
         out = {}
         if self._saved_in is not None:
-            for name, s in zip(names, self._saved_in):
-                if s is not None:
-                    out[name] = s.unpack() if isinstance(s, SavedTensor) else s
+            if self.op.variadic:
+                out[names[0]] = self._unpack_all()
+            else:
+                for i, name in enumerate(names):
+                    if self._saved_in[i] is not None:
+                        out[name] = self._unpack(i)
         if self._saved_out is not None:
-            out["result"] = self._saved_out.unpack_for(self)
+            out["result"] = self._unpack_result()
         return out
+
+    def _unpack(self, i):
+        """Saved input i, checked against in-place changes since it was saved."""
+        x = self._saved_in[i]
+        if type(x) is _Tensor or isinstance(x, Tensor):
+            vc = x._vc
+            if vc is not None:
+                saved = 0 if self._saved_ver is None else self._saved_ver[i]
+                if vc[0] != saved:
+                    raise version_error(x.dtype.tensor_type, x._data.shape, x.grad_fn,
+                                        x._output_nr, vc[0], saved)
+        return x
+
+    def _unpack_all(self):
+        return [self._unpack(i) for i in range(len(self._saved_in))]
+
+    def _unpack_result(self):
+        """The saved output, as a tensor whose grad_fn is this node (made anew: the node does not
+        keep its own output alive, which would be a reference cycle)."""
+        data, nr, vc, saved = self._saved_out
+        if vc[0] != saved:
+            raise version_error(dtypes.from_numpy_dtype(data.dtype).tensor_type, data.shape,
+                                self, nr, vc[0], saved)
+        t = _new_tensor(_Tensor)
+        t._data = data
+        t.grad_fn = self
+        t._output_nr = nr
+        t.requires_grad_flag = True
+        t._vc = vc
+        return t
 
     def _resolve(self, kinds, g):
         args = []
-        saved_in = self._saved_in
         for kind, idx in kinds:
             if kind == G:
                 args.append(g)
             elif kind == INPUT:
-                if self.op.variadic:
-                    args.append([s.unpack() if isinstance(s, SavedTensor) else s for s in saved_in])
-                else:
-                    s = saved_in[idx]
-                    args.append(s.unpack() if isinstance(s, SavedTensor) else s)
+                args.append(self._unpack_all() if self.op.variadic else self._unpack(idx))
             elif kind == RESULT:
-                args.append(self._saved_out.unpack_for(self))
+                args.append(self._unpack_result())
             elif kind == ATTR:
                 args.append(self._attrs[idx])
             elif kind == SHAPE:
-                args.append(self._meta[idx][0])
+                args.append(self._meta[2 * idx])
             elif kind == DTYPE:
-                args.append(dtypes.from_numpy_dtype(self._meta[idx][1]))
+                args.append(dtypes.from_numpy_dtype(self._meta[2 * idx + 1]))
             else:
-                args.append([m[0] if m else None for m in self._meta])
+                args.append(list(self._meta[0::2]))
         return args
 
     def apply(self, grads):
@@ -457,11 +995,11 @@ class OpNode(Node):
             g = grads[0]
         else:
             g = [gr if gr is not None else _zeros_for(self, nr) for nr, gr in enumerate(grads)]
-        nf = self._edges()
+        fns = self._next_fns if op.edge_index is None else self._input_fns
         if op.per_input:
             out = []
-            for i, entry in enumerate(op.vjps):
-                if nf[i][0] is None or entry is None:
+            for fn_i, entry in zip(fns, op.vjps):
+                if fn_i is None or entry is None:
                     out.append(None)
                 else:
                     fn, kinds = entry
@@ -469,7 +1007,7 @@ class OpNode(Node):
         else:
             fn, kinds = op.vjps[0]
             out = fn(*self._resolve(kinds, g))
-            if not op.variadic and len(nf) == 1:
+            if not op.variadic and len(fns) == 1:
                 out = [out]
             else:
                 out = list(out)
@@ -477,22 +1015,21 @@ class OpNode(Node):
         for i, gi in enumerate(out):
             if gi is None:
                 continue
-            if nf[i][0] is None:
+            if fns[i] is None:
                 out[i] = None
                 continue
-            shape, dt = meta[i]
-            if gi._data.shape != shape:
+            d = gi._data
+            shape = meta[2 * i]
+            if d.shape != shape:
                 gi = _reduce_to(self, i, gi, shape)
-            if gi._data.dtype != dt:
+                d = gi._data
+            dt = meta[2 * i + 1]
+            if d.dtype is not dt and d.dtype != dt:
                 gi = gi.to(dtypes.from_numpy_dtype(dt))
             out[i] = gi
         if op.edge_index is not None:
             return [out[i] for i in op.edge_index]
         return out
-
-    def _edges(self):
-        """The edge of each input, aligned with the op's inputs."""
-        return self.next_functions if self.op.edge_index is None else self._input_edges
 
 
 def _zeros_for(node, nr):
@@ -517,6 +1054,71 @@ def _forward_ad(op, inputs, attrs, results):
     """Propagate tangents (forward-mode AD) through op."""
     from ..engine.forward_ad import _set_tangent
     tangents = [x._fw if isinstance(x, Tensor) else None for x in inputs]
+    if ForwardAD.batch is not None:
+        _set_tangent(results[0], _batched_tangent(op, inputs, attrs, results, tangents))
+        return
+    out = _tangent_out(op, inputs, attrs, results, tangents)
+    if op.n_outputs == 1:
+        r = results[0]
+        if out._data.shape != r._data.shape:
+            out = out.expand(r._data.shape)
+        if out._data.dtype != r._data.dtype:
+            out = out.to(r.dtype)
+        _set_tangent(r, out)
+    else:
+        for r, t in zip(results, out):
+            if r._data.dtype.kind in "fc":
+                _set_tangent(r, t)
+
+
+def _batched_tangent(op, inputs, attrs, results, tangents):
+    """The output tangent of a one-output op when every tangent has a leading batch dimension:
+    elementwise ops of equal shapes apply their formula to the whole batch (it broadcasts),
+    matrix products use a batched product, anything else runs its JVP one slice at a time."""
+    batch = ForwardAD.batch
+    if op.n_outputs != 1:
+        raise Unbatchable(op.name)
+    for x, t in zip(inputs, tangents):
+        if t is not None and (t._data.shape != (batch,) + x._data.shape or t.requires_grad_flag):
+            raise Unbatchable(op.name)
+    r = results[0]
+    shape = (batch,) + r._data.shape
+    out = None
+    if (op.kind in ("elementwise", "binary") and op.jvp in ("elementwise", "linear")
+            and not op.variadic and all(x._data.shape == r._data.shape for x in inputs
+                                        if isinstance(x, Tensor))):
+        out = _tangent_out(op, inputs, attrs, results, tangents)
+    elif op.name in ("mm", "mv"):
+        out = _batched_product(inputs, tangents)
+    if out is None or out._data.shape != shape:
+        slices = []
+        for k in range(batch):
+            ts = [None if t is None else Tensor._make(t._data[k], None, 0, False)
+                  for t in tangents]
+            o = _tangent_out(op, inputs, attrs, results, ts)._data
+            slices.append(np.broadcast_to(o, r._data.shape) if o.shape != r._data.shape else o)
+        out = Tensor._make(np.stack(slices), None, 0, False)
+    if out._data.dtype != r._data.dtype:
+        out = out.to(r.dtype)
+    return out
+
+
+def _batched_product(inputs, tangents):
+    """mm/mv's JVP (t @ other + self @ t) for batched tangents: NumPy's matmul broadcasts the
+    batch dimension."""
+    a, b = inputs[0]._data, inputs[1]._data
+    out = None
+    if tangents[0] is not None:
+        out = np.matmul(tangents[0]._data, b)
+    if tangents[1] is not None:
+        t = tangents[1]._data
+        term = np.matmul(t, a.T) if b.ndim == 1 else np.matmul(a, t)
+        out = term if out is None else out + term
+    return None if out is None else Tensor._make(out, None, 0, False)
+
+
+def _tangent_out(op, inputs, attrs, results, tangents):
+    """The JVP of op: the output tangent (a list for several outputs)."""
     if op.jvp == "linear":
         from . import zeros_like
         ts = [t if t is not None else (zeros_like(x) if isinstance(x, Tensor) else x)
@@ -539,17 +1141,7 @@ def _forward_ad(op, inputs, attrs, results):
             fn, kinds = entries[0]
             out = fn(*fake.resolve(kinds, tangents if op.variadic or len(inputs) > 1
                                    else tangents[0]))
-    if op.n_outputs == 1:
-        r = results[0]
-        if out._data.shape != r._data.shape:
-            out = out.expand(r._data.shape)
-        if out._data.dtype != r._data.dtype:
-            out = out.to(r.dtype)
-        _set_tangent(r, out)
-    else:
-        for r, t in zip(results, out):
-            if r._data.dtype.kind in "fc":
-                _set_tangent(r, t)
+    return out
 
 
 class _TangentContext:
