@@ -956,7 +956,7 @@ class OpNode(Node):
     def _unpack_result(self):
         """The saved output, as a tensor whose grad_fn is this node (made anew: the node does not
         keep its own output alive, which would be a reference cycle)."""
-        data, nr, vc, saved = self._saved_out
+        data, nr, vc, saved, *tangent = self._saved_out
         if vc[0] != saved:
             raise version_error(dtypes.from_numpy_dtype(data.dtype).tensor_type, data.shape,
                                 self, nr, vc[0], saved)
@@ -966,6 +966,9 @@ class OpNode(Node):
         t._output_nr = nr
         t.requires_grad_flag = True
         t._vc = vc
+        if tangent and ForwardAD.level is not None:  # forward-over-reverse: a dual output
+            from ..engine.forward_ad import _set_tangent
+            _set_tangent(t, tangent[0])
         return t
 
     def _resolve(self, kinds, g):
@@ -1069,6 +1072,17 @@ def _forward_ad(op, inputs, attrs, results):
         for r, t in zip(results, out):
             if r._data.dtype.kind in "fc":
                 _set_tangent(r, t)
+    _save_output_tangent(results[0])
+
+
+def _save_output_tangent(r):
+    """A node that saved its output keeps the output's tangent with it, as PyTorch's saved
+    variables keep their forward gradient: its backward, run inside the dual level
+    (forward-over-reverse), then sees a dual tensor."""
+    node = r.grad_fn
+    saved = getattr(node, "_saved_out", None) if node is not None else None
+    if saved is not None and len(saved) == 4 and r._fw is not None:
+        node._saved_out = saved + (r._fw,)
 
 
 def _batched_tangent(op, inputs, attrs, results, tangents):
