@@ -236,13 +236,12 @@ def _loss(name, forward, vjp_input, vjp_target, jvp, grad_fn, doc, formula, attr
 # ------------------------------------------------------------------ regression losses
 
 def _mse_vjp(g, self, target, reduction):
-    n = _numel(tuple(self.shape), tuple(target.shape))
-    return _scaled(g, reduction, n) * (2 * (self - target))
+    return OPS["mse_loss_backward"](g, self, target, REDUCTIONS.index(reduction))
 
 
 _MSE = _loss(
     "mse_loss", lambda a, b, reduction: _reduce((a - b) ** 2, reduction), _mse_vjp,
-    lambda g, self, target, reduction: -_mse_vjp(g, self, target, reduction),
+    lambda g, self, target, reduction: OPS["mse_loss_backward"](g, target, self, REDUCTIONS.index(reduction)),
     (lambda t, self, target, reduction: _reduced_jvp(t, _mse_vjp(1, self, target, reduction),
                                                      reduction),
      lambda t, self, target, reduction: _reduced_jvp(t, -_mse_vjp(1, self, target, reduction),
@@ -278,14 +277,12 @@ def _smooth_l1_forward(a, b, beta, reduction):
 
 
 def _smooth_l1_vjp(g, self, target, beta, reduction):
-    d = self - target
-    slope = OPS["where"](d.abs() < beta, d / beta, d.sign())
-    return _scaled(g, reduction, _numel(tuple(self.shape), tuple(target.shape))) * slope
+    return OPS["smooth_l1_loss_backward"](g, self, target, REDUCTIONS.index(reduction), beta)
 
 
 _SMOOTH_L1 = _loss(
     "smooth_l1_loss", _smooth_l1_forward, _smooth_l1_vjp,
-    lambda g, self, target, beta, reduction: -_smooth_l1_vjp(g, self, target, beta, reduction),
+    lambda g, self, target, beta, reduction: _smooth_l1_vjp(g, target, self, beta, reduction),
     (lambda t, self, target, beta, reduction: _reduced_jvp(
         t, _smooth_l1_vjp(1, self, target, beta, reduction), reduction),
      lambda t, self, target, beta, reduction: _reduced_jvp(
@@ -311,14 +308,12 @@ def _huber_forward(a, b, delta, reduction):
 
 
 def _huber_vjp(g, self, target, delta, reduction):
-    d = self - target
-    slope = OPS["where"](d.abs() <= delta, d, d.sign() * delta)
-    return _scaled(g, reduction, _numel(tuple(self.shape), tuple(target.shape))) * slope
+    return OPS["huber_loss_backward"](g, self, target, REDUCTIONS.index(reduction), delta)
 
 
 _HUBER = _loss(
     "huber_loss", _huber_forward, _huber_vjp,
-    lambda g, self, target, delta, reduction: -_huber_vjp(g, self, target, delta, reduction),
+    lambda g, self, target, delta, reduction: _huber_vjp(g, target, self, delta, reduction),
     (lambda t, self, target, delta, reduction: _reduced_jvp(
         t, _huber_vjp(1, self, target, delta, reduction), reduction),
      lambda t, self, target, delta, reduction: _reduced_jvp(
@@ -358,14 +353,12 @@ def _bce_forward(x, t, weight, reduction):
 
 
 def _bce_input_vjp(g, self, target, weight, reduction):
-    denominator = ((1 - self) * self).clamp_min(1e-12)
-    grad = _scaled(g, reduction, self.numel()) * (self - target) / denominator
-    return grad if weight is None else grad * weight
+    return OPS["binary_cross_entropy_backward"](g, self, target, weight, REDUCTIONS.index(reduction))
 
 
 def _bce_target_vjp(g, self, weight, reduction):
-    grad = _scaled(g, reduction, self.numel()) * ((-self).log1p() - self.log())
-    return grad if weight is None else grad * weight
+    grad = -self.logit() * g if weight is None else -self.logit() * g * weight
+    return OPS["div.Scalar"](grad, self.numel()) if reduction == "mean" else grad
 
 
 _BCE = register(Op(

@@ -8,7 +8,7 @@ from ..engine.tensor import Tensor
 from .registry import ALIASES, OPS, Op, Overload, Sample
 
 from . import arith, elementwise, reductions, shape, linalg, creation, views  # noqa: E402,F401
-from . import compare, sorting, extra, activations, products, more_reductions, decompositions  # noqa: E402,F401,E501  (declare)
+from . import compare, sorting, extra, activations, products, more_reductions, decompositions, backward_ops  # noqa: E402,F401,E501  (declare)
 
 # Python operator -> (op name, reflected)
 OPERATORS = {

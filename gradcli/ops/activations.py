@@ -47,7 +47,7 @@ def _hardtanh(a, min_val, max_val):
 
 
 activation("hardtanh", _hardtanh,
-           lambda g, self, min_val, max_val: g * ((self > min_val) & (self < max_val)),
+           lambda g, self, min_val, max_val: OPS["hardtanh_backward"](g, self, min_val, max_val),
            "self clamped to [min_val, max_val] (relu6: [0, 6])",
            "1 strictly inside (min_val, max_val), else 0",
            _samples(-2.0, 2.0, min_val=-0.5, max_val=1.5),
@@ -69,7 +69,7 @@ def _hardswish(a):
 
 
 activation("hardswish", _hardswish,
-           lambda g, self: g * _where(self <= -3, 0.0, _where(self < 3, self / 3 + 0.5, 1.0)),
+           lambda g, self: OPS["hardswish_backward"](g, self),
            "self * relu6(self + 3) / 6", "0 below -3, self/3 + 1/2 up to 3, 1 above",
            _samples(-4.0, 4.0))
 
@@ -105,14 +105,15 @@ def _elu_like(name, alpha, scale, input_scale):
 
 
 def _selu_vjp(g, self):
-    return g * (SELU_SCALE * _where(self > 0, 1.0, SELU_ALPHA * self.exp()))
+    return OPS["elu_backward"](g, self, SELU_ALPHA, SELU_SCALE, 1, False)
 
 
 SELU_DOC = dict(doc="scale * (self if self > 0 else alpha * (e^self - 1)), PyTorch's constants",
                 formula="scale if self > 0 else scale * alpha * exp(self)")
 activation("selu", _elu_like("selu", SELU_ALPHA, SELU_SCALE, 1.0), _selu_vjp,
            samples=_samples(-2.0, 2.0), public=True, grad_fn="EluBackward0", **SELU_DOC)
-SELU_ = Op("selu_", _elu_like("selu", SELU_ALPHA, SELU_SCALE, 1.0), _selu_vjp,
+SELU_ = Op("selu_", _elu_like("selu", SELU_ALPHA, SELU_SCALE, 1.0),
+           lambda g, result: OPS["elu_backward"](g, result, SELU_ALPHA, SELU_SCALE, 1, True),
            grad_fn="EluBackward1", public=False, method=False, dtype="same", **SELU_DOC)
 
 
@@ -124,14 +125,15 @@ def _celu(a, alpha):
 
 
 def _celu_vjp(g, self, alpha):
-    return g * _where(self > 0, 1.0, (self / alpha).exp())
+    return OPS["elu_backward"](g, self, alpha, 1, 1.0 / alpha, False)
 
 
 CELU_DOC = dict(doc="self if self > 0 else alpha * (e^(self/alpha) - 1)",
                 formula="1 if self > 0 else exp(self / alpha)", attrs=(("alpha", 1.0),))
 activation("celu", _celu, _celu_vjp, samples=_samples(-2.0, 2.0, alpha=0.5), public=True,
            **CELU_DOC)
-CELU_ = Op("celu_", _celu, _celu_vjp, grad_fn="CeluBackward1", public=False, method=False,
+CELU_ = Op("celu_", _celu, lambda g, result, alpha: OPS["elu_backward"](g, result, alpha, 1, 1.0 / alpha, True),
+           grad_fn="CeluBackward1", public=False, method=False,
            dtype="same", **CELU_DOC)
 
 
@@ -140,7 +142,7 @@ def _log_sigmoid(a):
     return (np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))).astype(a.dtype, copy=False)
 
 
-activation("log_sigmoid", _log_sigmoid, lambda g, self: g * (-self).sigmoid(),
+activation("log_sigmoid", _log_sigmoid, lambda g, self: OPS["log_sigmoid_backward"](g, self),
            "log(sigmoid(self)), computed stably (F.logsigmoid)", "sigmoid(-self)",
            _samples(-2.0, 2.0), grad_fn="LogSigmoidBackward0")
 
@@ -184,10 +186,12 @@ def _threshold(a, threshold, value):
 THRESHOLD_DOC = dict(doc="self where self > threshold, else value",
                      formula="1 where self > threshold, else 0",
                      attrs=("threshold", "value"))
-activation("threshold", _threshold, lambda g, self, threshold: g * (self > threshold),
+activation("threshold", _threshold,
+           lambda g, self, threshold: OPS["threshold_backward"](g, self, threshold),
            samples=[Sample(s, attrs={"threshold": 0.1, "value": 20.0}) for s in [(), (3,), (2, 3)]],
            public=True, **THRESHOLD_DOC)
-THRESHOLD_ = Op("threshold_", _threshold, lambda g, self, threshold: g * (self > threshold),
+THRESHOLD_ = Op("threshold_", _threshold,
+                lambda g, self, threshold: OPS["threshold_backward"](g, self, threshold),
                 grad_fn="ThresholdBackward1", public=False, method=False, dtype="same",
                 **THRESHOLD_DOC)
 

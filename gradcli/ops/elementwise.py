@@ -71,7 +71,7 @@ unary("acos", np.arccos, lambda g, self: g * -(1 - self * self).rsqrt(), "arccos
 unary("atan", np.arctan, lambda g, self: g / (1 + self * self), "arctangent", "1/(1 + self^2)")
 unary("sinh", np.sinh, lambda g, self: g * self.cosh(), "hyperbolic sine", "cosh(self)")
 unary("cosh", np.cosh, lambda g, self: g * self.sinh(), "hyperbolic cosine", "sinh(self)")
-unary("tanh", np.tanh, lambda g, result: g * (1 - result * result), "hyperbolic tangent",
+unary("tanh", np.tanh, lambda g, result: OPS["tanh_backward"](g, result), "hyperbolic tangent",
       "1 - tanh(self)^2")
 unary("asinh", np.arcsinh, lambda g, self: g * (self * self + 1).rsqrt(),
       "inverse hyperbolic sine", "1/sqrt(self^2 + 1)")
@@ -123,7 +123,7 @@ _ERF = np.frompyfunc(math.erf, 1, 1)
 
 unary("erf", _erf, lambda g, self: g * (TWO_OVER_SQRT_PI * (-self * self).exp()),
       "the error function", "2/sqrt(pi) * exp(-self^2)")
-unary("sigmoid", lambda a: 1 / (1 + np.exp(-a)), lambda g, result: g * (result * (1 - result)),
+unary("sigmoid", lambda a: 1 / (1 + np.exp(-a)), lambda g, result: OPS["sigmoid_backward"](g, result),
       "1/(1+e^-self)", "sigmoid(self) * (1 - sigmoid(self))")
 
 
@@ -131,7 +131,7 @@ def _relu(a):
     return np.maximum(a, 0).astype(a.dtype, copy=False)
 
 
-unary("relu", _relu, lambda g, result: g * (result > 0), "max(self, 0)",
+unary("relu", _relu, lambda g, result: OPS["threshold_backward"](g, result, 0), "max(self, 0)",
       "1 if self > 0 else 0 (0 at the kink)", dtype="same")
 
 
@@ -140,7 +140,7 @@ def _leaky_relu(a, negative_slope):
 
 
 def _leaky_relu_vjp(g, self, negative_slope):
-    return g * _where(self > 0, 1.0, negative_slope)
+    return OPS["leaky_relu_backward"](g, self, negative_slope, False)
 
 
 _LEAKY = dict(attrs=(("negative_slope", 0.01),), method=False,
@@ -148,7 +148,8 @@ _LEAKY = dict(attrs=(("negative_slope", 0.01),), method=False,
               formula="1 if self > 0 else negative_slope (negative_slope at the kink)")
 leaky_relu = unary("leaky_relu", _leaky_relu, _leaky_relu_vjp, inplace=False,
                    samples=ANY + [Sample((2, 3), attrs={"negative_slope": 0.2})], **_LEAKY)
-LEAKY_RELU_ = Op("leaky_relu_", _leaky_relu, _leaky_relu_vjp, grad_fn="LeakyReluBackward1",
+LEAKY_RELU_ = Op("leaky_relu_", _leaky_relu, lambda g, result, negative_slope: OPS[
+    "leaky_relu_backward"](g, result, negative_slope, True), grad_fn="LeakyReluBackward1",
                  public=False, dtype="float", **_LEAKY)
 
 
@@ -157,7 +158,7 @@ def _elu(a, alpha):
 
 
 def _elu_vjp(g, self, alpha):
-    return g * _where(self > 0, 1.0, alpha * self.exp())
+    return OPS["elu_backward"](g, self, alpha, 1, 1, False)
 
 
 _ELU = dict(attrs=(("alpha", 1.0),), method=False,
@@ -165,7 +166,8 @@ _ELU = dict(attrs=(("alpha", 1.0),), method=False,
             formula="1 if self > 0 else alpha * exp(self)")
 unary("elu", _elu, _elu_vjp, inplace=False,
       samples=ANY + [Sample((2, 3), attrs={"alpha": 0.5})], **_ELU)
-ELU_ = Op("elu_", _elu, _elu_vjp, grad_fn="EluBackward1", public=False, dtype="float", **_ELU)
+ELU_ = Op("elu_", _elu, lambda g, result, alpha: OPS["elu_backward"](g, result, alpha, 1, 1, True),
+           grad_fn="EluBackward1", public=False, dtype="float", **_ELU)
 
 
 def _check_approximate(approximate):
@@ -181,14 +183,7 @@ def _gelu(a, approximate):
 
 
 def _gelu_vjp(g, self, approximate):
-    if approximate == "tanh":
-        inner = SQRT_2_OVER_PI * (self + 0.044715 * self ** 3)
-        t = inner.tanh()
-        d_inner = SQRT_2_OVER_PI * (1 + 3 * 0.044715 * self * self)
-        return g * (0.5 * (1 + t) + 0.5 * self * (1 - t * t) * d_inner)
-    cdf = 0.5 * (1 + (self * math.sqrt(0.5)).erf())
-    pdf = INV_SQRT_2PI * (-0.5 * self * self).exp()
-    return g * (cdf + self * pdf)
+    return OPS["gelu_backward"](g, self, approximate)
 
 
 unary("gelu", _gelu, _gelu_vjp, "self * Phi(self) (approximate='tanh': the tanh formula)",
@@ -203,8 +198,7 @@ def _softplus(a, beta, threshold):
 
 
 def _softplus_vjp(g, self, beta, threshold):
-    scaled = self * beta
-    return g * _where(scaled > threshold, 1.0, scaled.sigmoid())
+    return OPS["softplus_backward"](g, self, beta, threshold)
 
 
 unary("softplus", _softplus, _softplus_vjp, "log(1 + e^(beta*self))/beta (self past threshold)",

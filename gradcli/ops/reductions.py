@@ -589,12 +589,14 @@ SOFTMAX_SAMPLES = [Sample((3,), attrs={"dim": 0}), Sample((2, 3), attrs={"dim": 
                    Sample((2, 3), attrs={"dim": 0}), Sample((), attrs={"dim": 0}),
                    Sample((2, 3, 2), attrs={"dim": -1})]
 register(_WithDtype(
-    "softmax", _softmax, lambda g, result, dim: result * (g - _along(g * result, dim)),
+    "softmax", _softmax,
+    lambda g, result, dim: OPS["_softmax_backward_data"](g, result, dim, result.dtype),
     attrs=("dim", ("dtype", None)), dtype="same", kind="reduction",
     doc="exp(self) / sum(exp(self)) along dim", formula="softmax * (g - sum(g * softmax))",
     samples=SOFTMAX_SAMPLES))
 register(_WithDtype(
-    "log_softmax", _log_softmax, lambda g, result, dim: g - result.exp() * _along(g, dim),
+    "log_softmax", _log_softmax,
+    lambda g, result, dim: OPS["_log_softmax_backward_data"](g, result, dim, result.dtype),
     jvp=lambda t, result, dim: t - _along(result.exp() * t, dim),
     attrs=("dim", ("dtype", None)), dtype="same", kind="reduction",
     doc="self - logsumexp(self) along dim", formula="g - softmax * sum(g)",

@@ -1,0 +1,233 @@
+"""Gradients built with create_graph=True end in PyTorch's backward-of-backward nodes
+(TanhBackwardBackward0, ThresholdBackwardBackward0, ...), as the ops of
+gradcli/ops/backward_ops.py make them: for each activation and loss, against PyTorch, the grad_fn
+graph (names and next_functions) and requires_grad of the first and second create_graph
+gradients, and the values of the first, second and third derivatives (None where PyTorch gives
+None, zeros where it gives zeros)."""
+
+import numpy as np
+import pytest
+
+import gradcli
+
+X = [0.5, -1.2, 2.0]
+X2 = [[0.5, -1.2, 2.0], [-0.3, 0.8, -2.5]]
+PROBS = [0.2, 0.7, 1.0]
+
+
+def _graph(fn, depth=0, max_depth=8):
+    """A grad_fn and what it leads to, as nested tuples of names (None for a missing edge)."""
+    if fn is None:
+        return None
+    name = fn.name().replace("torch::autograd::", "")
+    if depth >= max_depth:
+        return name
+    return (name,) + tuple(_graph(n, depth + 1, max_depth) for n, _ in fn.next_functions)
+
+
+def _name(t):
+    return None if t is None or t.grad_fn is None else t.grad_fn.name()
+
+
+def _value(t):
+    return None if t is None else np.asarray(t.detach().tolist(), dtype=np.float64)
+
+
+# name -> (f(lib, x, leaves) -> output, x, {leaf name: value}); leaves requiring grad besides x
+CASES = {
+    "tanh": (lambda lib, x, _: x.tanh(), X, {}),
+    "sigmoid": (lambda lib, x, _: x.sigmoid(), X, {}),
+    "relu": (lambda lib, x, _: x.relu(), X, {}),
+    "relu_F": (lambda lib, x, _: lib.nn.functional.relu(x), X2, {}),
+    "leaky_relu": (lambda lib, x, _: lib.nn.functional.leaky_relu(x, 0.1), X, {}),
+    "leaky_relu_default": (lambda lib, x, _: lib.nn.functional.leaky_relu(x), X2, {}),
+    "elu": (lambda lib, x, _: lib.nn.functional.elu(x), X, {}),
+    "elu_alpha": (lambda lib, x, _: lib.nn.functional.elu(x, 0.5), X2, {}),
+    "selu": (lambda lib, x, _: lib.nn.functional.selu(x), X, {}),
+    "celu": (lambda lib, x, _: lib.nn.functional.celu(x, 0.5), X, {}),
+    "gelu": (lambda lib, x, _: lib.nn.functional.gelu(x), X, {}),
+    "gelu_tanh": (lambda lib, x, _: lib.nn.functional.gelu(x, approximate="tanh"), X2, {}),
+    "softplus": (lambda lib, x, _: lib.nn.functional.softplus(x), X, {}),
+    "softplus_beta": (lambda lib, x, _: lib.nn.functional.softplus(x, 2.0, 1.0), X, {}),
+    "hardtanh": (lambda lib, x, _: lib.nn.functional.hardtanh(x), X, {}),
+    "hardtanh_bounds": (lambda lib, x, _: lib.nn.functional.hardtanh(x, -0.5, 1.5), X2, {}),
+    "relu6": (lambda lib, x, _: lib.nn.functional.relu6(x * 3), X, {}),
+    "log_softmax": (lambda lib, x, _: lib.nn.functional.log_softmax(x, 0), X, {}),
+    "log_softmax_dim1": (lambda lib, x, _: lib.nn.functional.log_softmax(x, 1), X2, {}),
+    "softmax": (lambda lib, x, _: lib.nn.functional.softmax(x, 0), X, {}),
+    "softmax_dim0": (lambda lib, x, _: lib.nn.functional.softmax(x, 0), X2, {}),
+    "logsigmoid": (lambda lib, x, _: lib.nn.functional.logsigmoid(x), X, {}),
+    "hardswish": (lambda lib, x, _: lib.nn.functional.hardswish(x * 2), X, {}),
+    "mse_loss": (lambda lib, x, _: lib.nn.functional.mse_loss(x, lib.zeros(3, dtype=lib.float64)), X, {}),
+    "mse_loss_target": (lambda lib, x, t: lib.nn.functional.mse_loss(x, t["target"]), X,
+                        {"target": [0.1, 0.2, 0.3]}),
+    "mse_loss_sum": (lambda lib, x, t: lib.nn.functional.mse_loss(x, t["target"], reduction="sum"),
+                     X2, {"target": [[0.1, 0.2, 0.3], [1.0, -1.0, 0.0]]}),
+    "mse_loss_none": (lambda lib, x, t: lib.nn.functional.mse_loss(
+        x, t["target"], reduction="none"), X, {"target": [0.1, 0.2, 0.3]}),
+    "bce": (lambda lib, x, _: lib.nn.functional.binary_cross_entropy(x.sigmoid(), lib.ones(3, dtype=lib.float64)),
+            X, {}),
+    "bce_target": (lambda lib, x, t: lib.nn.functional.binary_cross_entropy(
+        x.sigmoid(), t["target"]), X, {"target": PROBS}),
+    "bce_sum_weight": (lambda lib, x, t: lib.nn.functional.binary_cross_entropy(
+        x.sigmoid(), t["target"], weight=lib.tensor([1.0, 2.0, 0.5], dtype=lib.float64),
+        reduction="sum"), X, {"target": PROBS}),
+    "bce_none": (lambda lib, x, t: lib.nn.functional.binary_cross_entropy(
+        x.sigmoid(), t["target"], reduction="none"), X, {"target": PROBS}),
+    "smooth_l1_loss": (lambda lib, x, _: lib.nn.functional.smooth_l1_loss(x, lib.zeros(3, dtype=lib.float64)), X, {}),
+    "smooth_l1_loss_target": (lambda lib, x, t: lib.nn.functional.smooth_l1_loss(
+        x, t["target"], beta=0.5, reduction="sum"), X, {"target": [0.1, 0.2, 0.3]}),
+    "huber_loss": (lambda lib, x, _: lib.nn.functional.huber_loss(x, lib.zeros(3, dtype=lib.float64)), X, {}),
+    "huber_loss_target": (lambda lib, x, t: lib.nn.functional.huber_loss(
+        x, t["target"], delta=0.5, reduction="none"), X, {"target": [0.1, 0.2, 0.3]}),
+    "threshold": (lambda lib, x, _: lib.nn.functional.threshold(x, 0.1, 20.0), X, {}),
+    # in place: the backward reads the result (is_result=True), an edge to the in-place node
+    "relu_inplace": (lambda lib, x, _: (x * 1).relu_(), X, {}),
+    "leaky_relu_inplace": (lambda lib, x, _: lib.nn.functional.leaky_relu(x * 1, 0.1, True), X, {}),
+    "elu_inplace": (lambda lib, x, _: lib.nn.functional.elu(x * 1, 0.5, True), X, {}),
+    "selu_inplace": (lambda lib, x, _: lib.nn.functional.selu(x * 1, True), X, {}),
+    "celu_inplace": (lambda lib, x, _: lib.nn.functional.celu(x * 1, 0.5, True), X, {}),
+    "sigmoid_inplace": (lambda lib, x, _: (x * 1).sigmoid_(), X, {}),
+    "tanh_inplace": (lambda lib, x, _: (x * 1).tanh_(), X, {}),
+}
+NAMES = sorted(CASES)
+
+
+def run(lib, name, weighted):
+    """Describe the first, second and third derivatives of case `name` in lib.
+
+    weighted=False: g = d(f(x).sum())/dx, like the measurements in the task; weighted=True:
+    the upstream gradient is a leaf v that requires grad (so the grad_output input of the
+    backward op has an edge), and the second pass also differentiates with respect to v and the
+    case's other leaves."""
+    f, x_value, extra = CASES[name]
+    x = lib.tensor(x_value, dtype=lib.float64, requires_grad=True)
+    leaves = {k: lib.tensor(v, dtype=lib.float64, requires_grad=True) for k, v in extra.items()}
+    y = f(lib, x, leaves)
+    report = {"y": _graph(y.grad_fn, max_depth=3)}
+    if weighted:
+        v = lib.tensor(np.linspace(-1.0, 1.5, y.numel()).reshape(tuple(y.shape)).tolist(),
+                       dtype=lib.float64, requires_grad=True)
+        leaves["v"] = v
+        wrt = [x] + list(leaves.values())
+        grads = lib.autograd.grad(y, wrt, v, create_graph=True, allow_unused=True)
+    else:
+        wrt = [x] + list(leaves.values())
+        grads = lib.autograd.grad(y.sum(), wrt, create_graph=True, allow_unused=True)
+    g = grads[0]
+    report["g"] = (_graph(g.grad_fn), g.requires_grad, _value(g))
+    report["g other"] = [(_name(t), None if t is None else t.requires_grad, _value(t))
+                         for t in grads[1:]]
+    if not g.requires_grad:
+        return report
+    u = lib.tensor(np.linspace(0.5, 2.0, g.numel()).reshape(tuple(g.shape)).tolist(),
+                   dtype=lib.float64)
+    g2s = lib.autograd.grad((g * u).sum(), wrt, create_graph=True, allow_unused=True)
+    report["g2"] = [(_graph(t.grad_fn) if t is not None else None,
+                     None if t is None else t.requires_grad, _value(t)) for t in g2s]
+    g2 = g2s[0]
+    if g2 is not None and g2.requires_grad:
+        g3 = lib.autograd.grad(g2.sum(), wrt, allow_unused=True)
+        report["g3"] = [_value(t) for t in g3]
+    return report
+
+
+def assert_same(ours, theirs, path):
+    if isinstance(theirs, np.ndarray) or isinstance(ours, np.ndarray):
+        assert isinstance(ours, np.ndarray) and isinstance(theirs, np.ndarray), \
+            f"{path}: {ours!r} != {theirs!r}"
+        assert ours.shape == theirs.shape, f"{path}: shape {ours.shape} != {theirs.shape}"
+        np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12, err_msg=path)
+    elif isinstance(theirs, dict):
+        assert set(ours) == set(theirs), f"{path}: keys {sorted(ours)} != {sorted(theirs)}"
+        for k in theirs:
+            assert_same(ours[k], theirs[k], f"{path}.{k}")
+    elif isinstance(theirs, (list, tuple)):
+        assert isinstance(ours, (list, tuple)) and len(ours) == len(theirs), \
+            f"{path}: {ours!r} != {theirs!r}"
+        for i, (a, b) in enumerate(zip(ours, theirs)):
+            assert_same(a, b, f"{path}[{i}]")
+    else:
+        assert ours == theirs, f"{path}: {ours!r} != {theirs!r}"
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["sum", "weighted"])
+@pytest.mark.parametrize("name", NAMES)
+def test_double_backward_matches_pytorch(name, weighted):
+    torch = pytest.importorskip("torch")
+    assert_same(run(gradcli, name, weighted), run(torch, name, weighted), name)
+
+
+# ------------------------------------------------------------------ the nodes themselves
+
+FIRST_NODE = {
+    "tanh": ("TanhBackwardBackward0", [None, "TanhBackward0"]),
+    "sigmoid": ("SigmoidBackwardBackward0", [None, "SigmoidBackward0"]),
+    "relu": ("ThresholdBackwardBackward0", [None, "ReluBackward0"]),
+    "leaky_relu": ("LeakyReluBackwardBackward0", [None, "torch::autograd::AccumulateGrad"]),
+    "elu": ("EluBackwardBackward0", [None, "torch::autograd::AccumulateGrad"]),
+    "selu": ("EluBackwardBackward0", [None, "torch::autograd::AccumulateGrad"]),
+    "celu": ("EluBackwardBackward0", [None, "torch::autograd::AccumulateGrad"]),
+    "gelu": ("GeluBackwardBackward0", [None, "torch::autograd::AccumulateGrad"]),
+    "softplus": ("SoftplusBackwardBackward0", [None, "torch::autograd::AccumulateGrad"]),
+    "hardtanh": ("HardtanhBackwardBackward0", [None, "torch::autograd::AccumulateGrad"]),
+    "relu6": ("HardtanhBackwardBackward0", [None, "torch::autograd::AccumulateGrad"]),
+    "log_softmax": ("LogSoftmaxBackwardDataBackward0", [None, "LogSoftmaxBackward0"]),
+    "softmax": ("SoftmaxBackwardDataBackward0", [None, "SoftmaxBackward0"]),
+    "mse_loss": ("MseLossBackwardBackward0", [None, "torch::autograd::AccumulateGrad", None]),
+    "bce": ("SigmoidBackwardBackward0", ["BinaryCrossEntropyBackwardBackward0",
+                                         "SigmoidBackward0"]),
+    "logsigmoid": ("LogSigmoidBackwardBackward0", [None, "torch::autograd::AccumulateGrad"]),
+    "smooth_l1_loss": ("SmoothL1LossBackwardBackward0",
+                       [None, "torch::autograd::AccumulateGrad", None]),
+    "huber_loss": ("HuberLossBackwardBackward0", [None, "torch::autograd::AccumulateGrad", None]),
+    "hardswish": ("HardswishBackwardBackward0", [None, "torch::autograd::AccumulateGrad"]),
+}
+
+
+UNSCALED = {"relu6": lambda lib, x, _: lib.nn.functional.relu6(x),
+            "hardswish": lambda lib, x, _: lib.nn.functional.hardswish(x)}
+
+
+@pytest.mark.parametrize("name", sorted(FIRST_NODE))
+def test_create_graph_gradient_ends_in_the_backward_node(name):
+    """Without torch: the node names the task measured on tensor([0.5, -1.2, 2.0])."""
+    f = UNSCALED.get(name, CASES[name][0])
+    x = gradcli.tensor(X, dtype=gradcli.float64, requires_grad=True)
+    g, = gradcli.autograd.grad(f(gradcli, x, {}).sum(), x, create_graph=True)
+    node, edges = FIRST_NODE[name]
+    assert g.requires_grad
+    assert g.grad_fn.name() == node
+    assert [None if fn is None else fn.name() for fn, _ in g.grad_fn.next_functions] == edges
+
+
+def test_relu_create_graph_gradient_can_be_differentiated_again():
+    x = gradcli.tensor([0.5, -1.2, 2.0], requires_grad=True)
+    g, = gradcli.autograd.grad(x.relu().sum(), x, create_graph=True)
+    assert g.requires_grad and g.grad_fn.name() == "ThresholdBackwardBackward0"
+    g.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("fn", [
+    lambda F, x: F.leaky_relu(x, 0.1), lambda F, x: F.hardtanh(x), lambda F, x: F.relu6(x)],
+    ids=["leaky_relu", "hardtanh", "relu6"])
+def test_piecewise_linear_second_derivative_is_a_zero_tensor(fn):
+    x = gradcli.tensor([0.5, -1.2, 2.0], requires_grad=True)
+    g, = gradcli.autograd.grad(fn(gradcli.nn.functional, x).sum(), x, create_graph=True)
+    g.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
+    g2, = gradcli.autograd.grad(g.sum(), x, allow_unused=True)
+    assert g2 is not None and not g2.requires_grad and g2.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_backward_ops_are_internal_table_ops():
+    from gradcli.ops import OPS
+    for name in ["tanh_backward", "sigmoid_backward", "threshold_backward",
+                 "leaky_relu_backward", "hardtanh_backward", "elu_backward", "gelu_backward",
+                 "softplus_backward", "_log_softmax_backward_data", "_softmax_backward_data",
+                 "mse_loss_backward", "binary_cross_entropy_backward", "log_sigmoid_backward",
+                 "smooth_l1_loss_backward", "huber_loss_backward", "hardswish_backward"]:
+        op = OPS[name]
+        assert not op.public and not op.method and op.samples and op.differentiable
+        assert not hasattr(gradcli, name)
