@@ -467,6 +467,8 @@ def _sum_to_size_compose(self, size):
             size=", ".join(map(str, size)), shape=", ".join(map(str, shape))))
     if size == shape:
         return self
+    if not size:  # at::sum_to of a 0-d shape: a plain sum (SumBackward0)
+        return OPS["sum.default"](self)
     axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size)
                                       if s == 1 and shape[lead + i] != 1)
     out = OPS["sum.dim_IntList"](self, axes, True) if axes else self
