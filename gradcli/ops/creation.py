@@ -1,5 +1,7 @@
 """Creation: tensor, zeros, ones, full, *_like, arange, linspace, eye, rand, randn, randint."""
 
+from fractions import Fraction
+
 import numpy as np
 
 from ..engine import dtypes, messages
@@ -39,7 +41,15 @@ def _size(size):
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new leaf tensor holding a copy of data (nested lists, numbers, arrays, tensors)."""
+    if isinstance(data, range):
+        data = list(data)
+    if dtype is None and isinstance(data, (list, tuple)) and _no_elements(data):
+        dtype = dtypes.get_default_dtype()  # torch.tensor([]) is a float tensor
     return _leaf(to_array(data, dtype), requires_grad)
+
+
+def _no_elements(data):
+    return all(isinstance(v, (list, tuple)) and _no_elements(v) for v in data)
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -111,7 +121,84 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
                  if any(isinstance(v, float) for v in (start, end, step)) else dtypes.int64)
     n = int(np.ceil((end - start) / step))
     check_numel((n,))
+    if np.dtype(dtype.np).kind == "f" and np.dtype(dtype.np).itemsize in (4, 8):
+        return _leaf(_arange_values(start, step, n, np.dtype(dtype.np)), requires_grad)
     return _leaf(np.arange(start, end, step).astype(dtype.np)[:n], requires_grad)
+
+
+# PyTorch's arange kernel (RangeFactoriesKernel.cpp) fills a contiguous output two AVX2 vectors
+# at a time, each vector as `base + k * step` from its first element, the rest one element at a
+# time; linspace goes element by element; the compiler contracts each `a + b * c` into a fused
+# multiply-add.
+# Reproduced (the fused operations exactly, with fractions) so that the values agree to the bit.
+_LANES = 32  # bytes in an AVX2 vector
+_EXACT_LIMIT = 4096  # longer ranges: ordinary arithmetic (may differ in the last bit)
+
+
+def _fma(a, b, c, dtype):
+    """a * b + c rounded once to dtype (a, b, c numbers exactly representable as floats)."""
+    a, b, c = float(a), float(b), float(c)
+    if not (np.isfinite(a) and np.isfinite(b) and np.isfinite(c)):
+        return dtype.type(a * b + c)
+    value = Fraction(a) * Fraction(b) + Fraction(c)
+    if dtype == np.float64:
+        return float(value)
+    return _round_float32(value)
+
+
+def _round_float32(value):
+    """A fraction rounded to the nearest float32 (ties to even)."""
+    if value == 0:
+        return np.float32(0.0)
+    below = np.float32(float(value))  # double rounding may be off by one float32 step
+    candidates = [np.nextafter(below, np.float32(-np.inf)), below,
+                  np.nextafter(below, np.float32(np.inf))]
+    return min(candidates, key=lambda f: (abs(Fraction(float(f)) - value),
+                                          int(np.float32(f).view(np.int32)) & 1))
+
+
+def _ramp(n, dtype, scalar, vector):
+    """The n values of a range kernel: scalar(i) for the elements filled one at a time,
+    vector(first, k) for lane k of the vector starting at element `first`."""
+    lanes = _LANES // dtype.itemsize
+    vectorized = n // (2 * lanes) * 2 * lanes
+    out = np.empty(n, dtype)
+    for i in range(n):
+        out[i] = vector(i - i % lanes, i % lanes) if i < vectorized else scalar(i)
+    return out
+
+
+def _arange_values(start, step, n, dtype):
+    """float arange: start + step * i in double (fused), each vector lane added to its base."""
+    if n > _EXACT_LIMIT:
+        return (np.float64(start) + np.float64(step) * np.arange(n)).astype(dtype)
+    start, step = float(start), float(step)
+
+    def scalar(i):
+        return dtype.type(_fma(step, i, start, np.float64))
+
+    def vector(first, k):
+        base = float(dtype.type(_fma(step, first, start, np.float64)))
+        return dtype.type(_fma(k, step, base, np.float64))
+    return _ramp(n, dtype, scalar, vector)
+
+
+def _linspace_values(start, end, steps, dtype):
+    """float linspace in the dtype's arithmetic (fused): from start up to halfway, then back
+    from end."""
+    t = dtype.type
+    start, end = t(start), t(end)
+    if steps == 1:
+        return np.full(1, start, dtype)
+    step = (end - start) / t(steps - 1)
+    half = steps // 2
+    if steps > _EXACT_LIMIT:
+        i = np.arange(steps)
+        return np.where(i < half, start + step * i, end - step * (steps - i - 1)).astype(dtype)
+
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.array([_fma(step, i, start, dtype) if i < half else
+                         _fma(-step, steps - i - 1, end, dtype) for i in range(steps)], dtype)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
@@ -120,6 +207,9 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
         raise RuntimeError("number of steps must be non-negative")
     check_numel((steps,))
     d = _dtype_or_default(dtype)
+    if np.dtype(d.np).kind == "f" and np.dtype(d.np).itemsize in (4, 8) and steps:
+        return _leaf(_linspace_values(_number(start), _number(end), steps, np.dtype(d.np)),
+                     requires_grad)
     return _leaf(np.linspace(_number(start), _number(end), steps).astype(d.np), requires_grad)
 
 
@@ -135,7 +225,101 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     return _leaf(np.eye(n, m, dtype=_dtype_or_default(dtype).np), requires_grad)
 
 
-GENERATOR = TorchGenerator()
+class Generator(TorchGenerator):
+    """The default generator, echoed as PyTorch echoes `torch.manual_seed(0)`."""
+
+    def __repr__(self):
+        return f"<torch._C.Generator object at {hex(id(self))}>"
+
+    def normal(self, n, dtype):
+        """float32 tensors of 16 or more elements: PyTorch's AVX2 kernel (normal_fill_AVX2),
+        whose Box-Muller takes log and sin/cos from avx_mathfun.h in float32."""
+        if np.dtype(dtype) != np.float32 or n < 16:
+            return super().normal(n, dtype)
+        data = self.uniform(n, np.float32)
+        full = n // 16 * 16
+        data[:full] = _box_muller16_avx2(data[:full])
+        if n % 16:  # the last 16 values are drawn again
+            data[n - 16:] = _box_muller16_avx2(self.uniform(16, np.float32))
+        return data
+
+
+# avx_mathfun.h's log256_ps and sincos256_ps (cephes polynomials in float32), as GCC compiles
+# them for PyTorch's AVX2 kernels: a multiply feeding an add is contracted into a fused
+# multiply-add.  Checked bit for bit against torch.randn.
+_F32 = np.float32
+_LOG_P = [_F32(p) for p in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1,
+                            -1.2420140846E-1, 1.4249322787E-1, -1.6668057665E-1,
+                            2.0000714765E-1, -2.4999993993E-1, 3.3333331174E-1)]
+_LOG_Q1, _LOG_Q2, _SQRTHF = _F32(-2.12194440e-4), _F32(0.693359375), _F32(0.707106781186547524)
+_FOPI = _F32(1.27323954473516)
+_DP = (_F32(-0.78515625), _F32(-2.4187564849853515625e-4), _F32(-3.77489497744594108e-8))
+_SINCOF = (_F32(-1.9515295891E-4), _F32(8.3321608736E-3), _F32(-1.6666654611E-1))
+_COSCOF = (_F32(2.443315711809948E-005), _F32(-1.388731625493765E-003),
+           _F32(4.166664568298827E-002))
+
+
+def _fma32(a, b, c):
+    """float32 a * b + c rounded once: the product is exact in float64, the sum's rounding
+    error is recovered (two-sum) to settle the float32 midpoints."""
+    a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
+    p = a * b
+    s = p + c
+    v = s - p
+    e = (p - (s - v)) + (c - v)
+    r = s.astype(_F32)
+    other = np.nextafter(r, np.where(r.astype(np.float64) < s, _F32(np.inf), _F32(-np.inf)))
+    tie = (s == (r.astype(np.float64) + other.astype(np.float64)) / 2) & (e != 0)
+    toward = np.where(e > 0, np.maximum(r, other), np.minimum(r, other))
+    return np.where(tie, toward, r).astype(_F32)
+
+
+def _log256(x):
+    bits = x.view(np.int32)
+    e = (((bits >> 23) & 0xFF) - 127).astype(_F32) + _F32(1)
+    x = ((bits & ~0x7F800000) | np.int32(0x3F000000)).view(_F32)
+    small = x < _SQRTHF
+    tmp = np.where(small, x, _F32(0))
+    x = x - _F32(1)
+    e = e - np.where(small, _F32(1), _F32(0))
+    x = x + tmp
+    z = x * x
+    y = np.full_like(x, _LOG_P[0])
+    for p in _LOG_P[1:]:
+        y = _fma32(y, x, p)
+    y = _fma32(y * x, z, e * _LOG_Q1)
+    y = _fma32(-z, _F32(0.5), y)
+    return _fma32(e, _LOG_Q2, x + y)
+
+
+def _sincos256(x):
+    sign_sin = np.signbit(x)
+    x = np.abs(x)
+    j = ((x * _FOPI).astype(np.int32) + 1) & ~1
+    y = j.astype(_F32)
+    sign_sin = sign_sin ^ ((j & 4) != 0)
+    sign_cos = ((j - 2) & 4) == 0
+    first = (j & 2) == 0
+    for dp in _DP:
+        x = _fma32(y, dp, x)
+    z = x * x
+    yc = _fma32(_fma32(_COSCOF[0], z, _COSCOF[1]), z, _COSCOF[2]) * z
+    yc = _fma32(yc, z, -(z * _F32(0.5))) + _F32(1)
+    ys = _fma32(_fma32(_SINCOF[0], z, _SINCOF[1]), z, _SINCOF[2]) * z
+    ys = _fma32(ys, x, x)
+    sin, cos = np.where(first, ys, yc), np.where(first, yc, ys)
+    return np.where(sign_sin, -sin, sin), np.where(sign_cos, -cos, cos)
+
+
+def _box_muller16_avx2(uniforms):
+    """normal_fill_16_AVX2 on each block of 16 uniforms (mean 0, std 1)."""
+    d = uniforms.reshape(-1, 16)
+    radius = np.sqrt(_F32(-2) * _log256(_F32(1) - d[:, :8]))
+    sin, cos = _sincos256(_F32(2 * np.pi) * d[:, 8:])
+    return np.concatenate([radius * cos, radius * sin], axis=1).reshape(-1).astype(_F32)
+
+
+GENERATOR = Generator()
 
 
 def manual_seed(seed):

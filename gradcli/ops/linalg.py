@@ -57,6 +57,9 @@ def _mm(a, b):
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cpp(a)} != "
                            f"{_cpp(b)}")
+    m, k, n = a.shape[0], a.shape[1], b.shape[1]
+    if _float(a) and k <= _SEQUENTIAL_K and (m <= 2 or max(m, k, n) <= 5):
+        return _sequential_product(a, b)
     return a @ b
 
 
@@ -68,6 +71,26 @@ register(Op(
     samples=[Sample((2, 3), (3, 4)), Sample((1, 1), (1, 2))]))
 
 
+# PyTorch multiplies float matrices with MKL (and small batches with its own loop): for the
+# small shapes below both add the products one k at a time, each rounded before it is added
+# (no fused multiply-add), which NumPy's BLAS does not; elsewhere the order depends on MKL's
+# kernels, and NumPy's result may differ in the last bit.
+_SEQUENTIAL_K = 64  # longer sums: NumPy (a Python loop over k would be slow)
+
+
+def _float(a):
+    return a.dtype == np.float32 or a.dtype == np.float64
+
+
+def _sequential_product(a, b):
+    """a @ b (matrices or batches of them) accumulated one k at a time."""
+    out = np.zeros(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1]),
+                   a.dtype)
+    for t in range(a.shape[-1]):
+        out += a[..., :, t:t + 1] * b[..., t:t + 1, :]
+    return out
+
+
 def _mv(a, v):
     if a.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {v.ndim}")
@@ -77,6 +100,8 @@ def _mv(a, v):
     if a.dtype != v.dtype:
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_short(v)}, "
                            f"{_short(a)}, and {_short(v)}")
+    if _float(a) and (a.shape[1] <= 3 or (a.shape[0] <= 3 and a.shape[1] <= 9)):
+        return _sequential_product(a, v[:, None])[:, 0]
     return a @ v
 
 
@@ -98,6 +123,8 @@ def _bmm(a, b):
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {_short(a)} but found {_short(b)}")
+    if _float(a) and a.shape[2] <= _SEQUENTIAL_K and a.shape[1] * a.shape[2] * b.shape[2] < 400:
+        return _sequential_product(a, b)
     return np.matmul(a, b)
 
 
@@ -121,6 +148,8 @@ def _dot(a, b):
     if a.dtype != b.dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                            f"{_short(a)} and {_short(b)}")
+    if _float(a) and a.shape[0] <= 2:
+        return _sequential_product(a[None], b[:, None])[0, 0]
     return np.dot(a, b)
 
 

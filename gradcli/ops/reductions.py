@@ -85,9 +85,212 @@ def _cast(out, dtype):
     return out if dtype is None else out.astype(dtype.np)
 
 
+# ------------------------------------------------------------------ PyTorch's float sum
+# PyTorch's CPU sum (aten/src/ATen/native/cpu/SumKernel.cpp, cascade_sum) adds float32 in float32
+# in its own order (interleaved partial sums, 8-lane AVX2 vectors, a four-level cascade), and CPU
+# mean is that sum divided by n: reproduced operation for operation, so that `.item()` of a sum
+# or a mean prints the digits PyTorch prints (single-threaded: below 32768 elements).
+
+_LANE_BYTES = 32  # AVX2 Vectorized<float>: 8 lanes, <double>: 4
+
+
+def _seq(x):
+    """Sequential sum along axis 0, starting from 0 (as an accumulator does)."""
+    acc = np.zeros(x.shape[1:], x.dtype)
+    for row in x:
+        acc = acc + row
+    return acc
+
+
+def _ceil_log2(n):
+    return 0 if n <= 1 else int(n - 1).bit_length()
+
+
+def _multi_row_sum(x):
+    """multi_row_sum over axis 0 of x (n, ...): the four-level cascade."""
+    n = x.shape[0]
+    power = max(4, _ceil_log2(n) // 4)
+    step = 1 << power
+    blocks = n // step
+    tail = _seq(x[blocks * step:])
+    if not blocks:
+        zero = np.zeros(x.shape[1:], x.dtype)
+        return tail + zero + zero + zero
+    sums = _seq(np.moveaxis(x[:blocks * step].reshape(blocks, step, *x.shape[1:]), 1, 0))
+    groups = blocks // step
+    acc1 = _seq(sums[groups * step:])
+    if groups:
+        gsums = _seq(np.moveaxis(sums[:groups * step].reshape(groups, step, *x.shape[1:]), 1, 0))
+    else:
+        gsums = sums[:0]
+    supers = groups // step
+    acc2 = _seq(gsums[supers * step:])
+    if supers:
+        ssums = _seq(np.moveaxis(gsums[:supers * step].reshape(supers, step, *x.shape[1:]), 1, 0))
+        acc3 = _seq(ssums)
+    else:
+        acc3 = np.zeros(x.shape[1:], x.dtype)
+    return tail + acc1 + acc2 + acc3
+
+
+def _row_sum(x):
+    """row_sum over axis 0 of x (n, ...): four interleaved partial sums."""
+    n = x.shape[0]
+    k = n // 4
+    parts = _multi_row_sum(x[:4 * k].reshape(k, 4, *x.shape[1:]))  # (4, ...)
+    first = parts[0]
+    for i in range(4 * k, n):
+        first = first + x[i]
+    return first + parts[1] + parts[2] + parts[3]
+
+
+def _inner_vectorized(x, lanes):
+    """vectorized_inner_sum over axis 0 of x (n, ...), contiguous along axis 0."""
+    n = x.shape[0]
+    v = n // lanes
+    vec = _row_sum(x[:v * lanes].reshape(v, lanes, *x.shape[1:]))  # (lanes, ...)
+    final = _seq(x[v * lanes:])
+    for lane in vec:
+        final = final + lane
+    return final
+
+
+def _columns(x, lanes, item, in_strides):
+    """The reduction over axis 0 of a (size0, size1) block whose axis 1 is kept."""
+    size0, size1 = x.shape
+    if in_strides[0] == item and size0 >= lanes:
+        return _inner_vectorized(x, lanes)
+    if in_strides[1] == item and size1 >= lanes:
+        wide = size1 // (4 * lanes) * 4 * lanes
+        narrow = size1 // lanes * lanes
+        return np.concatenate([_multi_row_sum(x[:, :wide]), _row_sum(x[:, wide:narrow]),
+                               _row_sum(x[:, narrow:])])
+    if in_strides[0] < in_strides[1]:
+        return _row_sum(x)
+    four = size1 // 4 * 4
+    return np.concatenate([_multi_row_sum(x[:, :four]), _row_sum(x[:, four:])])
+
+
+def torch_sum(a, ax):
+    """The float sum of `a` over the axes `ax` (None: all), added in the order PyTorch's CPU
+    kernel adds (TensorIterator's dimension order, then cascade_sum): None when not emulated."""
+    if ax is None and a.flags.c_contiguous and a.size:
+        flat = a.reshape(-1)
+        lanes = _LANE_BYTES // a.itemsize
+        if flat.size < lanes:  # row_sum on scalars, with NumPy scalars (faster)
+            zero = a.dtype.type(0)
+            parts = [zero + v for v in flat[:flat.size // 4 * 4]] or [zero]
+            first = parts[0]
+            for v in flat[flat.size // 4 * 4:]:
+                first = first + v
+            for p in parts[1:]:
+                first = first + p
+            return np.asarray(first, a.dtype)
+        return (_inner_vectorized(flat, lanes) if flat.size >= lanes else _row_sum(flat)) \
+            .reshape(())
+    ndim = a.ndim
+    red = set(range(ndim)) if ax is None else set(ax)
+    item = a.itemsize
+    lanes = _LANE_BYTES // item
+    out_shape = tuple(s for d, s in enumerate(a.shape) if d not in red)
+    if a.size == 0 or any(s < 0 for s in a.strides):
+        return None
+    out_strides, s = {}, 1
+    for d in reversed(range(ndim)):
+        out_strides[d] = 0 if d in red else s
+        s *= 1 if d in red else a.shape[d]
+    dims = [d for d in range(ndim) if a.shape[d] != 1]
+    in_strides = {d: a.strides[d] for d in range(ndim)}
+
+    def should_swap(d0, d1):
+        o0, o1 = out_strides[d0], out_strides[d1]
+        if (o0 == 0) != (o1 == 0):
+            return 1 if o1 == 0 else -1
+        if o0 and o1:
+            if o0 != o1:
+                return -1 if o0 < o1 else 1
+            if a.shape[d0] > a.shape[d1]:
+                return 1
+        i0, i1 = in_strides[d0], in_strides[d1]
+        if i0 and i1:
+            if i0 != i1:
+                return -1 if i0 < i1 else 1
+            if a.shape[d0] > a.shape[d1]:
+                return 1
+        return 0
+
+    perm = dims[::-1]
+    for i in range(1, len(perm)):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    # coalesce: (size, in stride, out stride, reduced)
+    shape = []
+    for d in perm:
+        entry = [a.shape[d], in_strides[d], out_strides[d]]
+        if shape and shape[-1][0] * shape[-1][1] == entry[1] \
+                and shape[-1][0] * shape[-1][2] == entry[2]:
+            shape[-1][0] *= entry[0]
+        else:
+            shape.append(entry)
+    while len(shape) < 2:
+        shape.append([1, 0, 0])
+    sizes = [e[0] for e in shape]
+    view = np.lib.stride_tricks.as_strided(a, sizes, [e[1] for e in shape], writeable=False)
+    # output positions of each iteration index
+    out = np.zeros(int(np.prod(out_shape, dtype=np.int64)), a.dtype)
+    outer = sizes[2:]
+    for index in np.ndindex(*outer[::-1]) if outer else [()]:
+        index = index[::-1]
+        block = view[(slice(None), slice(None), *index)]
+        base = sum(i * e[2] for i, e in zip(index, shape[2:]))
+        s0, s1 = shape[0], shape[1]
+        if s0[2] != 0 and s1[2] != 0:   # no reduction in this block
+            pos = base + np.arange(s0[0])[:, None] * s0[2] + np.arange(s1[0])[None, :] * s1[2]
+            out[pos.reshape(-1)] = out[pos.reshape(-1)] + block.reshape(-1)
+            continue
+        if s0[2] != 0 and s1[2] == 0:
+            block, s0, s1 = block.T, s1, s0
+        if s1[2] == 0:   # both reduced: rows one after another into one element
+            if s0[1] == item and s0[0] >= lanes:
+                rows = _inner_vectorized(block, lanes)
+            elif s0[1] < s1[1] or s1[1] == 0:
+                rows = _row_sum(block)
+            else:
+                four = s1[0] // 4 * 4
+                rows = np.concatenate([_multi_row_sum(block[:, :four]), _row_sum(block[:, four:])])
+            total = out[base]
+            for r in rows:
+                total = total + r
+            out[base] = total
+        else:
+            cols = _columns(block, lanes, item, (s0[1], s1[1]))
+            pos = base + np.arange(s1[0]) * s1[2]
+            out[pos] = out[pos] + cols
+    return out.reshape(out_shape)
+
+
 # ------------------------------------------------------------------ sum, mean, prod
 
+def _float_sum(a, ax, keepdim):
+    """PyTorch's float32/float64 sum over the axes ax, None when it is not emulated."""
+    if a.dtype.kind != "f" or a.itemsize not in (4, 8) or a.size >= 32768:
+        return None
+    out = torch_sum(a, ax)
+    if out is not None and keepdim:
+        out = out.reshape(tuple(1 if ax is None or d in ax else n for d, n in enumerate(a.shape)))
+    return out
+
+
 def _sum(a, dim, keepdim, dtype):
+    out = None if dtype is not None else _float_sum(a, axes(dim, a.ndim), keepdim)
+    if out is not None:
+        return out
     out = np.sum(a, axis=axes(dim, a.ndim), keepdims=keepdim)
     if dtype is None and a.dtype.kind in "biu":
         return out.astype(np.int64)
@@ -113,7 +316,12 @@ def _mean(a, dim, keepdim, dtype):
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {dtypes.from_numpy_dtype(a.dtype).short}")
     a = _cast(a, dtype)
-    return np.asarray(np.mean(a, axis=axes(dim, a.ndim), keepdims=keepdim), dtype=a.dtype)
+    out = _float_sum(a, axes(dim, a.ndim), keepdim)
+    if out is not None:
+        return np.asarray(out / a.dtype.type(_count(a.shape, dim) if a.ndim else 1), a.dtype)
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the mean of nothing is nan, silently
+        return np.asarray(np.mean(a, axis=axes(dim, a.ndim), keepdims=keepdim), dtype=a.dtype)
 
 
 _by_dim(
@@ -589,8 +797,7 @@ SOFTMAX_SAMPLES = [Sample((3,), attrs={"dim": 0}), Sample((2, 3), attrs={"dim": 
                    Sample((2, 3), attrs={"dim": 0}), Sample((), attrs={"dim": 0}),
                    Sample((2, 3, 2), attrs={"dim": -1})]
 register(_WithDtype(
-    "softmax", _softmax,
-    lambda g, result, dim: OPS["_softmax_backward_data"](g, result, dim, result.dtype),
+    "softmax", _softmax, lambda g, result, dim: OPS["_softmax_backward_data"](g, result, dim, result.dtype),
     attrs=("dim", ("dtype", None)), dtype="same", kind="reduction",
     doc="exp(self) / sum(exp(self)) along dim", formula="softmax * (g - sum(g * softmax))",
     samples=SOFTMAX_SAMPLES))

@@ -15,7 +15,7 @@ from ..engine import dtypes, messages
 from ..engine.forward_ad import _set_tangent
 from ..engine.grad_mode import GradMode
 from ..engine.tensor import Tensor, check_numel
-from .registry import OPS, Composed, Op, Overload, Sample, alias, register, wrap_dim
+from .registry import OPS, Composed, Op, Overload, Plain, Sample, alias, register, wrap_dim
 
 
 class Composite(Composed):
@@ -772,7 +772,26 @@ def _flip(a, dims):
         if d in seen:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         seen.add(d)
-    return np.flip(a, ax).copy() if a.ndim else a.copy()
+    return _like_preserve(a, np.flip(a, ax)) if a.ndim else a.copy()
+
+
+def _like_preserve(a, values):
+    """values in a new array laid out as empty_like(a, MemoryFormat::Preserve) lays it out: a's
+    strides when a is dense (size-1 dimensions included), else its dimension order."""
+    strides = a.strides
+    dense = all(s > 0 for s in strides)
+    if dense:
+        expected = a.itemsize
+        for s, n in sorted((s, n) for s, n in zip(strides, a.shape) if n != 1):
+            if s != expected:
+                dense = False
+                break
+            expected *= n
+    if not dense:
+        return values.copy(order="K")
+    out = np.lib.stride_tricks.as_strided(np.empty(a.size, a.dtype), a.shape, strides)
+    out[...] = values
+    return out
 
 
 register(VarArgsOp(
@@ -1330,12 +1349,12 @@ def _parse_index(shape, index, setitem):
     cur = list(shape)
     dim = 0
     real = 0  # the dimension of self an item refers to (for messages)
-    for kind, value in kinds:
-        if kind == "int":
+    for position, (kind, value) in enumerate(kinds):
+        if kind == "int":  # applySelect names the position of the item in the index
             size = cur[dim]
             if not -size <= value < size:
-                raise IndexError(f"index {value} is out of bounds for dimension {real} with size "
-                                 f"{size}")
+                raise IndexError(f"index {value} is out of bounds for dimension {position} with "
+                                 f"size {size}")
             steps.append(("select", dim, value % size))
             del cur[dim]
             real += 1
@@ -1344,7 +1363,8 @@ def _parse_index(shape, index, setitem):
             step = 1 if step is None else step
             if step <= 0:
                 raise ValueError("step must be greater than zero")
-            if not (optimize and start in (None, 0) and stop is None and step == 1):
+            if not (optimize and start in (None, 0) and (stop is None or stop >= cur[dim])
+                    and step == 1):  # applySlice skips a slice that keeps everything
                 s, e, st = _slice_bounds(cur[dim], start, stop, step)
                 steps.append(("slice", dim, s, e, st))
                 cur[dim] = len(range(s, e, st))
@@ -1372,8 +1392,22 @@ def _parse_index(shape, index, setitem):
         except ValueError:
             raise IndexError("shape mismatch: indexing tensors could not be broadcast together "
                              "with shapes " + ", ".join(str(list(a.shape)) for a in arrays)) from None
+        _check_index_bounds([(tensors[d], cur[d]) for d in sorted(tensors)])
         key = tuple(tensors.get(d, slice(None)) for d in range(max(tensors) + 1))
     return tuple(steps), key, tuple(cur)
+
+
+def _check_index_bounds(indexed):
+    """The index kernel's bounds check: element by element (broadcast), each indexed dimension
+    in turn, a dimension numbered among the indexed ones only."""
+    arrays = np.broadcast_arrays(*(a for a, _ in indexed))
+    bad = np.stack([(a < -size) | (a >= size) for a, (_, size) in zip(arrays, indexed)]
+                   ).reshape(len(indexed), -1)
+    if bad.any():
+        position = int(np.argmax(bad.any(axis=0)))
+        rank = int(np.argmax(bad[:, position]))
+        raise IndexError(f"index {arrays[rank].reshape(-1)[position]} is out of bounds for "
+                         f"dimension {rank} with size {indexed[rank][1]}")
 
 
 def _tensor_index(value, cur, dim, real, shape, tensors):
@@ -1389,11 +1423,6 @@ def _tensor_index(value, cur, dim, real, shape, tensors):
         return dim + value.ndim, real + value.ndim
     if value.dtype.kind not in "iu":
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    size = cur[dim]
-    bad = value[(value < -size) | (value >= size)]
-    if bad.size:
-        raise IndexError(f"index {bad.flat[0]} is out of bounds for dimension {real} with size "
-                         f"{size}")
     tensors[dim] = value.astype(np.int64)
     return dim + 1, real + 1
 
@@ -1512,6 +1541,25 @@ def _setitem_value(self, value, key, region_shape):
     return value
 
 
+def _check_index_put_dtype(self, index, value):
+    """index_put_ wants value's dtype to be self's, unless it dispatches to masked_fill_ (a
+    one-element value and a single boolean mask as the only tensor index)."""
+    if not isinstance(value, Tensor) or value.dtype is self.dtype:
+        return
+    items = index if isinstance(index, tuple) else (index,)
+    tensors = [i for i in items if isinstance(i, (list, np.ndarray)) or (
+        isinstance(i, Tensor) and (i.dim() or i.dtype is dtypes.bool_))]
+    if not tensors:
+        return
+    masks = [i for i in tensors if (isinstance(i, Tensor) and i.dtype is dtypes.bool_) or (
+        isinstance(i, list) and i and all(isinstance(v, bool) for v in i))]
+    if value._data.size == 1 and len(tensors) == 1 and masks:
+        return
+    raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                       f"{self.dtype.short} for the destination and {value.dtype.short} for the "
+                       f"source.")
+
+
 def _setitem(self, index, value):
     """`self[index] = value`: writes in place and bumps the version counter; when autograd
     records it, self's grad_fn becomes CopySlices (or IndexPutBackward0, CopyBackwards, …) as in
@@ -1519,6 +1567,8 @@ def _setitem(self, index, value):
     steps, key, shape = _parse_index(self._data.shape, index, setitem=True)
     region_shape = _region(self._data, steps)[key].shape if key is not None else shape
     value = _setitem_value(self, value, key, tuple(region_shape))
+    if key is not None:
+        _check_index_put_dtype(self, index, value)
     is_tensor = isinstance(value, Tensor)
     recording = GradMode.enabled and (
         self.requires_grad_flag or (is_tensor and value.requires_grad_flag))
@@ -1563,3 +1613,38 @@ def _setitem(self, index, value):
 
 
 Tensor.__setitem__ = _setitem
+
+
+# ------------------------------------------------------------------ broadcasting
+
+def broadcast_tensors(*tensors):
+    """The tensors expanded to their common shape (those already of that shape as they are)."""
+    from .arith import broadcast_error
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    shapes = [tuple(t._data.shape) for t in tensors]
+    message = broadcast_error(*shapes) if shapes else None
+    if message:
+        raise RuntimeError(message)
+    shape = np.broadcast_shapes(*shapes) if shapes else ()
+    return tuple(t if tuple(t._data.shape) == shape else OPS["expand"].apply((t,), (shape,))
+                 for t in tensors)
+
+
+def broadcast_to(input, size):
+    """input.expand(size)."""
+    return OPS["expand"].apply((input,), (tuple(size),))
+
+
+register(Plain("broadcast_tensors", broadcast_tensors,
+               "the tensors expanded to their common shape", kind="shape"))
+register(Plain("broadcast_to", broadcast_to, "input.expand(size)", kind="shape"))
+
+
+def _broadcast_to_method(self, *size):
+    if len(size) == 1 and isinstance(size[0], (list, tuple)):
+        size = tuple(size[0])
+    return broadcast_to(self, size)
+
+
+Tensor.broadcast_to = _broadcast_to_method
