@@ -14,7 +14,7 @@ from .engine.grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_
                                set_grad_enabled)
 from .engine.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .engine.printing import set_printoptions, get_printoptions
-from .engine.tensor import Device as device, Size, Tensor, set_element_limit
+from .engine.tensor import Device as device, Size, Tensor, set_element_limit, strided
 from .ops import PUBLIC as _PUBLIC
 
 _np.seterr(all="ignore")  # PyTorch never warns on inf/nan; neither does the engine
@@ -49,5 +49,5 @@ __all__ = sorted(
         "set_default_dtype", "promote_types", "no_grad", "enable_grad", "set_grad_enabled",
         "is_grad_enabled", "inference_mode", "set_printoptions", "get_printoptions",
         "autograd", "linalg", "nn", "pi", "e", "inf", "nan", "is_tensor", "numel",
-        "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+        "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "strided",
         "set_element_limit"])

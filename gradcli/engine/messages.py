@@ -107,3 +107,8 @@ CROSS_DIM_DEPRECATED = (
     "/__w/pytorch/pytorch/aten/src/ATen/native/Cross.cpp:63.)")
 CROSS_SAME_NDIM = "linalg.cross: inputs must have the same number of dimensions."
 NOT_EXPANDABLE = "size {{[{size}]}} is not expandable to size {{[{shape}]}}."
+SCALAR_NOT_ONE_ELEMENT = "only one element tensors can be converted to Python scalars"
+SCALAR_REQUIRES_GRAD = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first. (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)")

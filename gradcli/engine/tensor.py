@@ -283,7 +283,15 @@ class Tensor:
 
     @property
     def layout(self):
-        return "torch.strided"
+        return strided
+
+    def storage_offset(self):
+        """Where the tensor starts in its base's storage, in elements (0 for a base)."""
+        base = self._base
+        if base is None:
+            return 0
+        start = self._data.__array_interface__["data"][0]
+        return (start - base._data.__array_interface__["data"][0]) // self._data.itemsize
 
     @property
     def itemsize(self):
@@ -336,14 +344,26 @@ class Tensor:
             raise RuntimeError(messages.BOOL_AMBIGUOUS)
         return bool(self._data.reshape(()).item())
 
+    def _scalar(self, warn=True):
+        """The one element, for float(), int() and complex() (PyTorch's wording; float() and
+        complex() warn about requires_grad, int() does not)."""
+        if warn and self.requires_grad_flag and not Tensor._warned_scalar:
+            Tensor._warned_scalar = True  # a C++ warning PyTorch gives once per process
+            warnings.warn(messages.SCALAR_REQUIRES_GRAD, UserWarning, stacklevel=3)
+        if self._data.size != 1:
+            raise ValueError(messages.SCALAR_NOT_ONE_ELEMENT)
+        return self._data.reshape(()).item()
+
+    _warned_scalar = False
+
     def __float__(self):
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self):
-        return int(self.item())
+        return int(self._scalar(warn=False))
 
     def __complex__(self):
-        return complex(self.item())
+        return complex(self._scalar())
 
     def __index__(self):
         if self.dtype.category != 1 or self._data.size != 1:
@@ -580,3 +600,18 @@ def _conversions():
 
 
 _conversions()
+
+
+class Layout:
+    """torch.layout: tensors here are all strided."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+
+strided = Layout("strided")

@@ -1,6 +1,8 @@
 """The op table.  Importing this package declares every op and attaches the Tensor methods,
 operators and in-place variants derived from it."""
 
+import re
+
 from ..engine import messages
 from ..engine.forward_ad import _set_tangent
 from ..engine.grad_mode import GradMode, no_grad
@@ -24,12 +26,15 @@ OPERATORS = {
     "__invert__": ("bitwise_not", False),
     "__eq__": ("eq", False), "__ne__": ("ne", False), "__lt__": ("lt", False),
     "__le__": ("le", False), "__gt__": ("gt", False), "__ge__": ("ge", False),
-    "__and__": ("logical_and", False), "__or__": ("logical_or", False),
-    "__xor__": ("logical_xor", False), "__getitem__": ("getitem", False),
+    "__and__": ("bitwise_and", False), "__or__": ("bitwise_or", False),
+    "__xor__": ("bitwise_xor", False), "__rand__": ("bitwise_and", True),
+    "__ror__": ("bitwise_or", True), "__rxor__": ("bitwise_xor", True),
+    "__getitem__": ("getitem", False),
 }
 INPLACE_OPERATORS = {"__iadd__": "add_", "__isub__": "sub_", "__imul__": "mul_",
                      "__itruediv__": "div_", "__ipow__": "pow_", "__ifloordiv__": "floor_divide_",
-                     "__imod__": "remainder_"}
+                     "__imod__": "remainder_", "__iand__": "bitwise_and_",
+                     "__ior__": "bitwise_or_", "__ixor__": "bitwise_xor_"}
 
 
 def _plain_call(op):
@@ -39,55 +44,74 @@ def _plain_call(op):
             and op.default_attrs is not None)
 
 
+def _method_error(e):
+    """A TypeError raised for a method call, its argument positions counted without self as
+    PyTorch counts them (`x.add('a')`: position 1)."""
+    text = re.sub(r"^(\w+\(\): argument '\w+' \(position )(\d+)\)",
+                  lambda m: f"{m.group(1)}{int(m.group(2)) - 1})", str(e))
+    return TypeError(text) if text != str(e) else e
+
+
 def _method(op):
     plain = _plain_call(op)
     if plain and op.n_inputs == 1:
         call, apply, defaults = op.call, op.apply, op.default_attrs
-        if call is not None:
-            def method(self, *args, **kwargs):
-                if args or kwargs:
+        if call is None:
+            def call(a, attrs):
+                return apply((a,), attrs)
+
+        def method(self, *args, **kwargs):
+            if args or kwargs:
+                try:
                     return op(self, *args, **kwargs)
-                return call(self, defaults)
-        else:
-            def method(self, *args, **kwargs):
-                if args or kwargs:
-                    return op(self, *args, **kwargs)
-                return apply((self,), defaults)
+                except TypeError as e:
+                    raise _method_error(e) from None
+            return call(self, defaults)
     elif plain and op.n_inputs == 2:
         call, apply, defaults = op.call, op.apply, op.default_attrs
-        if call is not None:
-            def method(self, *args, **kwargs):
+        if call is None:
+            def call(a, b, attrs):
+                return apply((a, b), attrs)
+
+        def method(self, *args, **kwargs):
+            try:
                 if len(args) != 1 or kwargs:
                     return op(self, *args, **kwargs)
                 return call(self, args[0], defaults)
-        else:
-            def method(self, *args, **kwargs):
-                if len(args) != 1 or kwargs:
-                    return op(self, *args, **kwargs)
-                return apply((self, args[0]), defaults)
+            except TypeError as e:
+                raise _method_error(e) from None
     else:
         def method(self, *args, **kwargs):
-            return op(self, *args, **kwargs)
+            try:
+                return op(self, *args, **kwargs)
+            except TypeError as e:
+                raise _method_error(e) from None
     method.__name__ = op.name
     method.__doc__ = op.doc
     return method
 
 
 def _operator(op, reflected):
+    """The Python operator of op.  A binary operator that meets an operand it cannot take
+    returns NotImplemented, as PyTorch's do, so Python says `unsupported operand type(s)`."""
     plain = _plain_call(op)
     if plain and op.n_inputs == 2:
         call, apply, defaults = op.call, op.apply, op.default_attrs
-        if call is not None and reflected:
+        if call is None:
+            def call(a, b, attrs):
+                return apply((a, b), attrs)
+        if reflected:
             def operator(self, other):
-                return call(other, self, defaults)
-        elif call is not None:
-            return call  # call(self, other, attrs=defaults)
-        elif reflected:
-            def operator(self, other):
-                return apply((other, self), defaults)
+                try:
+                    return call(other, self, defaults)
+                except TypeError:
+                    return NotImplemented
         else:
             def operator(self, other):
-                return apply((self, other), defaults)
+                try:
+                    return call(self, other, defaults)
+                except TypeError:
+                    return NotImplemented
     elif plain and op.n_inputs == 1 and not reflected:
         call, apply, defaults = op.call, op.apply, op.default_attrs
         if call is not None:
@@ -97,9 +121,17 @@ def _operator(op, reflected):
                 return apply((self,), defaults)
     elif reflected:
         def operator(self, other):
-            return op(other, self)
+            try:
+                return op(other, self)
+            except TypeError:
+                return NotImplemented
     else:
         def operator(self, *args):
+            if len(args) == 1:
+                try:
+                    return op(self, *args)
+                except TypeError:
+                    return NotImplemented
             return op(self, *args)
     return operator
 

@@ -138,3 +138,31 @@ def argwhere(input):
 _plain_method("nonzero", nonzero, "indices of the nonzero elements (as_tuple=True: one tensor per "
               "dimension)")
 _plain_method("argwhere", argwhere, "indices of the nonzero elements, one row per element")
+
+
+# ------------------------------------------------------------------ bitwise (& | ^ on tensors)
+
+_C_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "complex64": "ComplexFloat",
+            "complex128": "ComplexDouble"}
+
+
+def _bitwise(name, fn):
+    def forward(a, b):
+        arrays = [x for x in (a, b) if isinstance(x, np.ndarray)]
+        if any(x.dtype.kind in "fc" for x in arrays) or any(
+                isinstance(x, (float, complex)) for x in (a, b)):
+            floats = [x.dtype for x in arrays if x.dtype.kind in "fc"]
+            # a Python float beside an integer tensor promotes to the default dtype
+            floating = np.result_type(*floats) if floats else dtypes.get_default_dtype().np
+            raise NotImplementedError(
+                f'"{name}_cpu" not implemented for \'{_C_NAMES.get(floating.name, floating.name)}\'')
+        return fn(a, b)
+    return forward
+
+
+for _name, _fn, _doc in (("bitwise_and", np.bitwise_and, "self & other, bit by bit"),
+                         ("bitwise_or", np.bitwise_or, "self | other, bit by bit"),
+                         ("bitwise_xor", np.bitwise_xor, "self ^ other, bit by bit")):
+    register(Op(_name, _bitwise(_name, broadcasting(_fn)), None, inputs=("self", "other"),
+                doc=_doc + " (integers and bools)", kind="comparison", inplace=True,
+                samples=[]))

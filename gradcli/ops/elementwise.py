@@ -19,6 +19,21 @@ TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
+_F32 = np.dtype(np.float32)
+
+
+def _via_float64(fn):
+    """fn computed in float64 for a float32 array, then rounded: PyTorch's float32 exp, log,
+    sin, tanh, … (SLEEF, within 1 ulp) agree with that rounding 10 to 300 times more often
+    than with NumPy's own float32 loops, which shows in `.item()`."""
+    def forward(a):
+        if a.dtype == _F32:
+            return fn(a.astype(np.float64)).astype(_F32)
+        return fn(a)
+    forward.__name__ = fn.__name__
+    return forward
+
+
 def unary(name, forward, vjp, doc, formula, samples=ANY, **kw):
     """Declare a one-input elementwise op whose JVP is its VJP applied to the tangent."""
     kw.setdefault("dtype", "float")
@@ -40,16 +55,16 @@ def _where(condition, a, b):
 
 # ------------------------------------------------------------------ exponentials and logarithms
 
-unary("exp", np.exp, lambda g, result: g * result, "e^self", "exp(self)")
+unary("exp", _via_float64(np.exp), lambda g, result: g * result, "e^self", "exp(self)")
 unary("exp2", np.exp2, lambda g, result: g * (result * math.log(2.0)), "2^self",
       "2^self * ln(2)")
-unary("expm1", np.expm1, lambda g, result: g * (result + 1), "e^self - 1", "exp(self)")
+unary("expm1", _via_float64(np.expm1), lambda g, result: g * (result + 1), "e^self - 1", "exp(self)")
 unary("log", np.log, lambda g, self: g / self, "natural logarithm", "1/self", POSITIVE)
-unary("log2", np.log2, lambda g, self: g / (self * math.log(2.0)), "base-2 logarithm",
+unary("log2", _via_float64(np.log2), lambda g, self: g / (self * math.log(2.0)), "base-2 logarithm",
       "1/(self * ln(2))", POSITIVE)
-unary("log10", np.log10, lambda g, self: g / (self * math.log(10.0)), "base-10 logarithm",
+unary("log10", _via_float64(np.log10), lambda g, self: g / (self * math.log(10.0)), "base-10 logarithm",
       "1/(self * ln(10))", POSITIVE)
-unary("log1p", np.log1p, lambda g, self: g / (self + 1), "log(1 + self)", "1/(1 + self)",
+unary("log1p", _via_float64(np.log1p), lambda g, self: g / (self + 1), "log(1 + self)", "1/(1 + self)",
       elementwise_samples(-0.5, 2.0), grad_fn="Log1PBackward0")
 unary("sqrt", np.sqrt, lambda g, result: g / (2 * result), "square root", "1/(2*sqrt(self))",
       POSITIVE)
@@ -60,8 +75,8 @@ unary("reciprocal", lambda a: 1 / a, lambda g, result: g * -(result * result), "
 
 # ------------------------------------------------------------------ trigonometric and hyperbolic
 
-unary("sin", np.sin, lambda g, self: g * self.cos(), "sine", "cos(self)")
-unary("cos", np.cos, lambda g, self: g * -self.sin(), "cosine", "-sin(self)")
+unary("sin", _via_float64(np.sin), lambda g, self: g * self.cos(), "sine", "cos(self)")
+unary("cos", _via_float64(np.cos), lambda g, self: g * -self.sin(), "cosine", "-sin(self)")
 unary("tan", np.tan, lambda g, result: g * (1 + result * result), "tangent",
       "1 + tan(self)^2", elementwise_samples(-1.2, 1.2))
 unary("asin", np.arcsin, lambda g, self: g * (1 - self * self).rsqrt(), "arcsine",
@@ -69,15 +84,15 @@ unary("asin", np.arcsin, lambda g, self: g * (1 - self * self).rsqrt(), "arcsine
 unary("acos", np.arccos, lambda g, self: g * -(1 - self * self).rsqrt(), "arccosine",
       "-1/sqrt(1 - self^2)", UNIT)
 unary("atan", np.arctan, lambda g, self: g / (1 + self * self), "arctangent", "1/(1 + self^2)")
-unary("sinh", np.sinh, lambda g, self: g * self.cosh(), "hyperbolic sine", "cosh(self)")
-unary("cosh", np.cosh, lambda g, self: g * self.sinh(), "hyperbolic cosine", "sinh(self)")
-unary("tanh", np.tanh, lambda g, result: OPS["tanh_backward"](g, result), "hyperbolic tangent",
+unary("sinh", _via_float64(np.sinh), lambda g, self: g * self.cosh(), "hyperbolic sine", "cosh(self)")
+unary("cosh", _via_float64(np.cosh), lambda g, self: g * self.sinh(), "hyperbolic cosine", "sinh(self)")
+unary("tanh", _via_float64(np.tanh), lambda g, result: OPS["tanh_backward"](g, result), "hyperbolic tangent",
       "1 - tanh(self)^2")
 unary("asinh", np.arcsinh, lambda g, self: g * (self * self + 1).rsqrt(),
       "inverse hyperbolic sine", "1/sqrt(self^2 + 1)")
 unary("acosh", np.arccosh, lambda g, self: g * (self * self - 1).rsqrt(),
       "inverse hyperbolic cosine", "1/sqrt(self^2 - 1)", elementwise_samples(1.2, 3.0))
-unary("atanh", np.arctanh, lambda g, self: g / (1 - self * self), "inverse hyperbolic tangent",
+unary("atanh", _via_float64(np.arctanh), lambda g, self: g / (1 - self * self), "inverse hyperbolic tangent",
       "1/(1 - self^2)", UNIT)
 for _alias, _target in {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh",
                         "arccosh": "acosh", "arctanh": "atanh"}.items():
