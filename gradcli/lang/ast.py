@@ -6,11 +6,11 @@ import ast as python_ast
 from dataclasses import dataclass, field, fields
 from typing import Any, Optional
 
-from lark import Token, Transformer, v_args
-from lark.exceptions import VisitError
+from lark import Token, Tree
 
 from . import parser
 from .errors import ProgramError, too_deep
+from .limits import compile_recursion
 
 
 @dataclass
@@ -303,13 +303,8 @@ def parse_expression(source):
 
 def _build(tree, source):
     try:
-        return Builder(source).transform(tree)
-    except VisitError as e:
-        if isinstance(e.orig_exc, ProgramError):
-            raise e.orig_exc from None
-        if isinstance(e.orig_exc, RecursionError):
-            raise too_deep() from None
-        raise
+        with compile_recursion():
+            return Builder(source).transform(tree)
     except RecursionError:
         raise too_deep() from None
 
@@ -389,13 +384,20 @@ def _flatten(statements):
     return body
 
 
-@v_args(meta=True)
-class Builder(Transformer):
-    """Lark tree -> AST nodes; each method is named after a rule or alias of the grammar."""
+class Builder:
+    """Lark tree -> AST nodes, bottom-up; each method is named after a rule or alias of the
+    grammar and takes the tree's meta (its position) and its built children.  (lark's
+    Transformer with v_args would do the same at twice the cost.)"""
 
     def __init__(self, source):
-        super().__init__()
         self.source = source
+
+    def transform(self, tree):
+        children = [self.transform(c) if isinstance(c, Tree) else c for c in tree.children]
+        method = getattr(self, tree.data, None)
+        if method is None:
+            return Tree(tree.data, children, tree.meta)
+        return method(tree.meta, children)
 
     @staticmethod
     def _at(meta):

@@ -1,17 +1,26 @@
 """AST -> Python `ast` -> code object.  Python then gives the program Python's exact semantics
 (scopes, closures, defaults, unpacking, f-strings) at Python's speed, while the sandbox keeps
 its reach: names and attributes starting with `_` are refused here, and every attribute access
-and store, call, import, arithmetic operator and f-string field becomes a call of a guard
-(gradcli.lang.sandbox) that the program cannot name, since its name starts with `_`."""
+and store, call, import, arithmetic operator and f-string field goes through a guard
+(gradcli.lang.sandbox) that the program cannot name, since its name starts with `_`.
+
+The guards are kept cheap, as a loop pays for them on every iteration: attribute names are
+checked here once (they are literal); a call `f(x)` is `_callable(f)(x)`, so that Python itself
+passes the arguments; an operator with a number literal operand that its guard would let
+through unchecked (`w * 3.0`, `n + 1`) is Python's own operator."""
 
 import ast as py
 from dataclasses import dataclass, field
 
 from . import ast as A
 from .errors import ProgramError, too_deep
-from .sandbox import OPERATORS
+from .limits import compile_recursion
+from .sandbox import OPERATORS, UNCHECKED_OPERANDS, inplace_guard_name
 
 BINARY_GUARDS = {op: guard for op, (guard, *_) in OPERATORS.items()}
+INPLACE_GUARDS = {op: inplace_guard_name(guard) for op, guard in BINARY_GUARDS.items()}
+PYTHON_OPERATORS = {"+": py.Add, "-": py.Sub, "*": py.Mult, "/": py.Div, "//": py.FloorDiv,
+                    "%": py.Mod, "**": py.Pow, "@": py.MatMult, "&": py.BitAnd, "|": py.BitOr}
 UNARY = {"+": py.UAdd, "-": py.USub, "~": py.Invert, "not": py.Not}
 BOOL = {"and": py.And, "or": py.Or}
 COMPARE = {"<": py.Lt, ">": py.Gt, "==": py.Eq, ">=": py.GtE, "<=": py.LtE, "!=": py.NotEq,
@@ -35,9 +44,10 @@ def compile_program(module, echo=False, filename="<program>", source=""):
     interactive mode does: also inside loops and ifs, never inside functions)."""
     lowering = Lowering(echo)
     try:
-        tree = py.Module(body=lowering.body(module.body, top=True), type_ignores=[])
-        py.fix_missing_locations(tree)
-        code = compile(tree, filename, "exec", dont_inherit=True)
+        with compile_recursion():
+            tree = py.Module(body=lowering.body(module.body, top=True), type_ignores=[])
+            py.fix_missing_locations(tree)
+            code = compile(tree, filename, "exec", dont_inherit=True)
     except SyntaxError as e:
         lines = source.split("\n")
         line = e.lineno if e.lineno and e.lineno <= len(lines) else None
@@ -51,11 +61,20 @@ def compile_program(module, echo=False, filename="<program>", source=""):
 def compile_expression(node, filename="<expression>"):
     """Compile one expression for eval()."""
     try:
-        tree = py.Expression(body=Lowering(False).expr(node))
-        py.fix_missing_locations(tree)
-        return compile(tree, filename, "eval", dont_inherit=True)
+        with compile_recursion():
+            tree = py.Expression(body=Lowering(False).expr(node))
+            py.fix_missing_locations(tree)
+            return compile(tree, filename, "eval", dont_inherit=True)
     except RecursionError:
         raise too_deep() from None
+
+
+def _unchecked(op, left, right):
+    """Would the operator's guard skip its size check, whatever the other operand?  (It does when
+    an operand is a number literal of a type in UNCHECKED_OPERANDS: `x * 2.0`, `n + 1`.)"""
+    unchecked = UNCHECKED_OPERANDS[op]
+    return any(isinstance(node, A.Constant) and type(node.value) in unchecked
+               for node in ((left,) if op == "%" else (left, right)))
 
 
 def _guard(name, *args, keywords=()):
@@ -165,12 +184,17 @@ class Lowering:
                         step=self.expr(node.step))
 
     def expr_Call(self, node, ctx):
+        """`f(x)` is `_callable(f)(x)`: one check of f, and Python passes the arguments."""
+        func = self.at(_guard("_callable", self.expr(node.func)), node)
         keywords = [self.at(py.keyword(arg=k.arg and self.name(k.arg, k),
                                        value=self.expr(k.value)), k) for k in node.keywords]
-        return _guard("_call", self.expr(node.func), *self.exprs(node.args), keywords=keywords)
+        return py.Call(func=func, args=self.exprs(node.args), keywords=keywords)
 
     def expr_BinOp(self, node, ctx):
-        return _guard(BINARY_GUARDS[node.op], self.expr(node.left), self.expr(node.right))
+        left, right = self.expr(node.left), self.expr(node.right)
+        if _unchecked(node.op, node.left, node.right):
+            return py.BinOp(left=left, op=PYTHON_OPERATORS[node.op](), right=right)
+        return _guard(BINARY_GUARDS[node.op], left, right)
 
     def expr_UnaryOp(self, node, ctx):
         return py.UnaryOp(op=UNARY[node.op](), operand=self.expr(node.operand))
@@ -244,19 +268,27 @@ class Lowering:
         return [py.Assign(targets=targets, value=value)]
 
     def stmt_AugAssign(self, node, top):
-        """`t op= v` calls the in-place guard: `_inplace(op, t, v)` for a name, `_inplace_attr`
-        and `_inplace_item` for attributes and items (object and key evaluated once)."""
-        target, op, value = node.target, py.Constant(value=node.op[:-1]), self.expr(node.value)
+        """`t op= v` calls the in-place guard: `t = _iop_add(t, v)` for a name,
+        `_inplace_attr(obj, name, _iop_add, v)` and `_inplace_item(obj, key, _iop_add, v)` for
+        attributes and items (object and key evaluated once).  Where the guard would skip its
+        check (`n += 1`, `v[i] *= 0.5`), names and items get Python's own augmented assignment."""
+        target, op = node.target, node.op[:-1]
+        value = self.expr(node.value)
         if isinstance(target, A.Name):
             self.note_assigned(target)
+        if not isinstance(target, A.Attribute) and _unchecked(op, None, node.value):
+            return [py.AugAssign(target=self.expr(target, py.Store()),
+                                 op=PYTHON_OPERATORS[op](), value=value)]
+        guard = py.Name(id=INPLACE_GUARDS[op], ctx=py.Load())
+        if isinstance(target, A.Name):
             return [py.Assign(targets=[self.expr(target, py.Store())],
-                              value=_guard("_inplace", op, self.expr(target), value))]
+                              value=_guard(INPLACE_GUARDS[op], self.expr(target), value))]
         if isinstance(target, A.Attribute):
             call = _guard("_inplace_attr", self.expr(target.value),
-                          py.Constant(value=self.attribute_name(target)), op, value)
+                          py.Constant(value=self.attribute_name(target)), guard, value)
         else:
             call = _guard("_inplace_item", self.expr(target.value), self.expr(target.index),
-                          op, value)
+                          guard, value)
         return [py.Expr(value=call)]
 
     def stmt_Delete(self, node, top):

@@ -52,7 +52,8 @@ class IncompleteInput(ProgramError):
 
 def too_deep():
     """A program nested more deeply than the compiler can follow."""
-    return ProgramError("RecursionError", "maximum recursion depth exceeded during compilation")
+    from .limits import nesting_message
+    return ProgramError("RecursionError", nesting_message())
 
 
 def from_exception(exc, line=None, column=None):
@@ -60,5 +61,6 @@ def from_exception(exc, line=None, column=None):
     if isinstance(exc, ProgramError):
         return exc
     if isinstance(exc, RecursionError):
-        return ProgramError("RecursionError", "maximum recursion depth exceeded", line, column)
+        from .limits import recursion_message
+        return ProgramError("RecursionError", recursion_message(), line, column)
     return ProgramError(type(exc).__name__, str(exc), line, column)

@@ -1,18 +1,63 @@
 """Size limits that turn runaway programs into a clear error before Python or NumPy would spend
 minutes (uninterruptibly, inside C) or exhaust memory: huge integers, long sequences, huge
-format widths and NumPy arrays.  Tensors are limited by the engine itself."""
+format widths, NumPy arrays, deep recursion, deeply nested or very long sources.  Tensors are
+limited by the engine itself, with a limit that also bounds NumPy arrays here.
 
+Every limit is a setting with a default that an environment variable raises (or lowers) for the
+process, e.g. `GRADCLI_MAX_INT_BITS=10000000 gradcli run big.grad`; from Python, assign the
+module attribute (`gradcli.lang.limits.MAX_INT_BITS = ...`).  Each error names its variable:
+
+    GRADCLI_MAX_ELEMENTS     100,000,000   elements of a tensor or NumPy array (the engine's
+                                           limit: apply_element_limit hands the variable to it;
+                                           from Python, gradcli.set_element_limit)
+    GRADCLI_MAX_INT_BITS       1,000,000   bits of a Python integer (`10 ** 10 ** 10`)
+    GRADCLI_MAX_ITEMS         10,000,000   items of a list, tuple, string or range
+    GRADCLI_MAX_WIDTH          1,000,000   a format width or precision, a padding width
+    GRADCLI_MAX_INT_ARGUMENT     100,000   the argument of math.factorial, comb and perm
+    GRADCLI_MAX_ITEMSIZE              64   bytes per element of a NumPy dtype ('U100000')
+    GRADCLI_MAX_RECURSION          1,000   nested calls of a program (Python's default limit;
+                                           far higher values can crash the interpreter, as
+                                           sys.setrecursionlimit can)
+    GRADCLI_MAX_NESTING              200   nested brackets or indented blocks in the source
+                                           (Python's limit on brackets)
+    GRADCLI_MAX_SOURCE         1,000,000   characters of a program's source
+
+A program that runs too long is stopped by a timeout instead (`--timeout SECONDS`,
+`Session.run(timeout=...)`) or by Ctrl-C."""
+
+import contextlib
 import functools
 import math
+import os
 import re
+import sys
 
 import numpy as np
 
-MAX_INT_BITS = 1_000_000
-MAX_ITEMS = 10_000_000
-MAX_WIDTH = 1_000_000
-MAX_INT_ARGUMENT = 100_000         # factorial, comb and perm
+
+def _setting(name, default):
+    """The integer setting `name` from the environment (underscores allowed: 10_000), else the
+    default; a malformed value is ignored rather than breaking every program."""
+    try:
+        return max(int(os.environ.get(name, default)), 1)
+    except ValueError:
+        return default
+
+
+MAX_INT_BITS = _setting("GRADCLI_MAX_INT_BITS", 1_000_000)
+MAX_ITEMS = _setting("GRADCLI_MAX_ITEMS", 10_000_000)
+MAX_WIDTH = _setting("GRADCLI_MAX_WIDTH", 1_000_000)
+MAX_INT_ARGUMENT = _setting("GRADCLI_MAX_INT_ARGUMENT", 100_000)
+MAX_ITEMSIZE = _setting("GRADCLI_MAX_ITEMSIZE", 64)
+MAX_RECURSION = _setting("GRADCLI_MAX_RECURSION", 1_000)
+MAX_NESTING = _setting("GRADCLI_MAX_NESTING", 200)
+MAX_SOURCE = _setting("GRADCLI_MAX_SOURCE", 1_000_000)
 NUMBER = re.compile(r"\d+")
+
+
+def limit_note(amount, variable):
+    """`(the limit is 1,000 calls; set GRADCLI_MAX_RECURSION to raise it)`"""
+    return f"(the limit is {amount}; set {variable} to raise it)"
 
 
 def _array_limit():
@@ -21,21 +66,78 @@ def _array_limit():
 
 
 def int_too_large():
-    return OverflowError(f"integer too large (the limit is {MAX_INT_BITS:,} bits)")
+    return OverflowError("integer too large " +
+                         limit_note(f"{MAX_INT_BITS:,} bits", "GRADCLI_MAX_INT_BITS"))
 
 
 def check_items(n):
     if n > MAX_ITEMS:
-        raise MemoryError(f"sequence too long (the limit is {MAX_ITEMS:,} items)")
+        raise MemoryError("sequence too long " +
+                          limit_note(f"{MAX_ITEMS:,} items", "GRADCLI_MAX_ITEMS"))
 
 
 def check_array_size(n):
     limit = _array_limit()
     if n > limit:
-        raise MemoryError(f"array of {n} elements exceeds the limit of {limit} elements")
+        raise MemoryError(f"array of {n} elements exceeds the limit of {limit} elements "
+                          f"(set GRADCLI_MAX_ELEMENTS to raise it)")
 
 
-MAX_ITEMSIZE = 64                  # bytes per element of a NumPy dtype ('U100000' is refused)
+def apply_element_limit():
+    """Hand GRADCLI_MAX_ELEMENTS, when set, to the engine (sessions call this once)."""
+    if "GRADCLI_MAX_ELEMENTS" in os.environ:
+        from ..engine.tensor import ElementLimit, set_element_limit
+        set_element_limit(_setting("GRADCLI_MAX_ELEMENTS", ElementLimit.limit))
+
+
+RECURSION_MESSAGE = "maximum recursion depth exceeded"
+FRAMES_PER_NESTING_LEVEL = 20     # Python frames the parser and compiler use per nested bracket
+
+
+def recursion_message():
+    """What a program's RecursionError says."""
+    return (f"{RECURSION_MESSAGE} " +
+            limit_note(f"{MAX_RECURSION:,} calls", "GRADCLI_MAX_RECURSION"))
+
+
+def nesting_message():
+    """What a program too deeply nested to compile gets."""
+    return (f"{RECURSION_MESSAGE} during compilation " +
+            limit_note(f"{MAX_NESTING:,} levels of nesting", "GRADCLI_MAX_NESTING"))
+
+
+def _stack_depth():
+    frame, depth = sys._getframe(1), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
+
+
+@contextlib.contextmanager
+def recursion_budget(calls):
+    """Allow `calls` nested Python calls beyond the caller's own depth (Python's recursion limit
+    counts the frames of whoever runs the program: the REPL, pytest, the CLI)."""
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(_stack_depth() + calls)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)
+
+
+def program_recursion():
+    """The recursion budget of a running program."""
+    return recursion_budget(MAX_RECURSION)
+
+
+def compile_recursion():
+    """The recursion budget of parsing and compiling (it grows with MAX_NESTING)."""
+    return recursion_budget(FRAMES_PER_NESTING_LEVEL * MAX_NESTING)
+
+
+def source_too_long(n):
+    return MemoryError(f"program too long ({n:,} characters) " +
+                       limit_note(f"{MAX_SOURCE:,}", "GRADCLI_MAX_SOURCE"))
 
 
 def check_dtypes(values):
@@ -47,18 +149,38 @@ def check_dtypes(values):
             except TypeError:
                 continue
             if itemsize > MAX_ITEMSIZE:
-                raise MemoryError(f"dtype {v!r} is too large (the limit is {MAX_ITEMSIZE} "
-                                  f"bytes per element)")
+                raise MemoryError(f"dtype {v!r} is too large " + limit_note(
+                    f"{MAX_ITEMSIZE} bytes per element", "GRADCLI_MAX_ITEMSIZE"))
 
 
 def check_format_spec(spec):
     """Refuse widths and precisions that would build a string of many megabytes."""
-    if any(len(d) > 7 or int(d) > MAX_WIDTH for d in NUMBER.findall(spec)):
-        raise ValueError(f"format width or precision too large (the limit is {MAX_WIDTH:,})")
+    digits = len(str(MAX_WIDTH))
+    if any(len(d) > digits or int(d) > MAX_WIDTH for d in NUMBER.findall(spec)):
+        raise ValueError("format width or precision too large " +
+                         limit_note(f"{MAX_WIDTH:,}", "GRADCLI_MAX_WIDTH"))
+
+
+TEXT = (str, bytes, bytearray)
+SEQUENCES = (str, bytes, bytearray, list, tuple)
 
 
 def _is_sequence(x):
-    return isinstance(x, (str, list, tuple))
+    return isinstance(x, SEQUENCES)
+
+
+def check_repetition(sequence, n):
+    """`sequence * n`: its items, and the items of the sequences it holds, n times over (so that
+    `[[0] * 10 ** 7] * 10 ** 7`, whose repr would be 10**14 characters, is refused)."""
+    check_items(len(sequence) * n)
+    if n > 1 and isinstance(sequence, (list, tuple)):
+        check_items(sum(len(item) for item in sequence if isinstance(item, SEQUENCES)) * n)
+
+
+def check_join(separator, items):
+    """`separator.join(items)` (items a list)."""
+    check_items(sum(len(item) for item in items if isinstance(item, TEXT)) +
+                len(separator) * max(len(items) - 1, 0))
 
 
 def _shape(x):
@@ -105,9 +227,9 @@ def check_mul(a, b):
         if a.bit_length() + b.bit_length() > MAX_INT_BITS:
             raise int_too_large()
     elif _is_sequence(a) and isinstance(b, int):
-        check_items(len(a) * b)
+        check_repetition(a, b)
     elif _is_sequence(b) and isinstance(a, int):
-        check_items(len(b) * a)
+        check_repetition(b, a)
     else:
         check_arrays(a, b)
 
@@ -121,9 +243,10 @@ def check_pow(a, b):
 
 
 def check_mod(a, b):
-    if isinstance(a, str):
-        check_format_spec(a)
-        if "*" in a:
+    if isinstance(a, TEXT):
+        template = a if isinstance(a, str) else a.decode("latin-1")
+        check_format_spec(template)
+        if "*" in template:
             for n in b if isinstance(b, tuple) else (b,):
                 if type(n) is int and n > MAX_WIDTH:
                     check_format_spec(str(n))
@@ -136,6 +259,7 @@ def check_int_arguments(fn):
     @functools.wraps(fn)
     def checked(*args):
         if any(type(a) is int and a > MAX_INT_ARGUMENT for a in args):
-            raise int_too_large()
+            raise OverflowError(f"{fn.__name__}() argument too large " +
+                                limit_note(f"{MAX_INT_ARGUMENT:,}", "GRADCLI_MAX_INT_ARGUMENT"))
         return fn(*args)
     return checked

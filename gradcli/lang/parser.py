@@ -10,10 +10,10 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
+from . import limits
 from .errors import IncompleteInput, ProgramError
 
 GRAMMAR_FILE = "gradcli.lark"
-MAX_NESTING = 200          # Python's own limit on nested brackets
 TAB_SIZE = 8
 OPEN = {"LPAR": "(", "LSQB": "[", "LBRACE": "{"}
 CLOSE = {"RPAR": "(", "RSQB": "[", "RBRACE": "{"}
@@ -69,9 +69,85 @@ def lark_parser():
     """The Lark LALR parser (start symbols `module` and `expression`)."""
     from lark import Lark
     text = grammar_path().read_text(encoding="utf-8")
-    return Lark(text, parser="lalr", postlex=Indenter(), start=["module", "expression"],
+    lark = Lark(text, parser="lalr", postlex=Indenter(), start=["module", "expression"],
                 lexer="basic", propagate_positions=True, maybe_placeholders=True,
                 cache=cache_path(text) or False)
+    _skip_unit_positions(lark)
+    return lark
+
+
+def _skip_unit_positions(lark):
+    """Most reductions of an expression are unit productions (`test -> or_test -> ... ->
+    atom`) that hand their one child up unchanged, yet lark's position propagation
+    (PropagatePositions) recomputes at each what the child holds already: a quarter of the time
+    of a parse.  Rules that always pass their child up lose the wrapper; the others get
+    Positions, which computes what lark's does but skips the unit case.  (Left as lark made them
+    where its internals are not as expected.)"""
+    from lark import Token, Tree
+    from lark.parse_tree_builder import PropagatePositions
+    callbacks = getattr(getattr(getattr(lark.parser, "parser", None), "parser", None),
+                        "callbacks", None)
+    if not isinstance(callbacks, dict):
+        return
+    for rule, callback in callbacks.items():
+        if type(callback) is PropagatePositions and callback.node_filter is None:
+            if _passes_its_child_up(rule):
+                callbacks[rule] = callback.node_builder
+            else:
+                callbacks[rule] = Positions(callback.node_builder, Tree, Token)
+
+
+def _passes_its_child_up(rule):
+    """`?test: or_test`: a rule that always returns its one child, positions and all."""
+    return (len(rule.expansion) == 1 and not rule.expansion[0].is_term and rule.options.expand1
+            and not rule.alias and not any(rule.options.empty_indices or ()))
+
+
+class Positions:
+    """lark's PropagatePositions (lark/parse_tree_builder.py): a tree starts where the container
+    of its first child starts and ends where that of its last child ends (containers include
+    the tokens the tree leaves out, such as parentheses), minus the work for a unit production
+    whose result is its child."""
+
+    __slots__ = ("node_builder", "tree", "token")
+
+    def __init__(self, node_builder, tree_class, token_class):
+        self.node_builder = node_builder
+        self.tree, self.token = tree_class, token_class
+
+    def __call__(self, children):
+        result = self.node_builder(children)
+        if (len(children) == 1 and result is children[0]) or not isinstance(result, self.tree):
+            return result
+        meta = result.meta
+        first = self.first_meta(children)
+        if first is not None:
+            line = getattr(first, "container_line", first.line)
+            column = getattr(first, "container_column", first.column)
+            start = getattr(first, "container_start_pos", first.start_pos)
+            if not hasattr(meta, "line"):
+                meta.line, meta.column, meta.start_pos, meta.empty = line, column, start, False
+            meta.container_line, meta.container_column, meta.container_start_pos = (
+                line, column, start)
+        last = self.first_meta(reversed(children))
+        if last is not None:
+            line = getattr(last, "container_end_line", last.end_line)
+            column = getattr(last, "container_end_column", last.end_column)
+            end = getattr(last, "container_end_pos", last.end_pos)
+            if not hasattr(meta, "end_line"):
+                meta.end_line, meta.end_column, meta.end_pos, meta.empty = line, column, end, False
+            meta.container_end_line, meta.container_end_column, meta.container_end_pos = (
+                line, column, end)
+        return result
+
+    def first_meta(self, children):
+        for child in children:
+            if isinstance(child, self.tree):
+                if not child.meta.empty:
+                    return child.meta
+            elif isinstance(child, self.token):
+                return child
+        return None
 
 
 class Indenter:
@@ -98,6 +174,9 @@ class Indenter:
                 place = (token.end_pos, token.end_line, token.end_column)
                 if indent > levels[-1]:
                     levels.append(indent)
+                    if len(levels) > limits.MAX_NESTING:
+                        raise ProgramError("IndentationError", "too many levels of indentation "
+                                           + _nesting_limit(), token.end_line, token.end_column)
                     yield _token_at(Token, "_INDENT", indent_text, place)
                 while indent < levels[-1]:
                     levels.pop()
@@ -115,9 +194,9 @@ class Indenter:
             yield token
             if kind in OPEN:
                 brackets.append(token)
-                if len(brackets) > MAX_NESTING:
-                    raise ProgramError("SyntaxError", "too many nested parentheses", token.line,
-                                       token.column)
+                if len(brackets) > limits.MAX_NESTING:
+                    raise ProgramError("SyntaxError", "too many nested parentheses " +
+                                       _nesting_limit(), token.line, token.column)
         if brackets:
             first = brackets[-1]
             raise IncompleteInput("SyntaxError", f"'{first.value}' was never closed",
@@ -126,6 +205,10 @@ class Indenter:
             levels.pop()
             yield Token("_DEDENT", "", 0, 0, 0, 0, 0, 0) if token is None else \
                 Token.new_borrow_pos("_DEDENT", "", token)
+
+
+def _nesting_limit():
+    return limits.limit_note(f"{limits.MAX_NESTING:,}", "GRADCLI_MAX_NESTING")
 
 
 def _token_at(token_class, kind, value, place):
@@ -142,10 +225,28 @@ def _close_bracket(brackets, token):
                            f"opening parenthesis '{opening.value}'", token.line, token.column)
 
 
+CACHED_SOURCE = 10_000     # characters: shorter sources keep their tree (a REPL parses each
+                           # statement twice: to know it is complete, then to run it)
+
+
 def parse(source, start="module"):
-    """Parse source into a lark Tree; raises ProgramError (IncompleteInput at a premature end)."""
-    from lark.exceptions import UnexpectedCharacters, UnexpectedToken
+    """Parse source into a lark Tree; raises ProgramError (IncompleteInput at a premature end).
+    The tree is shared with earlier parses of the same source: treat it as read-only."""
+    if len(source) > limits.MAX_SOURCE:
+        raise ProgramError("MemoryError", str(limits.source_too_long(len(source))))
     text = source if source.endswith("\n") else source + "\n"
+    if len(text) <= CACHED_SOURCE:
+        return _cached_parse(text, start)
+    return _parse(text, start)
+
+
+@lru_cache(maxsize=64)
+def _cached_parse(text, start):
+    return _parse(text, start)
+
+
+def _parse(text, start):
+    from lark.exceptions import UnexpectedCharacters, UnexpectedToken
     try:
         return lark_parser().parse(text, start=start)
     except UnexpectedToken as e:
@@ -189,11 +290,45 @@ def _token_error(e, text, start):
             error = IncompleteInput("SyntaxError", "unexpected EOF while parsing")
         error.line, error.column = len(lines), len(lines[-1]) + 1
         return _with_source(error, text)
-    kind, message = e.match_examples(lambda s: lark_parser().parse(s, start=start), EXAMPLES,
-                                     use_accepts=True) or ("SyntaxError", "invalid syntax")
+    kind, message = _match_example(e, start) or ("SyntaxError", "invalid syntax")
     if message == "expected an indented block":
         message = _missing_block(text, token.line - 1)
     return _with_source(ProgramError(kind, message, token.line, token.column), text)
+
+
+@lru_cache(maxsize=None)
+def _example_errors(start):
+    """The parse error of each example of EXAMPLES, with its label (parsed once)."""
+    from lark.exceptions import UnexpectedInput
+    found = []
+    for label, sources in EXAMPLES.items():
+        for source in sources:
+            try:
+                lark_parser().parse(source, start=start)
+            except UnexpectedInput as e:
+                found.append((label, e))
+            except ProgramError:
+                pass
+    return found
+
+
+def _match_example(error, start):
+    """The label of the example failing as error fails (lark's match_examples with use_accepts,
+    whose debug logging breaks on LALR states in lark 1.3, and which re-parses every example
+    at every error)."""
+    from lark.exceptions import UnexpectedToken
+    candidate = None
+    for label, example in _example_errors(start):
+        if example.state != error.state:
+            continue
+        if isinstance(error, UnexpectedToken) and isinstance(example, UnexpectedToken):
+            if example.accepts != error.accepts:
+                continue
+            if example.token == error.token:
+                return label
+        if candidate is None:
+            candidate = label
+    return candidate
 
 
 def _character_error(e, text):

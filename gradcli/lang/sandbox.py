@@ -2,13 +2,14 @@
 
 A program reaches Python objects only through these guards (their names start with `_`, which
 no program can write): attribute reads go through `guarded_getattr`, attribute stores through
-`store_target`, calls through `guarded_call`, operators through the checked operator table,
+`store_target`, calls through `checked_callable`, operators through the checked operator table,
 imports through `import_module`/`import_from`, class statements through `build_class`.  So a
 program can touch the engine, NumPy arrays (a safe subset of their attributes) and plain Python
 values, and nothing else: no dunder attribute, no frame, no module other than the facades."""
 
 import builtins
 import functools
+import inspect
 import operator
 import string
 import types
@@ -64,28 +65,139 @@ def _is_numpy(obj):
 
 # ---------------------------------------------------------------------- attributes
 
+CACHE_SIZE = 4096                 # bound on each of the two caches below
+ORDINARY_ATTRIBUTES = set()       # (type, name): instances whose attribute `name` is plain getattr
+SAFE_VALUE_TYPES = set()          # types whose every instance is a safe attribute value
+DENIED_TYPES = frozenset(type(getattr(builtins, n)) for n in DENIED_BUILTINS
+                         if hasattr(builtins, n))   # builtin functions, type, site's helpers
+
+
 def guarded_getattr(obj, name):
-    """obj.name for a program."""
+    """obj.name for a program.  The checks that depend only on the receiver's type and the name,
+    and on the value's type, are made once and remembered: the usual access costs a set
+    lookup or two."""
+    cls = type(obj)
+    if cls is Facade:
+        try:
+            return obj._members[name]
+        except KeyError:
+            _check_name(name)
+            raise AttributeError(f"module '{obj._name}' has no attribute '{name}'") from None
+    if (cls, name) in ORDINARY_ATTRIBUTES:
+        value = getattr(obj, name)
+        if type(value) in SAFE_VALUE_TYPES:
+            return value
+        return _checked_value(obj, name, value)
+    return _unusual_getattr(obj, name)
+
+
+def _check_name(name):
+    """Names reach here statically checked by the compiler, or from str.format fields."""
     if name.startswith("_"):
         raise AttributeError(f"attributes starting with '_' are not allowed: '{name}'")
-    if isinstance(obj, Facade):
-        return getattr(obj, name)
-    if (isinstance(obj, str) or obj is str) and name in STRING_METHODS:
+
+
+def _unusual_getattr(obj, name):
+    _check_name(name)
+    if (isinstance(obj, limits.TEXT) or isinstance(obj, type) and obj in limits.TEXT) and \
+            name in STRING_METHODS and hasattr(obj, name):
         method = STRING_METHODS[name]
-        return method if obj is str else functools.partial(method, obj)
-    if isinstance(obj, UNSAFE_TYPES) or (_is_numpy(obj) and name not in NUMPY_ATTRIBUTES):
+        return method if isinstance(obj, type) else functools.partial(method, obj)
+    if isinstance(obj, UNSAFE_TYPES) or (_is_numpy(obj) and name not in NUMPY_ATTRIBUTES) or \
+            _internal(obj, name):
         raise _not_available(obj, name)
     if name == "astype" and _is_numpy(obj):
         return functools.partial(_astype, obj)
-    value = getattr(obj, name)
+    value = _checked_value(obj, name, getattr(obj, name))
+    # The decision holds for the receiver's type, except for classes (their own attributes)
+    # and functions (the program's own may show what they were given, no other may).
+    if not isinstance(obj, type) and not _is_function(obj):
+        _remember(ORDINARY_ATTRIBUTES, (type(obj), name))
+    return value
+
+
+# The op table's entries (torch.exp, torch.nn.functional.gelu, the bare `exp`): PyTorch's
+# functions have no public attribute, and theirs (the raw NumPy forward, the node class, the
+# samples) would let a program step around the size limits.  Filled by static_builtins.
+OPAQUE_TYPES = set()
+# What PyTorch's autograd graph nodes show (a custom Function's node is its ctx: all of it).
+NODE_ATTRIBUTES = frozenset(("name", "next_functions", "metadata", "register_hook",
+                             "register_prehook", "variable"))
+ENGINE_CLASSES = {}       # "Node", "FunctionCtx": filled by static_builtins
+
+
+# Functions, methods and their kin: a program may read attributes of its own functions (those
+# it set), of nothing else: Cython functions show their module's globals (`func_globals`, and
+# through them its loader, which reads files), partials their function, and so on.
+FUNCTION_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+                  types.MethodWrapperType, types.WrapperDescriptorType, types.MethodDescriptorType,
+                  types.ClassMethodDescriptorType, types.GetSetDescriptorType,
+                  types.MemberDescriptorType, functools.partial)
+
+
+def _is_function(obj):
+    return isinstance(obj, FUNCTION_TYPES) or type(obj).__name__.startswith("cython_function")
+
+
+def _is_program_function(obj):
+    """A function a program defined (it runs with the guards as builtins)."""
+    return (isinstance(obj, types.FunctionType) and
+            obj.__globals__.get("__builtins__", {}).get("_getattr") is guarded_getattr)
+
+
+def _internal(obj, name):
+    """Is obj.name the engine's (or Python's) business rather than the program's?  (An
+    attribute that is not there at all gets Python's own AttributeError, as PyTorch's objects
+    give it.)"""
+    if type(obj) in OPAQUE_TYPES or _is_function(obj) and not _is_program_function(obj):
+        internal = True
+    else:
+        internal = (isinstance(obj, ENGINE_CLASSES["Node"]) and name not in NODE_ATTRIBUTES and
+                    not isinstance(obj, ENGINE_CLASSES["FunctionCtx"]) and
+                    type(obj) not in PROGRAM_CLASSES)
+    if internal:
+        try:
+            inspect.getattr_static(obj, name)
+        except AttributeError:
+            raise AttributeError(f"'{type(obj).__name__}' object has no attribute "
+                                 f"'{name}'") from None
+    return internal
+
+
+def _op_table_types():
+    """The types of the torch namespace's callables that are neither classes nor functions."""
+    plain = (type, types.FunctionType, types.BuiltinFunctionType)
+    found = set()
+    pending = [modules()["torch"]]
+    while pending:
+        for value in pending.pop()._members.values():
+            if isinstance(value, Facade):
+                pending.append(value)
+            elif callable(value) and not isinstance(value, plain):
+                found.add(type(value))
+    return found
+
+
+def _checked_value(obj, name, value):
     if isinstance(value, UNSAFE_TYPES) or id(value) in DENIED_IDS:
         raise _not_available(obj, name)
+    if type(value) not in DENIED_TYPES and not isinstance(value, type):
+        _remember(SAFE_VALUE_TYPES, type(value))
     return value
+
+
+def _remember(cache, key):
+    if len(cache) >= CACHE_SIZE:   # programs that make classes in a loop
+        cache.clear()
+    cache.add(key)
 
 
 def _astype(array, dtype, *args, **kwargs):
     limits.check_dtypes((dtype,))
     return array.astype(dtype, *args, **kwargs)
+
+
+SETTABLE_TYPES = set()    # Tensor and FunctionCtx, filled by static_builtins
 
 
 def _may_set_attributes(obj):
@@ -101,7 +213,7 @@ def _may_set_attributes(obj):
 
 def store_target(obj, name):
     """obj itself, if a program may set (or delete) its attribute `name`."""
-    if _may_set_attributes(obj):
+    if type(obj) in SETTABLE_TYPES or _may_set_attributes(obj):
         return obj
     kind = "module" if isinstance(obj, Facade) else f"'{type(obj).__name__}' object"
     raise AttributeError(f"cannot set attribute '{name}' of {kind} in gradcli programs")
@@ -132,11 +244,12 @@ def _format_map(template, mapping):
     return SafeFormatter().vformat(template, (), mapping)
 
 
-def _padding(method):
+def _padding(name):
+    """str.ljust and the like (and bytes'), refusing a huge width."""
     def pad(s, width, *args):
         if width > limits.MAX_WIDTH:
             limits.check_format_spec(str(width))
-        return method(s, width, *args)
+        return getattr(s, name)(width, *args)
     return pad
 
 
@@ -149,10 +262,15 @@ def _replace(s, old, new, count=-1):
     return s.replace(old, new, count)
 
 
+def _join(separator, iterable):
+    items = list(iterable)
+    limits.check_join(separator, items)
+    return separator.join(items)
+
+
 STRING_METHODS = {"format": _format, "format_map": _format_map, "replace": _replace,
-                  "ljust": _padding(str.ljust), "rjust": _padding(str.rjust),
-                  "center": _padding(str.center), "zfill": _padding(str.zfill),
-                  "expandtabs": _padding(str.expandtabs)}
+                  "join": _join, **{name: _padding(name) for name in (
+                      "ljust", "rjust", "center", "zfill", "expandtabs")}}
 
 
 def format_field(value, conversion, spec):
@@ -174,35 +292,62 @@ def safe_format(value, format_spec=""):
 
 # ---------------------------------------------------------------------- calls and operators
 
-def guarded_call(func, /, *args, **kwargs):
-    """func(*args, **kwargs) for a program."""
+def checked_callable(func):
+    """func itself, if a program may call it (the compiled call `f(x)` is `_callable(f)(x)`, so
+    that Python, not a wrapper, passes the arguments)."""
     if id(func) in DENIED_IDS:
         raise TypeError(f"{getattr(func, '__name__', 'this function')}() is not available in "
                         f"gradcli programs")
-    return func(*args, **kwargs)
+    return func
 
 
-def _binary(check, operation):
-    def guard(a, b):
-        check(a, b)
-        return operation(a, b)
+NUMBERS = (int, float, complex, bool)
+# operator -> the operand types with which it cannot build a huge value, so that the size check
+# is skipped when either operand has one (for `%` the left one: `"%999999999d" % 1`); a float
+# times a list is an error, and the engine limits tensors itself (Tensor is added by
+# static_builtins).
+UNCHECKED_OPERANDS = {"+": {*NUMBERS}, "-": {*NUMBERS}, "/": {*NUMBERS}, "//": {*NUMBERS},
+                      "%": {*NUMBERS}, "*": {float, complex}, "**": {float, complex},
+                      "@": set(), "&": {int, bool}, "|": {int, bool}}
+
+
+def _binary(check, operation, symbol):
+    unchecked = UNCHECKED_OPERANDS[symbol]
+    if symbol == "%":
+        def guard(a, b):
+            if type(a) in unchecked:
+                return operation(a, b)
+            check(a, b)
+            return operation(a, b)
+    else:
+        def guard(a, b):
+            if type(a) in unchecked or type(b) in unchecked:
+                return operation(a, b)
+            check(a, b)
+            return operation(a, b)
     return guard
 
 
-def inplace(op, a, b):
-    """`a op= b` (the in-place operation where the type has one, as in Python)."""
-    _, _, operation, check = OPERATORS[op]
-    check(a, b)
-    return operation(a, b)
-
-
-def inplace_attr(obj, name, op, value):
+def inplace_attr(obj, name, guard, value):
+    """`obj.name op= value`, guard being the operator's in-place guard."""
     target = store_target(obj, name)
-    setattr(target, name, inplace(op, guarded_getattr(obj, name), value))
+    setattr(target, name, guard(guarded_getattr(obj, name), value))
 
 
-def inplace_item(obj, key, op, value):
-    obj[key] = inplace(op, obj[key], value)
+def inplace_item(obj, key, guard, value):
+    """`obj[key] op= value`."""
+    obj[key] = guard(obj[key], value)
+
+
+def inplace_guard_name(guard):
+    """`_op_add` -> `_iop_add`: the guard of `+=`."""
+    return "_i" + guard[1:]
+
+
+BINARY_GUARDS = {op: _binary(check, operation, op)
+                 for op, (_, operation, _, check) in OPERATORS.items()}
+INPLACE_GUARDS = {op: _binary(check, operation, op)
+                  for op, (_, _, operation, check) in OPERATORS.items()}
 
 
 def safe_range(*args):
@@ -213,6 +358,15 @@ def safe_range(*args):
         n = limits.MAX_ITEMS + 1
     limits.check_items(n)
     return r
+
+
+def safe_sum(iterable, /, start=0):
+    """sum(), refusing to concatenate sequences past the item limit (`sum(lists, [])`)."""
+    if not isinstance(start, limits.SEQUENCES):
+        return sum(iterable, start)
+    items = list(iterable)
+    limits.check_items(len(start) + sum(len(i) for i in items if isinstance(i, limits.SEQUENCES)))
+    return sum(items, start)
 
 
 def safe_pow(base, exp, mod=None):
@@ -278,15 +432,30 @@ def build_class(body, name, *bases, **keywords):
 @functools.lru_cache(maxsize=None)
 def static_builtins():
     """The builtins every session shares: bare names, safe builtins and the guards."""
+    from ..engine.function import FunctionCtx
+    from ..engine.graph import Node
+    from ..engine.tensor import Tensor
+    from .namespace import MathStyle
+    for unchecked in UNCHECKED_OPERANDS.values():
+        unchecked.add(Tensor)
+    SETTABLE_TYPES.update((Tensor, FunctionCtx))
+    ENGINE_CLASSES.update(Node=Node, FunctionCtx=FunctionCtx)
+    OPAQUE_TYPES.update(_op_table_types() | {MathStyle})
+    limits.apply_element_limit()
     names = dict(bare_names())
     names.update({n: getattr(builtins, n) for n in SAFE_BUILTINS})
-    names.update(range=safe_range, pow=safe_pow, format=safe_format)
-    names.update({guard: _binary(check, operation)
-                  for guard, operation, _, check in OPERATORS.values()})
-    names.update(_getattr=guarded_getattr, _store_target=store_target, _call=guarded_call,
-                 _inplace=inplace, _inplace_attr=inplace_attr, _inplace_item=inplace_item,
-                 _import=import_module, _import_from=import_from, _format_field=format_field,
-                 __build_class__=build_class, __name__="__main__")
+    names.update(range=safe_range, pow=safe_pow, format=safe_format, sum=safe_sum)
+    names.update({guard: BINARY_GUARDS[op] for op, (guard, *_) in OPERATORS.items()})
+    names.update({inplace_guard_name(guard): INPLACE_GUARDS[op]
+                  for op, (guard, *_) in OPERATORS.items()})
+    names.update(_getattr=guarded_getattr, _store_target=store_target,
+                 _callable=checked_callable, _inplace_attr=inplace_attr,
+                 _inplace_item=inplace_item, _import=import_module, _import_from=import_from,
+                 _format_field=format_field, __build_class__=build_class, __name__="__main__")
+    # C code (NumPy's lazy imports) imports through the builtins of the innermost Python frame,
+    # which may be the program's: it gets Python's __import__.  Programs cannot name it, and
+    # their own import statements compile to `_import`, never to Python's IMPORT_NAME.
+    names["__import__"] = builtins.__import__
     return names
 
 

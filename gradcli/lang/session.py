@@ -8,7 +8,9 @@ import sys
 import threading
 import warnings
 
-from . import parser
+import numpy as np
+
+from . import limits, parser
 from .ast import parse_expression, parse_module
 from .compiler import compile_expression, compile_program
 from .errors import ProgramError, from_exception
@@ -48,21 +50,31 @@ class Session:
         """Run a whole program.  echo=True prints each expression statement's non-None value
         with repr, as Python's interactive mode does.  Returns the value of the last top-level
         expression statement (or None).  Raises ProgramError; a KeyboardInterrupt (Ctrl-C)
-        propagates after the session is restored."""
+        propagates after the session is restored.  The timeout (seconds) covers parsing too."""
         code_name = f"{filename}:{next(self._runs)}"
-        program = compile_program(parse_module(source), echo, code_name, source)
-        self._sources[code_name] = source.split("\n")
+        compiled = []
+
+        def compile_and_run():
+            program = compile_program(parse_module(source), echo, code_name, source)
+            self._sources[code_name] = source.split("\n")
+            compiled.append(program)
+            with limits.program_recursion():
+                exec(program.code, self.namespace)
+
         self._echo, self._values = echo, {}
         try:
-            self._execute(lambda: exec(program.code, self.namespace), timeout)
-            return self._note_outputs(program)
+            self._execute(compile_and_run, timeout)
+            return self._note_outputs(compiled[0])
         finally:
             self._values = {}
 
     def eval(self, text):
         """The value of one expression (a --at value, an --expect value)."""
-        code = compile_expression(parse_expression(text.strip()))
-        return self._execute(lambda: eval(code, self.namespace), None)
+        def compile_and_eval():
+            code = compile_expression(parse_expression(text.strip()))
+            with limits.program_recursion():
+                return eval(code, self.namespace)
+        return self._execute(compile_and_eval, None)
 
     def is_complete(self, source):
         """False when source ends where more input is expected (a REPL then reads on)."""
@@ -87,13 +99,16 @@ class Session:
         previous_location = AnomalyMode.location
         AnomalyMode.location = self._describe_location
         try:
-            with warnings.catch_warnings():
+            # NumPy's floating-point warnings (divide by zero, overflow, invalid value) never reach
+            # the user: PyTorch computes inf and nan silently
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("always", UserWarning)
                 warnings.showwarning = self._show_warning
                 with _alarm(timeout):
                     return action()
         except ProgramTimeout:
-            raise ProgramError("TimeoutError", f"program ran longer than {timeout:g} s") from None
+            raise ProgramError("TimeoutError", f"program ran longer than {timeout:g} s (raise "
+                               f"the limit with --timeout)") from None
         except ProgramError:
             raise
         except Exception as e:

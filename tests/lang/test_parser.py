@@ -40,7 +40,8 @@ def syntax_error(source):
     ("if x:\n        a\n    b", "IndentationError",
      "unindent does not match any outer indentation level", 3, 5),
     ("if = 3", "SyntaxError", "invalid syntax", 1, 4),
-    ("x = " + "(" * 201 + ")" * 201, "SyntaxError", "too many nested parentheses", 1, 205),
+    ("x = " + "(" * 201 + ")" * 201, "SyntaxError", "too many nested parentheses (the limit is "
+     "200; set GRADCLI_MAX_NESTING to raise it)", 1, 205),
 ])
 def test_syntax_error_names_the_problem_and_its_place(source, kind, message, line, column):
     error = syntax_error(source)
@@ -81,7 +82,8 @@ def test_complete_or_wrong_input_is_complete(source):
 
 def test_deep_nesting_is_an_error_not_a_crash(run):
     assert run.error("x = " + "-" * 5000 + "1").format() == [
-        "RecursionError: maximum recursion depth exceeded during compilation"]
+        "RecursionError: maximum recursion depth exceeded during compilation (the limit is 200 "
+        "levels of nesting; set GRADCLI_MAX_NESTING to raise it)"]
     assert run("x = " + "[" * 199 + "]" * 199) == ""
 
 
@@ -127,3 +129,42 @@ def test_an_unwritable_cache_dir_falls_back_to_memory(tmp_path):
     blocked.write_text("")
     assert _python("from gradcli.lang import parser\nprint(parser.cache_path('grammar'), "
                    "parser.parse('x = 2').data)", XDG_CACHE_HOME=str(blocked)) == "None module"
+
+
+POSITION_SOURCES = [
+    "(a + b) * 2\n", "x = ((1))\n", "f(x)[0].y\n", "if x:\n    (y)\nelif z:\n    w\nelse:\n    v\n",
+    "[(a) for a in (b) if a]\n", "def f(a, *, b=1, **k):\n    return (a)\n", "g = lambda: (x)\n",
+    "x = -(-(y))\n", 'f"{(x)!r:>{w}}"\n', "x[1:2, ::3]\n", "a, (b, c) = d\n", "del x[0], y\n",
+    "with torch.no_grad() as g:\n    x -= 0.1 * x.grad\n", "class A(B):\n    k = 1\n",
+    "import torch as T; from math import (pi, e)\n", "x = {1: 2, **d}\n", "assert x, 'm'\n",
+    "for i, j in zip(a, b):\n    break\nelse:\n    pass\n", "x = 1 if y else (2)\n",
+    "@staticmethod\ndef f():\n    return\n", "while not x or y and z:\n    continue\n",
+    "x = a < b <= c is not d\n", "print(*args, sep='', **kw)\n", "x = [\n    1,\n    2,\n]\n",
+]
+
+
+def test_positions_are_lark_s_though_computed_faster():
+    """Parse trees carry the positions lark's own PropagatePositions would give them."""
+    from lark import Lark, Tree
+    text = parser.grammar_path().read_text(encoding="utf-8")
+    reference = Lark(text, parser="lalr", postlex=parser.Indenter(), lexer="basic",
+                     start=["module", "expression"], propagate_positions=True,
+                     maybe_placeholders=True)
+
+    def positions(tree, out):
+        if isinstance(tree, Tree):
+            out.append((tree.data, sorted(vars(tree.meta).items())))
+            for child in tree.children:
+                positions(child, out)
+        return out
+
+    for source in POSITION_SOURCES:
+        assert positions(parser.parse(source), []) == positions(
+            reference.parse(source, start="module"), []), source
+
+
+def test_a_source_is_parsed_once_and_its_errors_every_time():
+    source = "y = (x * 2).sum()"
+    assert parser.parse(source) is parser.parse(source)
+    first, second = syntax_error("y = = 1"), syntax_error("y = = 1")
+    assert first is not second and first.headline() == second.headline()

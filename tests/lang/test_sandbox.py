@@ -10,6 +10,14 @@ import pytest
 from gradcli.lang.console import run_piped
 from gradcli.lang.errors import ProgramError
 
+INT_TOO_LARGE = ("OverflowError: integer too large (the limit is 1,000,000 bits; set "
+                 "GRADCLI_MAX_INT_BITS to raise it)")
+SEQUENCE_TOO_LONG = ("MemoryError: sequence too long (the limit is 10,000,000 items; set "
+                     "GRADCLI_MAX_ITEMS to raise it)")
+WIDTH_TOO_LARGE = ("ValueError: format width or precision too large (the limit is 1,000,000; "
+                   "set GRADCLI_MAX_WIDTH to raise it)")
+DTYPE_TOO_LARGE = ("MemoryError: dtype 'U100000000' is too large (the limit is 64 bytes per "
+                   "element; set GRADCLI_MAX_ITEMSIZE to raise it)")
 SETUP = "import torch\nimport numpy as np\nx = torch.tensor([1., 2.])\na = np.array([1., 2.])\n"
 
 ESCAPES = {
@@ -91,39 +99,30 @@ ESCAPES = {
                           "AttributeError: cannot set attribute 'tensor' of module in gradcli "
                           "programs"),
     "huge power": ("2 ** 10 ** 10",
-                   "OverflowError: integer too large (the limit is 1,000,000 bits)"),
-    "huge pow()": ("pow(10, 10 ** 9)",
-                   "OverflowError: integer too large (the limit is 1,000,000 bits)"),
-    "huge repetition": ("[0] * 10 ** 12",
-                        "MemoryError: sequence too long (the limit is 10,000,000 items)"),
-    "huge string": ("'ab' * 10 ** 10",
-                    "MemoryError: sequence too long (the limit is 10,000,000 items)"),
-    "huge range": ("list(range(10 ** 12))",
-                   "MemoryError: sequence too long (the limit is 10,000,000 items)"),
+                   INT_TOO_LARGE),
+    "huge pow()": ("pow(10, 10 ** 9)", INT_TOO_LARGE),
+    "huge repetition": ("[0] * 10 ** 12", SEQUENCE_TOO_LONG),
+    "huge string": ("'ab' * 10 ** 10", SEQUENCE_TOO_LONG),
+    "huge range": ("list(range(10 ** 12))", SEQUENCE_TOO_LONG),
     "huge factorial": ("import math\nmath.factorial(10 ** 7)",
-                       "OverflowError: integer too large (the limit is 1,000,000 bits)"),
-    "huge format width": ("f'{1:>10000000000}'",
-                          "ValueError: format width or precision too large (the limit is "
-                          "1,000,000)"),
-    "huge padding": ("'x'.ljust(10 ** 10)",
-                     "ValueError: format width or precision too large (the limit is "
-                     "1,000,000)"),
+                       "OverflowError: factorial() argument too large (the limit is 100,000; "
+                       "set GRADCLI_MAX_INT_ARGUMENT to raise it)"),
+    "huge format width": ("f'{1:>10000000000}'", WIDTH_TOO_LARGE),
+    "huge padding": ("'x'.ljust(10 ** 10)", WIDTH_TOO_LARGE),
     "huge numpy array": ("np.zeros((10 ** 6, 10 ** 6))",
                          "MemoryError: array of 1000000000000 elements exceeds the limit of "
-                         "100000000 elements"),
+                         "100000000 elements (set GRADCLI_MAX_ELEMENTS to raise it)"),
     "huge numpy broadcast": ("np.ones((10 ** 5, 1)) + np.ones(10 ** 5)",
                              "MemoryError: array of 10000000000 elements exceeds the limit of "
-                             "100000000 elements"),
-    "huge numpy dtype": ("np.ones(10, dtype='U100000000')",
-                         "MemoryError: dtype 'U100000000' is too large (the limit is 64 bytes "
-                         "per element)"),
-    "huge astype": ("a.astype('U100000000')",
-                    "MemoryError: dtype 'U100000000' is too large (the limit is 64 bytes per "
-                    "element)"),
+                             "100000000 elements (set GRADCLI_MAX_ELEMENTS to raise it)"),
+    "huge numpy dtype": ("np.ones(10, dtype='U100000000')", DTYPE_TOO_LARGE),
+    "huge astype": ("a.astype('U100000000')", DTYPE_TOO_LARGE),
     "deep recursion": ("def r(n):\n    return r(n + 1)\nr(0)",
-                       "RecursionError: maximum recursion depth exceeded"),
+                       "RecursionError: maximum recursion depth exceeded (the limit is 1,000 "
+                       "calls; set GRADCLI_MAX_RECURSION to raise it)"),
     "deeply nested parentheses": ("x = " + "(" * 1000 + ")" * 1000,
-                                  "SyntaxError: too many nested parentheses (line 1, column 205)"),
+                                  "SyntaxError: too many nested parentheses (the limit is 200; "
+                                  "set GRADCLI_MAX_NESTING to raise it) (line 1, column 205)"),
 }
 
 
@@ -142,7 +141,8 @@ def test_escape_is_a_one_line_error(source, expected):
 
 def test_endless_loop_stops_at_the_timeout(run):
     error = run.error("while True:\n    pass", timeout=0.2)
-    assert error.format() == ["TimeoutError: program ran longer than 0.2 s"]
+    assert error.format() == ["TimeoutError: program ran longer than 0.2 s (raise the limit "
+                              "with --timeout)"]
 
 
 def test_ctrl_c_stops_a_program_and_keeps_the_session(run):
