@@ -1,9 +1,8 @@
-"""The AST of gradcli programs: small dataclasses named like Python's `ast` nodes, built from the
+"""The AST of gradcli programs: small classes named like Python's `ast` nodes, built from the
 lark parse tree by `Builder` (one method per grammar alias).  Syntax rules that the grammar
 leaves open (assignment targets, argument order, f-string fields) are checked here."""
 
 import ast as python_ast
-from dataclasses import dataclass, field, fields
 from typing import Any, Optional
 
 from lark import Token, Tree
@@ -13,70 +12,102 @@ from .errors import ProgramError, too_deep
 from .limits import compile_recursion
 
 
-@dataclass
 class Node:
-    line: int = field(default=0, kw_only=True)
-    col: int = field(default=0, kw_only=True)
+    """Base of the AST nodes: each subclass lists its fields as annotations (with defaults as
+    class attributes); `line` and `col` are keyword-only.  Plain classes with __slots__, not
+    dataclasses: making 45 dataclasses costs tens of milliseconds at every start."""
+
+    __slots__ = ("line", "col")
+    _fields = ()
+    _defaults = {}
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        own = tuple(cls.__dict__.get("__annotations__", {}))
+        cls._fields = tuple(getattr(cls.__mro__[1], "_fields", ())) + own
+        cls._defaults = {**getattr(cls.__mro__[1], "_defaults", {}),
+                         **{f: cls.__dict__[f] for f in own if f in cls.__dict__}}
+        for f in own:  # the defaults live in _defaults; the slots hold the values
+            if f in cls.__dict__:
+                delattr(cls, f)
+
+    def __init__(self, *args, line=0, col=0, **kwargs):
+        fields = self._fields
+        if len(args) > len(fields):
+            raise TypeError(f"{type(self).__name__} takes {len(fields)} fields")
+        for name, value in zip(fields, args):
+            setattr(self, name, value)
+        for name in fields[len(args):]:
+            if name in kwargs:
+                setattr(self, name, kwargs.pop(name))
+            elif name in self._defaults:
+                setattr(self, name, self._defaults[name])
+            else:
+                raise TypeError(f"{type(self).__name__} missing field {name!r}")
+        if kwargs:
+            raise TypeError(f"{type(self).__name__} has no field {next(iter(kwargs))!r}")
+        self.line, self.col = line, col
+
+    def _values(self):
+        return tuple(getattr(self, f) for f in self._fields) + (self.line, self.col)
+
+    def __eq__(self, other):
+        return type(other) is type(self) and self._values() == other._values()
+
+    __hash__ = None
+
+    def __repr__(self):
+        inner = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
+        return f"{type(self).__name__}({inner}, line={self.line}, col={self.col})"
 
 
 # ---------------------------------------------------------------------- expressions
 
-@dataclass
 class Name(Node):
     id: str
 
 
-@dataclass
 class Constant(Node):
     value: Any
 
 
-@dataclass
 class FormattedValue(Node):
     value: Node
     conversion: Optional[str]          # "r", "s", "a" or None
     spec: Optional["JoinedStr"]
 
 
-@dataclass
 class JoinedStr(Node):
     values: list                       # Constant(str) and FormattedValue
 
 
-@dataclass
 class Tuple(Node):
     elts: list
 
 
-@dataclass
 class List(Node):
     elts: list
 
 
-@dataclass
 class Set(Node):
     elts: list
 
 
-@dataclass
 class Dict(Node):
     keys: list                         # None for a `**mapping` entry
     values: list
 
 
-@dataclass
 class Starred(Node):
     value: Node
 
 
-@dataclass
 class CompFor(Node):
     target: Node
     iter: Node
     ifs: list
 
 
-@dataclass
 class Comprehension(Node):
     kind: str                          # "list", "set", "generator" or "dict"
     elt: Node                          # the element (the key of a dict comprehension)
@@ -84,72 +115,61 @@ class Comprehension(Node):
     value: Optional[Node] = None       # the value of a dict comprehension
 
 
-@dataclass
 class Attribute(Node):
     value: Node
     attr: str
 
 
-@dataclass
 class Subscript(Node):
     value: Node
     index: Node
 
 
-@dataclass
 class Slice(Node):
     lower: Optional[Node]
     upper: Optional[Node]
     step: Optional[Node]
 
 
-@dataclass
 class Keyword(Node):
     arg: Optional[str]                 # None for `**mapping`
     value: Node
 
 
-@dataclass
 class Call(Node):
     func: Node
     args: list
     keywords: list
 
 
-@dataclass
 class BinOp(Node):
     left: Node
     op: str                            # Python's symbol; `^` is read as `**`
     right: Node
 
 
-@dataclass
 class UnaryOp(Node):
     op: str                            # "+", "-", "~" or "not"
     operand: Node
 
 
-@dataclass
 class BoolOp(Node):
     op: str                            # "and" or "or"
     values: list
 
 
-@dataclass
 class Compare(Node):
     left: Node
     ops: list
     comparators: list
 
 
-@dataclass
 class IfExp(Node):
     test: Node
     body: Node
     orelse: Node
 
 
-@dataclass
 class Param(Node):
     name: str
     kind: str                          # "positional", "keyword_only", "star" or "double_star"
@@ -157,7 +177,6 @@ class Param(Node):
     annotation: Optional[Node] = None
 
 
-@dataclass
 class Lambda(Node):
     params: list
     body: Node
@@ -165,93 +184,77 @@ class Lambda(Node):
 
 # ---------------------------------------------------------------------- statements
 
-@dataclass
 class Module(Node):
     body: list
 
 
-@dataclass
 class Expr(Node):
     value: Node
     text: str                          # its source text (names the value for `gradcli eval`)
 
 
-@dataclass
 class Assign(Node):
     targets: list
     value: Node
 
 
-@dataclass
 class AugAssign(Node):
     target: Node
     op: str
     value: Node
 
 
-@dataclass
 class Delete(Node):
     targets: list
 
 
-@dataclass
 class Pass(Node):
     pass
 
 
-@dataclass
 class Break(Node):
     pass
 
 
-@dataclass
 class Continue(Node):
     pass
 
 
-@dataclass
 class Return(Node):
     value: Optional[Node]
 
 
-@dataclass
 class Assert(Node):
     test: Node
     msg: Optional[Node]
 
 
-@dataclass
 class Alias(Node):
     name: str                          # dotted module name, or a name imported from a module
     asname: Optional[str]
 
 
-@dataclass
 class Import(Node):
     names: list
 
 
-@dataclass
 class ImportFrom(Node):
     module: str
     names: list                        # Alias list; empty for `from m import *`
 
 
-@dataclass
 class If(Node):
     test: Node
     body: list
     orelse: list
 
 
-@dataclass
 class While(Node):
     test: Node
     body: list
     orelse: list
 
 
-@dataclass
 class For(Node):
     target: Node
     iter: Node
@@ -259,19 +262,16 @@ class For(Node):
     orelse: list
 
 
-@dataclass
 class WithItem(Node):
     context: Node
     target: Optional[Node]
 
 
-@dataclass
 class With(Node):
     items: list
     body: list
 
 
-@dataclass
 class FunctionDef(Node):
     name: str
     params: list
@@ -280,7 +280,6 @@ class FunctionDef(Node):
     returns: Optional[Node]
 
 
-@dataclass
 class ClassDef(Node):
     name: str
     bases: list
@@ -760,8 +759,8 @@ def _relocate(node, line, col):
             _relocate(n, line, col)
     elif isinstance(node, Node):
         node.line, node.col = line, col
-        for f in fields(node):
-            _relocate(getattr(node, f.name), line, col)
+        for name in node._fields:
+            _relocate(getattr(node, name), line, col)
 
 
 class FString:
