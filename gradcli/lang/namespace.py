@@ -34,6 +34,24 @@ class Facade:
         return f"<module '{self._name}'>"
 
 
+class LazyFacade(Facade):
+    """A facade whose members are made on first use (numpy.random: importing it costs
+    milliseconds at every start, for the programs that never use it)."""
+
+    __slots__ = ("_load", "_loaded")
+
+    def __init__(self, name, load):
+        self._name = name
+        self._load = load
+        self._loaded = None
+
+    @property
+    def _members(self):
+        if self._loaded is None:
+            self._loaded = self._load()
+        return self._loaded
+
+
 # ---------------------------------------------------------------------- torch
 
 def _engine_facade(module, name):
@@ -147,14 +165,18 @@ def _broadcasting(fn):
     return call
 
 
+def _numpy_random_members():
+    random = {name: getattr(np.random, name) for name in NUMPY_RANDOM}
+    random.update({name: _sized(random[name], size) for name, size in RANDOM_SIZES.items()})
+    return random
+
+
 def _numpy_facade():
     members = {name: getattr(np, name) for name in NUMPY_VALUES}
     members.update({name: _broadcasting(getattr(np, name)) for name in NUMPY_ARRAY_FUNCTIONS})
     members.update({name: _sized(getattr(np, name), size)
                     for name, size in CONSTRUCTOR_SIZES.items()})
-    random = {name: getattr(np.random, name) for name in NUMPY_RANDOM}
-    random.update({name: _sized(random[name], size) for name, size in RANDOM_SIZES.items()})
-    members["random"] = Facade("numpy.random", random)
+    members["random"] = LazyFacade("numpy.random", _numpy_random_members)
     members["linalg"] = Facade("numpy.linalg", {n: getattr(np.linalg, n) for n in NUMPY_LINALG})
     return Facade("numpy", members)
 
