@@ -76,7 +76,7 @@ ZERO_DIM_ITER = "iteration over a 0-d tensor"
 LEN_ZERO_DIM = "len() of a 0-d tensor"
 ELEMENT_LIMIT = (
     "tensor of {numel} elements exceeds the limit of {limit} elements "
-    "(raise it with --max-elements or gradcli.set_element_limit)"
+    "(raise it with GRADCLI_MAX_ELEMENTS or gradcli.set_element_limit)"
 )
 T_DEPRECATED = (
     "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..engine.tensor import Tensor
+from ..engine.tensor import Tensor, check_numel
 from .registry import OPS, Composed, Op, Overload, Sample, alias, elementwise_samples, register
 
 BINARY = elementwise_samples(unary=False)
@@ -29,9 +29,21 @@ def broadcast_error(*shapes):
     return None
 
 
+def check_broadcast(*arrays):
+    """Refuse a broadcast result past the element limit before NumPy allocates it."""
+    shapes = [a.shape for a in arrays if isinstance(a, np.ndarray)]
+    if len(shapes) > 1 and any(s != shapes[0] for s in shapes):
+        try:
+            shape = np.broadcast_shapes(*shapes)
+        except ValueError:
+            return  # the op reports shapes that do not broadcast
+        check_numel(shape)
+
+
 def broadcasting(fn):
     """Wrap a NumPy forward so that operands that do not broadcast raise PyTorch's error."""
     def forward(*args):
+        check_broadcast(*args)
         try:
             return fn(*args)
         except ValueError:

@@ -724,6 +724,8 @@ def _specialised_apply(op):
                 db = b._data
                 if db.dtype is not npd:
                     return general((a, b), attrs)
+                if db.shape != da.shape:  # a broadcast: within the element limit?
+                    return general((a, b), attrs)
                 need_grad = a.requires_grad_flag or b.requires_grad_flag
                 dual = a._fw is not None or b._fw is not None
             elif tb is float or tb is int:

@@ -101,8 +101,6 @@ def test_runaway_input_meets_a_limit_that_names_its_setting(session, source, kin
     assert session.run("1 + 1") == 2
 
 
-@pytest.mark.xfail(strict=True, reason="engine: broadcasting binary ops do not check the "
-                                       "element limit (NumPy's own MemoryError comes instead)")
 def test_tensor_broadcast_meets_the_element_limit(session):
     error = error_of(session, "torch.ones(10 ** 5, 1) + torch.ones(10 ** 5)")
     assert "set_element_limit" in error.message
