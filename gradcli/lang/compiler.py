@@ -96,7 +96,8 @@ class Lowering:
         return py_node
 
     def name(self, name, node):
-        if name.startswith("_"):
+        # `_` alone is the throwaway name of tutorials (`for _ in range(3)`); it reaches nothing
+        if name.startswith("_") and name != "_":
             raise ProgramError("NameError", f"names starting with '_' are not allowed: '{name}'",
                                node.line or None, node.col or None)
         return name

@@ -182,3 +182,15 @@ def test_errors_are_program_errors_with_a_position(run):
     assert isinstance(error, ProgramError)
     assert (error.type_name, error.message, error.line) == ("NameError",
                                                             "name 'undefined' is not defined", 3)
+
+
+def test_the_throwaway_name_underscore_is_allowed_and_reaches_nothing():
+    import io
+
+    from gradcli.lang.console import run_piped
+    out = io.StringIO()
+    source = ("for _ in range(2):\n    print(_)\n\n_ = 5\n_ + 1\n_.__class__\n_x = 1\n")
+    assert run_piped(io.StringIO(source), out) == 0
+    assert out.getvalue().splitlines() == [
+        "0", "1", "6", "AttributeError: attributes starting with '_' are not allowed: '__class__'",
+        "NameError: names starting with '_' are not allowed: '_x'"]
