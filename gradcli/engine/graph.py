@@ -73,7 +73,7 @@ class Node:
     # PyTorch's tuple of pairs on demand.  Rarely set attributes live in the instance dict, with
     # these class-level defaults.
     __slots__ = ("_next_fns", "_next_nrs", "_seq", "__dict__", "__weakref__")
-    _pre_hooks = _hooks = _tensor_hooks = _retains = _anomaly = metadata = None
+    _pre_hooks = _hooks = _tensor_hooks = _retains = _anomaly = _metadata = None
     _hooked = False  # set once any hook or retained gradient is attached: the engine's slow path
     num_outputs = 1
 
@@ -88,6 +88,13 @@ class Node:
     @next_functions.setter
     def next_functions(self, edges):
         self._next_fns, self._next_nrs = _split_edges(edges)
+
+    @property
+    def metadata(self):
+        """A dict for the user's own notes about the node (PyTorch's `grad_fn.metadata`)."""
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
 
     def name(self):
         return type(self).__name__

@@ -132,8 +132,10 @@ def fresh_interpreter():
     from ..engine.printing import get_printoptions, set_printoptions
     saved = (dtypes.get_default_dtype(), GradMode.enabled, AnomalyMode.enabled,
              AnomalyMode.check_nan, get_printoptions())
+    from ..engine.tensor import Tensor
     dtypes.set_default_dtype(dtypes.float32)
     GradMode.enabled, AnomalyMode.enabled, AnomalyMode.check_nan = True, False, True
+    Tensor._warned_scalar = False  # PyTorch's once-per-process warnings warn again
     set_printoptions(profile="default")
     try:
         yield

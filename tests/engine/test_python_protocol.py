@@ -81,3 +81,11 @@ def test_float_of_a_tensor_that_requires_grad_warns_once():
     assert [str(w.message).splitlines()[0] for w in caught] == [
         "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
         "behavior."]
+
+
+def test_grad_fn_metadata_is_a_dict_of_the_node():
+    x = gradcli.tensor(1., requires_grad=True)
+    y = x * 2
+    assert y.grad_fn.metadata == {}
+    y.grad_fn.metadata["note"] = 1
+    assert y.grad_fn.metadata == {"note": 1}
