@@ -134,7 +134,22 @@ def _public_attributes(obj):
     names = getattr(obj, "__all__", None)
     if names is None:
         names = [n for n in dir(obj) if not n.startswith("_")]
-    return sorted(n for n in names if IDENT.match(n) and not n.startswith("_"))
+    return sorted(n for n in names if IDENT.match(n) and not n.startswith("_")
+                  and _reachable(obj, n))
+
+
+def _reachable(obj, name):
+    """Whether a program may read obj.name (the sandbox hides op and node internals)."""
+    import warnings
+
+    from ..lang.sandbox import guarded_getattr
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            guarded_getattr(obj, name)
+    except Exception:  # noqa: BLE001  (whatever refuses the read, the name is not offered)
+        return False
+    return True
 
 
 def _attribute_meta(obj, name):

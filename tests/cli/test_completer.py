@@ -125,3 +125,16 @@ def test_descriptions_say_what_a_name_is(names):
     assert loss.meta == "tensor [] float32"
     (tanh,) = [c for c in complete("tan", None, names, COMMANDS) if c.text == "tanh"]
     assert tanh.meta == (gradcli.ops.OPS["tanh"].doc or "")[:60]
+
+
+def test_attributes_the_sandbox_refuses_are_not_offered():
+    import io
+
+    from gradcli.cli.completer import complete
+    from gradcli.lang.session import Session
+    session = Session(out=io.StringIO())
+    session.run("import torch\nx = torch.tensor([1.], requires_grad=True)\ny = x * 2\n")
+    found = [c.text for c in complete("y.grad_fn.", None, session.namespace, [])]
+    assert "next_functions" in found and "register_hook" in found
+    assert not {"op", "apply", "saved_values", "release"} & set(found)
+    assert [c.text for c in complete("torch.exp.", None, session.namespace, [])] == []
