@@ -90,6 +90,8 @@ def error_info(exc, source=""):
     if message is None:
         message = str(exc.args[0]) if exc.args else ""
     message = str(message).split("\n")[0]
+    if kind == "MemoryError" and not message:
+        message = "out of memory (raise the process limit with GRADCLI_MAX_MEMORY)"
     line = getattr(exc, "line", None)
     column = getattr(exc, "column", None)
     source_line = getattr(exc, "source_line", None)
@@ -100,19 +102,43 @@ def error_info(exc, source=""):
     return ErrorInfo(kind, message, line, column, source_line)
 
 
+WATCHDOG_GRACE = 1.0  # seconds after --timeout before a stuck C call ends the process
+
+
 class Command:
     """Context for one command run: the renderer, and error handling that turns any failure
     into `Type: message` with exit code 2 (never a traceback)."""
 
-    def __init__(self, json_output=False, no_color=False, quiet=False):
+    def __init__(self, json_output=False, no_color=False, quiet=False, timeout=None):
         self.renderer = Renderer(choose_mode(json_output, no_color), quiet=quiet)
         self.source = ""
         self.namespace = {}
+        self.timeout = timeout
+        self._watchdog = None
 
     def __enter__(self):
+        if self.timeout:
+            # --timeout stops Python code at once (SIGALRM); a single C call that ignores the
+            # signal (a huge matmul in BLAS) is ended a second later by this watchdog
+            import threading
+            self._watchdog = threading.Timer(self.timeout + WATCHDOG_GRACE, self._expire)
+            self._watchdog.daemon = True
+            self._watchdog.start()
         return self
 
+    def _expire(self):
+        self.renderer.error(ErrorInfo("TimeoutError", f"program ran longer than "
+                                      f"{self.timeout:g} s (raise the limit with --timeout)"))
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(Exit.ERROR)
+
     def __exit__(self, kind, exc, tb):
+        if self._watchdog is not None:
+            self._watchdog.cancel()
         if exc is None or isinstance(exc, (typer.Exit, SystemExit)):
             return False
         if isinstance(exc, KeyboardInterrupt):
@@ -158,7 +184,7 @@ def eval_command(program: Program, at: At = None, of: Of = None, grad: Grad = No
     Example: gradcli eval "z = (2*x)**3" --at x=3
     """
     from ..analysis.evaluate import evaluate
-    with Command(json_output, no_color, quiet) as cmd:
+    with Command(json_output, no_color, quiet, timeout) as cmd:
         cmd.source = read_program(program)
         ev = evaluate(cmd.source, _bindings(at), of or (), grad, order, _dtype(dtype),
                       out=_program_output(cmd), record=True, timeout=timeout)
@@ -177,7 +203,7 @@ def run_command(file: Annotated[str, typer.Argument(help="Program file, - for st
                 timeout: Timeout = None):
     """Run a program file like a script (no echo); stop at the first error with exit code 2."""
     from ..analysis.evaluate import new_session
-    with Command(json_output, no_color) as cmd:
+    with Command(json_output, no_color, timeout=timeout) as cmd:
         cmd.source = read_program(file if file == "-" else "@" + file)
         session = new_session(_dtype(dtype), out=_program_output(cmd))
         cmd.namespace = session.namespace
@@ -220,7 +246,7 @@ def jacobian_command(program: Program, at: At = None, of: Of = None,
     """The Jacobian of each output with respect to each --at input."""
     from ..analysis.matrices import jacobian_blocks
     from ..analysis.evaluate import UsageError
-    with Command(json_output, no_color) as cmd:
+    with Command(json_output, no_color, timeout=timeout) as cmd:
         if mode not in ("reverse", "forward"):
             raise UsageError(f"--mode must be reverse or forward, not {mode!r}")
         cmd.source = read_program(program)
@@ -235,7 +261,7 @@ def hessian_command(program: Program, at: At = None, of: Of = None, dtype: Dtype
                     timeout: Timeout = None):
     """The Hessian of a scalar output with respect to the --at inputs."""
     from ..analysis.matrices import hessian_blocks
-    with Command(json_output, no_color) as cmd:
+    with Command(json_output, no_color, timeout=timeout) as cmd:
         cmd.source = read_program(program)
         outputs, blocks = hessian_blocks(cmd.source, _bindings(at), of or (), _dtype(dtype),
                                          timeout)
@@ -255,7 +281,7 @@ def graph_command(program: Program, at: At = None, of: Of = None, grad: Grad = N
     from ..analysis.evaluate import UsageError, evaluate
     from ..analysis.explain import Namer
     from ..render.graph import FORMATS, GraphView, draw_ascii
-    with Command(False, no_color) as cmd:
+    with Command(False, no_color, timeout=timeout) as cmd:
         if fmt not in FORMATS:
             raise UsageError(f"--format must be ascii, dot or mermaid, not {fmt!r}")
         cmd.source = read_program(program)
@@ -277,7 +303,7 @@ def explain_command(program: Program, at: At = None, of: Of = None, grad: Grad =
     from ..analysis.evaluate import evaluate
     from ..analysis.explain import explain_steps
     from ..render.explain import render_explanation
-    with Command(False, no_color) as cmd:
+    with Command(False, no_color, timeout=timeout) as cmd:
         cmd.source = read_program(program)
         ev = evaluate(cmd.source, _bindings(at), of or (), grad, 1, _dtype(dtype),
                       out=sys.stderr, record=True, timeout=timeout)
@@ -299,7 +325,7 @@ def check_command(program: Program, at: At = None, of: Of = None, grad: Grad = N
                   no_color: NoColor = False, timeout: Timeout = None):
     """Check derivatives for scripts: exit 0 when every expectation holds, 1 otherwise."""
     from ..analysis.checks import run_checks
-    with Command(json_output, no_color, quiet) as cmd:
+    with Command(json_output, no_color, quiet, timeout) as cmd:
         cmd.source = read_program(program)
         passed, checks = run_checks(cmd.source, _bindings(at), of or (), grad, expect or [],
                                     rtol, atol, gradcheck, _dtype(dtype), timeout,
@@ -318,7 +344,7 @@ def plot_command(program: Program, at: At = None, of: Of = None,
     """Plot the output and its derivative over a range: --at x=-3:3 (or -3:3:N points)."""
     from ..analysis.plot import sample_curve
     from ..render.plot import render_plot
-    with Command(json_output, no_color) as cmd:
+    with Command(json_output, no_color, timeout=timeout) as cmd:
         cmd.source = read_program(program)
         curve = sample_curve(cmd.source, at or [], of or (), points, _dtype(dtype), timeout)
         if cmd.renderer.mode == "json":

@@ -98,3 +98,37 @@ def test_corrupt_grammar_cache_is_rebuilt(tmp_path):
     second = subprocess.run(_cmd("eval", "y = x * 2", "--at", "x=1"), capture_output=True,
                             text=True, env=env, timeout=60)
     assert (second.returncode, second.stdout, second.stderr) == (0, first.stdout, "")
+
+
+def test_timeout_ends_a_c_call_that_ignores_the_alarm():
+    """A single C call (a huge matmul in BLAS) does not return to Python for the alarm: the
+    command's watchdog ends the process a second after --timeout, with the same one line."""
+    code = (
+        "import signal, sys, time\n"
+        "from gradcli.cli.app import Command\n"
+        "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})\n"
+        "with Command(timeout=0.2):\n"
+        "    time.sleep(30)\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(),
+                       timeout=60)
+    assert p.returncode == 2
+    assert p.stderr == ("TimeoutError: program ran longer than 0.2 s (raise the limit with "
+                        "--timeout)\n")
+
+
+DOUBLING = "x = [0] * 10**6\nfor i in range(40):\n    x.extend(x)\n"
+
+
+def test_memory_backstop_turns_unbounded_growth_into_one_line():
+    p = subprocess.run(_cmd("eval", "-"), input=DOUBLING, capture_output=True, text=True,
+                       env=_env(GRADCLI_MAX_MEMORY="1G"), timeout=120)
+    assert p.returncode == 2
+    assert p.stderr == ("MemoryError: out of memory (raise the process limit with "
+                        "GRADCLI_MAX_MEMORY)\n")
+
+
+def test_piped_repl_survives_running_out_of_memory():
+    p = subprocess.run(_cmd("repl"), input=DOUBLING + "\n1 + 1\n", capture_output=True,
+                       text=True, env=_env(GRADCLI_MAX_MEMORY="1G"), timeout=120)
+    assert p.returncode == 0
+    assert p.stdout.splitlines() == ["MemoryError", "2"]
