@@ -137,7 +137,8 @@ register(Op(
     samples=[Sample((2, 2, 3), (2, 3, 4))]))
 
 
-def _dot(a, b):
+def check_vectors(name, a, b):
+    """PyTorch's checks of dot and vdot: two 1-D arrays of one length and one dtype."""
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a.shape[0] != b.shape[0]:
@@ -146,8 +147,12 @@ def _dot(a, b):
             f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
             "respectively")
     if a.dtype != b.dtype:
-        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+        raise RuntimeError(f"{name} : expected both vectors to have same dtype, but found "
                            f"{_short(a)} and {_short(b)}")
+
+
+def _dot(a, b):
+    check_vectors("dot", a, b)
     if _float(a) and a.shape[0] <= 2:
         return _sequential_product(a[None], b[:, None])[0, 0]
     return np.dot(a, b)

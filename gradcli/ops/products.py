@@ -8,7 +8,7 @@ import numpy as np
 from ..engine import dtypes
 from ..engine.tensor import Tensor
 from .extra import TensorsOnly
-from .linalg import _vector_norm, _vector_norm_vjp
+from .linalg import _vector_norm, _vector_norm_vjp, check_vectors
 from .registry import OPS, Composed, Op, Plain, Sample, register, wrap_dim
 
 
@@ -496,16 +496,7 @@ register(Composed(
 # ------------------------------------------------------------------ vdot, dist
 
 def _vdot(a, b):
-    if a.ndim != 1 or b.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
-    if a.shape[0] != b.shape[0]:
-        raise RuntimeError(
-            f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
-            f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
-            "respectively")
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"vdot : expected both vectors to have same dtype, but found "
-                           f"{_short(a)} and {_short(b)}")
+    check_vectors("vdot", a, b)
     return np.vdot(a, b)
 
 
