@@ -17,6 +17,7 @@ from ..engine.tensor import Tensor
 from ..ops import OPS, _inplace
 from ..ops.elementwise import ELU_, LEAKY_RELU_
 from ..ops.activations import CELU_, SELU_, THRESHOLD_
+from ..ops.reductions import _float_sum
 from ..ops.registry import Op, Sample, register
 
 __all__ = ["relu", "leaky_relu", "elu", "gelu", "softplus", "silu", "sigmoid", "tanh", "softmax",
@@ -185,10 +186,16 @@ def _check_reduction(reduction, size_average=None, reduce=None):
 
 
 def _reduce(values, reduction):
+    """A loss's reduction: PyTorch sums (and means) in its own order, so `.item()` of a loss
+    prints PyTorch's digits."""
     if reduction == "none":
         return values
-    total = np.sum(values)
-    return np.asarray(total / values.size if reduction == "mean" else total, dtype=values.dtype)
+    total = _float_sum(values, None, False)
+    if total is None:
+        total = np.sum(values)
+    if reduction == "mean":
+        total = total / values.dtype.type(values.size) if values.size else np.sum(values) / 0
+    return np.asarray(total, dtype=values.dtype)
 
 
 def _scaled(g, reduction, n):

@@ -1,0 +1,177 @@
+"""Snippets of PyTorch's autograd tutorials (the gentle introduction, the autograd basics and
+mechanics pages, higher-order derivatives, a custom Function, a small training loop), replayed
+through the piped REPL against what real PyTorch prints for them."""
+
+import pytest
+
+from gradcli.lang.transcript import compare, replay
+
+from sessions import torch_transcript
+
+pytest.importorskip("torch")
+
+COMPOUND = ("def ", "class ", "for ", "with ", "while ", "@", "if ")
+
+
+def statements(snippet):
+    """The snippet cut into interactive statements (a compound one ends with a blank line)."""
+    out, current = [], []
+    for line in snippet.splitlines():
+        if not line.strip():
+            continue  # a blank line between statements
+        if current and (line.startswith((" ", "\t")) or current[-1].startswith("@")):
+            current.append(line)
+            continue
+        if current:
+            out.append(current + ([""] if current[0].startswith(COMPOUND) else []))
+        current = [line]
+    if current:
+        out.append(current + ([""] if current[0].startswith(COMPOUND) else []))
+    return out
+
+
+SNIPPETS = [
+"""import torch
+a = torch.tensor([2., 3.], requires_grad=True)
+b = torch.tensor([6., 4.], requires_grad=True)
+Q = 3*a**3 - b**2
+external_grad = torch.tensor([1., 1.])
+Q.backward(gradient=external_grad)
+print(9*a**2 == a.grad)
+print(-2*b == b.grad)
+torch.manual_seed(2)
+x = torch.rand(5, 5)
+y = torch.rand(5, 5)
+z = torch.rand((5, 5), requires_grad=True)
+a = x + y
+print(f"Does `a` require gradients?: {a.requires_grad}")
+b = x + z
+print(f"Does `b` require gradients?: {b.requires_grad}")""",
+"""import torch
+torch.manual_seed(1)
+x = torch.ones(5)
+y = torch.zeros(3)
+w = torch.randn(5, 3, requires_grad=True)
+b = torch.randn(3, requires_grad=True)
+z = torch.matmul(x, w)+b
+loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)
+print(f"Gradient function for z = {z.grad_fn}")
+print(f"Gradient function for loss = {loss.grad_fn}")
+loss.backward()
+print(w.grad)
+print(b.grad)
+z = torch.matmul(x, w)+b
+print(z.requires_grad)
+with torch.no_grad():
+    z = torch.matmul(x, w)+b
+print(z.requires_grad)
+z = torch.matmul(x, w)+b
+z_det = z.detach()
+print(z_det.requires_grad)
+inp = torch.eye(4, 5, requires_grad=True)
+out = (inp+1).pow(2).t()
+out.backward(torch.ones_like(out), retain_graph=True)
+print(f"First call\\n{inp.grad}")
+out.backward(torch.ones_like(out), retain_graph=True)
+print(f"\\nSecond call\\n{inp.grad}")
+inp.grad.zero_()
+out.backward(torch.ones_like(out), retain_graph=True)
+print(f"\\nCall after zeroing gradients\\n{inp.grad}")""",
+"""import torch
+torch.manual_seed(0)
+x = torch.randn(3, requires_grad=True)
+y = x * 2
+while y.data.norm() < 1000:
+    y = y * 2
+print(y)
+v = torch.tensor([0.1, 1.0, 0.0001], dtype=torch.float)
+y.backward(v)
+print(x.grad)
+print(x.requires_grad)
+print((x ** 2).requires_grad)
+with torch.no_grad():
+    print((x ** 2).requires_grad)
+print(x.requires_grad)
+y = x.detach()
+print(y.requires_grad)
+print(x.eq(y).all())""",
+"""import torch
+a = torch.tensor([1., 2., 3.], requires_grad=True)
+out = a.sigmoid()
+c = out.data
+c.zero_()
+print(out)
+out.sum().backward()
+print(a.grad)
+a = torch.tensor([1., 2., 3.], requires_grad=True)
+out = a.sigmoid()
+c = out.detach()
+c.zero_()
+print(out)
+out.sum().backward()""",
+"""import torch
+x = torch.tensor(1.0, requires_grad=True)
+y = x ** 3
+dy, = torch.autograd.grad(y, x, create_graph=True)
+print(dy)
+d2y, = torch.autograd.grad(dy, x, create_graph=True)
+print(d2y)
+d3y, = torch.autograd.grad(d2y, x)
+print(d3y)
+def f(x):
+    return x.exp().sum()
+print(torch.autograd.functional.jacobian(f, torch.tensor([0., 1.])))
+print(torch.autograd.functional.hessian(f, torch.tensor([0., 1.])))
+def exp_reducer(x):
+    return x.exp().sum(dim=1)
+v = torch.ones(2)
+print(torch.autograd.functional.vjp(exp_reducer, torch.ones(2, 2), v))
+print(torch.autograd.functional.jvp(exp_reducer, torch.ones(2, 2), torch.ones(2, 2)))""",
+"""import torch
+class Exp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, i):
+        result = i.exp()
+        ctx.save_for_backward(result)
+        return result
+    @staticmethod
+    def backward(ctx, grad_output):
+        result, = ctx.saved_tensors
+        return grad_output * result
+
+x = torch.tensor([0.5, 1.5], requires_grad=True)
+y = Exp.apply(x)
+print(y)
+y.sum().backward()
+print(x.grad)
+print(y.grad_fn)
+print(torch.autograd.gradcheck(Exp.apply, (torch.randn(3, dtype=torch.double, requires_grad=True),)))""",
+"""import torch
+import torch.nn.functional as F
+torch.manual_seed(42)
+X = torch.randn(8, 3)
+true_w = torch.tensor([[2.0], [-3.0], [0.5]])
+y = X @ true_w + 0.1
+w = torch.zeros(3, 1, requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+lr = 0.1
+for epoch in range(5):
+    pred = X @ w + b
+    loss = F.mse_loss(pred, y)
+    loss.backward()
+    with torch.no_grad():
+        w -= lr * w.grad
+        b -= lr * b.grad
+        w.grad.zero_()
+        b.grad.zero_()
+    print(epoch, loss.item())
+print(w)
+print(b)""",
+]
+
+
+@pytest.mark.parametrize("index", range(len(SNIPPETS)))
+def test_tutorial_snippet_matches_pytorch(index):
+    session = torch_transcript(statements(SNIPPETS[index]), f"snippet {index}")
+    diff = compare(session, replay(session), f"snippet {index}")
+    assert diff is None, diff
