@@ -66,17 +66,29 @@ def from_numpy(array):
     return _leaf(array)
 
 
-def _filled(fill):
-    def make(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None):
-        shape = _size(size)
+def _size_argument(size, keywords, name):
+    """The size given as positional integers or as `size=` (torch.zeros(size=(2, 3)))."""
+    if "size" in keywords:
+        if size:
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        size = (keywords.pop("size"),)
+    if keywords:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(keywords))}'")
+    return size
+
+
+def _filled(fill, name):
+    def make(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None,
+             **keywords):
+        shape = _size(_size_argument(size, keywords, name))
         d = _dtype_or_default(dtype)
         return _leaf(np.full(shape, fill, d.np), requires_grad)
     return make
 
 
-zeros = _filled(0)
-ones = _filled(1)
-empty = _filled(0)
+zeros = _filled(0, "zeros")
+ones = _filled(1, "ones")
+empty = _filled(0, "empty")
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
@@ -345,16 +357,16 @@ def _numel(shape):
     return n
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
+def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, **keywords):
     """Uniform samples in [0, 1)."""
-    shape = _size(size)
+    shape = _size(_size_argument(size, keywords, "rand"))
     d = _dtype_or_default(dtype).np
     return _leaf(GENERATOR.uniform(_numel(shape), d).reshape(shape), requires_grad)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
+def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, **keywords):
     """Standard normal samples."""
-    shape = _size(size)
+    shape = _size(_size_argument(size, keywords, "randn"))
     d = _dtype_or_default(dtype).np
     return _leaf(GENERATOR.normal(_numel(shape), d).reshape(shape), requires_grad)
 

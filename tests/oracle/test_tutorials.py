@@ -167,6 +167,99 @@ for epoch in range(5):
     print(epoch, loss.item())
 print(w)
 print(b)""",
+
+"""import torch
+x = torch.arange(4.0)
+x
+x.requires_grad_(True)
+x.grad
+y = 2 * torch.dot(x, x)
+y
+y.backward()
+x.grad
+x.grad == 4 * x
+x.grad.zero_()
+y = x.sum()
+y.backward()
+x.grad
+x.grad.zero_()
+y = x * x
+y.sum().backward()
+x.grad
+x.grad.zero_()
+y = x * x
+u = y.detach()
+z = u * x
+z.sum().backward()
+x.grad == u
+def f(a):
+    b = a * 2
+    while b.norm() < 1000:
+        b = b * 2
+    if b.sum() > 0:
+        c = b
+    else:
+        c = 100 * b
+    return c
+a = torch.randn(size=(), requires_grad=True)
+d = f(a)
+d.backward()
+a.grad == d / a""",
+"""import torch
+x = torch.linspace(-3, 3, 7, requires_grad=True)
+y = torch.sigmoid(x)
+y.sum().backward()
+x.grad
+x = torch.linspace(0, 1, 5, requires_grad=True)
+y = x.relu()
+y
+torch.relu(torch.tensor([-1., 0., 2.], requires_grad=True))
+t = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+t.T
+t.mean(dim=0)
+t.max(dim=1)
+t.std()
+t.norm()
+s = t.softmax(dim=1)
+s
+s[0, 0].backward()
+t.grad
+t.shape, t.dtype, t.device
+t.grad_fn is None, t.is_leaf
+t.clone()
+t.view(-1)
+t.reshape(4, 1)
+t.unsqueeze(0).shape
+torch.cat([t, t]).shape
+torch.stack([t, t], dim=2).shape""",
+"""import torch
+w = torch.tensor([1.0, -2.0], requires_grad=True)
+b = torch.tensor(0.5, requires_grad=True)
+xs = torch.tensor([[1., 2.], [3., 4.], [5., 6.]])
+ys = torch.tensor([1., 0., 1.])
+logits = xs @ w + b
+probs = torch.sigmoid(logits)
+probs
+loss = torch.nn.functional.binary_cross_entropy(probs, ys)
+loss
+loss.backward()
+w.grad, b.grad
+loss.backward()
+h = w.register_hook(lambda g: print("grad:", g))
+(w * 2).sum().backward()
+h.remove()
+w.grad
+torch.autograd.grad((w ** 2).sum(), w)
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+y = x ** 2
+y.backward(torch.tensor([1., 1.]))
+y.backward()
+z = torch.tensor([1, 2, 3])
+z.float().mean()
+z.mean()
+torch.zeros(2, 3).sum(dim=1, keepdim=True)
+torch.tensor([[1., 2.], [3., 4.]]).inverse()
+torch.tensor([[1., 2.], [3., 4.]]).det()""",
 ]
 
 
