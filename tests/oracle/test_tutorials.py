@@ -260,6 +260,58 @@ z.mean()
 torch.zeros(2, 3).sum(dim=1, keepdim=True)
 torch.tensor([[1., 2.], [3., 4.]]).inverse()
 torch.tensor([[1., 2.], [3., 4.]]).det()""",
+"""import torch
+x = torch.tensor(2.0, requires_grad=True)
+y = torch.tensor(3.0, requires_grad=True)
+z = x * y + y ** 2
+z.backward()
+print(x.grad, y.grad)
+z = x * y + y ** 2
+z.backward()
+print(x.grad, y.grad)
+x.grad = None
+y.grad.zero_()
+z = x ** 2
+z.retain_grad()
+w = z * 3
+w.backward()
+z.grad
+x.grad
+w.grad_fn.next_functions
+w.grad_fn.next_functions[0][0].next_functions
+x.is_leaf, z.is_leaf, w.is_leaf
+torch.is_grad_enabled()
+with torch.enable_grad():
+    print(torch.is_grad_enabled())
+@torch.no_grad()
+def doubler(t):
+    return t * 2
+doubler(x).requires_grad
+x.detach_() if False else x.detach().requires_grad""",
+"""import torch
+a = torch.ones(2, 2, requires_grad=True)
+b = a + 2
+c = b * b * 3
+out = c.mean()
+print(b, c, out, sep="\\n")
+out.backward()
+print(a.grad)
+v = torch.tensor([[0.1, 1.0], [0.0001, 0.5]])
+d = a * 2
+d.backward(v)
+a.grad
+print(a.requires_grad)
+print((a ** 2).requires_grad)
+a.requires_grad_(False)
+print((a ** 2).requires_grad)
+torch.manual_seed(3)
+e = torch.randn(2, 2)
+e = ((e * 3) / (e - 1))
+print(e.requires_grad)
+e.requires_grad_(True)
+print(e.requires_grad)
+f = (e * e).sum()
+print(f.grad_fn)""",
 ]
 
 
