@@ -193,8 +193,8 @@ def _reduce(values, reduction):
     total = _float_sum(values, None, False)
     if total is None:
         total = np.sum(values)
-    if reduction == "mean":
-        total = total / values.dtype.type(values.size) if values.size else np.sum(values) / 0
+    if reduction == "mean":  # of nothing: nan, as PyTorch
+        total = total / values.dtype.type(values.size)
     return np.asarray(total, dtype=values.dtype)
 
 

@@ -4,30 +4,20 @@ through the piped REPL against what real PyTorch prints for them."""
 
 import pytest
 
+from gradcli.lang.console import is_compound
+from gradcli.lang.console import statements as console_statements
+from gradcli.lang.parser import is_complete
 from gradcli.lang.transcript import compare, replay
 
 from sessions import torch_transcript
 
 pytest.importorskip("torch")
 
-COMPOUND = ("def ", "class ", "for ", "with ", "while ", "@", "if ")
-
-
 def statements(snippet):
-    """The snippet cut into interactive statements (a compound one ends with a blank line)."""
-    out, current = [], []
-    for line in snippet.splitlines():
-        if not line.strip():
-            continue  # a blank line between statements
-        if current and (line.startswith((" ", "\t")) or current[-1].startswith("@")):
-            current.append(line)
-            continue
-        if current:
-            out.append(current + ([""] if current[0].startswith(COMPOUND) else []))
-        current = [line]
-    if current:
-        out.append(current + ([""] if current[0].startswith(COMPOUND) else []))
-    return out
+    """The snippet cut into statements as the piped REPL reads them (a compound statement ends
+    with the blank line that closes it)."""
+    return [source.split("\n") + ([""] if is_compound(source) else [])
+            for source in console_statements(snippet.splitlines(), is_complete)]
 
 
 SNIPPETS = [
