@@ -5,7 +5,7 @@ leaves open (assignment targets, argument order, f-string fields) are checked he
 import ast as python_ast
 from typing import Any, Optional
 
-from lark import Token, Tree
+from .lalr import Token, Tree
 
 from . import parser
 from .errors import ProgramError, too_deep

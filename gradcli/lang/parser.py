@@ -1,16 +1,17 @@
-"""The grammar, its LALR parser (built once, cached on disk) and parse errors as ProgramError.
+"""The grammar, its parser and parse errors as ProgramError.
 
-The parser is built on first use, never at import: loading it from the cache takes a few
-milliseconds, building it a few hundred."""
+lark builds the LALR parser from grammar/gradcli.lark (once, cached on disk); its tables are
+exported to gradcli.lang.lalr, which parses without importing lark.  A source those tables
+reject goes to lark itself, whose exception is worded here as Python words the error.  Nothing
+is built at import."""
 
-import hashlib
 import os
 import re
 import sys
 from functools import lru_cache
 from pathlib import Path
 
-from . import limits
+from . import lalr, limits
 from .errors import IncompleteInput, ProgramError
 
 GRAMMAR_FILE = "gradcli.lark"
@@ -44,124 +45,82 @@ def grammar_path():
     return packaged if packaged.is_file() else package.parent / "grammar" / GRAMMAR_FILE
 
 
-def cache_path(grammar_text):
-    """Where the built parser is cached (keyed by the grammar's hash), or None if unwritable."""
+def cache_dir():
+    """gradcli's directory under the user's cache directory (created), or None if unusable."""
     try:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gradcli"
-        base.mkdir(parents=True, exist_ok=True)
+        base = os.path.join(os.environ.get("XDG_CACHE_HOME")
+                            or os.path.join(os.path.expanduser("~"), ".cache"), "gradcli")
+        os.makedirs(base, exist_ok=True)
     except (OSError, RuntimeError):
         return None
+    return base
+
+
+def cache_path(grammar_text):
+    """Where lark's built parser is cached (keyed by the grammar's hash), or None if
+    unwritable."""
+    base = cache_dir()
+    if base is None:
+        return None
+    import hashlib
     import lark
     key = hashlib.sha256(f"{grammar_text}{lark.__version__}{sys.version_info[:2]}"
                          .encode()).hexdigest()[:16]
-    path = base / f"grammar-{key}.lark-cache"
-    if path.is_file():
-        return str(path)
+    path = os.path.join(base, f"grammar-{key}.lark-cache")
+    if os.path.isfile(path):
+        return path
     if not os.access(base, os.W_OK):
         return None
-    for stale in base.glob("grammar-*.lark-cache"):  # caches of earlier grammars
+    for stale in Path(base).glob("grammar-*.lark-cache"):  # caches of earlier grammars
         stale.unlink(missing_ok=True)
-    return str(path)
+    return path
 
 
 @lru_cache(maxsize=None)
 def lark_parser():
-    """The Lark LALR parser (start symbols `module` and `expression`)."""
-    from lark import Lark
+    """The Lark LALR parser (start symbols `module` and `expression`): it builds the tables
+    that `tables_parser` runs, and words the errors of sources those tables reject."""
+    from lark import Lark, Token
     text = grammar_path().read_text(encoding="utf-8")
-    lark = Lark(text, parser="lalr", postlex=Indenter(), start=["module", "expression"],
+    return Lark(text, parser="lalr", postlex=Indenter(Token), start=["module", "expression"],
                 lexer="basic", propagate_positions=True, maybe_placeholders=True,
                 cache=cache_path(text) or False)
-    _skip_unit_positions(lark)
-    return lark
 
 
-def _skip_unit_positions(lark):
-    """Most reductions of an expression are unit productions (`test -> or_test -> ... ->
-    atom`) that hand their one child up unchanged, yet lark's position propagation
-    (PropagatePositions) recomputes at each what the child holds already: a quarter of the time
-    of a parse.  Rules that always pass their child up lose the wrapper; the others get
-    Positions, which computes what lark's does but skips the unit case.  (Left as lark made them
-    where its internals are not as expected.)"""
-    from lark import Token, Tree
-    from lark.parse_tree_builder import PropagatePositions
-    callbacks = getattr(getattr(getattr(lark.parser, "parser", None), "parser", None),
-                        "callbacks", None)
-    if not isinstance(callbacks, dict):
-        return
-    for rule, callback in callbacks.items():
-        if type(callback) is PropagatePositions and callback.node_filter is None:
-            if _passes_its_child_up(rule):
-                callbacks[rule] = callback.node_builder
-            else:
-                callbacks[rule] = Positions(callback.node_builder, Tree, Token)
-
-
-def _passes_its_child_up(rule):
-    """`?test: or_test`: a rule that always returns its one child, positions and all."""
-    return (len(rule.expansion) == 1 and not rule.expansion[0].is_term and rule.options.expand1
-            and not rule.alias and not any(rule.options.empty_indices or ()))
-
-
-class Positions:
-    """lark's PropagatePositions (lark/parse_tree_builder.py): a tree starts where the container
-    of its first child starts and ends where that of its last child ends (containers include
-    the tokens the tree leaves out, such as parentheses), minus the work for a unit production
-    whose result is its child."""
-
-    __slots__ = ("node_builder", "tree", "token")
-
-    def __init__(self, node_builder, tree_class, token_class):
-        self.node_builder = node_builder
-        self.tree, self.token = tree_class, token_class
-
-    def __call__(self, children):
-        result = self.node_builder(children)
-        if (len(children) == 1 and result is children[0]) or not isinstance(result, self.tree):
-            return result
-        meta = result.meta
-        first = self.first_meta(children)
-        if first is not None:
-            line = getattr(first, "container_line", first.line)
-            column = getattr(first, "container_column", first.column)
-            start = getattr(first, "container_start_pos", first.start_pos)
-            if not hasattr(meta, "line"):
-                meta.line, meta.column, meta.start_pos, meta.empty = line, column, start, False
-            meta.container_line, meta.container_column, meta.container_start_pos = (
-                line, column, start)
-        last = self.first_meta(reversed(children))
-        if last is not None:
-            line = getattr(last, "container_end_line", last.end_line)
-            column = getattr(last, "container_end_column", last.end_column)
-            end = getattr(last, "container_end_pos", last.end_pos)
-            if not hasattr(meta, "end_line"):
-                meta.end_line, meta.end_column, meta.end_pos, meta.empty = line, column, end, False
-            meta.container_end_line, meta.container_end_column, meta.container_end_pos = (
-                line, column, end)
-        return result
-
-    def first_meta(self, children):
-        for child in children:
-            if isinstance(child, self.tree):
-                if not child.meta.empty:
-                    return child.meta
-            elif isinstance(child, self.token):
-                return child
-        return None
+@lru_cache(maxsize=None)
+def tables_parser():
+    """The parser that runs lark's tables without lark (gradcli.lang.lalr): loaded from the
+    cache directory, or exported from lark_parser() and saved there.  None if lark's
+    internals are not as lalr.export expects (lark then parses everything)."""
+    text = grammar_path().read_text(encoding="utf-8")
+    base = cache_dir()
+    path = None if base is None else os.path.join(base, lalr.file_name())
+    data = None if path is None else lalr.load(path, text)
+    if data is None:
+        try:
+            data = lalr.export(lark_parser(), text)
+        except (AttributeError, TypeError, ValueError, ImportError):
+            return None
+        if path is not None:
+            lalr.save(path, data)
+    return lalr.Parser(data, Indenter(lalr.Token))
 
 
 class Indenter:
     """Turns newlines into _NEWLINE/_INDENT/_DEDENT tokens outside brackets (as lark's
     Indenter does), keeping its state per parse so that parses may nest (f-string fields),
-    and reporting bracket errors as Python does."""
+    and reporting bracket errors as Python does.  Token: the class of the tokens it makes."""
 
     always_accept = ("_NEWLINE",)
+
+    def __init__(self, token_class):
+        self.token_class = token_class
 
     def process(self, stream):
         return self._tokens(stream)
 
     def _tokens(self, stream):
-        from lark.lexer import Token
+        Token = self.token_class
         brackets, levels, seen = [], [0], False
         for token in stream:
             kind = token.type
@@ -246,9 +205,17 @@ def _cached_parse(text, start):
 
 
 def _parse(text, start):
+    fast = tables_parser()
+    if fast is not None:
+        try:
+            return fast.parse(text, start)
+        except lalr.ParseFailed:
+            pass  # lark finds the same error and says more about it
+        except ProgramError as e:
+            raise _with_source(e, text) from None
     from lark.exceptions import UnexpectedCharacters, UnexpectedToken
     try:
-        return lark_parser().parse(text, start=start)
+        return lalr.from_lark(lark_parser().parse(text, start=start))
     except UnexpectedToken as e:
         raise _token_error(e, text, start) from None
     except UnexpectedCharacters as e:

@@ -143,24 +143,81 @@ POSITION_SOURCES = [
 ]
 
 
-def test_positions_are_lark_s_though_computed_faster():
-    """Parse trees carry the positions lark's own PropagatePositions would give them."""
-    from lark import Lark, Tree
+def _corpus():
+    """Sources to parse both ways: the examples, every transcript statement, the grammar
+    tests' programs and the position cases above."""
+    from gradcli.lang.transcript import parse_transcript
+    from test_grammar import PROGRAMS
+    sources = list(POSITION_SOURCES) + list(PROGRAMS.values())
+    sources += [p.read_text(encoding="utf-8") for p in sorted((ROOT / "examples").glob("*.grad"))]
+    for path in sorted((ROOT.parent / "shared" / "transcripts").glob("*.txt")):
+        for session in parse_transcript(path.read_text(encoding="utf-8")):
+            sources += [s.source + "\n" for s in session.statements]
+    return sources
+
+
+def _shape(tree):
+    """A tree as plain data: rule, positions and children; tokens with type, text, positions."""
+    if tree is None:
+        return None
+    if isinstance(tree, str):
+        return ("token", tree.type, str(tree), tree.start_pos, tree.line, tree.column,
+                tree.end_line, tree.end_column, tree.end_pos)
+    return (str(tree.data), sorted(vars(tree.meta).items()), [_shape(c) for c in tree.children])
+
+
+def test_tables_parse_as_lark_does():
+    """The driver running lark's exported tables (gradcli.lang.lalr) gives the trees lark's
+    own runtime gives, tokens, positions and all, for every source of the corpus."""
+    from lark import Lark, Token
     text = parser.grammar_path().read_text(encoding="utf-8")
-    reference = Lark(text, parser="lalr", postlex=parser.Indenter(), lexer="basic",
+    reference = Lark(text, parser="lalr", postlex=parser.Indenter(Token), lexer="basic",
                      start=["module", "expression"], propagate_positions=True,
                      maybe_placeholders=True)
+    tables = parser.tables_parser()
+    sources = _corpus()
+    assert len(sources) > 300
+    for source in sources:
+        source = source if source.endswith("\n") else source + "\n"
+        try:
+            expected = _shape(reference.parse(source, start="module"))
+        except Exception:
+            continue
+        assert _shape(tables.parse(source, "module")) == expected, source
+    assert _shape(tables.parse("x, y\n", "expression")) == _shape(
+        reference.parse("x, y\n", start="expression"))
 
-    def positions(tree, out):
-        if isinstance(tree, Tree):
-            out.append((tree.data, sorted(vars(tree.meta).items())))
-            for child in tree.children:
-                positions(child, out)
-        return out
 
-    for source in POSITION_SOURCES:
-        assert positions(parser.parse(source), []) == positions(
-            reference.parse(source, start="module"), []), source
+def test_sources_the_tables_reject_are_worded_by_lark():
+    """The driver stops at the first token it has no action for; lark then finds the same
+    error, and the message is lark's, as before the tables existed."""
+    from gradcli.lang import lalr
+    with pytest.raises(lalr.ParseFailed):
+        parser.tables_parser().parse("x = = 1\n", "module")
+    with pytest.raises(lalr.ParseFailed):
+        parser.tables_parser().parse("x = $\n", "module")
+    assert syntax_error("x = = 1").headline() == "SyntaxError: invalid syntax"
+
+
+def test_a_one_shot_parse_does_not_import_lark(tmp_path):
+    code = ("import sys\nfrom gradcli.lang import parser\nparser.parse('z = (2*x)**3')\n"
+            "print('lark' in sys.modules)")
+    _python("from gradcli.lang import parser\nparser.parse('x = 1')", XDG_CACHE_HOME=str(tmp_path))
+    assert _python(code, XDG_CACHE_HOME=str(tmp_path)) == "False"
+
+
+def test_stale_or_corrupt_tables_are_rebuilt(tmp_path):
+    import marshal
+    from gradcli.lang import lalr
+    _python("from gradcli.lang import parser\nparser.parse('x = 1')", XDG_CACHE_HOME=str(tmp_path))
+    tables = tmp_path / "gradcli" / lalr.file_name()
+    good = tables.read_bytes()
+    assert marshal.loads(good)["format"] == lalr.FORMAT
+    for damaged in (good[:100], b"", good.replace(b"module", b"modulo", 1), b"\x00" * 50):
+        tables.write_bytes(damaged)
+        assert _python("from gradcli.lang import parser\nprint(parser.parse('x = 2').data)",
+                       XDG_CACHE_HOME=str(tmp_path)) == "module"
+        assert marshal.loads(tables.read_bytes()) == marshal.loads(good)
 
 
 def test_a_source_is_parsed_once_and_its_errors_every_time():
