@@ -70,7 +70,13 @@ class Token(str):
 
 
 class ParseFailed(Exception):
-    """The driver met a character or token it has no action for: lark words the error."""
+    """The driver met a character or token it has no action for: lark words the error.
+    token: the token (None for a character no terminal matches); expected: the terminals the
+    parser had actions for there (lark's UnexpectedToken.expected)."""
+
+    def __init__(self, token=None, expected=()):
+        super().__init__(token)
+        self.token, self.expected = token, expected
 
 
 # ---------------------------------------------------------------------------------- export
@@ -207,7 +213,7 @@ class Parser:
                 if m:
                     break
             else:
-                raise ParseFailed(pos)
+                raise ParseFailed()
             value, kind = m.group(0), m.lastgroup
             start, start_line, column = pos, line, pos - line_start + 1
             if kind in newline:
@@ -231,9 +237,10 @@ class Parser:
         for token in _with_end(self.postlex.process(self.lex(text))):
             kind = token.type
             while True:
-                code = states[state_stack[-1]].get(kind)
+                actions = states[state_stack[-1]]
+                code = actions.get(kind)
                 if code is None or (code >= 0 and kind == "$END"):
-                    raise ParseFailed(token)
+                    raise ParseFailed(token, {k for k in actions if k.isupper()})
                 if code >= 0:
                     state_stack.append(code)
                     value_stack.append(token)

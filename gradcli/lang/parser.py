@@ -209,8 +209,10 @@ def _parse(text, start):
     if fast is not None:
         try:
             return fast.parse(text, start)
-        except lalr.ParseFailed:
-            pass  # lark finds the same error and says more about it
+        except lalr.ParseFailed as e:
+            if e.token is not None and e.token.type == "$END":
+                raise _token_error(e, text, start) from None
+            # lark finds the same error and says more about it
         except ProgramError as e:
             raise _with_source(e, text) from None
     from lark.exceptions import UnexpectedCharacters, UnexpectedToken
@@ -248,6 +250,8 @@ def _missing_block(text, line):
 
 
 def _token_error(e, text, start):
+    """The error of an unexpected token (lark's UnexpectedToken, or the tables' ParseFailed
+    at the end of the source, which needs no more than its expected terminals)."""
     token = e.token
     if token.type == "$END":
         lines = text.rstrip("\n").split("\n")

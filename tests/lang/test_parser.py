@@ -199,11 +199,13 @@ def test_sources_the_tables_reject_are_worded_by_lark():
     assert syntax_error("x = = 1").headline() == "SyntaxError: invalid syntax"
 
 
-def test_a_one_shot_parse_does_not_import_lark(tmp_path):
+def test_parses_and_early_ends_do_not_import_lark(tmp_path):
+    """A one-shot parse, and the REPL asking whether a block is complete, need no lark."""
     code = ("import sys\nfrom gradcli.lang import parser\nparser.parse('z = (2*x)**3')\n"
-            "print('lark' in sys.modules)")
+            "print(parser.is_complete('for i in x:'), parser.is_complete('if x:\\n    y = 1'),"
+            " 'lark' in sys.modules)")
     _python("from gradcli.lang import parser\nparser.parse('x = 1')", XDG_CACHE_HOME=str(tmp_path))
-    assert _python(code, XDG_CACHE_HOME=str(tmp_path)) == "False"
+    assert _python(code, XDG_CACHE_HOME=str(tmp_path)) == "False True False"
 
 
 def test_stale_or_corrupt_tables_are_rebuilt(tmp_path):
