@@ -200,25 +200,66 @@ def _write_into(self, result, name):
     self._version[0] += 1
 
 
+class _FirstUse:
+    """A Tensor method or operator made at its first use, which then takes this placeholder's
+    place on Tensor (so later calls find the function itself: no cost after the first).
+    Making all ~600 of them, and preparing their ops, at import would cost a one-shot
+    `gradcli eval` more than its parse and evaluation together."""
+
+    __slots__ = ("name", "make")
+
+    def __init__(self, name, make):
+        self.name, self.make = name, make
+
+    def __get__(self, obj, cls=None):
+        setattr(Tensor, self.name, self.make())
+        return getattr(Tensor if obj is None else obj, self.name)
+
+    def renamed(self, name):
+        return _FirstUse(name, self.make)
+
+
+def _made_with(factory, target, *args):
+    """factory(target, *args), made once (aliases share the function, as `is` shows)."""
+    made = []
+
+    def make():
+        if not made:
+            if isinstance(target, Op):
+                target.prepare()
+            made.append(factory(target, *args))
+        return made[0]
+    return make
+
+
+def _copy_attribute(source, name):
+    """Tensor.name = Tensor.source, still made at first use if source is not made yet."""
+    value = Tensor.__dict__[source]
+    setattr(Tensor, name, value.renamed(name) if isinstance(value, _FirstUse) else value)
+
+
 def install():
-    """Attach methods, operators and in-place variants to Tensor from the table."""
+    """Attach methods, operators and in-place variants to Tensor from the table (each made at
+    its first use)."""
     for name, op in OPS.items():
         if op.method:  # a function: the method's own argument order (Tensor.where)
-            setattr(Tensor, name, op.method if callable(op.method) else _method(op))
+            setattr(Tensor, name, op.method if callable(op.method)
+                    else _FirstUse(name, _made_with(_method, op)))
         if op.inplace:  # may name an op of its own: PyTorch's in-place node differs (fill_)
             target = op.inplace if isinstance(op.inplace, (Op, Overload)) else op
-            setattr(Tensor, name + "_",
-                    _inplace(target) if isinstance(target, Op) else _method_inplace(target))
+            setattr(Tensor, name + "_", _FirstUse(name + "_", _made_with(
+                _inplace if isinstance(target, Op) else _method_inplace, target)))
     for name, target in ALIASES.items():
         for attr in (target, target + "_"):
-            if hasattr(Tensor, attr):
-                setattr(Tensor, attr.replace(target, name), getattr(Tensor, attr))
+            if attr in Tensor.__dict__:
+                _copy_attribute(attr, attr.replace(target, name))
     for dunder, (name, reflected) in OPERATORS.items():
         if name in OPS:
-            setattr(Tensor, dunder, _operator(OPS[name], reflected))
+            setattr(Tensor, dunder, _FirstUse(dunder, _made_with(_operator, OPS[name],
+                                                                 reflected)))
     for dunder, name in INPLACE_OPERATORS.items():
-        if hasattr(Tensor, name):
-            setattr(Tensor, dunder, getattr(Tensor, name))
+        if name in Tensor.__dict__:
+            _copy_attribute(name, dunder)
 
 
 def _method_inplace(overload):

@@ -86,6 +86,9 @@ def _camel(name):
 COMPOSITION = "composition"
 
 
+_PREPARED = frozenset({"vjps", "jvps", "saves", "save_inputs", "save_result", "node_cls"})
+
+
 class Op:
     """One operation of the table."""
 
@@ -128,13 +131,36 @@ class Op:
         names = [n.lstrip("*") for n in self.inputs]
         self.edge_index = None if edges is None else tuple(names.index(e) for e in edges)
         self.per_input = isinstance(vjp, tuple)
+        self.jvp = jvp
+        self.n_inputs = len(self.inputs)
+        self.rule = {"promote": _PROMOTE, "float": _PROMOTE, "bool": _FIXED,
+                     "long": _FIXED}.get(dtype, _AS_IS)
+        self.fixed_dtype = {"bool": _BOOL, "long": _LONG}.get(dtype)
+        self._declared = (vjp, jvp)  # the rest is made by prepare(), at the op's first use
+
+    def __getattr__(self, name):
+        # only for attributes not set yet: those prepare() makes
+        if name in _PREPARED and "_declared" in self.__dict__:
+            self.prepare()
+            return getattr(self, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def prepare(self):
+        """Make what the op's first use needs: its VJPs' and JVPs' parameter kinds, what its
+        node saves, its node class and the fast paths of one- and two-input ops.  Done once,
+        at first use rather than at import: for the whole table it takes longer than the rest
+        of a one-shot `gradcli eval` (reading an attribute of those makes it; Tensor's methods
+        and operators are made on first use too, see gradcli.ops.install)."""
+        declared = self.__dict__.pop("_declared", None)
+        if declared is None:
+            return self
+        vjp, jvp = declared
         if vjp is None:
             self.vjps = ()
         elif self.per_input:
             self.vjps = tuple(None if f is None else (f, self._param_kinds(f)) for f in vjp)
         else:
             self.vjps = ((vjp, self._param_kinds(vjp)),)
-        self.jvp = jvp
         if jvp not in ("elementwise", "linear", None) and isinstance(jvp, tuple):
             self.jvps = tuple(None if f is None else (f, self._param_kinds(f)) for f in jvp)
         elif callable(jvp):
@@ -158,10 +184,6 @@ class Op:
                                  for j, r in sorted(readers.items()))
         self.save_result = ((tuple(sorted(set(result_readers))) if self.per_input else None)
                             if result_readers else False)
-        self.n_inputs = len(self.inputs)
-        self.rule = {"promote": _PROMOTE, "float": _PROMOTE, "bool": _FIXED,
-                     "long": _FIXED}.get(dtype, _AS_IS)
-        self.fixed_dtype = {"bool": _BOOL, "long": _LONG}.get(dtype)
         self.node_cls = type(self.grad_fn_name, (OpNode,), {"__slots__": (), "op": self})
         if (type(self).apply is Op.apply and not self.variadic and self.n_outputs == 1
                 and self.edge_index is None and self.n_inputs in (1, 2)):
@@ -170,6 +192,7 @@ class Op:
                 and self.n_inputs in (1, 2) and self.vjps
                 and (self.per_input or self.n_inputs == 1)):
             self.node_cls.apply = _specialised_vjp(self)
+        return self
 
     # -------------------------------------------------------------- declaration helpers
     def _param_kinds(self, fn):

@@ -2,6 +2,8 @@
 (public names, Tensor methods, in-place variants, operators) is in place."""
 
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -204,3 +206,31 @@ def test_every_overload_member_is_an_op_with_its_own_grad_fn():
         if isinstance(entry, Overload):
             assert entry.ops and all(isinstance(m, Op) for m in entry.ops), name
 
+
+
+def test_methods_and_ops_are_made_at_first_use():
+    """Importing the package makes no Tensor method and prepares no op (a one-shot eval would
+    pay for all of them); the first use makes one, which then sits on Tensor itself."""
+    code = ("import gradcli\nfrom gradcli.engine.tensor import Tensor\n"
+            "from gradcli.ops import OPS, _FirstUse\n"
+            "made = lambda n: not isinstance(Tensor.__dict__[n], _FirstUse)\n"
+            "prepared = lambda n: '_declared' not in vars(OPS[n])\n"
+            "before = (made('cosh'), made('__rtruediv__'), prepared('cosh'))\n"
+            "x = gradcli.tensor(2.)\n"
+            "y = 1 / x.cosh()\n"
+            "print(before, made('cosh'), made('__rtruediv__'), prepared('cosh'),\n"
+            "      Tensor.cosh is Tensor.__dict__['cosh'], y.grad_fn is None)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120)
+    assert result.stdout.split() == ["(False,", "False,", "False)", "True", "True", "True",
+                                     "True", "True"], result.stderr
+
+
+@pytest.mark.parametrize("op", ALL_OPS, ids=[op.name for op in ALL_OPS])
+def test_every_op_prepares(op):
+    """What prepare() makes at first use holds for every declaration: its VJPs' and JVPs'
+    parameters name inputs, attributes or the result, and its node class is named."""
+    op.prepare()
+    assert "_declared" not in vars(op)
+    assert op.node_cls.__name__ == op.grad_fn_name
+    assert all(kinds is not None for _, kinds in filter(None, op.vjps))
