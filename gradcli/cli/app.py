@@ -22,21 +22,22 @@ app = typer.Typer(add_completion=True, pretty_exceptions_enable=False, rich_mark
                   context_settings={"help_option_names": ["-h", "--help"]},
                   help="A gradient calculator with PyTorch's autograd semantics.")
 
-Program = Annotated[str, typer.Argument(help="The program text, - for standard input, or @FILE.")]
+Program = Annotated[str, typer.Argument(
+    metavar="PROGRAM", help="The program text, - for standard input, or @FILE.")]
 At = Annotated[Optional[List[str]], typer.Option(
-    "--at", help="Bind NAME=VALUE as a leaf with requires_grad (VALUE is an expression: 3, [1,2], "
+    "--at", metavar="NAME=VALUE", help="Bind NAME=VALUE as a leaf with requires_grad (VALUE is an expression: 3, [1,2], "
     "randn(3)). Repeatable.")]
 Of = Annotated[Optional[List[str]], typer.Option(
-    "--of", help="Output name to differentiate (repeatable; default: the last assigned name or "
+    "--of", metavar="NAME", help="Output name to differentiate (repeatable; default: the last assigned name or "
     "expression).")]
-Grad = Annotated[Optional[str], typer.Option("--grad", help="Gradient for a non-scalar output.")]
+Grad = Annotated[Optional[str], typer.Option("--grad", metavar="VALUE", help="Gradient for a non-scalar output.")]
 Dtype = Annotated[Optional[str], typer.Option(
-    "--dtype", help="Default floating dtype: float32 (PyTorch's default) or float64.")]
+    "--dtype", metavar="DTYPE", help="Default floating dtype: float32 (PyTorch's default) or float64.")]
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print less.")]
 NoColor = Annotated[bool, typer.Option("--no-color", help="Plain output even on a terminal.")]
 Timeout = Annotated[Optional[float], typer.Option(
-    "--timeout", help="Stop a program that runs longer than SECONDS.")]
+    "--timeout", metavar="SECONDS", help="Stop a program that runs longer than SECONDS.")]
 
 
 def _version(value: bool):
@@ -176,7 +177,7 @@ def eval_command(program: Program, at: At = None, of: Of = None, grad: Grad = No
                  create_graph: Annotated[bool, typer.Option(
                      "--create-graph", help="Build a graph of the backward pass.")] = False,
                  order: Annotated[int, typer.Option(
-                     "--order", help="The N-th derivative.", min=1)] = 1,
+                     "--order", metavar="N", help="The N-th derivative.", min=1)] = 1,
                  dtype: Dtype = None, json_output: Json = False, quiet: Quiet = False,
                  no_color: NoColor = False, timeout: Timeout = None):
     """Evaluate PROGRAM and print values and gradients of each output with respect to each leaf.
@@ -198,7 +199,7 @@ def _program_output(cmd):
 
 
 @app.command("run")
-def run_command(file: Annotated[str, typer.Argument(help="Program file, - for standard input.")],
+def run_command(file: Annotated[str, typer.Argument(metavar="FILE", help="Program file, - for standard input.")],
                 dtype: Dtype = None, json_output: Json = False, no_color: NoColor = False,
                 timeout: Timeout = None):
     """Run a program file like a script (no echo); stop at the first error with exit code 2."""
@@ -225,7 +226,7 @@ def repl_command(dtype: Dtype = None, no_color: NoColor = False):
 
 
 @app.command("test")
-def test_command(files: Annotated[List[str], typer.Argument(help="Transcript files.")]):
+def test_command(files: Annotated[List[str], typer.Argument(metavar="FILE...", help="Transcript files.")]):
     """Replay transcript files through the piped REPL; exit 1 on any mismatch (with a diff)."""
     from ..lang.transcript import replay_files
     with Command():
@@ -239,7 +240,7 @@ def test_command(files: Annotated[List[str], typer.Argument(help="Transcript fil
 @app.command("jacobian")
 def jacobian_command(program: Program, at: At = None, of: Of = None,
                      mode: Annotated[str, typer.Option(
-                         "--mode", help="reverse (row by row) or forward (column by column).")]
+                         "--mode", metavar="MODE", help="reverse (row by row) or forward (column by column).")]
                      = "reverse",
                      dtype: Dtype = None, json_output: Json = False, no_color: NoColor = False,
                      timeout: Timeout = None):
@@ -270,7 +271,7 @@ def hessian_command(program: Program, at: At = None, of: Of = None, dtype: Dtype
 
 @app.command("graph")
 def graph_command(program: Program, at: At = None, of: Of = None, grad: Grad = None,
-                  fmt: Annotated[str, typer.Option("--format", help="ascii, dot or mermaid.")]
+                  fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="ascii, dot or mermaid.")]
                   = "ascii",
                   values: Annotated[bool, typer.Option(
                       "--values", help="Show value and gradient on every node.")] = False,
@@ -315,9 +316,9 @@ def explain_command(program: Program, at: At = None, of: Of = None, grad: Grad =
 @app.command("check")
 def check_command(program: Program, at: At = None, of: Of = None, grad: Grad = None,
                   expect: Annotated[Optional[List[str]], typer.Option(
-                      "--expect", help="NAME.grad=VALUE or NAME=VALUE (repeatable).")] = None,
-                  rtol: Annotated[float, typer.Option("--rtol")] = 1e-5,
-                  atol: Annotated[float, typer.Option("--atol")] = 1e-8,
+                      "--expect", metavar="EXPECTATION", help="NAME.grad=VALUE or NAME=VALUE (repeatable).")] = None,
+                  rtol: Annotated[float, typer.Option("--rtol", metavar="RTOL")] = 1e-5,
+                  atol: Annotated[float, typer.Option("--atol", metavar="ATOL")] = 1e-8,
                   gradcheck: Annotated[bool, typer.Option(
                       "--gradcheck", help="Compare gradients with central differences (float64).")]
                   = False,
@@ -336,9 +337,9 @@ def check_command(program: Program, at: At = None, of: Of = None, grad: Grad = N
 
 @app.command("plot")
 def plot_command(program: Program, at: At = None, of: Of = None,
-                 points: Annotated[int, typer.Option("--points", min=3, max=2000)] = 61,
-                 width: Annotated[int, typer.Option("--width", min=20, max=400)] = 72,
-                 height: Annotated[int, typer.Option("--height", min=5, max=200)] = 20,
+                 points: Annotated[int, typer.Option("--points", metavar="N", min=3, max=2000)] = 61,
+                 width: Annotated[int, typer.Option("--width", metavar="COLUMNS", min=20, max=400)] = 72,
+                 height: Annotated[int, typer.Option("--height", metavar="ROWS", min=5, max=200)] = 20,
                  dtype: Dtype = None, json_output: Json = False, no_color: NoColor = False,
                  timeout: Timeout = None):
     """Plot the output and its derivative over a range: --at x=-3:3 (or -3:3:N points)."""
@@ -354,7 +355,7 @@ def plot_command(program: Program, at: At = None, of: Of = None,
 
 
 @app.command("ops")
-def ops_command(name: Annotated[Optional[str], typer.Argument(help="Show one op.")] = None,
+def ops_command(name: Annotated[Optional[str], typer.Argument(metavar="[NAME]", help="Show one op.")] = None,
                 json_output: Json = False, no_color: NoColor = False):
     """The operation table: names, signatures, grad_fn names and derivative formulas."""
     from ..analysis.optable import op_rows
@@ -368,10 +369,23 @@ def ops_command(name: Annotated[Optional[str], typer.Argument(help="Show one op.
                                  r["formula"] or "-", r["doc"]] for r in rows])
 
 
+def app_for(argv):
+    """The app, with only the command that argv names if it names one: typer makes each
+    command's click object from its signature at every start, and making the ten others would
+    cost a one-shot `gradcli eval` several milliseconds."""
+    if argv and not argv[0].startswith("-"):
+        chosen = [c for c in app.registered_commands if c.name == argv[0]]
+        if chosen:
+            single = typer.Typer.__new__(typer.Typer)
+            single.__dict__.update(vars(app), registered_commands=chosen)
+            return single
+    return app
+
+
 def run_app(argv):
     """Run the typer app on argv; returns the exit code (usage errors exit 2, as click does)."""
     try:
-        app(args=argv, prog_name="gradcli", standalone_mode=True)
+        app_for(argv)(args=argv, prog_name="gradcli", standalone_mode=True)
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else (0 if e.code is None else Exit.ERROR)
     return Exit.OK

@@ -1,6 +1,5 @@
 """Creation: tensor, zeros, ones, full, *_like, arange, linspace, eye, rand, randn, randint."""
 
-from fractions import Fraction
 
 import numpy as np
 
@@ -152,6 +151,7 @@ def _fma(a, b, c, dtype):
     a, b, c = float(a), float(b), float(c)
     if not (np.isfinite(a) and np.isfinite(b) and np.isfinite(c)):
         return dtype.type(a * b + c)
+    from fractions import Fraction  # (on use: its import costs every start 3 ms)
     value = Fraction(a) * Fraction(b) + Fraction(c)
     if dtype == np.float64:
         return float(value)
@@ -160,6 +160,7 @@ def _fma(a, b, c, dtype):
 
 def _round_float32(value):
     """A fraction rounded to the nearest float32 (ties to even)."""
+    from fractions import Fraction
     if value == 0:
         return np.float32(0.0)
     below = np.float32(float(value))  # double rounding may be off by one float32 step

@@ -1,7 +1,6 @@
 """More products: addmm, addmv, addr, baddbmm, addbmm (beta * self + alpha * product, each one
 node as in PyTorch), einsum, tensordot, kron, inner, vdot, dist."""
 
-import string
 
 import numpy as np
 
@@ -195,7 +194,7 @@ register(TensorsOnly(
 
 # ------------------------------------------------------------------ einsum
 
-LETTERS = string.ascii_letters
+LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"  # string.ascii_letters
 
 
 def _parse(equation, shapes):

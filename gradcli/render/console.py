@@ -1,7 +1,6 @@
 """The one place output is written: plain text when piped or NO_COLOR, rich on a terminal,
 one JSON document with --json.  Commands hand results here; they never print themselves."""
 
-import json
 import os
 import sys
 from dataclasses import dataclass
@@ -72,6 +71,7 @@ class Renderer:
         self.out.write(text + "\n")
 
     def json(self, document):
+        import json
         self.out.write(json.dumps(document, indent=2) + "\n")
 
     def text(self, text, style=None):

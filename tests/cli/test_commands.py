@@ -279,6 +279,19 @@ def test_unknown_command_and_option_are_usage_errors_with_exit_2(gradcli_process
     assert "Traceback" not in r.stderr
 
 
+def test_a_command_is_built_alone_and_errs_as_in_the_whole_app(gradcli_process):
+    """Only the command argv names is built (start-up); its usage errors, and a misspelt
+    command's suggestion, read as they do from the whole app."""
+    from gradcli.cli.app import app, app_for
+    assert [c.name for c in app_for(["eval", "x"]).registered_commands] == ["eval"]
+    assert app_for(["--version"]) is app and app_for(["evl"]) is app
+    r = gradcli_process("eval")
+    assert r.code == 2 and r.stderr.splitlines()[0] == "Usage: gradcli eval [OPTIONS] {PROGRAM}"
+    assert r.stderr.splitlines()[-1] == "Error: Missing argument 'PROGRAM'."
+    r = gradcli_process("evl", "x")
+    assert r.code == 2 and "No such command 'evl'. Did you mean 'eval'?" in r.stderr
+
+
 def test_help_of_every_command(cli):
     for command in ("eval", "run", "repl", "test", "jacobian", "hessian", "graph", "explain",
                     "check", "plot", "ops"):
