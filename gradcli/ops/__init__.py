@@ -119,6 +119,19 @@ def _operator(op, reflected):
         else:
             def operator(self):
                 return apply((self,), defaults)
+    elif isinstance(op, Overload):  # `x / y`, `1 - x`, `x ** 2`: pick the op, call it directly
+        callers = {}
+
+        def operator(self, other):
+            a, b = (other, self) if reflected else (self, other)
+            try:
+                chosen = op.choose(a, b)
+                caller = callers.get(chosen)
+                if caller is None:
+                    caller = callers[chosen] = _binary_caller(chosen)
+                return caller(a, b)
+            except TypeError:
+                return NotImplemented
     elif reflected:
         def operator(self, other):
             try:
@@ -134,6 +147,17 @@ def _operator(op, reflected):
                     return NotImplemented
             return op(self, *args)
     return operator
+
+
+def _binary_caller(op):
+    """f(a, b): op on two inputs at its default attributes, by its fastest path."""
+    if _plain_call(op) and op.n_inputs == 2:
+        op.prepare()
+        call, apply, defaults = op.call, op.apply, op.default_attrs
+        if call is None:
+            return lambda a, b: apply((a, b), defaults)
+        return lambda a, b: call(a, b, defaults)
+    return op
 
 
 def _inplace(op):

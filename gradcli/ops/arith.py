@@ -1,5 +1,7 @@
 """Arithmetic: + - * / // % ** and their named forms."""
 
+import operator
+
 import numpy as np
 
 from ..engine.tensor import Tensor, check_numel
@@ -91,13 +93,13 @@ def _sub(a, b, alpha):
 register(Op(
     "add", _add, (lambda g: g, lambda g, alpha: g if alpha == 1 else g * alpha),
     inputs=("self", "other"), attrs=(("alpha", 1),), jvp="elementwise", inplace=True,
-    doc="self + alpha * other", formula="d/dself = 1, d/dother = alpha",
+    on_floats=operator.add, doc="self + alpha * other", formula="d/dself = 1, d/dother = alpha",
     samples=BINARY + [Sample((2, 3), (3,), attrs={"alpha": 2.5})], kind="binary"))
 
 register(Op(
     "sub", _sub, (lambda g: g, lambda g, alpha: -g if alpha == 1 else g * -alpha),
     inputs=("self", "other"), attrs=(("alpha", 1),), jvp="elementwise", inplace=True,
-    doc="self - alpha * other", formula="d/dself = 1, d/dother = -alpha",
+    on_floats=operator.sub, doc="self - alpha * other", formula="d/dself = 1, d/dother = -alpha",
     samples=BINARY + [Sample((3,), (), attrs={"alpha": -2})], kind="binary"))
 
 
@@ -105,15 +107,19 @@ def _rsub(a, b, alpha):
     return _sub(b, a, alpha)
 
 
+def _rsub_floats(a, b):
+    return b - a
+
+
 rsub_tensor = Op(
     "rsub.Tensor", _rsub, (lambda g, alpha: -g if alpha == 1 else g * -alpha, lambda g: g),
     inputs=("self", "other"), attrs=(("alpha", 1),), jvp="elementwise", grad_fn="RsubBackward0",
-    method=False, public=False, doc="other - alpha * self (tensors)",
+    on_floats=_rsub_floats, method=False, public=False, doc="other - alpha * self (tensors)",
     formula="d/dself = -alpha, d/dother = 1", samples=BINARY, kind="binary")
 rsub_scalar = Op(
     "rsub.Scalar", _rsub, (lambda g, alpha: -g if alpha == 1 else g * -alpha, None),
     inputs=("self", "other"), attrs=(("alpha", 1),), jvp="elementwise", grad_fn="RsubBackward1",
-    edges=("self",),
+    edges=("self",), on_floats=_rsub_floats,
     method=False, public=False, doc="other - alpha * self (other a number: the reflected `-`)",
     formula="d/dself = -alpha", samples=SCALAR_OTHER, kind="binary")
 register(rsub_tensor)
@@ -125,7 +131,7 @@ register(Overload(
 
 register(Op(
     "mul", broadcasting(np.multiply), (lambda g, other: g * other, lambda g, self: g * self),
-    inputs=("self", "other"), inplace=True, doc="self * other",
+    inputs=("self", "other"), inplace=True, on_floats=operator.mul, doc="self * other",
     formula="d/dself = other, d/dother = self", samples=BINARY, kind="binary"))
 
 _ZERO_DIVISION = "ZeroDivisionError"
@@ -161,7 +167,7 @@ def _int_trunc_div(a, b):
 div_tensor = Op(
     "div.Tensor", _div, (lambda g, other: g / other, lambda g, self, other: -g * self / (other * other)),
     inputs=("self", "other"), inplace=True, dtype="float", grad_fn="DivBackward0", method=False,
-    public=False, doc="self / other", formula="d/dself = 1/other, d/dother = -self/other^2",
+    public=False, on_floats=operator.truediv, doc="self / other", formula="d/dself = 1/other, d/dother = -self/other^2",
     samples=[Sample(a, b, low=0.5, high=2.0) for a, b in
              [((), ()), ((3,), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3))]], kind="binary")
 div_mode = Op(

@@ -1,0 +1,83 @@
+"""0-d float64 arithmetic runs on Python floats (Op.on_floats) and overloaded operators call
+the op they choose directly: both must give NumPy's bits, nodes and errors exactly."""
+
+import operator
+
+import numpy as np
+import pytest
+
+import gradcli as torch
+
+SPECIAL = [0.0, -0.0, 1.0, -2.5, 1e-310, 1e308, -1e308, np.inf, -np.inf, np.nan, 3]
+OPERATORS = {"+": (operator.add, np.add), "-": (operator.sub, np.subtract),
+             "*": (operator.mul, np.multiply), "/": (operator.truediv, np.true_divide)}
+
+
+def _bits(value):
+    return np.asarray(value, dtype=np.float64).view(np.int64).item()
+
+
+def _pairs():
+    rng = np.random.default_rng(7)
+    values = SPECIAL + list(rng.standard_normal(20) * 10.0 ** rng.integers(-300, 300, 20))
+    return [(a, b) for a in values for b in values]
+
+
+@pytest.mark.parametrize("symbol", OPERATORS)
+def test_zero_dim_float64_arithmetic_has_numpy_s_bits(symbol):
+    python_op, ufunc = OPERATORS[symbol]
+    for a, b in _pairs():
+        expected = ufunc(np.float64(a), np.float64(b))
+        # `a / tensor` is PyTorch's reciprocal-then-multiply (0. / 1e-310 is nan there too)
+        reflected = (np.float64(a) * np.reciprocal(np.float64(b)) if symbol == "/"
+                     else expected)
+        ta = torch.tensor(a, dtype=torch.float64, requires_grad=True)
+        tb = torch.tensor(b, dtype=torch.float64)
+        for result, expected in ((python_op(ta, tb), expected), (python_op(ta, b), expected),
+                                 (python_op(a, tb), reflected)):
+            assert result.dtype == torch.float64 and result.shape == ()
+            got = result.detach().numpy()
+            assert type(got) is np.ndarray
+            if np.isnan(expected):
+                assert np.isnan(got), (a, symbol, b)
+            else:
+                assert _bits(got) == _bits(expected), (a, symbol, b)
+
+
+def test_reflected_and_named_forms_keep_their_nodes():
+    x = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
+    w = torch.tensor(4.0, dtype=torch.float64, requires_grad=True)
+    cases = {"AddBackward0": x + w, "SubBackward0": x - 1, "RsubBackward1": 1 - x,
+             "RsubBackward0": torch.rsub(x, w), "MulBackward0": 3 * x,
+             "DivBackward0": x / w, "PowBackward0": x ** 2, "PowBackward1": x ** w,
+             "PowBackward2": 2 ** x, "RemainderBackward0": x % 3}
+    for name, result in cases.items():
+        assert type(result.grad_fn).__name__ == name
+    y = (1 - x) * (x / w) + x * 0.5
+    y.backward()
+    assert x.grad.item() == -2.0 / 4.0 + (1 - 2.0) / 4.0 + 0.5
+    assert w.grad.item() == -(1 - 2.0) * 2.0 / 16.0
+
+
+def test_division_by_zero_and_huge_numbers_take_numpy_s_way():
+    x = torch.tensor(1.0, dtype=torch.float64)
+    assert (x / 0).item() == np.inf and (-x / 0.0).item() == -np.inf
+    assert np.isnan((x * 0 / 0).item())
+    assert (x * 10 ** 300).item() == 1e300
+    with pytest.raises((OverflowError, RuntimeError)):
+        x * 10 ** 400
+
+
+def test_float32_and_integer_tensors_keep_their_dtypes():
+    f = torch.tensor(0.1)
+    assert (f * 3.3).dtype == torch.float32
+    assert (f * 3.3).item() == float(np.float32(0.1) * np.float32(3.3))
+    i = torch.tensor(7)
+    assert (i * 2).dtype == torch.int64 and (i / 2).item() == 3.5
+
+
+def test_overloaded_operators_return_not_implemented_for_foreign_operands():
+    x = torch.tensor(2.0, dtype=torch.float64)
+    for expression in (lambda: x / "a", lambda: "a" ** x, lambda: 1j - [x], lambda: x % {}):
+        with pytest.raises(TypeError, match="unsupported operand"):
+            expression()
