@@ -293,16 +293,16 @@ def _jacfwd_batched(func, inputs):
                     tangents.append(t)
                 result = []
                 for out, t in zip(outs, tangents):
-                    data = (np.zeros((batch,) + out._data.shape, out._data.dtype) if t is None
-                            else t._data)
+                    if t is None:
+                        t = Tensor._make(np.zeros((batch,) + out._data.shape, out._data.dtype),
+                                         None, 0, False)
                     row = []
                     offset = 0
-                    for inp in inputs:
+                    for inp in inputs:  # PyTorch's split, movedim and reshape of vmap's result
                         n = inp.numel()
-                        block = np.moveaxis(data[offset:offset + n], 0, -1)
-                        row.append(Tensor._make(
-                            np.ascontiguousarray(block).reshape(out._data.shape + inp._data.shape),
-                            None, 0, False))
+                        block = t[offset:offset + n] if len(inputs) > 1 else t
+                        row.append(block.movedim(0, -1).reshape(out._data.shape +
+                                                                inp._data.shape))
                         offset += n
                     result.append(row)
             finally:

@@ -1100,6 +1100,7 @@ def _forward_ad(op, inputs, attrs, results):
     tangents = [x._fw if isinstance(x, Tensor) else None for x in inputs]
     if ForwardAD.batch is not None:
         _set_tangent(results[0], _batched_tangent(op, inputs, attrs, results, tangents))
+        _save_output_tangent(results[0])
         return
     out = _tangent_out(op, inputs, attrs, results, tangents)
     if op.n_outputs == 1:
@@ -1129,47 +1130,85 @@ def _save_output_tangent(r):
 def _batched_tangent(op, inputs, attrs, results, tangents):
     """The output tangent of a one-output op when every tangent has a leading batch dimension:
     elementwise ops of equal shapes apply their formula to the whole batch (it broadcasts),
-    matrix products use a batched product, anything else runs its JVP one slice at a time."""
+    matrix products use a batched product, anything else runs its JVP one slice at a time.
+    All of it in Tensor ops: a tangent that depends on inputs requiring grad is differentiable,
+    as PyTorch's vmap-ed jvp is (forward-over-reverse Hessians have a grad_fn there)."""
     batch = ForwardAD.batch
     if op.n_outputs != 1:
         raise Unbatchable(op.name)
     for x, t in zip(inputs, tangents):
-        if t is not None and (t._data.shape != (batch,) + x._data.shape or t.requires_grad_flag):
+        if t is not None and t._data.shape != (batch,) + x._data.shape:
             raise Unbatchable(op.name)
     r = results[0]
     shape = (batch,) + r._data.shape
     out = None
-    if (op.kind in ("elementwise", "binary") and op.jvp in ("elementwise", "linear")
+    if (op.kind in ("elementwise", "binary", "backward") and op.jvp in ("elementwise", "linear")
             and not op.variadic and all(x._data.shape == r._data.shape for x in inputs
                                         if isinstance(x, Tensor))):
         out = _tangent_out(op, inputs, attrs, results, tangents)
     elif op.name in ("mm", "mv"):
         out = _batched_product(inputs, tangents)
+    elif op.name in _BATCH_RULES and tangents[0] is not None:
+        out = _BATCH_RULES[op.name](tangents, attrs, r._data.shape)
     if out is None or out._data.shape != shape:
+        from . import stack
         slices = []
         for k in range(batch):
-            ts = [None if t is None else Tensor._make(t._data[k], None, 0, False)
-                  for t in tangents]
-            o = _tangent_out(op, inputs, attrs, results, ts)._data
-            slices.append(np.broadcast_to(o, r._data.shape) if o.shape != r._data.shape else o)
-        out = Tensor._make(np.stack(slices), None, 0, False)
+            o = _tangent_out(op, inputs, attrs, results,
+                             [None if t is None else t[k] for t in tangents])
+            slices.append(o.expand(r._data.shape) if o._data.shape != r._data.shape else o)
+        out = stack(slices)
     if out._data.dtype != r._data.dtype:
         out = out.to(r.dtype)
     return out
 
 
+def _batched_reshape(tangents, attrs, shape):
+    return tangents[0].reshape((tangents[0].shape[0],) + shape)
+
+
+def _batched_select(tangents, attrs, shape):
+    dim, index = attrs
+    return tangents[0].select(dim if dim < 0 else dim + 1, index)
+
+
+def _batched_sum(tangents, attrs, shape):
+    t = tangents[0]
+    return t.sum(dim=tuple(range(1, t.dim()))) if attrs == (None,) and t.dim() > 1 else None
+
+
+def _batched_stack(tangents, attrs, shape):
+    from . import stack
+    (dim,) = attrs
+    if any(t is None for t in tangents):
+        return None
+    return stack(tangents, dim if dim < 0 else dim + 1)
+
+
+# Linear ops whose batched tangent is the op on the batch with its dimensions shifted by one
+# (f(tangents, attrs, one slice's result shape) -> batched tangent, or None: slice by slice).
+# The reshapes keep the order of the elements, so one reshape with the batch in front serves.
+_BATCH_RULES = dict.fromkeys(
+    ("view", "reshape", "_reshape_alias", "_unsafe_view", "squeeze.all", "squeeze.dim",
+     "squeeze.dims", "unsqueeze", "flatten", "unflatten", "view_as", "reshape_as", "alias",
+     "clone", "contiguous"), _batched_reshape)
+_BATCH_RULES.update({"select": _batched_select, "sum.default": _batched_sum,
+                     "stack": _batched_stack})
+
+
 def _batched_product(inputs, tangents):
-    """mm/mv's JVP (t @ other + self @ t) for batched tangents: NumPy's matmul broadcasts the
-    batch dimension."""
-    a, b = inputs[0]._data, inputs[1]._data
+    """mm/mv's JVP (t @ other + self @ t) for batched tangents: matmul broadcasts the batch
+    dimension."""
+    from . import matmul
+    a, b = _primal(inputs[0]), _primal(inputs[1])
     out = None
     if tangents[0] is not None:
-        out = np.matmul(tangents[0]._data, b)
+        out = matmul(tangents[0], b)
     if tangents[1] is not None:
-        t = tangents[1]._data
-        term = np.matmul(t, a.T) if b.ndim == 1 else np.matmul(a, t)
+        t = tangents[1]
+        term = matmul(t, a.mT) if b.dim() == 1 else matmul(a, t)
         out = term if out is None else out + term
-    return None if out is None else Tensor._make(out, None, 0, False)
+    return out
 
 
 def _tangent_out(op, inputs, attrs, results, tangents):
