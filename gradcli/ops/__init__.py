@@ -198,6 +198,7 @@ def _inplace(op):
                 node._saved_out = (self._data, node._saved_out[1], vc, vc[0])
             if self._base is not None:  # a view: its base's history is rebased (CopySlices)
                 views.rebase(self, result)
+        views.regenerate(self, self if recording and self._base is not None else None)
         return self
     method.__name__ = op.name + "_"
     method.__doc__ = f"In-place {op.name}."

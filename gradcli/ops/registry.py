@@ -12,6 +12,7 @@ like PyTorch's derivatives.yaml.
 
 import numbers
 import traceback
+from weakref import WeakSet as _WeakSet
 
 import numpy as np
 
@@ -936,8 +937,13 @@ _F32 = np.dtype(np.float32)
 
 def _mark_view(result, base):
     if isinstance(base, Tensor):
-        result._version = base._version
+        vc = result._version = base._version
         result._base = base._base if base._base is not None else base
+        if GradMode.enabled:  # a differentiable view: its history is regenerated when the
+            # base is written through another alias (gradcli.ops.views.regenerate)
+            if len(vc) == 1:
+                vc.append(_WeakSet())
+            vc[1].add(result)
 
 
 def _bad_argument(op, x, position):

@@ -1610,6 +1610,8 @@ def _setitem(self, index, value):
         if self._base is not None:  # a view: its base's history is rebased (CopySlices)
             from .views import rebase
             rebase(self, result)
+    from .views import regenerate
+    regenerate(self, self if recording and self._base is not None else None)
 
 
 Tensor.__setitem__ = _setitem

@@ -101,6 +101,29 @@ class CopySlices(Node):
 CopySlices.__name__ = CopySlices.__qualname__ = "CopySlices"
 
 
+def regenerate(tensor, written=None):
+    """After an in-place change through `tensor` (its version counter bumped), give every other
+    live view of the same base a fresh AsStridedBackward0 node on the base's current history.
+    PyTorch does it lazily, when a view's grad_fn is next read and its version has moved on
+    (VariableHooks::grad_fn); the result is the same, and reading grad_fn stays an attribute
+    read.  `written`: the view rebase() has just given its node (or None)."""
+    vc = tensor._vc
+    if vc is None or len(vc) == 1 or not vc[1]:
+        return
+    from ..engine.grad_mode import GradMode
+    enabled, GradMode.enabled = GradMode.enabled, True
+    try:
+        for view in list(vc[1]):
+            base = view._base
+            if view is written or base is None or (view.grad_fn is None
+                                                   and not base.requires_grad_flag):
+                continue
+            node = OPS["as_strided"](base, positions(view._data, base._data)).grad_fn
+            view.grad_fn, view._output_nr, view.requires_grad_flag = node, 0, True
+    finally:
+        GradMode.enabled = enabled
+
+
 def rebase(view, result):
     """After an in-place op on `view` recorded `result` (whose grad_fn is the op's node), give
     view's base a CopySlices node and view an AsStridedBackward0 node, as PyTorch does."""
