@@ -63,6 +63,7 @@ class Tensor:
     _leaf_hooks = None
     _fw = None
     _base = None
+    _no_grad_view = False  # a view made in no_grad mode (PyTorch's CreationMeta::NO_GRAD_MODE)
     _grad_count = 0
     __array_priority__ = 1000
 
@@ -170,6 +171,10 @@ class Tensor:
         return self._output_nr
 
     def _accumulator(self):
+        """The leaf's AccumulateGrad node (None for a view made in no_grad mode: PyTorch gives
+        it no gradient edge, so gradients stop there)."""
+        if self._no_grad_view:
+            return None
         acc = self._accum_ref() if self._accum_ref is not None else None
         if acc is None:
             acc = AccumulateGrad(self)

@@ -172,6 +172,9 @@ def _inplace(op):
                 if isinstance(a, Tensor) and a.requires_grad_flag:
                     recording = True
         if recording:
+            if self._no_grad_view:
+                from .views import no_grad_view_error
+                raise no_grad_view_error(self)
             if self.grad_fn is None and self.requires_grad_flag:
                 raise RuntimeError(messages.LEAF_INPLACE)
             base = self._base

@@ -939,11 +939,20 @@ def _mark_view(result, base):
     if isinstance(base, Tensor):
         vc = result._version = base._version
         result._base = base._base if base._base is not None else base
-        if GradMode.enabled:  # a differentiable view: its history is regenerated when the
-            # base is written through another alias (gradcli.ops.views.regenerate)
-            if len(vc) == 1:
-                vc.append(_WeakSet())
-            vc[1].add(result)
+        if base._no_grad_view:
+            result._no_grad_view = True
+        elif not GradMode.enabled:
+            # PyTorch: a view made in no_grad mode still requires grad when its base does (a
+            # leaf of its own for gradients) and may not be written in place with grad mode on
+            if base.requires_grad_flag and result._data.dtype.kind in "fc":
+                result.requires_grad_flag = True
+                result._no_grad_view = True
+            return
+        # a differentiable view: its history is regenerated when the base is written through
+        # another alias (gradcli.ops.views.regenerate)
+        if len(vc) == 1:
+            vc.append(_WeakSet())
+        vc[1].add(result)
 
 
 def _bad_argument(op, x, position):

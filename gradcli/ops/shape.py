@@ -1581,6 +1581,9 @@ def _setitem(self, index, value):
     op = _SETITEM_OPS[name]
     if recording:
         base = self._base
+        if self._no_grad_view:
+            from .views import no_grad_view_error
+            raise no_grad_view_error(self, steps[-1][0] if steps else None)
         if self.grad_fn is None and self.requires_grad_flag:
             raise RuntimeError(messages.VIEW_OF_LEAF_INPLACE if steps else messages.LEAF_INPLACE)
         if base is not None and base.grad_fn is None and base.requires_grad_flag:

@@ -10,6 +10,8 @@ A view here shares its NumPy memory with its base; the region it covers is found
 arrays' addresses and strides, as the flat (C-order) positions of the view's elements in the base.
 """
 
+import re
+
 import numpy as np
 
 from ..engine.graph import Node, gradient_edge
@@ -101,6 +103,21 @@ class CopySlices(Node):
 CopySlices.__name__ = CopySlices.__qualname__ = "CopySlices"
 
 
+def no_grad_view_error(view, last_step=None):
+    """PyTorch's error for writing in place, with grad mode on, into a view made in no_grad
+    mode (or into a view of one: its node named as PyTorch's handle_view_on_rebase names it).
+    last_step: for `view[index] = value`, the last view op of the index (`select`, …), whose
+    output is what PyTorch writes into."""
+    from ..engine import messages
+    if last_step is not None:
+        name = last_step.capitalize()
+    elif view.grad_fn is None:
+        return RuntimeError(messages.NO_GRAD_VIEW_INPLACE)
+    else:
+        name = re.sub(r"Backward\d*$", "", type(view.grad_fn).__name__)
+    return RuntimeError(messages.NO_GRAD_VIEW_OF_VIEW_INPLACE.format(fn=name))
+
+
 def regenerate(tensor, written=None):
     """After an in-place change through `tensor` (its version counter bumped), give every other
     live view of the same base a fresh AsStridedBackward0 node on the base's current history.
@@ -115,8 +132,8 @@ def regenerate(tensor, written=None):
     try:
         for view in list(vc[1]):
             base = view._base
-            if view is written or base is None or (view.grad_fn is None
-                                                   and not base.requires_grad_flag):
+            if view is written or base is None or view._no_grad_view or (
+                    view.grad_fn is None and not base.requires_grad_flag):
                 continue
             node = OPS["as_strided"](base, positions(view._data, base._data)).grad_fn
             view.grad_fn, view._output_nr, view.requires_grad_flag = node, 0, True

@@ -144,3 +144,59 @@ def test_dead_views_leave_nothing_behind():
     assert len(y._version[1]) == 0
     y[:1].mul_(2)  # (nothing to regenerate)
     assert y.grad_fn.name() == "torch::autograd::CopySlices"
+
+
+NO_GRAD_VIEW_STEPS = [  # (statement, expression whose repr or error is compared)
+    ("v = y[1:]", "v"), ("q = x[1:]", "q"), ("d = y.detach()[1:]", "d"),
+    ("i = T.arange(3)[1:]", "i"), (None, "v.is_leaf"), (None, "v.grad_fn"),
+    ("v2 = v[0:1]", "v2"), (None, "v2.grad_fn.next_functions[0][0]"),
+    ("(v2 * 2).sum().backward()", "v.grad"), (None, "x.grad"),
+    (None, "v.mul_(2)"), (None, "v2.mul_(2)"), (None, "v[0].mul_(2)"),
+    (None, "v.view(2).mul_(2)"), ("v2[0] = 5.", None), ("v[...] = 5.", None),
+    ("v[0:1] = 5.", None),
+]
+
+
+def _no_grad_view_session(T):
+    """Views made in no_grad mode: they require grad when the base does, lead gradients
+    nowhere, and may not be written in place with grad mode on."""
+    ns = {"T": T}
+    exec("x = T.tensor([1., 2., 3.], requires_grad=True)\ny = x * 1\n", ns)
+    out = []
+    for i, (statement, expression) in enumerate(NO_GRAD_VIEW_STEPS):
+        try:
+            if statement is not None:
+                if i < 4:  # the views themselves are made in no_grad mode
+                    with T.no_grad():
+                        exec(statement, ns)
+                else:
+                    exec(statement, ns)
+            if expression is not None:
+                value = eval(expression, ns)
+                out.append(type(value).__name__ if "next_functions" in expression
+                           else repr(value))
+        except RuntimeError as e:
+            out.append(f"RuntimeError: {e}")
+    return out
+
+
+def test_views_made_in_no_grad_mode_match_pytorch():
+    torch = pytest.importorskip("torch")
+    assert _no_grad_view_session(gradcli) == _no_grad_view_session(torch)
+
+
+def test_writing_into_a_view_made_in_no_grad_mode_is_an_error():
+    x = gradcli.tensor([1., 2., 3.], requires_grad=True)
+    with gradcli.no_grad():
+        w = x[1:]
+        plain = (x * 1)[1:]
+    assert w.requires_grad and w.is_leaf and w.grad_fn is None and not plain.requires_grad
+    with pytest.raises(RuntimeError, match=r"^A view was created in no_grad mode and is being "
+                                           r"modified inplace with grad mode enabled"):
+        w.add_(1)
+    with pytest.raises(RuntimeError, match=r"^Output 0 of Select is a view of a view which was "
+                                           r"created in no_grad mode"):
+        w[0] = 2.
+    with gradcli.no_grad():
+        w.add_(1)  # inside no_grad it is allowed
+    assert x.tolist() == [1., 3., 4.]
