@@ -10,7 +10,6 @@ from .. import engine  # noqa: F401
 from ..engine import dtypes
 from ..engine.autograd import grad as autograd_grad
 from ..engine.tensor import Tensor
-from .record import Recording
 from .trace import traced_grad
 
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*$")
@@ -59,7 +58,7 @@ class Evaluation:
     steps: dict = field(default_factory=dict)       # output -> [Step] of its backward pass
     order: int = 1
     ran_backward: bool = False
-    recording: Recording | None = None
+    recording: "Recording | None" = None  # (gradcli.analysis.record, imported on use)
     reasons: dict = field(default_factory=dict)     # (output, leaf) -> why the grad is None/zero
 
 
@@ -97,7 +96,10 @@ def run_program(source, bindings=(), dtype=None, out=None, record=False, timeout
         if overrides and b.name in overrides:
             leaves[b.name] = overrides[b.name](leaves[b.name]).requires_grad_(True)
         session.namespace[b.name] = leaves[b.name]
-    recording = Recording() if record else None
+    recording = None
+    if record:
+        from .record import Recording
+        recording = Recording()
     if recording is not None:
         recording.location = getattr(session, "current_line", None)
         with recording:
