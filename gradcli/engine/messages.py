@@ -21,12 +21,16 @@ NO_GRAD_FN = "element {index} of tensors does not require grad and does not have
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 _NO_GRAD_VIEW_TAIL = (
-    "created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
-    "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
-    "moving both the view and the inplace either both inside the no_grad block (if you don't "
-    "want the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
-NO_GRAD_VIEW_INPLACE = "A view was " + _NO_GRAD_VIEW_TAIL
-NO_GRAD_VIEW_OF_VIEW_INPLACE = "Output 0 of {fn} is a view of a view which was " + _NO_GRAD_VIEW_TAIL
+    " with grad mode enabled. Given that this use case is ambiguous and error-prone, it is "
+    "forbidden. You can clarify your code by moving both the view and the inplace either both "
+    "inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if "
+    "you want the inplace to be tracked).")
+NO_GRAD_VIEW_INPLACE = ("A view was created in no_grad mode and is being modified inplace"
+                        + _NO_GRAD_VIEW_TAIL)
+NO_GRAD_VIEW_OF_VIEW_INPLACE = ("Output 0 of {fn} is a view of a view which was created in "
+                                "no_grad mode and is being modified inplace" + _NO_GRAD_VIEW_TAIL)
+NO_GRAD_VIEW_STALE = ("A view was created in no_grad mode and its base or another view of its "
+                      "base has been modified inplace" + _NO_GRAD_VIEW_TAIL)
 NUMPY_REQUIRES_GRAD = (
     "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
 )

@@ -384,12 +384,15 @@ class Tensor:
     # ------------------------------------------------------------------ printing
     def __repr__(self):
         from .printing import format_tensor
-        fn = self.grad_fn
+        try:
+            fn = self.grad_fn
+            name = None if fn is None else fn.name().rsplit("::", 1)[-1]
+        except RuntimeError:  # a stale view made in no_grad mode: PyTorch prints this
+            name = "Invalid"
         tangent = self._fw._data if self._fw is not None else None
         return format_tensor(self._data, dtype_name=self.dtype.name,
                              default_dtype_name=dtypes.get_default_dtype().name,
-                             requires_grad=self.requires_grad,
-                             grad_fn_name=None if fn is None else fn.name().rsplit("::", 1)[-1],
+                             requires_grad=self.requires_grad_flag, grad_fn_name=name,
                              tangent=tangent)
 
     __str__ = __repr__
@@ -620,3 +623,27 @@ class Layout:
 
 
 strided = Layout("strided")
+
+
+_GRAD_FN_SLOT = Tensor.__dict__["grad_fn"]
+
+
+class StaleNoGradView(Tensor):
+    """A view made in no_grad mode whose base (or another view of it) has been written in
+    place since: PyTorch refuses to tell its grad_fn (VariableHooks::grad_fn and
+    handle_view_on_rebase), so reading it, is_leaf, or using the view in a recorded op raises;
+    repr shows `grad_fn=<Invalid>`.  gradcli.ops.views.regenerate turns such views into this
+    class."""
+
+    __slots__ = ()
+
+    @property
+    def grad_fn(self):
+        raise RuntimeError(messages.NO_GRAD_VIEW_STALE)
+
+    @grad_fn.setter
+    def grad_fn(self, value):
+        _GRAD_FN_SLOT.__set__(self, value)
+
+
+StaleNoGradView.__name__ = StaleNoGradView.__qualname__ = "Tensor"

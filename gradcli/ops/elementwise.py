@@ -8,7 +8,8 @@ import numpy as np
 from ..engine import dtypes
 from ..engine.tensor import _CPP_TYPE_NAMES, Tensor
 from .arith import broadcasting
-from .registry import OPS, Op, Overload, Sample, _bad_argument, alias, elementwise_samples, register
+from .registry import (OPS, Op, Overload, Sample, _bad_argument, alias, elementwise_samples, register,
+                       zeros_like_grad)
 
 ANY = elementwise_samples()
 POSITIVE = elementwise_samples(0.5, 2.0)
@@ -242,11 +243,11 @@ def _keep_integers(fn):
 unary("abs", np.abs, lambda g, self: g * self.sign(), "absolute value",
       "sign(self) (0 at the kink self=0)", dtype="same")
 alias("absolute", "abs")
-unary("sign", lambda a: np.sign(a) if a.dtype != np.bool_ else a.copy(), lambda g: g * 0,
+unary("sign", lambda a: np.sign(a) if a.dtype != np.bool_ else a.copy(), zeros_like_grad,
       "sign of self", "0 (undefined at 0)", dtype="same")
-unary("floor", _keep_integers(np.floor), lambda g: g * 0, "round down", "0", dtype="same")
-unary("ceil", _keep_integers(np.ceil), lambda g: g * 0, "round up", "0", dtype="same")
-unary("trunc", _keep_integers(np.trunc), lambda g: g * 0, "round toward zero", "0", dtype="same")
+unary("floor", _keep_integers(np.floor), zeros_like_grad, "round down", "0", dtype="same")
+unary("ceil", _keep_integers(np.ceil), zeros_like_grad, "round up", "0", dtype="same")
+unary("trunc", _keep_integers(np.trunc), zeros_like_grad, "round toward zero", "0", dtype="same")
 alias("fix", "trunc")
 
 
@@ -259,12 +260,12 @@ def _frac(a):
 unary("frac", _frac, lambda g: g, "self - trunc(self)", "1", dtype="same")
 
 round_default = Op(
-    "round.default", _keep_integers(np.round), lambda g: g * 0, dtype="same", inplace=True,
+    "round.default", _keep_integers(np.round), zeros_like_grad, dtype="same", inplace=True,
     method=False, public=False, grad_fn="RoundBackward0", doc="round half to even", formula="0",
     samples=ANY)
 round_decimals = Op(
     "round.decimals", lambda a, decimals: a.copy() if a.dtype.kind in "biu" else np.round(a, decimals),
-    lambda g: g * 0, attrs=("decimals",), dtype="same", inplace=True, method=False, public=False,
+    zeros_like_grad, attrs=("decimals",), dtype="same", inplace=True, method=False, public=False,
     grad_fn="RoundBackward1", doc="round half to even at `decimals` decimal places", formula="0",
     samples=[Sample(s, attrs={"decimals": 1}) for s in [(), (3,), (2, 3)]])
 register(round_default)
@@ -559,12 +560,12 @@ def _fill(a, value):
 
 def _fill_ops(scalar_node, tensor_node, inplace):
     scalar = Op(
-        f"fill{'_' if inplace else ''}.Scalar", _fill, (lambda g: g * 0, None),
+        f"fill{'_' if inplace else ''}.Scalar", _fill, (zeros_like_grad, None),
         inputs=("self", "value"), edges=("self",), dtype="same", method=False, public=False,
         grad_fn=scalar_node, kind="creation", doc="a tensor like self filled with a number",
         formula="0", samples=[Sample(s, None, values={1: 2.5}) for s in [(), (3,), (2, 3)]])
     tensor = Op(
-        f"fill{'_' if inplace else ''}.Tensor", _fill, (lambda g: g * 0, lambda g: g.sum()),
+        f"fill{'_' if inplace else ''}.Tensor", _fill, (zeros_like_grad, lambda g: g.sum()),
         inputs=("self", "value"), dtype="same", method=False, public=False,
         grad_fn=tensor_node, kind="creation", doc="a tensor like self filled with a 0-d tensor",
         formula="d/dself = 0, d/dvalue = the sum of the gradient",
@@ -583,7 +584,7 @@ for _op in fill.ops + FILL_.ops:
 fill.inplace = FILL_
 
 register(Op(
-    "zero", np.zeros_like, lambda g: g * 0, method=False, function=False, public=False,
+    "zero", np.zeros_like, zeros_like_grad, method=False, function=False, public=False,
     inplace=True, dtype="same", grad_fn="ZeroBackward0", kind="creation",
     doc="a tensor of zeros like self (zero_: in place)", formula="0",
     samples=[Sample(s) for s in [(), (3,), (2, 3)]]))
@@ -608,7 +609,7 @@ def _copy_broadcast_error(shape, src_shape):
 
 
 copy = register(Op(
-    "copy", _copy, (lambda g: g * 0, lambda g: g), inputs=("self", "src"),
+    "copy", _copy, (zeros_like_grad, lambda g: g), inputs=("self", "src"),
     attrs=(("non_blocking", False),), method=False, function=False, public=False, inplace=True,
     dtype="same", grad_fn="CopyBackwards", kind="creation",
     doc="src (broadcast and converted to self's dtype) written into self (copy_)",

@@ -16,7 +16,7 @@ from ..engine.tensor import Tensor
 from .arith import broadcasting
 from .elementwise import BINARY, UNIT, unary
 from .registry import (COMPOSITION, OPS, Composed, Op, Overload, Sample, elementwise_samples,
-                       register)
+                       register, zeros_like_grad)
 from .sorting import FailingNode
 
 TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -210,7 +210,7 @@ class _ZeroDerivative(Op):
 
 
 register(_ZeroDerivative(
-    "sgn", lambda a: np.sign(a) if a.dtype != np.bool_ else a.copy(), lambda g: g * 0,
+    "sgn", lambda a: np.sign(a) if a.dtype != np.bool_ else a.copy(), zeros_like_grad,
     differentiable=False, dtype="same", inplace=True,
     doc="the sign of self (sign for real tensors; derivative 0)", formula="0"))
 
@@ -346,7 +346,7 @@ def _copysign_self(g, self, result):
 
 
 copysign_tensor = Op(
-    "copysign.Tensor", broadcasting(_copysign), (_copysign_self, lambda g: g * 0),
+    "copysign.Tensor", broadcasting(_copysign), (_copysign_self, zeros_like_grad),
     inputs=("self", "other"), dtype="float", inplace=True, method=False, public=False,
     grad_fn="CopysignBackward0", kind="binary", doc="|self| with the sign of other",
     formula="d/dself = sign(self) * sign(other) (0 at self == 0), d/dother = 0",

@@ -939,17 +939,17 @@ def _mark_view(result, base):
     if isinstance(base, Tensor):
         vc = result._version = base._version
         result._base = base._base if base._base is not None else base
-        if base._no_grad_view:
-            result._no_grad_view = True
-        elif not GradMode.enabled:
+        if not GradMode.enabled:
             # PyTorch: a view made in no_grad mode still requires grad when its base does (a
             # leaf of its own for gradients) and may not be written in place with grad mode on
-            if base.requires_grad_flag and result._data.dtype.kind in "fc":
-                result.requires_grad_flag = True
-                result._no_grad_view = True
-            return
-        # a differentiable view: its history is regenerated when the base is written through
-        # another alias (gradcli.ops.views.regenerate)
+            if not (base.requires_grad_flag and result._data.dtype.kind in "fc"):
+                return
+            result.requires_grad_flag = True
+            result._no_grad_view = True
+        elif base._no_grad_view:  # (so is a view of such a view, made in any mode)
+            result._no_grad_view = True
+        # its history is regenerated (or, made in no_grad mode, made stale) when the base is
+        # written through another alias (gradcli.ops.views.regenerate)
         if len(vc) == 1:
             vc.append(_WeakSet())
         vc[1].add(result)
@@ -1111,6 +1111,8 @@ def _reduce_to(node, i, g, shape):
 
 def _forward_ad(op, inputs, attrs, results):
     """Propagate tangents (forward-mode AD) through op."""
+    if not op.differentiable:  # (x == 0 and the like: no tangent, as in PyTorch)
+        return
     from ..engine.forward_ad import _set_tangent
     tangents = [x._fw if isinstance(x, Tensor) else None for x in inputs]
     if ForwardAD.batch is not None:
@@ -1288,6 +1290,12 @@ def _primal(x):
         p._version = x._version
         return p
     return x
+
+
+def zeros_like_grad(g):
+    """PyTorch's `zeros_like(grad)` in a derivative formula: zeros without a graph (g * 0 would
+    be -0. where g is negative and nan where it is infinite)."""
+    return Tensor._make(np.zeros_like(g._data), None, 0, False)
 
 
 def register(op):

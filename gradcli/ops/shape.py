@@ -14,7 +14,7 @@ import numpy as np
 from ..engine import dtypes, messages
 from ..engine.forward_ad import _set_tangent
 from ..engine.grad_mode import GradMode
-from ..engine.tensor import Tensor, check_numel
+from ..engine.tensor import StaleNoGradView, Tensor, check_numel
 from .registry import OPS, Composed, Op, Overload, Plain, Sample, alias, register, wrap_dim
 
 
@@ -1581,6 +1581,8 @@ def _setitem(self, index, value):
     op = _SETITEM_OPS[name]
     if recording:
         base = self._base
+        if steps and type(self) is StaleNoGradView:  # PyTorch's select/slice of it reads
+            raise RuntimeError(messages.NO_GRAD_VIEW_STALE)  # its grad_fn before the write
         if self._no_grad_view:
             from .views import no_grad_view_error
             raise no_grad_view_error(self, steps[-1][0] if steps else None)

@@ -15,6 +15,7 @@ import re
 import numpy as np
 
 from ..engine.graph import Node, gradient_edge
+from ..engine.tensor import _GRAD_FN_SLOT, StaleNoGradView, Tensor
 from .registry import OPS, Op, Sample, register
 
 
@@ -87,13 +88,22 @@ class CopySlices(Node):
 
     def apply(self, grads):
         # PyTorch: result = grad.clone(); result[region] = fn's gradient for its self input
+        # (copied, not added: the region's values, signed zeros included, are fn's own)
+        from . import where
         g = grads[0]
         pos, shape = self.positions, self.base_shape
-        region = OPS["as_strided"](g, pos)
-        inner = self.fn.apply([region])
-        rest = g - OPS["as_strided_scatter"](region, pos, shape)
-        if inner[0] is not None:
-            rest = rest + OPS["as_strided_scatter"](inner[0], pos, shape)
+        inner = self.fn.apply([OPS["as_strided"](g, pos)])
+        flat = pos.ravel()
+        region = np.zeros(int(np.prod(shape)), bool)
+        region[flat] = True
+        source = np.zeros(region.size, np.int64)  # where in the region each element comes from
+        source[flat] = np.arange(flat.size)
+        region = Tensor._make(region.reshape(shape), None, 0, False)
+        if inner[0] is None:
+            rest = where(region, 0.0, g)
+        else:
+            rest = where(region, inner[0].reshape(-1)[
+                Tensor._make(source.reshape(shape), None, 0, False)], g)
         return [rest] + list(inner[1:])
 
     def release(self):
@@ -109,12 +119,13 @@ def no_grad_view_error(view, last_step=None):
     last_step: for `view[index] = value`, the last view op of the index (`select`, …), whose
     output is what PyTorch writes into."""
     from ..engine import messages
+    fn = _GRAD_FN_SLOT.__get__(view)  # (not the property of a stale view, which raises)
     if last_step is not None:
         name = last_step.capitalize()
-    elif view.grad_fn is None:
+    elif fn is None:
         return RuntimeError(messages.NO_GRAD_VIEW_INPLACE)
     else:
-        name = re.sub(r"Backward\d*$", "", type(view.grad_fn).__name__)
+        name = re.sub(r"Backward\d*$", "", type(fn).__name__)
     return RuntimeError(messages.NO_GRAD_VIEW_OF_VIEW_INPLACE.format(fn=name))
 
 
@@ -132,8 +143,13 @@ def regenerate(tensor, written=None):
     try:
         for view in list(vc[1]):
             base = view._base
-            if view is written or base is None or view._no_grad_view or (
-                    view.grad_fn is None and not base.requires_grad_flag):
+            if view is written or base is None or type(view) is StaleNoGradView:
+                continue
+            if view._no_grad_view:
+                if base.requires_grad_flag:
+                    view.__class__ = StaleNoGradView
+                continue
+            if view.grad_fn is None and not base.requires_grad_flag:
                 continue
             node = OPS["as_strided"](base, positions(view._data, base._data)).grad_fn
             view.grad_fn, view._output_nr, view.requires_grad_flag = node, 0, True
