@@ -132,3 +132,20 @@ def test_piped_repl_survives_running_out_of_memory():
                        text=True, env=_env(GRADCLI_MAX_MEMORY="1G"), timeout=120)
     assert p.returncode == 0
     assert p.stdout.splitlines() == ["MemoryError", "2"]
+
+
+@pytest.mark.parametrize("args, code, lines", [
+    (("run", "-"), 0, 20000), (("check", "y = x ** 2", "--at", "x=3", "--expect", "x.grad=5"), 1, 2),
+    (("eval", "y = ", "--at", "x=3"), 2, 0)])
+def test_a_one_shot_command_exits_at_once_with_all_its_output(tmp_path, args, code, lines):
+    """The console script skips the interpreter's teardown after a one-shot command (os._exit):
+    everything written before is in the file, and the exit code is the command's."""
+    out = tmp_path / "out.txt"
+    with open(out, "w") as f:
+        p = subprocess.run(_cmd(*args), input="for i in range(20000):\n    print(i)\n",
+                           stdout=f, stderr=subprocess.PIPE, text=True, env=_env(), timeout=120)
+    assert p.returncode == code, p.stderr
+    text = out.read_text()
+    assert len(text.splitlines()) == lines
+    if args[0] == "run":
+        assert text.endswith("19999\n")
