@@ -144,13 +144,13 @@ POSITION_SOURCES = [
 
 
 def _corpus():
-    """Sources to parse both ways: the examples, every transcript statement, the grammar
-    tests' programs and the position cases above."""
+    """Sources to parse both ways: the examples, every statement of the transcripts in
+    tests/transcripts, the grammar tests' programs and the position cases above."""
     from gradcli.lang.transcript import parse_transcript
     from test_grammar import PROGRAMS
     sources = list(POSITION_SOURCES) + list(PROGRAMS.values())
     sources += [p.read_text(encoding="utf-8") for p in sorted((ROOT / "examples").glob("*.grad"))]
-    for path in sorted((ROOT.parent / "shared" / "transcripts").glob("*.txt")):
+    for path in sorted((ROOT / "tests" / "transcripts").glob("*.txt")):
         for session in parse_transcript(path.read_text(encoding="utf-8")):
             sources += [s.source + "\n" for s in session.statements]
     return sources
