@@ -307,7 +307,7 @@ def _inside(self, min, max):
 
 
 clamp_scalar = Op(
-    "clamp.default", _clamp, lambda g, self, min, max: g * _inside(self, min, max),
+    "clamp.default", _clamp, lambda g, self, min, max: _where(_inside(self, min, max), g, 0.0),
     attrs=(("min", None), ("max", None)), dtype="numpy", inplace=True, method=False,
     public=False, grad_fn="ClampBackward1", doc="self limited to [min, max] (numbers)",
     formula="1 if min <= self <= max else 0 (1 at the boundary)",
@@ -383,7 +383,7 @@ BOUND_SAMPLES = [Sample(s, attrs={"min": 0.2}) for s in [(), (3,), (2, 3)]]
 _register_bound(
     "clamp_min",
     Op("clamp_min.default", lambda a, min: np.maximum(_bound_dtype(a, min, None), min),
-       lambda g, self, min: g * (self >= min), attrs=("min",), dtype="numpy", inplace=True,
+       lambda g, self, min: _where(self >= min, g, 0.0), attrs=("min",), dtype="numpy", inplace=True,
        method=False, public=False, grad_fn="ClampMinBackward0", doc="max(self, min), min a number",
        formula="1 where self >= min, else 0", samples=BOUND_SAMPLES),
     Op("clamp_min.Tensor", broadcasting(np.maximum),
@@ -395,7 +395,7 @@ _register_bound(
 _register_bound(
     "clamp_max",
     Op("clamp_max.default", lambda a, max: np.minimum(_bound_dtype(a, max, None), max),
-       lambda g, self, max: g * (self <= max), attrs=("max",), dtype="numpy", inplace=True,
+       lambda g, self, max: _where(self <= max, g, 0.0), attrs=("max",), dtype="numpy", inplace=True,
        method=False, public=False, grad_fn="ClampMaxBackward0", doc="min(self, max), max a number",
        formula="1 where self <= max, else 0",
        samples=[Sample(s, attrs={"max": 0.2}) for s in [(), (3,), (2, 3)]]),

@@ -629,7 +629,8 @@ def _kept(t, shape, dim, keepdim):
 
 
 def _vector_norm_vjp(g, self, result, ord, dim, keepdim):
-    """PyTorch's norm_backward, in Tensor operations."""
+    """PyTorch's linalg_vector_norm_backward, in Tensor operations (for ord 2: grad * (self /
+    norm), in that order, so that a norm of one element gives exactly +-1)."""
     shape = tuple(self.shape)
     g = _kept(g, shape, dim, keepdim)
     norm = _kept(result, shape, dim, keepdim)
@@ -638,7 +639,7 @@ def _vector_norm_vjp(g, self, result, ord, dim, keepdim):
     if ord == 1:
         return self.sign() * g
     if ord == 2:
-        return self * (g / norm).masked_fill(norm == 0, 0.0)
+        return g * (self / norm).masked_fill(norm == 0, 0.0)
     if ord in (float("inf"), -float("inf")):
         mask = self.abs() == norm
         count = mask.sum(_norm_axes(dim, len(shape)), keepdim=True)

@@ -1,0 +1,46 @@
+"""Backward formulas that select rather than multiply, as PyTorch's kernels do: outside the
+region they give +0. (never -0. from a negative gradient, nor nan from an infinite one), and
+the 2-norm's gradient is grad * (self / norm), exactly +-1 for a norm of one element."""
+
+import numpy as np
+import pytest
+
+import gradcli
+
+CASES = {
+    "clamp": lambda T, x: x.clamp(min=0.5),
+    "clamp_both": lambda T, x: x.clamp(min=-0.5, max=0.5),
+    "clamp_max": lambda T, x: x.clamp(max=-1.5),
+    "clamp_min": lambda T, x: T.clamp_min(x, 0.5),
+    "hardsigmoid": lambda T, x: T.nn.functional.hardsigmoid(x * 3),
+    "softshrink": lambda T, x: T.nn.functional.softshrink(x, 1.5),
+    "hardshrink": lambda T, x: T.nn.functional.hardshrink(x, 1.5),
+    "zero_": lambda T, x: (x * 1).zero_(),
+    "floor": lambda T, x: x.floor(),
+    "norm_rows": lambda T, x: T.linalg.vector_norm(x.reshape(3, 1), dim=1),
+}
+X = [-1.0, 2.0, -0.7]
+GRAD = [-1.0, float("inf"), -2.0]
+
+
+def _grad(T, name):
+    x = T.tensor(X, requires_grad=True)
+    y = CASES[name](T, x)
+    y.backward(T.tensor(GRAD).reshape(tuple(y.shape)) if y.numel() == 3 else T.ones_like(y))
+    return x.grad.numpy()
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_gradient_bits_match_pytorch(name):
+    torch = pytest.importorskip("torch")
+    ours, theirs = _grad(gradcli, name), _grad(torch, name)
+    assert ours.tobytes() == theirs.tobytes(), (ours, theirs)
+
+
+def test_selected_gradients_are_positive_zero_and_finite():
+    for name in ("clamp", "clamp_min", "softshrink", "hardshrink", "zero_", "floor"):
+        g = _grad(gradcli, name)
+        outside = g == 0
+        assert outside.any() and not np.signbit(g[outside]).any(), name
+        assert not np.isnan(g).any(), name
+    assert _grad(gradcli, "norm_rows").tolist() == [1.0, float("inf"), 2.0]  # g * (+-1)
