@@ -363,8 +363,6 @@ def _products_of_others(self, result, dim):
         n = flat.shape[0]
         others = flat.unsqueeze(0).expand((n, n)).masked_fill(_eye_mask(n), 1.0)
         return others.prod(1).reshape(tuple(self.shape))
-    if not self.dim():
-        return self * 0 + 1
     d = wrap_dim(dim, self.dim())
     if not (self._data == 0).any():
         return result / self
@@ -376,6 +374,8 @@ def _products_of_others(self, result, dim):
 
 
 def _prod_vjp(g, self, result, dim=None, keepdim=False):
+    if not self.dim():  # PyTorch's prod_backward: the gradient itself, with no graph of its own
+        return g
     shape = tuple(self.shape)
     kept = keep(result, shape, dim, keepdim)
     return keep(g, shape, dim, keepdim) * _products_of_others(self, kept, dim)

@@ -44,3 +44,14 @@ def test_selected_gradients_are_positive_zero_and_finite():
         assert outside.any() and not np.signbit(g[outside]).any(), name
         assert not np.isnan(g).any(), name
     assert _grad(gradcli, "norm_rows").tolist() == [1.0, float("inf"), 2.0]  # g * (+-1)
+
+
+def test_prod_of_a_zero_dim_tensor_passes_the_gradient_itself():
+    """PyTorch's prod_backward returns grad for a 0-d input: with create_graph the gradient of
+    x.prod() is the implicit ones, without a graph (a second backward through it fails)."""
+    x = gradcli.tensor(-1.0113, requires_grad=True)
+    for h in (gradcli.autograd.grad(x.prod(), x, create_graph=True)[0],
+              gradcli.autograd.grad(x.prod(0), x, create_graph=True)[0]):
+        assert repr(h) == "tensor(1.)" and h.grad_fn is None
+    with pytest.raises(RuntimeError, match="does not require grad and does not have a grad_fn"):
+        gradcli.autograd.grad(x.prod(), x, create_graph=True)[0].sum().backward()
