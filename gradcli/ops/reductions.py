@@ -587,12 +587,19 @@ def _moment(name, root):
 
 
 def _var_vjp(g, self, dim, unbiased, keepdim, correction):
+    """PyTorch's var_backward: (2 / dof) * grad * (self - mean), in that order; over all
+    elements with dof <= 0, grad times inf, or nan where self is its mean (inf * 0)."""
     dim, ddof = _correction(dim, unbiased, correction)
     shape = tuple(self.shape)
     ax = axes(dim, len(shape))
-    centered = self - (self.mean() if ax is None else self.mean(ax, keepdim=True))
-    scale = np.float64(2.0) / np.float64(_count(shape, dim) - ddof)
-    return keep(g, shape, dim, keepdim) * centered * float(scale)
+    dof = _count(shape, dim) - ddof
+    if ax is None or not shape:
+        mean = self.mean()
+        if dof <= 0:
+            return g * OPS["where"](self == mean, float("nan"), float("inf"))
+        return float(np.float64(2.0) / np.float64(dof)) * g * (self - mean)
+    return (float(np.float64(2.0) / np.float64(dof)) * keep(g, shape, dim, keepdim)
+            * (self - self.mean(ax, keepdim=True)))
 
 
 def _std_vjp(g, self, result, dim, unbiased, keepdim, correction):

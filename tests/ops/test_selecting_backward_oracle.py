@@ -1,6 +1,7 @@
 """Backward formulas that select rather than multiply, as PyTorch's kernels do: outside the
 region they give +0. (never -0. from a negative gradient, nor nan from an infinite one), and
-the 2-norm's gradient is grad * (self / norm), exactly +-1 for a norm of one element."""
+the 2-norm's gradient is grad * (self / norm), exactly +-1 for a norm of one element; var's
+backward is PyTorch's, infinities and nans included."""
 
 import numpy as np
 import pytest
@@ -55,3 +56,26 @@ def test_prod_of_a_zero_dim_tensor_passes_the_gradient_itself():
         assert repr(h) == "tensor(1.)" and h.grad_fn is None
     with pytest.raises(RuntimeError, match="does not require grad and does not have a grad_fn"):
         gradcli.autograd.grad(x.prod(), x, create_graph=True)[0].sum().backward()
+
+
+VAR_CASES = {
+    "scalar": (lambda T, x: x.var(), 1.5),
+    "correction_equals_n": (lambda T, x: x.var(correction=2), [1.5, 2.5]),
+    "rows": (lambda T, x: x.var(1).sum(), [[1.5, 2.5], [0.3, -1.0]]),
+    "rows_dof_0": (lambda T, x: x.var(1, correction=2).sum(), [[1.5, 2.5], [0.3, -1.0]]),
+    "std_scalar": (lambda T, x: x.std(), 1.5),
+}
+
+
+@pytest.mark.parametrize("name", list(VAR_CASES))
+def test_var_backward_matches_pytorch_where_dof_is_zero(name):
+    """var_backward is (2 / dof) * grad * (self - mean), and over all elements with dof <= 0,
+    grad times inf (nan where self is its mean): PyTorch's bits, infinities and nans."""
+    torch = pytest.importorskip("torch")
+    f, value = VAR_CASES[name]
+    grads = []
+    for T in (gradcli, torch):
+        x = T.tensor(value, dtype=T.float64, requires_grad=True)
+        f(T, x).backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])
