@@ -427,8 +427,9 @@ def _tie_mask(self, value):
 
 
 def _evenly(g, self, result):
+    """PyTorch's evenly_distribute_backward (CPU): zeros with grad / count at the ties."""
     mask = _tie_mask(self, result)
-    return (g / mask.sum()) * mask
+    return OPS["where"](mask, g / mask.sum(), 0.0)
 
 
 def _evenly_jvp(t, self, result):
@@ -470,8 +471,8 @@ def _reduction_pair(name, np_fn, np_arg, binary, doc_word):
         samples=ALL)
     over_dim = Op(
         f"{name}.dim", _extreme_dim(name, np_fn, np_arg),
-        lambda g, self, dim, keepdim: keep(g[0], tuple(self.shape), dim, keepdim) * _selected(
-            self, dim, np_arg),
+        lambda g, self, dim, keepdim: OPS["where"](  # (zeros with g scattered, as PyTorch's)
+            _selected(self, dim, np_arg), keep(g[0], tuple(self.shape), dim, keepdim), 0.0),
         jvp=lambda t, self, dim, keepdim: [
             (t * _selected(self, dim, np_arg)).sum(dim, keepdim) if self.dim() else t, None],
         attrs=("dim", ("keepdim", False)), outputs=2, output_wrapper=lambda r: Result(*r),

@@ -19,6 +19,9 @@ CASES = {
     "zero_": lambda T, x: (x * 1).zero_(),
     "floor": lambda T, x: x.floor(),
     "norm_rows": lambda T, x: T.linalg.vector_norm(x.reshape(3, 1), dim=1),
+    "max_dim": lambda T, x: x.reshape(1, 3).max(dim=1).values.expand(3),
+    "min_all": lambda T, x: x.min().expand(3),
+    "max_ties": lambda T, x: T.stack([x[1], x[1], x[0]]).max().expand(3),
 }
 X = [-1.0, 2.0, -0.7]
 GRAD = [-1.0, float("inf"), -2.0]
@@ -39,7 +42,8 @@ def test_gradient_bits_match_pytorch(name):
 
 
 def test_selected_gradients_are_positive_zero_and_finite():
-    for name in ("clamp", "clamp_min", "softshrink", "hardshrink", "zero_", "floor"):
+    for name in ("clamp", "clamp_min", "softshrink", "hardshrink", "zero_", "floor", "max_dim",
+                 "min_all"):
         g = _grad(gradcli, name)
         outside = g == 0
         assert outside.any() and not np.signbit(g[outside]).any(), name
