@@ -252,8 +252,28 @@ def _np_pow(a, b):
         raise RuntimeError(broadcast_error(*shapes) or str(e)) from None
 
 
+def _pow_tensor_scalar(a, exponent):
+    """PyTorch's CPU kernel for a floating tensor to a number: x*x, x*x*x, 1/(x*x), sqrt,
+    1/sqrt and 1/x for the exponents 2, 3, -2, 0.5, -0.5 and -1 (x ** 3 is two roundings, not
+    pow's one), else pow."""
+    if isinstance(a, np.ndarray) and a.dtype.kind == "f" and type(exponent) in (int, float):
+        if exponent == 2:
+            return a * a
+        if exponent == 3:
+            return a * a * a
+        if exponent == -2:
+            return 1 / (a * a)
+        if exponent == 0.5:
+            return np.sqrt(a)
+        if exponent == -0.5:
+            return 1 / np.sqrt(a)
+        if exponent == -1:
+            return 1 / a
+    return _np_pow(a, exponent)
+
+
 pow_tensor_scalar = Op(
-    "pow.Tensor_Scalar", _np_pow, (_pow_tensor_scalar_vjp, None), inputs=("self", "exponent"),
+    "pow.Tensor_Scalar", _pow_tensor_scalar, (_pow_tensor_scalar_vjp, None), inputs=("self", "exponent"),
     grad_fn="PowBackward0", method=False, public=False, inplace=True, edges=("self",),
     doc="self ** exponent (number)", formula="exponent * self^(exponent-1)",
     samples=[Sample((3,), None, low=0.5, high=2.0, values={1: 3}),

@@ -453,8 +453,8 @@ def _where_forward(condition, a, b):
 
 register(_Where(
     "where", broadcasting(_where_forward),
-    (None, lambda g, condition: g.masked_fill(~condition, 0.0),
-     lambda g, condition: g.masked_fill(condition, 0.0)),
+    (None, lambda g, condition: OPS["where"](condition, g, 0.0),  # PyTorch's formulas
+     lambda g, condition: OPS["where"](condition, 0.0, g)),
     inputs=("condition", "self", "other"), edges=("self", "other"), kind="binary",
     method=lambda self, condition, y: OPS["where"](condition, self, y),
     doc="self where condition is True, else other",
