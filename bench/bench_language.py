@@ -34,6 +34,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+def _fit_program():
+    """The `fit` workload: the suite's loop program (bench/loop_program.grad) with N steps."""
+    path = Path(__file__).resolve().with_name("loop_program.grad")
+    body = path.read_text(encoding="utf-8").split("# --- BODY ---\n", 1)[1]
+    return "import torch\n" + body.replace("range(20000)", "range(N)").strip()
+
+
 PROGRAMS = {
     "loop": """
         import torch
@@ -46,26 +53,7 @@ PROGRAMS = {
             w.grad.zero_()
         print(w)
         """,
-    "fit": """
-        import torch
-        x = torch.tensor([1.0, 2.0, 3.0, 4.0])
-        y = 3 * x + 1
-        w = torch.tensor(0.0, requires_grad=True)
-        b = torch.tensor(0.0, requires_grad=True)
-        lr = 0.01
-        checkpoints = 0
-        for step in range(N):
-            loss = ((w * x + b - y) ** 2).mean()
-            loss.backward()
-            with torch.no_grad():
-                w -= lr * w.grad
-                b -= lr * b.grad
-            w.grad.zero_()
-            b.grad.zero_()
-            if step % 1000 == 0:
-                checkpoints += 1
-        print(f"w = {w.item():.4f}, b = {b.item():.4f}, checkpoints = {checkpoints}")
-        """,
+    "fit": _fit_program(),
     "python": """
         import math
         def step(s, i):

@@ -317,26 +317,32 @@ class Positions:
         result = self.node_builder(children)
         if (len(children) == 1 and result is children[0]) or type(result) is not Tree:
             return result
-        meta = result.meta
         first = _first_meta(children)
         if first is not None:
-            line = getattr(first, "container_line", first.line)
-            column = getattr(first, "container_column", first.column)
-            start = getattr(first, "container_start_pos", first.start_pos)
-            if not hasattr(meta, "line"):
-                meta.line, meta.column, meta.start_pos, meta.empty = line, column, start, False
-            meta.container_line, meta.container_column, meta.container_start_pos = (
-                line, column, start)
+            _contain(result.meta, first, _START)
         last = _first_meta(reversed(children))
         if last is not None:
-            line = getattr(last, "container_end_line", last.end_line)
-            column = getattr(last, "container_end_column", last.end_column)
-            end = getattr(last, "container_end_pos", last.end_pos)
-            if not hasattr(meta, "end_line"):
-                meta.end_line, meta.end_column, meta.end_pos, meta.empty = line, column, end, False
-            meta.container_end_line, meta.container_end_column, meta.container_end_pos = (
-                line, column, end)
+            _contain(result.meta, last, _END)
         return result
+
+
+# (own attribute, container attribute) of where a tree starts and of where it ends
+_START = (("line", "container_line"), ("column", "container_column"),
+          ("start_pos", "container_start_pos"))
+_END = (("end_line", "container_end_line"), ("end_column", "container_end_column"),
+        ("end_pos", "container_end_pos"))
+
+
+def _contain(meta, source, fields):
+    """meta's start (or end) is source's container's; its own too, unless already set."""
+    values = [getattr(source, container) if hasattr(source, container)
+              else getattr(source, own) for own, container in fields]
+    if not hasattr(meta, fields[0][0]):
+        for (own, _), value in zip(fields, values):
+            setattr(meta, own, value)
+        meta.empty = False
+    for (_, container), value in zip(fields, values):
+        setattr(meta, container, value)
 
 
 def _first_meta(children):

@@ -45,6 +45,11 @@ def grammar_path():
     return packaged if packaged.is_file() else package.parent / "grammar" / GRAMMAR_FILE
 
 
+@lru_cache(maxsize=None)
+def grammar_text():
+    return grammar_path().read_text(encoding="utf-8")
+
+
 def cache_dir():
     """gradcli's directory under the user's cache directory (created), or None if unusable."""
     try:
@@ -81,7 +86,7 @@ def lark_parser():
     """The Lark LALR parser (start symbols `module` and `expression`): it builds the tables
     that `tables_parser` runs, and words the errors of sources those tables reject."""
     from lark import Lark, Token
-    text = grammar_path().read_text(encoding="utf-8")
+    text = grammar_text()
     return Lark(text, parser="lalr", postlex=Indenter(Token), start=["module", "expression"],
                 lexer="basic", propagate_positions=True, maybe_placeholders=True,
                 cache=cache_path(text) or False)
@@ -92,7 +97,7 @@ def tables_parser():
     """The parser that runs lark's tables without lark (gradcli.lang.lalr): loaded from the
     cache directory, or exported from lark_parser() and saved there.  None if lark's
     internals are not as lalr.export expects (lark then parses everything)."""
-    text = grammar_path().read_text(encoding="utf-8")
+    text = grammar_text()
     base = cache_dir()
     path = None if base is None else os.path.join(base, lalr.file_name())
     data = None if path is None else lalr.load(path, text)

@@ -54,18 +54,12 @@ activation("hardtanh", _hardtanh,
            attrs=(("min_val", -1.0), ("max_val", 1.0)))
 
 
-def _zero_outside(mask, g):
-    """g where mask holds, else +0. (PyTorch's backward kernels select; g * mask would give -0.
-    where g is negative and nan where it is infinite)."""
-    return OPS["where"](mask, g, 0.0)
-
-
 def _hardsigmoid(a):
     _floating("hardsigmoid", a)
     return np.clip(a / 6 + 0.5, 0, 1).astype(a.dtype, copy=False)
 
 
-activation("hardsigmoid", _hardsigmoid, lambda g, self: _zero_outside((self > -3) & (self < 3), g / 6),
+activation("hardsigmoid", _hardsigmoid, lambda g, self: _where((self > -3) & (self < 3), g / 6, 0.0),
            "relu6(self + 3) / 6", "1/6 strictly inside (-3, 3), else 0", _samples(-4.0, 4.0))
 
 
@@ -170,7 +164,7 @@ def _softshrink(a, lambd):
 
 
 activation("softshrink", _softshrink,
-           lambda g, self, lambd: _zero_outside(self.abs() > lambd, g),
+           lambda g, self, lambd: _where(self.abs() > lambd, g, 0.0),
            "self - lambd above lambd, self + lambd below -lambd, else 0",
            "1 where |self| > lambd, else 0", _samples(-2.0, 2.0, lambd=1.0),
            attrs=(("lambd", 0.5),))
@@ -182,7 +176,7 @@ def _hardshrink(a, lambd):
 
 
 activation("hardshrink", _hardshrink,
-           lambda g, self, lambd: _zero_outside(self.abs() > lambd, g),
+           lambda g, self, lambd: _where(self.abs() > lambd, g, 0.0),
            "self where |self| > lambd, else 0", "1 where |self| > lambd, else 0",
            _samples(-2.0, 2.0, lambd=1.0), attrs=(("lambd", 0.5),), public=True, method=True)
 

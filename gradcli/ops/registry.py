@@ -785,22 +785,21 @@ def _specialised_apply(op):
                 out = _array(on_floats(float(da), float(db)))
             except ArithmeticError:  # x / 0., a number too large for a float: NumPy's way
                 pass
-        if out is not None:
-            pass
-        elif ufunc:
-            try:
-                out = raw(da, db, out=...)
-            except ValueError:
-                out = forward(da, db)
-        else:
-            try:
-                out = raw(da, db, *attrs) if attrs else raw(da, db)
-            except ValueError:
-                if raw is forward:
-                    raise
-                out = forward(da, db, *attrs)
-            if type(out) is not _ndarray:
-                out = _asarray(out)
+        if out is None:
+            if ufunc:
+                try:
+                    out = raw(da, db, out=...)
+                except ValueError:
+                    out = forward(da, db)
+            else:
+                try:
+                    out = raw(da, db, *attrs) if attrs else raw(da, db)
+                except ValueError:
+                    if raw is forward:
+                        raise
+                    out = forward(da, db, *attrs)
+                if type(out) is not _ndarray:
+                    out = _asarray(out)
         if rd is not None and out.dtype is not rd and out.dtype != rd:
             out = out.astype(rd)
         result = _new_tensor(_Tensor)

@@ -76,12 +76,20 @@ class CopySlices(Node):
     """The base's node after an in-place op on one of its views: runs the op's backward on the
     view's region of the gradient and passes the rest through."""
 
-    __slots__ = ("fn", "positions", "base_shape")
+    __slots__ = ("fn", "positions", "base_shape", "region", "source")
 
     def __init__(self, base_edge, fn, positions, base_shape):
         Node.__init__(self)
         self.fn, self.positions, self.base_shape = fn, positions, base_shape
         self.next_functions = (base_edge,) + tuple(fn.next_functions[1:])
+        # the base's elements the view covers, and where in the view each one is
+        flat = positions.ravel()
+        region = np.zeros(int(np.prod(base_shape)), bool)
+        region[flat] = True
+        source = np.zeros(region.size, np.int64)
+        source[flat] = np.arange(flat.size)
+        self.region = Tensor._make(region.reshape(base_shape), None, 0, False)
+        self.source = Tensor._make(source.reshape(base_shape), None, 0, False)
 
     def name(self):
         return "torch::autograd::CopySlices"
@@ -91,20 +99,9 @@ class CopySlices(Node):
         # (copied, not added: the region's values, signed zeros included, are fn's own)
         from . import where
         g = grads[0]
-        pos, shape = self.positions, self.base_shape
-        inner = self.fn.apply([OPS["as_strided"](g, pos)])
-        flat = pos.ravel()
-        region = np.zeros(int(np.prod(shape)), bool)
-        region[flat] = True
-        source = np.zeros(region.size, np.int64)  # where in the region each element comes from
-        source[flat] = np.arange(flat.size)
-        region = Tensor._make(region.reshape(shape), None, 0, False)
-        if inner[0] is None:
-            rest = where(region, 0.0, g)
-        else:
-            rest = where(region, inner[0].reshape(-1)[
-                Tensor._make(source.reshape(shape), None, 0, False)], g)
-        return [rest] + list(inner[1:])
+        inner = self.fn.apply([OPS["as_strided"](g, self.positions)])
+        written = 0.0 if inner[0] is None else inner[0].reshape(-1)[self.source]
+        return [where(self.region, written, g)] + list(inner[1:])
 
     def release(self):
         self.fn.release()
