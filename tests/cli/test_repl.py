@@ -55,7 +55,7 @@ def repl_run(tmp_path):
             repl = Repl(out=out, color=color, input=inp, output=output or DummyOutput(),
                         history_file=history_file or tmp_path / "history",
                         session_factory=session_factory)
-            typist = threading.Thread(target=type_keys, args=(inp, keys + (CTRL_D,)))
+            typist = threading.Thread(target=type_keys, args=(inp, keys + (CTRL_D,), repl))
             typist.start()
             status = repl.loop()
             typist.join()
@@ -63,16 +63,43 @@ def repl_run(tmp_path):
     return run
 
 
-def type_keys(inp, keys):
+def type_keys(inp, keys, repl=None):
     chunk = ""
     for key in keys:
         if key is PAUSE:
             inp.send_text(chunk)
             chunk = ""
-            time.sleep(0.3)
+            _settle(repl)
         else:
             chunk += key
     inp.send_text(chunk)
+
+
+def _completing(task):
+    name = getattr(task.get_coro(), "__qualname__", "")
+    return "complet" in name or "suggest" in name
+
+
+def _settle(repl, quiet=0.3, limit=5.0):
+    """Wait until prompt-toolkit's completion and suggestion tasks are done
+    and the line being typed has not changed for `quiet` seconds, at most `limit` seconds: a
+    fixed pause is too short on a busy machine."""
+    time.sleep(quiet)
+    if repl is None:
+        return
+    tasks = getattr(repl.prompt.app, "_background_tasks", ())
+    waited = quiet
+    while any(not t.done() and _completing(t) for t in list(tasks)) and waited < limit:
+        time.sleep(0.05)
+        waited += 0.05
+    buffer = repl.prompt.default_buffer
+    last, steady = buffer.text, 0.0
+    while steady < quiet and waited < limit:
+        time.sleep(0.05)
+        waited += 0.05
+        text = buffer.text
+        steady = steady + 0.05 if text == last else 0.0
+        last = text
 
 
 def lines(text):
