@@ -567,6 +567,7 @@ def _specialised_apply(op):
     # a forward wrapped only to translate its errors (arith.broadcasting) is called unwrapped,
     # and wrapped again only when it raises
     raw = getattr(forward, "__wrapped__", None) or forward
+    checked = raw is not forward  # (inputs of different shapes go to the wrapped forward)
     # a NumPy ufunc without attributes is asked for an array even for 0-d results (out=...)
     ufunc = _UFUNC_OUT and isinstance(raw, np.ufunc) and not op.attr_names
     general = op._apply_general
@@ -754,7 +755,7 @@ def _specialised_apply(op):
                 db = b._data
                 if db.dtype is not npd:
                     return general((a, b), attrs)
-                if db.shape != da.shape:  # a broadcast: within the element limit?
+                if db.shape != da.shape and checked:  # a broadcast: within the element limit?
                     return general((a, b), attrs)
                 need_grad = a.requires_grad_flag or b.requires_grad_flag
                 dual = a._fw is not None or b._fw is not None

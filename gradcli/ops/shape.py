@@ -89,6 +89,15 @@ def _op(name):
 # ------------------------------------------------------------------ views
 
 def _infer_shape(shape, numel):
+    if type(shape) is tuple:  # the usual case: already a tuple of sizes that fits
+        known = 1
+        for s in shape:
+            if type(s) is not int or s < 0:
+                break
+            known *= s
+        else:
+            if known == numel:
+                return shape
     shape = tuple(int(s) for s in shape)
     infer = None
     known = 1
@@ -116,11 +125,17 @@ def _infer_shape(shape, numel):
     return shape
 
 
+def _reshape_back(g, self_shape):
+    """The derivative of the reshape family: the gradient reshaped to the input's shape (a
+    validated tuple of sizes, so without `Tensor.reshape`'s argument parsing)."""
+    return _reshape_compose(g, self_shape)
+
+
 def _viewable(a, shape):
     """Whether a can take shape without a copy (PyTorch's computeStride, NumPy's no-copy
     reshape)."""
     try:
-        np.reshape(a, shape, copy=False)
+        a.reshape(shape, copy=False)
         return True
     except ValueError:
         return False
@@ -129,7 +144,7 @@ def _viewable(a, shape):
 def _view(a, shape):
     shape = _infer_shape(shape, a.size)
     try:
-        return np.reshape(a, shape, copy=False)
+        return a.reshape(shape, copy=False)
     except ValueError:
         raise RuntimeError(messages.VIEW_INCOMPATIBLE) from None
 
@@ -137,22 +152,22 @@ def _view(a, shape):
 RESHAPE_SAMPLES = [Sample((2, 3), attrs={"shape": (3, 2)}), Sample((6,), attrs={"shape": (2, -1)}),
                    Sample((), attrs={"shape": (1, 1)})]
 register(VarArgsOp(
-    "view", _view, lambda g, self_shape: g.reshape(self_shape), attrs=("shape",),
+    "view", _view, _reshape_back, attrs=("shape",),
     grad_fn="ViewBackward0", view=True, jvp="linear", dtype="same", kind="shape", function=False,
     doc="a view with a new shape (the elements must be contiguous enough)",
     formula="reshape back", samples=[Sample((2, 3), attrs={"shape": (3, 2)})]))
 
 register(Op(
     "_unsafe_view", lambda a, shape: a.reshape(_infer_shape(shape, a.size)),
-    lambda g, self_shape: g.reshape(self_shape), attrs=("shape",),
+    _reshape_back, attrs=("shape",),
     grad_fn="UnsafeViewBackward0", jvp="linear", dtype="same", kind="shape", method=False,
     public=False, doc="a reshape of a fresh copy (not tracked as a view)", formula="reshape back",
     samples=[Sample((2, 3), attrs={"shape": (6,)})]))
 
 
 register(Op(
-    "_reshape_alias", lambda a, shape: np.reshape(a, shape, copy=False),
-    lambda g, self_shape: g.reshape(self_shape), attrs=("shape",),
+    "_reshape_alias", lambda a, shape: a.reshape(shape, copy=False),
+    _reshape_back, attrs=("shape",),
     grad_fn="ReshapeAliasBackward0", view=True, jvp="linear", dtype="same", kind="shape",
     method=False, public=False, doc="reshape of a non-contiguous tensor that needs no copy",
     formula="reshape back", samples=[Sample((2, 3), attrs={"shape": (3, 2)})]))
@@ -161,9 +176,10 @@ register(Op(
 def _reshape_compose(self, shape):
     """PyTorch's reshape: a view when the strides allow (ViewBackward0, or ReshapeAliasBackward0
     for a non-contiguous input), else a contiguous copy (CloneBackward0 + UnsafeViewBackward0)."""
-    shape = _infer_shape(shape, self._data.size)
-    if _viewable(self._data, shape):
-        if self._data.flags.c_contiguous:
+    a = self._data
+    shape = _infer_shape(shape, a.size)
+    if _viewable(a, shape):
+        if a.flags.c_contiguous:
             return OPS["view"].apply((self,), (shape,))
         return OPS["_reshape_alias"].apply((self,), (shape,))
     copy = OPS["clone"].apply((self,), ("contiguous",))
@@ -172,20 +188,20 @@ def _reshape_compose(self, shape):
 
 register(VarArgsComposite(
     "reshape", _reshape_compose, lambda a, shape: a.reshape(_infer_shape(shape, a.size)),
-    lambda g, self_shape: g.reshape(self_shape), attrs=("shape",), jvp="linear",
+    _reshape_back, attrs=("shape",), jvp="linear",
     doc="the same elements in a new shape: a view when possible, else a copy",
     formula="reshape back", samples=RESHAPE_SAMPLES + [
         Sample((3, 2), attrs={"shape": (6,)}, name="(3, 2)->6")]))
 
 register(Composite(
     "view_as", lambda self, other: OPS["view"].apply((self,), (tuple(other._data.shape),)),
-    lambda a, b: a.reshape(b.shape), (lambda g, self_shape: g.reshape(self_shape), None),
+    lambda a, b: a.reshape(b.shape), (_reshape_back, None),
     inputs=("self", "other"), jvp="linear", function=False, doc="self.view(other.size())",
     formula="reshape back", samples=[Sample((2, 3), (6,), gradgrad=True)]))
 
 register(Composite(
     "reshape_as", lambda self, other: _reshape_compose(self, tuple(other._data.shape)),
-    lambda a, b: a.reshape(b.shape), (lambda g, self_shape: g.reshape(self_shape), None),
+    lambda a, b: a.reshape(b.shape), (_reshape_back, None),
     inputs=("self", "other"), jvp="linear", function=False, doc="self.reshape(other.size())",
     formula="reshape back", samples=[Sample((2, 3), (3, 2))]))
 
@@ -210,7 +226,7 @@ def _flatten_compose(self, start_dim, end_dim):
 register(Composite(
     "flatten", _flatten_compose,
     lambda a, start_dim, end_dim: a.reshape(_flatten_shape(a.shape, start_dim, end_dim)),
-    lambda g, self_shape: g.reshape(self_shape), attrs=(("start_dim", 0), ("end_dim", -1)),
+    _reshape_back, attrs=(("start_dim", 0), ("end_dim", -1)),
     jvp="linear", doc="merge dims start_dim..end_dim into one", formula="reshape back",
     samples=[Sample((2, 3)), Sample((2, 3, 2), attrs={"start_dim": 1}), Sample(())]))
 
@@ -234,7 +250,7 @@ register(Composite(
     lambda self, dim, sizes: OPS["view"].apply(
         (self,), (_unflatten_shape(self._data.shape, dim, sizes),)),
     lambda a, dim, sizes: a.reshape(_unflatten_shape(a.shape, dim, sizes)),
-    lambda g, self_shape: g.reshape(self_shape), attrs=("dim", "sizes"), jvp="linear",
+    _reshape_back, attrs=("dim", "sizes"), jvp="linear",
     doc="split dim into sizes", formula="reshape back",
     samples=[Sample((2, 6), attrs={"dim": 1, "sizes": (2, 3)})]))
 
