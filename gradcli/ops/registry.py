@@ -283,9 +283,11 @@ class Op:
     def __call__(self, *args, **kwargs):
         if kwargs or len(args) != self.n_inputs or self.default_attrs is None or self.variadic:
             inputs, attrs = self.bind(args, kwargs)
-        else:
-            inputs, attrs = args, self.default_attrs
-        return self.apply(inputs, attrs)
+            return self.apply(inputs, attrs)
+        call = self.call  # the specialised path of a prepared one- or two-input op
+        if call is not None:
+            return call(*args)
+        return self.apply(args, self.default_attrs)
 
     def result_dtype(self, tensors, scalars):
         """The output dtype by the op's rule (None: whatever the forward returns)."""

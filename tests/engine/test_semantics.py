@@ -927,12 +927,6 @@ EXPECTED = {
     ),
 }
 
-# Differences that belong to other parts of the tree (see the report of this suite).
-KNOWN_GAPS = {
-    "factory_requires_grad_error": "factory functions use requires_grad_()'s wording",
-}
-
-
 def normalize(text):
     """Drop what only PyTorch's C++ core adds to warnings."""
     text = re.sub(r" \(Triggered internally at [^)]*\)", "", text)
@@ -943,8 +937,6 @@ def skip_if_unavailable(name):
     missing = [attr for attr in REQUIRES.get(name, ()) if not hasattr(gradcli.Tensor, attr)]
     if missing:
         pytest.skip(f"needs Tensor.{', '.join(missing)} from the op table")
-    if name in KNOWN_GAPS:
-        pytest.xfail(KNOWN_GAPS[name])
 
 
 @pytest.fixture(autouse=True)
