@@ -14,9 +14,13 @@ Prints, per workload, the median and min-max of each implementation and the rati
   memory     peak RSS of a process running only the MLP: <= 1.15x the NumPy process
   elementwise 20-op elementwise chain on 1e6 elements, forward+backward: <= 1.1x NumPy
   grad2      second derivative of a 1000-op scalar chain (create_graph, grad of grad)
-  hessian    Hessian of a 100-dim function (autograd.functional.hessian)
-  jacobian   100x100 Jacobian, reverse mode and forward mode (autograd.functional.jacobian)
+  hessian    Hessian of sum(tanh(W x)) + x.x/2, 100-dim (autograd.functional.hessian)
+  jacobian   100x100 Jacobian of (W x) * x + x**3, reverse mode and forward mode
+             (autograd.functional.jacobian)
              (these three: <= 1.0x PyTorch's autograd.functional with its defaults)
+
+The workloads are bench/bench_suite.py's, built by the factories in bench/workloads/inprocess.py;
+this runner only measures them differently (gradcli, PyTorch and NumPy alone, CPU-time goals).
 
 --tree runs another checkout's gradcli (for before/after figures).  Float64 throughout; BLAS
 and PyTorch run on one thread (on a shared machine, spinning BLAS threads make matrix products
@@ -38,9 +42,12 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+if str(BENCH) not in sys.path:  # run as a script it is there already (sys.path[0])
+    sys.path.insert(0, str(BENCH))
 
-ROOT = Path(__file__).resolve().parent.parent
+from workloads import inprocess  # noqa: E402  (imports no gradcli: --tree decides which one)
 
 
 def import_libraries(tree, with_torch=True):
@@ -59,140 +66,12 @@ def import_libraries(tree, with_torch=True):
 
 
 # ---------------------------------------------------------------------------------- workloads
+# The workloads are bench_suite.py's (workloads/inprocess.py): one factory per workload taking
+# the implementation's name ("gradcli", "torch", "numpy"); its run() returns (result, phases).
 
-def scalar_chain(lib, n):
-    """x*w, x+b, sin(x), x*1.0001 repeated: n ops forward, then backward."""
-    def run():
-        x = lib.tensor(0.5, dtype=lib.float64, requires_grad=True)
-        w = lib.tensor(1.0001, dtype=lib.float64, requires_grad=True)
-        b = lib.tensor(0.001, dtype=lib.float64, requires_grad=True)
-        y = x
-        for _ in range(n // 4):
-            y = y * w
-            y = y + b
-            y = lib.sin(y)
-            y = y * 1.0001
-        y.backward()
-        return x.grad
-    return run
-
-
-def mlp_arrays(batch=64, width=1024):
-    rng = np.random.default_rng(0)
-    return [rng.standard_normal((width, width)) / 32 for _ in range(3)], \
-        rng.standard_normal((batch, width))
-
-
-def mlp(lib, arrays, xa):
-    """x@W1 -> tanh -> @W2 -> tanh -> @W3 -> tanh -> sum; gradients of the weights accumulate
-    into .grad, reset between steps (as a training loop does)."""
-    ws = [lib.from_numpy(a).requires_grad_() for a in arrays]
-    x = lib.from_numpy(xa)
-
-    def run():
-        for w in ws:
-            w.grad = None
-        h = x
-        for w in ws:
-            h = lib.tanh(h @ w)
-        h.sum().backward()
-        return ws[0].grad
-    return run
-
-
-def numpy_mlp(ws, x):
-    def run():
-        hs = [x]
-        for w in ws:
-            hs.append(np.tanh(hs[-1] @ w))
-        g = np.ones_like(hs[-1])
-        grads = []
-        for i in reversed(range(3)):
-            g = g * (1 - hs[i + 1] ** 2)
-            grads.append(hs[i].T @ g)
-            g = g @ ws[i].T
-        return grads[-1]
-    return run
-
-
-def elementwise(lib, a):
-    """5 x (y*0.5 + 0.1 -> sin -> *0.5 -> exp): 20 elementwise ops on 1e6 elements."""
-    def run():
-        x = lib.from_numpy(a).requires_grad_()
-        y = x
-        for _ in range(5):
-            y = lib.exp(lib.sin(y * 0.5 + 0.1) * 0.5)
-        y.sum().backward()
-        return x.grad
-    return run
-
-
-def numpy_elementwise(a):
-    def run():
-        saved = []
-        y = a
-        for _ in range(5):
-            u = y * 0.5 + 0.1
-            s = np.sin(u)
-            v = s * 0.5
-            e = np.exp(v)
-            saved.append((u, e))
-            y = e
-        g = np.ones_like(a)
-        for u, e in reversed(saved):
-            g = g * e
-            g *= 0.5
-            g *= np.cos(u)
-            g *= 0.5
-        return g
-    return run
-
-
-def second_derivative(lib, n=1000):
-    """d2y/dx2 of a 1000-op scalar chain: grad with create_graph, then grad of the grad."""
-    def run():
-        x = lib.tensor(0.5, dtype=lib.float64, requires_grad=True)
-        w = lib.tensor(1.0001, dtype=lib.float64)
-        y = x
-        for _ in range(n // 4):
-            y = y * w
-            y = y + 0.001
-            y = lib.sin(y)
-            y = y * 1.0001
-        (dx,) = lib.autograd.grad(y, x, create_graph=True)
-        (d2x,) = lib.autograd.grad(dx, x)
-        return d2x
-    return run
-
-
-def functional_inputs(lib, n=100):
-    rng = np.random.default_rng(2)
-    a = lib.tensor(rng.standard_normal((n, n)) / 10)
-    x = lib.tensor(rng.uniform(-1, 1, n))
-    return a, x
-
-
-def hessian(lib, n=100):
-    a, x = functional_inputs(lib, n)
-
-    def f(v):
-        return lib.tanh(a @ v).sum() + (v ** 3).sum()
-
-    def run():
-        return lib.autograd.functional.hessian(f, x)
-    return run
-
-
-def jacobian(lib, strategy, n=100):
-    a, x = functional_inputs(lib, n)
-
-    def f(v):
-        return lib.tanh(a @ v) + v ** 2
-
-    def run():
-        return lib.autograd.functional.jacobian(
-            f, x, strategy=strategy, vectorize=strategy == "forward-mode")
-    return run
+def runs(factory, impls, *args):
+    """{impl: run} for each implementation, built by factory(impl, *args)."""
+    return {impl: factory(impl, *args) for impl in impls}
 
 
 # ---------------------------------------------------------------------------------- measuring
@@ -243,16 +122,11 @@ def peak_memory(kind, tree):
     ru_maxrss over fork and exec, so a child of this large process would report our size."""
     code = f"""
 import sys
-sys.path.insert(0, {str(ROOT / 'bench')!r})
+sys.path.insert(0, {str(BENCH)!r})
 import bench_engine as b
-import numpy as np
-ws, x = b.mlp_arrays()
-if {kind!r} == "numpy":
-    run = b.numpy_mlp(ws, x)
-else:
-    gradcli, torch = b.import_libraries({str(tree) if tree else None!r}, {kind!r} == "torch")
-    lib = gradcli if {kind!r} == "gradcli" else torch
-    run = b.mlp(lib, ws, x)
+if {kind!r} != "numpy":
+    b.import_libraries({str(tree) if tree else None!r}, {kind!r} == "torch")
+run = b.inprocess.mlp({kind!r})
 for _ in range(3):
     run()
 status = open("/proc/self/status").read()
@@ -280,35 +154,36 @@ def main():
     def wanted(name):
         return only is None or name in only
 
-    libs = {"gradcli": gradcli}
-    if torch is not None:
-        libs["torch"] = torch
+    impls = ["gradcli"] + (["torch"] if torch is not None else [])
     summary = []
+
+    def versus(ref, label, goal, title, factory, *factory_args, rounds=repeat, per=None):
+        """Measure one workload (numpy's version too when it is the reference), report it and
+        add gradcli's ratio to ref (when ref ran) to the summary; the CPU-time medians."""
+        cands = runs(factory, impls + (["numpy"] if ref == "numpy" else []), *factory_args)
+        med = report(title, measure(cands, rounds), per=per)
+        if ref in med:
+            summary.append((f"{label} vs {ref}", med["gradcli"] / med[ref], goal))
+        return med
+
     if wanted("chain"):
         per_op = {}
         for n in ([10_000] if args.quick else [10_000, 100_000]):
-            cands = {k: scalar_chain(v, n) for k, v in libs.items()}
-            med = report(f"scalar chain, {n} ops, forward+backward",
-                         measure(cands, repeat if n <= 10_000 else max(3, repeat // 2)), per=n)
+            med = versus("torch", f"chain {n // 1000}k ops", 0.8,
+                         f"scalar chain, {n} ops, forward+backward", inprocess.chain, n,
+                         rounds=repeat if n <= 10_000 else max(3, repeat // 2), per=n)
             per_op[n] = med["gradcli"] / n
-            if "torch" in med:
-                summary.append((f"chain {n // 1000}k ops vs torch", med["gradcli"] / med["torch"],
-                                0.8))
         if not args.quick:
             med = report("scalar chain, 1,000,000 ops (no recursion limit)",
-                         measure({"gradcli": scalar_chain(gradcli, 1_000_000)}, 1, False),
+                         measure(runs(inprocess.chain, ["gradcli"], 1_000_000), 1, False),
                          per=1_000_000)
             summary.append(("chain per-op cost, 1M / 10k", med["gradcli"] / 1e6 / per_op[10_000],
                             1.25))
     if wanted("mlp"):
-        ws, x = mlp_arrays()
-        cands = {k: mlp(v, ws, x) for k, v in libs.items()}
-        cands["numpy"] = numpy_mlp(ws, x)
-        med = report("3-layer 1024x1024 tanh MLP (batch 64), forward+backward",
-                     measure(cands, repeat))
-        summary.append(("MLP vs numpy", med["gradcli"] / med["numpy"], 1.1))
+        versus("numpy", "MLP", 1.1, "3-layer 1024x1024 tanh MLP (batch 64), forward+backward",
+               inprocess.mlp)
     if wanted("memory"):
-        mem = {k: peak_memory(k, args.tree) for k in ["numpy"] + list(libs)}
+        mem = {k: peak_memory(k, args.tree) for k in ["numpy"] + impls}
         print("\npeak RSS of a process running only the MLP (MB)")
         for k, v in mem.items():
             print(f"  {k:10s} {v:8.1f} MB" + (f"   gradcli/{k} = {mem['gradcli'] / v:.2f}x"
@@ -317,31 +192,19 @@ def main():
                          f"{mem['gradcli'] / v:.2f}x" if k != "gradcli" else ""))
         summary.append(("MLP peak RSS vs numpy", mem["gradcli"] / mem["numpy"], 1.15))
     if wanted("elementwise"):
-        a = np.random.default_rng(1).uniform(0.5, 1.5, 1_000_000)
-        cands = {k: elementwise(v, a) for k, v in libs.items()}
-        cands["numpy"] = numpy_elementwise(a)
-        med = report("20-op elementwise chain on 1e6 elements, forward+backward",
-                     measure(cands, repeat))
-        summary.append(("elementwise vs numpy", med["gradcli"] / med["numpy"], 1.1))
+        versus("numpy", "elementwise", 1.1,
+               "20-op elementwise chain on 1e6 elements, forward+backward", inprocess.elementwise)
     if wanted("grad2"):
-        cands = {k: second_derivative(v) for k, v in libs.items()}
-        med = report("second derivative of a 1000-op scalar chain", measure(cands, repeat))
-        if "torch" in med:
-            summary.append(("grad of grad vs torch", med["gradcli"] / med["torch"], 1.0))
+        versus("torch", "grad of grad", 1.0, "second derivative of a 1000-op scalar chain",
+               inprocess.second_derivative)
     if wanted("hessian"):
-        cands = {k: hessian(v) for k, v in libs.items()}
-        med = report("Hessian of a 100-dim function (functional.hessian)",
-                     measure(cands, max(3, repeat // 2)))
-        if "torch" in med:
-            summary.append(("hessian vs torch", med["gradcli"] / med["torch"], 1.0))
+        versus("torch", "hessian", 1.0, "Hessian of a 100-dim function (functional.hessian)",
+               inprocess.hessian, "reverse", rounds=max(3, repeat // 2))
     if wanted("jacobian"):
         for strategy in ("reverse-mode", "forward-mode"):
-            cands = {k: jacobian(v, strategy) for k, v in libs.items()}
-            med = report(f"100x100 Jacobian, {strategy} (functional.jacobian)",
-                         measure(cands, max(3, repeat // 2)))
-            if "torch" in med:
-                summary.append((f"jacobian {strategy} vs torch", med["gradcli"] / med["torch"],
-                                1.0))
+            versus("torch", f"jacobian {strategy}", 1.0,
+                   f"100x100 Jacobian, {strategy} (functional.jacobian)", inprocess.jacobian,
+                   strategy.split("-")[0], rounds=max(3, repeat // 2))
     print("\nsummary (ratio of CPU-time medians; goal: at most)")
     for name, ratio, goal in summary:
         print(f"  {name:34s} {ratio:6.2f}x   goal {goal:.2f}x   "
