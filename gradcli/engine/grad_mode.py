@@ -4,9 +4,18 @@ decorators that save and restore the global state."""
 import functools
 
 
-class GradMode:
-    """Global switch read by every op: record the graph or not."""
-    enabled = True
+class _GradMode:
+    """Global switch read by every op: record the graph or not.  The mode objects here and in
+    the engine are slotted instances rather than classes: every op reads them, and an instance
+    slot is read by one specialised load where a class attribute goes through the type's
+    method cache (whose collisions depend on the hash seed and slow some processes down)."""
+    __slots__ = ("enabled",)
+
+    def __init__(self):
+        self.enabled = True
+
+
+GradMode = _GradMode()
 
 
 def is_grad_enabled():

@@ -21,11 +21,18 @@ _sequence = itertools.count()
 RELEASED = "released"
 
 
-class AnomalyMode:
-    """State of autograd.set_detect_anomaly: record where each node was made, check for NaN."""
-    enabled = False
-    check_nan = True
-    location = None  # callable returning a description of the current program location
+class _AnomalyMode:
+    """State of autograd.set_detect_anomaly: record where each node was made, check for NaN
+    (a slotted instance, as GradMode)."""
+    __slots__ = ("enabled", "check_nan", "location")
+
+    def __init__(self):
+        self.enabled = False
+        self.check_nan = True
+        self.location = None  # callable returning a description of the current program location
+
+
+AnomalyMode = _AnomalyMode()
 
 
 class RemovableHandle:

@@ -30,13 +30,20 @@ G, INPUT, RESULT, ATTR, SHAPE, DTYPE, SHAPES = range(7)
 _PROMOTE, _FIXED, _AS_IS = "promote", "fixed", "as is"
 
 
-class ForwardAD:
-    """The active forward-mode AD level (None when no dual_level is open)."""
-    level = None
-    duals = None  # weak references to the tensors given a tangent at this level
-    # jacobian(strategy="forward-mode", vectorize=True): every tangent at the level carries a
-    # leading batch dimension of this size (one column of the Jacobian each)
-    batch = None
+class _ForwardAD:
+    """The active forward-mode AD level (None when no dual_level is open); a slotted instance,
+    as GradMode."""
+    __slots__ = ("level", "duals", "batch")
+
+    def __init__(self):
+        self.level = None
+        self.duals = None  # weak references to the tensors given a tangent at this level
+        # jacobian(strategy="forward-mode", vectorize=True): every tangent at the level carries
+        # a leading batch dimension of this size (one column of the Jacobian each)
+        self.batch = None
+
+
+ForwardAD = _ForwardAD()
 
 
 class Unbatchable(Exception):
@@ -44,10 +51,16 @@ class Unbatchable(Exception):
     to one column at a time)."""
 
 
-class NodeRecorder:
+class _NodeRecorder:
     """Optional observer of node creation (the CLI records values and source lines for graph and
-    explain); None in normal use, so the hot path pays one attribute read."""
-    callback = None
+    explain); None in normal use, so the hot path pays one slot read (as GradMode)."""
+    __slots__ = ("callback",)
+
+    def __init__(self):
+        self.callback = None
+
+
+NodeRecorder = _NodeRecorder()
 
 
 class Sample:
@@ -622,7 +635,9 @@ def _specialised_apply(op):
                 result.grad_fn = node
                 result.requires_grad_flag = True
             if save_out:
-                vc = result._version
+                vc = result._vc
+                if vc is None:
+                    vc = result._vc = [0]
                 node._saved_out = (result._data, 0, vc, vc[0])
             else:
                 node._saved_out = None
@@ -665,7 +680,7 @@ def _specialised_apply(op):
                 _mark_view(result, x)
             if x.requires_grad_flag and differentiable and GradMode.enabled:
                 record_one(x, attrs, result)
-            if x._fw is not None and ForwardAD.level is not None:
+            if ForwardAD.level is not None and x._fw is not None:
                 _forward_ad(op, (x,), attrs, (result,))
             return result
 
@@ -675,7 +690,9 @@ def _specialised_apply(op):
             return call(inputs[0], attrs)
         return apply, call
 
-    def record(a, b, attrs, result):
+    def record(a, b, attrs, result, npd, shape):
+        """(npd, shape: the dtype and shape call read off the first tensor input; both inputs'
+        dtype, and their shape unless a broadcast was let through)"""
         node = _new_node(node_cls)
         node._seq = next(_sequence)
         if type(a) is _Tensor:
@@ -689,9 +706,8 @@ def _specialised_apply(op):
                 na = 0
             else:
                 na = a._output_nr
-            da = a._data
-            sa = da.shape
-            ta = da.dtype
+            sa = shape
+            ta = npd
         else:
             fa = sa = ta = None
             na = 0
@@ -706,9 +722,8 @@ def _specialised_apply(op):
                 nb = 0
             else:
                 nb = b._output_nr
-            db = b._data
-            sb = db.shape
-            tb = db.dtype
+            sb = shape if checked or sa is None else b._data.shape
+            tb = npd
         else:
             fb = sb = tb = None
             nb = 0
@@ -738,7 +753,9 @@ def _specialised_apply(op):
             result.grad_fn = node
             result.requires_grad_flag = True
         if save_out:
-            vc = result._version
+            vc = result._vc
+            if vc is None:
+                vc = result._vc = [0]
             node._saved_out = (result._data, 0, vc, vc[0])
         else:
             node._saved_out = None
@@ -753,26 +770,25 @@ def _specialised_apply(op):
         if ta is _Tensor:
             da = a._data
             npd = da.dtype
+            shape = da.shape
             if tb is _Tensor:
                 db = b._data
                 if db.dtype is not npd:
                     return general((a, b), attrs)
-                if db.shape != da.shape and checked:  # a broadcast: within the element limit?
+                if checked and db.shape != shape:  # a broadcast: within the element limit?
                     return general((a, b), attrs)
                 need_grad = a.requires_grad_flag or b.requires_grad_flag
-                dual = a._fw is not None or b._fw is not None
             elif tb is float or tb is int:
                 db = b
                 need_grad = a.requires_grad_flag
-                dual = a._fw is not None
             else:
                 return general((a, b), attrs)
         elif tb is _Tensor and (ta is float or ta is int):
             da = a
             db = b._data
             npd = db.dtype
+            shape = db.shape
             need_grad = b.requires_grad_flag
-            dual = b._fw is not None
         else:
             return general((a, b), attrs)
         if promote:
@@ -782,8 +798,8 @@ def _specialised_apply(op):
         else:
             rd = fixed
         out = None
-        if (on_floats is not None and npd is _F64 and not (da if ta is _Tensor else db).shape
-                and attrs == defaults):
+        if (on_floats is not None and npd is _F64 and not shape
+                and (attrs is defaults or attrs == defaults)):
             try:
                 out = _array(on_floats(float(da), float(db)))
             except ArithmeticError:  # x / 0., a number too large for a float: NumPy's way
@@ -814,8 +830,9 @@ def _specialised_apply(op):
         if view:
             _mark_view(result, a)
         if need_grad and differentiable and GradMode.enabled:
-            record(a, b, attrs, result)
-        if dual and ForwardAD.level is not None:
+            record(a, b, attrs, result, npd, shape)
+        if ForwardAD.level is not None and ((ta is _Tensor and a._fw is not None)
+                                            or (tb is _Tensor and b._fw is not None)):
             _forward_ad(op, (a, b), attrs, (result,))
         return result
 
