@@ -50,11 +50,14 @@ def run_checks(source, bindings, of, grad, expectations, rtol, atol, gradcheck, 
             if name not in ev.session.namespace:
                 raise UsageError(f"--expect {label}: the program defines no name {name!r}")
             actual = ev.session.value_of(name)
-        ok = actual is not None and _close(actual._data if isinstance(actual, Tensor) else actual,
-                                           expected_value, rtol, atol)
+        if expected is None or actual is None:  # `--expect x.grad=None`: no gradient
+            ok = expected is None and actual is None
+        else:
+            ok = _close(actual._data if isinstance(actual, Tensor) else actual, expected_value,
+                        rtol, atol)
         check = {"name": label, "expected": to_json(expected), "actual": to_json(actual),
                  "ok": ok}
-        if actual is None:
+        if actual is None and not ok:
             why = next((r for (o, leaf), r in ev.reasons.items() if leaf == name), None)
             check["detail"] = why or "no gradient"
         checks.append(check)

@@ -58,6 +58,7 @@ class Evaluation:
     steps: dict = field(default_factory=dict)       # output -> [Step] of its backward pass
     order: int = 1
     ran_backward: bool = False
+    roots: list = field(default_factory=list)       # tensors the program itself backpropagated
     recording: "Recording | None" = None  # (gradcli.analysis.record, imported on use)
     reasons: dict = field(default_factory=dict)     # (output, leaf) -> why the grad is None/zero
 
@@ -119,12 +120,24 @@ def program_leaves(session, bound):
     return leaves
 
 
-def choose_outputs(session, of, leaves):
+def _name_of(session, tensor):
+    """The name the program bound tensor to (the last such), or None."""
+    names = [n for n, v in session.namespace.items() if v is tensor]
+    return names[-1] if names else None
+
+
+def choose_outputs(session, of, leaves, roots=()):
+    """The outputs: --of, else the last tensor the program ran backward from if it has a name,
+    else the last name assigned (or the last expression)."""
     if of:
         missing = [n for n in of if n not in session.namespace]
         if missing:
             raise UsageError(f"--of {missing[0]}: the program defines no name {missing[0]!r}")
         return list(of)
+    for root in reversed(roots):
+        name = _name_of(session, root)
+        if name is not None:
+            return [name]
     name = session.last_name
     if name is None:
         raise UsageError("the program assigns nothing and has no final expression: "
@@ -137,12 +150,17 @@ def evaluate(source, bindings=(), of=(), grad=None, order=1, dtype=None, out=Non
     """Run, then differentiate each output with respect to each leaf (order-th derivative)."""
     if order < 1:
         raise UsageError("--order must be at least 1")
-    session, bound, recording = run_program(source, bindings, dtype, out, record, timeout)
+    from ..engine import autograd
+    autograd.observed_roots = roots = []
+    try:
+        session, bound, recording = run_program(source, bindings, dtype, out, record, timeout)
+    finally:
+        autograd.observed_roots = None
     leaves = program_leaves(session, bound)
-    outputs = choose_outputs(session, of, leaves)
+    outputs = choose_outputs(session, of, leaves, roots)
     values = {name: session.value_of(name) for name in list(leaves) + outputs}
     ev = Evaluation(session, dtypes.get_default_dtype(), leaves, outputs, values, order=order,
-                    recording=recording)
+                    recording=recording, roots=roots)
     ev.ran_backward = any(t._grad is not None for t in leaves.values())
     grad_tensor = None
     if grad is not None:
@@ -158,11 +176,22 @@ def evaluate(source, bindings=(), of=(), grad=None, order=1, dtype=None, out=Non
     return ev
 
 
+def _from_program_backward(ev, out):
+    """Whether the leaves' .grad are out's gradients: the program ran backward from out (or
+    only from tensors it gave no name, as in `y.sum().backward()`)."""
+    if not ev.ran_backward:
+        return False
+    if any(out is r for r in ev.roots):
+        return True
+    return not any(_name_of(ev.session, r) for r in ev.roots)
+
+
 def differentiate(ev, name, grad_tensor):
-    """Gradients of output `name` wrt every leaf (from .grad when the program ran backward)."""
+    """Gradients of output `name` wrt every leaf (the leaves' .grad when the program ran
+    backward from it itself; computed without touching .grad otherwise)."""
     out = ev.values[name]
     leaves = ev.leaves
-    if ev.ran_backward:
+    if _from_program_backward(ev, out):
         return {leaf: t._grad for leaf, t in leaves.items()}
     if not isinstance(out, Tensor) or not out.requires_grad or not leaves:
         return {leaf: None for leaf in leaves}
@@ -180,6 +209,7 @@ def differentiate(ev, name, grad_tensor):
     result = {}
     for leaf_name, leaf in zip(names, tensors):
         g = out
+        depends = False  # whether the output depends on the leaf at all (first derivative)
         for k in range(ev.order):
             if g is None or not g.requires_grad:
                 g = None
@@ -189,6 +219,9 @@ def differentiate(ev, name, grad_tensor):
                 weight = Tensor._make(np.ones_like(g._data), None, 0, False)
             (g,) = autograd_grad(g, leaf, grad_outputs=weight, retain_graph=True,
                                  create_graph=k < ev.order - 1, allow_unused=True)
+            depends = depends or g is not None
+        if g is None and depends:  # a lower derivative is constant in the leaf: this one is 0
+            g = Tensor._make(np.zeros_like(leaf._data), None, 0, False)
         result[leaf_name] = g
     return result
 

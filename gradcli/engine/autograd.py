@@ -65,8 +65,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if create_graph and inputs is None and not _warned_create_graph:
         _warn_create_graph()
     run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
+    if observed_roots is not None:
+        observed_roots.extend(tensors)
 
 
+# A list while `gradcli eval` runs a program: the tensors its own backward calls started from
+# (so that the gradients printed are attributed to the output they are the gradients of).
+observed_roots = None
 _warned_create_graph = False
 
 

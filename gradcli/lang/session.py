@@ -96,6 +96,7 @@ class Session:
     # ------------------------------------------------------------------ internals
     def _execute(self, action, timeout):
         from ..engine.graph import AnomalyMode
+        from ..ops.registry import Unbatchable
         previous_location = AnomalyMode.location
         AnomalyMode.location = self._describe_location
         try:
@@ -109,7 +110,7 @@ class Session:
         except ProgramTimeout:
             raise ProgramError("TimeoutError", f"program ran longer than {timeout:g} s (raise "
                                f"the limit with --timeout)") from None
-        except ProgramError:
+        except (ProgramError, Unbatchable):  # (a batched Jacobian falls back column by column)
             raise
         except Exception as e:
             raise self._error(e) from None

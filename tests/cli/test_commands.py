@@ -78,6 +78,18 @@ def test_jacobian_matches_pytorch(cli):
     assert np.allclose(doc["jacobian"]["y"]["x"], expected.numpy(), rtol=1e-12)
 
 
+@pytest.mark.parametrize("expression, expected", [
+    ("x.sort().values", [[0, 1, 0], [1, 0, 0], [0, 0, 1]]),
+    ("x.topk(2).values", [[0, 0, 1], [1, 0, 0]]),
+    ("x.cummax(0).values", [[1, 0, 0], [1, 0, 0], [0, 0, 1]]),
+])
+def test_jacobian_forward_mode_of_ops_without_a_batch_rule(cli, expression, expected):
+    """Ops that cannot run batched fall back to one column at a time, as in the Python API."""
+    doc = cli("jacobian", f"y = {expression}", "--at", "x=[0.5,-1.2,2.0]", "--mode", "forward",
+              "--json").json()
+    assert doc["jacobian"]["y"]["x"] == expected
+
+
 def test_jacobian_bad_mode_is_a_usage_error(cli):
     r = cli("jacobian", "y = x", "--at", "x=1", "--mode", "sideways")
     assert r.code == 2
@@ -194,6 +206,14 @@ def test_check_gradcheck_fails_for_a_wrong_custom_gradient(cli):
         "y = Bad.apply(x)\n")
     r = cli("check", program, "--at", "x=1.5", "--gradcheck")
     assert r.code == 1
+
+
+def test_check_expects_no_gradient(cli):
+    program = "y = x.detach() * w"
+    r = cli("check", program, "--at", "x=2", "--at", "w=3", "--expect", "x.grad=None", "--json")
+    assert r.code == 0 and r.json()["checks"][0]["ok"] is True
+    r = cli("check", program, "--at", "x=2", "--at", "w=3", "--expect", "w.grad=None")
+    assert r.code == 1  # w has a gradient (2.)
 
 
 def test_check_expectation_on_an_unknown_name_is_an_error(cli):

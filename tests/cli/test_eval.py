@@ -50,6 +50,18 @@ def test_eval_order_gives_nth_derivative(cli):
     assert doc["gradients"]["f"]["x"] == 48.0
 
 
+@pytest.mark.parametrize("program, order, expected", [
+    ("y = x*2", 2, 0.0), ("y = x**2", 3, 0.0), ("y = x**2", 5, 0.0), ("y = x**2", 2, 2.0)])
+def test_eval_order_past_a_constant_derivative_is_zero(cli, program, order, expected):
+    doc = cli("eval", program, "--at", "x=1", "--order", str(order), "--json").json()
+    assert doc["gradients"]["y"]["x"] == expected
+
+
+def test_eval_order_of_an_unused_input_stays_none(cli):
+    doc = cli("eval", "y = w*2", "--at", "x=1", "--at", "w=2", "--order", "2", "--json").json()
+    assert doc["gradients"]["y"] == {"x": None, "w": 0.0}
+
+
 def test_eval_dtype_float64(cli):
     doc = cli("eval", "y = x / 3", "--at", "x=1", "--dtype", "float64", "--json").json()
     assert doc["dtype"] == "float64"
@@ -77,6 +89,22 @@ def test_eval_reports_why_for_detach(cli):
 def test_eval_program_that_ran_backward_itself(cli):
     doc = cli("eval", "z = x**2; z.backward()", "--at", "x=3", "--json").json()
     assert doc["gradients"]["z"]["x"] == 6.0
+
+
+def test_eval_attributes_the_program_s_backward_to_the_tensor_it_ran_from(cli):
+    program = "z = x**2; z.backward(); w = x*5"
+    doc = cli("eval", program, "--at", "x=3", "--json").json()
+    assert doc["outputs"] == ["z"]  # the output the program backpropagated, not the last name
+    assert doc["gradients"] == {"z": {"x": 6.0}}
+    doc = cli("eval", program, "--at", "x=3", "--of", "z", "--of", "w", "--json").json()
+    assert doc["gradients"] == {"z": {"x": 6.0}, "w": {"x": 5.0}}  # w's own, not x.grad
+    r = cli("eval", program, "--at", "x=3", "--of", "w")
+    assert "dw/dx = 5." in r.stdout
+
+
+def test_eval_program_that_ran_backward_from_an_unnamed_tensor(cli):
+    doc = cli("eval", "y = x * 2; y.sum().backward()", "--at", "x=[1,2]", "--json").json()
+    assert doc["gradients"] == {"y": {"x": [2.0, 2.0]}}  # x.grad, under the last name
 
 
 def test_eval_syntax_error_has_caret_and_exit_2(cli):
