@@ -146,8 +146,9 @@ def choose_outputs(session, of, leaves, roots=()):
 
 
 def evaluate(source, bindings=(), of=(), grad=None, order=1, dtype=None, out=None, record=False,
-             timeout=None, explain_zero=True):
-    """Run, then differentiate each output with respect to each leaf (order-th derivative)."""
+             timeout=None, explain_zero=True, gradients=True):
+    """Run, then (unless gradients=False) differentiate each output with respect to each leaf
+    (order-th derivative)."""
     if order < 1:
         raise UsageError("--order must be at least 1")
     from ..engine import autograd
@@ -165,6 +166,8 @@ def evaluate(source, bindings=(), of=(), grad=None, order=1, dtype=None, out=Non
     grad_tensor = None
     if grad is not None:
         grad_tensor = leaf_value(session, Binding("--grad", grad)).detach()
+    if not gradients:
+        return ev
     for name in outputs:
         ev.gradients[name] = differentiate(ev, name, grad_tensor)
     if explain_zero:

@@ -286,8 +286,10 @@ def graph_command(program: Program, at: At = None, of: Of = None, grad: Grad = N
         if fmt not in FORMATS:
             raise UsageError(f"--format must be ascii, dot or mermaid, not {fmt!r}")
         cmd.source = read_program(program)
+        # (the structure needs no backward pass: a non-scalar output draws without --grad)
         ev = evaluate(cmd.source, _bindings(at), of or (), grad, 1, _dtype(dtype),
-                      out=sys.stderr, record=True, timeout=timeout, explain_zero=False)
+                      out=sys.stderr, record=True, timeout=timeout, explain_zero=False,
+                      gradients=values)
         cmd.namespace = ev.session.namespace
         namer = Namer(ev.session.namespace, ev.recording)
         steps = [s for name in ev.outputs for s in ev.steps.get(name, [])]

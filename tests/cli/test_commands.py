@@ -118,6 +118,15 @@ def test_hessian_of_a_non_scalar_output_is_an_error(cli):
 
 # ---------------------------------------------------------------------- graph
 
+@pytest.mark.parametrize("fmt", ["ascii", "dot", "mermaid"])
+def test_graph_of_a_non_scalar_output_needs_no_grad(cli, fmt):
+    """Drawing the structure runs no backward pass; only --values needs the gradient."""
+    r = cli("graph", "y = x * 2", "--at", "x=[1,2]", "--format", fmt)
+    assert r.code == 0 and "MulBackward0" in r.stdout
+    r = cli("graph", "y = x * 2", "--at", "x=[1,2]", "--values")
+    assert r.code == 2 and "grad can be implicitly created only for scalar outputs" in r.stderr
+
+
 def test_graph_ascii_with_values_and_pure_ascii(cli):
     r = cli("graph", "z = (x*y + x).sum()", "--at", "x=[1,2]", "--at", "y=[3,4]", "--values")
     assert r.code == 0
