@@ -95,6 +95,8 @@ def _operator(op, reflected):
     """The Python operator of op.  A binary operator that meets an operand it cannot take
     returns NotImplemented, as PyTorch's do, so Python says `unsupported operand type(s)`."""
     plain = _plain_call(op)
+    if plain and op.n_inputs == 2 and not reflected and op.operator_call is not None:
+        return op.operator_call  # operator_call(self, other, attrs=defaults): no wrapper
     if plain and op.n_inputs == 2:
         call, apply, defaults = op.call, op.apply, op.default_attrs
         if call is None:

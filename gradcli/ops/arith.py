@@ -5,8 +5,8 @@ import operator
 import numpy as np
 
 from ..engine.tensor import Tensor, check_numel
-from .registry import (OPS, Composed, Op, Overload, Sample, alias, elementwise_samples, register,
-                       zeros_like_grad)
+from .registry import (OPS, Composed, Op, Overload, Sample, alias, elementwise_samples,
+                       passthrough, register, zeros_like_grad)
 
 BINARY = elementwise_samples(unary=False)
 POSITIVE = elementwise_samples(0.5, 2.0, unary=False)
@@ -92,13 +92,13 @@ def _sub(a, b, alpha):
 
 
 register(Op(
-    "add", _add, (lambda g: g, lambda g, alpha: g if alpha == 1 else g * alpha),
+    "add", _add, (passthrough, lambda g, alpha: g if alpha == 1 else g * alpha),
     inputs=("self", "other"), attrs=(("alpha", 1),), jvp="elementwise", inplace=True,
     on_floats=operator.add, doc="self + alpha * other", formula="d/dself = 1, d/dother = alpha",
     samples=BINARY + [Sample((2, 3), (3,), attrs={"alpha": 2.5})], kind="binary"))
 
 register(Op(
-    "sub", _sub, (lambda g: g, lambda g, alpha: -g if alpha == 1 else g * -alpha),
+    "sub", _sub, (passthrough, lambda g, alpha: -g if alpha == 1 else g * -alpha),
     inputs=("self", "other"), attrs=(("alpha", 1),), jvp="elementwise", inplace=True,
     on_floats=operator.sub, doc="self - alpha * other", formula="d/dself = 1, d/dother = -alpha",
     samples=BINARY + [Sample((3,), (), attrs={"alpha": -2})], kind="binary"))
@@ -113,7 +113,7 @@ def _rsub_floats(a, b):
 
 
 rsub_tensor = Op(
-    "rsub.Tensor", _rsub, (lambda g, alpha: -g if alpha == 1 else g * -alpha, lambda g: g),
+    "rsub.Tensor", _rsub, (lambda g, alpha: -g if alpha == 1 else g * -alpha, passthrough),
     inputs=("self", "other"), attrs=(("alpha", 1),), jvp="elementwise", grad_fn="RsubBackward0",
     on_floats=_rsub_floats, method=False, public=False, doc="other - alpha * self (tensors)",
     formula="d/dself = -alpha, d/dother = 1", samples=BINARY, kind="binary")
@@ -334,24 +334,24 @@ BY_NUMBER = [Sample((), None, values={1: 0.7}), Sample((3,), None, values={1: 0.
              Sample((2, 3), None, values={1: -0.7})]
 
 remainder_scalar = Op(
-    "remainder.Scalar", _remainder, (lambda g: g, None), inputs=("self", "other"), inplace=True,
+    "remainder.Scalar", _remainder, (passthrough, None), inputs=("self", "other"), inplace=True,
     grad_fn="RemainderBackward0", method=False, public=False, edges=("self",),
     doc="self - floor(self / other) * other (other a number)", formula="d/dself = 1",
     samples=BY_NUMBER, kind="binary")
 remainder_tensor = Op(
     "remainder.Tensor", _remainder,
-    (lambda g: g, lambda g, self, other: g * -self.div(other, rounding_mode="floor")),
+    (passthrough, lambda g, self, other: g * -self.div(other, rounding_mode="floor")),
     inputs=("self", "other"), inplace=True, grad_fn="RemainderBackward1", method=False,
     public=False, doc="self - floor(self / other) * other",
     formula="d/dself = 1, d/dother = -floor(self/other)", samples=DIVISOR_SAMPLES, kind="binary")
 fmod_scalar = Op(
-    "fmod.Scalar", _fmod, (lambda g: g, None), inputs=("self", "other"), inplace=True,
+    "fmod.Scalar", _fmod, (passthrough, None), inputs=("self", "other"), inplace=True,
     grad_fn="FmodBackward0", method=False, public=False, edges=("self",),
     doc="self - trunc(self / other) * other (other a number)", formula="d/dself = 1",
     samples=BY_NUMBER, kind="binary")
 fmod_tensor = Op(
     "fmod.Tensor", _fmod,
-    (lambda g: g, lambda g, self, other: g * -self.div(other, rounding_mode="trunc")),
+    (passthrough, lambda g, self, other: g * -self.div(other, rounding_mode="trunc")),
     inputs=("self", "other"), inplace=True, grad_fn="FmodBackward1", method=False, public=False,
     doc="self - trunc(self / other) * other", formula="d/dself = 1, d/dother = -trunc(self/other)",
     samples=DIVISOR_SAMPLES, kind="binary")

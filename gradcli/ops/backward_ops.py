@@ -21,7 +21,7 @@ import numpy as np
 from ..engine.grad_mode import no_grad
 from ..engine.tensor import Tensor
 from .elementwise import _erf
-from .registry import OPS, Op, Sample, elementwise_samples, register
+from .registry import OPS, Op, Sample, elementwise_samples, passthrough, register
 
 REDUCTION = {"none": 0, "mean": 1, "sum": 2}   # at::Reduction
 NONE, MEAN, SUM = 0, 1, 2
@@ -54,13 +54,13 @@ SCALAR_OTHER = [Sample((), None, values={1: 1.5}), Sample((3,), None, values={1:
                 Sample((2, 3), None, values={1: -0.75})]
 if "add.Scalar" not in OPS:
     register(Op(
-        "add.Scalar", lambda a, other: np.add(a, other), (lambda g: g, None),
+        "add.Scalar", lambda a, other: np.add(a, other), (passthrough, None),
         inputs=("self", "other"), grad_fn="AddBackward1", method=False, public=False,
         edges=("self",), doc="self + a number, as PyTorch's C++ composites add", formula="1",
         samples=SCALAR_OTHER, kind="binary"))
 if "sub.Scalar" not in OPS:
     register(Op(
-        "sub.Scalar", lambda a, other: np.subtract(a, other), (lambda g: g, None),
+        "sub.Scalar", lambda a, other: np.subtract(a, other), (passthrough, None),
         inputs=("self", "other"), grad_fn="SubBackward1", method=False, public=False,
         edges=("self",), doc="self - a number, as PyTorch's C++ composites subtract",
         formula="1", samples=SCALAR_OTHER, kind="binary"))

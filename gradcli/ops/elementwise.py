@@ -8,8 +8,8 @@ import numpy as np
 from ..engine import dtypes
 from ..engine.tensor import _CPP_TYPE_NAMES, Tensor
 from .arith import broadcasting
-from .registry import (OPS, Op, Overload, Sample, _bad_argument, alias, elementwise_samples, register,
-                       zeros_like_grad)
+from .registry import (OPS, Op, Overload, Sample, _bad_argument, alias, elementwise_samples,
+                       passthrough, register, zeros_like_grad)
 
 ANY = elementwise_samples()
 POSITIVE = elementwise_samples(0.5, 2.0)
@@ -257,7 +257,7 @@ def _frac(a):
     return a - np.trunc(a)
 
 
-unary("frac", _frac, lambda g: g, "self - trunc(self)", "1", dtype="same")
+unary("frac", _frac, passthrough, "self - trunc(self)", "1", dtype="same")
 
 round_default = Op(
     "round.default", _keep_integers(np.round), zeros_like_grad, dtype="same", inplace=True,
@@ -609,7 +609,7 @@ def _copy_broadcast_error(shape, src_shape):
 
 
 copy = register(Op(
-    "copy", _copy, (zeros_like_grad, lambda g: g), inputs=("self", "src"),
+    "copy", _copy, (zeros_like_grad, passthrough), inputs=("self", "src"),
     attrs=(("non_blocking", False),), method=False, function=False, public=False, inplace=True,
     dtype="same", grad_fn="CopyBackwards", kind="creation",
     doc="src (broadcast and converted to self's dtype) written into self (copy_)",

@@ -16,7 +16,7 @@ from ..engine.tensor import Tensor
 from .arith import broadcasting
 from .elementwise import BINARY, UNIT, unary
 from .registry import (COMPOSITION, OPS, Composed, Op, Overload, Sample, elementwise_samples,
-                       register, zeros_like_grad)
+                       passthrough, register, zeros_like_grad)
 from .sorting import FailingNode
 
 TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -147,7 +147,7 @@ THREE = [Sample(*s) for s in [((), (), ()), ((3,), (3,), (3,)), ((2, 3), (2, 3),
                               ((3,), (2, 1), (3,))]]
 register(TensorsOnly(
     "addcmul", broadcasting(_addcmul),
-    (lambda g: g, lambda g, tensor2, value: g * tensor2 * value,
+    (passthrough, lambda g, tensor2, value: g * tensor2 * value,
      lambda g, tensor1, value: g * tensor1 * value),
     inputs=("self", "tensor1", "tensor2"), attrs=(("value", 1),), inplace=True, kind="binary",
     doc="self + value * tensor1 * tensor2",
@@ -155,7 +155,7 @@ register(TensorsOnly(
     samples=THREE + [Sample((2, 3), (3,), (2, 3), attrs={"value": -0.5})]))
 register(TensorsOnly(
     "addcdiv", broadcasting(_addcdiv),
-    (lambda g: g, lambda g, tensor2, value: g * value / tensor2,
+    (passthrough, lambda g, tensor2, value: g * value / tensor2,
      lambda g, tensor1, tensor2, value: -g * value * tensor1 / (tensor2 * tensor2)),
     inputs=("self", "tensor1", "tensor2"), attrs=(("value", 1),), inplace=True, kind="binary",
     doc="self + value * tensor1 / tensor2",

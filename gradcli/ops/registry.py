@@ -107,6 +107,7 @@ class Op:
     """One operation of the table."""
 
     call = None  # one- and two-input ops: call(*inputs, attrs), apply without the tuple
+    operator_call = None  # two-input ops: call for `a op b` (NotImplemented, not TypeError)
 
     def __init__(self, name, forward, vjp=None, *, inputs=("self",), attrs=(), jvp="elementwise",
                  grad_fn=None, method=True, function=True, inplace=False, doc="", formula="",
@@ -206,6 +207,16 @@ class Op:
         if (type(self).apply is Op.apply and not self.variadic and self.n_outputs == 1
                 and self.edge_index is None and self.n_inputs in (1, 2)):
             self.apply, self.call = _specialised_apply(self)
+            if self.n_inputs == 2:  # the Python operator: the same, NotImplemented for operands
+                #                     it cannot take (Python then says `unsupported operand`)
+                general = self._apply_general
+
+                def general_or_not_implemented(inputs, attrs):
+                    try:
+                        return general(inputs, attrs)
+                    except TypeError:
+                        return NotImplemented
+                self.operator_call = _specialised_apply(self, general_or_not_implemented)[1]
         if (not self.variadic and self.n_outputs == 1 and self.edge_index is None
                 and self.n_inputs in (1, 2) and self.vjps
                 and (self.per_input or self.n_inputs == 1)):
@@ -574,10 +585,11 @@ def _save_plan(op, n):
     return tuple(plan)
 
 
-def _specialised_apply(op):
+def _specialised_apply(op, general=None):
     """(apply, call) for a one- or two-input op: apply(inputs, attrs) as Op.apply, and
     call(x, attrs) or call(a, b, attrs) taking the inputs as arguments (attrs defaulting to the
-    op's defaults: operators and methods call it directly)."""
+    op's defaults: operators and methods call it directly).  general: what handles the calls
+    the specialised code does not (default: Op._apply_general)."""
     forward = op.forward
     # a forward wrapped only to translate its errors (arith.broadcasting) is called unwrapped,
     # and wrapped again only when it raises
@@ -585,7 +597,8 @@ def _specialised_apply(op):
     checked = raw is not forward  # (inputs of different shapes go to the wrapped forward)
     # a NumPy ufunc without attributes is asked for an array even for 0-d results (out=...)
     ufunc = _UFUNC_OUT and isinstance(raw, np.ufunc) and not op.attr_names
-    general = op._apply_general
+    if general is None:
+        general = op._apply_general
     promote = op.rule is _PROMOTE
     fixed = op.fixed_dtype
     view = op.view
@@ -861,6 +874,8 @@ def _vjp_caller(entry):
     if entry is None:
         return None
     fn, kinds = entry
+    if fn is passthrough:
+        return _passed_through
     if kinds == ((G, 0),):
         return lambda node, g: fn(g)
     if len(kinds) == 2 and kinds[0] == (G, 0):
@@ -1309,6 +1324,15 @@ def _primal(x):
         p._version = x._version
         return p
     return x
+
+
+def passthrough(g):
+    """The derivative formula `grad` itself (d/dself of self + other, of clone, …)."""
+    return g
+
+
+def _passed_through(node, g):
+    return g
 
 
 def zeros_like_grad(g):

@@ -15,7 +15,8 @@ from ..engine import dtypes, messages
 from ..engine.forward_ad import _set_tangent
 from ..engine.grad_mode import GradMode
 from ..engine.tensor import StaleNoGradView, Tensor, check_numel
-from .registry import OPS, Composed, Op, Overload, Plain, Sample, alias, register, wrap_dim
+from .registry import (OPS, Composed, Op, Overload, Plain, Sample, alias, passthrough, register,
+                       wrap_dim)
 
 
 class Composite(Composed):
@@ -320,7 +321,7 @@ register(Op(
                                      Sample((2, 3), attrs={"dim": -1})]))
 
 register(Op(
-    "alias", lambda a: a.view(), lambda g: g, grad_fn="AliasBackward0", view=True, jvp="linear",
+    "alias", lambda a: a.view(), passthrough, grad_fn="AliasBackward0", view=True, jvp="linear",
     dtype="same", kind="shape", method=False, public=False, doc="the same tensor as a new view",
     formula="1", samples=[Sample((2, 3))]))
 
@@ -1206,7 +1207,7 @@ def _clone(a, memory_format=None):
 
 
 register(Op(
-    "clone", _clone, lambda g: g, attrs=(("memory_format", None),), jvp="linear", dtype="same",
+    "clone", _clone, passthrough, attrs=(("memory_format", None),), jvp="linear", dtype="same",
     kind="shape", doc="a copy (strides preserved unless memory_format says contiguous)",
     formula="1", samples=[Sample((2, 3)), Sample(())]))
 
@@ -1219,7 +1220,7 @@ def _contiguous_compose(self, memory_format=None):
 
 register(Composite(
     "contiguous", _contiguous_compose, lambda a, memory_format=None: np.ascontiguousarray(a),
-    lambda g: g, attrs=(("memory_format", None),), jvp="linear", function=False,
+    passthrough, attrs=(("memory_format", None),), jvp="linear", function=False,
     doc="self if contiguous, else a contiguous copy", formula="1", samples=[Sample((2, 3))]))
 
 
@@ -1273,7 +1274,7 @@ def _index_put_accumulate(zeros, g, path):
 
 register(Op(
     "index_backward", _index_put_accumulate,
-    (lambda g: g, lambda g, path: OPS["index"].apply((g,), (path,))), inputs=("self", "values"),
+    (passthrough, lambda g, path: OPS["index"].apply((g,), (path,))), inputs=("self", "values"),
     attrs=("path",), grad_fn="IndexPutImplBackward0", jvp="linear", dtype="same",
     kind="shape", method=False, public=False,
     doc="self (zeros) with values added at path (repeated indices accumulate)",
