@@ -775,7 +775,7 @@ def _specialised_apply(op, general=None):
         if NodeRecorder.callback is not None or AnomalyMode.enabled:
             observe(node, (a, b), result)
 
-    on_floats = op.on_floats
+    on_floats = op.on_floats if promote else None  # (its result is float64, the inputs' dtype)
 
     def call(a, b, attrs=defaults):
         ta = type(a)
@@ -832,8 +832,8 @@ def _specialised_apply(op, general=None):
                     out = forward(da, db, *attrs)
                 if type(out) is not _ndarray:
                     out = _asarray(out)
-        if rd is not None and out.dtype is not rd and out.dtype != rd:
-            out = out.astype(rd)
+            if rd is not None and out.dtype is not rd and out.dtype != rd:
+                out = out.astype(rd)
         result = _new_tensor(_Tensor)
         result._data = out
         result.grad_fn = None
