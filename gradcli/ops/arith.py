@@ -319,7 +319,12 @@ register(Op(
 @broadcasting
 def _remainder(a, b):
     _check_int_division(a, b)
-    return np.remainder(a, b)
+    if _integral(a, b):
+        return np.remainder(a, b)
+    # PyTorch's kernel: fmod, then moved into the divisor's sign unless it is zero, so a zero
+    # keeps the dividend's sign (2. % -2. is 0., NumPy's remainder gives -0.)
+    mod = np.fmod(a, b)
+    return np.where((mod != 0) & ((np.asarray(b) < 0) != (mod < 0)), mod + b, mod)
 
 
 @broadcasting
