@@ -136,6 +136,10 @@ def fresh_interpreter():
     dtypes.set_default_dtype(dtypes.float32)
     GradMode.enabled, AnomalyMode.enabled, AnomalyMode.check_nan = True, False, True
     Tensor._warned_scalar = False  # PyTorch's once-per-process warnings warn again
+    from ..engine import autograd
+    from ..ops import shape
+    autograd._warned_create_graph = False
+    shape.WARNED_T.clear()
     set_printoptions(profile="default")
     try:
         yield

@@ -439,6 +439,12 @@ register(TensorsOnly(
 
 
 class _Where(Op):
+    def __call__(self, *args, **kwargs):
+        if len(args) == 1 and not kwargs:  # torch.where(condition): nonzero(as_tuple=True)
+            from .compare import nonzero
+            return nonzero(args[0], as_tuple=True)
+        return super().__call__(*args, **kwargs)
+
     def apply(self, inputs, attrs):
         condition = inputs[0]
         if isinstance(condition, Tensor) and condition._data.dtype != np.bool_:

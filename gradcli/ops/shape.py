@@ -401,12 +401,18 @@ register(Op(
     samples=[Sample((2, 3)), Sample((3,))]))
 
 
+# the warnings of Tensor.T already given: PyTorch gives each once per process
+WARNED_T = set()
+
+
 def _T(self):
-    """Tensor.T: the dimensions reversed (PermuteBackward0); warns off 2-D as PyTorch."""
+    """Tensor.T: the dimensions reversed (PermuteBackward0); warns off 2-D as PyTorch (once)."""
     n = self._data.ndim
     if n != 2:
-        warnings.warn(messages.T_ZERO_DIM if n == 0 else messages.T_DEPRECATED, UserWarning,
-                      stacklevel=2)
+        message = messages.T_ZERO_DIM if n == 0 else messages.T_DEPRECATED
+        if message not in WARNED_T:
+            WARNED_T.add(message)
+            warnings.warn(message, UserWarning, stacklevel=2)
     return OPS["permute"].apply((self,), (tuple(range(n - 1, -1, -1)),))
 
 

@@ -263,3 +263,10 @@ def test_gelu_matches_its_closed_form():
     expected = [0.5 * v * (1 + np.tanh(0)) if v == 0 else None for v in (-1.0, 0.0, 1.0)]
     assert F.gelu(x).tolist()[1] == expected[1]
     np.testing.assert_allclose(F.gelu(x).tolist(), [-0.15865525393145707, 0.0, 0.8413447460685429])
+
+
+def test_where_with_only_a_condition_is_nonzero_as_tuple():
+    x = gradcli.tensor([[1.0, 3.0], [4.0, 0.0]])
+    rows, cols = gradcli.where(x > 2)
+    assert rows.tolist() == [0, 1] and cols.tolist() == [1, 0]
+    assert [t.tolist() for t in gradcli.where(x)] == [[0, 0, 1], [0, 1, 0]]  # nonzero elements

@@ -234,3 +234,14 @@ def test_error_messages():
         with pytest.raises(kind) as info:
             fn()
         assert message in str(info.value)
+
+
+def test_T_warns_once_per_process_as_pytorch():
+    import warnings
+    x, s = gradcli.zeros(2, 3, 4), gradcli.tensor(1.0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            x.T, s.T
+    assert [str(w.message)[:28] for w in caught] == [
+        "The use of `x.T` on tensors ", "Tensor.T is deprecated on 0-"]
