@@ -4,16 +4,20 @@ from ..ops import OPS
 from ..ops.registry import ALIASES, Op, Overload
 
 
-def signature(op):
+def signature(op, name=None):
+    """The call signature shown for op (under `name`, default its own; an overload shows each
+    distinct form: `sum(self) | sum(self, dim, keepdim=False, dtype=None)`)."""
+    name = name or op.name
     if getattr(op, "signature", None):
         return op.signature
     if isinstance(op, Op):
         args = [n for n in op.inputs]
-        for name, default in zip(op.attr_names, op.attr_defaults):
-            args.append(name if _missing(default) else f"{name}={default!r}")
-        return f"{op.name}({', '.join(args)})"
+        for attr, default in zip(op.attr_names, op.attr_defaults):
+            args.append(attr if _missing(default) else f"{attr}={default!r}")
+        return f"{name}({', '.join(args)})"
     if isinstance(op, Overload):
-        return f"{op.name}(…)"
+        forms = dict.fromkeys(signature(o, name) for o in op.ops)
+        return " | ".join(forms)
     import inspect
     try:
         return op.name + str(inspect.signature(op.fn))
@@ -26,22 +30,40 @@ def _missing(value):
     return value is _MISSING
 
 
+def _linalg_names():
+    """{op table name: [`linalg.x`, ...]} for the torch.linalg namespace's entries."""
+    from .. import linalg
+    names = {}
+    for short in linalg.__all__:
+        value = getattr(linalg, short)
+        table_name = next((n for n, o in OPS.items() if o is value), None)
+        if table_name is not None:
+            names.setdefault(table_name, []).append(f"linalg.{short}")
+    return names
+
+
 def op_rows(only=None):
     rows = []
     aliases = {}
     for alias, target in ALIASES.items():
         aliases.setdefault(target, []).append(alias)
-    for name, op in OPS.items():
-        if not op.public or (only and name != only and only not in aliases.get(name, [])):
-            continue
-        grad_fn = None
-        if isinstance(op, Op) and op.differentiable:
-            grad_fn = op.grad_fn_name
-        elif isinstance(op, Overload):
-            grad_fn = "/".join(o.grad_fn_name for o in op.ops)
-        rows.append({"name": name, "aliases": aliases.get(name, []), "signature": signature(op),
-                     "grad_fn": grad_fn, "formula": op.formula, "doc": op.doc,
-                     "kind": op.kind, "method": bool(op.method)})
+    linalg = _linalg_names()
+    for table_name, op in OPS.items():
+        if op.public:
+            names = [(table_name, aliases.get(table_name, []) + linalg.get(table_name, []))]
+        else:  # reached as torch.linalg.x only: listed under that name
+            names = [(n, []) for n in linalg.get(table_name, [])]
+        for name, others in names:
+            if only and name != only and only not in others:
+                continue
+            grad_fn = None
+            if isinstance(op, Op) and op.differentiable:
+                grad_fn = op.grad_fn_name
+            elif isinstance(op, Overload):
+                grad_fn = "/".join(o.grad_fn_name for o in op.ops)
+            rows.append({"name": name, "aliases": others, "signature": signature(op, name),
+                         "grad_fn": grad_fn, "formula": op.formula, "doc": op.doc,
+                         "kind": op.kind, "method": bool(op.method)})
     if only and not rows:
         from .evaluate import UsageError
         raise UsageError(f"no op named {only!r} (see `gradcli ops`)")

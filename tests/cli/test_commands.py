@@ -270,6 +270,21 @@ def test_ops_one_op_and_json(cli):
     assert row["doc"] == gradcli.ops.OPS["sin"].doc
 
 
+@pytest.mark.parametrize("name", ["linalg.solve", "linalg.norm", "linalg.det"])
+def test_ops_lists_the_torch_linalg_namespace(cli, name):
+    """SPEC names linalg.norm and linalg.solve; `gradcli ops NAME` finds them under that name
+    (or as another name of an op listed under its own, like det)."""
+    (row,) = cli("ops", name, "--json").json()["ops"]
+    assert name == row["name"] or name in row["aliases"]
+    assert row["grad_fn"] and row["formula"]
+
+
+def test_ops_overload_signatures_show_each_form(cli):
+    (row,) = cli("ops", "sum", "--json").json()["ops"]
+    assert row["signature"] == "sum(self, dtype=None) | sum(self, dim, keepdim=False, dtype=None)"
+    assert "…" not in cli("ops").stdout
+
+
 def test_ops_unknown_name(cli):
     r = cli("ops", "no_such_op")
     assert r.code == 2
