@@ -28,6 +28,11 @@ class _AnomalyManager:
         set_anomaly_enabled(self.prev, self.prev_check_nan)
         return False
 
+    def __repr__(self):
+        # PyTorch's classes live in torch.autograd.anomaly_mode (the classes keep gradcli's
+        # module: the sandbox tells engine objects by it)
+        return f"<torch.autograd.anomaly_mode.{type(self).__name__} object at {id(self):#x}>"
+
 
 class detect_anomaly(_AnomalyManager):
     """Context manager (and decorator) enabling anomaly detection inside its block."""

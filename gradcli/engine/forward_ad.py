@@ -60,6 +60,11 @@ class dual_level:
         exit_dual_level()
         return False
 
+    def __repr__(self):
+        # PyTorch's echo (the class keeps gradcli's module: the sandbox tells engine objects
+        # by it)
+        return f"<torch.autograd.forward_ad.{type(self).__name__} object at {id(self):#x}>"
+
 
 def _set_tangent(t, tangent):
     """Attach a tangent to t at the current level (and remember to drop it at exit)."""

@@ -52,6 +52,11 @@ class RemovableHandle:
     def __exit__(self, *exc):
         self.remove()
 
+    def __repr__(self):
+        # PyTorch's class lives in torch.utils.hooks (the class keeps gradcli's module: the
+        # sandbox tells engine objects by it)
+        return f"<torch.utils.hooks.{type(self).__name__} object at {id(self):#x}>"
+
 
 def _add_hook(hooks, fn):
     handle = RemovableHandle(hooks)
@@ -377,6 +382,64 @@ def _accumulate_buffer(buffers, node, nr, grad):
     buf[nr] = grad if old is None else old + grad
 
 
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE
+
+
+def _type_name(value):
+    """The C name of value's type (`tp_name`), as PyTorch's messages print it: `int`, `A` for
+    a class defined in Python, `numpy.ndarray` for a type of a C extension."""
+    cls = type(value)
+    if cls.__flags__ & _HEAP_TYPE or cls.__module__ == "builtins":
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__name__}"
+
+
+def _hook_name(hook):
+    """The hook's `__name__` if it is a string, else `<unknown>` (PyTorch's hook_name)."""
+    try:
+        name = hook.__name__
+    except Exception:  # noqa: BLE001  (PyTorch's PyObject_HasAttrString swallows any error)
+        return "<unknown>"
+    return name if isinstance(name, str) else "<unknown>"
+
+
+def _type_string(dtype):
+    """A tensor's type as PyTorch's TensorOptions::toString prints it: `torch.FloatTensor`, or
+    `CPUBoolType` for the types without a legacy tensor class (bool, complex)."""
+    if dtype.category in (0, 3):
+        return f"CPU{dtype.short}Type"
+    return "torch." + dtype.tensor_type
+
+
+def _check_hook_value(hook, old, new):
+    """PyTorch's check of a gradient new (not None) that a hook returned in place of old."""
+    from .tensor import Tensor
+    if old is None:
+        raise RuntimeError(messages.HOOK_REPLACED_NONE)
+    if not isinstance(new, Tensor):
+        raise TypeError(messages.HOOK_RETURNED_NOT_TENSOR.format(type=_type_name(new)))
+    if new.dtype is not old.dtype:
+        raise RuntimeError(messages.HOOK_CHANGED_TYPE.format(
+            name=_hook_name(hook), was=_type_string(old.dtype), got=_type_string(new.dtype)))
+    if new._data.shape != old._data.shape:
+        raise RuntimeError(messages.HOOK_CHANGED_SIZE.format(name=_hook_name(hook)))
+    return new
+
+
+def _check_hook_values(hook, old, new):
+    """The tuple of gradients new (not None) that a Node hook returned in place of the tuple
+    old, checked as PyTorch checks it."""
+    if not isinstance(new, tuple):
+        raise TypeError(messages.HOOK_RETURNED_NOT_TUPLE.format(type=_type_name(new)))
+    if len(new) != len(old):
+        raise RuntimeError(messages.HOOK_RETURNED_WRONG_COUNT.format(
+            name=_hook_name(hook), got=len(new), expected=len(old)))
+    for o, n in zip(old, new):
+        if n is not None:
+            _check_hook_value(hook, o, n)
+    return new
+
+
 def _call_tensor_hooks(node, grads):
     hooks = node._tensor_hooks
     if hooks:
@@ -386,7 +449,7 @@ def _call_tensor_hooks(node, grads):
                     break
                 new = fn(grads[nr])
                 if new is not None:
-                    grads[nr] = new
+                    grads[nr] = _check_hook_value(fn, grads[nr], new)
     retains = node._retains
     if retains:
         for nr, ref in list(retains.items()):
@@ -550,9 +613,10 @@ def _run_node(node, single, buffer_pop, capture, results, inputs, accumulate, re
         _call_tensor_hooks(node, grads_out)
     if node._pre_hooks:
         for fn in list(node._pre_hooks.values()):
-            new = fn(tuple(grads_out))
+            old = tuple(grads_out)
+            new = fn(old)
             if new is not None:
-                grads_out = list(new)
+                grads_out = list(_check_hook_values(fn, old, new))
     if capture is not None and node in capture:
         for nr, i in capture[node]:
             g = grads_out[nr]
@@ -571,9 +635,10 @@ def _run_node(node, single, buffer_pop, capture, results, inputs, accumulate, re
             _check_nan(node, grads_in)
     if node._hooks:
         for fn in list(node._hooks.values()):
-            new = fn(tuple(grads_in), tuple(grads_out))
+            old = tuple(grads_in)
+            new = fn(old, tuple(grads_out))
             if new is not None:
-                grads_in = tuple(new)
+                grads_in = _check_hook_values(fn, old, new)
     if not retain_graph:
         node.release()
     return grads_in

@@ -72,6 +72,13 @@ UNUSED_INPUT = (
 )
 INPUT_NO_GRAD = "One of the differentiated Tensors does not require grad"
 HOOK_ON_NO_GRAD = "cannot register a hook on a tensor that doesn't require gradient"
+HOOK_RETURNED_NOT_TENSOR = "expected Variable, but hook returned '{type}'"
+HOOK_RETURNED_NOT_TUPLE = "expected tuple, but hook returned '{type}'"
+HOOK_RETURNED_WRONG_COUNT = ("hook '{name}' has returned an incorrect number of values (got {got}, "
+                             "but expected {expected})")
+HOOK_CHANGED_TYPE = "hook '{name}' has changed the type of value (was {was} got {got})"
+HOOK_CHANGED_SIZE = "hook '{name}' has changed the size of value"
+HOOK_REPLACED_NONE = "can't replace a None gradient with a non-None value"
 RETAIN_GRAD_NO_GRAD = "can't retain_grad on Tensor that has requires_grad=False"
 GRAD_OUTPUTS_LEN = "grad requires non-empty inputs."
 INVALID_GRADIENT_SHAPE = (

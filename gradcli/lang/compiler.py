@@ -242,6 +242,10 @@ class Lowering:
     # ------------------------------------------------------------------ statements
     def stmt_Expr(self, node, top):
         value = self.expr(node.value)
+        if isinstance(node.value, A.Starred):
+            # `*x` alone: left unwrapped (as an argument of `_expr` it would be unpacked), so
+            # that Python's compiler reports its SyntaxError, "can't use starred expression here"
+            return [py.Expr(value=value)]
         if top and self.scope_depth == 0:
             self.outputs.append(("expr", node.text))
             return [py.Expr(value=_guard("_expr", py.Constant(value=len(self.outputs) - 1),

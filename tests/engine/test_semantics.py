@@ -360,6 +360,88 @@ print(x.grad)
 attempt(lambda: torch.tensor([1.0]).register_hook(lambda g: g))
 """)
 
+program("hook_return_checks", """
+def backward_with_hook(leaf, ret):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = x * 1
+    (x if leaf else w).register_hook(ret)
+    attempt(lambda: w.sum().backward())
+    return x.grad
+
+for leaf in (False, True):
+    backward_with_hook(leaf, lambda g: 5)
+    backward_with_hook(leaf, lambda g: 2.0)
+    backward_with_hook(leaf, lambda g: [g])
+    backward_with_hook(leaf, lambda g: np.ones(2))
+    backward_with_hook(leaf, lambda g: torch.ones(3))
+    backward_with_hook(leaf, lambda g: torch.ones(2, 1))
+    backward_with_hook(leaf, lambda g: torch.ones(2, dtype=torch.float64))
+    backward_with_hook(leaf, lambda g: torch.ones(2, dtype=torch.int64))
+    backward_with_hook(leaf, lambda g: torch.ones(2, dtype=torch.bool))
+    backward_with_hook(leaf, lambda g: torch.ones(2, dtype=torch.complex64))
+    print(backward_with_hook(leaf, lambda g: g * 3))
+
+def grow(g):
+    return torch.ones(3)
+
+class Hook:
+    def __call__(self, g):
+        return torch.ones(3)
+
+backward_with_hook(False, grow)
+backward_with_hook(True, Hook())
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+w = x * 1
+w.register_hook(lambda g: None)
+w.register_hook(lambda g: 5)
+attempt(lambda: torch.autograd.grad(w.sum(), x))
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+x.register_hook(lambda g: torch.ones(3))
+attempt(lambda: torch.autograd.grad((x * 1).sum(), x))
+
+def node_hook(pre, ret):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = x * y
+    if pre:
+        w.grad_fn.register_prehook(ret)
+    else:
+        w.grad_fn.register_hook(ret)
+    attempt(lambda: w.sum().backward())
+    return x.grad
+
+for pre in (True, False):
+    node_hook(pre, lambda *a: 5)
+    node_hook(pre, lambda *a: [torch.ones(2)])
+    node_hook(pre, lambda *a: (torch.ones(2),) * 3)
+    node_hook(pre, lambda *a: (5, None))
+    node_hook(pre, lambda *a: (torch.ones(3), None))
+    node_hook(pre, lambda *a: (torch.ones(2, dtype=torch.float64), None))
+    print(node_hook(pre, lambda *a: (None, None)[:1 if pre else 2]))
+    print(node_hook(pre, lambda *a: (a[0][0] * 2, None)[:1 if pre else 2]))
+print(node_hook(True, lambda *a: (5,)))
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+w = x * torch.ones(2)
+w.grad_fn.register_hook(lambda grad_inputs, grad_outputs: (grad_inputs[0], torch.ones(2)))
+attempt(lambda: w.sum().backward())
+""")
+
+program("hook_handle_and_mode_reprs", """
+import torch.autograd.forward_ad as fwAD
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * 2
+print(x.register_hook(lambda g: g))
+print(y.register_hook(lambda g: g))
+print(y.grad_fn.register_hook(lambda grad_inputs, grad_outputs: None))
+print(y.grad_fn.register_prehook(lambda grad_outputs: None))
+print(torch.autograd.set_detect_anomaly(True))
+print(torch.autograd.set_detect_anomaly(False))
+print(torch.autograd.detect_anomaly())
+print(fwAD.dual_level())
+print(torch.no_grad(), torch.enable_grad(), torch.inference_mode())
+print(repr(torch.set_grad_enabled(True)))
+""")
+
 program("inplace_version_errors", """
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 attempt(lambda: x.add_(1))
@@ -808,6 +890,66 @@ EXPECTED = {
         'non-leaf hook tensor([1., 1., 1.])\n'
         'tensor([20., 20., 20.])\n'
         "RuntimeError: cannot register a hook on a tensor that doesn't require gradient"
+    ),
+    'hook_return_checks': (
+        "TypeError: expected Variable, but hook returned 'int'\n"
+        "TypeError: expected Variable, but hook returned 'float'\n"
+        "TypeError: expected Variable, but hook returned 'list'\n"
+        "TypeError: expected Variable, but hook returned 'numpy.ndarray'\n"
+        "RuntimeError: hook '<lambda>' has changed the size of value\n"
+        "RuntimeError: hook '<lambda>' has changed the size of value\n"
+        "RuntimeError: hook '<lambda>' has changed the type of value (was torch.FloatTensor got torch.DoubleTensor)\n"
+        "RuntimeError: hook '<lambda>' has changed the type of value (was torch.FloatTensor got torch.LongTensor)\n"
+        "RuntimeError: hook '<lambda>' has changed the type of value (was torch.FloatTensor got CPUBoolType)\n"
+        "RuntimeError: hook '<lambda>' has changed the type of value (was torch.FloatTensor got CPUComplexFloatType)\n"
+        'tensor([3., 3.])\n'
+        "TypeError: expected Variable, but hook returned 'int'\n"
+        "TypeError: expected Variable, but hook returned 'float'\n"
+        "TypeError: expected Variable, but hook returned 'list'\n"
+        "TypeError: expected Variable, but hook returned 'numpy.ndarray'\n"
+        "RuntimeError: hook '<lambda>' has changed the size of value\n"
+        "RuntimeError: hook '<lambda>' has changed the size of value\n"
+        "RuntimeError: hook '<lambda>' has changed the type of value (was torch.FloatTensor got torch.DoubleTensor)\n"
+        "RuntimeError: hook '<lambda>' has changed the type of value (was torch.FloatTensor got torch.LongTensor)\n"
+        "RuntimeError: hook '<lambda>' has changed the type of value (was torch.FloatTensor got CPUBoolType)\n"
+        "RuntimeError: hook '<lambda>' has changed the type of value (was torch.FloatTensor got CPUComplexFloatType)\n"
+        'tensor([3., 3.])\n'
+        "RuntimeError: hook 'grow' has changed the size of value\n"
+        "RuntimeError: hook '<unknown>' has changed the size of value\n"
+        "TypeError: expected Variable, but hook returned 'int'\n"
+        "RuntimeError: hook '<lambda>' has changed the size of value\n"
+        "TypeError: expected tuple, but hook returned 'int'\n"
+        "TypeError: expected tuple, but hook returned 'list'\n"
+        "RuntimeError: hook '<lambda>' has returned an incorrect number of values (got 3, but expected 1)\n"
+        "RuntimeError: hook '<lambda>' has returned an incorrect number of values (got 2, but expected 1)\n"
+        "RuntimeError: hook '<lambda>' has returned an incorrect number of values (got 2, but expected 1)\n"
+        "RuntimeError: hook '<lambda>' has returned an incorrect number of values (got 2, but expected 1)\n"
+        'None\n'
+        'tensor([2., 4.])\n'
+        "TypeError: expected tuple, but hook returned 'int'\n"
+        "TypeError: expected tuple, but hook returned 'list'\n"
+        "RuntimeError: hook '<lambda>' has returned an incorrect number of values (got 3, but expected 2)\n"
+        "TypeError: expected Variable, but hook returned 'int'\n"
+        "RuntimeError: hook '<lambda>' has changed the size of value\n"
+        "RuntimeError: hook '<lambda>' has changed the type of value (was torch.FloatTensor got torch.DoubleTensor)\n"
+        'None\n'
+        'tensor([2., 4.])\n'
+        "TypeError: expected Variable, but hook returned 'int'\n"
+        'None\n'
+        "RuntimeError: can't replace a None gradient with a non-None value"
+    ),
+    'hook_handle_and_mode_reprs': (
+        '<torch.utils.hooks.RemovableHandle object at 0x>\n'
+        '<torch.utils.hooks.RemovableHandle object at 0x>\n'
+        '<torch.utils.hooks.RemovableHandle object at 0x>\n'
+        '<torch.utils.hooks.RemovableHandle object at 0x>\n'
+        '<torch.autograd.anomaly_mode.set_detect_anomaly object at 0x>\n'
+        '<torch.autograd.anomaly_mode.set_detect_anomaly object at 0x>\n'
+        'UserWarning: Anomaly Detection has been enabled. This mode will increase the runtime and should only be enabled for debugging.\n'
+        '<torch.autograd.anomaly_mode.detect_anomaly object at 0x>\n'
+        '<torch.autograd.forward_ad.dual_level object at 0x>\n'
+        '<torch.autograd.grad_mode.no_grad object at 0x> <torch.autograd.grad_mode.enable_grad object at 0x> <torch.autograd.grad_mode.inference_mode object at 0x>\n'
+        'torch.autograd.grad_mode.set_grad_enabled(mode=True)'
     ),
     'inplace_version_errors': (
         'RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.\n'

@@ -57,6 +57,24 @@ def test_syntax_error_shows_the_source_line_and_a_caret():
         "SyntaxError: invalid syntax (line 1, column 9)", "    z = 2 * * 3", "            ^"]
 
 
+@pytest.mark.parametrize("echo", [False, True])
+@pytest.mark.parametrize("source, line, column", [
+    ("*x", 1, 1),
+    ("y = 1\n*x", 2, 1),
+    ("if True:\n    *x", 2, 5),
+    ("for i in x:\n  *x", 2, 3),
+    ("def f():\n    *x", 2, 5),
+])
+def test_a_starred_expression_statement_is_python_syntax_error(run, source, line, column, echo):
+    run("x = [1, 2]")
+    error = run.error(source, echo=echo)
+    assert (error.type_name, error.message, error.line, error.column) == (
+        "SyntaxError", "can't use starred expression here", line, column)
+    assert error.format()[1:] == ["    " + source.split("\n")[line - 1],
+                                  "    " + " " * (column - 1) + "^"]
+    assert run.take() == ""
+
+
 @pytest.mark.parametrize("source, message", [
     ("x = (1 +", "'(' was never closed"),
     ("f(a,\n  b", "'(' was never closed"),
