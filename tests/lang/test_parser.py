@@ -245,3 +245,39 @@ def test_a_source_is_parsed_once_and_its_errors_every_time():
     assert parser.parse(source) is parser.parse(source)
     first, second = syntax_error("y = = 1"), syntax_error("y = = 1")
     assert first is not second and first.headline() == second.headline()
+
+
+@pytest.mark.parametrize("source", [
+    ">>> m\n", "=3\n", ". x\n", ":= 3\n", "elif x\n", "elif x = 1:\n", "assert x = 1\n",
+    "y = 2\n>> 1\n", "x\n    y\n", "def f() x\n", "f(a 1)\n", "if x = 1:\n", "if x\n",
+    "x = await\n", "async = 1\n",
+])
+def test_syntax_errors_are_worded_as_cpython_words_them(source):
+    """The error type and message CPython's own compiler gives for the same source (a
+    statement starting with an operator is `invalid syntax`, not `expected ':'`)."""
+    with pytest.raises(SyntaxError) as python:
+        compile(source, "<program>", "exec")
+    with pytest.raises(ProgramError) as ours:
+        parser.parse(source)
+    assert (ours.value.type_name, ours.value.message) == (type(python.value).__name__,
+                                                          python.value.msg)
+    assert ours.value.line == python.value.lineno
+
+
+def test_every_friendly_example_is_worded_as_cpython_words_it():
+    for (type_name, message), examples in parser.EXAMPLES.items():
+        for source in examples:
+            with pytest.raises(SyntaxError) as python:
+                compile(source, "<program>", "exec")
+            assert type(python.value).__name__ == type_name, source
+            assert python.value.msg.startswith(message), source
+
+
+@pytest.mark.parametrize("word", sorted(parser.RESERVED))
+def test_python_keywords_the_language_lacks_are_not_names(word):
+    """(`try`, `raise`, `yield`, ... have no statement in the language: they are never names)"""
+    for source in (f"{word} = 3\n", f"x = {word}\n"):
+        with pytest.raises(ProgramError) as e:
+            parser.parse(source)
+        assert (e.value.type_name, e.value.message) == ("SyntaxError", "invalid syntax")
+    parser.parse(f"{word}_x = 3\n")  # (a name that merely starts with one is fine)
