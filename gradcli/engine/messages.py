@@ -62,7 +62,8 @@ CREATE_GRAPH_CYCLE = (
     "Using backward() with create_graph=True will create a reference cycle between the parameter "
     "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
     "creating the graph to avoid this. If you have to use this function, make sure to reset the "
-    ".grad fields of your parameters to None after use to break the cycle and avoid the leak.")
+    ".grad fields of your parameters to None after use to break the cycle and avoid the leak. "
+    "(Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)")
 BACKWARD_EMPTY_INPUTS = "`inputs` argument to `backward()` cannot be empty."
 ITEM_NOT_ONE_ELEMENT = "a Tensor with {numel} elements cannot be converted to Scalar"
 BOOL_AMBIGUOUS = "Boolean value of Tensor with more than one value is ambiguous"
