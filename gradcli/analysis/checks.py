@@ -38,7 +38,9 @@ def run_checks(source, bindings, of, grad, expectations, rtol, atol, gradcheck, 
     if not expectations and not gradcheck:
         raise UsageError("nothing to check: give --expect NAME.grad=VALUE or --gradcheck")
     parsed = [parse_expectation(e) for e in expectations]
-    ev = evaluate(source, bindings, of, grad, 1, dtype, out=out, record=True, timeout=timeout)
+    # (gradients only for --expect NAME.grad: gradcheck differentiates non-scalar outputs itself)
+    ev = evaluate(source, bindings, of, grad, 1, dtype, out=out, record=True, timeout=timeout,
+                  gradients=any(is_grad for _, is_grad, _ in parsed))
     checks = []
     for name, is_grad, text in parsed:
         expected = ev.session.eval(text)

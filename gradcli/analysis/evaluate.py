@@ -236,6 +236,8 @@ def program_function(source, bindings, of=(), dtype=None, timeout=None, out=None
     the given tensors and returns its outputs (a tensor, or a tuple for several)."""
     if not bindings:
         raise UsageError("give the inputs with --at NAME=VALUE")
+    from ..ops.creation import GENERATOR
+    rng = GENERATOR._get_state()  # each evaluation draws the same random numbers as the first
     session, leaves, _ = run_program(source, bindings, dtype, out, timeout=timeout)
     outputs = choose_outputs(session, of, leaves)
     inputs = tuple(leaves[b.name].detach() for b in bindings)
@@ -243,6 +245,7 @@ def program_function(source, bindings, of=(), dtype=None, timeout=None, out=None
     sink = out
 
     def fn(*tensors):
+        GENERATOR._set_state(rng)
         s = new_session(None, sink)
         for name, t in zip(names, tensors):
             s.namespace[name] = t

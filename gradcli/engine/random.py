@@ -28,6 +28,16 @@ class TorchGenerator:
         self._next_normal = None
         return self
 
+    def _get_state(self):
+        """A copy of the whole state (`_set_state` goes back to it: the same draws again)."""
+        return (self.seed, None if self._bits is None else self._bits.state, self._next_normal)
+
+    def _set_state(self, state):
+        self.seed, bits, self._next_normal = state
+        self._bits = None
+        if bits is not None:
+            self._stream().state = bits
+
     def _stream(self):
         if self._bits is None:
             self._bits = np.random.RandomState(self.seed & 0xFFFFFFFF)._bit_generator

@@ -217,6 +217,16 @@ def test_check_gradcheck_fails_for_a_wrong_custom_gradient(cli):
     assert r.code == 1
 
 
+@pytest.mark.parametrize("program, x", [
+    ("y = (x * randn(2)).sum()", "[1,2]"),          # random numbers: the same in every evaluation
+    ("y = (x * rand(20) + randn(20)).sum()", "randn(20)"),
+    ("y = x**3", "[1,2]"),                          # a non-scalar output: gradcheck needs no --grad
+])
+def test_check_gradcheck_of_random_and_non_scalar_programs(cli, program, x):
+    r = cli("check", program, "--at", f"x={x}", "--gradcheck", "--json")
+    assert r.code == 0 and r.json()["passed"] is True
+
+
 def test_check_expects_no_gradient(cli):
     program = "y = x.detach() * w"
     r = cli("check", program, "--at", "x=2", "--at", "w=3", "--expect", "x.grad=None", "--json")
