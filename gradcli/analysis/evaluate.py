@@ -101,13 +101,52 @@ def run_program(source, bindings=(), dtype=None, out=None, record=False, timeout
     if record:
         from .record import Recording
         recording = Recording()
-    if recording is not None:
-        recording.location = getattr(session, "current_line", None)
-        with recording:
+    try:
+        if recording is not None:
+            recording.location = getattr(session, "current_line", None)
+            with recording:
+                session.run(source, timeout=timeout)
+        else:
             session.run(source, timeout=timeout)
-    else:
-        session.run(source, timeout=timeout)
+    except BaseException as e:
+        note_hint_context(e, namespace=session.namespace)
+        raise
     return session, leaves, recording
+
+
+def note_hint_context(exc, namespace=None, output=None):
+    """Attach what a `hint:` line needs to an error leaving an evaluation: the program's names
+    (hint_namespace) and, for an error of gradcli's own backward pass, the output it was
+    differentiating (hint_output; the gradient is then --grad)."""
+    try:
+        if namespace is not None and getattr(exc, "hint_namespace", None) is None:
+            exc.hint_namespace = namespace
+        if output is not None:
+            exc.hint_output = output
+    except AttributeError:  # an exception type without a __dict__
+        pass
+
+
+def _data_value(value, depth=0):
+    """Whether a value is data a JSON document can hold (tensors, numbers, strings and lists
+    of them), not a function, module or class."""
+    if isinstance(value, (Tensor, bool, int, float, str)) or value is None:
+        return True
+    if isinstance(value, (list, tuple)) and depth < 8:
+        return all(_data_value(v, depth + 1) for v in value)
+    return False
+
+
+def program_values(session):
+    """The program's names bound to data, in the order they were bound (for run --json)."""
+    return {name: value for name, value in session.namespace.items()
+            if not name.startswith("_") and _data_value(value)}
+
+
+def program_gradients(session):
+    """The .grad of each named tensor that has one (leaves, and non-leaves that retain it)."""
+    return {name: value._grad for name, value in session.namespace.items()
+            if not name.startswith("_") and isinstance(value, Tensor) and value._grad is not None}
 
 
 def program_leaves(session, bound):
@@ -169,7 +208,11 @@ def evaluate(source, bindings=(), of=(), grad=None, order=1, dtype=None, out=Non
     if not gradients:
         return ev
     for name in outputs:
-        ev.gradients[name] = differentiate(ev, name, grad_tensor)
+        try:
+            ev.gradients[name] = differentiate(ev, name, grad_tensor)
+        except Exception as e:
+            note_hint_context(e, session.namespace, name)
+            raise
     if explain_zero:
         from .why import explain_missing
         for name in outputs:

@@ -32,6 +32,30 @@ class ExplainStep:
     incoming: object
     contributions: list = field(default_factory=list)
     kink: str | None = None
+    output_labels: tuple = ()  # for a node of several outputs: what each incoming gradient is of
+
+
+# the outputs of the ops that return (values, indices), as PyTorch names them
+VALUES_INDICES = frozenset({"max", "min", "sort", "topk", "kthvalue", "median", "nanmedian",
+                            "mode", "cummax", "cummin"})
+
+
+def output_labels(namer, node, count):
+    """What each output of a node of several outputs is called: the field PyTorch gives it
+    (values, indices), else the program's name for it, else `output N`."""
+    op = getattr(node, "op", None)
+    base = op.name.split(".")[0] if op is not None else ""
+    if base in VALUES_INDICES and count == 2:
+        return ("values", "indices")
+    return tuple(namer.by_output.get((node, nr)) or f"output {nr}" for nr in range(count))
+
+
+def defined_incoming(step):
+    """The incoming gradients that are defined, as (label, tensor) (one unlabelled entry for a
+    node of one output)."""
+    if not isinstance(step.incoming, tuple):
+        return [(None, step.incoming)]
+    return [(label, g) for label, g in zip(step.output_labels, step.incoming) if g is not None]
 
 
 class Namer:
@@ -141,21 +165,27 @@ def explain_steps(ev, out_name):
         node = step.node
         op = getattr(node, "op", None)
         incoming = step.grad_outputs[0] if len(step.grad_outputs) == 1 else step.grad_outputs
+        labels = output_labels(namer, node, len(incoming)) if isinstance(incoming, tuple) else ()
+        defined = [g for g in (incoming if isinstance(incoming, tuple) else (incoming,))
+                   if g is not None]
+        # the one gradient the chain rule multiplies by (None when several are defined)
+        single = defined[0] if len(defined) == 1 else None
         own = namer.by_output.get((node, 0))
         expression = namer.expression(node)
         if own:
             expression = f"{own} = {expression}"
         rec = namer.records.get(node)
         es = ExplainStep(i, node.name(), expression, op.formula if op is not None else "",
-                         incoming, kink=kink_at(node, rec) if rec else None)
+                         incoming, kink=kink_at(node, rec) if rec else None,
+                         output_labels=labels)
         inputs = rec.edge_inputs if rec else [None] * len(node.next_functions)
         for (child, _), g, x in zip(node.next_functions, step.grad_inputs, inputs):
             if child is None or g is None:
                 continue
             target = namer.operand(x) if x is not None else namer.node_label(child)
             local = None
-            if _scalar(incoming) and _scalar(g):
-                gin = float(np.ravel(incoming._data)[0])
+            if _scalar(single) and _scalar(g):
+                gin = float(np.ravel(single._data)[0])
                 if gin != 0:
                     local = _number(float(np.ravel(g._data)[0]) / gin)
             acc = None

@@ -36,10 +36,39 @@ def _tie(inputs, attrs):
             return "a tie between the two inputs: the gradient was split evenly between them"
 
 
-def _reduction_tie(inputs, attrs):
-    x = _arr(inputs[0])
-    if x.size > 1 and (np.sum(x == x.max()) > 1 or np.sum(x == x.min()) > 1):
-        return "ties for the extreme value: the gradient was split evenly between them"
+def _tied(x, dims, pick):
+    """Whether the extreme value (pick: np.max or np.min) is reached more than once, over all
+    elements (dims None or ()) or within any slice along dims."""
+    x = _arr(x)
+    if x.size <= 1 or np.isnan(x).any():
+        return False
+    if dims is None or dims == () or dims == []:
+        return np.count_nonzero(x == pick(x)) > 1
+    axes = tuple(d % x.ndim for d in (dims if isinstance(dims, (tuple, list)) else (dims,))) \
+        if x.ndim else ()
+    if not axes:
+        return False
+    return bool(np.any(np.count_nonzero(x == pick(x, axis=axes, keepdims=True), axis=axes) > 1))
+
+
+def _split_tie(extreme, pick):
+    """max()/min() over all elements, amax/amin: PyTorch splits the gradient among ties."""
+    def check(inputs, attrs):
+        dims = attrs[0] if attrs else None
+        if _tied(inputs[0], dims, pick):
+            return (f"ties for the {extreme} value: the gradient was split evenly between "
+                    f"them")
+    return check
+
+
+def _selected_tie(name, extreme, pick):
+    """max/min with dim: PyTorch gives the whole gradient to the one index it returned."""
+    def check(inputs, attrs):
+        dim = attrs[0] if attrs else 0
+        if _tied(inputs[0], dim, pick):
+            return (f"ties for the {extreme} along dim {dim}: the whole gradient went to the "
+                    f"index {name} returned (its indices), none to the other tied elements")
+    return check
 
 
 def _sqrt(inputs, attrs):
@@ -54,9 +83,13 @@ def _flat(name):
 
 
 KINKS = {"relu": _relu, "abs": _abs, "clamp": _clamp, "clip": _clamp, "maximum": _tie,
-         "minimum": _tie, "max": _reduction_tie, "min": _reduction_tie, "amax": _reduction_tie,
-         "amin": _reduction_tie, "sqrt": _sqrt, "sign": _flat("sign"), "floor": _flat("floor"),
-         "ceil": _flat("ceil"), "round": _flat("round"), "trunc": _flat("trunc")}
+         "minimum": _tie, "max": _split_tie("maximum", np.max),
+         "min": _split_tie("minimum", np.min), "amax": _split_tie("maximum", np.max),
+         "amin": _split_tie("minimum", np.min),
+         "max.dim": _selected_tie("max", "maximum", np.max),
+         "min.dim": _selected_tie("min", "minimum", np.min), "sqrt": _sqrt,
+         "sign": _flat("sign"), "floor": _flat("floor"), "ceil": _flat("ceil"),
+         "round": _flat("round"), "trunc": _flat("trunc")}
 
 
 def kink_at(node, record):
@@ -64,5 +97,5 @@ def kink_at(node, record):
     op = getattr(node, "op", None)
     if op is None or record is None:
         return None
-    check = KINKS.get(op.name.split(".")[0])
+    check = KINKS.get(op.name) or KINKS.get(op.name.split(".")[0])
     return check(record.inputs, record.attrs) if check else None

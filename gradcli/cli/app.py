@@ -7,6 +7,7 @@ import sys
 from typing import List, Optional
 
 import typer
+from typer.core import TyperGroup
 from typing import Annotated
 
 from ..render.console import ErrorInfo, Renderer, choose_mode
@@ -18,7 +19,62 @@ class Exit(enum.IntEnum):
     ERROR = 2
 
 
-app = typer.Typer(add_completion=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+# click's UsageError (typer's BadParameter is one), from whichever click typer uses: newer
+# typer releases carry their own copy
+ClickUsageError = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+
+
+def _wants_json(args):
+    """Whether the command line asks for --json (before a `--` that ends the options)."""
+    args = list(args or ())
+    return "--json" in (args[:args.index("--")] if "--" in args else args)
+
+
+class JsonUsageError(ClickUsageError):
+    """A usage error of a command line that asked for --json: shown as the JSON error document
+    on stdout (SPEC §3: --json always gives one document), still exit code 2."""
+
+    exit_code = Exit.ERROR
+
+    def __init__(self, error):
+        super().__init__(error.format_message(), getattr(error, "ctx", None))
+
+    def show(self, file=None):
+        import json
+        typer.echo(json.dumps(ErrorInfo("UsageError", self.format_message()).to_json(),
+                              indent=2))
+
+
+class JsonUsageGroup(TyperGroup):
+    """The root group: click's usage errors (a bad option value, an unknown option) become a
+    JSON error document when the command line has --json."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        wants = _wants_json(args)
+        try:
+            ctx = super().make_context(info_name, args, parent, **extra)
+        except JsonUsageError:
+            raise
+        except ClickUsageError as e:
+            if wants:
+                raise JsonUsageError(e) from None
+            raise
+        ctx.meta["gradcli.json"] = wants
+        return ctx
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except JsonUsageError:
+            raise
+        except ClickUsageError as e:
+            if ctx.meta.get("gradcli.json"):
+                raise JsonUsageError(e) from None
+            raise
+
+
+app = typer.Typer(cls=JsonUsageGroup, add_completion=True, pretty_exceptions_enable=False,
+                  rich_markup_mode=None,
                   context_settings={"help_option_names": ["-h", "--help"]},
                   help="A gradient calculator with PyTorch's autograd semantics.")
 
@@ -36,8 +92,19 @@ Dtype = Annotated[Optional[str], typer.Option(
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print less.")]
 NoColor = Annotated[bool, typer.Option("--no-color", help="Plain output even on a terminal.")]
+
+
+def _check_timeout(value):
+    """--timeout SECONDS: a positive, finite number (a usage error, exit 2, otherwise)."""
+    import math
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise typer.BadParameter(f"{value:g} is not a positive number of seconds")
+    return value
+
+
 Timeout = Annotated[Optional[float], typer.Option(
-    "--timeout", metavar="SECONDS", help="Stop a program that runs longer than SECONDS.")]
+    "--timeout", metavar="SECONDS", callback=_check_timeout,
+    help="Stop a program that runs longer than SECONDS.")]
 
 
 def _version(value: bool):
@@ -148,12 +215,21 @@ class Command:
             info = error_info(exc, self.source)
         else:
             return False
-        if self.renderer.mode == "rich":
-            from ..render.hints import hint_for
-            info.hint = hint_for(info.type, info.message, info.source_line or
-                                 self._failing_line(exc), self.namespace)
+        if self.renderer.wants_hints():
+            info.hint = self._hint(exc, info)
         self.renderer.error(info)
         raise typer.Exit(Exit.ERROR)
+
+    def _hint(self, exc, info):
+        """The `hint:` line for an error (None when there is nothing useful to add)."""
+        from ..render.hints import hint_for
+        try:
+            return hint_for(info.type, info.message, info.source_line or self._failing_line(exc),
+                            getattr(exc, "hint_namespace", None) or self.namespace,
+                            column=info.column, program=self.source, line=info.line,
+                            output=getattr(exc, "hint_output", None))
+        except Exception:  # a hint is a courtesy: it must never hide the error itself
+            return None
 
     def _failing_line(self, exc):
         line = getattr(exc, "line", None)
@@ -202,13 +278,47 @@ def _program_output(cmd):
 def run_command(file: Annotated[str, typer.Argument(metavar="FILE", help="Program file, - for standard input.")],
                 dtype: Dtype = None, json_output: Json = False, no_color: NoColor = False,
                 timeout: Timeout = None):
-    """Run a program file like a script (no echo); stop at the first error with exit code 2."""
-    from ..analysis.evaluate import new_session
+    """Run a program file like a script (no echo); stop at the first error with exit code 2.
+
+    With --json, what the program prints goes to standard error as it runs, and the document
+    holds the program's names and their values, the gradients of named tensors, and the
+    printed text."""
+    from ..analysis.evaluate import new_session, program_gradients, program_values
     with Command(json_output, no_color, timeout=timeout) as cmd:
         cmd.source = read_program(file if file == "-" else "@" + file)
-        session = new_session(_dtype(dtype), out=_program_output(cmd))
+        out = _program_output(cmd)
+        if cmd.renderer.mode == "json":
+            out = Tee(out)
+        session = new_session(_dtype(dtype), out=out)
         cmd.namespace = session.namespace
         session.run(cmd.source, timeout=timeout)
+        if cmd.renderer.mode == "json":
+            from ..engine import dtypes
+            from ..render.values import to_json
+            cmd.renderer.json({
+                "dtype": dtypes.get_default_dtype().name,
+                "values": {k: to_json(v) for k, v in program_values(session).items()},
+                "gradients": {k: to_json(g) for k, g in program_gradients(session).items()},
+                "output": out.text()})
+
+
+class Tee:
+    """A text stream that writes through to another and keeps a copy (run --json: the
+    program's printed text, shown as it runs and carried in the document)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.parts = []
+
+    def write(self, text):
+        self.parts.append(text)
+        return self.stream.write(text)
+
+    def flush(self):
+        self.stream.flush()
+
+    def text(self):
+        return "".join(self.parts)
 
 
 @app.command("repl")

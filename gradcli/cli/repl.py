@@ -275,13 +275,17 @@ class Repl:
         lines = source.split("\n")
         failing = getattr(exc, "hint_source", None) or (
             lines[info.line - 1] if info.line and 0 < info.line <= len(lines) else source)
+        earlier = [st.source for st in self.transcript.sessions[-1].statements]
+        program = "\n".join(earlier + [source])
+        hint_line = None if getattr(exc, "hint_source", None) or not info.line else \
+            len("\n".join(earlier).splitlines()) + info.line
         try:
-            info.hint = hint_for(info.type, info.message, failing, self.namespace)
+            info.hint = hint_for(info.type, info.message, failing, self.namespace,
+                                 column=None if getattr(exc, "hint_source", None) else info.column,
+                                 program=program, line=hint_line)
         except Exception:
             info.hint = None
-        self.renderer.error(info)
-        if info.hint and self.renderer.mode != "rich":  # rich mode prints the hint itself
-            self.out.write(f"hint: {info.hint}\n")
+        self.renderer.error(info)  # (with the hint, in either mode)
         return info
 
     # ------------------------------------------------------------------ the prompt

@@ -43,6 +43,13 @@ def choose_mode(json_output=False, no_color=False, stream=None):
     return "rich"
 
 
+def _is_terminal(stream):
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
 def derivative_label(out, leaf, order=1):
     if order == 1:
         return f"d{out}/d{leaf}"
@@ -100,9 +107,14 @@ class Renderer:
             if info.hint:
                 console.print(Text("hint: " + info.hint, style="yellow"))
         else:
-            for text in lines:
+            for text in lines + ([f"hint: {info.hint}"] if info.hint else []):
                 self.err.write(text + "\n")
         self.err.flush()
+
+    def wants_hints(self):
+        """Whether errors get a `hint:` line: when a person reads them on a terminal, with or
+        without colour (SPEC §5); never in JSON, never when the errors are piped."""
+        return self.mode != "json" and _is_terminal(self.err)
 
     def table(self, title, headers, rows):
         if self.mode == "rich":

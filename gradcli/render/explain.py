@@ -1,7 +1,35 @@
 """The explanation of a backward pass as text (SPEC §3 explain)."""
 
-from ..analysis.explain import Namer
+import re
+
+from ..analysis.explain import Namer, defined_incoming
 from .values import short_value, value_text
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
+
+
+def wrt(label):
+    """A label as it reads after `dy/d`: a name as it is, anything compound in brackets
+    (`dy/d(x * w)`, not `dy/dx * w`, which is other mathematics)."""
+    label = label.strip()
+    if _PLAIN_NAME.match(label):
+        return label
+    if label.startswith("(") and _closing(label, 0) == len(label) - 1:
+        return label
+    return f"({label})"
+
+
+def _closing(text, start):
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] in "([{":
+            depth += 1
+        elif text[i] in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
 
 
 def render_explanation(ev, out_name, steps):
@@ -29,16 +57,19 @@ def render_explanation(ev, out_name, steps):
         lines.append(f"  [{step.index}] {step.node}   {step.expression}")
         if step.formula:
             lines.append(f"      local derivative: {step.formula}")
-        incoming = short_value(step.incoming) if not isinstance(step.incoming, tuple) else \
-            ", ".join(short_value(g) for g in step.incoming)
+        defined = defined_incoming(step)
+        incoming = ", ".join(short_value(g) + (f" ({label})" if label else "")
+                             for label, g in defined) or "None"
+        # the factor of the chain-rule product: the one defined incoming gradient
+        factor = short_value(defined[0][1]) if len(defined) == 1 else incoming
         lines.append(f"      incoming gradient d{out_name}/d(output) = {incoming}")
         for c in step.contributions:
             target = c.accumulates or c.target
             if c.local is not None:
-                lines.append(f"      d{out_name}/d{c.target} += {incoming} * {c.local} = "
+                lines.append(f"      d{out_name}/d{wrt(c.target)} += {factor} * {c.local} = "
                              f"{short_value(c.gradient)}")
             else:
-                lines.append(f"      d{out_name}/d{c.target} += {short_value(c.gradient)}")
+                lines.append(f"      d{out_name}/d{wrt(c.target)} += {short_value(c.gradient)}")
             if c.accumulates:
                 lines.append(f"      -> accumulates into {target}")
         if step.kink:

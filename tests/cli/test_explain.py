@@ -1,0 +1,70 @@
+"""`gradcli explain`: chain-rule labels that read as the right mathematics, kink notes that say
+what PyTorch did, incoming gradients of nodes with several outputs."""
+
+import pytest
+
+
+def chain_lines(text, out):
+    return [line.strip() for line in text.splitlines() if line.strip().startswith(f"d{out}/d")]
+
+
+def test_compound_labels_are_bracketed(cli):
+    r = cli("explain", "y = x*w + x/w", "--at", "x=2", "--at", "w=4")
+    assert r.code == 0
+    lines = chain_lines(r.stdout, "y")
+    assert "dy/d(x * w) += 1. * 1 = 1." in lines
+    assert "dy/d(x / w) += 1. * 1 = 1." in lines
+    assert not any(line.startswith(("dy/dx * w", "dy/dx / w")) for line in lines)
+    assert "dy/dx += 1. * 4 = 4." in lines  # plain names stay bare
+
+
+def test_calls_and_differences_are_bracketed(cli):
+    r = cli("explain", "y = (x.exp()-1).sum()", "--at", "x=[1.,2.]")
+    lines = chain_lines(r.stdout, "y")
+    assert "dy/d(exp(x) - 1) += [1., 1.]" in lines
+    assert "dy/d(exp(x)) += [1., 1.]" in lines
+
+
+def test_products_with_a_number_are_bracketed(cli):
+    r = cli("explain", "z=(2*x)**3", "--at", "x=3")
+    assert "dz/d(x * 2) += 1. * 108 = 108." in chain_lines(r.stdout, "z")
+    r = cli("explain", "z = 2*x*3", "--at", "x=3")
+    assert "(x * 2) * 3" in r.stdout
+
+
+@pytest.mark.parametrize("program", ["y = x.max(0).values", "y = x.min(0)[0]",
+                                     "y = x.max(dim=0).values"])
+def test_max_with_dim_gives_the_whole_gradient_to_one_index(cli, program):
+    r = cli("explain", program, "--at", "x=[2,2]")
+    assert r.code == 0
+    assert "dx += [1., 0.]" in r.stdout
+    kink = next(line.strip() for line in r.stdout.splitlines() if "kink:" in line)
+    assert "split" not in kink
+    assert "the whole gradient went to the index" in kink
+
+
+@pytest.mark.parametrize("program, kind", [("y = x.max()", "maximum"), ("y = x.amax(0)", "maximum"),
+                                           ("y = x.amin()", "minimum")])
+def test_max_over_all_elements_and_amax_split_ties_evenly(cli, program, kind):
+    r = cli("explain", program, "--at", "x=[2,2]")
+    assert "dx += [0.5000, 0.5000]" in r.stdout
+    assert f"kink: ties for the {kind} value: the gradient was split evenly between them" in r.stdout
+
+
+def test_a_tie_of_the_other_extreme_is_no_kink(cli):
+    r = cli("explain", "y = x.max()", "--at", "x=[1,1,3]")
+    assert "kink" not in r.stdout
+    r = cli("explain", "y = x.max(1).values.sum()", "--at", "x=[[3,1,1],[2,0,0]]")
+    assert "kink" not in r.stdout  # the ties in each row are of the minimum
+    r = cli("explain", "y = x.max(1).values.sum()", "--at", "x=[[2,1],[3,3]]")
+    assert "kink: ties for the maximum along dim 1" in r.stdout
+
+
+def test_incoming_gradient_of_a_node_with_several_outputs(cli):
+    r = cli("explain", "y = x.max(0).values * 3", "--at", "x=[2.,1.]")
+    incoming = [line.strip() for line in r.stdout.splitlines() if "incoming gradient" in line]
+    assert incoming[-1] == "incoming gradient dy/d(output) = 3. (values)"
+    assert "None" not in r.stdout
+    r = cli("explain", "a, b = x.split(2); y = b.sum()", "--at", "x=[1.,2.,3.,4.]")
+    assert "incoming gradient dy/d(output) = [1., 1.] (b)" in r.stdout
+    assert "None" not in r.stdout
