@@ -3,6 +3,19 @@
 SYNTAX_TYPES = ("SyntaxError", "IndentationError", "TabError")
 
 
+def error_lines(type_name, message, line=None, column=None, source_line=None):
+    """`Type: message`, and for a syntax error (IndentationError and TabError included) its
+    position, the source line and a caret under the column."""
+    headline = f"{type_name}: {message}" if message else type_name
+    if type_name not in SYNTAX_TYPES or line is None:
+        return [headline]
+    lines = [f"{headline} (line {line}, column {column})"]
+    if source_line is not None:
+        lines.append("    " + source_line.rstrip("\n"))
+        lines.append("    " + " " * max((column or 1) - 1, 0) + "^")
+    return lines
+
+
 class ProgramError(Exception):
     """An error of a gradcli program, as the user sees it.
 
@@ -29,15 +42,9 @@ class ProgramError(Exception):
         return self.type_name in SYNTAX_TYPES
 
     def format(self):
-        """The lines shown to the user: `Type: message`, and for a syntax error its position,
-        the source line and a caret under the column."""
-        if not (self.is_syntax_error and self.line is not None):
-            return [self.headline()]
-        lines = [f"{self.headline()} (line {self.line}, column {self.column})"]
-        if self.source_line is not None:
-            lines.append("    " + self.source_line.rstrip("\n"))
-            lines.append("    " + " " * max((self.column or 1) - 1, 0) + "^")
-        return lines
+        """The lines shown to the user (see error_lines)."""
+        return error_lines(self.type_name, self.message, self.line, self.column,
+                           self.source_line)
 
     def __str__(self):
         return self.headline()

@@ -19,15 +19,8 @@ class ErrorInfo:
     hint: str | None = None
 
     def text_lines(self):
-        lines = []
-        if self.type == "SyntaxError" and self.line is not None:
-            lines.append(f"{self.type}: {self.message} (line {self.line}, column {self.column})")
-            if self.source_line is not None:
-                lines.append("    " + self.source_line.rstrip("\n"))
-                lines.append("    " + " " * max((self.column or 1) - 1, 0) + "^")
-        else:
-            lines.append(f"{self.type}: {self.message}")
-        return lines
+        from ..lang.errors import error_lines
+        return error_lines(self.type, self.message, self.line, self.column, self.source_line)
 
     def to_json(self):
         return {"error": {"type": self.type, "message": self.message, "line": self.line,

@@ -147,3 +147,10 @@ def test_piped_output_has_no_ansi_codes(gradcli_process, args):
     r = gradcli_process(*args)
     assert "\x1b[" not in r.stdout + r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_eval_indentation_error_has_position_and_caret(cli):
+    r = cli("eval", "x = 1\n    y = 2")
+    assert r.code == 2
+    assert r.stderr.splitlines()[:3] == ["IndentationError: unexpected indent (line 2, column 5)",
+                                         "        y = 2", "        ^"]
