@@ -332,15 +332,21 @@ TARGET_KINDS = {Call: "function call", Constant: "literal", JoinedStr: "f-string
                 Comprehension: "comprehension", Dict: "dict literal", Set: "set display"}
 
 
-def check_target(node, verb="assign to"):
-    """Raise SyntaxError unless node can be assigned to (or deleted, with verb="delete")."""
+def check_target(node, verb="assign to", inside=False):
+    """Raise SyntaxError unless node can be assigned to (or deleted, with verb="delete");
+    inside: node is an element of a tuple or list target (where one starred name may be)."""
     if isinstance(node, (Name, Attribute, Subscript)):
         return node
     if isinstance(node, (Tuple, List)):
+        starred = [elt for elt in node.elts if isinstance(elt, Starred)]
+        if len(starred) > 1 and verb == "assign to":
+            raise syntax_error("multiple starred expressions in assignment", starred[1])
         for elt in node.elts:
-            check_target(elt, verb)
+            check_target(elt, verb, inside=True)
         return node
     if isinstance(node, Starred) and verb == "assign to":
+        if not inside:
+            raise syntax_error("starred assignment target must be in a list or tuple", node)
         return check_target(node.value, verb)
     if isinstance(node, Constant) and node.value in (None, True, False, ...):
         raise syntax_error(f"cannot {verb} {node.value!r}", node)

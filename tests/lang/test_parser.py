@@ -281,3 +281,14 @@ def test_python_keywords_the_language_lacks_are_not_names(word):
             parser.parse(source)
         assert (e.value.type_name, e.value.message) == ("SyntaxError", "invalid syntax")
     parser.parse(f"{word}_x = 3\n")  # (a name that merely starts with one is fine)
+
+
+@pytest.mark.parametrize("source", ["*x = [1]\n", "*a, *b = [1, 2]\n", "for *x in [[1]]:\n    pass\n",
+                                    "a, *b, *c = [1, 2, 3]\n"])
+def test_starred_targets_are_checked_as_cpython_checks_them(source):
+    with pytest.raises(SyntaxError) as python:
+        compile(source, "<program>", "exec")
+    from gradcli.lang.ast import parse_module
+    with pytest.raises(ProgramError) as ours:
+        parse_module(source)
+    assert ours.value.message == python.value.msg
