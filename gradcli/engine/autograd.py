@@ -25,6 +25,9 @@ def _make_grads(outputs, grads, is_grads_batched=False):
             if out.requires_grad:
                 if out._data.size != 1:
                     raise RuntimeError(messages.IMPLICIT_GRAD_NOT_SCALAR)
+                if out._data.dtype.kind == "c":
+                    raise RuntimeError(messages.IMPLICIT_GRAD_NOT_REAL.format(
+                        dtype=out.dtype.name))
                 g = Tensor._make(np.ones_like(out._data), None, 0, False)
             result.append(g)
             continue

@@ -13,6 +13,8 @@ NONLEAF_GRAD_ACCESS = (
     "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead."
 )
 IMPLICIT_GRAD_NOT_SCALAR = "grad can be implicitly created only for scalar outputs"
+IMPLICIT_GRAD_NOT_REAL = ("grad can be implicitly created only for real scalar outputs but got "
+                          "torch.{dtype}")
 SHAPE_MISMATCH = (
     "Mismatch in shape: grad_output[{index}] has a shape of {grad_shape} and output[{index}] "
     "has a shape of {out_shape}."
