@@ -170,6 +170,8 @@ class AccumulateGrad(Node):
         """Add grad into the leaf's `.grad`.  owned: nothing but the engine refers to grad or
         its array, so the first gradient is stored as it is instead of copied (PyTorch steals
         it likewise)."""
+        if grad._data.dtype.kind == "c":  # (rather than a gradient that is not PyTorch's)
+            raise RuntimeError(messages.COMPLEX_GRADIENTS)
         var = self.variable
         old = var._grad
         if old is None:
@@ -514,6 +516,8 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
         for i, g in enumerate(results):
             if g is None and not allow_unused:
                 raise RuntimeError(messages.UNUSED_INPUT.format(index=i))
+            if g is not None and g._data.dtype.kind == "c":
+                raise RuntimeError(messages.COMPLEX_GRADIENTS)
             if g is not None and not create_graph and g.requires_grad:
                 results[i] = g.detach()
     return results

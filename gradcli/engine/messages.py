@@ -13,6 +13,8 @@ NONLEAF_GRAD_ACCESS = (
     "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead."
 )
 IMPLICIT_GRAD_NOT_SCALAR = "grad can be implicitly created only for scalar outputs"
+COMPLEX_GRADIENTS = ("gradcli computes no gradients for complex tensors (PyTorch's conjugate "
+                     "Wirtinger derivatives are not implemented)")
 IMPLICIT_GRAD_NOT_REAL = ("grad can be implicitly created only for real scalar outputs but got "
                           "torch.{dtype}")
 SHAPE_MISMATCH = (

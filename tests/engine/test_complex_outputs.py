@@ -25,3 +25,17 @@ def test_implicit_gradient_of_a_complex_scalar_is_an_error():
 def test_the_error_matches_pytorch():
     torch = pytest.importorskip("torch")
     assert _errors(gradcli) == _errors(torch)
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: (x * x).backward(gradcli.tensor(1 + 0j)),
+    lambda x: (x * x).abs().backward(),
+    lambda x: gradcli.autograd.grad((x * x).abs(), x),
+])
+def test_gradients_of_complex_tensors_are_refused_not_wrong(call):
+    """PyTorch gives (x*x).abs()'s gradient at 1+2j as 2+4j by its conjugate Wirtinger calculus;
+    gradcli's formulas have no conjugation, so it says so instead of giving another number."""
+    x = gradcli.tensor(1 + 2j, requires_grad=True)
+    with pytest.raises(RuntimeError, match="no gradients for complex tensors"):
+        call(x)
+    assert x.grad is None
