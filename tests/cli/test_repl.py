@@ -232,15 +232,32 @@ def test_quit_command_exits(repl_run):
 
 
 def _interrupting(factory):
-    """A session whose run() of a `while` loop gets a Ctrl-C (SIGINT) shortly after it starts."""
+    """A session whose run() of a `while` loop gets a Ctrl-C (SIGINT) once the loop is running
+    (its counter `n` has moved: an interrupt during parsing would end the statement before the
+    loop starts).  A lost interrupt ends the run by the session's timeout, failing the test
+    instead of hanging it."""
     def make(out):
         session = factory(out)
         run = session.run
 
         def run_and_interrupt(source, **kw):
-            if source.startswith("while"):
-                threading.Timer(0.3, _thread.interrupt_main).start()
-            return run(source, **kw)
+            if not source.startswith("while"):
+                return run(source, **kw)
+            done = threading.Event()
+
+            def interrupt_when_running():
+                deadline = time.monotonic() + 20
+                while not done.is_set() and time.monotonic() < deadline:
+                    if session.namespace.get("n", 0):
+                        _thread.interrupt_main()
+                        return
+                    time.sleep(0.01)
+            threading.Thread(target=interrupt_when_running, daemon=True).start()
+            kw.setdefault("timeout", 30)
+            try:
+                return run(source, **kw)
+            finally:
+                done.set()
         session.run = run_and_interrupt
         return session
     return make
