@@ -1,7 +1,6 @@
 """The interactive REPL driven through prompt-toolkit's pipe input and a dummy output (as pgcli
 and ptpython test theirs): every keystroke goes through the real PromptSession."""
 
-import _thread
 import io
 import os
 import subprocess
@@ -22,6 +21,7 @@ from gradcli.cli.toolbar import toolbar_fragments
 from gradcli.engine import dtypes
 from gradcli.engine.grad_mode import GradMode
 from gradcli.lang.parser import is_complete
+from tests.interrupts import interrupt_loop
 
 ROOT = Path(__file__).resolve().parents[2]
 ENTER = "\r"
@@ -232,10 +232,8 @@ def test_quit_command_exits(repl_run):
 
 
 def _interrupting(factory):
-    """A session whose run() of a `while` loop gets a Ctrl-C (SIGINT) once the loop is running
-    (its counter `n` has moved: an interrupt during parsing would end the statement before the
-    loop starts).  A lost interrupt ends the run by the session's timeout, failing the test
-    instead of hanging it."""
+    """A session whose run() of a `while` loop gets Ctrl-C (SIGINT) while the loop runs (see
+    tests.interrupts; the session's timeout ends a run whose interrupts all got lost)."""
     def make(out):
         session = factory(out)
         run = session.run
@@ -243,21 +241,12 @@ def _interrupting(factory):
         def run_and_interrupt(source, **kw):
             if not source.startswith("while"):
                 return run(source, **kw)
-            done = threading.Event()
-
-            def interrupt_when_running():
-                deadline = time.monotonic() + 20
-                while not done.is_set() and time.monotonic() < deadline:
-                    if session.namespace.get("n", 0):
-                        _thread.interrupt_main()
-                        return
-                    time.sleep(0.01)
-            threading.Thread(target=interrupt_when_running, daemon=True).start()
+            stop = interrupt_loop(lambda: session.namespace.get("n", 0))
             kw.setdefault("timeout", 30)
             try:
                 return run(source, **kw)
             finally:
-                done.set()
+                stop.set()
         session.run = run_and_interrupt
         return session
     return make
