@@ -21,7 +21,7 @@ from gradcli.cli.toolbar import toolbar_fragments
 from gradcli.engine import dtypes
 from gradcli.engine.grad_mode import GradMode
 from gradcli.lang.parser import is_complete
-from tests.interrupts import interrupt_loop
+from tests.interrupts import interrupting_loop
 
 ROOT = Path(__file__).resolve().parents[2]
 ENTER = "\r"
@@ -241,12 +241,9 @@ def _interrupting(factory):
         def run_and_interrupt(source, **kw):
             if not source.startswith("while"):
                 return run(source, **kw)
-            stop = interrupt_loop(lambda: session.namespace.get("n", 0))
             kw.setdefault("timeout", 30)
-            try:
+            with interrupting_loop(lambda: session.namespace.get("n", 0)):
                 return run(source, **kw)
-            finally:
-                stop.set()
         session.run = run_and_interrupt
         return session
     return make

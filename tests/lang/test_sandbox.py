@@ -8,7 +8,7 @@ import pytest
 from gradcli.lang.console import run_piped
 from gradcli.lang.errors import ProgramError
 from gradcli.lang.session import Session
-from tests.interrupts import interrupt_loop
+from tests.interrupts import interrupting_loop
 
 INT_TOO_LARGE = ("OverflowError: integer too large (the limit is 1,000,000 bits; set "
                  "GRADCLI_MAX_INT_BITS to raise it)")
@@ -146,23 +146,17 @@ def test_endless_loop_stops_at_the_timeout(run):
 
 
 def test_ctrl_c_stops_a_program_and_keeps_the_session(run):
-    stop = interrupt_loop(lambda: run.session.namespace.get("n", 0))
-    try:
+    with interrupting_loop(lambda: run.session.namespace.get("n", 0)):
         with pytest.raises(KeyboardInterrupt):
             run.session.run("n = 0\nwhile True:\n    n += 1", timeout=30)
-    finally:
-        stop.set()
     assert run.session.run("n > 0") is True
 
 
 def test_ctrl_c_in_piped_mode_reports_keyboard_interrupt():
     out = io.StringIO()
     session = Session(out=out)
-    stop = interrupt_loop(lambda: session.namespace.get("n", 0))
-    try:
+    with interrupting_loop(lambda: session.namespace.get("n", 0)):
         run_piped(io.StringIO("n = 0\nwhile True:\n    n += 1\n\nn > 0\n"), out, session)
-    finally:
-        stop.set()
     assert out.getvalue() == "KeyboardInterrupt\nTrue\n"
 
 
