@@ -56,13 +56,17 @@ def op_rows(only=None):
         for name, others in names:
             if only and name != only and only not in others:
                 continue
-            grad_fn = None
+            grad_fn, formula = None, op.formula
             if isinstance(op, Op) and op.differentiable:
                 grad_fn = op.grad_fn_name
             elif isinstance(op, Overload):
                 grad_fn = "/".join(o.grad_fn_name for o in op.ops)
+            elif getattr(op, "via", ()):  # a function over other ops: theirs
+                via = [OPS[n] for n in op.via]
+                grad_fn = "/".join(dict.fromkeys(o.grad_fn_name for o in via))
+                formula = "; ".join(dict.fromkeys(o.formula for o in via if o.formula))
             rows.append({"name": name, "aliases": others, "signature": signature(op, name),
-                         "grad_fn": grad_fn, "formula": op.formula, "doc": op.doc,
+                         "grad_fn": grad_fn, "formula": formula, "doc": op.doc,
                          "kind": op.kind, "method": bool(op.method)})
     if only and not rows:
         from .evaluate import UsageError

@@ -653,7 +653,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 _norm = register(Plain("norm", norm, "the p-norm over dim (p=2, 1, inf, 'fro', 'nuc'; all "
-                                     "elements by default)", kind="reduction"))
+                                     "elements by default)", kind="reduction",
+                       via=("linalg_vector_norm",)))  # (nuc: the composition's SumBackward1)
 _norm.method = True
 
 

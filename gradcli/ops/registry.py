@@ -1369,13 +1369,15 @@ class Composed(Op):
 
 
 class Plain:
-    """A table entry that is a plain function (creation ops: nothing to differentiate)."""
+    """A table entry that is a plain function (creation ops: nothing to differentiate; or a
+    function that calls the ops named in `via`, whose nodes and formulas it has)."""
 
     method = inplace = False
     function = public = True
 
-    def __init__(self, name, fn, doc, kind="creation", signature=None):
+    def __init__(self, name, fn, doc, kind="creation", signature=None, via=()):
         self.name, self.fn, self.doc, self.kind, self.signature = name, fn, doc, kind, signature
+        self.via = via
         self.formula = ""
         self.__doc__ = doc
 

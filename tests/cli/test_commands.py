@@ -384,3 +384,10 @@ def test_quiet_check_prints_the_failures_alone(cli):
     bad = cli("check", "z=(2*x)**3", "--at", "x=3", "--expect", "x.grad=216", "--expect", "z=1",
               "-q")
     assert (bad.code, bad.stdout) == (1, "FAIL z: expected 1, got 216.0\n")
+
+
+def test_ops_row_of_a_function_over_other_ops_shows_their_node_and_formula(cli):
+    (row,) = cli("ops", "norm", "--json").json()["ops"]
+    vector_norm = gradcli.ops.OPS["linalg_vector_norm"]
+    assert row["grad_fn"] == vector_norm.grad_fn_name == "LinalgVectorNormBackward0"
+    assert row["formula"] == vector_norm.formula
