@@ -1,13 +1,14 @@
 """The one evaluation API behind `gradcli eval`, `check`, `graph`, `explain`, `jacobian`,
 `hessian` and `plot`: run a program with `--at` leaves bound, pick its outputs, differentiate."""
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .. import engine  # noqa: F401
-from ..engine import dtypes
+from ..engine import autograd, dtypes
 from ..engine.autograd import grad as autograd_grad
 from ..engine.tensor import Tensor
 from .trace import traced_grad
@@ -101,12 +102,10 @@ def run_program(source, bindings=(), dtype=None, out=None, record=False, timeout
     if record:
         from .record import Recording
         recording = Recording()
+    if recording is not None:
+        recording.location = getattr(session, "current_line", None)
     try:
-        if recording is not None:
-            recording.location = getattr(session, "current_line", None)
-            with recording:
-                session.run(source, timeout=timeout)
-        else:
+        with recording if recording is not None else contextlib.nullcontext():
             session.run(source, timeout=timeout)
     except BaseException as e:
         note_hint_context(e, namespace=session.namespace)
@@ -190,7 +189,6 @@ def evaluate(source, bindings=(), of=(), grad=None, order=1, dtype=None, out=Non
     (order-th derivative)."""
     if order < 1:
         raise UsageError("--order must be at least 1")
-    from ..engine import autograd
     autograd.observed_roots = roots = []
     try:
         session, bound, recording = run_program(source, bindings, dtype, out, record, timeout)

@@ -1,6 +1,7 @@
 """The typer app: one typed function per command; each runs gradcli.analysis and hands the result
 to gradcli.render.  Exit codes: 0 success, 1 a check or test failed, 2 bad usage or error."""
 
+import contextlib
 import enum
 import os
 import sys
@@ -51,26 +52,25 @@ class JsonUsageGroup(TyperGroup):
 
     def make_context(self, info_name, args, parent=None, **extra):
         wants = _wants_json(args)
-        try:
+        with _json_usage_errors(wants):
             ctx = super().make_context(info_name, args, parent, **extra)
-        except JsonUsageError:
-            raise
-        except ClickUsageError as e:
-            if wants:
-                raise JsonUsageError(e) from None
-            raise
         ctx.meta["gradcli.json"] = wants
         return ctx
 
     def invoke(self, ctx):
-        try:
+        with _json_usage_errors(ctx.meta.get("gradcli.json")):
             return super().invoke(ctx)
-        except JsonUsageError:
-            raise
-        except ClickUsageError as e:
-            if ctx.meta.get("gradcli.json"):
-                raise JsonUsageError(e) from None
-            raise
+
+
+@contextlib.contextmanager
+def _json_usage_errors(wants_json):
+    """Turn click's usage errors raised in the block into JsonUsageError when --json was asked."""
+    try:
+        yield
+    except ClickUsageError as e:
+        if wants_json and not isinstance(e, JsonUsageError):
+            raise JsonUsageError(e) from None
+        raise
 
 
 app = typer.Typer(cls=JsonUsageGroup, add_completion=True, pretty_exceptions_enable=False,
