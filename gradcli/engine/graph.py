@@ -19,6 +19,7 @@ from .grad_mode import GradMode
 
 _sequence = itertools.count()
 RELEASED = "released"
+_UNARY = "unary"  # a _PairNode's `_fb` when its op has one input (gradcli.ops.registry)
 
 
 class _AnomalyMode:
@@ -77,6 +78,16 @@ def _split_edges(edges):
     return fns, nrs
 
 
+def _edges(node):
+    """The tuple of node's child nodes (`_next_fns`), made from a _PairNode's slots the first
+    time it is needed."""
+    fns = node._next_fns
+    if fns is None:
+        fb = node._fb
+        fns = node._next_fns = (node._fa,) if fb is _UNARY else (node._fa, fb)
+    return fns
+
+
 class Node:
     """A node of the backward graph; `grad_fn` of the tensors an operation produced."""
 
@@ -95,7 +106,7 @@ class Node:
 
     @property
     def next_functions(self):
-        return tuple(zip(self._next_fns, self._next_nrs))
+        return tuple(zip(_edges(self), self._next_nrs))
 
     @next_functions.setter
     def next_functions(self, edges):
@@ -315,7 +326,11 @@ def _collect(roots, targets):
     while stack:
         node = pop()
         sink = True
-        for child in node._next_fns:
+        fns = node._next_fns
+        if fns is None:  # the first pass over a _PairNode (the same as _edges, inline)
+            fb = node._fb
+            fns = node._next_fns = (node._fa,) if fb is _UNARY else (node._fa, fb)
+        for child in fns:
             if child is None:
                 continue
             sink = False
@@ -486,18 +501,19 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
             capture.setdefault(node, []).append((nr, i))
             targets.add(node)
     root_nodes = [n for n, _ in root_edges]
-    deps, needed = _collect(root_nodes, targets)
     results = [None] * len(inputs) if inputs is not None else None
     prev_mode = GradMode.enabled
-    GradMode.enabled = create_graph
     # PyTorch's engine runs on C++ objects the cyclic garbage collector never visits; here the
-    # pass allocates a tensor or two per node while the whole graph is alive, and each automatic
+    # pass allocates a tensor or two per node (and the first walk a tuple of edges per node, see
+    # gradcli.ops.registry._PairNode) while the whole graph is alive, and each automatic
     # collection would walk that graph.  Nothing the pass makes is cyclic, so collection waits
     # until it ends (the collector is re-enabled in `finally`, whatever happens).
     gc_was_enabled = gc.isenabled()
     if gc_was_enabled:
         gc.disable()
     try:
+        deps, needed = _collect(root_nodes, targets)
+        GradMode.enabled = create_graph
         buffers = {}
         for (node, nr), g in zip(root_edges, grads):
             if needed is None or node in needed:

@@ -18,7 +18,8 @@ import numpy as np
 
 from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode
-from ..engine.graph import _ZERO_NRS, RELEASED, AnomalyMode, Node, _sequence, version_error
+from ..engine.graph import (_UNARY, _ZERO_NRS, RELEASED, AnomalyMode, Node, _sequence,
+                            version_error)
 from ..engine.tensor import Tensor, to_array
 
 OPS = {}            # public name -> Op or Overload, in declaration order
@@ -203,9 +204,11 @@ class Op:
                                  for j, r in sorted(readers.items()))
         self.save_result = ((tuple(sorted(set(result_readers))) if self.per_input else None)
                             if result_readers else False)
-        self.node_cls = type(self.grad_fn_name, (OpNode,), {"__slots__": (), "op": self})
-        if (type(self).apply is Op.apply and not self.variadic and self.n_outputs == 1
-                and self.edge_index is None and self.n_inputs in (1, 2)):
+        pair = (not self.variadic and self.n_outputs == 1 and self.edge_index is None
+                and self.n_inputs in (1, 2))
+        base = OpNode if not pair else _UnaryNode if self.n_inputs == 1 else _BinaryNode
+        self.node_cls = type(self.grad_fn_name, (base,), {"__slots__": (), "op": self})
+        if pair and type(self).apply is Op.apply:
             self.apply, self.call = _specialised_apply(self)
             if self.n_inputs == 2:  # the Python operator: the same, NotImplemented for operands
                 #                     it cannot take (Python then says `unsupported operand`)
@@ -217,9 +220,7 @@ class Op:
                     except TypeError:
                         return NotImplemented
                 self.operator_call = _specialised_apply(self, general_or_not_implemented)[1]
-        if (not self.variadic and self.n_outputs == 1 and self.edge_index is None
-                and self.n_inputs in (1, 2) and self.vjps
-                and (self.per_input or self.n_inputs == 1)):
+        if pair and self.vjps and (self.per_input or self.n_inputs == 1):
             self.node_cls.apply = _specialised_vjp(self)
         return self
 
@@ -570,6 +571,15 @@ class Op:
 # _record/_save and OpNode.apply, with the op's constants bound in closures and the loops
 # unrolled.  Anything unusual (other argument types, dtypes to promote) takes the general path.
 
+def _own_code(fn):
+    """Give fn (a closure made per op) a code object of its own.  CPython 3.11+ specialises
+    each attribute access in place, for the type it meets there; in code that every op's
+    closures share, the nodes of all ops meet there and the accesses fall back to generic
+    lookups, while this op's copy only ever sees this op's node class."""
+    fn.__code__ = fn.__code__.replace()
+    return fn
+
+
 def _save_plan(op, n):
     """For each combination of inputs having an edge (bit i: input i has one), what to save:
     (save input 0, [save input 1,] save the output)."""
@@ -626,24 +636,26 @@ def _specialised_apply(op, general=None):
             else:
                 nr = x._output_nr
                 nrs = (nr,) if nr else _NRS0
-            node._next_fns = (fn,)
+            node._next_fns = None  # (made from _fa by the backward pass: see _PairNode)
+            node._fa = fn
+            node._fb = _UNARY
             node._next_nrs = nrs
             d = x._data
             node._meta = (d.shape, d.dtype)
             node._attrs = attrs
-            inputs = (x,)
             save_out = False
             if no_saves:
-                node._saved_in = None
+                node._sst = None
             else:
                 save_in, save_out = plan[1]
                 if save_in:
-                    node._saved_in = inputs
+                    node._sst = 1
+                    node._s0 = x
                     vc = x._vc
                     if vc is not None and vc[0]:
                         node._saved_ver = (vc[0],)
                 else:
-                    node._saved_in = None
+                    node._sst = None
             if promote or result._data.dtype.kind in "fc":
                 result.grad_fn = node
                 result.requires_grad_flag = True
@@ -655,7 +667,7 @@ def _specialised_apply(op, general=None):
             else:
                 node._saved_out = None
             if NodeRecorder.callback is not None or AnomalyMode.enabled:
-                observe(node, inputs, result)
+                observe(node, (x,), result)
 
         def call(x, attrs=defaults):
             if type(x) is not _Tensor:
@@ -701,6 +713,7 @@ def _specialised_apply(op, general=None):
             if len(inputs) != 1:
                 return general(inputs, attrs)
             return call(inputs[0], attrs)
+        _own_code(record_one)
         return apply, call
 
     def record(a, b, attrs, result, npd, shape):
@@ -740,28 +753,27 @@ def _specialised_apply(op, general=None):
         else:
             fb = sb = tb = None
             nb = 0
-        node._next_fns = (fa, fb)
+        node._next_fns = None
+        node._fa = fa
+        node._fb = fb
         node._next_nrs = (na, nb) if na or nb else _NRS00
         node._meta = (sa, ta, sb, tb)
         node._attrs = attrs
         save_out = False
         if no_saves:
-            node._saved_in = None
+            node._sst = None
         else:
             save_a, save_b, save_out = plan[(fa is not None) | (fb is not None) << 1]
-            if save_a and save_b:
-                saved = node._saved_in = (a, b)
-            elif save_a:
-                saved = node._saved_in = (a, None)
-            elif save_b:
-                saved = node._saved_in = (None, b)
-            else:
-                saved = node._saved_in = None
-            if saved is not None:
+            node._s0 = a if save_a else None
+            node._s1 = b if save_b else None
+            if save_a or save_b:
+                node._sst = 1
                 va = a._vc if save_a and type(a) is _Tensor else None
                 vb = b._vc if save_b and type(b) is _Tensor else None
                 if (va is not None and va[0]) or (vb is not None and vb[0]):
                     node._saved_ver = (0 if va is None else va[0], 0 if vb is None else vb[0])
+            else:
+                node._sst = None
         if promote or result._data.dtype.kind in "fc":  # promote: the output is float
             result.grad_fn = node
             result.requires_grad_flag = True
@@ -854,6 +866,7 @@ def _specialised_apply(op, general=None):
             return general(inputs, attrs)
         a, b = inputs
         return call(a, b, attrs)
+    _own_code(record)
     return apply, call
 
 
@@ -877,12 +890,12 @@ def _vjp_caller(entry):
     if fn is passthrough:
         return _passed_through
     if kinds == ((G, 0),):
-        return lambda node, g: fn(g)
+        return _own_code(lambda node, g: fn(g))
     if len(kinds) == 2 and kinds[0] == (G, 0):
         kind, idx = kinds[1]
-        if kind == INPUT:
+        if kind == INPUT:  # (a _PairNode's saved input: _s0 or _s1)
             def call(node, g):
-                x = node._saved_in[idx]
+                x = node._s1 if idx else node._s0
                 if type(x) is _Tensor:
                     vc = x._vc
                     if vc is not None and vc[0] != (0 if node._saved_ver is None
@@ -891,11 +904,11 @@ def _vjp_caller(entry):
                 elif isinstance(x, Tensor):
                     x = node._unpack(idx)
                 return fn(g, x)
-            return call
+            return _own_code(call)
         if kind == RESULT:
-            return lambda node, g: fn(g, node._unpack_result())
+            return _own_code(lambda node, g: fn(g, node._unpack_result()))
         if kind == ATTR:
-            return lambda node, g: fn(g, node._attrs[idx])
+            return _own_code(lambda node, g: fn(g, node._attrs[idx]))
     return lambda node, g: fn(*node._resolve(kinds, g))
 
 
@@ -915,7 +928,7 @@ def _specialised_vjp(op):
         call = _vjp_caller(op.vjps[0])
 
         def apply(self, grads):
-            if self._saved_in is RELEASED:
+            if self._sst is RELEASED:
                 raise RuntimeError(messages.BACKWARD_TWICE)
             if self._next_fns[0] is None or call is None:
                 return [None]
@@ -927,13 +940,13 @@ def _specialised_vjp(op):
             if d.shape != meta[0] or (d.dtype is not meta[1] and d.dtype != meta[1]):
                 gi = _conform(self, 0, gi, meta[0], meta[1])
             return [gi]
-        return apply
+        return _own_code(apply)
 
     vjps = op.vjps + (None,) * (2 - len(op.vjps))
     call_a, call_b = _vjp_caller(vjps[0]), _vjp_caller(vjps[1])
 
     def apply(self, grads):
-        if self._saved_in is RELEASED:
+        if self._sst is RELEASED:
             raise RuntimeError(messages.BACKWARD_TWICE)
         g = grads[0]
         fa, fb = self._next_fns
@@ -952,7 +965,7 @@ def _specialised_vjp(op):
                 if d.shape != meta[2] or (d.dtype is not meta[3] and d.dtype != meta[3]):
                     gb = _conform(self, 1, gb, meta[2], meta[3])
         return [ga, gb]
-    return apply
+    return _own_code(apply)
 
 
 _NRS0 = (0,)
@@ -1123,6 +1136,58 @@ class OpNode(Node):
         if op.edge_index is not None:
             return [out[i] for i in op.edge_index]
         return out
+
+
+
+class _PairNode(OpNode):
+    """The node of a one- or two-input op with one output (most nodes), made so that a node
+    of a long graph is one object for Python's cyclic garbage collector instead of three: each
+    full collection walks every tracked object, and along a 100,000-op chain the tuples of
+    child nodes and of saved inputs were two thirds of them.  The fast path of the forward
+    pass (`_specialised_apply`) leaves `_next_fns` None and keeps the child nodes in `_fa`,
+    `_fb` (`_fb` is `_UNARY` for a one-input op); the backward pass's first walk
+    (graph._collect), or `next_functions`, makes the tuple when it is needed (the collector
+    is paused during a pass).  Saved inputs live in `_s0`, `_s1`, read only when `_sst` is 1
+    (None: nothing saved; RELEASED: freed by a backward pass); `_saved_in` gives and takes
+    the tuple the generic code uses."""
+
+    __slots__ = ("_fa", "_fb", "_s0", "_s1", "_sst")
+
+    def _set_saved(self, saved):
+        if saved is None or saved is RELEASED:
+            self._sst = saved
+            self._s0 = self._s1 = None
+        else:
+            self._sst = 1
+            self._s0 = saved[0]
+            self._s1 = saved[1] if len(saved) > 1 else None
+
+    def release(self):
+        if self._sst is not None or self._saved_out is not None:
+            self._sst = RELEASED
+            self._s0 = self._s1 = self._saved_out = None
+
+
+class _UnaryNode(_PairNode):
+    __slots__ = ()
+
+    @property
+    def _saved_in(self):
+        st = self._sst
+        return st if st is None or st is RELEASED else (self._s0,)
+
+    _saved_in = _saved_in.setter(_PairNode._set_saved)
+
+
+class _BinaryNode(_PairNode):
+    __slots__ = ()
+
+    @property
+    def _saved_in(self):
+        st = self._sst
+        return st if st is None or st is RELEASED else (self._s0, self._s1)
+
+    _saved_in = _saved_in.setter(_PairNode._set_saved)
 
 
 def _zeros_for(node, nr):
