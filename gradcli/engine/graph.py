@@ -196,7 +196,7 @@ class AccumulateGrad(Node):
             if create_graph:
                 var._grad = old + grad
             else:  # in place, keeping the old gradient's grad_fn, as PyTorch's `grad += new`
-                old._data += grad._data
+                _add_into(old._data, grad._data)
                 old._version[0] += 1
             var._grad_count = var._grad_count + 1
 
@@ -229,6 +229,17 @@ def _fresh(grad):
 # evaluation stack, so the counts below would not prove anything there).
 _COUNTS_REFERENCES = (sys.implementation.name == "cpython"
                       and (3, 8) <= sys.version_info[:2] <= (3, 13))
+
+
+def _add_into(d, s):
+    """d += s for arrays of one shape and dtype.  A 0-d float array is added through Python
+    floats: NumPy's in-place ufunc call on a 0-d array costs as much as fifteen float additions,
+    and the double-precision sum of two float32 (or float64) numbers rounded to the array's
+    dtype is the correctly rounded sum in that dtype, the number NumPy gives."""
+    if d.shape or d.dtype.kind != "f":
+        d += s
+    else:
+        d[()] = float(d) + float(s)
 
 
 def _private(t, refs):
@@ -591,7 +602,7 @@ def _run(ready, deps, needed, buffers, capture, results, inputs, accumulate, ret
                     elif (not create_graph and old is not g and _private(old, 2)
                           and old._data.shape == g._data.shape
                           and old._data.dtype == g._data.dtype):
-                        old._data += g._data  # a buffer nothing else refers to: add in place
+                        _add_into(old._data, g._data)  # a buffer nothing else refers to
                     else:
                         buffers[child] = old + g
                     old = None

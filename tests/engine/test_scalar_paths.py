@@ -81,3 +81,25 @@ def test_overloaded_operators_return_not_implemented_for_foreign_operands():
     for expression in (lambda: x / "a", lambda: "a" ** x, lambda: 1j - [x], lambda: x % {}):
         with pytest.raises(TypeError, match="unsupported operand"):
             expression()
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_zero_dim_gradients_accumulate_with_numpy_s_bits(dt):
+    """Gradients meeting in a 0-d buffer, and a second pass into `.grad`, are added through
+    Python floats (graph._add_into): the sums must be NumPy's in float32 as in float64."""
+    values = [v for v in SPECIAL if not (isinstance(v, float) and abs(v) > 1e38)]
+    rng = np.random.default_rng(11)
+    values += list(rng.standard_normal(12) * 10.0 ** rng.integers(-30, 30, 12))
+    cast = {np.float32: torch.float32, np.float64: torch.float64}[dt]
+    for a in values:
+        for b in values:
+            x = torch.tensor(1.0, dtype=cast, requires_grad=True)
+            (x * a + x * b).backward()  # two gradients meet in x's buffer
+            expected = np.add(dt(a), dt(b))
+            got = x.grad.numpy()
+            assert got.dtype == dt and got.shape == ()
+            assert got.tobytes() == np.asarray(expected, dt).tobytes() or (
+                np.isnan(got) and np.isnan(expected)), (a, b)
+            (x * a).backward()  # and a second pass into .grad
+            assert x.grad.numpy().tobytes() == np.asarray(np.add(expected, dt(a)), dt).tobytes() \
+                or np.isnan(np.add(expected, dt(a))), (a, b)
