@@ -737,6 +737,14 @@ print(x.grad)
 """, requires=("__setitem__",))
 
 
+program("create_graph_warning_follows_the_pass", """
+x = torch.tensor(2.0, requires_grad=True)
+x.register_hook(lambda g: print("hook", g))
+(x ** 3).backward(create_graph=True)
+print(x.grad)
+""")
+
+
 EXPECTED = {
     'leaf_members': (
         'tensor([1., 2.], dtype=torch.float64, requires_grad=True)\n'
@@ -1066,6 +1074,11 @@ EXPECTED = {
         'tensor([10.,  4.,  6.], grad_fn=<MulBackward0>)\n'
         'tensor([10.,  0.,  6.], grad_fn=<CopySlices>)\n'
         'tensor([2., 0., 2.])'
+    ),
+    'create_graph_warning_follows_the_pass': (
+        'hook tensor(12., grad_fn=<MulBackward0>)\n'
+        'UserWarning: Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you have to use this function, make sure to reset the .grad fields of your parameters to None after use to break the cycle and avoid the leak. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)\n'
+        'tensor(12., grad_fn=<CopyBackwards>)'
     ),
 }
 
