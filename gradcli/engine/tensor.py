@@ -61,6 +61,7 @@ class Tensor:
     _retains_grad = False
     _accum_ref = None
     _leaf_hooks = None
+    _post_acc_hooks = None
     _fw = None
     _base = None
     _no_grad_view = False  # a view made in no_grad mode (PyTorch's CreationMeta::NO_GRAD_MODE)
@@ -175,13 +176,18 @@ class Tensor:
         it no gradient edge, so gradients stop there)."""
         if self._no_grad_view:
             return None
-        acc = self._accum_ref() if self._accum_ref is not None else None
+        acc = self._existing_accumulator()
         if acc is None:
             acc = AccumulateGrad(self)
             if self._leaf_hooks is not None:
                 acc._set_leaf_hooks(self._leaf_hooks)
+            if self._post_acc_hooks is not None:
+                acc._hooked = True
             self._accum_ref = weakref.ref(acc)
         return acc
+
+    def _existing_accumulator(self):
+        return self._accum_ref() if self._accum_ref is not None else None
 
     def register_hook(self, hook):
         """Call hook(grad) whenever a gradient for this tensor is computed; the hook may return
@@ -192,10 +198,24 @@ class Tensor:
             return _add_hook(self.grad_fn._tensor_hook_dict(self._output_nr), hook)
         if self._leaf_hooks is None:
             self._leaf_hooks = {}
-            acc = self._accum_ref() if self._accum_ref is not None else None
+            acc = self._existing_accumulator()
             if acc is not None:
                 acc._set_leaf_hooks(self._leaf_hooks)
         return _add_hook(self._leaf_hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call hook(tensor) after each backward pass that reaches this leaf, once its `.grad`
+        is updated; the hook must return None.  Returns a handle whose remove() unregisters it."""
+        if not self.requires_grad:
+            raise RuntimeError(messages.HOOK_ON_NO_GRAD)
+        if self.grad_fn is not None:
+            raise RuntimeError(messages.POST_ACC_HOOK_NON_LEAF)
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = {}
+            acc = self._existing_accumulator()
+            if acc is not None:
+                acc._hooked = True
+        return _add_hook(self._post_acc_hooks, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate the gradient of this tensor into the `.grad` of the graph's leaves."""
