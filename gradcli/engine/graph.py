@@ -16,6 +16,7 @@ from sys import getrefcount
 
 from . import messages
 from .grad_mode import GradMode
+from .torch_classes import TorchClass
 
 _sequence = itertools.count()
 RELEASED = "released"
@@ -35,8 +36,10 @@ class _AnomalyMode:
 AnomalyMode = _AnomalyMode()
 
 
-class RemovableHandle:
+class RemovableHandle(metaclass=TorchClass):
     """Returned by register_hook: `remove()` takes the hook out again."""
+
+    _torch_name = "torch.utils.hooks.RemovableHandle"
     _ids = itertools.count()
 
     def __init__(self, hooks):
@@ -77,8 +80,10 @@ def _split_edges(edges):
     return fns, nrs
 
 
-class Node:
+class Node(metaclass=TorchClass):
     """A node of the backward graph; `grad_fn` of the tensors an operation produced."""
+
+    _torch_name = "torch.autograd.graph.Node"
 
     # The edges are kept as two flat tuples (the child nodes, and the input number of each in
     # its child) so that a node costs few garbage-collected objects; `next_functions` builds

@@ -13,10 +13,13 @@ from . import dtypes, messages
 from .dtypes import dtype as _dtype_cls
 from .grad_mode import GradMode
 from .graph import AccumulateGrad, _add_hook, run_backward
+from .torch_classes import TorchClass
 
 
-class Size(tuple):
+class Size(tuple, metaclass=TorchClass):
     """torch.Size: a tuple printed as `torch.Size([2, 2])`."""
+
+    _torch_name = "torch.Size"
 
     def __repr__(self):
         return f"torch.Size([{', '.join(map(str, self))}])"
@@ -48,8 +51,10 @@ def check_numel(shape):
     return n
 
 
-class Tensor:
+class Tensor(metaclass=TorchClass):
     """A multi-dimensional array that records the operations applied to it for autograd."""
+
+    _torch_name = "torch.Tensor"
 
     # The five attributes every tensor sets are slots; the rest live in the instance dict with
     # these class-level defaults, so that making a tensor in an op is cheap.  The version counter
@@ -430,8 +435,10 @@ _CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Hal
                    "uint8": "unsigned char"}
 
 
-class Device:
+class Device(metaclass=TorchClass):
     """torch.device; gradcli computes on the CPU only."""
+
+    _torch_name = "torch.device"
 
     def __init__(self, kind="cpu", index=None):
         if isinstance(kind, Device):
@@ -630,8 +637,10 @@ def _conversions():
 _conversions()
 
 
-class Layout:
+class Layout(metaclass=TorchClass):
     """torch.layout: tensors here are all strided."""
+
+    _torch_name = "torch.layout"
 
     __slots__ = ("name",)
 
@@ -654,6 +663,8 @@ class StaleNoGradView(Tensor):
     handle_view_on_rebase), so reading it, is_leaf, or using the view in a recorded op raises;
     repr shows `grad_fn=<Invalid>`.  gradcli.ops.views.regenerate turns such views into this
     class."""
+
+    _torch_name = "torch.Tensor"
 
     __slots__ = ()
 
