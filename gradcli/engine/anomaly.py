@@ -5,6 +5,7 @@ import functools
 import warnings
 
 from .graph import AnomalyMode
+from .torch_classes import TorchClass
 
 ENABLED_WARNING = ("Anomaly Detection has been enabled. This mode will increase the runtime and "
                    "should only be enabled for debugging.")
@@ -23,7 +24,7 @@ def set_anomaly_enabled(enabled, check_nan=True):
     AnomalyMode.check_nan = bool(check_nan)
 
 
-class _AnomalyManager:
+class _AnomalyManager(metaclass=TorchClass):
     def __exit__(self, *exc):
         set_anomaly_enabled(self.prev, self.prev_check_nan)
         return False
@@ -36,6 +37,8 @@ class _AnomalyManager:
 
 class detect_anomaly(_AnomalyManager):
     """Context manager (and decorator) enabling anomaly detection inside its block."""
+
+    _torch_name = "torch.autograd.anomaly_mode.detect_anomaly"
 
     def __init__(self, check_nan=True):
         self.prev = AnomalyMode.enabled
@@ -56,6 +59,8 @@ class detect_anomaly(_AnomalyManager):
 
 class set_detect_anomaly(_AnomalyManager):
     """Turn anomaly detection on or off now; as a context manager, restore it on exit."""
+
+    _torch_name = "torch.autograd.anomaly_mode.set_detect_anomaly"
 
     def __init__(self, mode, check_nan=True):
         self.prev = AnomalyMode.enabled

@@ -65,9 +65,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     grads = _make_grads(tensors, grads)
     if retain_graph is None:
         retain_graph = create_graph
-    if create_graph and inputs is None and not _warned_create_graph:
-        _warn_create_graph()
-    run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
+    # PyTorch's engine warns when the pass starts; Python sees the warning when it returns
+    warn = create_graph and inputs is None and not _warned_create_graph
+    try:
+        run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
+    finally:
+        if warn:
+            _warn_create_graph()
     if observed_roots is not None:
         observed_roots.extend(tensors)
 

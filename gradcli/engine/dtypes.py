@@ -2,9 +2,13 @@
 
 import numpy as np
 
+from .torch_classes import TorchClass
 
-class dtype:
+
+class dtype(metaclass=TorchClass):
     """A tensor element type, printed as `torch.float32`."""
+
+    _torch_name = "torch.dtype"
 
     __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize",
                  "tensor_type", "short", "category")

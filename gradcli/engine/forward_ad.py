@@ -9,6 +9,7 @@ from collections import namedtuple
 
 from .graph import Node, gradient_edge
 from .tensor import Tensor
+from .torch_classes import TorchClass
 
 NESTED = "Nested forward mode AD is not supported at the moment"
 NO_LEVEL = ("Trying to create a dual Tensor for forward AD but no level exists, make sure to "
@@ -19,7 +20,8 @@ SIZE_MISMATCH = ("Trying to set a forward gradient that has a different size tha
                  "original Tensor, this is not supported. Tensor is of size {primal} while the "
                  "given forward gradient is of size {tangent}.")
 
-UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
+UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"],
+                                module="torch.autograd.forward_ad")
 
 
 def _state():
@@ -50,8 +52,10 @@ def exit_dual_level(*, level=None):
     state.duals = None
 
 
-class dual_level:
+class dual_level(metaclass=TorchClass):
     """Context manager for forward AD: `with dual_level(): ...`."""
+
+    _torch_name = "torch.autograd.forward_ad.dual_level"
 
     def __enter__(self):
         return enter_dual_level()

@@ -14,6 +14,7 @@ from . import messages
 from .grad_mode import GradMode, no_grad
 from .graph import AnomalyMode, Node, SavedOutput, SavedTensor, gradient_edge
 from .tensor import Tensor
+from .torch_classes import TorchClass
 
 LEGACY_FUNCTION = (
     "Legacy autograd function with non-static forward method is deprecated. Please use new-style "
@@ -30,8 +31,10 @@ NON_TENSOR_GRAD = ("function {node} returned a gradient different than None at p
 ONCE_DIFFERENTIABLE = "trying to differentiate twice a function that was marked with @once_differentiable"
 
 
-class FunctionCtx:
+class FunctionCtx(metaclass=TorchClass):
     """What forward/setup_context may call on ctx."""
+
+    _torch_name = "torch.autograd.function.FunctionCtx"
 
     def save_for_backward(self, *tensors):
         """Save tensors (or None) for backward; read them back with `ctx.saved_tensors`."""
@@ -60,6 +63,7 @@ class FunctionCtx:
 class BackwardCFunction(Node, FunctionCtx):
     """The graph node (and ctx) of one call of a custom Function."""
 
+    _torch_name = "torch.autograd.function.BackwardCFunction"
     _forward_cls = None
 
     def __init__(self):
@@ -151,11 +155,12 @@ def _validate(node, i, g, meta):
     return g
 
 
-class FunctionMeta(type):
+class FunctionMeta(TorchClass):
     """Gives every Function subclass its node class `<Name>Backward`."""
 
     def __init__(cls, name, bases, attrs):
-        cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+        cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {
+            "_forward_cls": cls, "_torch_name": f"torch.autograd.function.{name}Backward"})
         super().__init__(name, bases, attrs)
 
 
@@ -166,6 +171,8 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     `setup_context(ctx, inputs, output)`) and `backward(ctx, *grad_outputs)`, and are called
     with `F.apply(*args)`.
     """
+
+    _torch_name = "torch.autograd.function.Function"
 
     def __init__(self, *args, **kwargs):
         import warnings

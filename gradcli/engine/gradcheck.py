@@ -16,6 +16,9 @@ class GradcheckError(RuntimeError):
     """Raised by gradcheck and gradgradcheck when a check fails."""
 
 
+GradcheckError.__module__ = "torch.autograd.gradcheck"  # as PyTorch's class prints
+
+
 def _as_tuple(x):
     if isinstance(x, tuple):
         return x

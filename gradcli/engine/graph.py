@@ -16,6 +16,7 @@ from sys import getrefcount
 
 from . import messages
 from .grad_mode import GradMode
+from .torch_classes import TorchClass
 
 _sequence = itertools.count()
 RELEASED = "released"
@@ -36,8 +37,10 @@ class _AnomalyMode:
 AnomalyMode = _AnomalyMode()
 
 
-class RemovableHandle:
+class RemovableHandle(metaclass=TorchClass):
     """Returned by register_hook: `remove()` takes the hook out again."""
+
+    _torch_name = "torch.utils.hooks.RemovableHandle"
     _ids = itertools.count()
 
     def __init__(self, hooks):
@@ -88,8 +91,10 @@ def _edges(node):
     return fns
 
 
-class Node:
+class Node(metaclass=TorchClass):
     """A node of the backward graph; `grad_fn` of the tensors an operation produced."""
+
+    _torch_name = "torch.autograd.graph.Node"
 
     # The edges are kept as two flat tuples (the child nodes, and the input number of each in
     # its child) so that a node costs few garbage-collected objects; `next_functions` builds
@@ -469,12 +474,13 @@ def _check_hook_values(hook, old, new):
 
 
 def _call_tensor_hooks(node, grads):
+    """The hooks registered on the tensors node produced, then their retained gradients
+    (PyTorch's tensor pre-hooks and retains_grad hooks): a hook sees None for an output that
+    received no gradient, and may return None for it, not a tensor."""
     hooks = node._tensor_hooks
     if hooks:
         for nr, fns in hooks.items():
             for fn in list(fns.values()):
-                if grads[nr] is None:
-                    break
                 new = fn(grads[nr])
                 if new is not None:
                     grads[nr] = _check_hook_value(fn, grads[nr], new)
@@ -492,6 +498,20 @@ def _call_tensor_hooks(node, grads):
             t._grad_count = t._grad_count + 1
 
 
+def _call_post_accumulate_hooks(variable):
+    """Tensor.register_post_accumulate_grad_hook's hooks: each is called with the leaf; a value
+    returned is checked and handed to the next hook as the tensor, then refused."""
+    t = variable
+    replaced = False
+    for fn in list(variable._post_acc_hooks.values()):
+        new = fn(t)
+        if new is not None and new is not t:
+            t = _check_hook_value(fn, t, new)
+            replaced = True
+    if replaced:
+        raise RuntimeError(messages.POST_ACC_HOOK_RETURNED)
+
+
 def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumulate=True,
                  allow_unused=False):
     """Run the backward pass from root tensors with their gradients.
@@ -503,16 +523,20 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     targets = None
     capture = None
     if inputs is not None:
-        capture = {}
         targets = set()
+        if not accumulate:
+            capture = {}
         for i, t in enumerate(inputs):
+            if accumulate:  # backward(inputs=...) keeps a non-leaf input's gradient in .grad
+                t.retain_grad()
             node, nr = gradient_edge(t)
             if node is None:
                 raise RuntimeError(messages.INPUT_NO_GRAD)
-            capture.setdefault(node, []).append((nr, i))
             targets.add(node)
+            if capture is not None:
+                capture.setdefault(node, []).append((nr, i))
     root_nodes = [n for n, _ in root_edges]
-    results = [None] * len(inputs) if inputs is not None else None
+    results = [None] * len(inputs) if capture is not None else None
     prev_mode = GradMode.enabled
     # PyTorch's engine runs on C++ objects the cyclic garbage collector never visits; here the
     # pass allocates a tensor or two per node (and the first walk a tuple of edges per node, see
@@ -533,13 +557,12 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
         for node in dict.fromkeys(root_nodes):
             if deps.get(node, 0) == 0 and (needed is None or node in needed):
                 heapq.heappush(ready, (-node._seq, id(node), node))
-        _run(ready, deps, needed, buffers, capture, results, inputs, accumulate,
-             retain_graph, create_graph)
+        _run(ready, deps, needed, buffers, capture, results, retain_graph, create_graph)
     finally:
         GradMode.enabled = prev_mode
         if gc_was_enabled:
             gc.enable()
-    if inputs is not None and not accumulate:
+    if capture is not None:
         for i, g in enumerate(results):
             if g is None and not allow_unused:
                 raise RuntimeError(messages.UNUSED_INPUT.format(index=i))
@@ -550,8 +573,7 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     return results
 
 
-def _run(ready, deps, needed, buffers, capture, results, inputs, accumulate, retain_graph,
-         create_graph):
+def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_graph):
     """The engine loop: run ready nodes (highest sequence number first, as PyTorch's), pass each
     one's input gradients on to its children's buffers, and count down their dependencies."""
     heappush, heappop = heapq.heappush, heapq.heappop
@@ -584,7 +606,7 @@ def _run(ready, deps, needed, buffers, capture, results, inputs, accumulate, ret
             if not retain_graph:
                 node.release()
         else:
-            grads_in = _run_node(node, single, buffer_pop, capture, results, inputs, accumulate,
+            grads_in = _run_node(node, single, buffer_pop, needed, capture, results,
                                  retain_graph, create_graph)
             if grads_in is _SKIP:
                 continue
@@ -629,42 +651,49 @@ def _run(ready, deps, needed, buffers, capture, results, inputs, accumulate, ret
 _SKIP = object()
 
 
-def _run_node(node, single, buffer_pop, capture, results, inputs, accumulate, retain_graph,
-              create_graph):
-    """Run one node with hooks, retained gradients or captured inputs (or several outputs);
-    returns its input gradients, or _SKIP for an AccumulateGrad."""
+def _run_node(node, single, buffer_pop, needed, capture, results, retain_graph, create_graph):
+    """Run one node with hooks, retained gradients or captured inputs (or several outputs), in
+    PyTorch's order: tensor hooks, retained gradients, pre-hooks, the node, post-hooks.  Returns
+    its input gradients, or _SKIP when none flow on from it."""
     if single:
-        g = buffer_pop(node, None)
-        grads_out = [g]
+        grads_out = [buffer_pop(node, None)]
     else:
         grads_out = buffer_pop(node, None)
         if grads_out is None:
             grads_out = [None] * node.num_outputs
-    if node._tensor_hooks or node._retains:
-        _call_tensor_hooks(node, grads_out)
+    if capture is not None and node in capture:
+        # autograd.grad runs a node it captures at only when gradients flow on from it to
+        # another input; PyTorch captures what the tensor hooks returned if it does not run,
+        # what they were given if it does
+        if not _leads_to_needed(node, needed):
+            _call_tensor_hooks(node, grads_out)
+            _capture(node, grads_out, capture, results)
+            return _SKIP
+        _capture(node, grads_out, capture, results)
+    _call_tensor_hooks(node, grads_out)
     if node._pre_hooks:
         for fn in list(node._pre_hooks.values()):
             old = tuple(grads_out)
             new = fn(old)
             if new is not None:
                 grads_out = list(_check_hook_values(fn, old, new))
-    if capture is not None and node in capture:
-        for nr, i in capture[node]:
-            g = grads_out[nr]
-            results[i] = g
-            if accumulate and g is not None:
-                _accumulate_into_input(inputs[i], node, g, create_graph)
-    if type(node) is AccumulateGrad:
-        if capture is None and grads_out[0] is not None:
+    sink = type(node) is AccumulateGrad
+    if sink:
+        if grads_out[0] is not None:
             node.accumulate(grads_out[0], create_graph)
-        return _SKIP
-    if grads_out[0] is None and all(g is None for g in grads_out):
+        if node.variable._post_acc_hooks:
+            _call_post_accumulate_hooks(node.variable)
+        grads_in = ()
+    elif grads_out[0] is None and all(g is None for g in grads_out):
         grads_in = (None,) * len(node._next_fns)
     else:
         grads_in = node.apply(grads_out)
         if AnomalyMode.enabled:
             _check_nan(node, grads_in)
     if node._hooks:
+        if needed is not None:  # PyTorch computes no gradient for a child it will not run
+            grads_in = tuple(g if child in needed else None
+                             for child, g in zip(node._next_fns, grads_in))
         for fn in list(node._hooks.values()):
             old = tuple(grads_in)
             new = fn(old, tuple(grads_out))
@@ -672,17 +701,17 @@ def _run_node(node, single, buffer_pop, capture, results, inputs, accumulate, re
                 grads_in = _check_hook_values(fn, old, new)
     if not retain_graph:
         node.release()
-    return grads_in
+    return _SKIP if sink else grads_in
 
 
-def _accumulate_into_input(t, node, g, create_graph):
-    """backward(inputs=[t]): t's .grad receives the gradient whether t is a leaf or not."""
-    if type(node) is AccumulateGrad:
-        node.accumulate(g, create_graph)
-    elif t._grad is None:
-        t._grad = g if create_graph else _fresh(g)
-    else:
-        t._grad = t._grad + g
+def _leads_to_needed(node, needed):
+    return any(child is not None and (needed is None or child in needed)
+               for child in node._next_fns)
+
+
+def _capture(node, grads, capture, results):
+    for nr, i in capture[node]:
+        results[i] = grads[nr]
 
 
 def _check_nan(node, grads_in):

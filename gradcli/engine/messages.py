@@ -84,6 +84,8 @@ HOOK_RETURNED_WRONG_COUNT = ("hook '{name}' has returned an incorrect number of 
 HOOK_CHANGED_TYPE = "hook '{name}' has changed the type of value (was {was} got {got})"
 HOOK_CHANGED_SIZE = "hook '{name}' has changed the size of value"
 HOOK_REPLACED_NONE = "can't replace a None gradient with a non-None value"
+POST_ACC_HOOK_RETURNED = "Tensor post accumulate grad hooks should return None."
+POST_ACC_HOOK_NON_LEAF = "post accumulate grad hooks cannot be registered on non-leaf tensors"
 RETAIN_GRAD_NO_GRAD = "can't retain_grad on Tensor that has requires_grad=False"
 GRAD_OUTPUTS_LEN = "grad requires non-empty inputs."
 INVALID_GRADIENT_SHAPE = (

@@ -13,10 +13,13 @@ from . import dtypes, messages
 from .dtypes import dtype as _dtype_cls
 from .grad_mode import GradMode
 from .graph import AccumulateGrad, _add_hook, run_backward
+from .torch_classes import TorchClass
 
 
-class Size(tuple):
+class Size(tuple, metaclass=TorchClass):
     """torch.Size: a tuple printed as `torch.Size([2, 2])`."""
+
+    _torch_name = "torch.Size"
 
     def __repr__(self):
         return f"torch.Size([{', '.join(map(str, self))}])"
@@ -48,8 +51,10 @@ def check_numel(shape):
     return n
 
 
-class Tensor:
+class Tensor(metaclass=TorchClass):
     """A multi-dimensional array that records the operations applied to it for autograd."""
+
+    _torch_name = "torch.Tensor"
 
     # The five attributes every tensor sets are slots; the rest live in the instance dict with
     # these class-level defaults, so that making a tensor in an op is cheap.  The version counter
@@ -61,6 +66,7 @@ class Tensor:
     _retains_grad = False
     _accum_ref = None
     _leaf_hooks = None
+    _post_acc_hooks = None
     _fw = None
     _base = None
     _no_grad_view = False  # a view made in no_grad mode (PyTorch's CreationMeta::NO_GRAD_MODE)
@@ -175,13 +181,18 @@ class Tensor:
         it no gradient edge, so gradients stop there)."""
         if self._no_grad_view:
             return None
-        acc = self._accum_ref() if self._accum_ref is not None else None
+        acc = self._existing_accumulator()
         if acc is None:
             acc = AccumulateGrad(self)
             if self._leaf_hooks is not None:
                 acc._set_leaf_hooks(self._leaf_hooks)
+            if self._post_acc_hooks is not None:
+                acc._hooked = True
             self._accum_ref = weakref.ref(acc)
         return acc
+
+    def _existing_accumulator(self):
+        return self._accum_ref() if self._accum_ref is not None else None
 
     def register_hook(self, hook):
         """Call hook(grad) whenever a gradient for this tensor is computed; the hook may return
@@ -192,10 +203,24 @@ class Tensor:
             return _add_hook(self.grad_fn._tensor_hook_dict(self._output_nr), hook)
         if self._leaf_hooks is None:
             self._leaf_hooks = {}
-            acc = self._accum_ref() if self._accum_ref is not None else None
+            acc = self._existing_accumulator()
             if acc is not None:
                 acc._set_leaf_hooks(self._leaf_hooks)
         return _add_hook(self._leaf_hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call hook(tensor) after each backward pass that reaches this leaf, once its `.grad`
+        is updated; the hook must return None.  Returns a handle whose remove() unregisters it."""
+        if not self.requires_grad:
+            raise RuntimeError(messages.HOOK_ON_NO_GRAD)
+        if self.grad_fn is not None:
+            raise RuntimeError(messages.POST_ACC_HOOK_NON_LEAF)
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = {}
+            acc = self._existing_accumulator()
+            if acc is not None:
+                acc._hooked = True
+        return _add_hook(self._post_acc_hooks, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate the gradient of this tensor into the `.grad` of the graph's leaves."""
@@ -410,8 +435,10 @@ _CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Hal
                    "uint8": "unsigned char"}
 
 
-class Device:
+class Device(metaclass=TorchClass):
     """torch.device; gradcli computes on the CPU only."""
+
+    _torch_name = "torch.device"
 
     def __init__(self, kind="cpu", index=None):
         if isinstance(kind, Device):
@@ -610,8 +637,10 @@ def _conversions():
 _conversions()
 
 
-class Layout:
+class Layout(metaclass=TorchClass):
     """torch.layout: tensors here are all strided."""
+
+    _torch_name = "torch.layout"
 
     __slots__ = ("name",)
 
@@ -634,6 +663,8 @@ class StaleNoGradView(Tensor):
     handle_view_on_rebase), so reading it, is_leaf, or using the view in a recorded op raises;
     repr shows `grad_fn=<Invalid>`.  gradcli.ops.views.regenerate turns such views into this
     class."""
+
+    _torch_name = "torch.Tensor"
 
     __slots__ = ()
 

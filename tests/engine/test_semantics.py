@@ -737,6 +737,233 @@ print(x.grad)
 """, requires=("__setitem__",))
 
 
+program("create_graph_warning_follows_the_pass", """
+x = torch.tensor(2.0, requires_grad=True)
+x.register_hook(lambda g: print("hook", g))
+(x ** 3).backward(create_graph=True)
+print(x.grad)
+""")
+
+program("tensor_hooks_see_none_gradients", """
+def show(tag):
+    def hook(g):
+        print(tag, g)
+    return hook
+
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+x.register_hook(show("x"))
+a, b, c = x.unbind()
+a.register_hook(show("a"))
+b.register_hook(show("b"))
+c.register_hook(show("c"))
+b.retain_grad()
+(c * 2).backward()
+print(b.grad, x.grad)
+p, q = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True).split(2)
+p.register_hook(show("p"))
+p.register_hook(lambda g: None)
+q.register_hook(show("q"))
+q.sum().backward()
+a, b, c = x.unbind()
+a.register_hook(lambda g: torch.tensor(1.0))
+attempt(lambda: c.backward())
+
+class DropSecond(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, u, v):
+        return u * v
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, None
+
+u = torch.tensor(2.0, requires_grad=True)
+v = torch.tensor(3.0, requires_grad=True)
+u.register_hook(show("u"))
+v.register_hook(show("v"))
+v1 = v * 1
+v1.register_hook(show("v1"))
+v1.grad_fn.register_prehook(show("v1 prehook"))
+v1.grad_fn.register_hook(lambda grad_inputs, grad_outputs: print("v1 post", grad_inputs, grad_outputs))
+DropSecond.apply(u, v1).backward()
+print(u.grad, v.grad)
+""")
+
+program("hook_order", """
+def show(tag):
+    def hook(*args):
+        print(tag, *args)
+    return hook
+
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+a, b, c = x.unbind()
+c.register_hook(show("c1"))
+a.register_hook(show("a1"))
+c.register_hook(show("c2"))
+a.retain_grad()
+c.retain_grad()
+c.register_hook(lambda g: g * 10)
+c.grad_fn.register_prehook(show("prehook"))
+c.grad_fn.register_hook(show("post"))
+(a + c * 2).backward()
+print(a.grad, c.grad, x.grad)
+y = x * 2
+handles = []
+
+def first(g):
+    print("first")
+    handles[1].remove()
+
+handles.append(y.register_hook(first))
+handles.append(y.register_hook(show("second")))
+y.sum().backward(retain_graph=True)
+y.sum().backward()
+""")
+
+program("accumulate_grad_node_hooks", """
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * 3
+acc = y.grad_fn.next_functions[0][0]
+print(acc.name(), acc.variable is x)
+
+def post(grad_inputs, grad_outputs):
+    print("post", grad_inputs, grad_outputs, x.grad)
+
+def pre(grad_outputs):
+    print("pre", grad_outputs, x.grad)
+
+hp = acc.register_hook(post)
+hq = acc.register_prehook(pre)
+x.register_hook(lambda g: print("tensor hook", g))
+x.register_post_accumulate_grad_hook(lambda t: print("post accumulate", t is x, t.grad))
+y.sum().backward(retain_graph=True)
+acc.register_hook(lambda gi, go: ())
+y.sum().backward(retain_graph=True)
+acc.register_hook(lambda gi, go: (torch.ones(2),))
+attempt(lambda: y.sum().backward(retain_graph=True))
+print(x.grad)
+acc.register_hook(lambda gi, go: 5)
+attempt(lambda: y.sum().backward(retain_graph=True))
+hp.remove()
+hq.remove()
+x2 = torch.tensor([1.0, 2.0], requires_grad=True)
+y2 = x2 * 3
+acc2 = y2.grad_fn.next_functions[0][0]
+acc2.register_prehook(lambda go: (go[0] * 10,))
+y2.sum().backward(retain_graph=True)
+print(x2.grad)
+acc2.register_prehook(lambda go: (None,))
+acc2.register_hook(lambda gi, go: print("post", gi, go))
+x2.register_post_accumulate_grad_hook(lambda t: print("post accumulate", t.grad))
+x2.grad = None
+y2.sum().backward()
+print(x2.grad)
+""")
+
+program("post_accumulate_grad_hooks", """
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+handles = []
+
+def first(t):
+    print("first", t.grad)
+    handles[1].remove()
+
+handles.append(x.register_post_accumulate_grad_hook(first))
+handles.append(x.register_post_accumulate_grad_hook(lambda t: print("second", t.grad)))
+print(type(handles[0]).__name__)
+(x * 2).sum().backward()
+(x * 2).sum().backward()
+handles[0].remove()
+h = x.register_post_accumulate_grad_hook(lambda t: torch.ones(2))
+attempt(lambda: (x * 2).sum().backward())
+print(x.grad)
+h.remove()
+h = x.register_post_accumulate_grad_hook(lambda t: t)
+(x * 2).sum().backward()
+h.remove()
+x.register_post_accumulate_grad_hook(lambda t: 5)
+x.register_post_accumulate_grad_hook(lambda t: print("not reached"))
+attempt(lambda: (x * 2).sum().backward())
+x.register_post_accumulate_grad_hook(lambda t: torch.ones(3))
+attempt(lambda: (x * 2).sum().backward())
+attempt(lambda: (x * 2).register_post_accumulate_grad_hook(lambda t: None))
+attempt(lambda: torch.tensor([1.0]).register_post_accumulate_grad_hook(lambda t: None))
+
+w = torch.tensor(2.0, requires_grad=True)
+y = w * 3
+w.register_post_accumulate_grad_hook(lambda t: print("after", t.grad))
+print(torch.autograd.grad(y, w, retain_graph=True))
+y.backward(inputs=[w], retain_graph=True)
+y.backward(create_graph=True)
+v = torch.tensor(2.0, requires_grad=True)
+v.register_post_accumulate_grad_hook(lambda t: print("unused input", t.grad))
+y.backward(inputs=[v], retain_graph=True)
+""")
+
+program("hooks_with_inputs", """
+def show(tag, ret=None):
+    def hook(*args):
+        print(tag, *args)
+        return ret(*args) if ret else None
+    return hook
+
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * 2
+z = (y * 3).sum()
+y.register_hook(show("y hook", lambda g: g * 100))
+print(torch.autograd.grad(z, [y, x], retain_graph=True))
+print(torch.autograd.grad(z, [y], retain_graph=True))
+y.grad_fn.register_prehook(show("y prehook"))
+y.grad_fn.register_hook(show("y post"))
+print(torch.autograd.grad(z, [y], retain_graph=True))
+print(torch.autograd.grad(z, [y, x], retain_graph=True))
+acc = y.grad_fn.next_functions[0][0]
+acc.register_prehook(show("acc prehook", lambda go: (go[0] * 7,)))
+print(torch.autograd.grad(z, [x], retain_graph=True))
+print(y.retains_grad)
+z.backward(inputs=[y], retain_graph=True)
+print(y.retains_grad, y.grad, x.grad)
+z.backward(retain_graph=True)
+print(y.grad, x.grad)
+attempt(lambda: z.backward(inputs=[torch.tensor(1.0)], retain_graph=True))
+y2 = x * 5
+z.backward(inputs=[y2], retain_graph=True)
+print(y2.retains_grad, y2.grad)
+y3 = x * 2
+z3 = (y3 * 3).sum()
+y3.register_hook(lambda g: g * 10)
+y3.grad_fn.register_prehook(lambda go: (go[0] + 1,))
+x.grad = None
+z3.backward(inputs=[y3, x])
+print(y3.grad, x.grad)
+""")
+
+
+program("class_reprs", """
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = (x * 3).sum()
+print(type(y.grad_fn), y.grad_fn.__class__, type(y.grad_fn.next_functions[0][0]))
+print(type(y.grad_fn.next_functions[0][0].next_functions[0][0]))
+print(torch.autograd.Function, torch.autograd.graph.Node)
+print(isinstance(y.grad_fn, torch.autograd.graph.Node))
+
+class Twice(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        return t * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+z = Twice.apply(x)
+print(type(z.grad_fn), z.grad_fn, f"{type(z.grad_fn)}")
+print(type(x), type(x.shape), type(x.dtype), type(x.device))
+print(type(x.register_hook(lambda g: None)))
+print(torch.autograd.function.FunctionCtx, torch.autograd.function.BackwardCFunction)
+""")
+
+
 EXPECTED = {
     'leaf_members': (
         'tensor([1., 2.], dtype=torch.float64, requires_grad=True)\n'
@@ -1066,6 +1293,120 @@ EXPECTED = {
         'tensor([10.,  4.,  6.], grad_fn=<MulBackward0>)\n'
         'tensor([10.,  0.,  6.], grad_fn=<CopySlices>)\n'
         'tensor([2., 0., 2.])'
+    ),
+    'create_graph_warning_follows_the_pass': (
+        'hook tensor(12., grad_fn=<MulBackward0>)\n'
+        'UserWarning: Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you have to use this function, make sure to reset the .grad fields of your parameters to None after use to break the cycle and avoid the leak. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)\n'
+        'tensor(12., grad_fn=<CopyBackwards>)'
+    ),
+    'tensor_hooks_see_none_gradients': (
+        'a None\n'
+        'b None\n'
+        'c tensor(2.)\n'
+        'x tensor([0., 0., 2.])\n'
+        'None tensor([0., 0., 2.])\n'
+        'p None\n'
+        'q tensor([1., 1.])\n'
+        "RuntimeError: can't replace a None gradient with a non-None value\n"
+        'u tensor(1.)\n'
+        'v1 None\n'
+        'v1 prehook (None,)\n'
+        'v1 post (None, None) (None,)\n'
+        'v None\n'
+        'tensor(1.) None'
+    ),
+    'hook_order': (
+        'c1 tensor(2.)\n'
+        'c2 tensor(2.)\n'
+        'a1 tensor(1.)\n'
+        'prehook (tensor(1.), None, tensor(20.))\n'
+        'post (tensor([ 1.,  0., 20.]),) (tensor(1.), None, tensor(20.))\n'
+        'tensor(1.) tensor(20.) tensor([ 1.,  0., 20.])\n'
+        'first\n'
+        'second tensor([1., 1., 1.])\n'
+        'first'
+    ),
+    'accumulate_grad_node_hooks': (
+        'torch::autograd::AccumulateGrad True\n'
+        'tensor hook tensor([3., 3.])\n'
+        'pre (tensor([3., 3.]),) None\n'
+        'post accumulate True tensor([3., 3.])\n'
+        'post () (tensor([3., 3.]),) tensor([3., 3.])\n'
+        'tensor hook tensor([3., 3.])\n'
+        'pre (tensor([3., 3.]),) tensor([3., 3.])\n'
+        'post accumulate True tensor([6., 6.])\n'
+        'post () (tensor([3., 3.]),) tensor([6., 6.])\n'
+        'tensor hook tensor([3., 3.])\n'
+        'pre (tensor([3., 3.]),) tensor([6., 6.])\n'
+        'post accumulate True tensor([9., 9.])\n'
+        'post () (tensor([3., 3.]),) tensor([9., 9.])\n'
+        "RuntimeError: hook '<lambda>' has returned an incorrect number of values (got 1, but expected 0)\n"
+        'tensor([9., 9.])\n'
+        'tensor hook tensor([3., 3.])\n'
+        'pre (tensor([3., 3.]),) tensor([9., 9.])\n'
+        'post accumulate True tensor([12., 12.])\n'
+        'post () (tensor([3., 3.]),) tensor([12., 12.])\n'
+        "RuntimeError: hook '<lambda>' has returned an incorrect number of values (got 1, but expected 0)\n"
+        'tensor([30., 30.])\n'
+        'post accumulate None\n'
+        'post () (None,)\n'
+        'None'
+    ),
+    'post_accumulate_grad_hooks': (
+        'RemovableHandle\n'
+        'first tensor([2., 2.])\n'
+        'second tensor([2., 2.])\n'
+        'first tensor([4., 4.])\n'
+        'RuntimeError: Tensor post accumulate grad hooks should return None.\n'
+        'tensor([6., 6.])\n'
+        "TypeError: expected Variable, but hook returned 'int'\n"
+        "TypeError: expected Variable, but hook returned 'int'\n"
+        'RuntimeError: post accumulate grad hooks cannot be registered on non-leaf tensors\n'
+        "RuntimeError: cannot register a hook on a tensor that doesn't require gradient\n"
+        '(tensor(3.),)\n'
+        'after tensor(3.)\n'
+        'after tensor(6.)\n'
+        'UserWarning: Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you have to use this function, make sure to reset the .grad fields of your parameters to None after use to break the cycle and avoid the leak. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)'
+    ),
+    'hooks_with_inputs': (
+        'y hook tensor([3., 3.])\n'
+        '(tensor([3., 3.]), tensor([600., 600.]))\n'
+        'y hook tensor([3., 3.])\n'
+        '(tensor([300., 300.]),)\n'
+        'y hook tensor([3., 3.])\n'
+        '(tensor([300., 300.]),)\n'
+        'y hook tensor([3., 3.])\n'
+        'y prehook (tensor([300., 300.]),)\n'
+        'y post (tensor([600., 600.]), None) (tensor([300., 300.]),)\n'
+        '(tensor([3., 3.]), tensor([600., 600.]))\n'
+        'y hook tensor([3., 3.])\n'
+        'y prehook (tensor([300., 300.]),)\n'
+        'y post (tensor([600., 600.]), None) (tensor([300., 300.]),)\n'
+        '(tensor([600., 600.]),)\n'
+        'False\n'
+        'y hook tensor([3., 3.])\n'
+        'y prehook (tensor([300., 300.]),)\n'
+        'y post (None, None) (tensor([300., 300.]),)\n'
+        'True tensor([300., 300.]) None\n'
+        'y hook tensor([3., 3.])\n'
+        'y prehook (tensor([300., 300.]),)\n'
+        'y post (tensor([600., 600.]), None) (tensor([300., 300.]),)\n'
+        'acc prehook (tensor([600., 600.]),)\n'
+        'tensor([600., 600.]) tensor([4200., 4200.])\n'
+        "RuntimeError: can't retain_grad on Tensor that has requires_grad=False\n"
+        'True None\n'
+        'acc prehook (tensor([62., 62.]),)\n'
+        'tensor([30., 30.]) tensor([434., 434.])'
+    ),
+    'class_reprs': (
+        "<class 'SumBackward0'> <class 'SumBackward0'> <class 'MulBackward0'>\n"
+        "<class 'AccumulateGrad'>\n"
+        "<class 'torch.autograd.function.Function'> <class 'torch.autograd.graph.Node'>\n"
+        'True\n'
+        "<class 'torch.autograd.function.TwiceBackward'> <torch.autograd.function.TwiceBackward object at 0x> <class 'torch.autograd.function.TwiceBackward'>\n"
+        "<class 'torch.Tensor'> <class 'torch.Size'> <class 'torch.dtype'> <class 'torch.device'>\n"
+        "<class 'torch.utils.hooks.RemovableHandle'>\n"
+        "<class 'torch.autograd.function.FunctionCtx'> <class 'torch.autograd.function.BackwardCFunction'>"
     ),
 }
 
