@@ -13,6 +13,10 @@ from .kinks import kink_at
 INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "matmul": "@", "remainder": "%",
          "pow": "**", "floor_divide": "//"}
 REFLECTED = {"rsub": "-", "rdiv": "/"}
+# Python's binding strength of each operator, to bracket operands only where Python needs it
+PRECEDENCE = {"add": 1, "sub": 1, "rsub": 1, "mul": 2, "div": 2, "rdiv": 2, "matmul": 2,
+              "remainder": 2, "floor_divide": 2, "neg": 3, "pow": 4}
+ATOM = 5  # names, numbers, calls, subscripts
 
 
 @dataclass
@@ -77,63 +81,78 @@ class Namer:
         out.update(self.by_leaf)
         return out
 
-    def operand(self, x, depth=0, bracket=False):
-        """x as an operand; bracket=True puts an infix expression in brackets."""
+    def operand(self, x, depth=0, binding=0):
+        """x as an operand of an expression that binds with strength `binding` (PRECEDENCE):
+        an infix expression that binds less tightly is put in brackets."""
         if isinstance(x, Tensor):
             if x.grad_fn is None:
                 name = self.by_leaf.get(id(x))
                 if name:
                     return name
                 from ..render.values import short_value
-                return short_value(x)
+                return _signed(short_value(x), binding)
             name = self.by_output.get((x.grad_fn, x._output_nr))
             if name:
                 return name
             if depth >= 6:
                 return "…"
             inner = self.expression(x.grad_fn, depth + 1)
-            return f"({inner})" if bracket and self.is_infix(x.grad_fn) else inner
+            return f"({inner})" if self.precedence(x.grad_fn) < binding else inner
         if isinstance(x, (list, tuple)):
             return "[" + ", ".join(self.operand(v, depth) for v in x) + "]"
-        return repr(x)
+        return _signed(repr(x), binding)
 
     def expression(self, node, depth=0):
-        """The forward expression that made node's output, e.g. `2 * x` or `sin(a)`."""
+        """The forward expression that made node's output, e.g. `2 * x` or `sin(a)`, with its
+        operands in the program's order (`2 * x` is PyTorch's mul(x, 2): NodeRecord.swapped)
+        and brackets where Python needs them."""
         rec = self.records.get(node)
         op = getattr(node, "op", None)
         if rec is None or op is None:
             return node.name()
         name = op.name.split(".")[0]
-        infix = name in INFIX or name in REFLECTED or name == "neg"
-        args = [self.operand(x, depth, bracket=infix) for x in rec.inputs]
-        if op.variadic:
-            args = ["[" + ", ".join(args) + "]"]
-        if name in INFIX and len(args) == 2:
-            return f"{args[0]} {INFIX[name]} {args[1]}"
-        if name in REFLECTED and len(args) == 2:
-            return f"{args[1]} {REFLECTED[name]} {args[0]}"
+        if len(rec.inputs) == 2 and (name in INFIX or name in REFLECTED):
+            a, b = rec.inputs
+            if name in REFLECTED or rec.swapped:
+                a, b = b, a
+            p = PRECEDENCE[name]
+            # `**` groups from the right, the others from the left
+            left, right = (p + 1, p) if name == "pow" else (p, p + 1)
+            symbol = INFIX.get(name) or REFLECTED[name]
+            return (f"{self.operand(a, depth, left)} {symbol} "
+                    f"{self.operand(b, depth, right)}")
         if name == "neg":
-            return f"-{args[0]}"
+            return f"-{self.operand(rec.inputs[0], depth, PRECEDENCE['neg'])}"
         if name in ("select", "slice"):
             dim, *rest = rec.attrs
             where = str(rest[0]) if name == "select" else _index_text(slice(*rest))
-            return f"{self.operand(rec.inputs[0], depth, bracket=True)}[{':, ' * dim}{where}]"
+            return f"{self.operand(rec.inputs[0], depth, ATOM)}[{':, ' * dim}{where}]"
+        args = [self.operand(x, depth) for x in rec.inputs]
+        if op.variadic:
+            args = ["[" + ", ".join(args) + "]"]
         attrs = [f"{k}={v!r}" for k, v, d in zip(op.attr_names, rec.attrs, op.attr_defaults)
                  if v is not d and v != d]
         return f"{name}({', '.join(args + attrs)})"
 
-    def is_infix(self, node):
-        """Whether expression(node) is an infix expression (it needs brackets as an operand)."""
+    def precedence(self, node):
+        """How tightly expression(node) binds (PRECEDENCE; ATOM for calls and the like)."""
         rec, op = self.records.get(node), getattr(node, "op", None)
         if rec is None or op is None:
-            return False
+            return ATOM
         name = op.name.split(".")[0]
-        return (name in INFIX or name in REFLECTED) and len(rec.inputs) == 2 or name == "neg"
+        if name == "neg" or len(rec.inputs) == 2 and (name in INFIX or name in REFLECTED):
+            return PRECEDENCE[name]
+        return ATOM
 
     def node_label(self, node):
         if type(node) is AccumulateGrad:
             return self.by_leaf.get(id(node.variable), "a leaf")
         return self.by_output.get((node, 0)) or self.expression(node)
+
+
+def _signed(text, binding):
+    """A number as an operand: `(-2) ** x` needs its brackets (-2 ** x is -(2 ** x))."""
+    return f"({text})" if binding > PRECEDENCE["pow"] and text.startswith("-") else text
 
 
 def _index_text(index):

@@ -13,6 +13,8 @@ class NodeRecord:
     outputs: tuple         # output arrays, copied at creation (later in-place edits don't show)
     line: int | None = None
     attrs: tuple = ()
+    swapped: bool = False  # a `number + tensor` or `number * tensor` of the program, which
+    #                        PyTorch computes as add(tensor, number): the inputs are in its order
 
     @property
     def edge_inputs(self):
@@ -28,11 +30,11 @@ class Recording:
     records: dict = field(default_factory=dict)
     location: object = None  # callable giving the current program line, set by the language
 
-    def on_node(self, node, inputs, results):
+    def on_node(self, node, inputs, results, swapped=False):
         self.records[node] = NodeRecord(
             node, tuple(inputs), tuple(r._data.copy() if r._data.size <= 10_000 else r._data
                                        for r in results),
-            self.location() if self.location else None, getattr(node, "_attrs", ()))
+            self.location() if self.location else None, getattr(node, "_attrs", ()), swapped)
 
     def __enter__(self):
         self._prev = NodeRecorder.callback

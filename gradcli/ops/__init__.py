@@ -12,11 +12,13 @@ from .registry import ALIASES, OPS, Op, Overload, Sample
 from . import arith, elementwise, reductions, shape, linalg, creation, views  # noqa: E402,F401
 from . import compare, sorting, extra, activations, products, more_reductions, decompositions, backward_ops  # noqa: E402,F401,E501  (declare)
 
-# Python operator -> (op name, reflected)
+# Python operator -> (op name, reflected).  PyTorch's __radd__ is __add__ and its __rmul__ is
+# __mul__ (`2 * x` is mul(x, 2)); "swapped" says the program wrote the operands the other way
+# round, which the node's recording notes for explain (`2 * x`, not `x * 2`)
 OPERATORS = {
-    "__add__": ("add", False), "__radd__": ("add", False),  # PyTorch: __radd__ is __add__
+    "__add__": ("add", False), "__radd__": ("add", "swapped"),
     "__sub__": ("sub", False), "__rsub__": ("rsub", False),
-    "__mul__": ("mul", False), "__rmul__": ("mul", False),  # and __rmul__ is __mul__
+    "__mul__": ("mul", False), "__rmul__": ("mul", "swapped"),
     "__truediv__": ("div", False), "__rtruediv__": ("rdiv", False),
     "__floordiv__": ("floor_divide", False), "__rfloordiv__": ("floor_divide", True),
     "__mod__": ("remainder", False), "__rmod__": ("remainder", True),
@@ -95,6 +97,10 @@ def _operator(op, reflected):
     """The Python operator of op.  A binary operator that meets an operand it cannot take
     returns NotImplemented, as PyTorch's do, so Python says `unsupported operand type(s)`."""
     plain = _plain_call(op)
+    if reflected == "swapped":
+        if plain and op.n_inputs == 2 and op.operator_call is not None:
+            return op.operator_variant(swapped=True)
+        reflected = False
     if plain and op.n_inputs == 2 and not reflected and op.operator_call is not None:
         return op.operator_call  # operator_call(self, other, attrs=defaults): no wrapper
     if plain and op.n_inputs == 2:

@@ -212,17 +212,24 @@ class Op:
             self.apply, self.call = _specialised_apply(self)
             if self.n_inputs == 2:  # the Python operator: the same, NotImplemented for operands
                 #                     it cannot take (Python then says `unsupported operand`)
-                general = self._apply_general
-
-                def general_or_not_implemented(inputs, attrs):
-                    try:
-                        return general(inputs, attrs)
-                    except TypeError:
-                        return NotImplemented
-                self.operator_call = _specialised_apply(self, general_or_not_implemented)[1]
+                self.operator_call = self.operator_variant()
         if pair and self.vjps and (self.per_input or self.n_inputs == 1):
             self.node_cls.apply = _specialised_vjp(self)
         return self
+
+    def operator_variant(self, swapped=False):
+        """The specialised call of a two-input op as a Python operator: NotImplemented for
+        operands it cannot take.  swapped=True: for `2 * x`, which PyTorch computes as
+        mul(x, 2); its recording notes that the program wrote the operands the other way round
+        (for explain)."""
+        general = self._apply_general
+
+        def general_or_not_implemented(inputs, attrs):
+            try:
+                return general(inputs, attrs)
+            except TypeError:
+                return NotImplemented
+        return _specialised_apply(self, general_or_not_implemented, swapped)[1]
 
     # -------------------------------------------------------------- declaration helpers
     def _param_kinds(self, fn):
@@ -595,11 +602,12 @@ def _save_plan(op, n):
     return tuple(plan)
 
 
-def _specialised_apply(op, general=None):
+def _specialised_apply(op, general=None, swapped=False):
     """(apply, call) for a one- or two-input op: apply(inputs, attrs) as Op.apply, and
     call(x, attrs) or call(a, b, attrs) taking the inputs as arguments (attrs defaulting to the
     op's defaults: operators and methods call it directly).  general: what handles the calls
-    the specialised code does not (default: Op._apply_general)."""
+    the specialised code does not (default: Op._apply_general); swapped: tell a recording that
+    the program wrote the two inputs the other way round (Op.operator_variant)."""
     forward = op.forward
     # a forward wrapped only to translate its errors (arith.broadcasting) is called unwrapped,
     # and wrapped again only when it raises
@@ -620,7 +628,10 @@ def _specialised_apply(op, general=None):
 
     def observe(node, inputs, result):
         if NodeRecorder.callback is not None:
-            NodeRecorder.callback(node, inputs, (result,))
+            if swapped:
+                NodeRecorder.callback(node, inputs, (result,), swapped=True)
+            else:
+                NodeRecorder.callback(node, inputs, (result,))
         if AnomalyMode.enabled:
             node._anomaly = (AnomalyMode.location() if AnomalyMode.location
                              else "".join(traceback.format_stack()[:-4]))

@@ -25,11 +25,38 @@ def test_calls_and_differences_are_bracketed(cli):
     assert "dy/d(exp(x)) += [1., 1.]" in lines
 
 
-def test_products_with_a_number_are_bracketed(cli):
+def test_products_with_a_number_are_bracketed_and_keep_the_program_s_order(cli):
+    # PyTorch computes 2*x as mul(x, 2); explain writes it as the program did
     r = cli("explain", "z=(2*x)**3", "--at", "x=3")
-    assert "dz/d(x * 2) += 1. * 108 = 108." in chain_lines(r.stdout, "z")
-    r = cli("explain", "z = 2*x*3", "--at", "x=3")
-    assert "(x * 2) * 3" in r.stdout
+    assert "dz/d(2 * x) += 1. * 108 = 108." in chain_lines(r.stdout, "z")
+    assert "z = (2 * x) ** 3  ->  216." in r.stdout
+    r = cli("explain", "z = 2*x*3 + 1", "--at", "x=3")
+    assert "z = 2 * x * 3 + 1  ->" in r.stdout
+    assert "dz/d(2 * x * 3) += 1. * 1 = 1." in chain_lines(r.stdout, "z")
+
+
+@pytest.mark.parametrize("program, shown", [
+    ("y = 2*x + 3*x**2", "y = 2 * x + 3 * x ** 2"),     # no brackets Python does not need
+    ("y = x - (x - 1)", "y = x - (x - 1)"),             # nor fewer than it needs
+    ("y = (x - 1) - x", "y = x - 1 - x"),
+    ("y = x / (x * 3)", "y = x / (x * 3)"),
+    ("y = (x + 1) * (x - 1)", "y = (x + 1) * (x - 1)"),
+    ("y = (x ** 2) ** 3", "y = (x ** 2) ** 3"),         # ** groups from the right
+    ("y = x ** x ** 2", "y = x ** x ** 2"),
+    ("y = (-x) ** 2", "y = (-x) ** 2"),
+    ("y = -x ** 2", "y = -x ** 2"),
+    ("y = -(x + 1)", "y = -(x + 1)"),
+    ("y = (-2.) ** x", "y = (-2.0) ** x"),
+    ("y = 1 - x", "y = 1 - x"),
+    ("y = 1 + x", "y = 1 + x"),
+    ("y = x + 1", "y = x + 1"),
+    ("y = 2 / x", "y = reciprocal(x) * 2"),  # PyTorch's graph of a number over a tensor
+])
+def test_expressions_read_as_the_program_wrote_them(cli, program, shown):
+    r = cli("explain", program, "--at", "x=0.5")
+    assert r.code == 0, r.stdout + r.stderr
+    assert any(line.strip().startswith(shown + "  ->") for line in r.stdout.splitlines()), \
+        r.stdout
 
 
 @pytest.mark.parametrize("program", ["y = x.max(0).values", "y = x.min(0)[0]",
