@@ -85,7 +85,22 @@ HOOK_CHANGED_TYPE = "hook '{name}' has changed the type of value (was {was} got 
 HOOK_CHANGED_SIZE = "hook '{name}' has changed the size of value"
 HOOK_REPLACED_NONE = "can't replace a None gradient with a non-None value"
 RETAIN_GRAD_NO_GRAD = "can't retain_grad on Tensor that has requires_grad=False"
-GRAD_OUTPUTS_LEN = "grad requires non-empty inputs."
+GRAD_EMPTY_INPUTS = "`inputs` argument to `grad()` cannot be empty."
+OUTPUT_NOT_TENSOR = "Expected output to be a torch.Tensor"
+GRADIENT_NOT_TENSOR = "gradients can be either Tensors or None, but got {type}"
+GRADIENT_COMPLEX_MISMATCH = (
+    "For complex Tensors, both grad_output and output are required to have the same dtype. "
+    "Mismatch in dtype: grad_output[{index}] has a dtype of {grad_dtype} and output[{index}] has "
+    "a dtype of {out_dtype}.")
+ROOTS_GRADS_COUNT = "got {tensors} tensors and {grads} gradients"
+GRAD_VARIABLES_DEPRECATED = "`grad_variables` is deprecated. Use `grad_tensors` instead."
+GRAD_VARIABLES_AND_TENSORS = ("`grad_tensors` and `grad_variables` (deprecated) arguments both "
+                              "passed to `backward()`. Please only use `grad_tensors`.")
+ONLY_INPUTS_DEPRECATED = (
+    "only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+    "gradient for other parts of the graph, please use torch.autograd.backward.")
+MATERIALIZE_WITHOUT_UNUSED = ("Expected allow_unused to be True or not passed when "
+                              "materialize_grads=True, but got: allow_unused=False.")
 INVALID_GRADIENT_SHAPE = (
     "Function {node} returned an invalid gradient at index {index} - got {got} but expected shape "
     "compatible with {expected}"

@@ -116,8 +116,12 @@ TRANSCRIPT_REPRS = [
     (f32([3, 0.1677]), {}, "tensor([3.0000, 0.1677])"),
     (f32([[2, 1], [2, 0], [0, np.cos(2)]]), {},
      "tensor([[ 2.0000,  1.0000],\n        [ 2.0000,  0.0000],\n        [ 0.0000, -0.4161]])"),
+    (f32(0), {"requires_grad": True}, "tensor(0., requires_grad=True)"),
+    (f32([10, 10]), {}, "tensor([10., 10.])"),
+    (f32([2, 4]), {}, "tensor([2., 4.])"),
 ]
-TRANSCRIPT_SIZES = [((2, 2), "torch.Size([2, 2])"), ((), "torch.Size([])")]
+TRANSCRIPT_SIZES = [((2, 2), "torch.Size([2, 2])"), ((), "torch.Size([])"),
+                    ((2,), "torch.Size([2])"), ((3,), "torch.Size([3])")]
 
 
 @pytest.mark.parametrize("data, kwargs, expected", TRANSCRIPT_REPRS,
