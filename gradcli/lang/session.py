@@ -103,7 +103,13 @@ class Session:
             # NumPy's floating-point warnings (divide by zero, overflow, invalid value) never reach
             # the user: PyTorch computes inf and nan silently
             with warnings.catch_warnings(), np.errstate(all="ignore"):
+                # the warnings the interactive interpreter shows (UserWarning, FutureWarning and a
+                # DeprecationWarning attributed to the program's own line: its frames have no
+                # __name__ global, so Python names their module "<string>"), each time, as
+                # the shared transcripts show them
                 warnings.simplefilter("always", UserWarning)
+                warnings.simplefilter("always", FutureWarning)
+                warnings.filterwarnings("always", category=DeprecationWarning, module="<string>")
                 warnings.showwarning = self._show_warning
                 with _alarm(timeout):
                     return action()
