@@ -4,6 +4,7 @@ Operations (arithmetic, math, reductions, shape, linear algebra) are attached as
 operators by the op table in `gradcli.ops`; this module holds only what is not an operation.
 """
 
+import operator
 import warnings
 import weakref
 
@@ -16,7 +17,32 @@ from .graph import AccumulateGrad, _add_hook, run_backward
 
 
 class Size(tuple):
-    """torch.Size: a tuple printed as `torch.Size([2, 2])`."""
+    """torch.Size: a tuple of ints printed as `torch.Size([2, 2])`; its slices, sums and
+    repetitions are sizes too."""
+
+    def __new__(cls, sizes=()):
+        sizes = tuple(sizes)
+        if all(type(s) is int for s in sizes):
+            return super().__new__(cls, sizes)
+        return super().__new__(cls, map(_size_item, enumerate(sizes)))
+
+    def __getitem__(self, index):
+        item = tuple.__getitem__(self, index)
+        return Size(item) if isinstance(index, slice) else item
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to "
+                            "torch.Size")
+        return Size(tuple(self) + tuple(other))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self))
+
+    def __mul__(self, times):
+        return Size(tuple(self) * times)
+
+    __rmul__ = __mul__
 
     def __repr__(self):
         return f"torch.Size([{', '.join(map(str, self))}])"
@@ -28,6 +54,15 @@ class Size(tuple):
         for s in self:
             n *= s
         return n
+
+
+def _size_item(numbered):
+    i, s = numbered
+    try:
+        return operator.index(s)
+    except TypeError:
+        raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is "
+                        f"'{type(s).__name__}')") from None
 
 
 class ElementLimit:
@@ -210,6 +245,8 @@ class Tensor:
 
     def detach_(self):
         """Make this tensor a leaf that does not require grad, in place."""
+        if self._base is not None:
+            raise RuntimeError(messages.DETACH_VIEW_INPLACE)
         self.grad_fn = None
         self._output_nr = 0
         self.requires_grad_flag = False
@@ -310,8 +347,13 @@ class Tensor:
         """The tensor type name (`torch.FloatTensor`), or a copy converted to dtype."""
         if dtype is None:
             return "torch." + self.dtype.tensor_type
+        types = {("torch." + d.tensor_type): d for d in dtypes.ALL}
         if isinstance(dtype, str):
-            dtype = {("torch." + d.tensor_type): d for d in dtypes.ALL}[dtype]
+            if dtype not in types:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = types[dtype]
+        elif not isinstance(dtype, _dtype_cls):  # a legacy constructor: torch.DoubleTensor
+            dtype = types.get(f"torch.{getattr(dtype, 'name', '')}", dtype)
         return self.to(dtype)
 
     # ------------------------------------------------------------------ conversion to Python
