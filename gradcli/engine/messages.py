@@ -113,6 +113,9 @@ INVALID_GRADIENT_SHAPE = (
 FUNCTION_WRONG_GRAD_COUNT = (
     "function {node} returned an incorrect number of gradients (expected {expected}, got {got})"
 )
+ANOMALY_TRACEBACK = (
+    "Error detected in {node}. Traceback of forward call that caused the error:\n{where} "
+    "(Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:122.)")
 ANOMALY_NAN = "Function '{node}' returned nan values in its {index}th output."
 INTEGER_POW_NEGATIVE = "Integers to negative integer powers are not allowed."
 ZERO_DIM_ITER = "iteration over a 0-d tensor"

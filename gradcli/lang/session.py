@@ -159,15 +159,17 @@ class Session:
             frame = frame.f_back
 
     def _describe_location(self):
-        """The program's stack (for anomaly detection), innermost call last."""
+        """The program's stack (for anomaly detection), innermost call last, as Python's
+        traceback prints it: with each line's text, except for code read from standard input
+        (Python has no source for `<stdin>`)."""
         lines = []
         for frame in reversed(list(self._program_frames(sys._getframe(1)))):
             code = frame.f_code
-            source = self._sources.get(code.co_filename, [])
-            text = source[frame.f_lineno - 1].strip() if frame.f_lineno <= len(source) else ""
             where = code.co_filename.rpartition(":")[0]
+            source = self._sources.get(code.co_filename, []) if where != "<stdin>" else []
+            text = source[frame.f_lineno - 1].strip() if frame.f_lineno <= len(source) else ""
             lines.append(f'  File "{where}", line {frame.f_lineno}, in {code.co_name}\n'
-                         f'    {text}\n')
+                         + (f'    {text}\n' if text else ""))
         return "".join(lines)
 
     def _error(self, exc):
