@@ -35,6 +35,16 @@ NO_GRAD_VIEW_OF_VIEW_INPLACE = ("Output 0 of {fn} is a view of a view which was 
                                 "no_grad mode and is being modified inplace" + _NO_GRAD_VIEW_TAIL)
 NO_GRAD_VIEW_STALE = ("A view was created in no_grad mode and its base or another view of its "
                       "base has been modified inplace" + _NO_GRAD_VIEW_TAIL)
+_MULTI_OUTPUT_VIEW_TAIL = (
+    " This view is the output of a function that returns multiple views. Such functions do not "
+    "allow the output views to be modified inplace. You should replace the inplace operation by "
+    "an out-of-place one.")
+MULTI_OUTPUT_VIEW_INPLACE = ("Output {nr} of {fn} is a view and is being modified inplace."
+                             + _MULTI_OUTPUT_VIEW_TAIL)
+MULTI_OUTPUT_VIEW_STALE = ("Output {nr} of {fn} is a view and its base or another view of its base "
+                           "has been modified inplace." + _MULTI_OUTPUT_VIEW_TAIL)
+MULTI_OUTPUT_NO_GRAD_VIEW_INPLACE = ("A view was created in no_grad mode and is being modified "
+                                     "inplace with grad mode enabled." + _MULTI_OUTPUT_VIEW_TAIL)
 NUMPY_REQUIRES_GRAD = (
     "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
 )

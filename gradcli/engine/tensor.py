@@ -5,6 +5,7 @@ operators by the op table in `gradcli.ops`; this module holds only what is not a
 """
 
 import operator
+import re
 import warnings
 import weakref
 
@@ -99,6 +100,7 @@ class Tensor:
     _fw = None
     _base = None
     _no_grad_view = False  # a view made in no_grad mode (PyTorch's CreationMeta::NO_GRAD_MODE)
+    _multi_output_view = False  # an output of unbind/split, or a view of one (MULTI_OUTPUT_NODE)
     _grad_count = 0
     __array_priority__ = 1000
 
@@ -670,8 +672,14 @@ strided = Layout("strided")
 _GRAD_FN_SLOT = Tensor.__dict__["grad_fn"]
 
 
-class StaleNoGradView(Tensor):
-    """A view made in no_grad mode whose base (or another view of it) has been written in
+def view_op_name(node):
+    """The op a view's node is the backward of, as PyTorch's view errors name it (`Unbind`)."""
+    return re.sub(r"Backward\d*$", "", type(node).__name__)
+
+
+class StaleView(Tensor):
+    """A view made in no_grad mode, or an output of a function that returns several views
+    (unbind, split) or a view of one, whose base (or another view of it) has been written in
     place since: PyTorch refuses to tell its grad_fn (VariableHooks::grad_fn and
     handle_view_on_rebase), so reading it, is_leaf, or using the view in a recorded op raises;
     repr shows `grad_fn=<Invalid>`.  gradcli.ops.views.regenerate turns such views into this
@@ -681,11 +689,18 @@ class StaleNoGradView(Tensor):
 
     @property
     def grad_fn(self):
-        raise RuntimeError(messages.NO_GRAD_VIEW_STALE)
+        raise self.stale_error()
+
+    def stale_error(self):
+        if self._multi_output_view and not self._no_grad_view:
+            fn = _GRAD_FN_SLOT.__get__(self)
+            return RuntimeError(messages.MULTI_OUTPUT_VIEW_STALE.format(
+                nr=self._output_nr, fn=view_op_name(fn)))
+        return RuntimeError(messages.NO_GRAD_VIEW_STALE)
 
     @grad_fn.setter
     def grad_fn(self, value):
         _GRAD_FN_SLOT.__set__(self, value)
 
 
-StaleNoGradView.__name__ = StaleNoGradView.__qualname__ = "Tensor"
+StaleView.__name__ = StaleView.__qualname__ = "Tensor"

@@ -123,6 +123,13 @@ TRANSCRIPT_REPRS = [
     (np.array([[1, 2], [3, 4]], np.int32), {}, "tensor([[1, 2],\n        [3, 4]], dtype=torch.int32)"),
     (np.array([[1., 2.], [3., 4.]]), {"grad_fn_name": "ToCopyBackward0"},
      "tensor([[1., 2.],\n        [3., 4.]], dtype=torch.float64, grad_fn=<ToCopyBackward0>)"),
+    (f32([1, 1]), {}, "tensor([1., 1.])"),
+    (f32([2, 4]), {"grad_fn_name": "Invalid"}, "tensor([2., 4.], grad_fn=<Invalid>)"),
+    (f32([6, 8]), {"grad_fn_name": "Invalid"}, "tensor([6., 8.], grad_fn=<Invalid>)"),
+    (f32([8]), {"grad_fn_name": "Invalid"}, "tensor([8.], grad_fn=<Invalid>)"),
+    (f32([[2, 2], [2, 2]]), {}, "tensor([[2., 2.],\n        [2., 2.]])"),
+    (f32([[2, 4], [6, 8]]), {"grad_fn_name": "MulBackward0"},
+     "tensor([[2., 4.],\n        [6., 8.]], grad_fn=<MulBackward0>)"),
 ]
 TRANSCRIPT_SIZES = [((2, 2), "torch.Size([2, 2])"), ((), "torch.Size([])"),
                     ((2,), "torch.Size([2])"), ((3,), "torch.Size([3])"),
