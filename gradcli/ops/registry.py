@@ -451,7 +451,7 @@ class Op:
         if self.view:
             for r in results:
                 _mark_view(r, inputs[0])
-                if len(results) > 1 and GradMode.enabled:
+                if self.n_outputs != 1 and GradMode.enabled:
                     r._multi_output_view = True
         if need_grad and GradMode.enabled and self.differentiable:
             self._record(inputs, attrs, results)
