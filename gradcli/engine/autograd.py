@@ -10,17 +10,32 @@ from .tensor import Size, Tensor
 
 
 def _as_tuple(x):
-    if x is None:
-        return None
-    if isinstance(x, Tensor):
-        return (x,)
-    return tuple(x)
+    """PyTorch's reading of `tensors` and `outputs`: a tensor alone, else any iterable."""
+    return (x,) if isinstance(x, Tensor) else tuple(x)
+
+
+def _inputs_tuple(x):
+    """PyTorch's reading of `inputs`: as _as_tuple, but of a dict its values."""
+    return tuple(x.values()) if type(x) is dict else _as_tuple(x)
+
+
+def _grads_tuple(grads, length):
+    """PyTorch's _tensor_or_tensors_to_tuple: None for each output, a tensor alone, else any
+    iterable (so that a Python number is refused as not iterable)."""
+    if grads is None:
+        return (None,) * length
+    if isinstance(grads, Tensor):
+        return (grads,)
+    return tuple(grads)
 
 
 def _make_grads(outputs, grads, is_grads_batched=False):
-    """Default and validate the gradients of the outputs, with PyTorch's messages."""
+    """Default and validate the gradients of the outputs, with PyTorch's messages (pairs taken
+    as zip takes them; the engine then refuses counts that differ)."""
     result = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
+        if not isinstance(out, Tensor):
+            raise AssertionError(messages.OUTPUT_NOT_TENSOR)
         if g is None:
             if out.requires_grad:
                 if out._data.size != 1:
@@ -32,37 +47,41 @@ def _make_grads(outputs, grads, is_grads_batched=False):
             result.append(g)
             continue
         if not isinstance(g, Tensor):
-            if isinstance(g, (int, float, bool)):
-                g = Tensor._make(np.full_like(out._data, g), None, 0, False)
-            else:
-                raise TypeError("gradients can be either Tensors or None, but got "
-                                + type(g).__name__)
+            raise TypeError(messages.GRADIENT_NOT_TENSOR.format(type=type(g).__name__))
         if g._data.shape != out._data.shape:
             raise RuntimeError(messages.SHAPE_MISMATCH.format(
                 index=i, grad_shape=Size(g._data.shape), out_shape=Size(out._data.shape)))
-        if g.dtype is not out.dtype:
-            if g.dtype.category != out.dtype.category and (g.dtype.category < 2):
-                raise RuntimeError(f"invalid gradient at index {i} - expected dtype "
-                                   f"{out.dtype.short} but got {g.dtype.short}")
-            g = g.to(out.dtype)
-        result.append(g)
+        if (g._data.dtype.kind == "c") != (out._data.dtype.kind == "c"):
+            raise RuntimeError(messages.GRADIENT_COMPLEX_MISMATCH.format(
+                index=i, grad_dtype=g.dtype, out_dtype=out.dtype))
+        result.append(g if g.dtype is out.dtype else g.to(out.dtype))
     return result
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
-    """Accumulate gradients of tensors (weighted by grad_tensors) into the leaves' `.grad`."""
-    tensors = _as_tuple(tensors)
-    grads = _as_tuple(grad_tensors) or (None,) * len(tensors)
+def _check_roots(tensors, grads):
+    """The engine's checks of the roots of a backward pass (after _make_grads)."""
     if len(grads) != len(tensors):
-        raise RuntimeError(f"grad_tensors has {len(grads)} elements but tensors has "
-                           f"{len(tensors)}")
-    inputs = _as_tuple(inputs)
-    if inputs is not None and len(inputs) == 0:
-        raise RuntimeError(messages.BACKWARD_EMPTY_INPUTS)
+        raise RuntimeError(messages.ROOTS_GRADS_COUNT.format(tensors=len(tensors),
+                                                             grads=len(grads)))
     for i, t in enumerate(tensors):
         if not t.requires_grad:
             raise RuntimeError(messages.NO_GRAD_FN.format(index=i))
-    grads = _make_grads(tensors, grads)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None):
+    """Accumulate gradients of tensors (weighted by grad_tensors) into the leaves' `.grad`."""
+    if grad_variables is not None:
+        warnings.warn(messages.GRAD_VARIABLES_DEPRECATED, FutureWarning, stacklevel=2)
+        if grad_tensors is not None:
+            raise RuntimeError(messages.GRAD_VARIABLES_AND_TENSORS)
+        grad_tensors = grad_variables
+    inputs = None if inputs is None else _inputs_tuple(inputs)
+    if inputs is not None and len(inputs) == 0:
+        raise RuntimeError(messages.BACKWARD_EMPTY_INPUTS)
+    tensors = _as_tuple(tensors)
+    grads = _make_grads(tensors, _grads_tuple(grad_tensors, len(tensors)))
+    _check_roots(tensors, grads)
     if retain_graph is None:
         retain_graph = create_graph
     # PyTorch's engine warns when the pass starts; Python sees the warning when it returns
@@ -91,26 +110,27 @@ def _warn_create_graph():
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    """The gradients of outputs with respect to inputs, returned instead of accumulated."""
-    outputs = _as_tuple(outputs)
-    inputs = _as_tuple(inputs)
-    if not inputs:
-        raise RuntimeError(messages.GRAD_OUTPUTS_LEN)
+    """The gradients of outputs with respect to inputs, returned instead of accumulated (as a
+    dict when inputs is a dict)."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError(messages.MATERIALIZE_WITHOUT_UNUSED)
     if allow_unused is None:
         allow_unused = materialize_grads
-    grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
-    if len(grads) != len(outputs):
-        raise RuntimeError(f"grad_outputs has {len(grads)} elements but outputs has "
-                           f"{len(outputs)}")
-    for i, t in enumerate(outputs):
-        if not t.requires_grad:
-            raise RuntimeError(messages.NO_GRAD_FN.format(index=i))
-    grads = _make_grads(outputs, grads)
+    outputs = _as_tuple(outputs)
+    inputs_tuple = _inputs_tuple(inputs)
+    if not inputs_tuple:
+        raise RuntimeError(messages.GRAD_EMPTY_INPUTS)
+    if not only_inputs:
+        warnings.warn(messages.ONLY_INPUTS_DEPRECATED, FutureWarning, stacklevel=2)
+    grads = _make_grads(outputs, _grads_tuple(grad_outputs, len(outputs)))
+    _check_roots(outputs, grads)
     if retain_graph is None:
         retain_graph = create_graph
-    result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs,
+    result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs_tuple,
                           accumulate=False, allow_unused=allow_unused)
     if materialize_grads:
-        result = [Tensor._make(np.zeros_like(i._data), None, 0, False) if g is None else g
-                  for g, i in zip(result, inputs)]
+        result = [Tensor._make(np.zeros_like(i._data), None, 0, create_graph) if g is None
+                  else g for g, i in zip(result, inputs_tuple)]
+    if type(inputs) is dict:
+        return dict(zip(inputs.keys(), result))
     return tuple(result)

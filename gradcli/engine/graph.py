@@ -722,7 +722,6 @@ def _check_nan(node, grads_in):
         if g is not None and np.isnan(g._data).any():
             where = node._anomaly
             if where:
-                warnings.warn(
-                    f"Error detected in {node.name()}. Traceback of forward call that caused the "
-                    f"error:\n{where}", UserWarning, stacklevel=2)
+                warnings.warn(messages.ANOMALY_TRACEBACK.format(node=node.name(), where=where),
+                              UserWarning, stacklevel=2)
             raise RuntimeError(messages.ANOMALY_NAN.format(node=node.name(), index=i))

@@ -35,6 +35,16 @@ NO_GRAD_VIEW_OF_VIEW_INPLACE = ("Output 0 of {fn} is a view of a view which was 
                                 "no_grad mode and is being modified inplace" + _NO_GRAD_VIEW_TAIL)
 NO_GRAD_VIEW_STALE = ("A view was created in no_grad mode and its base or another view of its "
                       "base has been modified inplace" + _NO_GRAD_VIEW_TAIL)
+_MULTI_OUTPUT_VIEW_TAIL = (
+    " This view is the output of a function that returns multiple views. Such functions do not "
+    "allow the output views to be modified inplace. You should replace the inplace operation by "
+    "an out-of-place one.")
+MULTI_OUTPUT_VIEW_INPLACE = ("Output {nr} of {fn} is a view and is being modified inplace."
+                             + _MULTI_OUTPUT_VIEW_TAIL)
+MULTI_OUTPUT_VIEW_STALE = ("Output {nr} of {fn} is a view and its base or another view of its base "
+                           "has been modified inplace." + _MULTI_OUTPUT_VIEW_TAIL)
+MULTI_OUTPUT_NO_GRAD_VIEW_INPLACE = ("A view was created in no_grad mode and is being modified "
+                                     "inplace with grad mode enabled." + _MULTI_OUTPUT_VIEW_TAIL)
 NUMPY_REQUIRES_GRAD = (
     "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
 )
@@ -68,6 +78,11 @@ CREATE_GRAPH_CYCLE = (
     "creating the graph to avoid this. If you have to use this function, make sure to reset the "
     ".grad fields of your parameters to None after use to break the cycle and avoid the leak. "
     "(Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)")
+DETACH_VIEW_INPLACE = (
+    "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+    "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+    "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+    "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
 BACKWARD_EMPTY_INPUTS = "`inputs` argument to `backward()` cannot be empty."
 ITEM_NOT_ONE_ELEMENT = "a Tensor with {numel} elements cannot be converted to Scalar"
 BOOL_AMBIGUOUS = "Boolean value of Tensor with more than one value is ambiguous"
@@ -87,7 +102,22 @@ HOOK_REPLACED_NONE = "can't replace a None gradient with a non-None value"
 POST_ACC_HOOK_RETURNED = "Tensor post accumulate grad hooks should return None."
 POST_ACC_HOOK_NON_LEAF = "post accumulate grad hooks cannot be registered on non-leaf tensors"
 RETAIN_GRAD_NO_GRAD = "can't retain_grad on Tensor that has requires_grad=False"
-GRAD_OUTPUTS_LEN = "grad requires non-empty inputs."
+GRAD_EMPTY_INPUTS = "`inputs` argument to `grad()` cannot be empty."
+OUTPUT_NOT_TENSOR = "Expected output to be a torch.Tensor"
+GRADIENT_NOT_TENSOR = "gradients can be either Tensors or None, but got {type}"
+GRADIENT_COMPLEX_MISMATCH = (
+    "For complex Tensors, both grad_output and output are required to have the same dtype. "
+    "Mismatch in dtype: grad_output[{index}] has a dtype of {grad_dtype} and output[{index}] has "
+    "a dtype of {out_dtype}.")
+ROOTS_GRADS_COUNT = "got {tensors} tensors and {grads} gradients"
+GRAD_VARIABLES_DEPRECATED = "`grad_variables` is deprecated. Use `grad_tensors` instead."
+GRAD_VARIABLES_AND_TENSORS = ("`grad_tensors` and `grad_variables` (deprecated) arguments both "
+                              "passed to `backward()`. Please only use `grad_tensors`.")
+ONLY_INPUTS_DEPRECATED = (
+    "only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+    "gradient for other parts of the graph, please use torch.autograd.backward.")
+MATERIALIZE_WITHOUT_UNUSED = ("Expected allow_unused to be True or not passed when "
+                              "materialize_grads=True, but got: allow_unused=False.")
 INVALID_GRADIENT_SHAPE = (
     "Function {node} returned an invalid gradient at index {index} - got {got} but expected shape "
     "compatible with {expected}"
@@ -95,6 +125,9 @@ INVALID_GRADIENT_SHAPE = (
 FUNCTION_WRONG_GRAD_COUNT = (
     "function {node} returned an incorrect number of gradients (expected {expected}, got {got})"
 )
+ANOMALY_TRACEBACK = (
+    "Error detected in {node}. Traceback of forward call that caused the error:\n{where} "
+    "(Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:122.)")
 ANOMALY_NAN = "Function '{node}' returned nan values in its {index}th output."
 INTEGER_POW_NEGATIVE = "Integers to negative integer powers are not allowed."
 ZERO_DIM_ITER = "iteration over a 0-d tensor"

@@ -4,6 +4,8 @@ Operations (arithmetic, math, reductions, shape, linear algebra) are attached as
 operators by the op table in `gradcli.ops`; this module holds only what is not an operation.
 """
 
+import operator
+import re
 import warnings
 import weakref
 
@@ -17,7 +19,32 @@ from .torch_classes import TorchClass
 
 
 class Size(tuple, metaclass=TorchClass):
-    """torch.Size: a tuple printed as `torch.Size([2, 2])`."""
+    """torch.Size: a tuple of ints printed as `torch.Size([2, 2])`; its slices, sums and
+    repetitions are sizes too."""
+
+    def __new__(cls, sizes=()):
+        sizes = tuple(sizes)
+        if all(type(s) is int for s in sizes):
+            return super().__new__(cls, sizes)
+        return super().__new__(cls, map(_size_item, enumerate(sizes)))
+
+    def __getitem__(self, index):
+        item = tuple.__getitem__(self, index)
+        return Size(item) if isinstance(index, slice) else item
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to "
+                            "torch.Size")
+        return Size(tuple(self) + tuple(other))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self))
+
+    def __mul__(self, times):
+        return Size(tuple(self) * times)
+
+    __rmul__ = __mul__
 
     _torch_name = "torch.Size"
 
@@ -31,6 +58,15 @@ class Size(tuple, metaclass=TorchClass):
         for s in self:
             n *= s
         return n
+
+
+def _size_item(numbered):
+    i, s = numbered
+    try:
+        return operator.index(s)
+    except TypeError:
+        raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is "
+                        f"'{type(s).__name__}')") from None
 
 
 class ElementLimit:
@@ -70,6 +106,7 @@ class Tensor(metaclass=TorchClass):
     _fw = None
     _base = None
     _no_grad_view = False  # a view made in no_grad mode (PyTorch's CreationMeta::NO_GRAD_MODE)
+    _multi_output_view = False  # an output of unbind/split, or a view of one (MULTI_OUTPUT_NODE)
     _grad_count = 0
     __array_priority__ = 1000
 
@@ -235,6 +272,8 @@ class Tensor(metaclass=TorchClass):
 
     def detach_(self):
         """Make this tensor a leaf that does not require grad, in place."""
+        if self._base is not None:
+            raise RuntimeError(messages.DETACH_VIEW_INPLACE)
         self.grad_fn = None
         self._output_nr = 0
         self.requires_grad_flag = False
@@ -335,8 +374,13 @@ class Tensor(metaclass=TorchClass):
         """The tensor type name (`torch.FloatTensor`), or a copy converted to dtype."""
         if dtype is None:
             return "torch." + self.dtype.tensor_type
+        types = {("torch." + d.tensor_type): d for d in dtypes.ALL}
         if isinstance(dtype, str):
-            dtype = {("torch." + d.tensor_type): d for d in dtypes.ALL}[dtype]
+            if dtype not in types:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = types[dtype]
+        elif not isinstance(dtype, _dtype_cls):  # a legacy constructor: torch.DoubleTensor
+            dtype = types.get(f"torch.{getattr(dtype, 'name', '')}", dtype)
         return self.to(dtype)
 
     # ------------------------------------------------------------------ conversion to Python
@@ -657,8 +701,14 @@ strided = Layout("strided")
 _GRAD_FN_SLOT = Tensor.__dict__["grad_fn"]
 
 
-class StaleNoGradView(Tensor):
-    """A view made in no_grad mode whose base (or another view of it) has been written in
+def view_op_name(node):
+    """The op a view's node is the backward of, as PyTorch's view errors name it (`Unbind`)."""
+    return re.sub(r"Backward\d*$", "", type(node).__name__)
+
+
+class StaleView(Tensor):
+    """A view made in no_grad mode, or an output of a function that returns several views
+    (unbind, split) or a view of one, whose base (or another view of it) has been written in
     place since: PyTorch refuses to tell its grad_fn (VariableHooks::grad_fn and
     handle_view_on_rebase), so reading it, is_leaf, or using the view in a recorded op raises;
     repr shows `grad_fn=<Invalid>`.  gradcli.ops.views.regenerate turns such views into this
@@ -670,11 +720,18 @@ class StaleNoGradView(Tensor):
 
     @property
     def grad_fn(self):
-        raise RuntimeError(messages.NO_GRAD_VIEW_STALE)
+        raise self.stale_error()
+
+    def stale_error(self):
+        if self._multi_output_view and not self._no_grad_view:
+            fn = _GRAD_FN_SLOT.__get__(self)
+            return RuntimeError(messages.MULTI_OUTPUT_VIEW_STALE.format(
+                nr=self._output_nr, fn=view_op_name(fn)))
+        return RuntimeError(messages.NO_GRAD_VIEW_STALE)
 
     @grad_fn.setter
     def grad_fn(self, value):
         _GRAD_FN_SLOT.__set__(self, value)
 
 
-StaleNoGradView.__name__ = StaleNoGradView.__qualname__ = "Tensor"
+StaleView.__name__ = StaleView.__qualname__ = "Tensor"

@@ -103,7 +103,13 @@ class Session:
             # NumPy's floating-point warnings (divide by zero, overflow, invalid value) never reach
             # the user: PyTorch computes inf and nan silently
             with warnings.catch_warnings(), np.errstate(all="ignore"):
+                # the warnings the interactive interpreter shows (UserWarning, FutureWarning and a
+                # DeprecationWarning attributed to the program's own line: its frames have no
+                # __name__ global, so Python names their module "<string>"), each time, as
+                # the shared transcripts show them
                 warnings.simplefilter("always", UserWarning)
+                warnings.simplefilter("always", FutureWarning)
+                warnings.filterwarnings("always", category=DeprecationWarning, module="<string>")
                 warnings.showwarning = self._show_warning
                 with _alarm(timeout):
                     return action()
@@ -153,15 +159,17 @@ class Session:
             frame = frame.f_back
 
     def _describe_location(self):
-        """The program's stack (for anomaly detection), innermost call last."""
+        """The program's stack (for anomaly detection), innermost call last, as Python's
+        traceback prints it: with each line's text, except for code read from standard input
+        (Python has no source for `<stdin>`)."""
         lines = []
         for frame in reversed(list(self._program_frames(sys._getframe(1)))):
             code = frame.f_code
-            source = self._sources.get(code.co_filename, [])
-            text = source[frame.f_lineno - 1].strip() if frame.f_lineno <= len(source) else ""
             where = code.co_filename.rpartition(":")[0]
+            source = self._sources.get(code.co_filename, []) if where != "<stdin>" else []
+            text = source[frame.f_lineno - 1].strip() if frame.f_lineno <= len(source) else ""
             lines.append(f'  File "{where}", line {frame.f_lineno}, in {code.co_name}\n'
-                         f'    {text}\n')
+                         + (f'    {text}\n' if text else ""))
         return "".join(lines)
 
     def _error(self, exc):

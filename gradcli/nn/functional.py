@@ -204,19 +204,16 @@ def _scaled(g, reduction, n):
 
 
 def _size_warning(input, target):
-    if tuple(target.shape) != tuple(input.shape):
-        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
-                      f"({input.shape}). This will likely lead to incorrect results due to "
+    if target.size() != input.size():  # as PyTorch: a Python-number target has no size()
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size "
+                      f"({input.size()}). This will likely lead to incorrect results due to "
                       "broadcasting. Please ensure they have the same size.", UserWarning,
                       stacklevel=3)
 
 
 def _broadcast_pair(input, target):
     """torch.broadcast_tensors(input, target), as PyTorch's regression losses call it."""
-    if tuple(input.shape) == tuple(target.shape):
-        return input, target
-    shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(target.shape)))
-    return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in (input, target))
+    return OPS["broadcast_tensors"](input, target)
 
 
 def _numel(*shapes):
@@ -457,16 +454,22 @@ def _nll_layout(x, target, weight, ignore_index):
     t = target._data if isinstance(target, Tensor) else np.asarray(target)
     if x.ndim <= 2 and t.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if x.ndim == 4 and t.ndim != 3:
+        raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                           f"targets of dimension: {t.ndim}")
+    if x.ndim == 4 and t.shape != x.shape[:1] + x.shape[2:]:
+        raise RuntimeError(f"size mismatch (got input: {list(x.shape)} , target: "
+                           f"{list(t.shape)}")
     if t.dtype != np.int64 and t.dtype != np.uint8:
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
                            f"{dtypes.from_numpy_dtype(t.dtype).short}")
     if x.ndim == 1:
-        if t.ndim != 0:
-            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if t.ndim == 1 and t.shape[0] != 1:
+            raise ValueError("For 1D input, 1D target must have size 1, but got target size: "
+                             f"{t.shape[0]}")
         rows, flat_t = x.reshape(1, -1), t.reshape(1)
     else:
-        if x.ndim == 0 or t.shape != x.shape[:1] + x.shape[2:]:
-            _nll_shape_error(x, t)
+        _nll_check_shapes(x.shape, t.shape)
         rows = np.moveaxis(x, 1, -1).reshape(-1, x.shape[1])
         flat_t = t.reshape(-1).astype(np.int64)
     n_classes = rows.shape[1]
@@ -480,19 +483,24 @@ def _nll_layout(x, target, weight, ignore_index):
     return rows, safe_t, target_weight
 
 
-def _nll_shape_error(x, t):
-    if x.ndim == 2:
-        raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size "
-                         f"({t.shape[0]}).")
-    raise RuntimeError(f"Expected target size {list(x.shape[:1] + x.shape[2:])}, got "
-                       f"{list(t.shape)}")
+def _nll_check_shapes(input_shape, target_shape):
+    """PyTorch's nll_loss_nd checks of the shapes (before those of the kernel)."""
+    if not input_shape:
+        raise ValueError("Expected 1 or more dimensions (got 0)")
+    batch = target_shape[0] if target_shape else 0
+    if len(input_shape) != 1 and input_shape[0] != batch:
+        raise ValueError(f"Expected input batch_size ({input_shape[0]}) to match target "
+                         f"batch_size ({batch}).")
+    expected = input_shape[:1] + input_shape[2:]
+    if len(input_shape) not in (1, 2, 4) and tuple(target_shape) != expected:
+        raise RuntimeError(f"Expected target size {list(expected)}, got {list(target_shape)}")
 
 
 def _nll_forward(x, target, weight, ignore_index, reduction):
     rows, t, w = _nll_layout(x, target, weight, ignore_index)
     picked = -rows[np.arange(rows.shape[0]), t] * w
     if reduction == "none":
-        return picked.reshape(np.shape(target._data)).astype(x.dtype)
+        return picked.reshape(() if x.ndim == 1 else np.shape(target._data)).astype(x.dtype)
     total = picked.sum()
     if reduction == "sum":
         return np.asarray(total, dtype=x.dtype)
@@ -502,6 +510,9 @@ def _nll_forward(x, target, weight, ignore_index, reduction):
 def _nll_vjp(g, self, target, weight, ignore_index, reduction):
     """Linear in g: -weight[target] (over the total weight, for 'mean') at each target class."""
     x = self._data
+    if x.ndim == 1 and target.dim() == 1:  # the forward allows it, PyTorch's backward does not
+        raise RuntimeError(f"size mismatch (got input: {list(x.shape)}, target: "
+                           f"{list(target.shape)})")
     rows, t, w = _nll_layout(x, target, weight, ignore_index)
     coefficients = np.zeros(rows.shape, x.dtype)
     total = w.sum()
@@ -547,14 +558,13 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
              reduction="mean"):
     """The negative log-likelihood of class indices target under log-probabilities input."""
     reduction = _check_reduction(reduction, size_average, reduce)
+    _nll_check_shapes(tuple(input.shape), tuple(target.shape))
     _not_differentiable("nll_loss2d" if input.dim() >= 3 else "nll_loss", weight=weight)
     if input.dim() < 3 or input.dim() == 4:
         return (_NLL_2D if input.dim() == 4 else _NLL)(input, target, weight, ignore_index,
                                                          reduction)
     # PyTorch's nll_loss_nd: other shapes go through nll_loss2d as (N, C, 1, -1)
     n, c = input.shape[0], input.shape[1]
-    if tuple(target.shape) != (n,) + tuple(input.shape[2:]):
-        _nll_shape_error(input._data, np.asarray(target._data))
     out = _NLL_2D(input.contiguous().view(n, c, 1, -1), target.reshape(n, 1, -1), weight,
                   ignore_index, reduction)
     return out.view((n,) + tuple(input.shape[2:])) if reduction == "none" else out
@@ -566,11 +576,16 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     negative log-likelihood (class probabilities), as PyTorch composes them."""
     reduction = _check_reduction(reduction, size_average, reduce)
     class_dim = 0 if input.dim() == 1 else 1
+    probabilities = target.size() == input.size()  # PyTorch's test: the same shape
+    if probabilities:
+        _check_probabilities(input, target, ignore_index)
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     logp = OPS["log_softmax"](input, class_dim)
     n_classes = input.shape[class_dim]
     shape = [1] * input.dim()
     shape[class_dim] = n_classes
-    if target.dtype.is_floating_point:
+    if probabilities:
         return _cross_entropy_probabilities(logp, target, weight, reduction, label_smoothing,
                                             class_dim, n_classes, shape)
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
@@ -591,10 +606,18 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     return scaled(nll, 1 - label_smoothing) + scaled(smooth, label_smoothing / n_classes)
 
 
+def _check_probabilities(input, target, ignore_index):
+    if not target.dtype.is_floating_point:
+        raise RuntimeError("Expected floating point type for target with class probabilities, "
+                           f"got {target.dtype.short}")
+    if ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
+    if input.dim() == 0:
+        raise IndexError("Dimension specified as 1 but tensor has no dimensions")
+
+
 def _cross_entropy_probabilities(logp, target, weight, reduction, label_smoothing, class_dim,
                                  n_classes, shape):
-    if tuple(target.shape) != tuple(logp.shape):
-        raise RuntimeError(f"Expected target size {list(logp.shape)}, got {list(target.shape)}")
     if label_smoothing > 0:
         target = target * (1 - label_smoothing) + label_smoothing / n_classes
     terms = logp * target

@@ -183,6 +183,8 @@ def _inplace(op):
             if self._no_grad_view:
                 from .views import no_grad_view_error
                 raise no_grad_view_error(self)
+            if self._multi_output_view:
+                raise views.multi_output_view_error(self)
             if self.grad_fn is None and self.requires_grad_flag:
                 raise RuntimeError(messages.LEAF_INPLACE)
             base = self._base

@@ -459,6 +459,8 @@ class Op:
         if self.view:
             for r in results:
                 _mark_view(r, inputs[0])
+                if self.n_outputs != 1 and GradMode.enabled:
+                    r._multi_output_view = True
         if need_grad and GradMode.enabled and self.differentiable:
             self._record(inputs, attrs, results)
         if dual and ForwardAD.level is not None:
@@ -997,6 +999,8 @@ def _mark_view(result, base):
     if isinstance(base, Tensor):
         vc = result._version = base._version
         result._base = base._base if base._base is not None else base
+        if base._multi_output_view:
+            result._multi_output_view = True
         if not GradMode.enabled:
             # PyTorch: a view made in no_grad mode still requires grad when its base does (a
             # leaf of its own for gradients) and may not be written in place with grad mode on

@@ -14,7 +14,7 @@ import numpy as np
 from ..engine import dtypes, messages
 from ..engine.forward_ad import _set_tangent
 from ..engine.grad_mode import GradMode
-from ..engine.tensor import StaleNoGradView, Tensor, check_numel
+from ..engine.tensor import StaleView, Tensor, check_numel
 from .registry import (OPS, Composed, Op, Overload, Plain, Sample, alias, passthrough, register,
                        wrap_dim)
 
@@ -1604,11 +1604,14 @@ def _setitem(self, index, value):
     op = _SETITEM_OPS[name]
     if recording:
         base = self._base
-        if steps and type(self) is StaleNoGradView:  # PyTorch's select/slice of it reads
-            raise RuntimeError(messages.NO_GRAD_VIEW_STALE)  # its grad_fn before the write
+        if steps and type(self) is StaleView:  # PyTorch's select/slice of it reads its
+            raise self.stale_error()           # grad_fn before the write
         if self._no_grad_view:
             from .views import no_grad_view_error
             raise no_grad_view_error(self, steps[-1][0] if steps else None)
+        if self._multi_output_view:
+            from .views import multi_output_view_error
+            raise multi_output_view_error(self, steps[-1][0] if steps else None)
         if self.grad_fn is None and self.requires_grad_flag:
             raise RuntimeError(messages.VIEW_OF_LEAF_INPLACE if steps else messages.LEAF_INPLACE)
         if base is not None and base.grad_fn is None and base.requires_grad_flag:

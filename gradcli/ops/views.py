@@ -10,12 +10,10 @@ A view here shares its NumPy memory with its base; the region it covers is found
 arrays' addresses and strides, as the flat (C-order) positions of the view's elements in the base.
 """
 
-import re
-
 import numpy as np
 
 from ..engine.graph import Node, gradient_edge
-from ..engine.tensor import _GRAD_FN_SLOT, StaleNoGradView, Tensor
+from ..engine.tensor import _GRAD_FN_SLOT, StaleView, Tensor, view_op_name
 from .registry import OPS, Op, Sample, register
 
 
@@ -122,8 +120,23 @@ def no_grad_view_error(view, last_step=None):
     elif fn is None:
         return RuntimeError(messages.NO_GRAD_VIEW_INPLACE)
     else:
-        name = re.sub(r"Backward\d*$", "", type(fn).__name__)
+        name = view_op_name(fn)
     return RuntimeError(messages.NO_GRAD_VIEW_OF_VIEW_INPLACE.format(fn=name))
+
+
+def multi_output_view_error(view, last_step=None):
+    """PyTorch's error for writing in place, with grad mode on, into an output of a function
+    that returns several views (unbind, split) or into a view of one.  last_step: as for
+    no_grad_view_error."""
+    from ..engine import messages
+    fn = _GRAD_FN_SLOT.__get__(view)
+    if last_step is not None:
+        return RuntimeError(messages.MULTI_OUTPUT_VIEW_INPLACE.format(
+            nr=0, fn=last_step.capitalize()))
+    if fn is None:
+        return RuntimeError(messages.MULTI_OUTPUT_NO_GRAD_VIEW_INPLACE)
+    return RuntimeError(messages.MULTI_OUTPUT_VIEW_INPLACE.format(nr=view._output_nr,
+                                                                  fn=view_op_name(fn)))
 
 
 def regenerate(tensor, written=None):
@@ -140,11 +153,11 @@ def regenerate(tensor, written=None):
     try:
         for view in list(vc[1]):
             base = view._base
-            if view is written or base is None or type(view) is StaleNoGradView:
+            if view is written or base is None or type(view) is StaleView:
                 continue
-            if view._no_grad_view:
+            if view._no_grad_view or view._multi_output_view:
                 if base.requires_grad_flag:
-                    view.__class__ = StaleNoGradView
+                    view.__class__ = StaleView
                 continue
             if view.grad_fn is None and not base.requires_grad_flag:
                 continue

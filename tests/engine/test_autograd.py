@@ -57,7 +57,9 @@ def test_anomaly_location_hook_names_the_program_line():
                     y.backward()
     finally:
         AnomalyMode.location = None
-    assert str(caught[0].message).endswith("line 3: y = x / x")
+    assert str(caught[0].message).endswith(
+        "error:\n  line 3: y = x / x (Triggered internally at "
+        "/__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:122.)")
 
 
 def test_without_anomaly_mode_nan_gradients_pass_through():

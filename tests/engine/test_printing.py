@@ -5,6 +5,7 @@ and many random arrays, against a live torch when it is installed.
 """
 
 import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -117,8 +118,26 @@ TRANSCRIPT_REPRS = [
     (f32([3, 0.1677]), {}, "tensor([3.0000, 0.1677])"),
     (f32([[2, 1], [2, 0], [0, np.cos(2)]]), {},
      "tensor([[ 2.0000,  1.0000],\n        [ 2.0000,  0.0000],\n        [ 0.0000, -0.4161]])"),
+    (f32(0), {"requires_grad": True}, "tensor(0., requires_grad=True)"),
+    (f32([10, 10]), {}, "tensor([10., 10.])"),
+    (f32([2, 4]), {}, "tensor([2., 4.])"),
+    (np.array([[1, 2], [3, 4]], np.int32), {}, "tensor([[1, 2],\n        [3, 4]], dtype=torch.int32)"),
+    (np.array([[1., 2.], [3., 4.]]), {"grad_fn_name": "ToCopyBackward0"},
+     "tensor([[1., 2.],\n        [3., 4.]], dtype=torch.float64, grad_fn=<ToCopyBackward0>)"),
+    (f32([1, 1]), {}, "tensor([1., 1.])"),
+    (f32([2, 4]), {"grad_fn_name": "Invalid"}, "tensor([2., 4.], grad_fn=<Invalid>)"),
+    (f32([6, 8]), {"grad_fn_name": "Invalid"}, "tensor([6., 8.], grad_fn=<Invalid>)"),
+    (f32([8]), {"grad_fn_name": "Invalid"}, "tensor([8.], grad_fn=<Invalid>)"),
+    (f32([[2, 2], [2, 2]]), {}, "tensor([[2., 2.],\n        [2., 2.]])"),
+    (f32([[2, 4], [6, 8]]), {"grad_fn_name": "MulBackward0"},
+     "tensor([[2., 4.],\n        [6., 8.]], grad_fn=<MulBackward0>)"),
 ]
-TRANSCRIPT_SIZES = [((2, 2), "torch.Size([2, 2])"), ((), "torch.Size([])")]
+TRANSCRIPT_SIZES = [((2, 2), "torch.Size([2, 2])"), ((), "torch.Size([])"),
+                    ((2,), "torch.Size([2])"), ((3,), "torch.Size([3])"),
+                    ((1, 2), "torch.Size([1, 2])"), ((3, 4), "torch.Size([3, 4])"),
+                    ((2, 12), "torch.Size([2, 12])"), ((2, 3, 4), "torch.Size([2, 3, 4])"),
+                    ((4, 3, 2), "torch.Size([4, 3, 2])"), ((1, 2, 3, 4), "torch.Size([1, 2, 3, 4])"),
+                    ((2, 3, 4, 2, 3, 4), "torch.Size([2, 3, 4, 2, 3, 4])")]
 
 
 @pytest.mark.parametrize("data, kwargs, expected", TRANSCRIPT_REPRS,
@@ -133,9 +152,11 @@ def test_transcript_size(shape, expected):
 
 
 def _output_reprs(text):
-    """Every `tensor(...)` / `torch.Size(...)` printed in a transcript, not typed at the prompt."""
+    """Every `tensor(...)` / `torch.Size(...)` printed in a transcript, not typed at the prompt
+    nor part of an error's or warning's message."""
     output = "\n".join(line for line in text.splitlines()
-                       if not line.startswith((">>> ", "... ")))
+                       if not line.startswith((">>> ", "... "))
+                       and not re.match(r"\w+(Error|Warning): ", line))
     found = []
     for start in range(len(output)):
         if not output.startswith(("tensor(", "torch.Size("), start):
