@@ -62,3 +62,13 @@ def test_pyproject_lists_the_dependencies_the_code_imports():
     declared = {re.split(r"[<>=!\[ ]", d.strip().strip('"'))[0].replace("-", "_")
                 for d in re.findall(r'"[^"]+"', block)}
     assert declared == DEPENDENCIES
+
+
+def test_python_dash_m_runs_the_command():
+    r = subprocess.run([sys.executable, "-m", "gradcli", "eval", "z=(2*x)**3", "--at", "x=3"],
+                       capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert "dz/dx = 216." in r.stdout
+    r = subprocess.run([sys.executable, "-m", "gradcli", "eval", "z=("], capture_output=True,
+                       text=True, timeout=60, cwd=ROOT)
+    assert r.returncode == 2 and r.stderr.startswith("SyntaxError"), r.stderr

@@ -1,0 +1,6 @@
+"""`python -m gradcli ...`: the `gradcli` command."""
+
+from .cli.main import run
+
+if __name__ == "__main__":
+    run()
