@@ -1028,7 +1028,8 @@ class OpNode(Node):
     `_saved_in` holds the saved inputs aligned with the op's inputs (None where nothing is
     saved; RELEASED after a backward pass), `_saved_ver` their versions when one was not 0,
     `_saved_out` the saved output as (array, output_nr, version counter, version), `_meta` the
-    shape and dtype of each input, flat."""
+    shape and dtype of each input, flat.  (The nodes of one- and two-input ops keep their edges
+    and saved inputs in slots: _PairNode.)"""
 
     __slots__ = ("_attrs", "_meta", "_saved_in", "_saved_out")
     num_outputs = 1
@@ -1184,6 +1185,8 @@ class _PairNode(OpNode):
 
 
 class _UnaryNode(_PairNode):
+    """The node of a one-input op (sin, exp, sum, ...)."""
+
     __slots__ = ()
 
     @property
@@ -1195,6 +1198,8 @@ class _UnaryNode(_PairNode):
 
 
 class _BinaryNode(_PairNode):
+    """The node of a two-input op (add, mul, matmul, ...)."""
+
     __slots__ = ()
 
     @property
