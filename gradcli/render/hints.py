@@ -441,6 +441,10 @@ def hint_for(error_type, message, source_line="", namespace=None, *, column=None
     if error_type == "NameError":
         m = re.search(r"name '(\w+)' is not defined", message)
         names = sorted(k for k in namespace if not k.startswith("_"))
+        if m and m.group(1) in _MODULE_IMPORTS:
+            bare = " (the ops are also there without it: sin(x), tensor([1., 2.]))" \
+                if m.group(1) in ("torch", "F") else ""
+            return f"{_MODULE_IMPORTS[m.group(1)]} first, as in Python{bare}"
         if m:
             close = difflib.get_close_matches(m.group(1), names, n=3)
             if close:
@@ -449,6 +453,12 @@ def hint_for(error_type, message, source_line="", namespace=None, *, column=None
             if user:
                 return f"your tensors: {', '.join(sorted(user))}"
     return None
+
+
+# names that programs use for modules, and the import that defines each
+_MODULE_IMPORTS = {"torch": "import torch", "np": "import numpy as np", "numpy": "import numpy",
+                   "math": "import math", "F": "import torch.nn.functional as F",
+                   "nn": "import torch.nn as nn"}
 
 
 _MISMATCH = re.compile(r"grad_output\[(\d+)\] has a shape of torch\.Size\(\[([\d, ]*)\]\) and "

@@ -200,3 +200,18 @@ def test_other_autograd_errors_name_the_users_variable(on_terminal, program, hin
     r = on_terminal("eval", program, "--at", "x=2")
     assert r.code == 2
     assert hint_of(r).startswith(hint)
+
+
+@pytest.mark.parametrize("program, hint", [
+    ("y = torch.sin(x)", "import torch first, as in Python (the ops are also there without it: "
+                         "sin(x), tensor([1., 2.]))"),
+    ("y = np.sin(x)", "import numpy as np first, as in Python"),
+    ("y = F.relu(x)", "import torch.nn.functional as F first, as in Python (the ops are also "
+                      "there without it: sin(x), tensor([1., 2.]))"),
+    ("y = math.pi * x", "import math first, as in Python"),
+])
+def test_a_module_used_without_its_import_names_the_import(on_terminal, program, hint):
+    r = on_terminal("eval", program, "--at", "x=[1.,2.]")
+    assert r.code == 2
+    assert r.stderr.startswith("NameError: name ")
+    assert hint_of(r) == hint
