@@ -251,6 +251,40 @@ def test_plot_draws_output_and_derivative(cli):
     assert max(len(line) for line in lines) <= 40 + 20
 
 
+def _plot_grid(stdout, width, height):
+    """The plot's labels and its rows of cells (the x axis line below says where they start)."""
+    lines = stdout.splitlines()
+    start = len(lines[height]) - len(lines[height].lstrip())
+    return ([line[:start].strip() for line in lines[:height]],
+            [line[start:].ljust(width) for line in lines[:height]])
+
+
+def test_plot_draws_each_series_as_a_line_without_gaps(cli):
+    # y = 2x over [-1, 1] sampled at 5 points: the output is a diagonal through every column,
+    # its derivative the top row; the y axis is labelled at the top, at 0 and at the bottom
+    r = cli("plot", "y = 2*x", "--at", "x=-1:1:5", "--width", "41", "--height", "9")
+    assert r.code == 0, r.stderr
+    labels, grid = _plot_grid(r.stdout, 41, 9)
+    assert labels[0] == "2" and labels[4] == "0" and labels[8] == "-2"
+    for c in range(41):
+        column = [grid[i][c] for i in range(9)]
+        assert column.count("*") == 1, (c, column)
+    assert grid[8][0] == "*" and grid[0][40] == "*" and grid[4][20] == "*"
+    assert grid[0].startswith("+" * 30) and set(grid[0]) == {"+", "*"}
+    assert set(grid[4]) <= {"-", "|", "*"}
+
+
+def test_plot_breaks_its_line_where_the_value_is_not_finite(cli):
+    # x / x is 1 but nan at 0 (the middle sample): two pieces of line, with a gap between
+    r = cli("plot", "y = x / x", "--at", "x=-1:1:5", "--width", "41", "--height", "9")
+    assert r.code == 0, r.stderr
+    labels, grid = _plot_grid(r.stdout, 41, 9)
+    assert labels[0] == "1"
+    top = grid[0]
+    assert top[:11] == "*" * 11 and top[30:] == "*" * 11
+    assert "*" not in top[11:30]
+
+
 def test_plot_json_samples(cli):
     doc = cli("plot", "y = x ** 2", "--at", "x=-1:1", "--points", "5", "--json").json()
     assert doc == {"input": "x", "output": "y", "x": [-1.0, -0.5, 0.0, 0.5, 1.0],
