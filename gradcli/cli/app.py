@@ -456,14 +456,14 @@ def plot_command(program: Program, at: At = None, of: Of = None,
                  timeout: Timeout = None):
     """Plot the output and its derivative over a range: --at x=-3:3 (or -3:3:N points)."""
     from ..analysis.plot import sample_curve
-    from ..render.plot import render_plot
+    from ..render.plot import COLOURS, render_plot
     with Command(json_output, no_color, timeout=timeout) as cmd:
         cmd.source = read_program(program)
         curve = sample_curve(cmd.source, at or [], of or (), points, _dtype(dtype), timeout)
         if cmd.renderer.mode == "json":
             cmd.renderer.json(curve.to_json())
         else:
-            cmd.renderer.text(render_plot(curve, width, height))
+            cmd.renderer.text(render_plot(curve, width, height), highlights=COLOURS)
 
 
 @app.command("ops")

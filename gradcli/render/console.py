@@ -74,14 +74,15 @@ class Renderer:
         import json
         self.out.write(json.dumps(document, indent=2) + "\n")
 
-    def text(self, text, style=None):
-        """Free text (graphs, explanations, plots)."""
-        if self.mode == "rich" and style:
+    def text(self, text, style=None, highlights=()):
+        """Free text (graphs, explanations, plots); on a terminal in `style`, with the matches
+        of each (regular expression, style) of highlights in theirs."""
+        if self.mode == "rich":
             from rich.text import Text
-            self.console.print(Text(text, style=style))
-        elif self.mode == "rich":
-            from rich.text import Text
-            self.console.print(Text(text))
+            rich_text = Text(text, style=style or "")
+            for pattern, highlight in highlights:
+                rich_text.highlight_regex(pattern, highlight)
+            self.console.print(rich_text)
         else:
             self.line(text)
 

@@ -3,6 +3,10 @@
 import math
 
 
+# on a terminal: the output's line and legend mark in one colour, the derivative's in another
+COLOURS = ((r"\*+", "bold cyan"), (r"\++(?![\d.])", "magenta"), (r"[-|]{2,}|\|", "dim"))
+
+
 def render_plot(curve, width=72, height=20):
     """Two series on one character grid: `*` the output, `+` its derivative, each drawn as a
     line through its samples (a value that is not finite breaks it), axes as `|`/`-`, the
