@@ -391,3 +391,10 @@ def test_ops_row_of_a_function_over_other_ops_shows_their_node_and_formula(cli):
     vector_norm = gradcli.ops.OPS["linalg_vector_norm"]
     assert row["grad_fn"] == vector_norm.grad_fn_name == "LinalgVectorNormBackward0"
     assert row["formula"] == vector_norm.formula
+
+
+def test_graph_values_show_the_gradients_of_a_program_that_backpropagates_itself(cli):
+    r = cli("graph", "y = (x**2).sum(); y.backward()", "--at", "x=[1.,3]", "--values")
+    assert r.code == 0
+    assert "PowBackward0  value=[1., 9.]  grad=[1., 1.]" in r.stdout
+    assert "x (leaf, AccumulateGrad)  value=[1., 3.]  grad=[2., 6.]" in r.stdout
