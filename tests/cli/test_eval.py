@@ -154,3 +154,11 @@ def test_eval_indentation_error_has_position_and_caret(cli):
     assert r.code == 2
     assert r.stderr.splitlines()[:3] == ["IndentationError: unexpected indent (line 2, column 5)",
                                          "        y = 2", "        ^"]
+
+
+def test_an_expression_output_is_bracketed_in_its_derivative_label(cli):
+    # d(x*2 + 1)/dx = 2 (torch.autograd.grad(x*2 + 1, x) at x=1); `dx*2 + 1/dx` is other mathematics
+    r = cli("eval", "x*2 + 1", "--at", "x=1")
+    assert r.stdout.splitlines()[-1] == "d(x*2 + 1)/dx = 2."
+    r = cli("eval", "x**3", "--at", "x=1", "--order", "2")
+    assert r.stdout.splitlines()[-1] == "d2(x**3)/dx2 = 6."
