@@ -86,3 +86,13 @@ def test_two_backward_passes_of_the_program_both_show_and_accumulate(cli):
     assert r.code == 0
     assert chain_lines(r.stdout, "y").count("dy/dw += 4.") == 2
     assert "dy/dw = 8." in r.stdout  # w.grad after both passes, as PyTorch accumulates it
+
+
+def test_a_norm_at_the_zero_vector_is_a_kink(cli):
+    # torch: x.norm().backward() at x = [0, 0] gives x.grad = [0, 0] (the subgradient 0)
+    r = cli("eval", "y = x.norm()", "--at", "x=[0.,0]")
+    assert "dy/dx = [0., 0.]" in r.stdout
+    assert "why: the gradient is zero at a kink: norm at the zero vector" in r.stdout
+    r = cli("explain", "y = linalg.vector_norm(x, dim=1).sum()", "--at", "x=[[0.,0],[3,4]]")
+    assert "kink: norm at the zero vector: the subgradient 0 was used" in r.stdout
+    assert "kink" not in cli("explain", "y = x.norm()", "--at", "x=[3.,4]").stdout
