@@ -10,7 +10,9 @@ from .trace import reachable_nodes
 
 _OUTSIDE_GRAPH = [(r"no_grad|inference_mode|set_grad_enabled\(\s*False", "no_grad()"),
                   (r"\.detach\(", "detach()"), (r"\.data\b", ".data"),
-                  (r"\.item\(|\.tolist\(|\.numpy\(|float\(|int\(", ".item()/.tolist()/float()")]
+                  (r"\.item\(|\.tolist\(|\.numpy\(|(?<!\.)float\(|(?<!\.)int\(",
+                   ".item()/.tolist()/float()"),
+                  (r"[<>]|[!=]=", "comparisons")]
 
 
 def _outside_graph_causes(source):
@@ -59,7 +61,11 @@ def explain_missing(ev, source, bindings, out_name, leaf_name):
                     f"{_outside_graph_causes(source)}: no gradient can flow back")
         if depends is None:
             return f"{leaf_name} is not on the path from {out_name} back to the leaves"
-        return f"{leaf_name} is not used in computing {out_name} (an unused input)"
+        if not re.search(rf"(?<![\w.]){re.escape(leaf_name)}(?!\w)", source):
+            return f"{leaf_name} is not used in computing {out_name} (an unused input)"
+        return (f"{out_name} does not change when {leaf_name} changes: {leaf_name} is not used "
+                f"in computing it, or only through operations without a gradient (comparisons, "
+                f"rounding, indices)")
     return _why_zero(ev, out_name, leaf_name)
 
 
@@ -68,22 +74,29 @@ def _reaches(out, leaf):
     return acc in reachable_nodes([out.grad_fn])
 
 
+# how _depends_on moves a leaf: a small step, and a sign flip (which crosses a comparison
+# with 0, as in (x > 0).float())
+PERTURBATIONS = (lambda t: t.detach() + 0.5, lambda t: -t.detach() - 1)
+
+
 def _depends_on(ev, source, bindings, out_name, leaf_name):
     """Does the output change when the leaf is perturbed? None when it cannot be tried."""
     from .evaluate import Discard, run_program
     if leaf_name not in {b.name for b in bindings}:
         return None
     base = ev.values[out_name]
-    try:
-        session, _, _ = run_program(source, bindings, out=Discard(),
-                                    overrides={leaf_name: lambda t: t.detach() + 0.5})
-        moved = session.value_of(out_name)
-    except Exception:
-        return None
     a = base._data if isinstance(base, Tensor) else np.asarray(base)
-    b = moved._data if isinstance(moved, Tensor) else np.asarray(moved)
-    return a.shape != b.shape or not np.array_equal(a, b, equal_nan=True)
-
+    for perturb in PERTURBATIONS:
+        try:
+            session, _, _ = run_program(source, bindings, out=Discard(),
+                                        overrides={leaf_name: perturb})
+            moved = session.value_of(out_name)
+        except Exception:
+            return None
+        b = moved._data if isinstance(moved, Tensor) else np.asarray(moved)
+        if a.shape != b.shape or not np.array_equal(a, b, equal_nan=True):
+            return True
+    return False
 
 
 def _why_zero(ev, out_name, leaf_name):

@@ -162,3 +162,15 @@ def test_an_expression_output_is_bracketed_in_its_derivative_label(cli):
     assert r.stdout.splitlines()[-1] == "d(x*2 + 1)/dx = 2."
     r = cli("eval", "x**3", "--at", "x=1", "--order", "2")
     assert r.stdout.splitlines()[-1] == "d2(x**3)/dx2 = 6."
+
+
+def test_why_a_comparison_is_not_called_an_unused_input(cli):
+    # torch: y = (x > 0).float() * w gives x no gradient (x.grad is None) although y uses x
+    r = cli("eval", "y = (x > 0).float() * w", "--at", "x=1", "--at", "w=2")
+    assert r.stdout.splitlines()[3:5] == [
+        "dy/dx = None",
+        "  why: y depends on x only outside the graph (the program uses comparisons): no "
+        "gradient can flow back"]
+    r = cli("eval", "y = (x > 5).float() * w", "--at", "x=1", "--at", "w=2")
+    assert "unused input" not in r.stdout
+    assert "y does not change when x changes" in r.stdout
