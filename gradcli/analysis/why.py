@@ -47,6 +47,13 @@ def explain_missing(ev, source, bindings, out_name, leaf_name):
         return f"{out_name} is not a tensor ({type(out).__name__}), so nothing flows back from it"
     if out is leaf:
         return f"{out_name} is the leaf itself"
+    received = _received(ev, out_name, leaf)
+    if received is not None and np.any(received):
+        from ..render.values import short_value
+        return (f"{leaf_name}.grad is {'None' if g is None else 'zero'} although the program's "
+                f"backward pass from {out_name} gave {leaf_name} "
+                f"{short_value(Tensor._make(received, None, 0, False))}: the program reset "
+                f"{leaf_name}.grad afterwards (zero_() or = None)")
     if g is None:
         if out.requires_grad and _reaches(out, leaf):
             return f"the backward pass from {out_name} passed no gradient to {leaf_name}"
@@ -67,6 +74,17 @@ def explain_missing(ev, source, bindings, out_name, leaf_name):
                 f"in computing it, or only through operations without a gradient (comparisons, "
                 f"rounding, indices)")
     return _why_zero(ev, out_name, leaf_name)
+
+
+def _received(ev, out_name, leaf):
+    """What the traced backward passes of out_name delivered to leaf's .grad (None if none)."""
+    acc = leaf._accumulator()
+    total = None
+    for step in ev.steps.get(out_name, []):
+        for (child, _), g in zip(step.node.next_functions, step.grad_inputs):
+            if child is acc and g is not None:
+                total = g._data if total is None else total + g._data
+    return total
 
 
 def _reaches(out, leaf):

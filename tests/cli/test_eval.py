@@ -174,3 +174,15 @@ def test_why_a_comparison_is_not_called_an_unused_input(cli):
     r = cli("eval", "y = (x > 5).float() * w", "--at", "x=1", "--at", "w=2")
     assert "unused input" not in r.stdout
     assert "y does not change when x changes" in r.stdout
+
+
+@pytest.mark.parametrize("reset, shown", [("w.grad.zero_()", "0."), ("w.grad = None", "None")])
+def test_why_a_grad_the_program_reset_says_so(cli, reset, shown):
+    # torch: y.backward() gives w.grad = x.sum() = 3; the program then resets it
+    r = cli("eval", f"y = (x*w).sum(); y.backward(); {reset}", "--at", "x=[1.,2]", "--at", "w=3",
+            "--of", "y")
+    lines = r.stdout.splitlines()
+    assert lines[-2] == f"dy/dw = {shown}"
+    assert lines[-1] == (f"  why: w.grad is {shown.rstrip('.').replace('0', 'zero')} although "
+                         "the program's backward pass from y gave w 3.: the program reset w.grad "
+                         "afterwards (zero_() or = None)")
