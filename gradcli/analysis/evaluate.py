@@ -11,7 +11,7 @@ from .. import engine  # noqa: F401
 from ..engine import autograd, dtypes
 from ..engine.autograd import grad as autograd_grad
 from ..engine.tensor import Tensor
-from .trace import traced_grad
+from .trace import PassTracer, traced_grad
 
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*$")
 
@@ -62,6 +62,7 @@ class Evaluation:
     roots: list = field(default_factory=list)       # tensors the program itself backpropagated
     recording: "Recording | None" = None  # (gradcli.analysis.record, imported on use)
     reasons: dict = field(default_factory=dict)     # (output, leaf) -> why the grad is None/zero
+    tracer: "PassTracer | None" = None  # the program's own backward passes, traced (record=True)
 
 
 def new_session(dtype=None, out=None):
@@ -190,15 +191,17 @@ def evaluate(source, bindings=(), of=(), grad=None, order=1, dtype=None, out=Non
     if order < 1:
         raise UsageError("--order must be at least 1")
     autograd.observed_roots = roots = []
+    autograd.pass_observer = tracer = PassTracer() if record else None
     try:
         session, bound, recording = run_program(source, bindings, dtype, out, record, timeout)
     finally:
         autograd.observed_roots = None
+        autograd.pass_observer = None
     leaves = program_leaves(session, bound)
     outputs = choose_outputs(session, of, leaves, roots)
     values = {name: session.value_of(name) for name in list(leaves) + outputs}
     ev = Evaluation(session, dtypes.get_default_dtype(), leaves, outputs, values, order=order,
-                    recording=recording, roots=roots)
+                    recording=recording, roots=roots, tracer=tracer)
     ev.ran_backward = any(t._grad is not None for t in leaves.values())
     grad_tensor = None
     if grad is not None:
@@ -236,6 +239,9 @@ def differentiate(ev, name, grad_tensor):
     out = ev.values[name]
     leaves = ev.leaves
     if _from_program_backward(ev, out):
+        if ev.tracer is not None:
+            ev.steps[name] = ev.tracer.steps_from(
+                out if any(out is r for r in ev.roots) else None)
         return {leaf: t._grad for leaf, t in leaves.items()}
     if not isinstance(out, Tensor) or not out.requires_grad or not leaves:
         return {leaf: None for leaf in leaves}

@@ -76,6 +76,20 @@ def _sqrt(inputs, attrs):
         return "sqrt at 0: the derivative is infinite there"
 
 
+def _vector_norm(inputs, attrs):
+    """A norm is not differentiable where it is 0 (ord 1: where an element is 0, as abs)."""
+    x = _arr(inputs[0])
+    order, dims = (list(attrs) + [2, None])[:2]
+    if order == 1:
+        if np.any(x == 0):
+            return "norm (ord 1) at an element 0: the subgradient 0 was used (sign(0) = 0)"
+        return None
+    axes = None if dims is None or dims in ((), []) or x.ndim == 0 else tuple(
+        d % x.ndim for d in (dims if isinstance(dims, (tuple, list)) else (dims,)))
+    if x.size and np.any(np.all(x == 0, axis=axes)):
+        return "norm at the zero vector: the subgradient 0 was used"
+
+
 def _flat(name):
     def check(inputs, attrs):
         return f"{name} is piecewise constant: its derivative is 0 almost everywhere"
@@ -88,6 +102,7 @@ KINKS = {"relu": _relu, "abs": _abs, "clamp": _clamp, "clip": _clamp, "maximum":
          "amin": _split_tie("minimum", np.min),
          "max.dim": _selected_tie("max", "maximum", np.max),
          "min.dim": _selected_tie("min", "minimum", np.min), "sqrt": _sqrt,
+         "linalg_vector_norm": _vector_norm,
          "sign": _flat("sign"), "floor": _flat("floor"), "ceil": _flat("ceil"),
          "round": _flat("round"), "trunc": _flat("trunc")}
 

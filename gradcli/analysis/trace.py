@@ -1,6 +1,7 @@
 """A backward pass observed node by node: what each node received and what it passed on, in the
 order the engine ran them (for explain, graph --values and `why`)."""
 
+import contextlib
 from dataclasses import dataclass
 
 from ..engine.autograd import grad as autograd_grad
@@ -29,11 +30,11 @@ def reachable_nodes(root_nodes):
     return list(seen)
 
 
-def traced_grad(output, inputs, grad_output=None, create_graph=False):
-    """autograd.grad(output, inputs) that also returns the Steps of the pass."""
-    steps = []
+@contextlib.contextmanager
+def tracing(roots, steps):
+    """Append a Step to steps for each node a backward pass from the tensors roots runs."""
     handles = []
-    for node in reachable_nodes([output.grad_fn]):
+    for node in reachable_nodes([t.grad_fn for t in roots]):
         if type(node) is AccumulateGrad:
             continue
 
@@ -41,9 +42,33 @@ def traced_grad(output, inputs, grad_output=None, create_graph=False):
             steps.append(Step(node, tuple(grad_outputs), tuple(grad_inputs)))
         handles.append(node.register_hook(hook))
     try:
-        grads = autograd_grad(output, inputs, grad_outputs=grad_output, retain_graph=True,
-                              create_graph=create_graph, allow_unused=True)
+        yield steps
     finally:
         for h in handles:
             h.remove()
+
+
+def traced_grad(output, inputs, grad_output=None, create_graph=False):
+    """autograd.grad(output, inputs) that also returns the Steps of the pass."""
+    with tracing([output], []) as steps:
+        grads = autograd_grad(output, inputs, grad_outputs=grad_output, retain_graph=True,
+                              create_graph=create_graph, allow_unused=True)
     return grads, steps
+
+
+class PassTracer:
+    """The program's own backward passes, traced as they run: (roots, steps) for each, while
+    installed as the engine's pass observer."""
+
+    def __init__(self):
+        self.passes = []
+
+    def __call__(self, roots):
+        steps = []
+        self.passes.append((tuple(roots), steps))
+        return tracing(roots, steps)
+
+    def steps_from(self, output):
+        """The steps of the passes that started from output (of all passes when None)."""
+        return [s for roots, steps in self.passes
+                if output is None or any(r is output for r in roots) for s in steps]

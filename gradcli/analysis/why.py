@@ -10,7 +10,9 @@ from .trace import reachable_nodes
 
 _OUTSIDE_GRAPH = [(r"no_grad|inference_mode|set_grad_enabled\(\s*False", "no_grad()"),
                   (r"\.detach\(", "detach()"), (r"\.data\b", ".data"),
-                  (r"\.item\(|\.tolist\(|\.numpy\(|float\(|int\(", ".item()/.tolist()/float()")]
+                  (r"\.item\(|\.tolist\(|\.numpy\(|(?<!\.)float\(|(?<!\.)int\(",
+                   ".item()/.tolist()/float()"),
+                  (r"[<>]|[!=]=", "comparisons")]
 
 
 def _outside_graph_causes(source):
@@ -45,6 +47,13 @@ def explain_missing(ev, source, bindings, out_name, leaf_name):
         return f"{out_name} is not a tensor ({type(out).__name__}), so nothing flows back from it"
     if out is leaf:
         return f"{out_name} is the leaf itself"
+    received = _received(ev, out_name, leaf)
+    if received is not None and np.any(received):
+        from ..render.values import short_value
+        return (f"{leaf_name}.grad is {'None' if g is None else 'zero'} although the program's "
+                f"backward pass from {out_name} gave {leaf_name} "
+                f"{short_value(Tensor._make(received, None, 0, False))}: the program reset "
+                f"{leaf_name}.grad afterwards (zero_() or = None)")
     if g is None:
         if out.requires_grad and _reaches(out, leaf):
             return f"the backward pass from {out_name} passed no gradient to {leaf_name}"
@@ -59,13 +68,33 @@ def explain_missing(ev, source, bindings, out_name, leaf_name):
                     f"{_outside_graph_causes(source)}: no gradient can flow back")
         if depends is None:
             return f"{leaf_name} is not on the path from {out_name} back to the leaves"
-        return f"{leaf_name} is not used in computing {out_name} (an unused input)"
+        if not re.search(rf"(?<![\w.]){re.escape(leaf_name)}(?!\w)", source):
+            return f"{leaf_name} is not used in computing {out_name} (an unused input)"
+        return (f"{out_name} does not change when {leaf_name} changes: {leaf_name} is not used "
+                f"in computing it, or only through operations without a gradient (comparisons, "
+                f"rounding, indices)")
     return _why_zero(ev, out_name, leaf_name)
+
+
+def _received(ev, out_name, leaf):
+    """What the traced backward passes of out_name delivered to leaf's .grad (None if none)."""
+    acc = leaf._accumulator()
+    total = None
+    for step in ev.steps.get(out_name, []):
+        for (child, _), g in zip(step.node.next_functions, step.grad_inputs):
+            if child is acc and g is not None:
+                total = g._data if total is None else total + g._data
+    return total
 
 
 def _reaches(out, leaf):
     acc = leaf._accumulator()
     return acc in reachable_nodes([out.grad_fn])
+
+
+# how _depends_on moves a leaf: a small step, and a sign flip (which crosses a comparison
+# with 0, as in (x > 0).float())
+PERTURBATIONS = (lambda t: t.detach() + 0.5, lambda t: -t.detach() - 1)
 
 
 def _depends_on(ev, source, bindings, out_name, leaf_name):
@@ -74,16 +103,18 @@ def _depends_on(ev, source, bindings, out_name, leaf_name):
     if leaf_name not in {b.name for b in bindings}:
         return None
     base = ev.values[out_name]
-    try:
-        session, _, _ = run_program(source, bindings, out=Discard(),
-                                    overrides={leaf_name: lambda t: t.detach() + 0.5})
-        moved = session.value_of(out_name)
-    except Exception:
-        return None
     a = base._data if isinstance(base, Tensor) else np.asarray(base)
-    b = moved._data if isinstance(moved, Tensor) else np.asarray(moved)
-    return a.shape != b.shape or not np.array_equal(a, b, equal_nan=True)
-
+    for perturb in PERTURBATIONS:
+        try:
+            session, _, _ = run_program(source, bindings, out=Discard(),
+                                        overrides={leaf_name: perturb})
+            moved = session.value_of(out_name)
+        except Exception:
+            return None
+        b = moved._data if isinstance(moved, Tensor) else np.asarray(moved)
+        if a.shape != b.shape or not np.array_equal(a, b, equal_nan=True):
+            return True
+    return False
 
 
 def _why_zero(ev, out_name, leaf_name):

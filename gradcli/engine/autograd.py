@@ -87,7 +87,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     # PyTorch's engine warns when the pass starts; Python sees the warning when it returns
     warn = create_graph and inputs is None and not _warned_create_graph
     try:
-        run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
+        if pass_observer is None:
+            run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs,
+                         accumulate=True)
+        else:
+            with pass_observer(tensors):
+                run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs,
+                             accumulate=True)
     finally:
         if warn:
             _warn_create_graph()
@@ -98,6 +104,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
 # A list while `gradcli eval` runs a program: the tensors its own backward calls started from
 # (so that the gradients printed are attributed to the output they are the gradients of).
 observed_roots = None
+# While `gradcli explain`/`graph --values` run a program: called with the roots of each of its
+# backward passes, it returns a context manager around the pass (that traces it node by node).
+pass_observer = None
 _warned_create_graph = False
 
 

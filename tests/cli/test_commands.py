@@ -425,3 +425,31 @@ def test_ops_row_of_a_function_over_other_ops_shows_their_node_and_formula(cli):
     vector_norm = gradcli.ops.OPS["linalg_vector_norm"]
     assert row["grad_fn"] == vector_norm.grad_fn_name == "LinalgVectorNormBackward0"
     assert row["formula"] == vector_norm.formula
+
+
+def test_graph_values_show_the_gradients_of_a_program_that_backpropagates_itself(cli):
+    r = cli("graph", "y = (x**2).sum(); y.backward()", "--at", "x=[1.,3]", "--values")
+    assert r.code == 0
+    assert "PowBackward0  value=[1., 9.]  grad=[1., 1.]" in r.stdout
+    assert "x (leaf, AccumulateGrad)  value=[1., 3.]  grad=[2., 6.]" in r.stdout
+
+
+def test_check_expect_notes_the_kink_it_met(cli):
+    # torch: relu'(0) = 0 and clamp(x, 0, 1)' = 1 at the bound 0 (the subgradients PyTorch uses)
+    r = cli("check", "y = relu(x)", "--at", "x=0", "--expect", "x.grad=0")
+    assert r.code == 0
+    assert r.stdout.splitlines()[0] == ("ok   x.grad: expected 0, got 0.0 "
+                                        "(kink: relu at 0: the subgradient 0 was used)")
+    doc = cli("check", "y = clamp(x, 0, 1).sum()", "--at", "x=[0.,0.5]", "--expect",
+              "x.grad=[1,1]", "--expect", "y=0.5", "--json").json()
+    assert doc["checks"][0]["detail"] == "kink: clamp at its bound 0: the gradient 1 was used"
+    assert "detail" not in doc["checks"][1]  # a value check meets no kink
+
+
+def test_check_gradcheck_failure_says_numerical_and_analytical_on_one_line(cli):
+    r = cli("check", "y = relu(x)", "--at", "x=[0.,1]", "--gradcheck")
+    assert r.code == 1
+    assert r.stdout.splitlines()[0] == (
+        "FAIL gradcheck(y) (Jacobian mismatch for output 0 with respect to input 0: numerical "
+        "tensor([[0.5000, 0.0000], [0.0000, 1.0000]]) analytical tensor([[0., 0.], [0., 1.]]); "
+        "kink: relu at 0: the subgradient 0 was used)")

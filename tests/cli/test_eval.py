@@ -154,3 +154,35 @@ def test_eval_indentation_error_has_position_and_caret(cli):
     assert r.code == 2
     assert r.stderr.splitlines()[:3] == ["IndentationError: unexpected indent (line 2, column 5)",
                                          "        y = 2", "        ^"]
+
+
+def test_an_expression_output_is_bracketed_in_its_derivative_label(cli):
+    # d(x*2 + 1)/dx = 2 (torch.autograd.grad(x*2 + 1, x) at x=1); `dx*2 + 1/dx` is other mathematics
+    r = cli("eval", "x*2 + 1", "--at", "x=1")
+    assert r.stdout.splitlines()[-1] == "d(x*2 + 1)/dx = 2."
+    r = cli("eval", "x**3", "--at", "x=1", "--order", "2")
+    assert r.stdout.splitlines()[-1] == "d2(x**3)/dx2 = 6."
+
+
+def test_why_a_comparison_is_not_called_an_unused_input(cli):
+    # torch: y = (x > 0).float() * w gives x no gradient (x.grad is None) although y uses x
+    r = cli("eval", "y = (x > 0).float() * w", "--at", "x=1", "--at", "w=2")
+    assert r.stdout.splitlines()[3:5] == [
+        "dy/dx = None",
+        "  why: y depends on x only outside the graph (the program uses comparisons): no "
+        "gradient can flow back"]
+    r = cli("eval", "y = (x > 5).float() * w", "--at", "x=1", "--at", "w=2")
+    assert "unused input" not in r.stdout
+    assert "y does not change when x changes" in r.stdout
+
+
+@pytest.mark.parametrize("reset, shown", [("w.grad.zero_()", "0."), ("w.grad = None", "None")])
+def test_why_a_grad_the_program_reset_says_so(cli, reset, shown):
+    # torch: y.backward() gives w.grad = x.sum() = 3; the program then resets it
+    r = cli("eval", f"y = (x*w).sum(); y.backward(); {reset}", "--at", "x=[1.,2]", "--at", "w=3",
+            "--of", "y")
+    lines = r.stdout.splitlines()
+    assert lines[-2] == f"dy/dw = {shown}"
+    assert lines[-1] == (f"  why: w.grad is {shown.rstrip('.').replace('0', 'zero')} although "
+                         "the program's backward pass from y gave w 3.: the program reset w.grad "
+                         "afterwards (zero_() or = None)")

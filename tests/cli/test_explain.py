@@ -95,3 +95,31 @@ def test_incoming_gradient_of_a_node_with_several_outputs(cli):
     r = cli("explain", "a, b = x.split(2); y = b.sum()", "--at", "x=[1.,2.,3.,4.]")
     assert "incoming gradient dy/d(output) = [1., 1.] (b)" in r.stdout
     assert "None" not in r.stdout
+
+
+def test_a_program_that_backpropagates_itself_is_explained_step_by_step(cli):
+    # PyTorch: y = (x**2).sum(); y.backward() runs SumBackward0 then PowBackward0; x.grad = [2, 6]
+    r = cli("explain", "y = (x**2).sum(); y.backward()", "--at", "x=[1.,3]")
+    assert r.code == 0
+    assert "no backward steps" not in r.stdout
+    assert "[1] SumBackward0   y = sum(x ** 2)" in r.stdout
+    assert "[2] PowBackward0   x ** 2" in r.stdout
+    assert "dy/dx += [2., 6.]" in chain_lines(r.stdout, "y")
+
+
+def test_two_backward_passes_of_the_program_both_show_and_accumulate(cli):
+    r = cli("explain", "y = (x*w).sum(); y.backward(retain_graph=True); y.backward()",
+            "--at", "x=[1.,3]", "--at", "w=2")
+    assert r.code == 0
+    assert chain_lines(r.stdout, "y").count("dy/dw += 4.") == 2
+    assert "dy/dw = 8." in r.stdout  # w.grad after both passes, as PyTorch accumulates it
+
+
+def test_a_norm_at_the_zero_vector_is_a_kink(cli):
+    # torch: x.norm().backward() at x = [0, 0] gives x.grad = [0, 0] (the subgradient 0)
+    r = cli("eval", "y = x.norm()", "--at", "x=[0.,0]")
+    assert "dy/dx = [0., 0.]" in r.stdout
+    assert "why: the gradient is zero at a kink: norm at the zero vector" in r.stdout
+    r = cli("explain", "y = linalg.vector_norm(x, dim=1).sum()", "--at", "x=[[0.,0],[3,4]]")
+    assert "kink: norm at the zero vector: the subgradient 0 was used" in r.stdout
+    assert "kink" not in cli("explain", "y = x.norm()", "--at", "x=[3.,4]").stdout
