@@ -220,6 +220,41 @@ class MathStyle:
         return repr(self.op)
 
 
+class BuiltinOrOp:
+    """A Python builtin that shares its name with an op (max, min, sum, round, all, any): the
+    builtin, as in Python, unless called with a keyword the builtin does not take
+    (`max(x, dim=0)`, `sum(x, dim=1)`, `round(x, decimals=2)`): the op then, reachable bare
+    as SPEC §2 has every op."""
+
+    __slots__ = ("builtin", "op", "keywords", "name")
+
+    def __init__(self, name, builtin, op, keywords):
+        self.name = name
+        self.builtin = builtin  # (Python's, or the sandbox's version of it: safe_sum)
+        self.op = op
+        self.keywords = frozenset(keywords)
+
+    def __call__(self, *args, **kwargs):
+        if kwargs and not kwargs.keys() <= self.keywords:
+            return self.op(*args, **kwargs)
+        return self.builtin(*args, **kwargs)
+
+    def __repr__(self):
+        return repr(getattr(builtins, self.name))
+
+
+# the builtins that share a name with an op, and the keywords each takes itself
+BUILTIN_KEYWORDS = {"max": ("key", "default"), "min": ("key", "default"), "sum": ("start",),
+                    "round": ("ndigits",), "all": (), "any": ()}
+
+
+def builtins_or_ops(builtin_functions):
+    """{name: BuiltinOrOp} for the names of BUILTIN_KEYWORDS, over the given builtins."""
+    ops = modules()["torch"]._members
+    return {name: BuiltinOrOp(name, builtin_functions[name], ops[name], keywords)
+            for name, keywords in BUILTIN_KEYWORDS.items()}
+
+
 @lru_cache(maxsize=None)
 def modules():
     """The importable top-level modules, by name."""

@@ -435,16 +435,17 @@ def static_builtins():
     from ..engine.function import FunctionCtx
     from ..engine.graph import Node
     from ..engine.tensor import Tensor
-    from .namespace import MathStyle
+    from .namespace import BuiltinOrOp, MathStyle, builtins_or_ops
     for unchecked in UNCHECKED_OPERANDS.values():
         unchecked.add(Tensor)
     SETTABLE_TYPES.update((Tensor, FunctionCtx))
     ENGINE_CLASSES.update(Node=Node, FunctionCtx=FunctionCtx)
-    OPAQUE_TYPES.update(_op_table_types() | {MathStyle})
+    OPAQUE_TYPES.update(_op_table_types() | {MathStyle, BuiltinOrOp})
     limits.apply_element_limit()
     names = dict(bare_names())
     names.update({n: getattr(builtins, n) for n in SAFE_BUILTINS})
     names.update(range=safe_range, pow=safe_pow, format=safe_format, sum=safe_sum)
+    names.update(builtins_or_ops(names))
     names.update({guard: BINARY_GUARDS[op] for op, (guard, *_) in OPERATORS.items()})
     names.update({inplace_guard_name(guard): INPLACE_GUARDS[op]
                   for op, (guard, *_) in OPERATORS.items()})

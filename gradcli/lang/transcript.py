@@ -194,6 +194,11 @@ def replay_files(paths, out) -> int:
             out.write(f"{path}: cannot read: {e}\n")
             total += 1
             continue
+        if not sessions:  # (a mistyped name or another file would otherwise pass unnoticed)
+            out.write(f"{path}: no transcript sessions in it (statements start with `>>> `, "
+                      f"sessions with `## title`)\n")
+            total += 1
+            continue
         file_matched = 0
         for session in sessions:
             diff = compare(session, replay(session), f"{path}: {session.title}")

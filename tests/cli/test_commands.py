@@ -348,6 +348,17 @@ def test_test_command_passes_and_fails(cli, tmp_path):
     assert "-3" in r.stdout and "+2" in r.stdout
 
 
+def test_test_command_fails_a_file_without_sessions(cli, tmp_path):
+    good = tmp_path / "good.txt"
+    good.write_text(">>> 1 + 1\n2\n")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a transcript\n")
+    r = cli("test", str(good), str(notes))
+    assert r.code == 1
+    assert f"{notes}: no transcript sessions in it" in r.stdout
+    assert r.stdout.rstrip().endswith("total: 1/2 sessions match")
+
+
 def test_test_command_missing_file(cli, tmp_path):
     r = cli("test", str(tmp_path / "none.txt"))
     assert r.code == 2 and r.stderr.startswith("UsageError: no such file")

@@ -110,3 +110,25 @@ def test_anomaly_detection_names_the_program_line(run):
     error = run.error(source)
     assert error.type_name == "RuntimeError" and "SqrtBackward0" in error.message
     assert 'line 4, in <module>\n    y = torch.sqrt(x)' in run.take()
+
+
+@pytest.mark.parametrize("source, printed", [
+    # Python's builtins, as in a Python program
+    ("print(max(1, 5), min([3, 2]), sum([1, 2], 10), round(2.567, 1), all([]), any([0]))",
+     "5 2 13 2.6 True False"),
+    ("print(max([1, 5], key=lambda v: -v), min([], default=7))", "1 7"),
+    ("x = tensor([1., 5.])\nprint(max(x), sum(x))", "tensor(5.) tensor(6.)"),
+    ("print(max, min, sum, round, all, any)",
+     "<built-in function max> <built-in function min> <built-in function sum> "
+     "<built-in function round> <built-in function all> <built-in function any>"),
+    # the op when called with a keyword the builtin does not take
+    ("x = tensor([[1., 5.], [3., 2.]])\nprint(max(x, dim=0).values, min(x, dim=1).indices)",
+     "tensor([3., 5.]) tensor([0, 1])"),
+    ("x = tensor([[1., 5.], [3., 2.]])\nprint(sum(x, dim=0), sum(x, dim=1, keepdim=True).shape)",
+     "tensor([4., 7.]) torch.Size([2, 1])"),
+    ("print(round(tensor([1.234, 5.678]), decimals=1))", "tensor([1.2000, 5.7000])"),
+    ("x = tensor([[1., 0.], [3., 2.]])\nprint(all(x > 0, dim=1), any(x > 2, dim=0))",
+     "tensor([False,  True]) tensor([ True, False])"),
+])
+def test_builtins_that_share_a_name_with_an_op(run, source, printed):
+    assert run(source) == printed + "\n"
