@@ -63,6 +63,7 @@ class Evaluation:
     recording: "Recording | None" = None  # (gradcli.analysis.record, imported on use)
     reasons: dict = field(default_factory=dict)     # (output, leaf) -> why the grad is None/zero
     tracer: "PassTracer | None" = None  # the program's own backward passes, traced (record=True)
+    create_graph: bool = False  # the gradients are differentiable (eval --create-graph)
 
 
 def new_session(dtype=None, out=None):
@@ -185,23 +186,28 @@ def choose_outputs(session, of, leaves, roots=()):
 
 
 def evaluate(source, bindings=(), of=(), grad=None, order=1, dtype=None, out=None, record=False,
-             timeout=None, explain_zero=True, gradients=True):
+             timeout=None, explain_zero=True, gradients=True, retain_graph=False,
+             create_graph=False):
     """Run, then (unless gradients=False) differentiate each output with respect to each leaf
-    (order-th derivative)."""
+    (order-th derivative).  retain_graph, create_graph: every backward pass, the program's own
+    too, keeps its graph / builds a graph of itself (the gradients have a grad_fn)."""
     if order < 1:
         raise UsageError("--order must be at least 1")
     autograd.observed_roots = roots = []
     autograd.pass_observer = tracer = PassTracer() if record else None
+    if retain_graph or create_graph:
+        autograd.forced_graph_options = (retain_graph, create_graph)
     try:
         session, bound, recording = run_program(source, bindings, dtype, out, record, timeout)
     finally:
         autograd.observed_roots = None
         autograd.pass_observer = None
+        autograd.forced_graph_options = None
     leaves = program_leaves(session, bound)
     outputs = choose_outputs(session, of, leaves, roots)
     values = {name: session.value_of(name) for name in list(leaves) + outputs}
     ev = Evaluation(session, dtypes.get_default_dtype(), leaves, outputs, values, order=order,
-                    recording=recording, roots=roots, tracer=tracer)
+                    recording=recording, roots=roots, tracer=tracer, create_graph=create_graph)
     ev.ran_backward = any(t._grad is not None for t in leaves.values())
     grad_tensor = None
     if grad is not None:
@@ -253,7 +259,7 @@ def differentiate(ev, name, grad_tensor):
     names = list(leaves)
     tensors = [leaves[n] for n in names]
     if ev.order == 1:
-        grads, steps = traced_grad(out, tensors, grad_tensor)
+        grads, steps = traced_grad(out, tensors, grad_tensor, create_graph=ev.create_graph)
         ev.steps[name] = steps
         return dict(zip(names, grads))
     result = {}
@@ -268,7 +274,8 @@ def differentiate(ev, name, grad_tensor):
             if k and g._data.size > 1:  # n-th derivative of a non-scalar: of its sum
                 weight = Tensor._make(np.ones_like(g._data), None, 0, False)
             (g,) = autograd_grad(g, leaf, grad_outputs=weight, retain_graph=True,
-                                 create_graph=k < ev.order - 1, allow_unused=True)
+                                 create_graph=k < ev.order - 1 or ev.create_graph,
+                                 allow_unused=True)
             depends = depends or g is not None
         if g is None and depends:  # a lower derivative is constant in the leaf: this one is 0
             g = Tensor._make(np.zeros_like(leaf._data), None, 0, False)

@@ -249,9 +249,12 @@ def _bindings(at):
 @app.command("eval")
 def eval_command(program: Program, at: At = None, of: Of = None, grad: Grad = None,
                  retain_graph: Annotated[bool, typer.Option(
-                     "--retain-graph", help="Keep the graph after backward.")] = False,
+                     "--retain-graph", help="Keep the graph after every backward pass (the "
+                     "program's own too, as with retain_graph=True).")] = False,
                  create_graph: Annotated[bool, typer.Option(
-                     "--create-graph", help="Build a graph of the backward pass.")] = False,
+                     "--create-graph", help="Build a graph of every backward pass (the "
+                     "program's own too): the gradients are differentiable and show their "
+                     "grad_fn.")] = False,
                  order: Annotated[int, typer.Option(
                      "--order", metavar="N", help="The N-th derivative.", min=1)] = 1,
                  dtype: Dtype = None, json_output: Json = False, quiet: Quiet = False,
@@ -264,7 +267,8 @@ def eval_command(program: Program, at: At = None, of: Of = None, grad: Grad = No
     with Command(json_output, no_color, quiet, timeout) as cmd:
         cmd.source = read_program(program)
         ev = evaluate(cmd.source, _bindings(at), of or (), grad, order, _dtype(dtype),
-                      out=_program_output(cmd), record=True, timeout=timeout)
+                      out=_program_output(cmd), record=True, timeout=timeout,
+                      retain_graph=retain_graph, create_graph=create_graph)
         cmd.namespace = ev.session.namespace
         cmd.renderer.evaluation(ev)
 

@@ -82,8 +82,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     tensors = _as_tuple(tensors)
     grads = _make_grads(tensors, _grads_tuple(grad_tensors, len(tensors)))
     _check_roots(tensors, grads)
-    if retain_graph is None:
-        retain_graph = create_graph
+    retain_graph, create_graph = _graph_options(retain_graph, create_graph)
     # PyTorch's engine warns when the pass starts; Python sees the warning when it returns
     warn = create_graph and inputs is None and not _warned_create_graph
     try:
@@ -107,7 +106,21 @@ observed_roots = None
 # While `gradcli explain`/`graph --values` run a program: called with the roots of each of its
 # backward passes, it returns a context manager around the pass (that traces it node by node).
 pass_observer = None
+# While `gradcli eval --retain-graph/--create-graph` runs a program: (retain_graph,
+# create_graph), each True to force it on in every backward pass the program makes.
+forced_graph_options = None
 _warned_create_graph = False
+
+
+def _graph_options(retain_graph, create_graph):
+    """backward's and grad's (retain_graph, create_graph): retain_graph defaults to
+    create_graph, as in PyTorch; forced_graph_options may turn either on."""
+    if forced_graph_options is not None:
+        if forced_graph_options[0]:
+            retain_graph = True
+        if forced_graph_options[1]:
+            create_graph = True
+    return (create_graph if retain_graph is None else retain_graph), create_graph
 
 
 def _warn_create_graph():
@@ -133,8 +146,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         warnings.warn(messages.ONLY_INPUTS_DEPRECATED, FutureWarning, stacklevel=2)
     grads = _make_grads(outputs, _grads_tuple(grad_outputs, len(outputs)))
     _check_roots(outputs, grads)
-    if retain_graph is None:
-        retain_graph = create_graph
+    retain_graph, create_graph = _graph_options(retain_graph, create_graph)
     result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs_tuple,
                           accumulate=False, allow_unused=allow_unused)
     if materialize_grads:

@@ -148,7 +148,10 @@ class Renderer:
             for leaf, g in gs.items():
                 label = derivative_label(o, leaf, ev.order)
                 why = ev.reasons.get((o, leaf))
-                grads.append((label, value_text(g, indent=len(label) + 3), why))
+                text = value_text(g, indent=len(label) + 3)
+                if getattr(g, "grad_fn", None) is not None:  # --create-graph: as repr shows it
+                    text += f", grad_fn=<{type(g.grad_fn).__name__}>"
+                grads.append((label, text, why))
         if self.mode == "rich":
             self._rich_evaluation(rows, grads)
             return

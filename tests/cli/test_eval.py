@@ -186,3 +186,27 @@ def test_why_a_grad_the_program_reset_says_so(cli, reset, shown):
     assert lines[-1] == (f"  why: w.grad is {shown.rstrip('.').replace('0', 'zero')} although "
                          "the program's backward pass from y gave w 3.: the program reset w.grad "
                          "afterwards (zero_() or = None)")
+
+
+def test_retain_graph_keeps_every_graph_the_program_backpropagates(cli):
+    program = "y = x**3; y.backward(); y.backward()"
+    r = cli("eval", program, "--at", "x=2")
+    assert r.code == 2 and r.stderr.startswith("RuntimeError: Trying to backward through the "
+                                               "graph a second time")
+    r = cli("eval", program, "--at", "x=2", "--retain-graph")
+    assert r.code == 0, r.stderr
+    assert r.stdout.splitlines()[-1] == "dy/dx = 24."  # 12 accumulated twice
+
+
+def test_create_graph_makes_the_gradients_differentiable(cli):
+    r = cli("eval", "z = x**3", "--at", "x=2")
+    assert r.stdout.splitlines()[-1] == "dz/dx = 12."
+    r = cli("eval", "z = x**3", "--at", "x=2", "--create-graph")
+    assert r.stdout.splitlines()[-1] == "dz/dx = 12., grad_fn=<MulBackward0>"
+    # the program's own backward builds the graph too: its x.grad can be differentiated
+    r = cli("eval", "y = x**3; y.backward(); g = x.grad", "--at", "x=2", "--create-graph",
+            "--of", "g")
+    assert r.code == 0, r.stderr
+    assert r.stdout.splitlines()[-1] == "dg/dx = 12., grad_fn=<MulBackward0>"
+    doc = cli("eval", "z = x**3", "--at", "x=2", "--create-graph", "--json").json()
+    assert doc["gradients"] == {"z": {"x": 12.0}}
