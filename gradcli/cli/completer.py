@@ -315,6 +315,10 @@ def _parameters(callee, namespace):
         return _signature_parameters(getattr(Tensor, obj.name, None), skip_self=True)
     if obj is None or obj is TENSOR:
         return []
+    from ..lang.namespace import BuiltinOrOp
+    if isinstance(obj, BuiltinOrOp):  # the builtin's own keywords, then the op's
+        return sorted(obj.keywords) + [p for p in _op_parameters(obj.op, is_method=False)
+                                       if p not in obj.keywords]
     op = getattr(obj, "op", None)  # a bare name that also computes on numbers wraps its op
     if isinstance(op, (Op, Overload, Plain)):
         obj = op

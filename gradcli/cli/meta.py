@@ -97,6 +97,25 @@ def trace_backward(repl, tensor):
     return leaves, gradients, steps
 
 
+def backward_of(repl, tensor):
+    """The backward pass of `tensor` as trace_backward gives it: the last one the program ran
+    from it (its graph may be freed since), else one traced now."""
+    for roots, steps in reversed(repl.tracer.passes):
+        if any(r is tensor for r in roots):
+            break
+    else:
+        return trace_backward(repl, tensor)
+    names = _named_leaves(repl.namespace)
+    leaves, gradients = {}, {}
+    for step in steps:
+        for (child, _), g in zip(step.node.next_functions, step.grad_inputs):
+            name = names.get(id(child.variable)) if type(child) is AccumulateGrad else None
+            if name is not None and g is not None:
+                leaves[name] = child.variable
+                gradients[name] = g if name not in gradients else gradients[name] + g
+    return leaves, gradients, steps
+
+
 def _short(value):
     from ..render.values import short_value
     return short_value(value, limit=4) if value is not None else "None"
@@ -167,7 +186,7 @@ def graph_command(repl, argument):
     steps, note = [], None
     if t.grad_fn is not None:
         try:
-            steps = trace_backward(repl, t)[2]
+            steps = backward_of(repl, t)[2]
         except RuntimeError as e:
             note = f"(gradients not shown: {str(e).split('.')[0]})"
     names = Namer(repl.namespace, repl.recording).names()
@@ -192,7 +211,7 @@ def explain_command(repl, argument):
                                       else why_tensor(argument, t))
     else:
         try:
-            leaves, gradients, steps = trace_backward(repl, t)
+            leaves, gradients, steps = backward_of(repl, t)
         except RuntimeError as e:
             raise MetaError("RuntimeError", str(e).split("\n")[0],
                             f"{argument}.backward()") from None

@@ -75,6 +75,17 @@ def input_is_ready(text, is_complete):
 
 # ---------------------------------------------------------------------- output
 
+
+@contextlib.contextmanager
+def _observing(tracer):
+    """The engine's backward() traced by tracer while a statement runs."""
+    from ..engine import autograd
+    previous, autograd.pass_observer = autograd.pass_observer, tracer
+    try:
+        yield
+    finally:
+        autograd.pass_observer = previous
+
 class EchoStream:
     """The session's output stream: written to the terminal (highlighted on a colour terminal)
     and captured for the transcript."""
@@ -172,9 +183,11 @@ class Repl:
     # ------------------------------------------------------------------ session state
     def _new_session(self):
         from ..analysis.record import Recording
+        from ..analysis.trace import PassTracer
         self.session = self.session_factory(self.stream)
         self.recording = Recording()
         self.recording.location = getattr(self.session, "current_line", None)
+        self.tracer = PassTracer()  # the program's backward passes, for :explain afterwards
 
     @property
     def namespace(self):
@@ -238,7 +251,7 @@ class Repl:
         self.stream.take()
         error = None
         try:
-            with self.recording:
+            with self.recording, _observing(self.tracer):
                 self.session.run(statement, echo=True, filename="<stdin>")
         except KeyboardInterrupt:
             self.stream.take()
@@ -265,6 +278,15 @@ class Repl:
                  if isinstance(v, Tensor) and v.grad_fn is not None]
         live = set(reachable_nodes(roots))
         self.recording.records = {n: r for n, r in self.recording.records.items() if n in live}
+        # of the traced backward passes, the last one from each tensor still in scope
+        in_scope = [v for v in self.namespace.values() if isinstance(v, Tensor)]
+        kept, seen = [], []
+        for roots, steps in reversed(self.tracer.passes):
+            if any(r is v for r in roots for v in in_scope) and \
+                    not any(r is s for r in roots for s in seen):
+                kept.append((roots, steps))
+                seen.extend(roots)
+        self.tracer.passes = kept[::-1]
 
     def show_error(self, exc, source):
         """`Type: message` (a caret under syntax errors) and a `hint:` line; returns the info."""

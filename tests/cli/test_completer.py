@@ -77,7 +77,9 @@ def test_keyword_arguments_of_a_user_function(names):
 
 def test_keyword_arguments_of_a_bare_op(names):
     offers("exp(x, ", names, [])
-    assert texts("sum(x, ", names) == ["start="]  # Python's sum: builtins are not shadowed
+    # Python's sum, which takes the op's keywords too (sum(x, dim=0) is the op's)
+    assert texts("sum(x, ", names) == ["start=", "dtype=", "dim=", "keepdim="]
+    assert [t for t in texts("max(x, k", names) if t.endswith("=")] == ["key=", "keepdim="]
     assert texts("tensor(1., requires", names) == ["requires_grad="]
 
 

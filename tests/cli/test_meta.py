@@ -114,8 +114,15 @@ def test_graph_does_not_touch_grad_or_run_hooks_visibly(repl):
     assert repl.shown() == "True\n"
 
 
-def test_graph_after_backward_shows_values_and_says_why_no_gradients(repl):
+def test_graph_after_backward_shows_the_pass_the_program_ran(repl):
     repl.do(*SETUP, "y.backward()", ":graph y")
+    text = repl.shown()
+    assert "PowBackward0  y  value=216.  grad=1." in text
+    assert "x (leaf, AccumulateGrad)  value=3.  grad=216." in text
+
+
+def test_graph_of_a_graph_another_pass_freed_says_why_no_gradients(repl):
+    repl.do(*SETUP, "z = y * 2", "z.backward()", ":graph y")
     text = repl.shown()
     assert "value=216." in text and "grad=" not in text
     assert "gradients not shown: Trying to backward through the graph a second time" in text
@@ -130,8 +137,20 @@ def test_explain_walks_the_chain_rule(repl):
     assert "dy/dx = 216." in text
 
 
-def test_explain_after_backward_says_why_with_a_hint(repl):
+def test_explain_after_backward_explains_the_pass_the_program_ran(repl):
     repl.do(*SETUP, "y.backward()", ":explain y")
+    text = repl.shown()
+    assert text.startswith("backward pass of y at x = 3.")
+    assert "[1] PowBackward0" in text and "[2] MulBackward0" in text
+    assert "dy/dx = 216." in text
+    # the last pass from y, not the sum the two passes accumulated into x.grad
+    repl.do("y = (2 * x) ** 3", "y.backward()", ":explain y", "x.grad")
+    text = repl.shown()
+    assert "dy/dx = 216." in text and text.endswith("tensor(432.)\n")
+
+
+def test_explain_of_a_graph_another_pass_freed_says_why_with_a_hint(repl):
+    repl.do(*SETUP, "z = y * 2", "z.backward()", ":explain y")
     first, hint = repl.shown().splitlines()
     assert first.startswith("RuntimeError: Trying to backward through the graph a second time")
     assert hint.startswith("hint: y was already backpropagated")
