@@ -654,7 +654,12 @@ def _specialised_apply(op, general=None, swapped=False):
             node._fb = _UNARY
             node._next_nrs = nrs
             d = x._data
-            node._meta = (d.shape, d.dtype)
+            shape = d.shape
+            if shape:
+                node._meta = (shape, d.dtype)
+            else:  # a 0-d input: one meta tuple per dtype, shared (see _SCALAR_META)
+                meta = _SCALAR_META.get(d.dtype)
+                node._meta = meta[4] if meta is not None else _scalar_meta(d.dtype, 4)
             node._attrs = attrs
             save_out = False
             if no_saves:
@@ -770,7 +775,12 @@ def _specialised_apply(op, general=None, swapped=False):
         node._fa = fa
         node._fb = fb
         node._next_nrs = (na, nb) if na or nb else _NRS00
-        node._meta = (sa, ta, sb, tb)
+        if shape or sb:
+            node._meta = (sa, ta, sb, tb)
+        else:  # 0-d inputs: one meta tuple per dtype and operand kinds, shared
+            meta = _SCALAR_META.get(npd)
+            kind = (sa is not None) | (sb is not None) << 1
+            node._meta = meta[kind] if meta is not None else _scalar_meta(npd, kind)
         node._attrs = attrs
         save_out = False
         if no_saves:
@@ -982,6 +992,17 @@ def _specialised_vjp(op):
 
 
 _NRS0 = (0,)
+# dtype -> the `_meta` tuples of nodes of 0-d inputs, shared by all of them: indexed by which of
+# two operands is a tensor (bit 0: the first, bit 1: the second), 4 for a one-input op.  In a
+# graph of scalars, a tuple of its own per node would be one more object per node for the
+# cyclic garbage collector to count and visit.
+_SCALAR_META = {}
+
+
+def _scalar_meta(npd, kind):
+    _SCALAR_META[npd] = (None, ((), npd, None, None), (None, None, (), npd), ((), npd, (), npd),
+                         ((), npd))
+    return _SCALAR_META[npd][kind]
 _NRS00 = (0, 0)
 _Tensor = Tensor
 _new_tensor = Tensor.__new__

@@ -36,6 +36,22 @@ def test_a_chain_costs_the_collector_one_object_per_node_and_the_saved_tensors()
     assert per_op < 1.6, per_op
 
 
+def test_a_chain_of_scalars_allocates_no_other_tracked_objects():
+    """The collector's young generation fills (and a collection runs) per tracked allocation
+    left alive: a chain of scalars leaves only its nodes and saved tensors (nodes of 0-d inputs
+    share their shape-and-dtype tuples)."""
+    _chain(40)[3].backward()
+    gc.collect()
+    gc.disable()
+    try:
+        before = gc.get_count()[0]
+        x, w, b, y = _chain(2000)
+        per_op = (gc.get_count()[0] - before) / 2000
+    finally:
+        gc.enable()
+    assert per_op < 1.6, per_op
+
+
 def test_the_backward_pass_pauses_the_collector_and_restores_it():
     x, w, b, y = _chain(400)
     seen = []
