@@ -221,10 +221,10 @@ def evaluate(source, bindings=(), of=(), grad=None, order=1, dtype=None, out=Non
             note_hint_context(e, session.namespace, name)
             raise
     if explain_zero:
-        from .why import explain_missing
         for name in outputs:
             for leaf, g in ev.gradients[name].items():
                 if g is None or not np.any(g._data):
+                    from .why import explain_missing  # (only when there is something to say)
                     ev.reasons[(name, leaf)] = explain_missing(ev, source, bindings, name, leaf)
     return ev
 

@@ -45,7 +45,7 @@ def _is_terminal(stream):
 
 def derivative_label(out, leaf, order=1):
     """dz/dx, d2z/dx2; an output that is an expression is bracketed: d(x*2 + 1)/dx."""
-    from .explain import wrt
+    from .values import wrt
     out = wrt(out)
     if order == 1:
         return f"d{out}/d{leaf}"

@@ -1,35 +1,7 @@
 """The explanation of a backward pass as text (SPEC §3 explain)."""
 
-import re
-
 from ..analysis.explain import Namer, defined_incoming
-from .values import short_value, value_text
-
-
-_PLAIN_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
-
-
-def wrt(label):
-    """A label as it reads after `dy/d`: a name as it is, anything compound in brackets
-    (`dy/d(x * w)`, not `dy/dx * w`, which is other mathematics)."""
-    label = label.strip()
-    if _PLAIN_NAME.match(label):
-        return label
-    if label.startswith("(") and _closing(label, 0) == len(label) - 1:
-        return label
-    return f"({label})"
-
-
-def _closing(text, start):
-    depth = 0
-    for i in range(start, len(text)):
-        if text[i] in "([{":
-            depth += 1
-        elif text[i] in ")]}":
-            depth -= 1
-            if depth == 0:
-                return i
-    return None
+from .values import short_value, value_text, wrt
 
 
 def render_explanation(ev, out_name, steps):

@@ -1,5 +1,7 @@
 """Tensor values as text: PyTorch's formatting without the `tensor(...)` wrapper, and JSON."""
 
+import re
+
 import numpy as np
 
 from ..engine import dtypes
@@ -54,3 +56,29 @@ def _clean(x):
     if isinstance(x, Tensor):
         return to_json(x)
     return repr(x)
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
+
+
+def wrt(label):
+    """A label as it reads after `dy/d`: a name as it is, anything compound in brackets
+    (`dy/d(x * w)`, not `dy/dx * w`, which is other mathematics)."""
+    label = label.strip()
+    if _PLAIN_NAME.match(label):
+        return label
+    if label.startswith("(") and _closing(label, 0) == len(label) - 1:
+        return label
+    return f"({label})"
+
+
+def _closing(text, start):
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] in "([{":
+            depth += 1
+        elif text[i] in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
