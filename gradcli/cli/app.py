@@ -295,7 +295,7 @@ def run_command(file: Annotated[str, typer.Argument(metavar="FILE", help="Progra
             out = Tee(out)
         session = new_session(_dtype(dtype), out=out)
         cmd.namespace = session.namespace
-        session.run(cmd.source, timeout=timeout)
+        session.run(cmd.source, timeout=timeout, filename="<stdin>" if file == "-" else file)
         if cmd.renderer.mode == "json":
             from ..engine import dtypes
             from ..render.values import to_json

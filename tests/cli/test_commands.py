@@ -24,6 +24,20 @@ def test_run_reads_standard_input(cli):
     assert (r.code, r.stdout) == (0, "2\n")
 
 
+ANOMALY = ("import torch\nx = torch.tensor(0., requires_grad=True)\n"
+           "with torch.autograd.detect_anomaly():\n    y = x / x\n    y.backward()\n")
+
+
+def test_run_names_the_file_in_anomaly_tracebacks_as_python_does(cli, tmp_path):
+    path = tmp_path / "p.grad"
+    path.write_text(ANOMALY)
+    r = cli("run", str(path))
+    assert r.code == 2
+    assert f'  File "{path}", line 4, in <module>\n    y = x / x\n' in r.stdout + r.stderr
+    r = cli("run", "-", input=ANOMALY)
+    assert '  File "<stdin>", line 4, in <module>\n' in r.stdout + r.stderr
+
+
 def test_run_stops_at_the_first_error_with_exit_2(cli, tmp_path):
     path = tmp_path / "p.grad"
     path.write_text("print(1)\nprint(undefined)\nprint(3)\n")
