@@ -58,14 +58,18 @@ def traced_grad(output, inputs, grad_output=None, create_graph=False):
 
 class PassTracer:
     """The program's own backward passes, traced as they run: (roots, steps) for each, while
-    installed as the engine's pass observer."""
+    installed as the engine's pass observer.  Only the last `limit` passes are kept: their
+    steps hold the nodes and gradients of a whole graph, and a training loop makes one pass per
+    iteration."""
 
-    def __init__(self):
+    def __init__(self, limit=8):
         self.passes = []
+        self.limit = limit
 
     def __call__(self, roots):
         steps = []
         self.passes.append((tuple(roots), steps))
+        del self.passes[:-self.limit]
         return tracing(roots, steps)
 
     def steps_from(self, output):

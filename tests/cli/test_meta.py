@@ -258,3 +258,12 @@ def test_vars_on_a_narrow_terminal_is_a_list(repl, monkeypatch):
     assert repl.shown().splitlines() == [
         "x", "  shape: []", "  value: 3.", "  requires_grad: True", "  grad_fn: -",
         "  grad: None", "  backward passes: 0"]
+
+
+def test_a_training_loop_keeps_only_its_last_passes_traced(repl):
+    repl.do(*SETUP, "for i in range(50):\n    z = (w * x).sum()\n    z.backward()\n",
+            ":explain z")
+    assert len(repl.tracer.passes) <= repl.tracer.limit
+    text = repl.shown()
+    assert text.startswith("backward pass of z at w = [ 1., -2.], x = 3.")
+    assert "dz/dw = [3., 3.]" in text  # the last pass, not the 50 accumulated into w.grad
