@@ -2,6 +2,7 @@
 the order it runs, its expression, its local derivative as a formula and a number, the product
 with the incoming gradient, and where the result accumulates (SPEC §3, §5)."""
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -194,7 +195,7 @@ def explain_steps(ev, out_name):
         if own:
             expression = f"{own} = {expression}"
         rec = namer.records.get(node)
-        es = ExplainStep(i, node.name(), expression, op.formula if op is not None else "",
+        es = ExplainStep(i, node.name(), expression, _formula(op, rec) if op is not None else "",
                          incoming, kink=kink_at(node, rec) if rec else None,
                          output_labels=labels)
         inputs = rec.edge_inputs if rec else [None] * len(node.next_functions)
@@ -213,6 +214,21 @@ def explain_steps(ev, out_name):
             es.contributions.append(Contribution(target, local, g, acc))
         steps.append(es)
     return steps
+
+
+def _formula(op, rec):
+    """op's derivative formula with its numeric attributes written as the values this node used
+    (`x + y`: `d/dother = 1`, not `= alpha`; leaky_relu: `else 0.01`)."""
+    formula = op.formula
+    if rec is None:
+        return formula
+    for name, value in zip(op.attr_names, rec.attrs):
+        if type(value) in (int, float):
+            formula = re.sub(rf"-\b{name}\b", f"{-value:g}" if value < 0 else f"-{value:g}",
+                             formula)
+            formula = re.sub(rf"\b{name}\b", f"{value:g}" if value >= 0 else f"({value:g})",
+                             formula)
+    return formula
 
 
 def _number(x):

@@ -123,3 +123,17 @@ def test_a_norm_at_the_zero_vector_is_a_kink(cli):
     r = cli("explain", "y = linalg.vector_norm(x, dim=1).sum()", "--at", "x=[[0.,0],[3,4]]")
     assert "kink: norm at the zero vector: the subgradient 0 was used" in r.stdout
     assert "kink" not in cli("explain", "y = x.norm()", "--at", "x=[3.,4]").stdout
+
+
+@pytest.mark.parametrize("program, formula", [
+    ("y = x + w", "d/dself = 1, d/dother = 1"),               # add's alpha, at its default
+    ("y = x - w", "d/dself = 1, d/dother = -1"),
+    ("y = x.sub(w, alpha=-3)", "d/dself = 1, d/dother = 3"),
+    ("y = leaky_relu(x, 0.2)", "1 if self > 0 else 0.2 (0.2 at the kink)"),
+    ("y = elu(x, alpha=-0.5)", "1 if self > 0 else (-0.5) * exp(self)"),
+    ("y = clamp(x, min=0)", "1 if 0 <= self <= max else 0 (1 at the boundary)"),
+])
+def test_local_derivatives_show_the_attributes_the_node_used(cli, program, formula):
+    r = cli("explain", program, "--at", "x=-1", "--at", "w=2")
+    assert r.code == 0, r.stderr
+    assert f"local derivative: {formula}" in r.stdout, r.stdout
