@@ -193,16 +193,12 @@ def evaluate(source, bindings=(), of=(), grad=None, order=1, dtype=None, out=Non
     too, keeps its graph / builds a graph of itself (the gradients have a grad_fn)."""
     if order < 1:
         raise UsageError("--order must be at least 1")
-    autograd.observed_roots = roots = []
-    autograd.pass_observer = tracer = PassTracer() if record else None
-    if retain_graph or create_graph:
-        autograd.forced_graph_options = (retain_graph, create_graph)
-    try:
+    roots = []
+    tracer = PassTracer() if record else None
+    forced = (retain_graph, create_graph) if retain_graph or create_graph else None
+    with autograd.observing(observed_roots=roots, pass_observer=tracer,
+                            forced_graph_options=forced):
         session, bound, recording = run_program(source, bindings, dtype, out, record, timeout)
-    finally:
-        autograd.observed_roots = None
-        autograd.pass_observer = None
-        autograd.forced_graph_options = None
     leaves = program_leaves(session, bound)
     outputs = choose_outputs(session, of, leaves, roots)
     values = {name: session.value_of(name) for name in list(leaves) + outputs}

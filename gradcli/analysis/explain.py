@@ -107,27 +107,25 @@ class Namer:
         """The forward expression that made node's output, e.g. `2 * x` or `sin(a)`, with its
         operands in the program's order (`2 * x` is PyTorch's mul(x, 2): NodeRecord.swapped)
         and brackets where Python needs them."""
-        rec = self.records.get(node)
-        op = getattr(node, "op", None)
-        if rec is None or op is None:
+        rec, name, p = self._form(node)
+        if rec is None:
             return node.name()
-        name = op.name.split(".")[0]
-        if len(rec.inputs) == 2 and (name in INFIX or name in REFLECTED):
+        if name == "neg":
+            return f"-{self.operand(rec.inputs[0], depth, p)}"
+        if p < ATOM:  # an infix operator
             a, b = rec.inputs
             if name in REFLECTED or rec.swapped:
                 a, b = b, a
-            p = PRECEDENCE[name]
             # `**` groups from the right, the others from the left
             left, right = (p + 1, p) if name == "pow" else (p, p + 1)
             symbol = INFIX.get(name) or REFLECTED[name]
             return (f"{self.operand(a, depth, left)} {symbol} "
                     f"{self.operand(b, depth, right)}")
-        if name == "neg":
-            return f"-{self.operand(rec.inputs[0], depth, PRECEDENCE['neg'])}"
         if name in ("select", "slice"):
             dim, *rest = rec.attrs
             where = str(rest[0]) if name == "select" else _index_text(slice(*rest))
             return f"{self.operand(rec.inputs[0], depth, ATOM)}[{':, ' * dim}{where}]"
+        op = node.op
         args = [self.operand(x, depth) for x in rec.inputs]
         if op.variadic:
             args = ["[" + ", ".join(args) + "]"]
@@ -137,13 +135,18 @@ class Namer:
 
     def precedence(self, node):
         """How tightly expression(node) binds (PRECEDENCE; ATOM for calls and the like)."""
+        return self._form(node)[2]
+
+    def _form(self, node):
+        """(record, the op's short name, how tightly its expression binds) of node, or
+        (None, None, ATOM) for a node the recording does not know."""
         rec, op = self.records.get(node), getattr(node, "op", None)
         if rec is None or op is None:
-            return ATOM
+            return None, None, ATOM
         name = op.name.split(".")[0]
         if name == "neg" or len(rec.inputs) == 2 and (name in INFIX or name in REFLECTED):
-            return PRECEDENCE[name]
-        return ATOM
+            return rec, name, PRECEDENCE[name]
+        return rec, name, ATOM
 
     def node_label(self, node):
         if type(node) is AccumulateGrad:

@@ -298,12 +298,8 @@ def run_command(file: Annotated[str, typer.Argument(metavar="FILE", help="Progra
         session.run(cmd.source, timeout=timeout, filename="<stdin>" if file == "-" else file)
         if cmd.renderer.mode == "json":
             from ..engine import dtypes
-            from ..render.values import to_json
-            cmd.renderer.json({
-                "dtype": dtypes.get_default_dtype().name,
-                "values": {k: to_json(v) for k, v in program_values(session).items()},
-                "gradients": {k: to_json(g) for k, g in program_gradients(session).items()},
-                "output": out.text()})
+            cmd.renderer.program_result(dtypes.get_default_dtype(), program_values(session),
+                                        program_gradients(session), out.text())
 
 
 class Tee:

@@ -20,7 +20,7 @@ from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.styles import Style
 
-from ..engine import dtypes
+from ..engine import autograd, dtypes
 from ..engine.grad_mode import GradMode
 from ..engine.tensor import Tensor
 from ..lang.console import is_compound, statements
@@ -74,17 +74,6 @@ def input_is_ready(text, is_complete):
 
 
 # ---------------------------------------------------------------------- output
-
-
-@contextlib.contextmanager
-def _observing(tracer):
-    """The engine's backward() traced by tracer while a statement runs."""
-    from ..engine import autograd
-    previous, autograd.pass_observer = autograd.pass_observer, tracer
-    try:
-        yield
-    finally:
-        autograd.pass_observer = previous
 
 class EchoStream:
     """The session's output stream: written to the terminal (highlighted on a colour terminal)
@@ -251,7 +240,7 @@ class Repl:
         self.stream.take()
         error = None
         try:
-            with self.recording, _observing(self.tracer):
+            with self.recording, autograd.observing(pass_observer=self.tracer):
                 self.session.run(statement, echo=True, filename="<stdin>")
         except KeyboardInterrupt:
             self.stream.take()

@@ -1,6 +1,7 @@
 """torch.autograd's entry points: backward and grad."""
 
 import warnings
+from contextlib import contextmanager, nullcontext
 
 import numpy as np
 
@@ -20,13 +21,9 @@ def _inputs_tuple(x):
 
 
 def _grads_tuple(grads, length):
-    """PyTorch's _tensor_or_tensors_to_tuple: None for each output, a tensor alone, else any
-    iterable (so that a Python number is refused as not iterable)."""
-    if grads is None:
-        return (None,) * length
-    if isinstance(grads, Tensor):
-        return (grads,)
-    return tuple(grads)
+    """PyTorch's _tensor_or_tensors_to_tuple: None for each output, else as _as_tuple (so that
+    a Python number is refused as not iterable)."""
+    return (None,) * length if grads is None else _as_tuple(grads)
 
 
 def _make_grads(outputs, grads, is_grads_batched=False):
@@ -86,13 +83,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     # PyTorch's engine warns when the pass starts; Python sees the warning when it returns
     warn = create_graph and inputs is None and not _warned_create_graph
     try:
-        if pass_observer is None:
+        with pass_observer(tensors) if pass_observer is not None else nullcontext():
             run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs,
                          accumulate=True)
-        else:
-            with pass_observer(tensors):
-                run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs,
-                             accumulate=True)
     finally:
         if warn:
             _warn_create_graph()
@@ -110,6 +103,19 @@ pass_observer = None
 # create_graph), each True to force it on in every backward pass the program makes.
 forced_graph_options = None
 _warned_create_graph = False
+
+
+@contextmanager
+def observing(**settings):
+    """Set the observers above (observed_roots, pass_observer, forced_graph_options) for the
+    block, and put back the ones before it after."""
+    module = globals()
+    previous = {name: module[name] for name in settings}  # (a KeyError for a misspelt name)
+    module.update(settings)
+    try:
+        yield
+    finally:
+        module.update(previous)
 
 
 def _graph_options(retain_graph, create_graph):

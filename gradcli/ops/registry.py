@@ -1190,6 +1190,12 @@ class _PairNode(OpNode):
 
     __slots__ = ("_fa", "_fb", "_s0", "_s1", "_sst")
 
+    def _get_saved(self):
+        st = self._sst
+        if st is None or st is RELEASED:
+            return st
+        return (self._s0,) if self._one_input else (self._s0, self._s1)
+
     def _set_saved(self, saved):
         if saved is None or saved is RELEASED:
             self._sst = saved
@@ -1198,6 +1204,8 @@ class _PairNode(OpNode):
             self._sst = 1
             self._s0 = saved[0]
             self._s1 = saved[1] if len(saved) > 1 else None
+
+    _saved_in = property(_get_saved, _set_saved)
 
     def release(self):
         if self._sst is not None or self._saved_out is not None:
@@ -1209,26 +1217,14 @@ class _UnaryNode(_PairNode):
     """The node of a one-input op (sin, exp, sum, ...)."""
 
     __slots__ = ()
-
-    @property
-    def _saved_in(self):
-        st = self._sst
-        return st if st is None or st is RELEASED else (self._s0,)
-
-    _saved_in = _saved_in.setter(_PairNode._set_saved)
+    _one_input = True
 
 
 class _BinaryNode(_PairNode):
     """The node of a two-input op (add, mul, matmul, ...)."""
 
     __slots__ = ()
-
-    @property
-    def _saved_in(self):
-        st = self._sst
-        return st if st is None or st is RELEASED else (self._s0, self._s1)
-
-    _saved_in = _saved_in.setter(_PairNode._set_saved)
+    _one_input = False
 
 
 def _zeros_for(node, nr):

@@ -184,6 +184,14 @@ class Renderer:
                 self.console.print()
             self.console.print(table)
 
+    def program_result(self, dtype, values, gradients, output):
+        """`run --json`'s document: the program's names with their values, the gradients of
+        named tensors, and the printed text."""
+        self.json({"dtype": dtype.name,
+                   "values": {k: to_json(v) for k, v in values.items()},
+                   "gradients": {k: to_json(g) for k, g in gradients.items()},
+                   "output": output})
+
     def matrix_result(self, kind, outputs, blocks):
         """Jacobian/Hessian blocks: blocks is a list of (label path, tensor)."""
         if self.mode == "json":
