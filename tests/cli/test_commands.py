@@ -414,7 +414,7 @@ def test_help_of_every_command(cli):
 
 def test_shell_completion_script(gradcli_process):
     r = gradcli_process("--show-completion", "bash", env={"SHELL": "/bin/bash"})
-    assert r.code == 0
+    assert r.code == 0, r.stderr
     assert "complete" in r.stdout and "gradcli" in r.stdout.lower()
 
 
