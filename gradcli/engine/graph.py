@@ -37,6 +37,25 @@ class _AnomalyMode:
 AnomalyMode = _AnomalyMode()
 
 
+class _Donation:
+    """The gradient whose array the node being run may write its result into (a slotted
+    instance, as GradMode).  The engine sets it, for one node's VJPs, only when nothing but
+    the engine refers to that gradient or its array and the node's formulas read the gradient
+    once, as an operand of an arithmetic operator (`g * self.cos()`): the operator's
+    elementwise op, finding its operand here, clears it and computes into that array, as
+    NumPy's `g *= ...` would.  A big backward pass then allocates what hand-written NumPy
+    allocates rather than an array per op."""
+    __slots__ = ("tensor",)
+
+    def __init__(self):
+        self.tensor = None
+
+
+Donation = _Donation()
+# gradients smaller than this are not offered (the checks cost more than an allocation saves)
+DONATE_MIN_SIZE = 1 << 14
+
+
 class RemovableHandle(metaclass=TorchClass):
     """Returned by register_hook: `remove()` takes the hook out again."""
 
@@ -103,6 +122,7 @@ class Node(metaclass=TorchClass):
     __slots__ = ("_next_fns", "_next_nrs", "_seq", "__dict__", "__weakref__")
     _pre_hooks = _hooks = _tensor_hooks = _retains = _anomaly = _metadata = None
     _hooked = False  # set once any hook or retained gradient is attached: the engine's slow path
+    _donates = False  # whether the node's VJPs may compute into their gradient (see _Donation)
     num_outputs = 1
 
     def __init__(self):
@@ -234,6 +254,15 @@ def _fresh(grad):
 # evaluation stack, so the counts below would not prove anything there).
 _COUNTS_REFERENCES = (sys.implementation.name == "cpython"
                       and (3, 8) <= sys.version_info[:2] <= (3, 13))
+
+
+def _donates(node):
+    """Whether node's VJPs may compute into their gradient's array (see _Donation); decided
+    once per op, at the first big gradient one of its nodes meets."""
+    d = node._donates
+    if d is None:
+        d = type(node)._donates = type(node).op.formulas_take_gradient()
+    return d
 
 
 def _add_into(d, s):
@@ -599,7 +628,15 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
             if g is None:
                 grads_in = None
             else:
-                grads_in = node.apply([g])
+                if (not create_graph and g._data.size >= DONATE_MIN_SIZE and _donates(node)
+                        and _private(g, 1)):
+                    Donation.tensor = g
+                    try:
+                        grads_in = node.apply([g])
+                    finally:
+                        Donation.tensor = None
+                else:
+                    grads_in = node.apply([g])
                 g = None
                 if AnomalyMode.enabled:
                     _check_nan(node, grads_in)

@@ -11,6 +11,7 @@ like PyTorch's derivatives.yaml.
 """
 
 import numbers
+import sys
 import traceback
 from weakref import WeakSet as _WeakSet
 
@@ -18,8 +19,8 @@ import numpy as np
 
 from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode
-from ..engine.graph import (_UNARY, _ZERO_NRS, RELEASED, AnomalyMode, Node, _sequence,
-                            version_error)
+from ..engine.graph import (_UNARY, _ZERO_NRS, RELEASED, AnomalyMode, Donation, Node,
+                            _sequence, version_error)
 from ..engine.tensor import Tensor, to_array
 
 OPS = {}            # public name -> Op or Overload, in declaration order
@@ -215,7 +216,14 @@ class Op:
                 self.operator_call = self.operator_variant()
         if pair and self.vjps and (self.per_input or self.n_inputs == 1):
             self.node_cls.apply = _specialised_vjp(self)
+            self.node_cls._donates = None  # not known yet: see formulas_take_gradient
         return self
+
+    def formulas_take_gradient(self):
+        """Whether each of the op's VJPs reads the gradient once, as an operand of an
+        arithmetic operator, so that its node may be offered the gradient's array
+        (engine.graph._Donation)."""
+        return all(entry is None or _reads_g_once_by_operator(entry[0]) for entry in self.vjps)
 
     def operator_variant(self, swapped=False):
         """The specialised call of a two-input op as a Python operator: NotImplemented for
@@ -617,6 +625,9 @@ def _specialised_apply(op, general=None, swapped=False):
     checked = raw is not forward  # (inputs of different shapes go to the wrapped forward)
     # a NumPy ufunc without attributes is asked for an array even for 0-d results (out=...)
     ufunc = _UFUNC_OUT and isinstance(raw, np.ufunc) and not op.attr_names
+    # a gradient the engine offers (engine.graph._Donation) is taken by ufuncs whose result
+    # has their operands' dtype
+    takes_donation = ufunc and op.rule is _PROMOTE
     if general is None:
         general = op._apply_general
     promote = op.rule is _PROMOTE
@@ -699,7 +710,11 @@ def _specialised_apply(op, general=None, swapped=False):
                 rd = fixed
             if ufunc:
                 try:
-                    out = raw(d, out=...)
+                    if not takes_donation or Donation.tensor is not x:
+                        out = raw(d, out=...)
+                    else:  # x is a gradient only the engine holds: compute into its array
+                        Donation.tensor = None
+                        out = raw(d, out=d)
                 except ValueError:
                     out = forward(d)
             else:
@@ -855,7 +870,10 @@ def _specialised_apply(op, general=None, swapped=False):
         if out is None:
             if ufunc:
                 try:
-                    out = raw(da, db, out=...)
+                    if not takes_donation or Donation.tensor is None:
+                        out = raw(da, db, out=...)
+                    else:
+                        out = _into_donation(raw, a, b, da, db)
                 except ValueError:
                     out = forward(da, db)
             else:
@@ -893,6 +911,22 @@ def _specialised_apply(op, general=None, swapped=False):
     return apply, call
 
 
+def _into_donation(ufunc, a, b, da, db):
+    """ufunc(da, db), written into the array of the gradient the engine offers
+    (engine.graph._Donation) when that is a or b and the result has its shape."""
+    donor = Donation.tensor
+    if donor is a:
+        dst, other = da, db
+    elif donor is b:
+        dst, other = db, da
+    else:
+        return ufunc(da, db, out=...)
+    Donation.tensor = None
+    if type(other) is _ndarray and other.shape != dst.shape:
+        return ufunc(da, db, out=...)
+    return ufunc(da, db, out=dst)
+
+
 def _ufunc_out_works():
     """NumPy 2.1+: a ufunc called with out=... returns an array, never a NumPy scalar."""
     try:
@@ -902,6 +936,78 @@ def _ufunc_out_works():
 
 
 _UFUNC_OUT = _ufunc_out_works()
+
+
+# Stack inputs of the instructions a VJP lambda is made of (CPython 3.10-3.13); an instruction
+# not listed here makes _reads_g_once_by_operator answer False.
+_POPS_NONE = frozenset({"RESUME", "NOP", "CACHE", "EXTENDED_ARG", "PRECALL", "KW_NAMES",
+                        "COPY_FREE_VARS", "LOAD_FAST", "LOAD_CONST", "LOAD_GLOBAL", "LOAD_DEREF",
+                        "PUSH_NULL", "RETURN_CONST"})
+_POPS_ONE = frozenset({"LOAD_ATTR", "LOAD_METHOD", "UNARY_NEGATIVE", "UNARY_POSITIVE",
+                       "UNARY_INVERT", "RETURN_VALUE"})
+_POPS_TWO = frozenset({"BINARY_OP", "BINARY_SUBSCR", "COMPARE_OP", "BINARY_ADD",
+                       "BINARY_SUBTRACT", "BINARY_MULTIPLY", "BINARY_TRUE_DIVIDE"})
+# what may take g: Python's arithmetic operators, which call the ops' `call` directly
+_G_TAKERS = frozenset({"UNARY_NEGATIVE", "BINARY_ADD", "BINARY_SUBTRACT", "BINARY_MULTIPLY",
+                       "BINARY_TRUE_DIVIDE"})
+_G_TAKING_OPERATORS = frozenset({"+", "-", "*", "/"})
+
+
+def _pops(ins):
+    name = ins.opname
+    if name in _POPS_NONE:
+        return 0
+    if name in _POPS_ONE:
+        return 1
+    if name in _POPS_TWO:
+        return 2
+    if name in ("BUILD_TUPLE", "BUILD_LIST"):
+        return ins.arg
+    if name in ("CALL", "CALL_METHOD"):  # (3.11+: NULL or method, callable or self, args)
+        return ins.arg + 2
+    if name == "CALL_FUNCTION":
+        return ins.arg + 1
+    return None
+
+
+def _reads_g_once_by_operator(fn):
+    """Whether VJP fn reads its gradient parameter (the first) exactly once, as an operand of
+    +, -, * or / (or unary -), so that the operator's op may compute into the gradient's array
+    (engine.graph._Donation): nothing in fn reads the gradient after that operator has run.
+    Decided from fn's bytecode: a simulation of the evaluation stack finds the instruction that
+    takes the gradient off it; anything not understood (a jump, a closure over the gradient,
+    an instruction not listed above, another Python) answers False."""
+    import dis
+    code = fn.__code__
+    if not _DONATION_BYTECODE or code.co_argcount < 1:
+        return False
+    name = code.co_varnames[0]
+    if name in code.co_cellvars:
+        return False
+    instructions = list(dis.get_instructions(code))
+    uses = [ins for ins in instructions
+            if ins.argval == name or (isinstance(ins.argval, tuple) and name in ins.argval)]
+    if len(uses) != 1 or uses[0].opname != "LOAD_FAST":
+        return False  # read twice, stored, deleted, or loaded by some other instruction
+    depth = 0
+    g_at = None  # the stack depth below the gradient, once loaded
+    for ins in instructions:
+        loads_g = ins is uses[0]
+        pops = _pops(ins)
+        if pops is None:
+            return False
+        if g_at is not None and depth - pops <= g_at:
+            # this instruction takes the gradient
+            return ins.opname in _G_TAKERS or (ins.opname == "BINARY_OP"
+                                                and ins.argrepr in _G_TAKING_OPERATORS)
+        if loads_g:
+            g_at = depth
+        depth += dis.stack_effect(ins.opcode, ins.arg if ins.opcode >= dis.HAVE_ARGUMENT
+                                  else None, jump=False)
+    return False
+
+
+_DONATION_BYTECODE = sys.implementation.name == "cpython" and (3, 10) <= sys.version_info[:2] <= (3, 13)
 
 
 def _vjp_caller(entry):
@@ -976,7 +1082,13 @@ def _specialised_vjp(op):
         meta = self._meta
         ga = gb = None
         if fa is not None and call_a is not None:
-            ga = call_a(self, g)
+            if fb is not None and call_b is not None and Donation.tensor is not None:
+                donated = Donation.tensor  # only the last formula to read g may take its array
+                Donation.tensor = None
+                ga = call_a(self, g)
+                Donation.tensor = donated
+            else:
+                ga = call_a(self, g)
             if ga is not None:
                 d = ga._data
                 if d.shape != meta[0] or (d.dtype is not meta[1] and d.dtype != meta[1]):
