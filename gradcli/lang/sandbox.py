@@ -11,6 +11,7 @@ import builtins
 import functools
 import inspect
 import operator
+import re
 import string
 import types
 import weakref
@@ -91,14 +92,17 @@ def guarded_getattr(obj, name):
     return _unusual_getattr(obj, name)
 
 
-def _check_name(name):
+def _check_name(name, obj=None):
     """Names reach here statically checked by the compiler, or from str.format fields."""
-    if name.startswith("_"):
+    if name.startswith("_") and not (SAVED_VALUE.fullmatch(name) and obj is not None
+                                     and isinstance(obj, ENGINE_CLASSES["OpNode"])):
         raise AttributeError(f"attributes starting with '_' are not allowed: '{name}'")
 
 
 def _unusual_getattr(obj, name):
-    _check_name(name)
+    _check_name(name, obj)
+    if name.startswith("_"):  # a saved value of an op's node: only what the node shows as one
+        return _checked_value(obj, name, ENGINE_CLASSES["OpNode"].__getattr__(obj, name))
     if (isinstance(obj, limits.TEXT) or isinstance(obj, type) and obj in limits.TEXT) and \
             name in STRING_METHODS and hasattr(obj, name):
         method = STRING_METHODS[name]
@@ -123,7 +127,11 @@ OPAQUE_TYPES = set()
 # What PyTorch's autograd graph nodes show (a custom Function's node is its ctx: all of it).
 NODE_ATTRIBUTES = frozenset(("name", "next_functions", "metadata", "register_hook",
                              "register_prehook", "variable"))
-ENGINE_CLASSES = {}       # "Node", "FunctionCtx": filled by static_builtins
+ENGINE_CLASSES = {}       # "Node", "FunctionCtx", "OpNode": filled by static_builtins
+# The one kind of name starting with `_` a program may read: what an op's node saved for its
+# derivative (`y.grad_fn._saved_self`, `_saved_result`, `_saved_dim`), as PyTorch's nodes show
+# it.  Only on those nodes (OpNode), and only to read.
+SAVED_VALUE = re.compile(r"_saved_[a-z][a-z0-9]*(_[a-z0-9]+)*")
 
 
 # Functions, methods and their kin: a program may read attributes of its own functions (those
@@ -435,11 +443,12 @@ def static_builtins():
     from ..engine.function import FunctionCtx
     from ..engine.graph import Node
     from ..engine.tensor import Tensor
+    from ..ops.registry import OpNode
     from .namespace import BuiltinOrOp, MathStyle, builtins_or_ops
     for unchecked in UNCHECKED_OPERANDS.values():
         unchecked.add(Tensor)
     SETTABLE_TYPES.update((Tensor, FunctionCtx))
-    ENGINE_CLASSES.update(Node=Node, FunctionCtx=FunctionCtx)
+    ENGINE_CLASSES.update(Node=Node, FunctionCtx=FunctionCtx, OpNode=OpNode)
     OPAQUE_TYPES.update(_op_table_types() | {MathStyle, BuiltinOrOp})
     limits.apply_element_limit()
     names = dict(bare_names())

@@ -1155,6 +1155,13 @@ def _bad_argument(op, x, position):
             f"(position {position + 1}) must be Tensor, not {type(x).__name__}")
 
 
+_INTERNAL_SAVED = frozenset(("_saved_in", "_saved_out", "_saved_ver"))
+# ops whose `dim` is a list in PyTorch's schema (int[1]? dim): `_saved_dim` shows a tuple
+_DIM_LISTS = frozenset(("sum.dim_IntList", "mean.dim", "amax", "amin", "var", "std", "logsumexp",
+                        "linalg_vector_norm", "std_mean", "var_mean", "nansum", "nanmean",
+                        "count_nonzero"))
+
+
 class OpNode(Node):
     """The grad_fn of an op's outputs; one subclass per op, named like PyTorch's.
 
@@ -1189,6 +1196,72 @@ class OpNode(Node):
         if self._saved_out is not None:
             out["result"] = self._unpack_result()
         return out
+
+    def __getattr__(self, name):
+        # (reached only for a name the node does not have otherwise)
+        if name.startswith("_saved_") and name not in _INTERNAL_SAVED:
+            found, value = self._savedvalue(name[len("_saved_"):])
+            if found:
+                return value
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def _savedvalue(self, key):
+        """(found, value) for PyTorch's `grad_fn._saved_<key>`: what the op's formulas read,
+        by their parameter names: a saved input (`_saved_self`, `_saved_other`: the tensor
+        itself, a Python number as PyTorch's wrapped 0-d tensor, None where this node did not
+        need to save it), the saved output (`_saved_result`), an attribute (`_saved_dim`,
+        `_saved_exponent`), an input's shape (`_saved_self_sym_sizes`).  Saved tensors are
+        gone after a backward pass without retain_graph; attributes and shapes stay."""
+        for name, kind, idx in self._savedvalue_names():
+            if name != "_saved_" + key:
+                continue
+            if kind == INPUT:
+                return True, self._savedvalue_input(idx)
+            if kind == RESULT:
+                if self._saved_in is RELEASED:
+                    raise RuntimeError(messages.BACKWARD_TWICE)
+                return True, (None if self._saved_out is None else self._unpack_result())
+            if kind == ATTR:
+                value = self._attrs[idx]
+                if key == "dim" and self.op.name in _DIM_LISTS and isinstance(value, int):
+                    value = (value,)
+                return True, value
+            return True, self._meta[2 * idx]  # SHAPE
+        return False, None
+
+    def _savedvalue_names(self):
+        """(`_saved_<name>`, parameter kind, index) for what the op's formulas read."""
+        op = self.op
+        names = [n.lstrip("*") for n in op.inputs]
+        seen = {}
+        for entry in op.vjps:
+            for kind, idx in (entry[1] if entry is not None else ()):
+                name = ("_saved_" + names[idx] if kind == INPUT else "_saved_result"
+                        if kind == RESULT else "_saved_" + op.attr_names[idx] if kind == ATTR
+                        else "_saved_" + names[idx] + "_sym_sizes" if kind == SHAPE else None)
+                if name is not None:
+                    seen.setdefault(name, (name, kind, idx))
+        return list(seen.values())
+
+    def __dir__(self):
+        return sorted((set(super().__dir__()) - _INTERNAL_SAVED)
+                      | {name for name, _, _ in self._savedvalue_names()})
+
+    def _savedvalue_input(self, i):
+        saved = self._saved_in
+        if saved is RELEASED:
+            raise RuntimeError(messages.BACKWARD_TWICE)
+        if saved is None:
+            return None
+        if self.op.variadic:
+            return self._unpack_all()
+        x = saved[i]
+        if x is None or isinstance(x, Tensor):
+            return None if x is None else self._unpack(i)
+        if "Scalar" in self.op.name:  # a Scalar argument of PyTorch's (pow.Tensor_Scalar)
+            return x
+        # a number for a Tensor argument: the 0-d tensor PyTorch wraps it in (int64, float64)
+        return Tensor._make(np.asarray(x), None, 0, False)
 
     def _unpack(self, i):
         """Saved input i, checked against in-place changes since it was saved."""

@@ -63,6 +63,15 @@ def test_attributes_of_tensor_valued_expressions(names):
     offers("loss.grad_fn.na", names, ["name"])
 
 
+def test_saved_values_of_a_node_after_an_underscore(names):
+    assert texts("loss.grad_fn._", names) == ["_saved_self_sym_sizes"]  # SumBackward0's
+    session = Session(out=io.StringIO())
+    session.run("import torch\nx = torch.ones(2, 2, requires_grad=True)\ny = x.sum(0)\n")
+    assert texts("y.grad_fn._saved_", session.namespace) == [
+        "_saved_dim", "_saved_keepdim", "_saved_self_sym_sizes"]
+    assert texts("x._", names) == []  # nothing else starting with `_` is offered
+
+
 def test_keyword_arguments_of_the_call_being_typed(names):
     assert texts("torch.tensor([1.], req", names) == ["requires_grad="]
     assert texts("loss.backward(retain", names) == ["retain_graph="]

@@ -98,6 +98,18 @@ ESCAPES = {
     "patching a module": ("torch.tensor = None",
                           "AttributeError: cannot set attribute 'tensor' of module in gradcli "
                           "programs"),
+    "a saved value's name on a tensor": ("x._saved_self",
+                                         "AttributeError: attributes starting with '_' are "
+                                         "not allowed: '_saved_self'"),
+    "a node's internal saved state": ("w = x.requires_grad_()\n(w * 2).grad_fn._saved_in",
+                                      "AttributeError: 'MulBackward0' object has no attribute "
+                                      "'_saved_in'"),
+    "writing a saved value": ("y = x.requires_grad_().exp()\ny.grad_fn._saved_result = x",
+                              "AttributeError: attributes starting with '_' are not allowed: "
+                              "'_saved_result'"),
+    "a saved value's name in str.format": ("'{0._saved_self}'.format(x)",
+                                           "AttributeError: attributes starting with '_' are "
+                                           "not allowed: '_saved_self'"),
     "huge power": ("2 ** 10 ** 10",
                    INT_TOO_LARGE),
     "huge pow()": ("pow(10, 10 ** 9)", INT_TOO_LARGE),
