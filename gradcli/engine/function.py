@@ -12,7 +12,8 @@ import numpy as np
 
 from . import messages
 from .grad_mode import GradMode, no_grad
-from .graph import AnomalyMode, Node, SavedOutput, SavedTensor, gradient_edge
+from .graph import (AnomalyMode, Node, PackedTensor, SavedHooks, SavedOutput, SavedTensor,
+                    gradient_edge)
 from .tensor import Tensor
 from .torch_classes import TorchClass
 
@@ -95,7 +96,8 @@ class BackwardCFunction(Node, FunctionCtx):
         if self._saved is None:  # read during forward: nothing is packed yet
             return tuple(self.to_save)
         return tuple(None if s is None else
-                     s.unpack_for(self) if isinstance(s, SavedOutput) else s.unpack()
+                     s.unpack_for(self) if isinstance(s, (SavedOutput, PackedTensor))
+                     else s.unpack()
                      for s in self._saved)
 
     saved_variables = saved_tensors
@@ -287,6 +289,10 @@ def _alias(t):
 
 def _pack_saved(to_save, outputs):
     out_ids = {id(o): o for o in outputs if isinstance(o, Tensor)}
+    if SavedHooks.stack:  # (saved_tensors_hooks)
+        return tuple(None if t is None else
+                     PackedTensor(t, output=id(t) in out_ids and t.grad_fn is not None)
+                     for t in to_save)
     return tuple(None if t is None else SavedOutput(t) if id(t) in out_ids and t.grad_fn is not None
                  else SavedTensor(t) for t in to_save)
 

@@ -344,6 +344,135 @@ class SavedOutput(SavedTensor):
         return t
 
 
+class _SavedTensorsHooks:
+    """The pack/unpack hook pairs of open `saved_tensors_hooks` contexts, innermost last (the
+    one that applies), and the message of an open `disable_saved_tensors_hooks` (a slotted
+    instance, as GradMode)."""
+    __slots__ = ("stack", "disabled")
+
+    def __init__(self):
+        self.stack = []
+        self.disabled = None
+
+
+SavedHooks = _SavedTensorsHooks()
+
+
+class saved_tensors_hooks(metaclass=TorchClass):
+    """Context manager: every tensor saved for backward while it is open is handed to
+    pack_hook(tensor), and what that returns is kept instead; the backward pass (or reading
+    `grad_fn._saved_*`) gets the tensor back from unpack_hook(packed).  A tensor restored so
+    keeps the saved tensor's place in the graph; in-place changes are not checked for it."""
+
+    _torch_name = "torch.autograd.graph.saved_tensors_hooks"
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __repr__(self):
+        return f"<{type(self).__dict__.get('_torch_name', type(self).__qualname__)} object at {id(self):#x}>"
+
+    def __enter__(self):
+        if SavedHooks.disabled is not None:
+            raise RuntimeError(SavedHooks.disabled)
+        SavedHooks.stack.append((self.pack_hook, self.unpack_hook))
+
+    def __exit__(self, *exc):
+        SavedHooks.stack.pop()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """saved_tensors_hooks that keep saved tensors on the CPU (where gradcli's tensors always
+    are: the tensor itself, or with pin_memory=True a copy of it)."""
+
+    _torch_name = "torch.autograd.graph.save_on_cpu"
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        def pack_to_cpu(tensor):
+            return tensor.device, (tensor.detach().clone() if pin_memory else tensor)
+
+        def unpack_from_cpu(packed):
+            return packed[1]
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+class disable_saved_tensors_hooks(metaclass=TorchClass):
+    """Context manager (or decorator) during which opening saved_tensors_hooks raises
+    RuntimeError(error_message)."""
+
+    _torch_name = "torch.autograd.graph.disable_saved_tensors_hooks"
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        self._previous = SavedHooks.disabled
+        SavedHooks.disabled = self.error_message
+
+    def __exit__(self, *exc):
+        SavedHooks.disabled = self._previous
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with disable_saved_tensors_hooks(self.error_message):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class PackedTensor:
+    """A tensor saved for backward through saved_tensors_hooks: what pack_hook returned, the
+    unpack_hook that turns it back into a tensor, and the saved tensor's autograd place
+    (grad_fn and output number; the leaf, for a leaf that requires grad)."""
+
+    __slots__ = ("value", "unpack_hook", "grad_fn", "output_nr", "requires_grad", "leaf",
+                 "output")
+
+    def __init__(self, tensor, output=False):
+        self.output = output
+        pack_hook, self.unpack_hook = SavedHooks.stack[-1]
+        vc = tensor._vc
+        before = vc[0] if vc is not None else 0
+        previous = GradMode.enabled
+        GradMode.enabled = False
+        try:
+            self.value = pack_hook(tensor)
+        finally:
+            GradMode.enabled = previous
+        vc = tensor._vc
+        if (vc[0] if vc is not None else 0) != before:
+            raise RuntimeError(messages.PACK_HOOK_INPLACE)
+        # an output's grad_fn is the node that keeps this (given to unpack: no cycle)
+        self.grad_fn = None if output else tensor.grad_fn
+        self.output_nr = tensor._output_nr
+        self.requires_grad = tensor.requires_grad_flag
+        self.leaf = tensor if tensor.grad_fn is None and tensor.requires_grad_flag else None
+
+    def unpack(self, node=None):
+        """The tensor unpack_hook gives back, in the saved tensor's place in the graph (node:
+        the grad_fn of a saved output)."""
+        from .tensor import Tensor
+        data = self.unpack_hook(self.value)
+        if not isinstance(data, Tensor):
+            raise TypeError(messages.UNPACK_HOOK_NOT_TENSOR.format(type=type(data).__name__))
+        fn = node if node is not None else self.grad_fn
+        if data is self.leaf or (fn is not None and data.grad_fn is fn
+                                 and data._output_nr == self.output_nr):
+            return data
+        t = Tensor._make(data._data, fn, self.output_nr if fn is not None else 0,
+                         self.requires_grad)
+        if self.leaf is not None:  # gradients through it reach the leaf's .grad
+            t._accum_ref = self.leaf._accum_ref
+        return t
+
+    def unpack_for(self, node):
+        """(custom Functions) node: the node that saved this."""
+        return self.unpack(node if self.output else None)
+
+
 def gradient_edge(t):
     """The (node, input_nr) a gradient for tensor t flows into, or (None, 0)."""
     fn = t.grad_fn

@@ -170,3 +170,12 @@ SCALAR_REQUIRES_GRAD = (
     "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
     "Consider using tensor.detach() first. (Triggered internally at "
     "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)")
+
+# saved tensor hooks (torch.autograd.graph.saved_tensors_hooks)
+PACK_HOOK_INPLACE = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
+    "pack hook cannot be modified by in-place operations as this can lead to unexpected "
+    "side-effects. Please open an issue if you need to perform in-place operations on the input "
+    "to a pack hook.")
+UNPACK_HOOK_NOT_TENSOR = ("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                          "result of type {type}")

@@ -20,7 +20,7 @@ import numpy as np
 from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode
 from ..engine.graph import (_UNARY, _ZERO_NRS, RELEASED, AnomalyMode, Donation, Node,
-                            _sequence, version_error)
+                            PackedTensor, SavedHooks, _sequence, version_error)
 from ..engine.tensor import Tensor, to_array
 
 OPS = {}            # public name -> Op or Overload, in declaration order
@@ -581,12 +581,33 @@ class Op:
                 vc = r._version
                 saved_out = (r._data, r._output_nr, vc, vc[0])
         node._saved_out = saved_out
+        if SavedHooks.stack:
+            _pack_saved(node, self, results[0])
 
 
 # ----------------------------------------------------------------------------------------------
 # Specialised code for one- and two-input ops (most calls): the same steps as Op.apply,
 # _record/_save and OpNode.apply, with the op's constants bound in closures and the loops
 # unrolled.  Anything unusual (other argument types, dtypes to promote) takes the general path.
+
+def _pack_saved(node, op, result):
+    """Hand what node saved to the pack hook of the innermost saved_tensors_hooks, in PyTorch's
+    order (the order the formulas name them), and keep what it returns instead."""
+    saved = node._saved_in
+    values = list(saved) if saved is not None and saved is not RELEASED else None
+    names = [n.lstrip("*") for n in op.inputs]
+    for name in op.saves:
+        if name == "result":
+            out = node._saved_out
+            if out is not None:
+                node._saved_out = (PackedTensor(result, output=True), out[1], None, None)
+        elif values is not None:
+            for j in (range(len(values)) if op.variadic else (names.index(name),)):
+                if isinstance(values[j], Tensor):
+                    values[j] = PackedTensor(values[j])
+    if values is not None:
+        node._saved_in = tuple(values)
+
 
 def _own_code(fn):
     """Give fn (a closure made per op) a code object of its own.  CPython 3.11+ specialises
@@ -695,6 +716,8 @@ def _specialised_apply(op, general=None, swapped=False):
                 node._saved_out = (result._data, 0, vc, vc[0])
             else:
                 node._saved_out = None
+            if SavedHooks.stack:
+                _pack_saved(node, op, result)
             if NodeRecorder.callback is not None or AnomalyMode.enabled:
                 observe(node, (x,), result)
 
@@ -822,6 +845,8 @@ def _specialised_apply(op, general=None, swapped=False):
             node._saved_out = (result._data, 0, vc, vc[0])
         else:
             node._saved_out = None
+        if SavedHooks.stack:
+            _pack_saved(node, op, result)
         if NodeRecorder.callback is not None or AnomalyMode.enabled:
             observe(node, (a, b), result)
 
@@ -1030,7 +1055,7 @@ def _vjp_caller(entry):
                     if vc is not None and vc[0] != (0 if node._saved_ver is None
                                                     else node._saved_ver[idx]):
                         node._unpack(idx)  # raises PyTorch's error
-                elif isinstance(x, Tensor):
+                elif isinstance(x, Tensor) or type(x) is PackedTensor:
                     x = node._unpack(idx)
                 return fn(g, x)
             return _own_code(call)
@@ -1256,7 +1281,7 @@ class OpNode(Node):
         if self.op.variadic:
             return self._unpack_all()
         x = saved[i]
-        if x is None or isinstance(x, Tensor):
+        if x is None or isinstance(x, Tensor) or type(x) is PackedTensor:
             return None if x is None else self._unpack(i)
         if "Scalar" in self.op.name:  # a Scalar argument of PyTorch's (pow.Tensor_Scalar)
             return x
@@ -1266,6 +1291,8 @@ class OpNode(Node):
     def _unpack(self, i):
         """Saved input i, checked against in-place changes since it was saved."""
         x = self._saved_in[i]
+        if type(x) is PackedTensor:  # (saved_tensors_hooks: no version check, as PyTorch's)
+            return x.unpack()
         if type(x) is _Tensor or isinstance(x, Tensor):
             vc = x._vc
             if vc is not None:
@@ -1282,6 +1309,8 @@ class OpNode(Node):
         """The saved output, as a tensor whose grad_fn is this node (made anew: the node does not
         keep its own output alive, which would be a reference cycle)."""
         data, nr, vc, saved, *tangent = self._saved_out
+        if type(data) is PackedTensor:
+            return data.unpack(self)
         if vc[0] != saved:
             raise version_error(dtypes.from_numpy_dtype(data.dtype).tensor_type, data.shape,
                                 self, nr, vc[0], saved)
