@@ -124,8 +124,9 @@ def _attributes(expression_text, prefix, namespace):
         return []
     names = _public_attributes(obj)
     if prefix.startswith("_"):  # grad_fn._saved_self: the one kind of `_` name a program reads
+        from ..lang.sandbox import SAVED_VALUE
         from ..ops.registry import OpNode
-        names = sorted(n for n, _, _ in obj._savedvalue_names()) if isinstance(obj, OpNode) \
+        names = [n for n in dir(obj) if SAVED_VALUE.fullmatch(n)] if isinstance(obj, OpNode) \
             else []
     return [Candidate(n, -len(prefix), _attribute_meta(obj, n)) for n in names
             if n.startswith(prefix) and (n != prefix or len(names) == 1)]

@@ -431,9 +431,12 @@ class PackedTensor:
     __slots__ = ("value", "unpack_hook", "grad_fn", "output_nr", "requires_grad", "leaf",
                  "output")
 
-    def __init__(self, tensor, output=False):
+    def __init__(self, tensor, output=False, hooks=None, place=None):
+        """tensor: what pack_hook gets; hooks: (pack_hook, unpack_hook), by default those of
+        the innermost saved_tensors_hooks; place: the tensor whose place in the graph the
+        unpacked tensor takes (default: tensor itself)."""
         self.output = output
-        pack_hook, self.unpack_hook = SavedHooks.stack[-1]
+        pack_hook, self.unpack_hook = hooks or SavedHooks.stack[-1]
         vc = tensor._vc
         before = vc[0] if vc is not None else 0
         previous = GradMode.enabled
@@ -445,11 +448,14 @@ class PackedTensor:
         vc = tensor._vc
         if (vc[0] if vc is not None else 0) != before:
             raise RuntimeError(messages.PACK_HOOK_INPLACE)
+        if place is None or output:
+            place = tensor if not output else None
         # an output's grad_fn is the node that keeps this (given to unpack: no cycle)
-        self.grad_fn = None if output else tensor.grad_fn
-        self.output_nr = tensor._output_nr
-        self.requires_grad = tensor.requires_grad_flag
-        self.leaf = tensor if tensor.grad_fn is None and tensor.requires_grad_flag else None
+        self.grad_fn = None if output else place.grad_fn
+        self.output_nr = tensor._output_nr if output else place._output_nr
+        self.requires_grad = True if output else place.requires_grad_flag
+        self.leaf = place if not output and place.grad_fn is None and place.requires_grad_flag \
+            else None
 
     def unpack(self, node=None):
         """The tensor unpack_hook gives back, in the saved tensor's place in the graph (node:

@@ -179,3 +179,11 @@ PACK_HOOK_INPLACE = (
     "to a pack hook.")
 UNPACK_HOOK_NOT_TENSOR = ("Output of saved tensor unpack_hook expected to be a Tensor but got "
                           "result of type {type}")
+RAW_SAVED_HOOKS_TWICE = ("Calling register_hooks on a saved tensor whose hooks have already "
+                         "been set. Hint: only one pair of hooks is allowed at a time.")
+RAW_SAVED_FREED = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values "
+    "of the graph are freed when you call .backward() or autograd.grad(). Specify "
+    "retain_graph=True if you need to backward through the graph a second time or if you need "
+    "to access saved variables after calling backward.")
+RAW_SAVED_NONE = "Calling register_hooks on a saved tensor with value None is forbidden"

@@ -129,9 +129,9 @@ NODE_ATTRIBUTES = frozenset(("name", "next_functions", "metadata", "register_hoo
                              "register_prehook", "variable"))
 ENGINE_CLASSES = {}       # "Node", "FunctionCtx", "OpNode": filled by static_builtins
 # The one kind of name starting with `_` a program may read: what an op's node saved for its
-# derivative (`y.grad_fn._saved_self`, `_saved_result`, `_saved_dim`), as PyTorch's nodes show
-# it.  Only on those nodes (OpNode), and only to read.
-SAVED_VALUE = re.compile(r"_saved_[a-z][a-z0-9]*(_[a-z0-9]+)*")
+# derivative (`y.grad_fn._saved_self`, `_saved_result`, `_saved_dim`; `_raw_saved_self` for its
+# hooks), as PyTorch's nodes show it.  Only on those nodes (OpNode), and only to read.
+SAVED_VALUE = re.compile(r"(_raw)?_saved_[a-z][a-z0-9]*(_[a-z0-9]+)*")
 
 
 # Functions, methods and their kin: a program may read attributes of its own functions (those

@@ -22,6 +22,7 @@ from ..engine.grad_mode import GradMode
 from ..engine.graph import (_UNARY, _ZERO_NRS, RELEASED, AnomalyMode, Donation, Node,
                             PackedTensor, SavedHooks, _sequence, version_error)
 from ..engine.tensor import Tensor, to_array
+from ..engine.torch_classes import TorchClass
 
 OPS = {}            # public name -> Op or Overload, in declaration order
 ALIASES = {}        # alternative public name -> name in OPS (`divide` -> `div`)
@@ -1181,6 +1182,52 @@ def _bad_argument(op, x, position):
 
 
 _INTERNAL_SAVED = frozenset(("_saved_in", "_saved_out", "_saved_ver"))
+
+
+class RawSavedTensor(metaclass=TorchClass):
+    """`grad_fn._raw_saved_<name>`: one tensor a node saved, to give hooks of its own
+    (register_hooks(pack_hook, unpack_hook): pack_hook runs at once, unpack_hook whenever the
+    saved tensor is read)."""
+
+    _torch_name = "torch._C._autograd.SavedTensor"
+    __slots__ = ("_node", "_kind", "_index")
+
+    def __init__(self, node, kind, index):
+        self._node, self._kind, self._index = node, kind, index
+
+    def __repr__(self):
+        return f"<torch._C._autograd.SavedTensor object at {id(self):#x}>"
+
+    def register_hooks(self, *hooks):
+        if len(hooks) != 2 or not all(callable(h) for h in hooks):
+            raise TypeError(
+                "register_hooks(): incompatible function arguments. The following argument "
+                "types are supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
+                "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\n"
+                f"Invoked with: {', '.join(map(repr, (self,) + hooks))}")
+        node = self._node
+        saved = node._saved_in
+        if saved is RELEASED:
+            raise RuntimeError(messages.RAW_SAVED_FREED)
+        if self._kind == RESULT:
+            out = node._saved_out
+            value = None if out is None else out[0]
+        else:
+            value = None if saved is None else saved[self._index]
+        if type(value) is PackedTensor:
+            raise RuntimeError(messages.RAW_SAVED_HOOKS_TWICE)
+        if value is None:
+            raise RuntimeError(messages.RAW_SAVED_NONE)
+        # pack_hook gets the saved tensor's data (no autograd history), as PyTorch's does
+        if self._kind == RESULT:
+            data = node._unpack_result().detach()
+            node._saved_out = (PackedTensor(data, output=True, hooks=hooks, place=node),
+                               out[1], None, None)
+        else:
+            tensor = node._savedvalue_input(self._index)  # (a number: its wrapped tensor)
+            values = list(saved)
+            values[self._index] = PackedTensor(tensor.detach(), hooks=hooks, place=tensor)
+            node._saved_in = tuple(values)
 # ops whose `dim` is a list in PyTorch's schema (int[1]? dim): `_saved_dim` shows a tuple
 _DIM_LISTS = frozenset(("sum.dim_IntList", "mean.dim", "amax", "amin", "var", "std", "logsumexp",
                         "linalg_vector_norm", "std_mean", "var_mean", "nansum", "nanmean",
@@ -1228,6 +1275,10 @@ class OpNode(Node):
             found, value = self._savedvalue(name[len("_saved_"):])
             if found:
                 return value
+        elif name.startswith("_raw_saved_"):
+            for shown, kind, idx in self._savedvalue_names():
+                if shown == name[len("_raw"):] and kind in (INPUT, RESULT):
+                    return RawSavedTensor(self, kind, idx)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def _savedvalue(self, key):
@@ -1269,8 +1320,9 @@ class OpNode(Node):
         return list(seen.values())
 
     def __dir__(self):
-        return sorted((set(super().__dir__()) - _INTERNAL_SAVED)
-                      | {name for name, _, _ in self._savedvalue_names()})
+        saved = self._savedvalue_names()
+        return sorted((set(super().__dir__()) - _INTERNAL_SAVED) | {name for name, _, _ in saved}
+                      | {"_raw" + name for name, kind, _ in saved if kind in (INPUT, RESULT)})
 
     def _savedvalue_input(self, i):
         saved = self._saved_in

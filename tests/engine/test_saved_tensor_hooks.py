@@ -205,3 +205,54 @@ def test_the_tutorial_snippet_matches_pytorch():
     out = io.StringIO()
     assert run_piped(io.StringIO(SNIPPET), out) == 0
     assert out.getvalue() == printed.getvalue()
+
+
+# ------------------------------------------------------------------ grad_fn._raw_saved_<name>
+
+def test_hooks_of_one_saved_tensor():
+    log = []
+    x = gradcli.tensor([1.0, 2.0], requires_grad=True)
+    y = x.pow(2)
+    raw = y.grad_fn._raw_saved_self
+    assert repr(raw).startswith("<torch._C._autograd.SavedTensor object at 0x")
+    raw.register_hooks(lambda t: log.append(("pack", t.requires_grad)) or t * 1,
+                       lambda t: log.append("unpack") or t)
+    assert log == [("pack", False)]  # at once, with the saved tensor's data
+    assert y.grad_fn._saved_self is not x and log[-1] == "unpack"
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad._data, [2, 4])
+    with pytest.raises(RuntimeError) as e:
+        raw.register_hooks(lambda t: t, lambda t: t)
+    assert str(e.value) == messages.RAW_SAVED_FREED
+
+
+def test_raw_saved_errors_and_outputs():
+    x = gradcli.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    with pytest.raises(RuntimeError) as e:
+        y.grad_fn._raw_saved_self.register_hooks(lambda t: t, lambda t: t)
+    assert str(e.value) == messages.RAW_SAVED_NONE  # x * 2 saves no self
+    packed = []
+    y.grad_fn._raw_saved_other.register_hooks(lambda t: packed.append(repr(t)) or t, lambda t: t)
+    assert packed == ["tensor(2)"]
+    with pytest.raises(RuntimeError) as e:
+        y.grad_fn._raw_saved_other.register_hooks(lambda t: t, lambda t: t)
+    assert str(e.value) == messages.RAW_SAVED_HOOKS_TWICE
+    with pytest.raises(TypeError, match=r"register_hooks\(\): incompatible function arguments"):
+        y.grad_fn._raw_saved_other.register_hooks(1, 2)
+    z = x.exp()
+    z.grad_fn._raw_saved_result.register_hooks(lambda t: None, lambda t: x.detach() * 0 + 5)
+    result = z.grad_fn._saved_result
+    assert result.grad_fn is z.grad_fn and result.tolist() == [5.0, 5.0]
+    with pytest.raises(AttributeError):
+        z.grad_fn._raw_saved_dim
+    assert {"_raw_saved_result", "_saved_result"} <= set(dir(z.grad_fn))
+
+
+def test_raw_saved_hooks_in_a_program():
+    out = io.StringIO()
+    source = ("import torch\nx = torch.tensor([1., 2.], requires_grad=True)\ny = x.pow(2)\n"
+              "y.grad_fn._raw_saved_self.register_hooks(lambda t: t * 1, lambda t: t * 10)\n"
+              "y.sum().backward()\nprint(x.grad)\n")
+    assert run_piped(io.StringIO(source), out) == 0
+    assert out.getvalue() == "tensor([20., 40.])\n"
