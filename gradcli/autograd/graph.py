@@ -1,7 +1,75 @@
-"""torch.autograd.graph: graph node types, and the hooks on tensors saved for backward."""
+"""torch.autograd.graph: graph node types, hooks on tensors saved for backward, and hooks on
+the gradients of several tensors."""
 
-from ..engine.graph import (Node, RemovableHandle, disable_saved_tensors_hooks, save_on_cpu,
-                            saved_tensors_hooks)
+import threading
+
+from ..engine.graph import (Node, RemovableHandle, current_pass_id,
+                            disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks,
+                            will_execute)
 
 __all__ = ["Node", "RemovableHandle", "saved_tensors_hooks", "save_on_cpu",
-           "disable_saved_tensors_hooks"]
+           "disable_saved_tensors_hooks", "register_multi_grad_hook"]
+
+
+class _MultiHandle(RemovableHandle):
+    """The handle of a multi-grad hook: remove() removes the hook from every tensor."""
+
+    _torch_name = "torch.autograd.graph._MultiHandle"
+
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for handle in self.handles:
+            handle.remove()
+
+    def __repr__(self):
+        return f"<torch.autograd.graph._MultiHandle object at {id(self):#x}>"
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Call fn once per backward pass for the gradients of several tensors: with mode="all",
+    fn(grads) after every one of them that the pass computes has its gradient (None for the
+    others); with mode="any", fn(grad) with the first gradient computed.  Tensors that do not
+    require grad are ignored.  Returns a handle whose remove() unregisters the hook."""
+    supported = ("all", "any")
+    if mode not in supported:
+        raise ValueError(f"Expects mode to be one of {supported} but got {mode}")
+    tensors = tuple(tensors)
+    lock = threading.Lock()
+    if mode == "all":
+        count, buffer = {}, {}
+        expected = [None]
+        nodes = [t.grad_fn if t.grad_fn is not None or not t.requires_grad
+                 else t._accumulator() for t in tensors]
+        if None in nodes:
+            raise AssertionError("Expected gradient function to be set")
+
+        def inner_hook(index):
+            def hook(grad):
+                task = current_pass_id()
+                with lock:
+                    seen = count.get(task, 0)
+                    count[task] = seen + 1
+                    grads = buffer.setdefault(task, [None] * len(tensors))
+                    if seen == 0:  # the first of them this pass: how many it will compute
+                        expected[0] = sum(map(will_execute, nodes))
+                grads[index] = grad
+                if seen == expected[0] - 1:
+                    del count[task], buffer[task]
+                    fn(grads)
+            return hook
+        handles = tuple(t.register_hook(inner_hook(i)) for i, t in enumerate(tensors)
+                        if t.requires_grad)
+    else:
+        ran = set()
+
+        def hook(grad):
+            task = current_pass_id()
+            with lock:
+                if task in ran:
+                    return
+                ran.add(task)
+            fn(grad)
+        handles = tuple(t.register_hook(hook) for t in tensors if t.requires_grad)
+    return _MultiHandle(handles)

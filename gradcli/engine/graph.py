@@ -676,6 +676,38 @@ def _call_post_accumulate_hooks(variable):
         raise RuntimeError(messages.POST_ACC_HOOK_RETURNED)
 
 
+class _RunningPasses:
+    """The backward passes running, innermost last (a hook may start another): for each, its
+    id, root nodes, dependency counts, needed nodes (see _collect) and whether it accumulates
+    into leaves (Tensor.backward) or returns gradients (autograd.grad)."""
+    __slots__ = ("stack",)
+
+    def __init__(self):
+        self.stack = []
+
+
+RunningPasses = _RunningPasses()
+_pass_ids = itertools.count()
+
+
+def current_pass_id():
+    """The id of the innermost running backward pass (PyTorch's graph task id), or -1."""
+    return RunningPasses.stack[-1][0] if RunningPasses.stack else -1
+
+
+def will_execute(node):
+    """Whether the innermost running backward pass runs node (PyTorch's
+    _will_engine_execute_node)."""
+    if not RunningPasses.stack:
+        raise RuntimeError("_will_engine_execute_node should only be called during the "
+                           "backward pass")
+    _, roots, deps, needed, accumulate = RunningPasses.stack[-1]
+    if not accumulate and type(node) is AccumulateGrad:
+        raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are "
+                           "currently running autograd.grad(). This is currently not supported.")
+    return (node in deps or node in roots) and (needed is None or node in needed)
+
+
 def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumulate=True,
                  allow_unused=False):
     """Run the backward pass from root tensors with their gradients.
@@ -710,8 +742,12 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     gc_was_enabled = gc.isenabled()
     if gc_was_enabled:
         gc.disable()
+    passes = RunningPasses.stack
+    running = None
     try:
         deps, needed = _collect(root_nodes, targets)
+        running = (next(_pass_ids), root_nodes, deps, needed, accumulate)
+        passes.append(running)
         GradMode.enabled = create_graph
         buffers = {}
         for (node, nr), g in zip(root_edges, grads):
@@ -720,9 +756,11 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
         ready = []
         for node in dict.fromkeys(root_nodes):
             if deps.get(node, 0) == 0 and (needed is None or node in needed):
-                heapq.heappush(ready, (-node._seq, id(node), node))
+                heapq.heappush(ready, _ready_entry(node))
         _run(ready, deps, needed, buffers, capture, results, retain_graph, create_graph)
     finally:
+        if running is not None:
+            passes.pop()
         GradMode.enabled = prev_mode
         if gc_was_enabled:
             gc.enable()
@@ -737,6 +775,36 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     return results
 
 
+class _Tied:
+    """A ready AccumulateGrad node in the engine's heap.  They all have the highest sequence
+    number, and PyTorch's ready queue (a binary heap, as heapq's) leaves nodes of equal priority
+    in the order its sift operations give; entries that compare equal reproduce that order
+    (ordering by anything else, such as the node's address, would not)."""
+    __slots__ = ("node",)
+
+    def __init__(self, node):
+        self.node = node
+
+    def __eq__(self, other):
+        return True
+
+    def __lt__(self, other):
+        return False
+
+    __hash__ = None
+
+
+def _ready_entry(node):
+    """node's entry in the ready heap: (-sequence number, node), nodes of equal sequence number
+    (AccumulateGrad's) comparing equal."""
+    if type(node) is AccumulateGrad:
+        return _ACCUMULATE_KEY, _Tied(node)
+    return -node._seq, node
+
+
+_ACCUMULATE_KEY = -float("inf")
+
+
 def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_graph):
     """The engine loop: run ready nodes (highest sequence number first, as PyTorch's), pass each
     one's input gradients on to its children's buffers, and count down their dependencies."""
@@ -748,7 +816,9 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
         if nxt is not None:
             node, nxt = nxt, None
         elif ready:
-            node = heappop(ready)[2]
+            node = heappop(ready)[1]
+            if type(node) is _Tied:
+                node = node.node
         else:
             return
         single = node.num_outputs == 1
@@ -814,9 +884,9 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
                     nxt = child
                 else:
                     if nxt is not None:
-                        heappush(ready, (-nxt._seq, id(nxt), nxt))
+                        heappush(ready, _ready_entry(nxt))
                         nxt = None
-                    heappush(ready, (-child._seq, id(child), child))
+                    heappush(ready, _ready_entry(child))
         g = grads_in = None
 
 

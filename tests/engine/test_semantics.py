@@ -964,6 +964,82 @@ print(torch.autograd.function.FunctionCtx, torch.autograd.function.BackwardCFunc
 """)
 
 
+program("multi_grad_hooks", """
+a = torch.tensor([1.0, 2.0], requires_grad=True)
+b = torch.tensor([3.0, 4.0], requires_grad=True)
+c = torch.tensor(5.0)
+h = torch.autograd.graph.register_multi_grad_hook((a, b), lambda grads: print("all", grads))
+h2 = torch.autograd.graph.register_multi_grad_hook((a, b), lambda g: print("any", g), mode="any")
+print(type(h).__name__)
+(a * b).sum().backward()
+(a * 2).sum().backward()
+attempt(lambda: torch.autograd.grad((a * b).sum(), [b]))
+h.remove()
+h2.remove()
+(a * b).sum().backward()
+x = a * 1
+z = b * 1
+torch.autograd.graph.register_multi_grad_hook((x, z), lambda grads: print("non-leaf", grads))
+(x * z).sum().backward()
+attempt(lambda: torch.autograd.graph.register_multi_grad_hook((a,), print, mode="some"))
+attempt(lambda: torch.autograd.graph.register_multi_grad_hook((a, c), print))
+print(a.grad, b.grad)
+""")
+
+program("saved_tensors", """
+x = torch.tensor([0.5, 1.5], requires_grad=True)
+y = x.pow(2)
+print(x.equal(y.grad_fn._saved_self), x is y.grad_fn._saved_self, y.grad_fn._saved_exponent)
+e = x.exp()
+print(e.equal(e.grad_fn._saved_result), e is e.grad_fn._saved_result, e.grad_fn._saved_result)
+m = x * 2
+print(m.grad_fn._saved_other, m.grad_fn._saved_self)
+s = x.sum(0, keepdim=True)
+print(s.grad_fn._saved_dim, s.grad_fn._saved_keepdim, s.grad_fn._saved_self_sym_sizes)
+
+def pack(t):
+    print("pack", t)
+    return t
+
+def unpack(t):
+    print("unpack", t)
+    return t
+
+b = torch.tensor([3.0, 4.0], requires_grad=True) * 2
+with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+    p = x * b
+    q = p.sin()
+q.sum().backward()
+print(x.grad)
+w = x.cos()
+w.grad_fn._raw_saved_self.register_hooks(lambda t: t * 1, lambda t: t * 10)
+w.sum().backward()
+print(x.grad)
+attempt(lambda: w.grad_fn._saved_self)
+with torch.autograd.graph.disable_saved_tensors_hooks("not here"):
+    attempt(lambda: torch.autograd.graph.saved_tensors_hooks(pack, unpack).__enter__())
+""")
+
+
+program("leaf_order", """
+ls = [torch.tensor(float(i), requires_grad=True) for i in range(6)]
+order = []
+for i, l in enumerate(ls):
+    l.register_hook(lambda g, i=i: order.append(i))
+
+def run(y):
+    order.clear()
+    y.backward()
+    print(order)
+
+run(ls[0] * ls[1] * ls[2])
+run(ls[0] + ls[1] + ls[2] + ls[3] + ls[4] + ls[5])
+run(torch.stack(ls).sum())
+run((ls[3] * ls[1]) + (ls[0] * ls[5]) + ls[2] * ls[4])
+run(sum(l * l for l in ls))
+""")
+
+
 EXPECTED = {
     'leaf_members': (
         'tensor([1., 2.], dtype=torch.float64, requires_grad=True)\n'
@@ -1407,6 +1483,41 @@ EXPECTED = {
         "<class 'torch.Tensor'> <class 'torch.Size'> <class 'torch.dtype'> <class 'torch.device'>\n"
         "<class 'torch.utils.hooks.RemovableHandle'>\n"
         "<class 'torch.autograd.function.FunctionCtx'> <class 'torch.autograd.function.BackwardCFunction'>"
+    ),
+    'multi_grad_hooks': (
+        '_MultiHandle\n'
+        'any tensor([3., 4.])\n'
+        'all [tensor([3., 4.]), tensor([1., 2.])]\n'
+        'all [tensor([2., 2.]), None]\n'
+        'any tensor([2., 2.])\n'
+        'RuntimeError: A leaf node was passed to _will_engine_execute_node but we are currently running autograd.grad(). This is currently not supported.\n'
+        'non-leaf [tensor([3., 4.]), tensor([1., 2.])]\n'
+        "ValueError: Expects mode to be one of ('all', 'any') but got some\n"
+        'AssertionError: Expected gradient function to be set\n'
+        'tensor([11., 14.]) tensor([3., 6.])'
+    ),
+    'saved_tensors': (
+        'True True 2\n'
+        'True False tensor([1.6487, 4.4817], grad_fn=<ExpBackward0>)\n'
+        'tensor(2) None\n'
+        '(0,) True (2,)\n'
+        'pack tensor([6., 8.], grad_fn=<MulBackward0>)\n'
+        'pack tensor([0.5000, 1.5000], requires_grad=True)\n'
+        'pack tensor([ 3., 12.], grad_fn=<MulBackward0>)\n'
+        'unpack tensor([ 3., 12.], grad_fn=<MulBackward0>)\n'
+        'unpack tensor([6., 8.], grad_fn=<MulBackward0>)\n'
+        'unpack tensor([0.5000, 1.5000], requires_grad=True)\n'
+        'tensor([-5.9400,  6.7508])\n'
+        'tensor([-4.9810,  6.1005])\n'
+        'RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward.\n'
+        'RuntimeError: not here'
+    ),
+    'leaf_order': (
+        '[2, 0, 1]\n'
+        '[5, 4, 3, 2, 0, 1]\n'
+        '[0, 2, 5, 4, 1, 3]\n'
+        '[2, 4, 0, 5, 3, 1]\n'
+        '[5, 4, 3, 2, 1, 0]'
     ),
 }
 
