@@ -6,6 +6,7 @@ import threading
 from ..engine.graph import (Node, RemovableHandle, current_pass_id,
                             disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks,
                             will_execute)
+from ..engine.torch_classes import torch_repr
 
 __all__ = ["Node", "RemovableHandle", "saved_tensors_hooks", "save_on_cpu",
            "disable_saved_tensors_hooks", "register_multi_grad_hook"]
@@ -23,8 +24,7 @@ class _MultiHandle(RemovableHandle):
         for handle in self.handles:
             handle.remove()
 
-    def __repr__(self):
-        return f"<torch.autograd.graph._MultiHandle object at {id(self):#x}>"
+    __repr__ = torch_repr
 
 
 def register_multi_grad_hook(tensors, fn, *, mode="all"):

@@ -16,7 +16,7 @@ from sys import getrefcount
 
 from . import messages
 from .grad_mode import GradMode
-from .torch_classes import TorchClass
+from .torch_classes import TorchClass, torch_repr
 
 _sequence = itertools.count()
 RELEASED = "released"
@@ -370,8 +370,7 @@ class saved_tensors_hooks(metaclass=TorchClass):
         self.pack_hook = pack_hook
         self.unpack_hook = unpack_hook
 
-    def __repr__(self):
-        return f"<{type(self).__dict__.get('_torch_name', type(self).__qualname__)} object at {id(self):#x}>"
+    __repr__ = torch_repr
 
     def __enter__(self):
         if SavedHooks.disabled is not None:
@@ -448,14 +447,14 @@ class PackedTensor:
         vc = tensor._vc
         if (vc[0] if vc is not None else 0) != before:
             raise RuntimeError(messages.PACK_HOOK_INPLACE)
-        if place is None or output:
-            place = tensor if not output else None
-        # an output's grad_fn is the node that keeps this (given to unpack: no cycle)
-        self.grad_fn = None if output else place.grad_fn
-        self.output_nr = tensor._output_nr if output else place._output_nr
-        self.requires_grad = True if output else place.requires_grad_flag
-        self.leaf = place if not output and place.grad_fn is None and place.requires_grad_flag \
-            else None
+        if output:  # its grad_fn is the node that keeps this (given to unpack: no cycle)
+            self.grad_fn, self.output_nr, self.requires_grad, self.leaf = (
+                None, tensor._output_nr, True, None)
+        else:
+            place = tensor if place is None else place
+            self.grad_fn, self.output_nr = place.grad_fn, place._output_nr
+            self.requires_grad = place.requires_grad_flag
+            self.leaf = place if place.grad_fn is None and place.requires_grad_flag else None
 
     def unpack(self, node=None):
         """The tensor unpack_hook gives back, in the saved tensor's place in the graph (node:

@@ -12,3 +12,10 @@ class TorchClass(type):
         if not cls.__module__.startswith("gradcli."):
             return type.__repr__(cls)
         return f"<class '{cls.__dict__.get('_torch_name', cls.__qualname__)}'>"
+
+
+def torch_repr(obj):
+    """`<torch.autograd.graph.saved_tensors_hooks object at 0x...>`: an engine object's default
+    repr under its class's PyTorch name."""
+    cls = type(obj)
+    return f"<{cls.__dict__.get('_torch_name', cls.__qualname__)} object at {id(obj):#x}>"

@@ -22,7 +22,7 @@ from ..engine.grad_mode import GradMode
 from ..engine.graph import (_UNARY, _ZERO_NRS, RELEASED, AnomalyMode, Donation, Node,
                             PackedTensor, SavedHooks, _sequence, version_error)
 from ..engine.tensor import Tensor, to_array
-from ..engine.torch_classes import TorchClass
+from ..engine.torch_classes import TorchClass, torch_repr
 
 OPS = {}            # public name -> Op or Overload, in declaration order
 ALIASES = {}        # alternative public name -> name in OPS (`divide` -> `div`)
@@ -1033,7 +1033,8 @@ def _reads_g_once_by_operator(fn):
     return False
 
 
-_DONATION_BYTECODE = sys.implementation.name == "cpython" and (3, 10) <= sys.version_info[:2] <= (3, 13)
+_DONATION_BYTECODE = (sys.implementation.name == "cpython"
+                      and (3, 10) <= sys.version_info[:2] <= (3, 13))
 
 
 def _vjp_caller(entry):
@@ -1195,8 +1196,7 @@ class RawSavedTensor(metaclass=TorchClass):
     def __init__(self, node, kind, index):
         self._node, self._kind, self._index = node, kind, index
 
-    def __repr__(self):
-        return f"<torch._C._autograd.SavedTensor object at {id(self):#x}>"
+    __repr__ = torch_repr
 
     def register_hooks(self, *hooks):
         if len(hooks) != 2 or not all(callable(h) for h in hooks):
@@ -1221,7 +1221,7 @@ class RawSavedTensor(metaclass=TorchClass):
         # pack_hook gets the saved tensor's data (no autograd history), as PyTorch's does
         if self._kind == RESULT:
             data = node._unpack_result().detach()
-            node._saved_out = (PackedTensor(data, output=True, hooks=hooks, place=node),
+            node._saved_out = (PackedTensor(data, output=True, hooks=hooks),
                                out[1], None, None)
         else:
             tensor = node._savedvalue_input(self._index)  # (a number: its wrapped tensor)
