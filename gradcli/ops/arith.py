@@ -166,7 +166,10 @@ def _int_trunc_div(a, b):
 
 
 div_tensor = Op(
-    "div.Tensor", _div, (lambda g, other: g / other, lambda g, self, other: -g * self / (other * other)),
+    # PyTorch's div_tensor_other_backward, -grad * ((self / other) / other): rounded in this
+    # order, float32 gradients are PyTorch's to the bit
+    "div.Tensor", _div, (lambda g, other: g / other,
+                         lambda g, self, other: -g * ((self / other) / other)),
     inputs=("self", "other"), inplace=True, dtype="float", grad_fn="DivBackward0", method=False,
     public=False, on_floats=operator.truediv, doc="self / other", formula="d/dself = 1/other, d/dother = -self/other^2",
     samples=[Sample(a, b, low=0.5, high=2.0) for a, b in

@@ -21,6 +21,7 @@ import numpy as np
 from ..engine.grad_mode import no_grad
 from ..engine.tensor import Tensor
 from .elementwise import _erf
+from .numerics import fma
 from .registry import OPS, Op, Sample, elementwise_samples, passthrough, register
 
 REDUCTION = {"none": 0, "mean": 1, "sum": 2}   # at::Reduction
@@ -118,7 +119,7 @@ def tanh_backward(grad_output, output):
 
 
 backward_op(
-    "tanh_backward", lambda go, out: go * (1 - out * out),
+    "tanh_backward", lambda go, out: go * fma(-out, out, 1),  # (PyTorch's fused 1 - out^2)
     (lambda g, output: tanh_backward(g, output),
      lambda g, output, grad_output: g * (_mul_s(output, -2) * grad_output)),
     "tanh's backward: grad_output * (1 - output^2)",

@@ -8,6 +8,7 @@ import numpy as np
 from ..engine import dtypes
 from ..engine.tensor import _CPP_TYPE_NAMES, Tensor
 from .arith import broadcasting
+from .numerics import fma
 from .registry import (OPS, Op, Overload, Sample, _bad_argument, alias, elementwise_samples,
                        passthrough, register, zeros_like_grad)
 
@@ -475,9 +476,9 @@ def _lerp_forward(a, end, weight):
     if end.dtype != a.dtype:
         raise RuntimeError(f"expected dtype {_cpp_name(a.dtype)} for `end` but got dtype "
                            f"{_cpp_name(end.dtype)}")
-    diff = end - a
-    return np.where(np.abs(weight) < 0.5, a + weight * diff, end - diff * (1 - weight)).astype(
-        a.dtype, copy=False)
+    diff = end - a  # PyTorch's kernel, fused: self + weight * diff, or end - diff * (1 - weight)
+    return np.where(np.abs(weight) < 0.5, fma(weight, diff, a), fma(-diff, 1 - weight, end)
+                    ).astype(a.dtype, copy=False)
 
 
 lerp_scalar = Op(

@@ -14,6 +14,7 @@ from ..engine import dtypes
 from ..engine.grad_mode import GradMode
 from ..engine.tensor import Tensor
 from .arith import broadcasting
+from .numerics import fma
 from .elementwise import BINARY, UNIT, unary
 from .registry import (COMPOSITION, OPS, Composed, Op, Overload, Sample, elementwise_samples,
                        passthrough, register, zeros_like_grad)
@@ -128,7 +129,7 @@ register(Overload("xlogy", _choose_xlogy, (xlogy_tensor, xlogy_scalar_self, xlog
 # ------------------------------------------------------------------ addcmul, addcdiv
 
 def _addcmul(a, t1, t2, value):
-    return a + value * (t1 * t2)
+    return fma(value * t1, t2, a)  # PyTorch's kernel: self + value * t1 * t2, fused
 
 
 def _addcdiv(a, t1, t2, value):
@@ -140,23 +141,24 @@ def _addcdiv(a, t1, t2, value):
             "to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for "
             "float inputs. The future addcdiv behavior is just the latter implementation: "
             "(input + value * tensor1 / tensor2), for all dtypes.")
-    return a + value * (t1 / t2)
+    return a + value * t1 / t2  # (in PyTorch's order)
 
 
 THREE = [Sample(*s) for s in [((), (), ()), ((3,), (3,), (3,)), ((2, 3), (2, 3), (2, 3)),
                               ((3,), (2, 1), (3,))]]
 register(TensorsOnly(
     "addcmul", broadcasting(_addcmul),
-    (passthrough, lambda g, tensor2, value: g * tensor2 * value,
-     lambda g, tensor1, value: g * tensor1 * value),
+    (passthrough, lambda g, tensor2, value: g * (tensor2 * value),  # (derivatives.yaml's order)
+     lambda g, tensor1, value: g * (tensor1 * value)),
     inputs=("self", "tensor1", "tensor2"), attrs=(("value", 1),), inplace=True, kind="binary",
     doc="self + value * tensor1 * tensor2",
     formula="d/dself = 1, d/dtensor1 = value * tensor2, d/dtensor2 = value * tensor1",
     samples=THREE + [Sample((2, 3), (3,), (2, 3), attrs={"value": -0.5})]))
 register(TensorsOnly(
     "addcdiv", broadcasting(_addcdiv),
-    (passthrough, lambda g, tensor2, value: g * value / tensor2,
-     lambda g, tensor1, tensor2, value: -g * value * tensor1 / (tensor2 * tensor2)),
+    # derivatives.yaml's order; value / tensor2 is C++'s Scalar / Tensor, a true division
+    (passthrough, lambda g, tensor2, value: g * (tensor2.new_full((), value) / tensor2),
+     lambda g, tensor1, tensor2, value: -g * (value * tensor1 / (tensor2 * tensor2))),
     inputs=("self", "tensor1", "tensor2"), attrs=(("value", 1),), inplace=True, kind="binary",
     doc="self + value * tensor1 / tensor2",
     formula="d/dself = 1, d/dtensor1 = value / tensor2, d/dtensor2 = -value * tensor1 / tensor2^2",
