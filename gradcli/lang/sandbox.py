@@ -102,7 +102,7 @@ def _check_name(name, obj=None):
 def _unusual_getattr(obj, name):
     _check_name(name, obj)
     if name.startswith("_"):  # a saved value of an op's node: only what the node shows as one
-        return _checked_value(obj, name, ENGINE_CLASSES["OpNode"].__getattr__(obj, name))
+        return _checked_value(obj, name, obj.saved_attribute(name))
     if (isinstance(obj, limits.TEXT) or isinstance(obj, type) and obj in limits.TEXT) and \
             name in STRING_METHODS and hasattr(obj, name):
         method = STRING_METHODS[name]

@@ -209,7 +209,8 @@ class Op:
         pair = (not self.variadic and self.n_outputs == 1 and self.edge_index is None
                 and self.n_inputs in (1, 2))
         base = OpNode if not pair else _UnaryNode if self.n_inputs == 1 else _BinaryNode
-        self.node_cls = type(self.grad_fn_name, (base,), {"__slots__": (), "op": self})
+        self.node_cls = type(self.grad_fn_name, (base,), {"__slots__": (), "op": self,
+                                                          **saved_value_properties(self)})
         if pair and type(self).apply is Op.apply:
             self.apply, self.call = _specialised_apply(self)
             if self.n_inputs == 2:  # the Python operator: the same, NotImplemented for operands
@@ -1185,6 +1186,26 @@ def _bad_argument(op, x, position):
 _INTERNAL_SAVED = frozenset(("_saved_in", "_saved_out", "_saved_ver"))
 
 
+def saved_value_properties(op):
+    """The `_saved_<name>` (and, for tensors, `_raw_saved_<name>`) properties of op's node
+    class: one per parameter its formulas read, named as PyTorch's nodes name them."""
+    names = [n.lstrip("*") for n in op.inputs]
+    props = {}
+    for entry in op.vjps:
+        for kind, idx in (entry[1] if entry is not None else ()):
+            name = ("_saved_" + names[idx] if kind == INPUT else "_saved_result"
+                    if kind == RESULT else "_saved_" + op.attr_names[idx] if kind == ATTR
+                    else "_saved_" + names[idx] + "_sym_sizes" if kind == SHAPE else None)
+            if name is None or name in props:
+                continue
+            props[name] = property(lambda node, n=name, k=kind, i=idx: node._savedvalue(n, k, i))
+            if kind in (INPUT, RESULT):
+                props["_raw" + name] = property(
+                    lambda node, k=kind, i=idx: RawSavedTensor(node, k, i))
+    props["_exposed_saved"] = frozenset(props)
+    return props
+
+
 class RawSavedTensor(metaclass=TorchClass):
     """`grad_fn._raw_saved_<name>`: one tensor a node saved, to give hooks of its own
     (register_hooks(pack_hook, unpack_hook): pack_hook runs at once, unpack_hook whenever the
@@ -1269,60 +1290,40 @@ class OpNode(Node):
             out["result"] = self._unpack_result()
         return out
 
-    def __getattr__(self, name):
-        # (reached only for a name the node does not have otherwise)
-        if name.startswith("_saved_") and name not in _INTERNAL_SAVED:
-            found, value = self._savedvalue(name[len("_saved_"):])
-            if found:
-                return value
-        elif name.startswith("_raw_saved_"):
-            for shown, kind, idx in self._savedvalue_names():
-                if shown == name[len("_raw"):] and kind in (INPUT, RESULT):
-                    return RawSavedTensor(self, kind, idx)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+    # `grad_fn._saved_<name>` and `_raw_saved_<name>` are properties of each op's node class
+    # (saved_value_properties), not a __getattr__: a class with __getattr__ makes CPython look
+    # up every attribute of its instances the slow way, and nodes are read on every op
+    _exposed_saved = frozenset()
 
-    def _savedvalue(self, key):
-        """(found, value) for PyTorch's `grad_fn._saved_<key>`: what the op's formulas read,
-        by their parameter names: a saved input (`_saved_self`, `_saved_other`: the tensor
-        itself, a Python number as PyTorch's wrapped 0-d tensor, None where this node did not
-        need to save it), the saved output (`_saved_result`), an attribute (`_saved_dim`,
+    def _savedvalue(self, name, kind, idx):
+        """PyTorch's `grad_fn._saved_<name>`: what the op's formulas read, by their parameter
+        names: a saved input (`_saved_self`, `_saved_other`: the tensor itself, a Python
+        number as PyTorch's wrapped 0-d tensor, None where this node did not need to save
+        it), the saved output (`_saved_result`), an attribute (`_saved_dim`,
         `_saved_exponent`), an input's shape (`_saved_self_sym_sizes`).  Saved tensors are
         gone after a backward pass without retain_graph; attributes and shapes stay."""
-        for name, kind, idx in self._savedvalue_names():
-            if name != "_saved_" + key:
-                continue
-            if kind == INPUT:
-                return True, self._savedvalue_input(idx)
-            if kind == RESULT:
-                if self._saved_in is RELEASED:
-                    raise RuntimeError(messages.BACKWARD_TWICE)
-                return True, (None if self._saved_out is None else self._unpack_result())
-            if kind == ATTR:
-                value = self._attrs[idx]
-                if key == "dim" and self.op.name in _DIM_LISTS and isinstance(value, int):
-                    value = (value,)
-                return True, value
-            return True, self._meta[2 * idx]  # SHAPE
-        return False, None
+        if kind == INPUT:
+            return self._savedvalue_input(idx)
+        if kind == RESULT:
+            if self._saved_in is RELEASED:
+                raise RuntimeError(messages.BACKWARD_TWICE)
+            return None if self._saved_out is None else self._unpack_result()
+        if kind == ATTR:
+            value = self._attrs[idx]
+            if name == "_saved_dim" and self.op.name in _DIM_LISTS and isinstance(value, int):
+                value = (value,)
+            return value
+        return self._meta[2 * idx]  # SHAPE
 
-    def _savedvalue_names(self):
-        """(`_saved_<name>`, parameter kind, index) for what the op's formulas read."""
-        op = self.op
-        names = [n.lstrip("*") for n in op.inputs]
-        seen = {}
-        for entry in op.vjps:
-            for kind, idx in (entry[1] if entry is not None else ()):
-                name = ("_saved_" + names[idx] if kind == INPUT else "_saved_result"
-                        if kind == RESULT else "_saved_" + op.attr_names[idx] if kind == ATTR
-                        else "_saved_" + names[idx] + "_sym_sizes" if kind == SHAPE else None)
-                if name is not None:
-                    seen.setdefault(name, (name, kind, idx))
-        return list(seen.values())
+    def saved_attribute(self, name):
+        """node.<name> for a `_saved_*` or `_raw_saved_*` name this node has (the sandbox's
+        way to it), else PyTorch's AttributeError."""
+        if name not in self._exposed_saved:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        return getattr(self, name)
 
     def __dir__(self):
-        saved = self._savedvalue_names()
-        return sorted((set(super().__dir__()) - _INTERNAL_SAVED) | {name for name, _, _ in saved}
-                      | {"_raw" + name for name, kind, _ in saved if kind in (INPUT, RESULT)})
+        return sorted(set(super().__dir__()) - _INTERNAL_SAVED)
 
     def _savedvalue_input(self, i):
         saved = self._saved_in
