@@ -165,13 +165,24 @@ def _int_trunc_div(a, b):
                     q + 1, q)
 
 
+def _div_jvp(t, other, result):
+    """PyTorch's forward derivative of division, (self_t - other_t * result) / other, an
+    absent tangent being PyTorch's zero tensor (0 - x is -x, x - 0 is x; t: the tangents of
+    self and other)."""
+    self_t, other_t = t
+    if other_t is None:
+        return self_t / other
+    return (-(other_t * result) if self_t is None else self_t - other_t * result) / other
+
+
 div_tensor = Op(
     # PyTorch's div_tensor_other_backward, -grad * ((self / other) / other): rounded in this
     # order, float32 gradients are PyTorch's to the bit
     "div.Tensor", _div, (lambda g, other: g / other,
                          lambda g, self, other: -g * ((self / other) / other)),
     inputs=("self", "other"), inplace=True, dtype="float", grad_fn="DivBackward0", method=False,
-    public=False, on_floats=operator.truediv, doc="self / other", formula="d/dself = 1/other, d/dother = -self/other^2",
+    public=False, on_floats=operator.truediv, doc="self / other", jvp=_div_jvp,
+    elementwise_jvp=True, formula="d/dself = 1/other, d/dother = -self/other^2",
     samples=[Sample(a, b, low=0.5, high=2.0) for a, b in
              [((), ()), ((3,), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3))]], kind="binary")
 div_mode = Op(

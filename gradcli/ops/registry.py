@@ -116,7 +116,7 @@ class Op:
                  grad_fn=None, method=True, function=True, inplace=False, doc="", formula="",
                  samples=(), dtype="promote", differentiable=True, outputs=1, view=False,
                  public=True, kind="elementwise", signature=None, output_wrapper=None,
-                 edges=None, on_floats=None):
+                 edges=None, on_floats=None, elementwise_jvp=False):
         self.name = name
         self.forward = forward
         self.inputs = tuple(inputs)
@@ -154,6 +154,8 @@ class Op:
         # to the bit, in a third of the time NumPy's ufunc machinery takes on 0-d arrays
         self.on_floats = on_floats
         self.jvp = jvp
+        # a JVP of its own that is elementwise too: it broadcasts over a batch of tangents
+        self.elementwise_jvp = elementwise_jvp or jvp in ("elementwise", "linear")
         self.n_inputs = len(self.inputs)
         self.rule = {"promote": _PROMOTE, "float": _PROMOTE, "bool": _FIXED,
                      "long": _FIXED}.get(dtype, _AS_IS)
@@ -1562,7 +1564,7 @@ def _batched_tangent(op, inputs, attrs, results, tangents):
     r = results[0]
     shape = (batch,) + r._data.shape
     out = None
-    if (op.kind in ("elementwise", "binary", "backward") and op.jvp in ("elementwise", "linear")
+    if (op.kind in ("elementwise", "binary", "backward") and op.elementwise_jvp
             and not op.variadic and all(x._data.shape == r._data.shape for x in inputs
                                         if isinstance(x, Tensor))):
         out = _tangent_out(op, inputs, attrs, results, tangents)
@@ -1644,7 +1646,10 @@ def _tangent_out(op, inputs, attrs, results, tangents):
             raise RuntimeError(f"Trying to use forward AD with {op.name} that does not support it")
         fake = _TangentContext(op, inputs, attrs, results)
         out = None
-        if op.per_input or op.jvp != "elementwise" and len(entries) == len(inputs):
+        # one formula per input, summed; or one formula given every tangent (a list with None
+        # for an input that has none, when the op has several inputs)
+        if (op.jvp == "elementwise" and op.per_input
+                or op.jvp != "elementwise" and len(entries) == len(inputs)):
             for i, entry in enumerate(entries):
                 if tangents[i] is None or entry is None:
                     continue

@@ -1,5 +1,6 @@
 """Formulas evaluated in PyTorch's order, so that float32 values and gradients are PyTorch's to
-the bit: the divisor's gradient of a division (-grad * ((self / other) / other)), addcdiv's
+the bit: the divisor's gradient of a division (-grad * ((self / other) / other)) and its
+forward derivative ((self_t - other_t * result) / other), addcdiv's
 gradients (value / tensor2 a true division), and the kernels PyTorch compiles with fused
 multiply-adds (tanh's backward 1 - out^2, addcmul, lerp: gradcli.ops.numerics.fma)."""
 
@@ -46,3 +47,19 @@ def test_fma_rounds_once_in_float32():
     assert fma(a, a, np.float32(-1)) == np.float32(2 ** -11 + 2 ** -24)
     assert a * a - np.float32(1) == np.float32(2 ** -11)
     assert fma(np.float64(3), np.float64(2), 1.0) == 7.0  # float64: computed plainly
+
+
+@pytest.mark.parametrize("tangents", ["self", "other", "both"])
+def test_forward_derivative_of_division_has_pytorch_s_bits(tangents):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(8)
+    a, b, ta, tb = (rng.uniform(0.5, 2.0, N).astype(np.float32) for _ in range(4))
+    tb[:5] = 0  # a zero tangent: PyTorch's result is -0. where self has none
+    out = []
+    for T in (gradcli, torch):
+        fw = T.autograd.forward_ad
+        with fw.dual_level():
+            x = fw.make_dual(T.tensor(a), T.tensor(ta)) if tangents != "other" else T.tensor(a)
+            y = fw.make_dual(T.tensor(b), T.tensor(tb)) if tangents != "self" else T.tensor(b)
+            out.append(fw.unpack_dual(x / y).tangent.numpy())
+    assert out[0].tobytes() == out[1].tobytes()
