@@ -3,13 +3,14 @@ the gradients of several tensors."""
 
 import threading
 
-from ..engine.graph import (Node, RemovableHandle, current_pass_id,
-                            disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks,
-                            will_execute)
+from ..engine.graph import (GradientEdge, Node, RemovableHandle, current_pass_id,
+                            disable_saved_tensors_hooks, get_gradient_edge, save_on_cpu,
+                            saved_tensors_hooks, will_execute)
 from ..engine.torch_classes import torch_repr
 
 __all__ = ["Node", "RemovableHandle", "saved_tensors_hooks", "save_on_cpu",
-           "disable_saved_tensors_hooks", "register_multi_grad_hook"]
+           "disable_saved_tensors_hooks", "register_multi_grad_hook", "GradientEdge",
+           "get_gradient_edge"]
 
 
 class _MultiHandle(RemovableHandle):

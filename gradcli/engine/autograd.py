@@ -6,7 +6,7 @@ from contextlib import contextmanager, nullcontext
 import numpy as np
 
 from . import messages
-from .graph import run_backward
+from .graph import GradientEdge, run_backward
 from .tensor import Size, Tensor
 
 
@@ -16,7 +16,10 @@ def _as_tuple(x):
 
 
 def _inputs_tuple(x):
-    """PyTorch's reading of `inputs`: as _as_tuple, but of a dict its values."""
+    """PyTorch's reading of `inputs`: as _as_tuple, but of a dict its values (a GradientEdge
+    is one input)."""
+    if type(x) is GradientEdge:
+        return (x,)
     return tuple(x.values()) if type(x) is dict else _as_tuple(x)
 
 
@@ -156,6 +159,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs_tuple,
                           accumulate=False, allow_unused=allow_unused)
     if materialize_grads:
+        if any(type(i) is GradientEdge for i in inputs_tuple):
+            raise RuntimeError("materialize_grads=True needs tensor inputs: a GradientEdge does "
+                               "not give the shape of its zero gradient")
         result = [Tensor._make(np.zeros_like(i._data), None, 0, create_graph) if g is None
                   else g for g, i in zip(result, inputs_tuple)]
     if type(inputs) is dict:

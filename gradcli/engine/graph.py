@@ -13,6 +13,7 @@ import re
 import warnings
 import sys
 from sys import getrefcount
+from typing import NamedTuple
 
 from . import messages
 from .grad_mode import GradMode
@@ -478,8 +479,32 @@ class PackedTensor:
         return self.unpack(node if self.output else None)
 
 
+class GradientEdge(NamedTuple):
+    """torch.autograd.graph.GradientEdge: where a tensor's gradient flows in (its grad_fn or
+    AccumulateGrad, and its output number), usable as an input of autograd.grad after the
+    tensor itself is gone or has been written in place."""
+    node: Node
+    output_nr: int
+    ownership_token: object = None
+
+
+GradientEdge.__module__ = "torch.autograd.graph"
+
+
+def get_gradient_edge(tensor):
+    """The GradientEdge of tensor (which must require grad)."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
+                           "not require gradients")
+    node, nr = gradient_edge(tensor)
+    return GradientEdge(node, nr)
+
+
 def gradient_edge(t):
-    """The (node, input_nr) a gradient for tensor t flows into, or (None, 0)."""
+    """The (node, input_nr) a gradient for tensor t (or GradientEdge t) flows into, or
+    (None, 0)."""
+    if type(t) is GradientEdge:
+        return t.node, t.output_nr
     fn = t.grad_fn
     if fn is not None:
         return fn, t._output_nr
@@ -722,8 +747,8 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
         if not accumulate:
             capture = {}
         for i, t in enumerate(inputs):
-            if accumulate:  # backward(inputs=...) keeps a non-leaf input's gradient in .grad
-                t.retain_grad()
+            if accumulate and type(t) is not GradientEdge:
+                t.retain_grad()  # backward(inputs=...) keeps a non-leaf input's gradient in .grad
             node, nr = gradient_edge(t)
             if node is None:
                 raise RuntimeError(messages.INPUT_NO_GRAD)

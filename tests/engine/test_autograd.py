@@ -66,3 +66,13 @@ def test_without_anomaly_mode_nan_gradients_pass_through():
     x = torch.tensor([0.0, 1.0], requires_grad=True)
     (x / x).sum().backward()
     assert str(x.grad) == "tensor([nan, 0.])"
+
+
+def test_gradient_edge_with_materialize_grads_is_refused_clearly():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    edge = torch.autograd.graph.get_gradient_edge(y)
+    with pytest.raises(RuntimeError, match="materialize_grads=True needs tensor inputs"):
+        torch.autograd.grad((y * 3).sum(), [edge], materialize_grads=True)
+    (g,) = torch.autograd.grad((y * 3).sum(), edge)
+    assert g.tolist() == [3.0, 3.0]

@@ -1040,6 +1040,25 @@ run(sum(l * l for l in ls))
 """)
 
 
+program("gradient_edges", """
+x = torch.tensor([0.3, 1.2], requires_grad=True)
+y = x * 2
+e = torch.autograd.graph.get_gradient_edge(y)
+print(e.node is y.grad_fn, e.output_nr, e.ownership_token, type(e).__name__)
+print(torch.autograd.graph.get_gradient_edge(x).node.name())
+z = y.exp()
+print(torch.autograd.grad(z.sum(), e, retain_graph=True))
+print(torch.autograd.grad(z.sum(), [e, x], retain_graph=True))
+print(torch.autograd.grad(z.sum(), {"y": e, "x": x}, retain_graph=True))
+attempt(lambda: torch.autograd.graph.get_gradient_edge(torch.ones(2)))
+z.sum().backward(inputs=[e], retain_graph=True)
+print(x.grad)
+w = y * y
+y.mul_(3)
+attempt(lambda: torch.autograd.grad(w.sum(), e))
+""")
+
+
 EXPECTED = {
     'leaf_members': (
         'tensor([1., 2.], dtype=torch.float64, requires_grad=True)\n'
@@ -1518,6 +1537,16 @@ EXPECTED = {
         '[0, 2, 5, 4, 1, 3]\n'
         '[2, 4, 0, 5, 3, 1]\n'
         '[5, 4, 3, 2, 1, 0]'
+    ),
+    'gradient_edges': (
+        'True 0 None GradientEdge\n'
+        'torch::autograd::AccumulateGrad\n'
+        '(tensor([ 1.8221, 11.0232]),)\n'
+        '(tensor([ 1.8221, 11.0232]), tensor([ 3.6442, 22.0464]))\n'
+        "{'y': tensor([ 1.8221, 11.0232]), 'x': tensor([ 3.6442, 22.0464])}\n"
+        'RuntimeError: It is not possible to get the gradient edge for a Tensor that does not require gradients\n'
+        'None\n'
+        'RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [2]], which is output 0 of Mul, is at version 1; expected version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).'
     ),
 }
 
