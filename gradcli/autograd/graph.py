@@ -6,11 +6,19 @@ import threading
 from ..engine.graph import (GradientEdge, Node, RemovableHandle, current_pass_id,
                             disable_saved_tensors_hooks, get_gradient_edge, save_on_cpu,
                             saved_tensors_hooks, will_execute)
+from ..engine.tensor import Tensor
 from ..engine.torch_classes import torch_repr
 
 __all__ = ["Node", "RemovableHandle", "saved_tensors_hooks", "save_on_cpu",
            "disable_saved_tensors_hooks", "register_multi_grad_hook", "GradientEdge",
-           "get_gradient_edge"]
+           "get_gradient_edge", "increment_version"]
+
+
+def increment_version(tensor):
+    """Count an in-place change of tensor (or of each tensor of an iterable) made behind
+    autograd's back, so that backward through a saved copy of it raises PyTorch's error."""
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        t._version[0] += 1
 
 
 class _MultiHandle(RemovableHandle):

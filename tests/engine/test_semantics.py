@@ -1056,6 +1056,11 @@ print(x.grad)
 w = y * y
 y.mul_(3)
 attempt(lambda: torch.autograd.grad(w.sum(), e))
+v = x * 1
+s = v.sin()
+torch.autograd.graph.increment_version(v)
+torch.autograd.graph.increment_version([v, v])
+attempt(lambda: s.sum().backward())
 """)
 
 
@@ -1546,7 +1551,8 @@ EXPECTED = {
         "{'y': tensor([ 1.8221, 11.0232]), 'x': tensor([ 3.6442, 22.0464])}\n"
         'RuntimeError: It is not possible to get the gradient edge for a Tensor that does not require gradients\n'
         'None\n'
-        'RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [2]], which is output 0 of Mul, is at version 1; expected version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).'
+        'RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [2]], which is output 0 of Mul, is at version 1; expected version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).\n'
+        'RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [2]], which is output 0 of Mul, is at version 3; expected version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).'
     ),
 }
 
