@@ -18,7 +18,7 @@ def increment_version(tensor):
     """Count an in-place change of tensor (or of each tensor of an iterable) made behind
     autograd's back, so that backward through a saved copy of it raises PyTorch's error."""
     for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
-        t._version[0] += 1
+        t._counter[0] += 1
 
 
 class _MultiHandle(RemovableHandle):

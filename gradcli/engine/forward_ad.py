@@ -97,7 +97,7 @@ def _alias(t):
     record = t.requires_grad_flag and GradMode.enabled
     node = Identity(gradient_edge(t)) if record else None
     a = Tensor._make(t._data, node, 0, record)
-    a._version = t._version
+    a._counter = t._counter
     a._base = t._base if t._base is not None else t
     return a
 

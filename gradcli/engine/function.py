@@ -256,7 +256,7 @@ def _apply(cls, args, uses_setup):
         if id(o) in dirty:
             if executable and o.grad_fn is None and o.requires_grad_flag:
                 raise RuntimeError(DIRTY_LEAF)
-            o._version[0] += 1
+            o._counter[0] += 1
         elif id(o) in input_ids:
             o = outputs[nr] = _alias(o)
         if executable:
@@ -282,7 +282,7 @@ def _apply(cls, args, uses_setup):
 def _alias(t):
     """An output that is an input (not marked dirty) becomes a view of it."""
     a = Tensor._make(t._data, None, 0, False)
-    a._version = t._version
+    a._counter = t._counter
     a._base = t._base if t._base is not None else t
     return a
 

@@ -223,7 +223,7 @@ class AccumulateGrad(Node):
                 var._grad = old + grad
             else:  # in place, keeping the old gradient's grad_fn, as PyTorch's `grad += new`
                 _add_into(old._data, grad._data)
-                old._version[0] += 1
+                old._counter[0] += 1
             var._grad_count = var._grad_count + 1
 
 
@@ -305,8 +305,8 @@ class SavedTensor:
 
     def __init__(self, tensor):
         self.tensor = tensor
-        self.version = tensor._version
-        self.saved_version = tensor._version[0]
+        self.version = tensor._counter
+        self.saved_version = tensor._counter[0]
         self.origin = None  # PyTorch names the tensor's grad_fn at the time of the error
 
     def check_version(self):

@@ -132,16 +132,23 @@ class Tensor(metaclass=TorchClass):
         return t
 
     @property
-    def _version(self):
-        """The version counter, shared with views: `_version[0]` counts in-place changes."""
+    def _counter(self):
+        """The version counter, shared with views: `_counter[0]` counts in-place changes."""
         vc = self._vc
         if vc is None:
             vc = self._vc = [0]
         return vc
 
-    @_version.setter
-    def _version(self, counter):
+    @_counter.setter
+    def _counter(self, counter):
         self._vc = counter
+
+    @property
+    def _version(self):
+        """How many in-place changes this tensor (or a view sharing its data) has had, as
+        PyTorch's `x._version` shows it."""
+        vc = self._vc
+        return 0 if vc is None else vc[0]
 
     # ------------------------------------------------------------------ autograd metadata
     @property
@@ -267,7 +274,7 @@ class Tensor(metaclass=TorchClass):
     def detach(self):
         """A tensor sharing data and version counter with this one, outside the graph."""
         t = Tensor._make(self._data, None, 0, False)
-        t._version = self._version
+        t._counter = self._counter
         return t
 
     def detach_(self):

@@ -207,7 +207,7 @@ def _inplace(op):
             node = result.grad_fn
             if getattr(node, "_saved_out", None) is not None:
                 # the node saved its output (sigmoid_, exp_): that is self now
-                vc = self._version
+                vc = self._counter
                 node._saved_out = (self._data, node._saved_out[1], vc, vc[0])
             if self._base is not None:  # a view: its base's history is rebased (CopySlices)
                 views.rebase(self, result)
@@ -235,7 +235,7 @@ def _write_into(self, result, name):
             raise RuntimeError(f"result type {src.short} can't be cast to the desired output "
                                f"type {dst.short}")
     self._data[...] = out
-    self._version[0] += 1
+    self._counter[0] += 1
 
 
 class _FirstUse:

@@ -209,7 +209,7 @@ def _matmul_compose(t1, t2):
     if d1 == 1 and d2 == 2:
         out = _op("_squeeze_inplace_dim", _op("mm", _op("unsqueeze", t1, attrs=(0,)), t2),
                   attrs=(0,))
-        out._version[0] += 1  # squeeze_ is in place
+        out._counter[0] += 1  # squeeze_ is in place
         return out
     if d1 == 2 and d2 == 2:
         return _op("mm", t1, t2)

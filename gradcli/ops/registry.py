@@ -582,7 +582,7 @@ class Op:
                     readers = False
             if readers is not False:
                 r = results[0]
-                vc = r._version
+                vc = r._counter
                 saved_out = (r._data, r._output_nr, vc, vc[0])
         node._saved_out = saved_out
         if SavedHooks.stack:
@@ -1160,7 +1160,7 @@ _F32 = np.dtype(np.float32)
 
 def _mark_view(result, base):
     if isinstance(base, Tensor):
-        vc = result._version = base._version
+        vc = result._counter = base._counter
         result._base = base._base if base._base is not None else base
         if base._multi_output_view:
             result._multi_output_view = True
@@ -1695,7 +1695,7 @@ def _primal(x):
         return [_primal(v) for v in x]
     if isinstance(x, Tensor) and x._fw is not None:
         p = Tensor._make(x._data, x.grad_fn, x._output_nr, x.requires_grad_flag)
-        p._version = x._version
+        p._counter = x._counter
         return p
     return x
 

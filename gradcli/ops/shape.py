@@ -1631,7 +1631,7 @@ def _setitem(self, index, value):
                            "refers to a single memory location. Please clone() the tensor before "
                            "performing the operation.")
     self._data[...] = result._data
-    self._version[0] += 1
+    self._counter[0] += 1
     if result._fw is not None:
         _set_tangent(self, result._fw)
     if recording:

@@ -327,7 +327,7 @@ def _version_hint(message, program, namespace):
         def fits(c, version, size):
             t = namespace.get(c.root)
             return (isinstance(t, Tensor) and (not size or list(t.shape) == shape)
-                    and (not version or t._version[0] == current))
+                    and (not version or t._counter[0] == current))
         # the last change to a tensor of that shape at that version (a view shares its base's
         # version), else the last change to a tensor at all
         change = next((c for version, size in ((True, True), (True, False), (False, True))

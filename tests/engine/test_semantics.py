@@ -1064,6 +1064,19 @@ attempt(lambda: s.sum().backward())
 """)
 
 
+program("version_numbers", """
+x = torch.ones(3)
+print(x._version, type(x._version).__name__)
+x.add_(1)
+v = x[0:2]
+v.mul_(2)
+x[2] = 5.
+print(x._version, v._version, (x * 2)._version)
+torch.autograd.graph.increment_version(v)
+print(x._version)
+""")
+
+
 EXPECTED = {
     'leaf_members': (
         'tensor([1., 2.], dtype=torch.float64, requires_grad=True)\n'
@@ -1553,6 +1566,11 @@ EXPECTED = {
         'None\n'
         'RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [2]], which is output 0 of Mul, is at version 1; expected version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).\n'
         'RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [2]], which is output 0 of Mul, is at version 3; expected version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).'
+    ),
+    'version_numbers': (
+        '0 int\n'
+        '3 3 0\n'
+        '4'
     ),
 }
 

@@ -141,7 +141,7 @@ def test_dead_views_leave_nothing_behind():
     for _ in range(100):
         y[0]
     gc.collect()
-    assert len(y._version[1]) == 0
+    assert len(y._counter[1]) == 0
     y[:1].mul_(2)  # (nothing to regenerate)
     assert y.grad_fn.name() == "torch::autograd::CopySlices"
 

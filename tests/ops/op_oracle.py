@@ -33,8 +33,7 @@ def graph(fn, depth=0):
 
 
 def _version(t):
-    v = t._version
-    return v[0] if isinstance(v, list) else v
+    return t._version
 
 
 def describe(obj, lib):

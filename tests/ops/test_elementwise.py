@@ -227,7 +227,7 @@ def test_fill_and_copy_bump_the_version_and_send_gradients_to_the_source():
     x = leaf(1.0, 2.0)
     y = gradcli.zeros(2)
     y.copy_(x)
-    assert y._version[0] == 1 and y.requires_grad
+    assert y._counter[0] == 1 and y.requires_grad
     (y * 3).sum().backward()
     assert x.grad.tolist() == [3.0, 3.0]
     v = leaf(2.0)[0]

@@ -182,7 +182,7 @@ def test_setitem_writes_in_place_and_records_copyslices():
     y = x * 1
     data = y._data
     y[1:] = v
-    assert y._data is data and y._version[0] == 1
+    assert y._data is data and y._counter[0] == 1
     assert y.grad_fn.name() == "torch::autograd::CopySlices"
     assert repr(y).endswith("grad_fn=<CopySlices>)")
     (y * 2).sum().backward()
@@ -205,7 +205,7 @@ def test_setitem_on_leaf_raises_and_no_grad_writes():
         x[0] = 1.
     with gradcli.no_grad():
         x[0] = 1.
-    assert x.tolist()[0] == 1. and x.is_leaf and x._version[0] == 1
+    assert x.tolist()[0] == 1. and x.is_leaf and x._counter[0] == 1
 
 
 def test_setitem_derivatives():

@@ -171,11 +171,11 @@ def test_views_share_data_and_version_counter():
     for view in (base.view(6), base.t(), base[0], base.unsqueeze(0), base.expand(2, 2, 3),
                  base.split(1)[1], base.diagonal()):
         assert view._base is base
-        assert view._version is base._version
+        assert view._counter is base._counter
     base.view(6).add_(1)
     base.t()[0].add_(1)
     assert base.tolist() == [[2., 1., 1.], [2., 1., 1.]]
-    assert base._version[0] == 2
+    assert base._counter[0] == 2
 
 
 def test_copies_do_not_share_data():

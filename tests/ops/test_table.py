@@ -148,7 +148,7 @@ def test_inplace_variant_writes_the_out_of_place_result(op, sample, declared):
     x = args[0].clone()
     result = getattr(x, _inplace_name(op))(*args[1:], **sample.attrs)
     assert result is x
-    assert x._version[0] == 1
+    assert x._counter[0] == 1
     np.testing.assert_array_equal(x._data, expected._data)
 
 
