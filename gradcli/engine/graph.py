@@ -504,6 +504,9 @@ def gradient_edge(t):
     """The (node, input_nr) a gradient for tensor t (or GradientEdge t) flows into, or
     (None, 0)."""
     if type(t) is GradientEdge:
+        if not isinstance(t.node, Node):
+            raise RuntimeError("GradientEdge's first object must be an autograd.graph.Node but "
+                               f"got {type(t.node).__name__}")
         return t.node, t.output_nr
     fn = t.grad_fn
     if fn is not None:

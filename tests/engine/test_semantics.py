@@ -1051,6 +1051,7 @@ print(torch.autograd.grad(z.sum(), e, retain_graph=True))
 print(torch.autograd.grad(z.sum(), [e, x], retain_graph=True))
 print(torch.autograd.grad(z.sum(), {"y": e, "x": x}, retain_graph=True))
 attempt(lambda: torch.autograd.graph.get_gradient_edge(torch.ones(2)))
+attempt(lambda: torch.autograd.grad(z.sum(), torch.autograd.graph.GradientEdge(5, 0)))
 z.sum().backward(inputs=[e], retain_graph=True)
 print(x.grad)
 w = y * y
@@ -1563,6 +1564,7 @@ EXPECTED = {
         '(tensor([ 1.8221, 11.0232]), tensor([ 3.6442, 22.0464]))\n'
         "{'y': tensor([ 1.8221, 11.0232]), 'x': tensor([ 3.6442, 22.0464])}\n"
         'RuntimeError: It is not possible to get the gradient edge for a Tensor that does not require gradients\n'
+        "RuntimeError: GradientEdge's first object must be an autograd.graph.Node but got int\n"
         'None\n'
         'RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [2]], which is output 0 of Mul, is at version 1; expected version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).\n'
         'RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [2]], which is output 0 of Mul, is at version 3; expected version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).'
