@@ -1,11 +1,9 @@
 """torch.autograd.graph: graph node types, hooks on tensors saved for backward, and hooks on
 the gradients of several tensors."""
 
-import threading
-
-from ..engine.graph import (GradientEdge, Node, RemovableHandle, current_pass_id,
-                            disable_saved_tensors_hooks, get_gradient_edge, save_on_cpu,
-                            saved_tensors_hooks, will_execute)
+from ..engine.graph import (GradientEdge, Node, RemovableHandle, RunningPasses,
+                            current_pass_id, disable_saved_tensors_hooks, get_gradient_edge,
+                            gradient_edge, save_on_cpu, saved_tensors_hooks, will_execute)
 from ..engine.tensor import Tensor
 from ..engine.torch_classes import torch_repr
 
@@ -44,13 +42,13 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
     supported = ("all", "any")
     if mode not in supported:
         raise ValueError(f"Expects mode to be one of {supported} but got {mode}")
+    import threading  # (not at start-up: only a multi-grad hook needs it)
     tensors = tuple(tensors)
     lock = threading.Lock()
     if mode == "all":
         count, buffer = {}, {}
         expected = [None]
-        nodes = [t.grad_fn if t.grad_fn is not None or not t.requires_grad
-                 else t._accumulator() for t in tensors]
+        nodes = [gradient_edge(t)[0] for t in tensors]
         if None in nodes:
             raise AssertionError("Expected gradient function to be set")
 
@@ -71,11 +69,12 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
         handles = tuple(t.register_hook(inner_hook(i)) for i, t in enumerate(tensors)
                         if t.requires_grad)
     else:
-        ran = set()
+        ran = set()  # the running passes in which fn has run
 
         def hook(grad):
             task = current_pass_id()
             with lock:
+                ran.intersection_update(running[0] for running in RunningPasses.stack)
                 if task in ran:
                     return
                 ran.add(task)

@@ -124,10 +124,8 @@ def _attributes(expression_text, prefix, namespace):
         return []
     names = _public_attributes(obj)
     if prefix.startswith("_"):  # grad_fn._saved_self: the one kind of `_` name a program reads
-        from ..lang.sandbox import SAVED_VALUE
         from ..ops.registry import OpNode
-        names = [n for n in dir(obj) if SAVED_VALUE.fullmatch(n)] if isinstance(obj, OpNode) \
-            else []
+        names = sorted(obj._exposed_saved) if isinstance(obj, OpNode) else []
     return [Candidate(n, -len(prefix), _attribute_meta(obj, n)) for n in names
             if n.startswith(prefix) and (n != prefix or len(names) == 1)]
 

@@ -598,18 +598,25 @@ def _pack_saved(node, op, result):
     """Hand what node saved to the pack hook of the innermost saved_tensors_hooks, in PyTorch's
     order (the order the formulas name them), and keep what it returns instead."""
     saved = node._saved_in
-    values = list(saved) if saved is not None and saved is not RELEASED else None
     names = [n.lstrip("*") for n in op.inputs]
     for name in op.saves:
         if name == "result":
-            out = node._saved_out
-            if out is not None:
-                node._saved_out = (PackedTensor(result, output=True), out[1], None, None)
-        elif values is not None:
-            for j in (range(len(values)) if op.variadic else (names.index(name),)):
-                if isinstance(values[j], Tensor):
-                    values[j] = PackedTensor(values[j])
-    if values is not None:
+            if node._saved_out is not None:
+                _put_packed(node, RESULT, 0, PackedTensor(result, output=True))
+        elif saved is not None and saved is not RELEASED:
+            for j in (range(len(saved)) if op.variadic else (names.index(name),)):
+                if isinstance(saved[j], Tensor):
+                    _put_packed(node, INPUT, j, PackedTensor(saved[j]))
+
+
+def _put_packed(node, kind, index, packed):
+    """Keep PackedTensor packed in place of node's saved output (kind RESULT) or its saved
+    input index."""
+    if kind == RESULT:
+        node._saved_out = (packed, node._saved_out[1], None, None)
+    else:
+        values = list(node._saved_in)
+        values[index] = packed
         node._saved_in = tuple(values)
 
 
@@ -1243,14 +1250,13 @@ class RawSavedTensor(metaclass=TorchClass):
             raise RuntimeError(messages.RAW_SAVED_NONE)
         # pack_hook gets the saved tensor's data (no autograd history), as PyTorch's does
         if self._kind == RESULT:
-            data = node._unpack_result().detach()
-            node._saved_out = (PackedTensor(data, output=True, hooks=hooks),
-                               out[1], None, None)
+            packed = PackedTensor(node._unpack_result().detach(), output=True, hooks=hooks)
         else:
             tensor = node._savedvalue_input(self._index)  # (a number: its wrapped tensor)
-            values = list(saved)
-            values[self._index] = PackedTensor(tensor.detach(), hooks=hooks, place=tensor)
-            node._saved_in = tuple(values)
+            packed = PackedTensor(tensor.detach(), hooks=hooks, place=tensor)
+        _put_packed(node, self._kind, self._index, packed)
+
+
 # ops whose `dim` is a list in PyTorch's schema (int[1]? dim): `_saved_dim` shows a tuple
 _DIM_LISTS = frozenset(("sum.dim_IntList", "mean.dim", "amax", "amin", "var", "std", "logsumexp",
                         "linalg_vector_norm", "std_mean", "var_mean", "nansum", "nanmean",
@@ -1336,8 +1342,10 @@ class OpNode(Node):
         if self.op.variadic:
             return self._unpack_all()
         x = saved[i]
-        if x is None or isinstance(x, Tensor) or type(x) is PackedTensor:
-            return None if x is None else self._unpack(i)
+        if x is None:
+            return None
+        if isinstance(x, Tensor) or type(x) is PackedTensor:
+            return self._unpack(i)
         if "Scalar" in self.op.name:  # a Scalar argument of PyTorch's (pow.Tensor_Scalar)
             return x
         # a number for a Tensor argument: the 0-d tensor PyTorch wraps it in (int64, float64)
