@@ -58,7 +58,8 @@ def _where(condition, a, b):
 
 # ------------------------------------------------------------------ exponentials and logarithms
 
-unary("exp", _via_float64(np.exp), lambda g, result: g * result, "e^self", "exp(self)")
+_exp = _via_float64(np.exp)  # (sigmoid's too)
+unary("exp", _exp, lambda g, result: g * result, "e^self", "exp(self)")
 unary("exp2", _via_float64(np.exp2), lambda g, result: g * (result * math.log(2.0)), "2^self",
       "2^self * ln(2)")
 unary("expm1", _via_float64(np.expm1), lambda g, result: g * (result + 1), "e^self - 1", "exp(self)")
@@ -143,7 +144,6 @@ unary("erf", _erf, lambda g, self: g * (TWO_OVER_SQRT_PI * (-self * self).exp())
       "the error function", "2/sqrt(pi) * exp(-self^2)")
 # (exp as the exp op computes it, then 1 / (1 + e) in the input's dtype: PyTorch's float32
 # digits four times more often than NumPy's float32 exp)
-_exp = _via_float64(np.exp)
 unary("sigmoid", lambda a: 1 / (1 + _exp(-a)), lambda g, result: OPS["sigmoid_backward"](g, result),
       "1/(1+e^-self)", "sigmoid(self) * (1 - sigmoid(self))")
 
