@@ -1,0 +1,66 @@
+"""The cyclic garbage collector: the console script tunes it for big graphs; the Python API
+leaves it alone."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from gradcli.cli.main import COLLECTOR_THRESHOLDS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def python(code):
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120)
+    assert p.returncode == 0, p.stderr
+    return p.stdout.split()
+
+
+def test_console_script_freezes_startup_and_raises_the_full_collection_threshold():
+    # run() is the console script: what main() sees is the collector a program runs under
+    out = python(
+        "import gc, sys\n"
+        "import gradcli.cli.main as m\n"
+        "def main(argv):\n"
+        "    print(*gc.get_threshold(), gc.isenabled(), gc.get_freeze_count() > 10000)\n"
+        "    return 0\n"
+        "m.main = main\n"
+        "sys.argv = ['gradcli', 'eval', 'x']\n"
+        "m.run()\n")
+    assert out == [*map(str, COLLECTOR_THRESHOLDS), "True", "True"]
+    assert COLLECTOR_THRESHOLDS[2] > 10  # full collections rarer than Python's default
+
+
+def test_console_script_programs_still_collect_cycles():
+    # a program's cyclic garbage is collected by the young generations, as in Python
+    out = python(
+        "import gc, sys, weakref\n"
+        "import gradcli.cli.main as m\n"
+        "class Node: pass\n"
+        "def main(argv):\n"
+        "    a, b = Node(), Node()\n"
+        "    a.other, b.other = b, a\n"
+        "    ref = weakref.ref(a)\n"
+        "    del a, b\n"
+        "    junk = [[] for _ in range(5000)]\n"  # allocations enough for a young collection
+        "    print(ref() is None)\n"
+        "    return 0\n"
+        "m.main = main\n"
+        "sys.argv = ['gradcli', 'eval', 'x']\n"
+        "m.run()\n")
+    assert out == ["True"]
+
+
+def test_python_api_leaves_the_collector_alone():
+    out = python(
+        "import gc\n"
+        "t = gc.get_threshold()\n"
+        "import gradcli, gradcli.autograd\n"
+        "x = gradcli.tensor(2.0, requires_grad=True)\n"
+        "(x * x).backward()\n"
+        "print(gc.isenabled(), gc.get_threshold() == t, gc.get_freeze_count())\n")
+    assert out == ["True", "True", "0"]
+    out = python("import gc\ngc.disable()\nimport gradcli\nprint(gc.isenabled())\n")
+    assert out == ["False"]
