@@ -8,7 +8,10 @@ hand-written NumPy on the same workloads, run on demand (never in CI).
 Implementations are always run alternately (round-robin, the order rotated every round) in one
 invocation, so that the noise of a shared machine hits all of them alike; each row reports the
 median, min-max, and the ratio of its median to the median of the goal's reference
-implementation. Whole-process workloads run in fresh child processes (hyperfine when installed,
+implementation. In-process workloads run each implementation in a worker process of its own
+(bench/workloads/worker.py), as its users run it: no other library's objects for the cyclic
+garbage collector to walk. The scalar chains also run gradcli under the collector settings of
+the `gradcli` console script ("gradcli (CLI collector)"). Whole-process workloads run in fresh child processes (hyperfine when installed,
 one hyperfine call per round with every command in it; peak memory from os.wait4's ru_maxrss).
 Every result is checked against the reference implementation's value before it is reported.
 PASS/FAIL judges the wall-clock ratio of medians; the note column of each goal row also gives the
@@ -68,8 +71,8 @@ if ARGS is not None and ARGS.threads > 0:  # before NumPy is imported, and inher
         os.environ[var] = str(ARGS.threads)
 
 import datetime  # noqa: E402
-import gc  # noqa: E402
 import json  # noqa: E402
+import pickle  # noqa: E402
 import platform  # noqa: E402
 import resource  # noqa: E402
 import shlex  # noqa: E402
@@ -78,7 +81,6 @@ import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
-import traceback  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -89,7 +91,6 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(BENCH))
 
 from workloads import inprocess  # noqa: E402
-from workloads.inprocess import Unsupported  # noqa: E402
 
 PY = sys.executable
 GRADCLI = str(Path(PY).parent / "gradcli") if (Path(PY).parent / "gradcli").exists() \
@@ -97,6 +98,12 @@ GRADCLI = str(Path(PY).parent / "gradcli") if (Path(PY).parent / "gradcli").exis
 
 WORKLOADS = ["oneshot", "chain10k", "chain100k", "chain1m", "mlp", "elementwise", "second",
              "hessian", "jacobian", "memory", "loop"]
+
+# the chains' implementations: "gradcli (CLI collector)" is gradcli under the collector settings
+# of the `gradcli` console script (gradcli.cli.main.tune_collector), where the Python API leaves
+# Python's defaults
+CLI_COLLECTOR = "gradcli (CLI collector)"
+CHAIN_IMPLS = ("gradcli", CLI_COLLECTOR) + tuple(i for i in inprocess.IMPLS if i != "gradcli")
 
 FLAT_LIMIT = 1.25  # "per-op cost flat from 10k to 1M": per-op at 1M within 1.25x of per-op at 10k
 
@@ -262,8 +269,46 @@ def check_values(rows, rtol=1e-6, atol=1e-9):
 # ---------------------------------------------------------------------------------------------
 # In-process workloads: one round = every implementation once, in a rotated order.
 
-def measure_inprocess(rows, factories, rounds, warmup, min_time=0.05, keys=None, inner=None):
-    """factories: impl -> zero-argument callable building the run() (may raise Unsupported).
+class Worker:
+    """A bench/workloads/worker.py process running one implementation's workload (see there)."""
+
+    def __init__(self, spec):
+        self.proc = subprocess.Popen([PY, str(BENCH / "workloads" / "worker.py")],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        impl, function, args, options = spec
+        options = dict(options, threads=ARGS.threads if ARGS is not None else 1)
+        self.failure = self.call("setup", impl, function, args, options)[1]
+
+    def call(self, *msg):
+        """Send msg, return the reply: ("ok", ...) or (kind, reason) for a failure."""
+        try:
+            pickle.dump(msg, self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            self.proc.stdin.flush()
+            reply = pickle.load(self.proc.stdout)
+        except (EOFError, BrokenPipeError, pickle.UnpicklingError):
+            code = self.proc.wait()
+            return ("error", f"the worker process died (exit code {code})")
+        if reply[0] == "error":
+            log(reply[2])
+        return reply if reply[0] != "ok" else (reply[0], None, *reply[1:])
+
+    def close(self):
+        try:
+            pickle.dump(("exit",), self.proc.stdin)
+            self.proc.stdin.close()
+        except (BrokenPipeError, OSError):
+            pass
+        try:
+            self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def measure_inprocess(rows, specs, rounds, warmup, min_time=0.05, keys=None, inner=None):
+    """specs: key -> (impl, factory name in bench/workloads/inprocess.py, its further
+    arguments, worker options); a row's key is keys[id(row)], else its impl.  Each key runs
+    in a worker process of its own (bench/workloads/worker.py), all driven round-robin.
 
     A sample is the mean of k back-to-back calls, k chosen in the warm-up so that a sample lasts
     at least min_time: a 1 ms call is otherwise one scheduler time slice away from 5 ms on a busy
@@ -271,69 +316,52 @@ def measure_inprocess(rows, factories, rounds, warmup, min_time=0.05, keys=None,
     """
     keys = keys or {}
     key = lambda r: keys.get(id(r), r.impl)  # noqa: E731
-    runs = {}
-    for r in rows:
-        try:
-            runs[key(r)] = factories[key(r)]()
-        except Unsupported as e:
-            r.failure = str(e)
-        except Exception as e:  # noqa: BLE001 - reported in the table
-            r.failure = f"{type(e).__name__}: {e}"
-            log(traceback.format_exc())
-    live = [r for r in rows if key(r) in runs]
-    inner = {key(r): (inner or {}).get(key(r), 1) for r in live}
+    workers = {}
+    try:
+        for r in rows:
+            w = workers[key(r)] = Worker(specs[key(r)])
+            if w.failure is not None:
+                r.failure = w.failure
+        live = [r for r in rows if r.failure is None]
+        inner = {key(r): (inner or {}).get(key(r), 1) for r in live}
 
-    def once(r, record):
-        k = inner[key(r)]
-        phases = {}
-        gc.collect()
-        c0 = time.process_time()
-        t0 = time.perf_counter()
-        try:
-            for _ in range(k):
-                value, ph = runs[key(r)]()
-                for name, v in (ph or {}).items():
-                    phases[name] = phases.get(name, 0.0) + v
-        except Unsupported as e:
-            r.failure = str(e)
-            return None
-        except RecursionError as e:
-            r.failure = f"RecursionError: {e}"
-            return None
-        except Exception as e:  # noqa: BLE001
-            r.failure = f"{type(e).__name__}: {e}"
-            log(traceback.format_exc())
-            return None
-        dt = (time.perf_counter() - t0) / k
-        cpu = (time.process_time() - c0) / k
-        if r.value is None:
-            r.value = value
-        if record:
-            r.samples.append(dt)
-            r.cpu.append(cpu)
-            for name, v in phases.items():
-                r.phases.setdefault(name, []).append(v / k)
-        return dt
+        def once(r, record):
+            k = inner[key(r)]
+            reply = workers[key(r)].call("run", k)
+            if reply[0] != "ok":
+                r.failure = reply[1]
+                return None
+            _, _, value, phases, wall, cpu = reply
+            dt, cpu = wall / k, cpu / k
+            if r.value is None:
+                r.value = value
+            if record:
+                r.samples.append(dt)
+                r.cpu.append(cpu)
+                for name, v in phases.items():
+                    r.phases.setdefault(name, []).append(v / k)
+            return dt
 
-    for w in range(warmup):
+        for w in range(warmup):
+            for r in live:
+                if r.failure is None:
+                    dt = once(r, record=False)
+                    if dt is not None and w == warmup - 1 and inner[key(r)] == 1:
+                        inner[key(r)] = max(1, min(1000, int(min_time / max(dt, 1e-9)) + 1))
         for r in live:
-            if r.failure is None:
-                dt = once(r, record=False)
-                if dt is not None and w == warmup - 1 and inner[key(r)] == 1:
-                    inner[key(r)] = max(1, min(1000, int(min_time / max(dt, 1e-9)) + 1))
-    for r in live:
-        if inner[key(r)] > 1:
-            r.notes.append(f"{inner[key(r)]} calls per sample")
-    for i in range(rounds):
-        order = live[i % len(live):] + live[:i % len(live)] if live else []
-        for r in order:
-            if r.failure is None:
-                once(r, record=True)
-        log(f"    round {i + 1}/{rounds}: " + ", ".join(
-            f"{key(r)} {r.samples[-1] * r.scale:.3g}" for r in order
-            if r.failure is None and r.samples))
-    runs.clear()
-    gc.collect()
+            if inner[key(r)] > 1:
+                r.notes.append(f"{inner[key(r)]} calls per sample")
+        for i in range(rounds):
+            order = live[i % len(live):] + live[:i % len(live)] if live else []
+            for r in order:
+                if r.failure is None:
+                    once(r, record=True)
+            log(f"    round {i + 1}/{rounds}: " + ", ".join(
+                f"{key(r)} {r.samples[-1] * r.scale:.3g}" for r in order
+                if r.failure is None and r.samples))
+    finally:
+        for w in workers.values():
+            w.close()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -577,8 +605,12 @@ class Suite:
         """The chain of n ops; for n > 10k also a 10k-op control run of each implementation in
         every round, right next to the big one, for the per-op flatness (big vs control): two
         sizes measured minutes apart on a shared machine would mostly compare the load."""
-        rows = self.new_rows(name, f"scalar chain {n:,} ops, fwd+bwd per op", inprocess.IMPLS,
-                             "us/op", 1e6 / n, ref="torch", goal=None if n >= 1_000_000 else 0.8)
+        rows = self.new_rows(name, f"scalar chain {n:,} ops, fwd+bwd per op",
+                             CHAIN_IMPLS, "us/op", 1e6 / n, ref="torch",
+                             goal=None if n >= 1_000_000 else 0.8)
+        for r in rows:
+            if r.impl.startswith("gradcli"):  # both gradcli rows are judged
+                r.goal_impl = r.impl
         if n >= 1_000_000:
             rounds, warmup = self.rounds(1, 1), 0
         elif n >= 100_000:
@@ -595,12 +627,15 @@ class Suite:
                         1e6 / 10_000, group=name)
                 control[r.impl] = c
                 measured.insert(measured.index(r) + 1, c)
-        measure_inprocess(
-            measured, {r.impl if r not in control.values() else r.impl + " control":
-                       (lambda i=r.impl, m=(10_000 if r in control.values() else n):
-                        inprocess.chain(i, m)) for r in measured},
-            rounds, warmup, keys={id(c): c.impl + " control" for c in control.values()},
-            inner={c.impl + " control": 3 for c in control.values()})
+        keys = {id(c): c.impl + " control" for c in control.values()}
+        specs = {}
+        for r in measured:
+            impl = r.impl.split(" ")[0]
+            options = {"collector": "cli"} if r.impl == CLI_COLLECTOR else {}
+            size = 10_000 if id(r) in keys else n
+            specs[keys.get(id(r), r.impl)] = (impl, "chain", (size,), options)
+        measure_inprocess(measured, specs, rounds, warmup, keys=keys,
+                          inner={k: 3 for k in keys.values()})
         for r in rows:
             if r.ok and r.phases:
                 f = statistics.median(r.phases["fwd"]) * 1e6 / n
@@ -614,11 +649,12 @@ class Suite:
     def flatness(self, control, big, label):
         at = max(self.rows.index(r) for r in big.values()) + 1  # right after the chain rows
         new = []
-        for impl in ("gradcli", "torch", "autograd", "numpy"):
+        for impl in CHAIN_IMPLS:
             c, b = control.get(impl), big.get(impl)
             if c is not None and b is not None and c.ok and b.ok:
                 row = Row(f"per-op cost {label} vs 10k (flat?)", impl, "", ref=None,
-                          goal=FLAT_LIMIT, group="flat")
+                          goal=FLAT_LIMIT, group="flat",
+                          goal_impl=impl if impl.startswith("gradcli") else "gradcli")
                 row.derived_ratio = b.median() / c.median()
                 row.notes.append(f"{fmt_num(c.median())} -> {fmt_num(b.median())} us/op, "
                                  "same rounds")
@@ -628,9 +664,12 @@ class Suite:
                 new.append(row)
         self.rows[at:at] = new
 
-    def simple(self, name, label, factory, ref, goal, rounds, warmup=1, unit="ms", scale=1e3):
+    def simple(self, name, label, factory, ref, goal, rounds, warmup=1, unit="ms", scale=1e3,
+               args=()):
+        """factory: the name of a factory of bench/workloads/inprocess.py, called as
+        factory(impl, *args) in each implementation's worker process."""
         rows = self.new_rows(name, label, inprocess.IMPLS, unit, scale, ref=ref, goal=goal)
-        measure_inprocess(rows, {r.impl: (lambda i=r.impl: factory(i)) for r in rows},
+        measure_inprocess(rows, {r.impl: (r.impl, factory, args, {}) for r in rows},
                           rounds, warmup)
         return rows
 
@@ -657,28 +696,24 @@ class Suite:
                 n = {"chain10k": 10_000, "chain100k": 100_000, "chain1m": 1_000_000}[name]
                 self.chain(n, name)
             elif name == "mlp":
-                self.simple(name, "3-layer 1024x1024 tanh MLP, batch 64, fwd+bwd", inprocess.mlp,
+                self.simple(name, "3-layer 1024x1024 tanh MLP, batch 64, fwd+bwd", "mlp",
                             "numpy", 1.1, self.rounds(7, 3))
             elif name == "elementwise":
                 self.simple(name, "20-op elementwise chain, 1e6 elements, fwd+bwd",
-                            inprocess.elementwise, "numpy", 1.1, self.rounds(7, 3))
+                            "elementwise", "numpy", 1.1, self.rounds(7, 3))
             elif name == "second":
                 self.simple(name, "2nd derivative of a 1000-op chain (create_graph)",
-                            inprocess.second_derivative, "torch", 1.0, self.rounds(7, 3))
+                            "second_derivative", "torch", 1.0, self.rounds(7, 3))
             elif name == "hessian":
                 self.simple(name, "Hessian 100-dim, reverse (torch default)",
-                            lambda i: inprocess.hessian(i, "reverse"), "torch", 1.0,
-                            self.rounds(5, 2))
+                            "hessian", "torch", 1.0, self.rounds(5, 2), args=("reverse",))
                 self.simple(name, "Hessian 100-dim, forward-over-reverse (vectorize=True)",
-                            lambda i: inprocess.hessian(i, "forward"), "torch", 1.0,
-                            self.rounds(5, 2))
+                            "hessian", "torch", 1.0, self.rounds(5, 2), args=("forward",))
             elif name == "jacobian":
                 self.simple(name, "Jacobian 100x100, reverse (torch default)",
-                            lambda i: inprocess.jacobian(i, "reverse"), "torch", 1.0,
-                            self.rounds(5, 2))
+                            "jacobian", "torch", 1.0, self.rounds(5, 2), args=("reverse",))
                 self.simple(name, "Jacobian 100x100, forward (vectorize=True)",
-                            lambda i: inprocess.jacobian(i, "forward"), "torch", 1.0,
-                            self.rounds(5, 2))
+                            "jacobian", "torch", 1.0, self.rounds(5, 2), args=("forward",))
             elif name == "memory":
                 self.memory()
             elif name == "loop":
@@ -746,19 +781,6 @@ def main():
         report(data["machine"], data["meta"], [Row.from_json(d) for d in data["rows"]],
                data["args"].get("quick"), args.markdown)
         return 0
-    if args.threads > 0:
-        try:
-            import torch
-            torch.set_num_threads(args.threads)
-        except ImportError:
-            pass
-    import gradcli
-    gradcli.set_default_dtype(gradcli.float64)
-    try:
-        import torch
-        torch.set_default_dtype(torch.float64)
-    except ImportError:
-        pass
     suite = Suite(args)
     m = machine_description(args)
     if m["openblas_coretype"]:
