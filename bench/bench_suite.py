@@ -25,7 +25,7 @@ Workload NAMEs for --only (a prefix selects several, e.g. --only chain):
   oneshot      whole process: `gradcli eval "z=(2*x)**3" --at x=3` vs `python -c "import numpy"`
   chain10k     scalar chain x*w, x+b, sin(x), x*1.0001 repeated, forward+backward, per op
   chain100k    the same, 100,000 ops
-  chain1m      the same, 1,000,000 ops (one round; per-op flatness 1M vs 10k)
+  chain1m      the same, 1,000,000 ops (three rounds; per-op flatness 1M vs 10k)
   mlp          3-layer 1024x1024 tanh MLP, batch 64, forward+backward
   elementwise  20-op elementwise chain on 1e6 elements, forward+backward
   second       second derivative of a 1000-op scalar chain (create_graph)
@@ -612,7 +612,7 @@ class Suite:
             if r.impl.startswith("gradcli"):  # both gradcli rows are judged
                 r.goal_impl = r.impl
         if n >= 1_000_000:
-            rounds, warmup = self.rounds(1, 1), 0
+            rounds, warmup = self.rounds(3, 1), 0
         elif n >= 100_000:
             rounds, warmup = self.rounds(3, 1), 0
         else:
@@ -631,7 +631,9 @@ class Suite:
         specs = {}
         for r in measured:
             impl = r.impl.split(" ")[0]
-            options = {"collector": "cli"} if r.impl == CLI_COLLECTOR else {}
+            options = {"warm": (1_000,)}  # (the big runs have no warm-up round)
+            if r.impl == CLI_COLLECTOR:
+                options["collector"] = "cli"
             size = 10_000 if id(r) in keys else n
             specs[keys.get(id(r), r.impl)] = (impl, "chain", (size,), options)
         measure_inprocess(measured, specs, rounds, warmup, keys=keys,

@@ -18,9 +18,10 @@ prints goes to stderr):
     ("exit",)
 
 `function` names a factory of bench/workloads/inprocess.py, called as function(impl, *args).
-options: {"threads": N (0 = the library's default), "collector": "cli"} ("cli": the collector
-settings of the `gradcli` console script, gradcli.cli.main.tune_collector, applied after the
-imports).
+options: {"threads": N (0 = the library's default), "collector": "cli", "warm": args}
+("cli": the collector settings of the `gradcli` console script, gradcli.cli.main.tune_collector,
+applied after the imports; "warm": one untimed run of function(impl, *args), a small instance,
+before the workload is built).
 """
 
 import os
@@ -72,7 +73,16 @@ def serve(inp, out):
             _, impl, function, args, options = msg
             try:
                 prepare(impl, options.get("threads", 1))
-                run = getattr(inprocess, function)(impl, *args)
+                factory = getattr(inprocess, function)
+                if options.get("warm") is not None:
+                    # a small run first: this process's one-time costs (lazy imports, an op
+                    # prepared at first use, the interpreter's specialisation) are then out of
+                    # the samples; a failure shows in the measured runs instead
+                    try:
+                        factory(impl, *options["warm"])()
+                    except Exception:  # noqa: BLE001
+                        pass
+                run = factory(impl, *args)
                 if options.get("collector") == "cli":
                     from gradcli.cli.main import tune_collector
                     tune_collector()
