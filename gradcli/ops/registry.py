@@ -1015,7 +1015,7 @@ def _reads_g_once_by_operator(fn):
     an instruction not listed above, another Python) answers False."""
     import dis
     code = fn.__code__
-    if not _DONATION_BYTECODE or code.co_argcount < 1:
+    if not _KNOWN_BYTECODE or code.co_argcount < 1:
         return False
     name = code.co_varnames[0]
     if name in code.co_cellvars:
@@ -1043,8 +1043,9 @@ def _reads_g_once_by_operator(fn):
     return False
 
 
-_DONATION_BYTECODE = (sys.implementation.name == "cpython"
-                      and (3, 10) <= sys.version_info[:2] <= (3, 13))
+# the bytecode _reads_g_once_by_operator and _arithmetic_only understand
+_KNOWN_BYTECODE = (sys.implementation.name == "cpython"
+                   and (3, 10) <= sys.version_info[:2] <= (3, 13))
 
 
 def _vjp_caller(entry):
@@ -1059,7 +1060,30 @@ def _vjp_caller(entry):
         return _own_code(lambda node, g: fn(g))
     if len(kinds) == 2 and kinds[0] == (G, 0):
         kind, idx = kinds[1]
-        if kind == INPUT:  # (a _PairNode's saved input: _s0 or _s1)
+        on_floats = _arithmetic_only(fn)
+        if kind == INPUT and on_floats:  # (a _PairNode's saved input: _s0 or _s1)
+            def call(node, g):
+                x = node._s1 if idx else node._s0
+                tx = type(x)
+                if tx is _Tensor:
+                    vc = x._vc
+                    if vc is not None and vc[0] != (0 if node._saved_ver is None
+                                                    else node._saved_ver[idx]):
+                        node._unpack(idx)  # raises PyTorch's error
+                    xd = x._data
+                    if xd.dtype is not _F64 or xd.shape:
+                        return fn(g, x)
+                    xf = float(xd)
+                elif tx is float or tx is int:
+                    xf = x
+                else:
+                    if isinstance(x, Tensor) or tx is PackedTensor:
+                        x = node._unpack(idx)
+                    return fn(g, x)
+                t = _on_floats(fn, g, xf)
+                return fn(g, x) if t is None else t
+            return _own_code(call)
+        if kind == INPUT:
             def call(node, g):
                 x = node._s1 if idx else node._s0
                 if type(x) is _Tensor:
@@ -1071,11 +1095,83 @@ def _vjp_caller(entry):
                     x = node._unpack(idx)
                 return fn(g, x)
             return _own_code(call)
+        if kind == RESULT and on_floats:
+            def call(node, g):
+                r = node._unpack_result()
+                rd = r._data
+                if type(r) is _Tensor and rd.dtype is _F64 and not rd.shape:
+                    t = _on_floats(fn, g, float(rd))
+                    if t is not None:
+                        return t
+                return fn(g, r)
+            return _own_code(call)
         if kind == RESULT:
             return _own_code(lambda node, g: fn(g, node._unpack_result()))
         if kind == ATTR:
             return _own_code(lambda node, g: fn(g, node._attrs[idx]))
     return lambda node, g: fn(*node._resolve(kinds, g))
+
+
+# what an arithmetic-only VJP may be made of (CPython 3.10-3.13; see _arithmetic_only)
+_ARITHMETIC_OPS = frozenset({"RESUME", "NOP", "CACHE", "LOAD_FAST", "LOAD_CONST",
+                             "UNARY_NEGATIVE", "RETURN_VALUE", "BINARY_ADD", "BINARY_SUBTRACT",
+                             "BINARY_MULTIPLY", "BINARY_TRUE_DIVIDE", "BINARY_OP"})
+
+
+def _arithmetic_only(fn):
+    """Whether VJP fn is made only of + - * / and unary - on its parameters and on int or
+    float constants (`g * other`, `-g * self / (other * other)`), so that, on Python floats,
+    it gives what its tensor operators give on 0-d float64 tensors: those ops compute on
+    Python floats there (an op's `on_floats`).  Decided from fn's bytecode; anything else (a
+    method call, a closure, another Python) answers False."""
+    import dis
+    if not _KNOWN_BYTECODE or fn.__code__.co_cellvars or fn.__code__.co_freevars:
+        return False
+    stack = []  # whether each operand is a constant
+    for ins in dis.get_instructions(fn):
+        name = ins.opname
+        if name not in _ARITHMETIC_OPS:
+            return False
+        if name == "LOAD_FAST":
+            stack.append(False)
+        elif name == "LOAD_CONST":
+            if type(ins.argval) not in (int, float):
+                return False
+            stack.append(True)
+        elif name.startswith("BINARY_"):
+            if name == "BINARY_OP" and ins.argrepr not in _G_TAKING_OPERATORS:
+                return False
+            if len(stack) < 2:
+                return False
+            right, left = stack.pop(), stack.pop()
+            if left and (name == "BINARY_TRUE_DIVIDE" or ins.argrepr == "/"):
+                return False  # 2 / x: Tensor.__rtruediv__, x.reciprocal() * 2, rounds otherwise
+            stack.append(left and right)
+    return True
+
+
+def _on_floats(fn, g, x):
+    """Arithmetic-only VJP fn (see _arithmetic_only) on Python floats, for a 0-d float64
+    gradient g, outside create_graph and forward AD: its operators then give NumPy's bits, as
+    the ops' own 0-d path does, without an op call per operator.  The gradient as a tensor, or
+    None where the tensor formula must run (another dtype or shape, x / 0: NumPy's inf or nan)."""
+    gd = g._data
+    if (gd.dtype is not _F64 or gd.shape or type(g) is not _Tensor or GradMode.enabled
+            or ForwardAD.level is not None):
+        return None
+    try:
+        r = fn(float(gd), x)
+    except ArithmeticError:
+        return None
+    if type(r) is not float:
+        return None
+    t = _new_tensor(_Tensor)
+    t._data = _array(r)
+    t.grad_fn = None
+    t.requires_grad_flag = False
+    t._output_nr = 0
+    t._vc = None
+    return t
 
 
 def _conform(node, i, gi, shape, dt):

@@ -103,3 +103,99 @@ def test_zero_dim_gradients_accumulate_with_numpy_s_bits(dt):
             (x * a).backward()  # and a second pass into .grad
             assert x.grad.numpy().tobytes() == np.asarray(np.add(expected, dt(a)), dt).tobytes() \
                 or np.isnan(np.add(expected, dt(a))), (a, b)
+
+
+# ------------------------------------------------------------------ VJPs on Python floats
+
+def _arithmetic_vjps():
+    """Every VJP of the op table that runs on Python floats for 0-d float64 gradients."""
+    from gradcli.ops import registry
+    found = []
+    for op in registry.OPS.values():
+        for i, entry in enumerate(getattr(op, "vjps", None) or ()):
+            if entry is None or entry[0] is registry.passthrough:
+                continue
+            fn, kinds = entry
+            if (len(kinds) == 2 and kinds[0] == (registry.G, 0)
+                    and kinds[1][0] in (registry.INPUT, registry.RESULT)
+                    and registry._arithmetic_only(fn)):
+                found.append(pytest.param(fn, id=f"{op.name}-{i}"))
+    return found
+
+
+ARITHMETIC_VJPS = _arithmetic_vjps()
+
+
+def test_the_table_has_arithmetic_vjps():
+    names = {p.id.rsplit("-", 1)[0] for p in ARITHMETIC_VJPS}
+    assert {"mul", "div.Tensor", "exp", "log", "sqrt", "tan"} <= names
+
+
+@pytest.mark.parametrize("fn", ARITHMETIC_VJPS)
+def test_arithmetic_vjp_on_floats_has_the_tensor_formula_s_bits(fn):
+    from gradcli.ops.registry import _on_floats
+    rng = np.random.default_rng(3)
+    values = SPECIAL + list(rng.standard_normal(12) * 10.0 ** rng.integers(-200, 200, 12))
+    with torch.no_grad():
+        for g in values:
+            tg = torch.tensor(g, dtype=torch.float64)
+            for x in values:
+                tx = torch.tensor(x, dtype=torch.float64)
+                expected = fn(tg, tx).numpy()
+                for operand in (float(x), x):  # a saved tensor's float, a saved Python number
+                    got = _on_floats(fn, tg, operand)
+                    if got is None:  # (x / 0.: the tensor formula runs)
+                        continue
+                    assert type(got) is torch.Tensor and got.dtype == torch.float64
+                    assert got.shape == () and got.grad_fn is None and not got.requires_grad
+                    assert got.numpy().tobytes() == expected.tobytes() or (
+                        np.isnan(got.item()) and np.isnan(expected)), (g, x)
+
+
+def test_scalar_gradients_have_the_bits_of_one_element_tensors():
+    # 0-d float64 graphs take the float path, one-element vectors the tensor formulas
+    def grads(shape):
+        rng = np.random.default_rng(5)
+        out = []
+        for _ in range(30):
+            a, b = rng.uniform(0.1, 0.9, 2)
+            x = torch.tensor(a, dtype=torch.float64).reshape(shape).requires_grad_()
+            w = torch.tensor(b, dtype=torch.float64).reshape(shape).requires_grad_()
+            y = (x * w / (w + 1)).exp().log1p().sqrt() * x.tan().atan()
+            y = y.reciprocal().square() + torch.lerp(x, w, 0.3).expm1() / x.log().atanh()
+            y.sum().backward()
+            out.append((x.grad.numpy().tobytes(), w.grad.numpy().tobytes()))
+        return out
+    assert grads(()) == grads((1,))
+
+
+def test_float_path_leaves_create_graph_division_by_zero_and_errors_alone():
+    x = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(x * x * x, x, create_graph=True)
+    assert g.item() == 27.0 and g.grad_fn is not None  # a graph for the second derivative
+    (gg,) = torch.autograd.grad(g, x)
+    assert gg.item() == 18.0
+    z = torch.tensor(0.0, dtype=torch.float64, requires_grad=True)
+    z.log().backward()  # 1 / 0 raises on floats: the tensor formula gives NumPy's inf
+    assert z.grad.item() == np.inf
+    y = x * 1
+    out = y * y
+    y.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.backward()
+    f = torch.tensor(0.1, requires_grad=True)  # float32: the tensor formulas
+    (f * 3.3).backward()
+    assert f.grad.dtype == torch.float32 and f.grad.item() == float(np.float32(3.3))
+
+
+def test_arithmetic_only_reads_the_formula():
+    from gradcli.ops.registry import _KNOWN_BYTECODE, _arithmetic_only
+    if not _KNOWN_BYTECODE:
+        pytest.skip("the bytecode check answers False on this Python (tensor formulas run)")
+    accepted = [lambda g, other: g * other, lambda g, s: -g * s / (s * 2.0),
+                lambda g, s: g * (1 - s), lambda g, r: g / (2 * r)]
+    rejected = [lambda g, s: g * s.cos(), lambda g, s: g ** 2, lambda g, s: 2.0 / s * g,
+                lambda g, s: g * True, lambda g, s: g * abs(s), lambda g, s: g // s,
+                (lambda c: lambda g, s: g * c)(2.0)]
+    assert all(_arithmetic_only(fn) for fn in accepted)
+    assert not any(_arithmetic_only(fn) for fn in rejected)
