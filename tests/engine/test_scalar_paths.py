@@ -118,7 +118,7 @@ def _arithmetic_vjps():
             fn, kinds = entry
             if (len(kinds) == 2 and kinds[0] == (registry.G, 0)
                     and kinds[1][0] in (registry.INPUT, registry.RESULT)
-                    and registry._arithmetic_only(fn)):
+                    and registry._float_formula(fn) is not None):
                 found.append(pytest.param(fn, id=f"{op.name}-{i}"))
     return found
 
@@ -128,12 +128,13 @@ ARITHMETIC_VJPS = _arithmetic_vjps()
 
 def test_the_table_has_arithmetic_vjps():
     names = {p.id.rsplit("-", 1)[0] for p in ARITHMETIC_VJPS}
-    assert {"mul", "div.Tensor", "exp", "log", "sqrt", "tan"} <= names
+    assert {"mul", "div.Tensor", "exp", "log", "sqrt", "tan", "sin", "cos", "sinh"} <= names
 
 
 @pytest.mark.parametrize("fn", ARITHMETIC_VJPS)
 def test_arithmetic_vjp_on_floats_has_the_tensor_formula_s_bits(fn):
-    from gradcli.ops.registry import _on_floats
+    from gradcli.ops.registry import _float_formula, _on_floats
+    methods = _float_formula(fn)
     rng = np.random.default_rng(3)
     values = SPECIAL + list(rng.standard_normal(12) * 10.0 ** rng.integers(-200, 200, 12))
     with torch.no_grad():
@@ -143,7 +144,7 @@ def test_arithmetic_vjp_on_floats_has_the_tensor_formula_s_bits(fn):
                 tx = torch.tensor(x, dtype=torch.float64)
                 expected = fn(tg, tx).numpy()
                 for operand in (float(x), x):  # a saved tensor's float, a saved Python number
-                    got = _on_floats(fn, tg, operand)
+                    got = _on_floats(fn, tg, operand, methods)
                     if got is None:  # (x / 0.: the tensor formula runs)
                         continue
                     assert type(got) is torch.Tensor and got.dtype == torch.float64
@@ -188,14 +189,42 @@ def test_float_path_leaves_create_graph_division_by_zero_and_errors_alone():
     assert f.grad.dtype == torch.float32 and f.grad.item() == float(np.float32(3.3))
 
 
-def test_arithmetic_only_reads_the_formula():
-    from gradcli.ops.registry import _KNOWN_BYTECODE, _arithmetic_only
+def test_float_formula_reads_the_formula():
+    from gradcli.ops.registry import _KNOWN_BYTECODE, _float_formula
     if not _KNOWN_BYTECODE:
-        pytest.skip("the bytecode check answers False on this Python (tensor formulas run)")
-    accepted = [lambda g, other: g * other, lambda g, s: -g * s / (s * 2.0),
-                lambda g, s: g * (1 - s), lambda g, r: g / (2 * r)]
-    rejected = [lambda g, s: g * s.cos(), lambda g, s: g ** 2, lambda g, s: 2.0 / s * g,
-                lambda g, s: g * True, lambda g, s: g * abs(s), lambda g, s: g // s,
-                (lambda c: lambda g, s: g * c)(2.0)]
-    assert all(_arithmetic_only(fn) for fn in accepted)
-    assert not any(_arithmetic_only(fn) for fn in rejected)
+        pytest.skip("the bytecode check answers None on this Python (tensor formulas run)")
+    arithmetic = [lambda g, other: g * other, lambda g, s: -g * s / (s * 2.0),
+                  lambda g, s: g * (1 - s), lambda g, r: g / (2 * r)]
+    with_methods = [lambda g, s: g * s.cos(), lambda g, s: g * -s.sin(),
+                    lambda g, s: s.exp() * g + s.log()]
+    rejected = [lambda g, s: g ** 2, lambda g, s: 2.0 / s * g, lambda g, s: g * True,
+                lambda g, s: g * abs(s), lambda g, s: g // s, (lambda c: lambda g, s: g * c)(2.0),
+                lambda g, s: g * (1 - s * s).rsqrt(),  # a method of a computed value
+                lambda g, s: g * s.cos().sin(), lambda g, s: g.cos() * s,
+                lambda g, s: g * s.relu(),  # not a ufunc op
+                lambda g, s: g * s.sum(), lambda g, s: g * s.cos(1), lambda g, s: g * s.shape]
+    assert all(_float_formula(fn) is False for fn in arithmetic)
+    assert all(_float_formula(fn) is True for fn in with_methods)
+    assert all(_float_formula(fn) is None for fn in rejected)
+
+
+def _ufunc_ops():
+    from gradcli.ops import registry
+    return [op.name for op in registry.OPS.values() if isinstance(op, registry.Op)
+            and op.rule is registry._PROMOTE and registry.float64_ufunc(op) is not None]
+
+
+@pytest.mark.parametrize("name", _ufunc_ops())
+def test_one_input_ufunc_ops_on_0d_float64_have_the_array_loop_s_bits(name):
+    # 0-d float64: the ufunc runs on a Python float; one-element vectors: on the array
+    rng = np.random.default_rng(9)
+    values = SPECIAL + list(rng.uniform(-3, 3, 30)) + [0.5, 1.5, 700.0, -740.0]
+    op = getattr(torch, name)
+    for v in values:
+        scalar = op(torch.tensor(v, dtype=torch.float64))
+        vector = op(torch.tensor([v], dtype=torch.float64))
+        assert scalar.shape == () and scalar.dtype == torch.float64
+        assert scalar.numpy().tobytes() == vector.numpy()[0].tobytes() or (
+            np.isnan(scalar.item()) and np.isnan(vector[0].item())), (name, v)
+    x = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
+    assert op(x).grad_fn is not None and op(torch.tensor(0.5)).dtype == torch.float32
