@@ -1093,14 +1093,14 @@ def _vjp_caller(entry):
                     xd = x._data
                     if xd.dtype is not _F64 or xd.shape:
                         return fn(g, x)
-                    xf = float(xd)
+                    xf = _FloatArg(xd) if methods else float(xd)
                 elif tx is float or tx is int:
                     xf = x
                 else:
                     if isinstance(x, Tensor) or tx is PackedTensor:
                         x = node._unpack(idx)
                     return fn(g, x)
-                t = _on_floats(fn, g, xf, methods)
+                t = _on_floats(fn, g, xf)
                 return fn(g, x) if t is None else t
             return _own_code(call)
         if kind == INPUT:
@@ -1120,7 +1120,7 @@ def _vjp_caller(entry):
                 r = node._unpack_result()
                 rd = r._data
                 if type(r) is _Tensor and rd.dtype is _F64 and not rd.shape:
-                    t = _on_floats(fn, g, float(rd), methods)
+                    t = _on_floats(fn, g, _FloatArg(rd) if methods else float(rd))
                     if t is not None:
                         return t
                 return fn(g, r)
@@ -1129,6 +1129,26 @@ def _vjp_caller(entry):
             return _own_code(lambda node, g: fn(g, node._unpack_result()))
         if kind == ATTR:
             return _own_code(lambda node, g: fn(g, node._attrs[idx]))
+    if kinds and kinds[0] == (G, 0) and _float_formula(fn) is not None:
+        methods = _float_formula(fn)
+
+        def call(node, g):
+            args = node._resolve(kinds, g)
+            floats = []
+            for a in args[1:]:
+                ta = type(a)
+                if ta is _Tensor:
+                    d = a._data
+                    if d.dtype is not _F64 or d.shape:
+                        return fn(*args)
+                    floats.append(_FloatArg(d) if methods else float(d))
+                elif ta is float or ta is int:
+                    floats.append(a)
+                else:
+                    return fn(*args)
+            t = _on_floats(fn, g, floats[0], floats[1:])
+            return fn(*args) if t is None else t
+        return call
     return lambda node, g: fn(*node._resolve(kinds, g))
 
 
@@ -1212,18 +1232,18 @@ def _float_formula(fn):
     return methods
 
 
-def _on_floats(fn, g, x, methods):
-    """VJP fn (see _float_formula) on Python floats, for a 0-d float64 gradient g and saved
-    float x (a _FloatArg when the formula calls its methods), outside create_graph and
-    forward AD: the tensor formula's bits without an op call per operator.  The gradient as a
-    tensor, or None where the tensor formula must run (another dtype or shape, x / 0: NumPy's
-    inf or nan)."""
+def _on_floats(fn, g, x, more=None):
+    """VJP fn (see _float_formula) on Python floats, for a 0-d float64 gradient g and the
+    saved values x and *more as Python numbers (a saved tensor's value a _FloatArg when the
+    formula calls its methods), outside create_graph and forward AD: the tensor formula's bits without an
+    op call per operator.  The gradient as a tensor, or None where the tensor formula must
+    run (another dtype or shape, x / 0: NumPy's inf or nan)."""
     gd = g._data
     if (gd.dtype is not _F64 or gd.shape or type(g) is not _Tensor or GradMode.enabled
             or ForwardAD.level is not None):
         return None
     try:
-        r = fn(float(gd), _FloatArg(x) if methods else x)
+        r = fn(float(gd), x) if more is None else fn(float(gd), x, *more)
     except ArithmeticError:
         return None
     if type(r) is not float:

@@ -107,7 +107,7 @@ def test_zero_dim_gradients_accumulate_with_numpy_s_bits(dt):
 
 # ------------------------------------------------------------------ VJPs on Python floats
 
-def _arithmetic_vjps():
+def _float_vjps():
     """Every VJP of the op table that runs on Python floats for 0-d float64 gradients."""
     from gradcli.ops import registry
     found = []
@@ -116,41 +116,50 @@ def _arithmetic_vjps():
             if entry is None or entry[0] is registry.passthrough:
                 continue
             fn, kinds = entry
-            if (len(kinds) == 2 and kinds[0] == (registry.G, 0)
-                    and kinds[1][0] in (registry.INPUT, registry.RESULT)
+            if (len(kinds) >= 2 and kinds[0] == (registry.G, 0)
+                    and all(k in (registry.INPUT, registry.RESULT, registry.ATTR)
+                            for k, _ in kinds[1:])
                     and registry._float_formula(fn) is not None):
-                found.append(pytest.param(fn, id=f"{op.name}-{i}"))
+                found.append(pytest.param(fn, len(kinds) - 1, id=f"{op.name}-{i}"))
     return found
 
 
-ARITHMETIC_VJPS = _arithmetic_vjps()
+FLOAT_VJPS = _float_vjps()
 
 
-def test_the_table_has_arithmetic_vjps():
-    names = {p.id.rsplit("-", 1)[0] for p in ARITHMETIC_VJPS}
+def test_the_table_has_vjps_on_floats():
+    names = {p.id.rsplit("-", 1)[0] for p in FLOAT_VJPS}
     assert {"mul", "div.Tensor", "exp", "log", "sqrt", "tan", "sin", "cos", "sinh"} <= names
 
 
-@pytest.mark.parametrize("fn", ARITHMETIC_VJPS)
-def test_arithmetic_vjp_on_floats_has_the_tensor_formula_s_bits(fn):
-    from gradcli.ops.registry import _float_formula, _on_floats
+@pytest.mark.parametrize("fn, n_saved", FLOAT_VJPS)
+def test_vjp_on_floats_has_the_tensor_formula_s_bits(fn, n_saved):
+    from gradcli.ops.registry import _FloatArg, _float_formula, _on_floats
     methods = _float_formula(fn)
     rng = np.random.default_rng(3)
-    values = SPECIAL + list(rng.standard_normal(12) * 10.0 ** rng.integers(-200, 200, 12))
+    values = SPECIAL + list(rng.standard_normal(8) * 10.0 ** rng.integers(-200, 200, 8))
+    others = [values[k] for k in (2, 3, 10, 12)]  # (the other saved values of 3-input VJPs)
     with torch.no_grad():
         for g in values:
             tg = torch.tensor(g, dtype=torch.float64)
             for x in values:
-                tx = torch.tensor(x, dtype=torch.float64)
-                expected = fn(tg, tx).numpy()
-                for operand in (float(x), x):  # a saved tensor's float, a saved Python number
-                    got = _on_floats(fn, tg, operand, methods)
+                for rest in ([()] if n_saved == 1 else [(y,) * (n_saved - 1) for y in others]):
+                    saved = (x,) + rest
+                    tensors = [torch.tensor(v, dtype=torch.float64) for v in saved]
+                    expected = fn(tg, *tensors).numpy()
+                    floats = [_FloatArg(v) if methods else float(v) for v in saved]
+                    got = _on_floats(fn, tg, floats[0], tuple(floats[1:]) or None)
                     if got is None:  # (x / 0.: the tensor formula runs)
                         continue
                     assert type(got) is torch.Tensor and got.dtype == torch.float64
                     assert got.shape == () and got.grad_fn is None and not got.requires_grad
                     assert got.numpy().tobytes() == expected.tobytes() or (
-                        np.isnan(got.item()) and np.isnan(expected)), (g, x)
+                        np.isnan(got.item()) and np.isnan(expected)), (g, saved)
+                    if not methods:  # a saved Python number (a scalar operand) as it is
+                        numbers = [v if type(v) is int else float(v) for v in saved]
+                        again = _on_floats(fn, tg, numbers[0], tuple(numbers[1:]) or None)
+                        assert again is not None
+                        assert again.numpy().tobytes() == got.numpy().tobytes()
 
 
 def test_scalar_gradients_have_the_bits_of_one_element_tensors():
@@ -164,6 +173,7 @@ def test_scalar_gradients_have_the_bits_of_one_element_tensors():
             w = torch.tensor(b, dtype=torch.float64).reshape(shape).requires_grad_()
             y = (x * w / (w + 1)).exp().log1p().sqrt() * x.tan().atan()
             y = y.reciprocal().square() + torch.lerp(x, w, 0.3).expm1() / x.log().atanh()
+            y = y / (x + w) - x.sin() * w.cos() / (x * 3 - w).exp()
             y.sum().backward()
             out.append((x.grad.numpy().tobytes(), w.grad.numpy().tobytes()))
         return out
