@@ -124,6 +124,9 @@ class Node(metaclass=TorchClass):
     _pre_hooks = _hooks = _tensor_hooks = _retains = _anomaly = _metadata = None
     _hooked = False  # set once any hook or retained gradient is attached: the engine's slow path
     _donates = False  # whether the node's VJPs may compute into their gradient (see _Donation)
+    # apply_f(node, g): the engine loop's apply for one gradient that may be a float gradient
+    # (see _run), on the node classes of one- and two-input ops (gradcli.ops.registry)
+    apply_f = None
     num_outputs = 1
 
     def __init__(self):
@@ -852,7 +855,16 @@ _ACCUMULATE_KEY = -float("inf")
 
 def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_graph):
     """The engine loop: run ready nodes (highest sequence number first, as PyTorch's), pass each
-    one's input gradients on to its children's buffers, and count down their dependencies."""
+    one's input gradients on to its children's buffers, and count down their dependencies.
+
+    Outside create_graph and forward AD, a gradient that is a 0-d float64 tensor may travel as
+    a float gradient, the Python float it holds: the nodes of one- and two-input ops take and
+    give them (apply_f) where their formulas run on Python floats, so a scalar graph makes no
+    tensor per node; two meeting in a buffer add as floats (NumPy's bits).  Anything else sees
+    the tensor (_tensor_gradient): other nodes, hooks, retained and captured gradients,
+    AccumulateGrad."""
+    from ..ops.registry import ForwardAD, _tensor_gradient
+    floats = not create_graph and ForwardAD.level is None
     heappush, heappop = heapq.heappush, heapq.heappop
     buffer_get = buffers.get
     buffer_pop = buffers.pop
@@ -872,21 +884,37 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
             g = buffer_pop(node, None)
             if type(node) is AccumulateGrad:
                 if capture is None and g is not None:
-                    owned = _private(g, 1)
+                    if type(g) is float:
+                        g, owned = _tensor_gradient(g), True
+                    else:
+                        owned = _private(g, 1)  # (before the call puts g on the stack)
                     node.accumulate(g, create_graph, owned)
                 continue
             if g is None:
                 grads_in = None
             else:
-                if (not create_graph and g._data.size >= DONATE_MIN_SIZE and _donates(node)
-                        and _private(g, 1)):
-                    Donation.tensor = g
-                    try:
-                        grads_in = node.apply([g])
-                    finally:
-                        Donation.tensor = None
+                if floats and node.apply_f is not None:
+                    if type(g) is float or g._data.size < DONATE_MIN_SIZE:
+                        grads_in = node.apply_f(g)
+                    elif _donates(node) and _private(g, 1):
+                        Donation.tensor = g
+                        try:
+                            grads_in = node.apply_f(g)
+                        finally:
+                            Donation.tensor = None
+                    else:
+                        grads_in = node.apply_f(g)
                 else:
-                    grads_in = node.apply([g])
+                    g = _tensor_gradient(g)
+                    if (not create_graph and g._data.size >= DONATE_MIN_SIZE and _donates(node)
+                            and _private(g, 1)):
+                        Donation.tensor = g
+                        try:
+                            grads_in = node.apply([g])
+                        finally:
+                            Donation.tensor = None
+                    else:
+                        grads_in = node.apply([g])
                 g = None
                 if AnomalyMode.enabled:
                     _check_nan(node, grads_in)
@@ -908,14 +936,21 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
                     old = buffer_get(child)
                     if old is None:
                         buffers[child] = g
-                    elif (not create_graph and old is not g and _private(old, 2)
-                          and old._data.shape == g._data.shape
-                          and old._data.dtype == g._data.dtype):
-                        _add_into(old._data, g._data)  # a buffer nothing else refers to
-                    else:
+                    elif type(old) is float and type(g) is float:
                         buffers[child] = old + g
+                    else:
+                        old = _tensor_gradient(old)  # (a fresh tensor: nothing else has it)
+                        g = _tensor_gradient(g)
+                        if (not create_graph and old is not g and _private(old, 2)
+                                and old._data.shape == g._data.shape
+                                and old._data.dtype == g._data.dtype):
+                            _add_into(old._data, g._data)  # a buffer nothing else refers to
+                            buffers[child] = old
+                        else:
+                            buffers[child] = old + g
                     old = None
                 else:
+                    g = _tensor_gradient(g)
                     buf = buffer_get(child)
                     if buf is None:
                         buf = buffers[child] = [None] * child.num_outputs
@@ -942,8 +977,9 @@ def _run_node(node, single, buffer_pop, needed, capture, results, retain_graph, 
     """Run one node with hooks, retained gradients or captured inputs (or several outputs), in
     PyTorch's order: tensor hooks, retained gradients, pre-hooks, the node, post-hooks.  Returns
     its input gradients, or _SKIP when none flow on from it."""
+    from ..ops.registry import _tensor_gradient
     if single:
-        grads_out = [buffer_pop(node, None)]
+        grads_out = [_tensor_gradient(buffer_pop(node, None))]
     else:
         grads_out = buffer_pop(node, None)
         if grads_out is None:
@@ -1006,7 +1042,7 @@ def _check_nan(node, grads_in):
     if not AnomalyMode.check_nan:
         return
     for i, g in enumerate(grads_in):
-        if g is not None and np.isnan(g._data).any():
+        if g is not None and np.isnan(g if type(g) is float else g._data).any():
             where = node._anomaly
             if where:
                 warnings.warn(messages.ANOMALY_TRACEBACK.format(node=node.name(), where=where),

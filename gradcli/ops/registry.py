@@ -219,7 +219,7 @@ class Op:
                 #                     it cannot take (Python then says `unsupported operand`)
                 self.operator_call = self.operator_variant()
         if pair and self.vjps and (self.per_input or self.n_inputs == 1):
-            self.node_cls.apply = _specialised_vjp(self)
+            self.node_cls.apply, self.node_cls.apply_f = _specialised_vjp(self)
             self.node_cls._donates = None  # not known yet: see formulas_take_gradient
         return self
 
@@ -1070,14 +1070,16 @@ _KNOWN_BYTECODE = (sys.implementation.name == "cpython"
 
 def _vjp_caller(entry):
     """A function (node, g) -> the VJP of entry = (fn, parameter kinds), for the usual
-    parameter lists without going through OpNode._resolve."""
+    parameter lists without going through OpNode._resolve.  g may be a float gradient (a
+    Python float standing for a 0-d float64 tensor, see graph._run); the result may be one
+    where the formula runs on Python floats (_on_floats), else it is a tensor."""
     if entry is None:
         return None
     fn, kinds = entry
     if fn is passthrough:
         return _passed_through
     if kinds == ((G, 0),):
-        return _own_code(lambda node, g: fn(g))
+        return _own_code(lambda node, g: fn(_tensor_gradient(g)))
     if len(kinds) == 2 and kinds[0] == (G, 0):
         kind, idx = kinds[1]
         methods = _float_formula(fn)  # (None: the tensor formula only)
@@ -1092,16 +1094,16 @@ def _vjp_caller(entry):
                         node._unpack(idx)  # raises PyTorch's error
                     xd = x._data
                     if xd.dtype is not _F64 or xd.shape:
-                        return fn(g, x)
+                        return fn(_tensor_gradient(g), x)
                     xf = _FloatArg(xd) if methods else float(xd)
                 elif tx is float or tx is int:
                     xf = x
                 else:
                     if isinstance(x, Tensor) or tx is PackedTensor:
                         x = node._unpack(idx)
-                    return fn(g, x)
-                t = _on_floats(fn, g, xf)
-                return fn(g, x) if t is None else t
+                    return fn(_tensor_gradient(g), x)
+                r = _on_floats(fn, g, xf)
+                return fn(_tensor_gradient(g), x) if r is None else r
             return _own_code(call)
         if kind == INPUT:
             def call(node, g):
@@ -1113,22 +1115,22 @@ def _vjp_caller(entry):
                         node._unpack(idx)  # raises PyTorch's error
                 elif isinstance(x, Tensor) or type(x) is PackedTensor:
                     x = node._unpack(idx)
-                return fn(g, x)
+                return fn(_tensor_gradient(g), x)
             return _own_code(call)
         if kind == RESULT and methods is not None:
             def call(node, g):
                 r = node._unpack_result()
                 rd = r._data
                 if type(r) is _Tensor and rd.dtype is _F64 and not rd.shape:
-                    t = _on_floats(fn, g, _FloatArg(rd) if methods else float(rd))
-                    if t is not None:
-                        return t
-                return fn(g, r)
+                    f = _on_floats(fn, g, _FloatArg(rd) if methods else float(rd))
+                    if f is not None:
+                        return f
+                return fn(_tensor_gradient(g), r)
             return _own_code(call)
         if kind == RESULT:
-            return _own_code(lambda node, g: fn(g, node._unpack_result()))
+            return _own_code(lambda node, g: fn(_tensor_gradient(g), node._unpack_result()))
         if kind == ATTR:
-            return _own_code(lambda node, g: fn(g, node._attrs[idx]))
+            return _own_code(lambda node, g: fn(_tensor_gradient(g), node._attrs[idx]))
     if kinds and kinds[0] == (G, 0) and _float_formula(fn) is not None:
         methods = _float_formula(fn)
 
@@ -1140,16 +1142,34 @@ def _vjp_caller(entry):
                 if ta is _Tensor:
                     d = a._data
                     if d.dtype is not _F64 or d.shape:
-                        return fn(*args)
+                        break
                     floats.append(_FloatArg(d) if methods else float(d))
                 elif ta is float or ta is int:
                     floats.append(a)
                 else:
-                    return fn(*args)
-            t = _on_floats(fn, g, floats[0], floats[1:])
-            return fn(*args) if t is None else t
+                    break
+            else:
+                r = _on_floats(fn, g, floats[0], floats[1:])
+                if r is not None:
+                    return r
+            args[0] = _tensor_gradient(g)
+            return fn(*args)
         return call
-    return lambda node, g: fn(*node._resolve(kinds, g))
+    return lambda node, g: fn(*node._resolve(kinds, _tensor_gradient(g)))
+
+
+def _tensor_gradient(g):
+    """Gradient g as a tensor: a float gradient (graph._run) as the 0-d float64 tensor it
+    stands for, a tensor as it is."""
+    if type(g) is not float:
+        return g
+    t = _new_tensor(_Tensor)
+    t._data = _array(g)
+    t.grad_fn = None
+    t.requires_grad_flag = False
+    t._output_nr = 0
+    t._vc = None
+    return t
 
 
 # what a VJP run on Python floats may be made of (CPython 3.10-3.13; see _float_formula)
@@ -1233,28 +1253,37 @@ def _float_formula(fn):
 
 
 def _on_floats(fn, g, x, more=None):
-    """VJP fn (see _float_formula) on Python floats, for a 0-d float64 gradient g and the
-    saved values x and *more as Python numbers (a saved tensor's value a _FloatArg when the
-    formula calls its methods), outside create_graph and forward AD: the tensor formula's bits without an
-    op call per operator.  The gradient as a tensor, or None where the tensor formula must
-    run (another dtype or shape, x / 0: NumPy's inf or nan)."""
-    gd = g._data
-    if (gd.dtype is not _F64 or gd.shape or type(g) is not _Tensor or GradMode.enabled
-            or ForwardAD.level is not None):
-        return None
+    """VJP fn (see _float_formula) on Python floats, for a 0-d float64 gradient g (a tensor
+    or a float gradient) and the saved values x and *more as Python numbers (a saved tensor's
+    value a _FloatArg when the formula calls its methods), outside create_graph and forward
+    AD: the tensor formula's bits without an op call per operator.  The gradient as a float,
+    or None where the tensor formula must run (another dtype or shape, x / 0: NumPy's inf or
+    nan)."""
+    if type(g) is not float:
+        gd = g._data
+        if (gd.dtype is not _F64 or gd.shape or type(g) is not _Tensor or GradMode.enabled
+                or ForwardAD.level is not None):
+            return None
+        g = float(gd)
     try:
-        r = fn(float(gd), x) if more is None else fn(float(gd), x, *more)
+        r = fn(g, x) if more is None else fn(g, x, *more)
     except ArithmeticError:
         return None
-    if type(r) is not float:
-        return None
-    t = _new_tensor(_Tensor)
-    t._data = _array(r)
-    t.grad_fn = None
-    t.requires_grad_flag = False
-    t._output_nr = 0
-    t._vc = None
-    return t
+    return r if type(r) is float else None
+
+
+def _fit(node, i, gi, shape, dt):
+    """Gradient gi for input i of the given shape and dtype, conformed to them (_conform); a
+    float gradient stays one for a 0-d float64 input (the callers test for that case first,
+    without a call)."""
+    if type(gi) is float:
+        if dt is _F64 and not shape:
+            return gi
+        gi = _tensor_gradient(gi)
+    d = gi._data
+    if d.shape != shape or (d.dtype is not dt and d.dtype != dt):
+        gi = _conform(node, i, gi, shape, dt)
+    return gi
 
 
 def _conform(node, i, gi, shape, dt):
@@ -1269,54 +1298,55 @@ def _conform(node, i, gi, shape, dt):
 
 
 def _specialised_vjp(op):
+    """(apply, apply_f) for the node class of a one- or two-input op.  apply(node, grads):
+    the node's gradients for its inputs, as Node.apply; apply_f(node, g): the same for the
+    engine loop (graph._run), which passes a float gradient as it is and takes one back where
+    the formula ran on Python floats (a gradient of a scalar graph then stays a float from
+    node to node, without a tensor per node)."""
     if op.n_inputs == 1:
         call = _vjp_caller(op.vjps[0])
 
-        def apply(self, grads):
+        def apply_f(self, g):
             if self._sst is RELEASED:
                 raise RuntimeError(messages.BACKWARD_TWICE)
             if self._next_fns[0] is None or call is None:
                 return [None]
-            gi = call(self, grads[0])
+            gi = call(self, g)
             if gi is None:
                 return [None]
             meta = self._meta
-            d = gi._data
-            if d.shape != meta[0] or (d.dtype is not meta[1] and d.dtype != meta[1]):
-                gi = _conform(self, 0, gi, meta[0], meta[1])
+            if type(gi) is not float or meta[1] is not _F64 or meta[0]:
+                gi = _fit(self, 0, gi, meta[0], meta[1])
             return [gi]
-        return _own_code(apply)
+    else:
+        vjps = op.vjps + (None,) * (2 - len(op.vjps))
+        call_a, call_b = _vjp_caller(vjps[0]), _vjp_caller(vjps[1])
 
-    vjps = op.vjps + (None,) * (2 - len(op.vjps))
-    call_a, call_b = _vjp_caller(vjps[0]), _vjp_caller(vjps[1])
+        def apply_f(self, g):
+            if self._sst is RELEASED:
+                raise RuntimeError(messages.BACKWARD_TWICE)
+            fa, fb = self._next_fns
+            meta = self._meta
+            ga = gb = None
+            if fa is not None and call_a is not None:
+                if fb is not None and call_b is not None and Donation.tensor is not None:
+                    donated = Donation.tensor  # only the last formula to read g may take its array
+                    Donation.tensor = None
+                    ga = call_a(self, g)
+                    Donation.tensor = donated
+                else:
+                    ga = call_a(self, g)
+                if ga is not None and (type(ga) is not float or meta[1] is not _F64 or meta[0]):
+                    ga = _fit(self, 0, ga, meta[0], meta[1])
+            if fb is not None and call_b is not None:
+                gb = call_b(self, g)
+                if gb is not None and (type(gb) is not float or meta[3] is not _F64 or meta[2]):
+                    gb = _fit(self, 1, gb, meta[2], meta[3])
+            return [ga, gb]
 
     def apply(self, grads):
-        if self._sst is RELEASED:
-            raise RuntimeError(messages.BACKWARD_TWICE)
-        g = grads[0]
-        fa, fb = self._next_fns
-        meta = self._meta
-        ga = gb = None
-        if fa is not None and call_a is not None:
-            if fb is not None and call_b is not None and Donation.tensor is not None:
-                donated = Donation.tensor  # only the last formula to read g may take its array
-                Donation.tensor = None
-                ga = call_a(self, g)
-                Donation.tensor = donated
-            else:
-                ga = call_a(self, g)
-            if ga is not None:
-                d = ga._data
-                if d.shape != meta[0] or (d.dtype is not meta[1] and d.dtype != meta[1]):
-                    ga = _conform(self, 0, ga, meta[0], meta[1])
-        if fb is not None and call_b is not None:
-            gb = call_b(self, g)
-            if gb is not None:
-                d = gb._data
-                if d.shape != meta[2] or (d.dtype is not meta[3] and d.dtype != meta[3]):
-                    gb = _conform(self, 1, gb, meta[2], meta[3])
-        return [ga, gb]
-    return _own_code(apply)
+        return [_tensor_gradient(gi) for gi in apply_f(self, grads[0])]
+    return _own_code(apply), _own_code(apply_f)
 
 
 _NRS0 = (0,)

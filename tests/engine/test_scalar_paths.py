@@ -1,6 +1,7 @@
 """0-d float64 arithmetic runs on Python floats (Op.on_floats) and overloaded operators call
 the op they choose directly: both must give NumPy's bits, nodes and errors exactly."""
 
+import math
 import operator
 
 import numpy as np
@@ -151,15 +152,16 @@ def test_vjp_on_floats_has_the_tensor_formula_s_bits(fn, n_saved):
                     got = _on_floats(fn, tg, floats[0], tuple(floats[1:]) or None)
                     if got is None:  # (x / 0.: the tensor formula runs)
                         continue
-                    assert type(got) is torch.Tensor and got.dtype == torch.float64
-                    assert got.shape == () and got.grad_fn is None and not got.requires_grad
-                    assert got.numpy().tobytes() == expected.tobytes() or (
-                        np.isnan(got.item()) and np.isnan(expected)), (g, saved)
+                    assert type(got) is float
+                    assert _bits(got) == _bits(expected) or (
+                        np.isnan(got) and np.isnan(expected)), (g, saved)
+                    # a float gradient (graph._run) gives the same
+                    assert _bits(_on_floats(fn, float(g), floats[0],
+                                            tuple(floats[1:]) or None)) == _bits(got)
                     if not methods:  # a saved Python number (a scalar operand) as it is
                         numbers = [v if type(v) is int else float(v) for v in saved]
                         again = _on_floats(fn, tg, numbers[0], tuple(numbers[1:]) or None)
-                        assert again is not None
-                        assert again.numpy().tobytes() == got.numpy().tobytes()
+                        assert again is not None and _bits(again) == _bits(got)
 
 
 def test_scalar_gradients_have_the_bits_of_one_element_tensors():
@@ -238,3 +240,84 @@ def test_one_input_ufunc_ops_on_0d_float64_have_the_array_loop_s_bits(name):
             np.isnan(scalar.item()) and np.isnan(vector[0].item())), (name, v)
     x = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
     assert op(x).grad_fn is not None and op(torch.tensor(0.5)).dtype == torch.float32
+
+
+# ------------------------------------------------------------------ float gradients in the engine
+
+def _f64(v, grad=True):
+    return torch.tensor(v, dtype=torch.float64, requires_grad=grad)
+
+
+def test_hooks_retained_and_captured_gradients_of_a_scalar_graph_are_tensors():
+    x, w = _f64(0.5), _f64(1.5)
+    a = (x * w).sin()
+    b = a * w + x
+    seen = []
+    a.register_hook(lambda g: seen.append(g))
+    b.retain_grad()
+    c = (b / w).exp()
+    c.backward()
+    expected_a = math.exp(b.item() / 1.5) / 1.5 * 1.5
+    assert type(seen[0]) is torch.Tensor and seen[0].dtype == torch.float64
+    assert seen[0].shape == () and seen[0].item() == pytest.approx(expected_a)
+    assert type(b.grad) is torch.Tensor and b.grad.item() == pytest.approx(c.item() / 1.5)
+    assert type(x.grad) is torch.Tensor and type(w.grad) is torch.Tensor
+    ga, gx = torch.autograd.grad((x * w).sin() * w, (w, x))
+    assert type(ga) is torch.Tensor and type(gx) is torch.Tensor
+    assert gx.item() == pytest.approx(math.cos(0.75) * 1.5 * 1.5)
+
+
+def test_a_hook_may_replace_a_scalar_gradient():
+    x = _f64(2.0)
+    y = x * 3.0
+    y.register_hook(lambda g: g * 10)
+    (y * y).backward()
+    assert x.grad.item() == 2 * 6.0 * 10 * 3.0
+
+
+def test_float_gradients_reach_other_nodes_and_other_dtypes_as_tensors():
+    class Twice(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            return t * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            assert type(g) is torch.Tensor and g.dtype == torch.float64 and g.shape == ()
+            return g * 2
+
+    x = _f64(0.3)
+    Twice.apply(x.sin() * 3.0).exp().backward()
+    assert x.grad.item() == pytest.approx(math.exp(math.sin(0.3) * 6) * 6 * math.cos(0.3))
+    f = torch.tensor(0.5, requires_grad=True)  # float32 times a float64 scalar: float64
+    w = _f64(4.0)
+    y = (f * w).sin()
+    assert y.dtype == torch.float64
+    y.backward()
+    assert f.grad.dtype == torch.float32 and w.grad.dtype == torch.float64
+    assert f.grad.item() == pytest.approx(math.cos(2.0) * 4.0, rel=1e-6)
+    v = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    p, q = v.unbind()  # a node of two outputs
+    (p.sin() * q.cos()).backward()
+    assert v.grad.tolist() == pytest.approx([math.cos(1.0) * math.cos(2.0),
+                                             -math.sin(1.0) * math.sin(2.0)])
+
+
+def test_anomaly_mode_names_the_node_of_a_nan_float_gradient():
+    x = _f64(0.0)
+    with pytest.warns(UserWarning), torch.autograd.detect_anomaly():
+        y = x.sqrt() * 0.0  # backward: 0 / (2 * sqrt(0)) is nan
+        with pytest.raises(RuntimeError,
+                           match="'SqrtBackward0' returned nan values in its 0th output"):
+            y.backward()
+
+
+def test_scalar_graph_backward_twice_and_retain_graph():
+    x = _f64(1.25)
+    y = (x * x).sin() / x
+    y.backward(retain_graph=True)
+    first = x.grad.item()
+    y.backward()
+    assert x.grad.item() == 2 * first
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second"):
+        y.backward()
