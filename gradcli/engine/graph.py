@@ -859,12 +859,10 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
 
     Outside create_graph and forward AD, a gradient that is a 0-d float64 tensor may travel as
     a float gradient, the Python float it holds: the nodes of one- and two-input ops take and
-    give them (apply_f) where their formulas run on Python floats, so a scalar graph makes no
-    tensor per node; two meeting in a buffer add as floats (NumPy's bits).  Anything else sees
-    the tensor (_tensor_gradient): other nodes, hooks, retained and captured gradients,
-    AccumulateGrad."""
-    from ..ops.registry import ForwardAD, _tensor_gradient
-    floats = not create_graph and ForwardAD.level is None
+    give them (apply_f) where their formulas run on Python floats (gradcli.ops.registry.
+    _floatable), so a scalar graph makes no tensor per node; two meeting in a buffer add as
+    floats (NumPy's bits).  Anything else sees the tensor (_tensor_gradient): other nodes,
+    hooks, retained and captured gradients, AccumulateGrad."""
     heappush, heappop = heapq.heappush, heapq.heappop
     buffer_get = buffers.get
     buffer_pop = buffers.pop
@@ -893,29 +891,20 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
             if g is None:
                 grads_in = None
             else:
-                if floats and node.apply_f is not None:
-                    if type(g) is float or g._data.size < DONATE_MIN_SIZE:
-                        grads_in = node.apply_f(g)
-                    elif _donates(node) and _private(g, 1):
-                        Donation.tensor = g
-                        try:
-                            grads_in = node.apply_f(g)
-                        finally:
-                            Donation.tensor = None
-                    else:
-                        grads_in = node.apply_f(g)
-                else:
+                apply_f = node.apply_f
+                if apply_f is None and type(g) is float:
                     g = _tensor_gradient(g)
-                    if (not create_graph and g._data.size >= DONATE_MIN_SIZE and _donates(node)
-                            and _private(g, 1)):
-                        Donation.tensor = g
-                        try:
-                            grads_in = node.apply([g])
-                        finally:
-                            Donation.tensor = None
-                    else:
-                        grads_in = node.apply([g])
-                g = None
+                donate = (type(g) is not float and not create_graph
+                          and g._data.size >= DONATE_MIN_SIZE and _donates(node)
+                          and _private(g, 1))
+                if donate:
+                    Donation.tensor = g
+                try:
+                    grads_in = node.apply([g]) if apply_f is None else apply_f(g)
+                finally:
+                    if donate:
+                        Donation.tensor = None
+                g = apply_f = None
                 if AnomalyMode.enabled:
                     _check_nan(node, grads_in)
             if not retain_graph:
@@ -939,8 +928,10 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
                     elif type(old) is float and type(g) is float:
                         buffers[child] = old + g
                     else:
-                        old = _tensor_gradient(old)  # (a fresh tensor: nothing else has it)
-                        g = _tensor_gradient(g)
+                        if type(old) is float:
+                            old = _tensor_gradient(old)  # (a fresh tensor: nothing else has it)
+                        elif type(g) is float:
+                            g = _tensor_gradient(g)
                         if (not create_graph and old is not g and _private(old, 2)
                                 and old._data.shape == g._data.shape
                                 and old._data.dtype == g._data.dtype):
@@ -950,7 +941,8 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
                             buffers[child] = old + g
                     old = None
                 else:
-                    g = _tensor_gradient(g)
+                    if type(g) is float:
+                        g = _tensor_gradient(g)
                     buf = buffer_get(child)
                     if buf is None:
                         buf = buffers[child] = [None] * child.num_outputs
@@ -971,15 +963,20 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
 
 
 _SKIP = object()
+def _tensor_gradient(g):
+    """A float gradient (see _run) as the 0-d float64 tensor it stands for, a tensor as it is:
+    gradcli.ops.registry puts its own here when it is imported (the op table makes every node
+    that could give a float gradient)."""
+    return g
 
 
 def _run_node(node, single, buffer_pop, needed, capture, results, retain_graph, create_graph):
     """Run one node with hooks, retained gradients or captured inputs (or several outputs), in
     PyTorch's order: tensor hooks, retained gradients, pre-hooks, the node, post-hooks.  Returns
     its input gradients, or _SKIP when none flow on from it."""
-    from ..ops.registry import _tensor_gradient
     if single:
-        grads_out = [_tensor_gradient(buffer_pop(node, None))]
+        g = buffer_pop(node, None)
+        grads_out = [g if type(g) is not float else _tensor_gradient(g)]
     else:
         grads_out = buffer_pop(node, None)
         if grads_out is None:

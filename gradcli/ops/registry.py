@@ -19,6 +19,7 @@ import numpy as np
 
 from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode
+from ..engine import graph as _graph
 from ..engine.graph import (_UNARY, _ZERO_NRS, RELEASED, AnomalyMode, Donation, Node,
                             PackedTensor, SavedHooks, _sequence, version_error)
 from ..engine.tensor import Tensor, to_array
@@ -1079,7 +1080,7 @@ def _vjp_caller(entry):
     if fn is passthrough:
         return _passed_through
     if kinds == ((G, 0),):
-        return _own_code(lambda node, g: fn(_tensor_gradient(g)))
+        return _own_code(lambda node, g: fn(g if type(g) is not float else _tensor_gradient(g)))
     if len(kinds) == 2 and kinds[0] == (G, 0):
         kind, idx = kinds[1]
         methods = _float_formula(fn)  # (None: the tensor formula only)
@@ -1092,16 +1093,22 @@ def _vjp_caller(entry):
                     if vc is not None and vc[0] != (0 if node._saved_ver is None
                                                     else node._saved_ver[idx]):
                         node._unpack(idx)  # raises PyTorch's error
+                elif tx is not float and tx is not int:
+                    if isinstance(x, Tensor) or tx is PackedTensor:
+                        x = node._unpack(idx)
+                    return fn(g if type(g) is not float else _tensor_gradient(g), x)
+                if type(g) is not float:
+                    gd = g._data  # (as _floatable, inline: a tensor gradient leaves here)
+                    if (gd.shape or gd.dtype is not _F64 or type(g) is not _Tensor
+                            or GradMode.enabled or ForwardAD.level is not None):
+                        return fn(g, x)
+                if tx is _Tensor:
                     xd = x._data
                     if xd.dtype is not _F64 or xd.shape:
                         return fn(_tensor_gradient(g), x)
                     xf = _FloatArg(xd) if methods else float(xd)
-                elif tx is float or tx is int:
-                    xf = x
                 else:
-                    if isinstance(x, Tensor) or tx is PackedTensor:
-                        x = node._unpack(idx)
-                    return fn(_tensor_gradient(g), x)
+                    xf = x
                 r = _on_floats(fn, g, xf)
                 return fn(_tensor_gradient(g), x) if r is None else r
             return _own_code(call)
@@ -1115,26 +1122,31 @@ def _vjp_caller(entry):
                         node._unpack(idx)  # raises PyTorch's error
                 elif isinstance(x, Tensor) or type(x) is PackedTensor:
                     x = node._unpack(idx)
-                return fn(_tensor_gradient(g), x)
+                return fn(g if type(g) is not float else _tensor_gradient(g), x)
             return _own_code(call)
         if kind == RESULT and methods is not None:
             def call(node, g):
                 r = node._unpack_result()
                 rd = r._data
-                if type(r) is _Tensor and rd.dtype is _F64 and not rd.shape:
+                if (type(r) is _Tensor and rd.dtype is _F64 and not rd.shape
+                        and _floatable(g)):
                     f = _on_floats(fn, g, _FloatArg(rd) if methods else float(rd))
                     if f is not None:
                         return f
-                return fn(_tensor_gradient(g), r)
+                return fn(g if type(g) is not float else _tensor_gradient(g), r)
             return _own_code(call)
         if kind == RESULT:
-            return _own_code(lambda node, g: fn(_tensor_gradient(g), node._unpack_result()))
+            return _own_code(lambda node, g: fn(g if type(g) is not float else _tensor_gradient(g),
+                                                 node._unpack_result()))
         if kind == ATTR:
-            return _own_code(lambda node, g: fn(_tensor_gradient(g), node._attrs[idx]))
+            return _own_code(lambda node, g: fn(g if type(g) is not float else _tensor_gradient(g),
+                                                 node._attrs[idx]))
     if kinds and kinds[0] == (G, 0) and _float_formula(fn) is not None:
         methods = _float_formula(fn)
 
         def call(node, g):
+            if not _floatable(g):
+                return fn(*node._resolve(kinds, g))
             args = node._resolve(kinds, g)
             floats = []
             for a in args[1:]:
@@ -1152,10 +1164,12 @@ def _vjp_caller(entry):
                 r = _on_floats(fn, g, floats[0], floats[1:])
                 if r is not None:
                     return r
-            args[0] = _tensor_gradient(g)
+            if type(g) is float:
+                args[0] = _tensor_gradient(g)
             return fn(*args)
         return call
-    return lambda node, g: fn(*node._resolve(kinds, _tensor_gradient(g)))
+    return lambda node, g: fn(*node._resolve(
+        kinds, g if type(g) is not float else _tensor_gradient(g)))
 
 
 def _tensor_gradient(g):
@@ -1170,6 +1184,9 @@ def _tensor_gradient(g):
     t._output_nr = 0
     t._vc = None
     return t
+
+
+_graph._tensor_gradient = _tensor_gradient  # (the engine loop's, see graph._tensor_gradient)
 
 
 # what a VJP run on Python floats may be made of (CPython 3.10-3.13; see _float_formula)
@@ -1252,21 +1269,25 @@ def _float_formula(fn):
     return methods
 
 
+def _floatable(g):
+    """Whether gradient g may be taken as a Python float: a float gradient, or a 0-d float64
+    tensor outside create_graph and forward AD."""
+    if type(g) is float:
+        return True
+    gd = g._data
+    return not (gd.shape or gd.dtype is not _F64 or type(g) is not _Tensor or GradMode.enabled
+                or ForwardAD.level is not None)
+
+
 def _on_floats(fn, g, x, more=None):
-    """VJP fn (see _float_formula) on Python floats, for a 0-d float64 gradient g (a tensor
-    or a float gradient) and the saved values x and *more as Python numbers (a saved tensor's
-    value a _FloatArg when the formula calls its methods), outside create_graph and forward
-    AD: the tensor formula's bits without an op call per operator.  The gradient as a float,
-    or None where the tensor formula must run (another dtype or shape, x / 0: NumPy's inf or
-    nan)."""
-    if type(g) is not float:
-        gd = g._data
-        if (gd.dtype is not _F64 or gd.shape or type(g) is not _Tensor or GradMode.enabled
-                or ForwardAD.level is not None):
-            return None
-        g = float(gd)
+    """VJP fn (see _float_formula) on Python floats, for a gradient g that may be one
+    (_floatable) and the saved values x and *more as Python numbers (a saved tensor's value a
+    _FloatArg when the formula calls its methods): the tensor formula's bits without an op
+    call per operator.  The gradient as a float, or None where the tensor formula must run
+    (x / 0: NumPy's inf or nan)."""
     try:
-        r = fn(g, x) if more is None else fn(g, x, *more)
+        r = fn(g if type(g) is float else float(g._data), x) if more is None else \
+            fn(g if type(g) is float else float(g._data), x, *more)
     except ArithmeticError:
         return None
     return r if type(r) is float else None
@@ -1274,8 +1295,8 @@ def _on_floats(fn, g, x, more=None):
 
 def _fit(node, i, gi, shape, dt):
     """Gradient gi for input i of the given shape and dtype, conformed to them (_conform); a
-    float gradient stays one for a 0-d float64 input (the callers test for that case first,
-    without a call)."""
+    float gradient stays one for a 0-d float64 input (the callers call this only where
+    something may have to be done)."""
     if type(gi) is float:
         if dt is _F64 and not shape:
             return gi
@@ -1315,7 +1336,8 @@ def _specialised_vjp(op):
             if gi is None:
                 return [None]
             meta = self._meta
-            if type(gi) is not float or meta[1] is not _F64 or meta[0]:
+            if (meta[0] or meta[1] is not _F64 if type(gi) is float else
+                    gi._data.shape != meta[0] or gi._data.dtype is not meta[1]):
                 gi = _fit(self, 0, gi, meta[0], meta[1])
             return [gi]
     else:
@@ -1336,16 +1358,22 @@ def _specialised_vjp(op):
                     Donation.tensor = donated
                 else:
                     ga = call_a(self, g)
-                if ga is not None and (type(ga) is not float or meta[1] is not _F64 or meta[0]):
+                if ga is not None and (meta[0] or meta[1] is not _F64 if type(ga) is float else
+                                       ga._data.shape != meta[0] or ga._data.dtype is not meta[1]):
                     ga = _fit(self, 0, ga, meta[0], meta[1])
             if fb is not None and call_b is not None:
                 gb = call_b(self, g)
-                if gb is not None and (type(gb) is not float or meta[3] is not _F64 or meta[2]):
+                if gb is not None and (meta[2] or meta[3] is not _F64 if type(gb) is float else
+                                       gb._data.shape != meta[2] or gb._data.dtype is not meta[3]):
                     gb = _fit(self, 1, gb, meta[2], meta[3])
             return [ga, gb]
 
     def apply(self, grads):
-        return [_tensor_gradient(gi) for gi in apply_f(self, grads[0])]
+        out = apply_f(self, grads[0])
+        for i, gi in enumerate(out):
+            if type(gi) is float:
+                out[i] = _tensor_gradient(gi)
+        return out
     return _own_code(apply), _own_code(apply_f)
 
 
