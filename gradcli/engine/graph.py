@@ -928,11 +928,12 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
                     elif type(old) is float and type(g) is float:
                         buffers[child] = old + g
                     else:
-                        if type(old) is float:
-                            old = _tensor_gradient(old)  # (a fresh tensor: nothing else has it)
+                        fresh = type(old) is float  # (then a tensor nothing else has)
+                        if fresh:
+                            old = _tensor_gradient(old)
                         elif type(g) is float:
                             g = _tensor_gradient(g)
-                        if (not create_graph and old is not g and _private(old, 2)
+                        if (not create_graph and old is not g and (fresh or _private(old, 2))
                                 and old._data.shape == g._data.shape
                                 and old._data.dtype == g._data.dtype):
                             _add_into(old._data, g._data)  # a buffer nothing else refers to
@@ -963,6 +964,8 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
 
 
 _SKIP = object()
+
+
 def _tensor_gradient(g):
     """A float gradient (see _run) as the 0-d float64 tensor it stands for, a tensor as it is:
     gradcli.ops.registry puts its own here when it is imported (the op table makes every node

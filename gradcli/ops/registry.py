@@ -1285,9 +1285,9 @@ def _on_floats(fn, g, x, more=None):
     _FloatArg when the formula calls its methods): the tensor formula's bits without an op
     call per operator.  The gradient as a float, or None where the tensor formula must run
     (x / 0: NumPy's inf or nan)."""
+    gf = g if type(g) is float else float(g._data)
     try:
-        r = fn(g if type(g) is float else float(g._data), x) if more is None else \
-            fn(g if type(g) is float else float(g._data), x, *more)
+        r = fn(gf, x) if more is None else fn(gf, x, *more)
     except ArithmeticError:
         return None
     return r if type(r) is float else None
