@@ -53,13 +53,12 @@ from workloads import inprocess  # noqa: E402  (imports no gradcli: --tree decid
 def import_libraries(tree, with_torch=True):
     sys.path.insert(0, str(tree or ROOT))
     import gradcli
-    gradcli.set_default_dtype(gradcli.float64)
+    inprocess.prepare("gradcli")
     if not with_torch:
         return gradcli, None
     try:
         import torch
-        torch.set_num_threads(1)
-        torch.set_default_dtype(torch.float64)
+        inprocess.prepare("torch", threads=1)
     except ImportError:  # the comparison columns are left out
         torch = None
     return gradcli, torch

@@ -7,16 +7,16 @@ hand-written NumPy on the same workloads, run on demand (never in CI).
 
 Implementations are always run alternately (round-robin, the order rotated every round) in one
 invocation, so that the noise of a shared machine hits all of them alike; each row reports the
-median, min-max, and the ratio of its median to the median of the goal's reference
-implementation. In-process workloads run each implementation in a worker process of its own
-(bench/workloads/worker.py), as its users run it: no other library's objects for the cyclic
-garbage collector to walk. The scalar chains also run gradcli under the collector settings of
-the `gradcli` console script ("gradcli (CLI collector)"). Whole-process workloads run in fresh child processes (hyperfine when installed,
-one hyperfine call per round with every command in it; peak memory from os.wait4's ru_maxrss).
-Every result is checked against the reference implementation's value before it is reported.
-PASS/FAIL judges the wall-clock ratio of medians; the note column of each goal row also gives the
-ratio of median CPU times (process_time in process, hyperfine's user+system for whole
-processes), which a loaded machine disturbs far less than wall time.
+median, min-max, and the ratio of its median to the median of the goal's reference implementation.
+In-process workloads run each implementation in a worker process of its own
+(bench/workloads/worker.py), as its users run it: no other library's objects for the cyclic garbage
+collector to walk. The scalar chains also run gradcli under the collector settings of the `gradcli`
+console script ("gradcli (CLI collector)"). Whole-process workloads run in fresh child processes
+(hyperfine when installed, one hyperfine call per round with every command in it; peak memory from
+os.wait4's ru_maxrss). Every result is checked against the reference implementation's value before
+it is reported. PASS/FAIL judges the wall-clock ratio of medians; the note column of each goal row
+also gives the ratio of median CPU times (process_time in process, hyperfine's user+system for
+whole processes), which a loaded machine disturbs far less than wall time.
 
     .venv/bin/python bench/bench_suite.py --json run.json      # measure once, keep everything
     .venv/bin/python bench/bench_suite.py --from-json run.json --markdown   # table for README

@@ -40,6 +40,16 @@ def _lib(name):
     return lib
 
 
+def prepare(impl, threads=1):
+    """float64 by default (every factory asks for it too) and, for PyTorch, the thread count
+    (0: its default)."""
+    if impl in ("gradcli", "torch"):
+        lib = _lib(impl)
+        lib.set_default_dtype(lib.float64)
+        if impl == "torch" and threads > 0:
+            lib.set_num_threads(threads)
+
+
 def _micrograd():
     try:
         from micrograd.engine import Value

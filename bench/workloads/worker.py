@@ -30,18 +30,6 @@ import sys
 from pathlib import Path
 
 
-def prepare(impl, threads):
-    """float64 by default (every factory asks for it too) and the thread count."""
-    if impl == "gradcli":
-        import gradcli
-        gradcli.set_default_dtype(gradcli.float64)
-    elif impl == "torch":
-        import torch
-        torch.set_default_dtype(torch.float64)
-        if threads > 0:
-            torch.set_num_threads(threads)
-
-
 def serve(inp, out):
     import gc
     import time
@@ -58,8 +46,6 @@ def serve(inp, out):
     def failure(e):
         if isinstance(e, inprocess.Unsupported):
             return ("unsupported", str(e))
-        if isinstance(e, RecursionError):
-            return ("error", f"RecursionError: {e}", traceback.format_exc())
         return ("error", f"{type(e).__name__}: {e}", traceback.format_exc())
 
     while True:
@@ -72,7 +58,7 @@ def serve(inp, out):
         if msg[0] == "setup":
             _, impl, function, args, options = msg
             try:
-                prepare(impl, options.get("threads", 1))
+                inprocess.prepare(impl, options.get("threads", 1))
                 factory = getattr(inprocess, function)
                 if options.get("warm") is not None:
                     # a small run first: this process's one-time costs (lazy imports, an op

@@ -529,27 +529,9 @@ def _collect(roots, targets):
     when every node without children is a target: each node then reaches one)."""
     deps = {}
     stack = list(dict.fromkeys(roots))
+    root_set = set(stack)
     push = stack.append
     pop = stack.pop
-    if targets is None and len(stack) == 1:
-        # one root (Tensor.backward()): no node of an acyclic graph leads back to it
-        get = deps.get
-        while stack:
-            node = pop()
-            fns = node._next_fns
-            if fns is None:  # (as below)
-                fb = node._fb
-                fns = node._next_fns = (node._fa,) if fb is _UNARY else (node._fa, fb)
-            for child in fns:
-                if child is not None:
-                    n = get(child)
-                    if n is None:
-                        deps[child] = 1
-                        push(child)
-                    else:
-                        deps[child] = n + 1
-        return deps, None
-    root_set = set(stack)
     sinks_are_targets = True
     while stack:
         node = pop()

@@ -629,8 +629,7 @@ def float64_ufunc(op):
         return None
     if not isinstance(f, np.ufunc):
         f = getattr(f, "float64_ufunc", None)
-    if isinstance(f, np.ufunc) and f.nin == 1 and f.nout == 1 and f.types and any(
-            t == "d->d" for t in f.types):
+    if isinstance(f, np.ufunc) and f.nin == 1 and f.nout == 1 and "d->d" in f.types:
         return f
     return None
 
@@ -1141,9 +1140,8 @@ def _vjp_caller(entry):
         if kind == ATTR:
             return _own_code(lambda node, g: fn(g if type(g) is not float else _tensor_gradient(g),
                                                  node._attrs[idx]))
-    if kinds and kinds[0] == (G, 0) and _float_formula(fn) is not None:
-        methods = _float_formula(fn)
-
+    methods = _float_formula(fn) if kinds and kinds[0] == (G, 0) else None
+    if methods is not None:
         def call(node, g):
             if not _floatable(g):
                 return fn(*node._resolve(kinds, g))
@@ -1175,15 +1173,7 @@ def _vjp_caller(entry):
 def _tensor_gradient(g):
     """Gradient g as a tensor: a float gradient (graph._run) as the 0-d float64 tensor it
     stands for, a tensor as it is."""
-    if type(g) is not float:
-        return g
-    t = _new_tensor(_Tensor)
-    t._data = _array(g)
-    t.grad_fn = None
-    t.requires_grad_flag = False
-    t._output_nr = 0
-    t._vc = None
-    return t
+    return g if type(g) is not float else _Tensor._make(_array(g), None, 0, False)
 
 
 _graph._tensor_gradient = _tensor_gradient  # (the engine loop's, see graph._tensor_gradient)
