@@ -230,6 +230,9 @@ def _neg(a):
     return np.negative(a)
 
 
+_neg.float64_ufunc = np.negative  # (on float64 values: registry.float64_ufunc)
+
+
 register(Op(
     "neg", _neg, lambda g: -g, inplace=True, doc="-self", formula="-1", dtype="same",
     samples=elementwise_samples()))

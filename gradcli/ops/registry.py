@@ -11,7 +11,9 @@ like PyTorch's derivatives.yaml.
 """
 
 import numbers
+import operator
 import sys
+from sys import getrefcount
 import traceback
 from weakref import WeakSet as _WeakSet
 
@@ -24,6 +26,8 @@ from ..engine.graph import (_UNARY, _ZERO_NRS, RELEASED, AnomalyMode, Donation, 
                             PackedTensor, SavedHooks, _sequence, version_error)
 from ..engine.tensor import Tensor, to_array
 from ..engine.torch_classes import TorchClass, torch_repr
+from . import elision
+from .elision import ELIDE_BYTES, TEMP_REFS
 
 OPS = {}            # public name -> Op or Overload, in declaration order
 ALIASES = {}        # alternative public name -> name in OPS (`divide` -> `div`)
@@ -674,6 +678,13 @@ def _specialised_apply(op, general=None, swapped=False):
     # a gradient the engine offers (engine.graph._Donation) is taken by ufuncs whose result
     # has their operands' dtype
     takes_donation = ufunc and op.rule is _PROMOTE
+    # the ufunc that computes the op into an operand's array at the default attributes, for
+    # forward temporary elision (gradcli.ops.elision): add and sub have an attribute (alpha)
+    elide = None
+    if TEMP_REFS is not None and op.rule is _PROMOTE:
+        elide = raw if takes_donation else _OPERATOR_UFUNCS.get(op.on_floats)
+    # results this big are noted as fresh (elision.note); none where nothing is elided
+    note_bytes = ELIDE_BYTES if TEMP_REFS is not None else float("inf")
     if general is None:
         general = op._apply_general
     promote = op.rule is _PROMOTE
@@ -695,8 +706,30 @@ def _specialised_apply(op, general=None, swapped=False):
             node._anomaly = (AnomalyMode.location() if AnomalyMode.location
                              else "".join(traceback.format_stack()[:-4]))
 
+    def elidable(t, d, index, a, b):
+        """Whether the op may compute into operand t's array d (index: t's position), t being
+        referred to by the evaluation stack only (gradcli.ops.elision): d is t's own, t is no
+        view, the op will not save t, and nothing observes the operation.  (t, an op's fresh
+        result, is no leaf that requires grad: such results have a grad_fn.)"""
+        if (d.base is not None or not d.flags.writeable or t._base is not None
+                or t._fw is not None or ForwardAD.level is not None
+                or NodeRecorder.callback is not None or AnomalyMode.enabled or SavedHooks.stack):
+            return False
+        if no_saves or not differentiable or not GradMode.enabled:
+            return True
+        edges = 0
+        for i, x in enumerate((a, b) if b is not _UNARY else (a,)):
+            if type(x) is _Tensor and x.requires_grad_flag:
+                edges |= 1 << i
+        return not edges or not plan[edges][index]
+
     if op.n_inputs == 1:
         on_float = float64_ufunc(op) if promote else None
+        # elision of a one-input op: a ufunc whose result has its operand's dtype (float32
+        # only when the forward is the ufunc itself, not one computing float32 in float64)
+        elide_one = None
+        if TEMP_REFS is not None and (promote or op.dtype_rule == "same"):
+            elide_one = float64_ufunc(op)
 
         def record_one(x, attrs, result):
             node = _new_node(node_cls)
@@ -758,10 +791,18 @@ def _specialised_apply(op, general=None, swapped=False):
                     return general((x,), attrs)
             else:
                 rd = fixed
-            if on_float is not None and rd is _F64 and not d.shape and attrs is defaults:
+            shape = d.shape
+            if on_float is not None and rd is _F64 and not shape and attrs is defaults:
                 # a NumPy ufunc on a Python float: its 0-d loop (the same bits) without
                 # the array machinery (a quarter of the time)
                 out = _array(on_float(float(d)))
+            elif (elide_one is not None and shape and attrs is defaults
+                    and (d.dtype is _F64 or (d.dtype is _F32 and ufunc))
+                    and d.nbytes >= ELIDE_BYTES and Donation.tensor is None
+                    and getrefcount(x) == TEMP_REFS and getrefcount(d) == 3
+                    and elidable(x, d, 0, x, _UNARY) and elision.on_stack(x)):
+                # forward temporary elision (gradcli.ops.elision): `-(x * 2)` negates in place
+                out = elide_one(d, out=d)
             elif ufunc:
                 try:
                     if not takes_donation or Donation.tensor is not x:
@@ -790,6 +831,8 @@ def _specialised_apply(op, general=None, swapped=False):
             result._vc = None
             if view:
                 _mark_view(result, x)
+            elif shape and out.nbytes >= note_bytes:
+                elision.note(result)
             if x.requires_grad_flag and differentiable and GradMode.enabled:
                 record_one(x, attrs, result)
             if ForwardAD.level is not None and x._fw is not None:
@@ -924,7 +967,23 @@ def _specialised_apply(op, general=None, swapped=False):
             except ArithmeticError:  # x / 0., a number too large for a float: NumPy's way
                 pass
         if out is None:
-            if ufunc:
+            dst = None
+            if elide is not None and shape and Donation.tensor is None and (
+                    attrs is defaults or attrs == defaults):
+                # forward temporary elision (gradcli.ops.elision): `y * 0.5 + 0.1` adds into
+                # the product's array when only the evaluation stack holds the product
+                if (ta is _Tensor and da.nbytes >= ELIDE_BYTES and getrefcount(a) == TEMP_REFS
+                        and getrefcount(da) == 3 and (tb is not _Tensor or db.shape == shape)
+                        and elidable(a, da, 0, a, b) and elision.on_stack(a)):
+                    dst = da
+                elif (tb is _Tensor and db.nbytes >= ELIDE_BYTES
+                        and getrefcount(b) == TEMP_REFS and getrefcount(db) == 3
+                        and (ta is not _Tensor or db.shape == shape)
+                        and elidable(b, db, 1, a, b) and elision.on_stack(b)):
+                    dst = db
+            if dst is not None:
+                out = elide(da, db, out=dst)
+            elif ufunc:
                 try:
                     if not takes_donation or Donation.tensor is None:
                         out = raw(da, db, out=...)
@@ -951,6 +1010,8 @@ def _specialised_apply(op, general=None, swapped=False):
         result._vc = None
         if view:
             _mark_view(result, a)
+        elif shape and out.nbytes >= note_bytes:
+            elision.note(result)
         if need_grad and differentiable and GradMode.enabled:
             record(a, b, attrs, result, npd, shape)
         if ForwardAD.level is not None and ((ta is _Tensor and a._fw is not None)
@@ -965,6 +1026,11 @@ def _specialised_apply(op, general=None, swapped=False):
         return call(a, b, attrs)
     _own_code(record)
     return apply, call
+
+
+# the ufunc of an op whose forward on two floats is a Python operator (add and sub at alpha=1)
+_OPERATOR_UFUNCS = {operator.add: np.add, operator.sub: np.subtract,
+                    operator.mul: np.multiply, operator.truediv: np.divide}
 
 
 def _into_donation(ufunc, a, b, da, db):

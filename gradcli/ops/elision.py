@@ -1,0 +1,123 @@
+"""Forward temporary elision: in `y * 0.5 + 0.1` the addition computes into the array of the
+product, which nothing but the interpreter's evaluation stack refers to, as NumPy's own
+temporary elision does for `a * 0.5 + 0.1` on arrays (numpy/_core/src/multiarray/temp_elide.c).
+A chain of elementwise operators on big tensors then allocates what the same NumPy code
+allocates, and reuses memory that is still in the cache.
+
+Writing into an operand's array is only unobservable when nothing else can ever read that
+operand again.  The tests, all cheap next to an operation on 256 KiB or more:
+
+- the operand tensor's reference count is the one an operator method sees for an object that
+  only the evaluation stack holds (TEMP_REFS, measured at import on a probe class), and its
+  array's count says only that tensor holds it: nothing saved it for backward (mul saves an
+  input, exp its output), no view, no `.numpy()` alias, no container, no variable;
+- it is the newest big result an op made (FRESH), made in the frame that is now applying the
+  operator, at an instruction from which only loads lead to the present one (`y * 0.5`, then
+  LOAD_CONST 0.1, then the addition).  A reference count alone cannot tell the evaluation
+  stack from C code that holds the only reference and reads the object after the call (NumPy
+  checks its C backtrace for that); a tensor made by the previous instruction of this frame
+  and not stored since is on this frame's stack;
+- the operation would not save the operand, the operand is no view, and no recording,
+  anomaly mode, saved-tensor hooks or forward AD is active.
+
+CPython 3.11-3.13 only (their reference counts and frame offsets); elsewhere TEMP_REFS is None
+and nothing is elided.  (A C function that stores its own result, say functools.cache wrapped
+round a NumPy ufunc on an object array of big tensors, and hands that result straight to an
+operator, could still be fooled; nothing in gradcli or a program of its language can.)"""
+
+import sys
+from sys import _getframe, getrefcount
+from weakref import ref as _weakref
+
+# NumPy's NPY_MIN_ELIDE_BYTES: below this an allocation costs less than the checks
+ELIDE_BYTES = 1 << 18
+
+# the modules whose frames are thin wrappers between a program and an op's specialised call
+# (Op.__call__, methods, operators): a fresh result belongs to the frame that called them
+_WRAPPERS = frozenset({"gradcli.ops.registry", "gradcli.ops"})
+
+# instructions that only push a value (none stores, pops or calls anything that could take
+# the stack's operands); what runs between making a temporary and the operator that reads it
+_PASSIVE = frozenset({"CACHE", "EXTENDED_ARG", "NOP", "LOAD_CONST", "LOAD_SMALL_INT",
+                      "LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_LOAD_FAST", "LOAD_DEREF",
+                      "LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "LOAD_METHOD", "PUSH_NULL",
+                      "PRECALL", "KW_NAMES"})
+
+
+def _operator_refs():
+    """The reference count an operator method sees, for its operand, when only the evaluation
+    stack holds that operand (None when counts do not work so: then nothing is elided)."""
+    if sys.implementation.name != "cpython" or not (3, 11) <= sys.version_info[:2] <= (3, 13):
+        return None
+
+    class Probe:
+        def __add__(self, other):
+            return getrefcount(self)
+
+        def __neg__(self):
+            return getrefcount(self)
+
+    def temporary():
+        return Probe() + 1, -Probe()
+
+    def named():
+        p = Probe()
+        return p + 1, -p
+
+    (binary, unary), (named_binary, named_unary) = temporary(), named()
+    if binary != unary or named_binary != binary + 1 or named_unary != unary + 1:
+        return None
+    return binary
+
+
+TEMP_REFS = _operator_refs()
+
+
+class _Fresh:
+    """The newest big result of an op: (weak reference, id and code of the frame it was made
+    for, that frame's instruction offset then), one tuple so that threads see it whole."""
+    __slots__ = ("at",)
+
+    def __init__(self):
+        self.at = None
+
+
+FRESH = _Fresh()
+
+
+def note(t):
+    """t is an op's big new result: remember where it was made (called by the op's call)."""
+    f = _getframe(2)
+    while f is not None and f.f_globals.get("__name__") in _WRAPPERS:
+        f = f.f_back
+    if f is not None:
+        FRESH.at = (_weakref(t), id(f), f.f_code, f.f_lasti)
+
+
+def on_stack(t):
+    """Whether t, an operand of the operator whose call is asking, is the newest fresh result,
+    made for the frame that applies the operator, and on its stack since (see the module doc);
+    called by the op's call, itself called by the operator slot."""
+    at = FRESH.at
+    if at is None or at[0]() is not t:
+        return False
+    f = _getframe(2)
+    if id(f) != at[1] or f.f_code is not at[2]:
+        return False
+    return _passive_between(at[2], at[3], f.f_lasti)
+
+
+_WINDOWS = {}
+
+
+def _passive_between(code, start, end):
+    """Whether only passive instructions lie strictly between offsets start and end of code."""
+    key = (code, start, end)
+    known = _WINDOWS.get(key)
+    if known is None:
+        import dis
+        known = start < end and all(
+            i.opname in _PASSIVE for i in dis.get_instructions(code) if start < i.offset < end)
+        if len(_WINDOWS) < 4096:
+            _WINDOWS[key] = known
+    return known
