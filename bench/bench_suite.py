@@ -10,8 +10,9 @@ invocation, so that the noise of a shared machine hits all of them alike; each r
 median, min-max, and the ratio of its median to the median of the goal's reference implementation.
 In-process workloads run each implementation in a worker process of its own
 (bench/workloads/worker.py), as its users run it: no other library's objects for the cyclic garbage
-collector to walk. The scalar chains also run gradcli under the collector settings of the `gradcli`
-console script ("gradcli (CLI collector)"). Whole-process workloads run in fresh child processes
+collector to walk. The scalar chains, the MLP and the elementwise chain also run gradcli under the
+process settings of the `gradcli` console script, its collector and allocator settings ("gradcli
+(CLI settings)"; both gradcli rows are judged). Whole-process workloads run in fresh child processes
 (hyperfine when installed, one hyperfine call per round with every command in it; peak memory from
 os.wait4's ru_maxrss). Every result is checked against the reference implementation's value before
 it is reported. PASS/FAIL judges the wall-clock ratio of medians; the note column of each goal row
@@ -99,11 +100,11 @@ GRADCLI = str(Path(PY).parent / "gradcli") if (Path(PY).parent / "gradcli").exis
 WORKLOADS = ["oneshot", "chain10k", "chain100k", "chain1m", "mlp", "elementwise", "second",
              "hessian", "jacobian", "memory", "loop"]
 
-# the chains' implementations: "gradcli (CLI collector)" is gradcli under the collector settings
-# of the `gradcli` console script (gradcli.cli.main.tune_collector), where the Python API leaves
+# "gradcli (CLI settings)" is gradcli under the process settings of the `gradcli` console script
+# (gradcli.cli.main.tune_collector and tune_allocator), where the Python API leaves
 # Python's defaults
-CLI_COLLECTOR = "gradcli (CLI collector)"
-CHAIN_IMPLS = ("gradcli", CLI_COLLECTOR) + tuple(i for i in inprocess.IMPLS if i != "gradcli")
+CLI_SETTINGS = "gradcli (CLI settings)"
+CHAIN_IMPLS = ("gradcli", CLI_SETTINGS) + tuple(i for i in inprocess.IMPLS if i != "gradcli")
 
 FLAT_LIMIT = 1.25  # "per-op cost flat from 10k to 1M": per-op at 1M within 1.25x of per-op at 10k
 
@@ -632,8 +633,8 @@ class Suite:
         for r in measured:
             impl = r.impl.split(" ")[0]
             options = {"warm": (1_000,)}  # (the big runs have no warm-up round)
-            if r.impl == CLI_COLLECTOR:
-                options["collector"] = "cli"
+            if r.impl == CLI_SETTINGS:
+                options["process"] = "cli"
             size = 10_000 if id(r) in keys else n
             specs[keys.get(id(r), r.impl)] = (impl, "chain", (size,), options)
         measure_inprocess(measured, specs, rounds, warmup, keys=keys,
@@ -667,12 +668,23 @@ class Suite:
         self.rows[at:at] = new
 
     def simple(self, name, label, factory, ref, goal, rounds, warmup=1, unit="ms", scale=1e3,
-               args=()):
+               args=(), cli=False):
         """factory: the name of a factory of bench/workloads/inprocess.py, called as
-        factory(impl, *args) in each implementation's worker process."""
-        rows = self.new_rows(name, label, inprocess.IMPLS, unit, scale, ref=ref, goal=goal)
-        measure_inprocess(rows, {r.impl: (r.impl, factory, args, {}) for r in rows},
-                          rounds, warmup)
+        factory(impl, *args) in each implementation's worker process.  cli: also a row of
+        gradcli under the console script's process settings (CLI_SETTINGS), judged too."""
+        impls = inprocess.IMPLS
+        if cli:
+            at = impls.index("gradcli") + 1
+            impls = impls[:at] + (CLI_SETTINGS,) + impls[at:]
+        rows = self.new_rows(name, label, impls, unit, scale, ref=ref, goal=goal)
+        specs = {}
+        for r in rows:
+            if r.impl == CLI_SETTINGS:
+                r.goal_impl = r.impl
+                specs[r.impl] = ("gradcli", factory, args, {"process": "cli"})
+            else:
+                specs[r.impl] = (r.impl, factory, args, {})
+        measure_inprocess(rows, specs, rounds, warmup)
         return rows
 
     def run(self):
@@ -699,10 +711,10 @@ class Suite:
                 self.chain(n, name)
             elif name == "mlp":
                 self.simple(name, "3-layer 1024x1024 tanh MLP, batch 64, fwd+bwd", "mlp",
-                            "numpy", 1.1, self.rounds(7, 3))
+                            "numpy", 1.1, self.rounds(7, 3), cli=True)
             elif name == "elementwise":
                 self.simple(name, "20-op elementwise chain, 1e6 elements, fwd+bwd",
-                            "elementwise", "numpy", 1.1, self.rounds(7, 3))
+                            "elementwise", "numpy", 1.1, self.rounds(7, 3), cli=True)
             elif name == "second":
                 self.simple(name, "2nd derivative of a 1000-op chain (create_graph)",
                             "second_derivative", "torch", 1.0, self.rounds(7, 3))

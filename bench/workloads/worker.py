@@ -3,7 +3,7 @@ process of its own.
 
 Each library is measured in the kind of process its users run: its own heap (no other library's
 modules for the cyclic garbage collector to walk: PyTorch alone leaves some 165k tracked objects
-in a process), its own collector settings.  The suite starts one worker per (workload,
+in a process), its own collector and allocator settings.  The suite starts one worker per (workload,
 implementation) and drives all of them round-robin, so that the noise of a shared machine still
 hits them alike.
 
@@ -18,9 +18,10 @@ prints goes to stderr):
     ("exit",)
 
 `function` names a factory of bench/workloads/inprocess.py, called as function(impl, *args).
-options: {"threads": N (0 = the library's default), "collector": "cli", "warm": args}
-("cli": the collector settings of the `gradcli` console script, gradcli.cli.main.tune_collector,
-applied after the imports; "warm": one untimed run of function(impl, *args), a small instance,
+options: {"threads": N (0 = the library's default), "process": "cli", "warm": args}
+("cli": the process settings of the `gradcli` console script: its allocator settings first,
+gradcli.cli.main.tune_allocator, and its collector settings, tune_collector, after the imports
+and the workload's set-up; "warm": one untimed run of function(impl, *args), a small instance,
 before the workload is built).
 """
 
@@ -58,6 +59,9 @@ def serve(inp, out):
         if msg[0] == "setup":
             _, impl, function, args, options = msg
             try:
+                if options.get("process") == "cli":
+                    from gradcli.cli.main import tune_allocator
+                    tune_allocator()
                 inprocess.prepare(impl, options.get("threads", 1))
                 factory = getattr(inprocess, function)
                 if options.get("warm") is not None:
@@ -69,7 +73,7 @@ def serve(inp, out):
                     except Exception:  # noqa: BLE001
                         pass
                 run = factory(impl, *args)
-                if options.get("collector") == "cli":
+                if options.get("process") == "cli":
                     from gradcli.cli.main import tune_collector
                     tune_collector()
                 reply("ok")

@@ -1,0 +1,88 @@
+"""glibc malloc's settings: the console script fixes them (big arrays come from the heap and
+freed heap is kept for reuse); the Python API and a user's own settings are left alone."""
+
+import ctypes
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gradcli.cli.main import ALLOCATOR_ENVIRONMENT, tune_allocator
+
+ROOT = Path(__file__).resolve().parents[2]
+
+try:
+    _HAS_MALLINFO2 = hasattr(ctypes.CDLL(None), "mallinfo2")
+except OSError:
+    _HAS_MALLINFO2 = False
+pytestmark = pytest.mark.skipif(not _HAS_MALLINFO2,
+                                reason="needs glibc 2.33+ (mallopt and mallinfo2)")
+
+# in a child process: allocate a 16 MiB array and free it, then print the bytes malloc had
+# mapped for it on its own (mmap) and the heap's size after the free
+PROBE = """
+import ctypes, sys
+import numpy as np
+
+class Info(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+        "fordblks", "keepcost")]
+
+mallinfo2 = ctypes.CDLL(None).mallinfo2
+mallinfo2.restype = Info
+
+def probe():
+    before = mallinfo2().hblkhd
+    a = np.ones(2 << 20)
+    mapped = mallinfo2().hblkhd - before
+    del a
+    print(mapped >= 16 << 20, mallinfo2().arena >= 16 << 20)
+"""
+
+
+def python(code, **env):
+    environment = dict(os.environ, PYTHONPATH=str(ROOT), **env)
+    for name in ALLOCATOR_ENVIRONMENT:
+        if name not in env:
+            environment.pop(name, None)
+    p = subprocess.run([sys.executable, "-c", PROBE + code], capture_output=True, text=True,
+                       cwd=ROOT, env=environment, timeout=120)
+    assert p.returncode == 0, p.stderr
+    return p.stdout.split()
+
+
+CONSOLE_SCRIPT = (
+    "import gradcli.cli.main as m\n"
+    "def main(argv):\n"
+    "    probe()\n"
+    "    return 0\n"
+    "m.main = main\n"
+    "sys.argv = ['gradcli', 'eval', 'x']\n"
+    "m.run()\n")
+
+
+def test_console_script_serves_big_arrays_from_a_heap_it_keeps():
+    # mapped on its own: False; the heap still holds the freed 16 MiB: True
+    assert python(CONSOLE_SCRIPT) == ["False", "True"]
+
+
+def test_python_api_leaves_the_allocator_alone():
+    # glibc's defaults: a first 16 MiB block is mapped on its own, and unmapped when freed
+    assert python("import gradcli\nprobe()\n") == ["True", "False"]
+
+
+def test_users_settings_win():
+    assert python(CONSOLE_SCRIPT, MALLOC_MMAP_THRESHOLD_="131072") == ["True", "False"]
+    for name in ALLOCATOR_ENVIRONMENT:
+        saved = os.environ.get(name)
+        os.environ[name] = "1"
+        try:
+            assert tune_allocator() is False
+        finally:
+            if saved is None:
+                del os.environ[name]
+            else:
+                os.environ[name] = saved
