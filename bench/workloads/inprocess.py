@@ -233,7 +233,7 @@ def mlp(impl, batch=64, width=1024):
 
 # ---------------------------------------------------------------------------------------------
 # 20-op elementwise chain on 1e6 elements: (x*0.5 + 0.1) -> sin -> *0.5 -> exp, five times;
-# sum, backward to x.
+# sum, backward to x (a leaf on the input's memory: from_numpy, as NumPy reads the input).
 
 def _elementwise_input(n):
     return np.random.default_rng(1).uniform(0.5, 1.5, n)
@@ -245,7 +245,8 @@ def elementwise(impl, n=1_000_000):
         lib = _lib(impl)
 
         def run():
-            x = lib.tensor(a, dtype=lib.float64, requires_grad=True)
+            # the leaf shares the input's memory (no copy), as the NumPy version reads it
+            x = lib.from_numpy(a).requires_grad_()
             y = x
             for _ in range(5):
                 y = lib.exp(lib.sin(y * 0.5 + 0.1) * 0.5)
