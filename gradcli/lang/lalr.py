@@ -14,7 +14,7 @@ import os
 import re
 import sys
 
-FORMAT = 1
+FORMAT = 2
 
 
 class Meta:
@@ -128,12 +128,57 @@ def export(lark, grammar_text):
                        not _passes_its_child_up(rule)))
     return {
         "format": FORMAT, "grammar": grammar_text,
-        "patterns": [(m.pattern, m.flags) for m in scanner._mres],
+        "patterns": [(m.pattern, m.flags, compiled_form(m.pattern, m.flags))
+                     for m in scanner._mres],
         "keywords": keywords,
         "ignore": sorted(lexer.ignore_types), "newline": sorted(lexer.newline_types),
         "states": states, "start": dict(table.start_states), "end": dict(table.end_states),
         "rules": shaped,
     }
+
+
+def compiled_form(pattern, flags):
+    """What re.compile(pattern, flags) hands the regular expression engine (the arguments of
+    CPython's _sre.compile, with the engine's version), or None where that cannot be had.
+    Compiling the lexer's pattern (1.6 kB of alternatives) takes re 1.7 ms of every one-shot
+    `gradcli eval`; its compiled form, saved with the tables, is loaded instead."""
+    try:
+        import _sre
+        from re import _compiler, _parser
+        parsed = _parser.parse(pattern, flags)
+        code = [int(c) for c in _compiler._code(parsed, flags)]  # (opcodes: int subclasses)
+        groupindex = dict(parsed.state.groupdict)
+        indexgroup = [None] * parsed.state.groups
+        for name, index in groupindex.items():
+            indexgroup[index] = name
+        form = (int(flags | parsed.state.flags), code, parsed.state.groups - 1, groupindex,
+                tuple(indexgroup), _sre.MAGIC, _sre.CODESIZE)
+        if _from_form(pattern, form) != re.compile(pattern, flags):
+            return None
+        return form
+    except Exception:  # noqa: BLE001 - another interpreter's internals: compile at load
+        return None
+
+
+def _from_form(pattern, form):
+    """The compiled pattern from compiled_form's result (ValueError if it is for another
+    engine; _sre checks the code itself and raises on code it cannot run)."""
+    import _sre
+    flags, code, groups, groupindex, indexgroup, magic, codesize = form
+    if magic != _sre.MAGIC or codesize != _sre.CODESIZE:
+        raise ValueError("compiled for another regular expression engine")
+    return _sre.compile(pattern, flags, code, groups, groupindex, indexgroup)
+
+
+def _pattern(pattern, flags, form):
+    """The compiled lexer pattern: from its saved form when there is one that this
+    interpreter's engine takes, else compiled."""
+    if form is not None:
+        try:
+            return _from_form(pattern, form)
+        except Exception:  # noqa: BLE001 - a stale or foreign form: compile instead
+            pass
+    return re.compile(pattern, flags)
 
 
 def _passes_its_child_up(rule):
@@ -193,7 +238,7 @@ class Parser:
     """Runs exported tables: lex, post-lex (the Indenter), LALR actions and tree shaping."""
 
     def __init__(self, data, postlex):
-        self.mres = [re.compile(pattern, flags) for pattern, flags in data["patterns"]]
+        self.mres = [_pattern(*entry) for entry in data["patterns"]]
         self.keywords = data["keywords"]
         self.ignore = frozenset(data["ignore"])
         self.newline = frozenset(data["newline"])

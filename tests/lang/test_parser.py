@@ -240,6 +240,31 @@ def test_stale_or_corrupt_tables_are_rebuilt(tmp_path):
         assert marshal.loads(tables.read_bytes()) == marshal.loads(good)
 
 
+def test_lexer_pattern_is_loaded_compiled():
+    """The tables carry the lexer pattern's compiled form, and the pattern made from it is
+    re.compile's (patterns compare by their code); a form for another regular expression
+    engine, or code the engine refuses, is compiled afresh."""
+    import re
+    from gradcli.lang import lalr
+    data = lalr.export(parser.lark_parser(), parser.grammar_text())
+    (pattern, flags, form), = data["patterns"]
+    if sys.implementation.name == "cpython" and sys.version_info[:2] >= (3, 11):
+        assert form is not None
+    if form is None:
+        pytest.skip("this interpreter's re internals differ: the pattern is compiled at load")
+    loaded = lalr._pattern(pattern, flags, form)
+    assert loaded == re.compile(pattern, flags) and loaded.groupindex == re.compile(
+        pattern, flags).groupindex
+    assert [m.lastgroup for m in [loaded.match("x1 = 2.5")]] == [
+        re.compile(pattern, flags).match("x1 = 2.5").lastgroup]
+    flags_, code, groups, groupindex, indexgroup, magic, size = form
+    foreign = (flags_, code, groups, groupindex, indexgroup, magic + 1, size)
+    broken = (flags_, code[:len(code) // 2] + [999999] * 3, groups, groupindex, indexgroup,
+              magic, size)
+    for bad in (foreign, broken, None):
+        assert lalr._pattern(pattern, flags, bad) == re.compile(pattern, flags)
+
+
 def test_a_source_is_parsed_once_and_its_errors_every_time():
     source = "y = (x * 2).sum()"
     assert parser.parse(source) is parser.parse(source)
