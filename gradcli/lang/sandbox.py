@@ -12,7 +12,6 @@ import functools
 import inspect
 import operator
 import re
-import string
 import types
 import weakref
 from _string import formatter_field_name_split
@@ -229,27 +228,37 @@ def store_target(obj, name):
 
 # ---------------------------------------------------------------------- strings
 
-class SafeFormatter(string.Formatter):
-    """str.format whose fields reach attributes through guarded_getattr, with bounded widths."""
+_FORMATTER = []
 
-    def get_field(self, field_name, args, kwargs):
-        first, rest = formatter_field_name_split(field_name)
-        obj = self.get_value(first, args, kwargs)
-        for is_attribute, key in rest:
-            obj = guarded_getattr(obj, key) if is_attribute else obj[key]
-        return obj, first
 
-    def format_field(self, value, format_spec):
-        limits.check_format_spec(format_spec)
-        return format(value, format_spec)
+def _formatter():
+    """str.format whose fields reach attributes through guarded_getattr, with bounded widths
+    (made at first use: importing `string` compiles its Template pattern, a cost every
+    one-shot `gradcli eval` would pay)."""
+    if not _FORMATTER:
+        import string
+
+        class SafeFormatter(string.Formatter):
+            def get_field(self, field_name, args, kwargs):
+                first, rest = formatter_field_name_split(field_name)
+                obj = self.get_value(first, args, kwargs)
+                for is_attribute, key in rest:
+                    obj = guarded_getattr(obj, key) if is_attribute else obj[key]
+                return obj, first
+
+            def format_field(self, value, format_spec):
+                limits.check_format_spec(format_spec)
+                return format(value, format_spec)
+        _FORMATTER.append(SafeFormatter())
+    return _FORMATTER[0]
 
 
 def _format(template, /, *args, **kwargs):
-    return SafeFormatter().vformat(template, args, kwargs)
+    return _formatter().vformat(template, args, kwargs)
 
 
 def _format_map(template, mapping):
-    return SafeFormatter().vformat(template, (), mapping)
+    return _formatter().vformat(template, (), mapping)
 
 
 def _padding(name):
