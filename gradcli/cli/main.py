@@ -54,8 +54,9 @@ COLLECTOR_THRESHOLDS = (2_000, 10, 500)
 
 def tune_collector():
     """Set the process's collector up for gradcli, as mypy does for its own: what start-up
-    imported (NumPy, the engine) lives as long as the process, so gc.freeze() takes it out of
-    every later collection; then COLLECTOR_THRESHOLDS.  Only the console script calls this: the
+    imported (NumPy, the engine, typer) lives as long as the process, so gc.freeze() takes it
+    out of every later collection (the console script imports it with the collector paused:
+    _gradcli_console); then COLLECTOR_THRESHOLDS.  Only the console script calls this: the
     Python API leaves the collector of its host process alone."""
     gc.freeze()
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
@@ -113,11 +114,17 @@ def main(argv=None):
 
 def run():
     """The `gradcli` console script: its process's collector and allocator set up for it
-    (tune_collector, tune_allocator), main(), then, for a one-shot command, exit at once with
+    (the app imported with the collector paused, then tune_collector, tune_allocator), main(),
+    then, for a one-shot command, exit at once with
     its output flushed, skipping the interpreter's teardown of NumPy, the op table and typer
     (some 40 ms of every `gradcli eval` in a shell loop; nothing of a command's is left to
     clean up).  The REPL exits the usual way: prompt-toolkit and its history clean up then."""
-    tune_collector()
+    gc.disable()  # (paused since the console script started: _gradcli_console)
+    try:
+        from . import app  # noqa: F401  (typer: imported now, frozen with the rest)
+    finally:
+        tune_collector()
+        gc.enable()
     tune_allocator()
     argv = sys.argv[1:]
     code = main(argv)

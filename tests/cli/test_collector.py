@@ -64,3 +64,32 @@ def test_python_api_leaves_the_collector_alone():
     assert out == ["True", "True", "0"]
     out = python("import gc\ngc.disable()\nimport gradcli\nprint(gc.isenabled())\n")
     assert out == ["False"]
+
+
+# in a child process: count the collections a one-shot `gradcli eval` sets off, from the
+# interpreter's start to its exit (the console script ends with os._exit, reported here)
+COUNTED = (
+    "import gc, os, sys\n"
+    "starts = []\n"
+    "gc.callbacks.append(lambda phase, info: phase == 'start' and starts.append(1))\n"
+    "exit = os._exit\n"
+    "def report(code):\n"
+    "    sys.stdout.flush()\n"
+    "    print(len(starts), gc.isenabled(), *gc.get_threshold(), gc.get_freeze_count() > 10000)\n"
+    "    sys.stdout.flush()\n"
+    "    exit(code)\n"
+    "os._exit = report\n"
+    "sys.argv = ['gradcli', 'eval', 'z = (2*x)**3', '--at', 'x=3']\n")
+
+
+def test_console_script_imports_with_the_collector_paused():
+    # the entry point (outside the package) pauses the collector before gradcli, NumPy and
+    # typer import; run() freezes all of it and starts the collector again
+    scripts = (ROOT / "pyproject.toml").read_text().split("[project.scripts]")[1]
+    assert scripts.split()[:3] == ["gradcli", "=", '"_gradcli_console:run"']
+    paused = python(COUNTED + "import _gradcli_console\n_gradcli_console.run()\n")
+    direct = python(COUNTED + "from gradcli.cli.main import run\nrun()\n")
+    assert paused[-5:] == ["True", *map(str, COLLECTOR_THRESHOLDS), "True"]
+    assert direct[-5:] == ["True", *map(str, COLLECTOR_THRESHOLDS), "True"]
+    # gradcli's own import collected dozens of times; from the entry point, a handful at most
+    assert int(paused[-6]) * 4 <= int(direct[-6]), (paused, direct)
