@@ -27,7 +27,7 @@ operator, could still be fooled; nothing in gradcli or a program of its language
 
 import sys
 from sys import _getframe, getrefcount
-from weakref import ref as _weakref
+from weakref import WeakKeyDictionary, ref as _weakref
 
 # NumPy's NPY_MIN_ELIDE_BYTES: below this an allocation costs less than the checks
 ELIDE_BYTES = 1 << 18
@@ -107,17 +107,19 @@ def on_stack(t):
     return _passive_between(at[2], at[3], f.f_lasti)
 
 
-_WINDOWS = {}
+# code -> {(start, end): answer}; weak, so that the code of a REPL line or of a finished
+# program is not kept alive by its answers
+_WINDOWS = WeakKeyDictionary()
 
 
 def _passive_between(code, start, end):
     """Whether only passive instructions lie strictly between offsets start and end of code."""
-    key = (code, start, end)
-    known = _WINDOWS.get(key)
+    answers = _WINDOWS.get(code)
+    if answers is None:
+        answers = _WINDOWS[code] = {}
+    known = answers.get((start, end))
     if known is None:
         import dis
-        known = start < end and all(
+        known = answers[start, end] = start < end and all(
             i.opname in _PASSIVE for i in dis.get_instructions(code) if start < i.offset < end)
-        if len(_WINDOWS) < 4096:
-            _WINDOWS[key] = known
     return known

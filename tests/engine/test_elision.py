@@ -192,6 +192,30 @@ def test_modes_that_observe_operations_turn_it_off():
     np.testing.assert_allclose(tangent.numpy(), 6 * a, rtol=1e-15)
 
 
+def test_forward_ad_reads_the_operands_after_the_forward():
+    # mul's tangent reads the primal of an operand without a tangent of its own
+    import gradcli.autograd.forward_ad as fwAD
+    x, a = big(12)
+    b = np.random.default_rng(13).uniform(0.5, 1.5, N)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(torch.tensor(b, dtype=torch.float64),
+                           torch.ones(N, dtype=torch.float64))
+        primal, tangent = fwAD.unpack_dual((x * 3) * d)
+    np.testing.assert_allclose(primal.numpy(), 3 * a * b, rtol=1e-15)
+    np.testing.assert_allclose(tangent.numpy(), 3 * a, rtol=1e-15)
+
+
+def test_a_recording_keeps_the_inputs_it_saw():
+    # graph --values, explain and why show each node's inputs after the program has run
+    from gradcli.analysis.record import Recording
+    x, a = big(14, requires_grad=True)
+    with Recording() as recording:
+        y = x * 2 + 1
+    record = recording.records[y.grad_fn]
+    np.testing.assert_array_equal(record.inputs[0].detach().numpy(), a * 2)
+    np.testing.assert_array_equal(y.detach().numpy(), a * 2 + 1)
+
+
 def test_float32_and_small_tensors():
     x = torch.tensor(np.linspace(0, 1, N), dtype=torch.float32)
     peak, y = peak_of(lambda: x * 0.5 + 0.25)
@@ -213,6 +237,15 @@ def test_passive_window():
     assert not elision._passive_between(code, ins[0].offset, ins[1].offset)
     assert elision._passive_between(code, ins[2].offset, ins[3].offset)
     assert not elision._passive_between(code, ins[3].offset, ins[2].offset)
+    # the answers do not keep code alive (a REPL line's, a finished program's)
+    import gc
+    import weakref
+    scratch = compile("y = x * 2 + 1", "<line>", "exec")
+    elision._passive_between(scratch, 0, 2)
+    ref = weakref.ref(scratch)
+    del scratch
+    gc.collect()
+    assert ref() is None
 
 
 def test_threads_see_their_own_temporaries():
