@@ -27,7 +27,7 @@ from ..engine.graph import (_UNARY, _ZERO_NRS, RELEASED, AnomalyMode, Donation, 
 from ..engine.tensor import Tensor, to_array
 from ..engine.torch_classes import TorchClass, torch_repr
 from . import elision
-from .elision import ELIDE_BYTES, TEMP_REFS
+from .elision import ELIDE_BYTES, EXPECTED_REFS
 
 OPS = {}            # public name -> Op or Overload, in declaration order
 ALIASES = {}        # alternative public name -> name in OPS (`divide` -> `div`)
@@ -662,6 +662,9 @@ def _save_plan(op, n):
     return tuple(plan)
 
 
+elision.WRAPPER_CODES[Op.__call__.__code__] = "function"
+
+
 def _specialised_apply(op, general=None, swapped=False):
     """(apply, call) for a one- or two-input op: apply(inputs, attrs) as Op.apply, and
     call(x, attrs) or call(a, b, attrs) taking the inputs as arguments (attrs defaulting to the
@@ -681,10 +684,10 @@ def _specialised_apply(op, general=None, swapped=False):
     # the ufunc that computes the op into an operand's array at the default attributes, for
     # forward temporary elision (gradcli.ops.elision): add and sub have an attribute (alpha)
     elide = None
-    if TEMP_REFS is not None and op.rule is _PROMOTE:
+    if EXPECTED_REFS is not None and op.rule is _PROMOTE:
         elide = raw if takes_donation else _OPERATOR_UFUNCS.get(op.on_floats)
     # results this big are noted as fresh (elision.note); none where nothing is elided
-    note_bytes = ELIDE_BYTES if TEMP_REFS is not None else float("inf")
+    note_bytes = ELIDE_BYTES if EXPECTED_REFS is not None else float("inf")
     if general is None:
         general = op._apply_general
     promote = op.rule is _PROMOTE
@@ -728,7 +731,7 @@ def _specialised_apply(op, general=None, swapped=False):
         # elision of a one-input op: a ufunc whose result has its operand's dtype (float32
         # only when the forward is the ufunc itself, not one computing float32 in float64)
         elide_one = None
-        if TEMP_REFS is not None and (promote or op.dtype_rule == "same"):
+        if EXPECTED_REFS is not None and (promote or op.dtype_rule == "same"):
             elide_one = float64_ufunc(op)
 
         def record_one(x, attrs, result):
@@ -799,9 +802,10 @@ def _specialised_apply(op, general=None, swapped=False):
             elif (elide_one is not None and shape and attrs is defaults
                     and (d.dtype is _F64 or (d.dtype is _F32 and ufunc))
                     and d.nbytes >= ELIDE_BYTES and Donation.tensor is None
-                    and getrefcount(x) == TEMP_REFS and getrefcount(d) == 3
-                    and elidable(x, d, 0, x, _UNARY) and elision.on_stack(x)):
-                # forward temporary elision (gradcli.ops.elision): `-(x * 2)` negates in place
+                    and getrefcount(d) == 3 and elidable(x, d, 0, x, _UNARY)
+                    and elision.on_stack(x) == getrefcount(x)):
+                # forward temporary elision (gradcli.ops.elision): `-(x * 2)` negates in place,
+                # `torch.exp(x * 2)` exponentiates in place
                 out = elide_one(d, out=d)
             elif ufunc:
                 try:
@@ -972,14 +976,13 @@ def _specialised_apply(op, general=None, swapped=False):
                     attrs is defaults or attrs == defaults):
                 # forward temporary elision (gradcli.ops.elision): `y * 0.5 + 0.1` adds into
                 # the product's array when only the evaluation stack holds the product
-                if (ta is _Tensor and da.nbytes >= ELIDE_BYTES and getrefcount(a) == TEMP_REFS
-                        and getrefcount(da) == 3 and (tb is not _Tensor or db.shape == shape)
-                        and elidable(a, da, 0, a, b) and elision.on_stack(a)):
+                if (ta is _Tensor and da.nbytes >= ELIDE_BYTES and getrefcount(da) == 3
+                        and (tb is not _Tensor or db.shape == shape)
+                        and elidable(a, da, 0, a, b) and elision.on_stack(a) == getrefcount(a)):
                     dst = da
-                elif (tb is _Tensor and db.nbytes >= ELIDE_BYTES
-                        and getrefcount(b) == TEMP_REFS and getrefcount(db) == 3
+                elif (tb is _Tensor and db.nbytes >= ELIDE_BYTES and getrefcount(db) == 3
                         and (ta is not _Tensor or db.shape == shape)
-                        and elidable(b, db, 1, a, b) and elision.on_stack(b)):
+                        and elidable(b, db, 1, a, b) and elision.on_stack(b) == getrefcount(b)):
                     dst = db
             if dst is not None:
                 out = elide(da, db, out=dst)

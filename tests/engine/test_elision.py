@@ -12,7 +12,7 @@ import pytest
 import gradcli as torch
 from gradcli.ops import elision
 
-pytestmark = pytest.mark.skipif(elision.TEMP_REFS is None,
+pytestmark = pytest.mark.skipif(elision.EXPECTED_REFS is None,
                                 reason="reference counts of this interpreter prove nothing")
 
 N = 1 << 16  # float64: 512 KiB, above ELIDE_BYTES
@@ -25,7 +25,7 @@ def made_operators():
     extra reference: that one call is not elided), and an op takes its fast path once
     prepared (torch.exp: at its first recorded use); make them first."""
     t = torch.ones(2, requires_grad=True)
-    t + 1, 1 + t, t - 1, t * 2, 2 * t, -t, torch.exp(t)
+    t + 1, 1 + t, t - 1, t * 2, 2 * t, -t, torch.exp(t), t.exp(), t.add(1), t.neg(), torch.neg(t)
 
 
 def big(seed=0, requires_grad=False):
@@ -145,13 +145,42 @@ def test_result_a_c_iterator_keeps_is_not_written():
     np.testing.assert_array_equal(third.numpy(), a + a + a)
 
 
-def test_function_and_method_calls_take_the_ordinary_path():
-    x, a = big(7)
-    for fn in (lambda: torch.add(x * 2, 1), lambda: (x * 2).add(1), lambda: (x * 2).neg(),
-               lambda: torch.neg(x * 2)):
+def test_functions_and_methods_of_the_op_table():
+    # torch.exp(t), t.exp(), torch.add(t, 1), t.add(1): each path's own count (EXPECTED_REFS)
+    x, a = big(7, requires_grad=True)
+    for fn, expected in [(lambda: torch.add(x * 2, 1), a * 2 + 1),
+                         (lambda: (x * 2).add(1), a * 2 + 1),
+                         (lambda: (x * 2).neg(), -(a * 2)), (lambda: torch.neg(x * 2), -(a * 2)),
+                         (lambda: torch.exp(x * 2), np.exp(a * 2)),
+                         (lambda: (x * 2).exp(), np.exp(a * 2)),
+                         (lambda: torch.Tensor.exp(x * 2), np.exp(a * 2)),
+                         (lambda: torch.add(x, x * 2), a + a * 2)]:
         peak, y = peak_of(fn)
-        assert peak >= 2 * MB
-    np.testing.assert_array_equal(torch.add(x * 2, 1).numpy(), a * 2 + 1)
+        assert peak < 1.5 * MB, fn
+        np.testing.assert_array_equal(y.detach().numpy(), expected)
+    y = torch.exp(x * 2).sum() + (x * 3).exp().sum()
+    y.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp(a * 2) + 3 * np.exp(a * 3),
+                               rtol=1e-14)
+    np.testing.assert_array_equal(x.detach().numpy(), a)
+
+
+def test_other_calling_paths_take_the_ordinary_path():
+    import functools
+    x, a = big(15)
+
+    def exp(t):
+        return torch.exp(t)
+    w = x.detach().requires_grad_()
+    for fn in (lambda: torch.add(x * 2, 1, alpha=3), lambda: (x * 2).add(1, alpha=3),
+               lambda: functools.partial(torch.add, x * 2)(1),  # (the partial holds it)
+               lambda: exp(x * 2),  # (made in another frame than the one calling exp)
+               lambda: torch.sin(w * 2),  # (sin saves its input for its gradient)
+               lambda: torch.mul(w, w * 2)):  # (mul saves other for self's gradient)
+        peak, y = peak_of(fn)
+        assert peak >= 2 * MB, fn
+    np.testing.assert_array_equal(torch.add(x * 2, 1, alpha=3).numpy(), a * 2 + 3)
+    np.testing.assert_array_equal(x.numpy(), a)
 
 
 def test_stored_or_returned_temporaries_are_not_written():
