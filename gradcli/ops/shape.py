@@ -128,7 +128,10 @@ def _infer_shape(shape, numel):
 
 def _reshape_back(g, self_shape):
     """The derivative of the reshape family: the gradient reshaped to the input's shape (a
-    validated tuple of sizes, so without `Tensor.reshape`'s argument parsing)."""
+    validated tuple of sizes, so without `Tensor.reshape`'s argument parsing).  A contiguous
+    gradient takes any shape as a view: `_reshape_compose`'s view, without its checks."""
+    if g._data.flags.c_contiguous:
+        return OPS["view"].apply((g,), (self_shape,))
     return _reshape_compose(g, self_shape)
 
 
@@ -624,7 +627,8 @@ def _stack(arrays, dim):
 
 
 register(_ListOp(
-    "stack", _stack, lambda g, dim, shapes: g.unbind(wrap_dim(dim, len(shapes[0]) + 1)),
+    "stack", _stack,
+    lambda g, dim, shapes: OPS["unbind"].apply((g,), (wrap_dim(dim, len(shapes[0]) + 1),)),
     inputs=("*tensors",), attrs=(("dim", 0),), jvp="linear", dtype="promote", kind="shape",
     empty_error=RuntimeError("stack expects a non-empty TensorList"),
     method=False, doc="join tensors along a new dimension", formula="unbind",
