@@ -228,29 +228,25 @@ def store_target(obj, name):
 
 # ---------------------------------------------------------------------- strings
 
-_FORMATTER = []
-
-
+@functools.cache
 def _formatter():
     """str.format whose fields reach attributes through guarded_getattr, with bounded widths
     (made at first use: importing `string` compiles its Template pattern, a cost every
     one-shot `gradcli eval` would pay)."""
-    if not _FORMATTER:
-        import string
+    import string
 
-        class SafeFormatter(string.Formatter):
-            def get_field(self, field_name, args, kwargs):
-                first, rest = formatter_field_name_split(field_name)
-                obj = self.get_value(first, args, kwargs)
-                for is_attribute, key in rest:
-                    obj = guarded_getattr(obj, key) if is_attribute else obj[key]
-                return obj, first
+    class SafeFormatter(string.Formatter):
+        def get_field(self, field_name, args, kwargs):
+            first, rest = formatter_field_name_split(field_name)
+            obj = self.get_value(first, args, kwargs)
+            for is_attribute, key in rest:
+                obj = guarded_getattr(obj, key) if is_attribute else obj[key]
+            return obj, first
 
-            def format_field(self, value, format_spec):
-                limits.check_format_spec(format_spec)
-                return format(value, format_spec)
-        _FORMATTER.append(SafeFormatter())
-    return _FORMATTER[0]
+        def format_field(self, value, format_spec):
+            limits.check_format_spec(format_spec)
+            return format(value, format_spec)
+    return SafeFormatter()
 
 
 def _format(template, /, *args, **kwargs):

@@ -727,12 +727,13 @@ def _specialised_apply(op, general=None, swapped=False):
         return not edges or not plan[edges][index]
 
     if op.n_inputs == 1:
-        on_float = float64_ufunc(op) if promote else None
+        f64_ufunc = float64_ufunc(op)
+        on_float = f64_ufunc if promote else None
         # elision of a one-input op: a ufunc whose result has its operand's dtype (float32
         # only when the forward is the ufunc itself, not one computing float32 in float64)
         elide_one = None
         if EXPECTED_REFS is not None and (promote or op.dtype_rule == "same"):
-            elide_one = float64_ufunc(op)
+            elide_one = f64_ufunc
 
         def record_one(x, attrs, result):
             node = _new_node(node_cls)

@@ -128,10 +128,7 @@ def _infer_shape(shape, numel):
 
 def _reshape_back(g, self_shape):
     """The derivative of the reshape family: the gradient reshaped to the input's shape (a
-    validated tuple of sizes, so without `Tensor.reshape`'s argument parsing).  A contiguous
-    gradient takes any shape as a view: `_reshape_compose`'s view, without its checks."""
-    if g._data.flags.c_contiguous:
-        return OPS["view"].apply((g,), (self_shape,))
+    validated tuple of sizes, so without `Tensor.reshape`'s argument parsing)."""
     return _reshape_compose(g, self_shape)
 
 
@@ -182,9 +179,9 @@ def _reshape_compose(self, shape):
     for a non-contiguous input), else a contiguous copy (CloneBackward0 + UnsafeViewBackward0)."""
     a = self._data
     shape = _infer_shape(shape, a.size)
+    if a.flags.c_contiguous:  # (any shape of its size is a view of a contiguous array)
+        return OPS["view"].apply((self,), (shape,))
     if _viewable(a, shape):
-        if a.flags.c_contiguous:
-            return OPS["view"].apply((self,), (shape,))
         return OPS["_reshape_alias"].apply((self,), (shape,))
     copy = OPS["clone"].apply((self,), ("contiguous",))
     return OPS["_unsafe_view"].apply((copy,), (shape,))

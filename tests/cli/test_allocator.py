@@ -3,15 +3,11 @@ freed heap is kept for reuse); the Python API and a user's own settings are left
 
 import ctypes
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from gradcli.cli.main import ALLOCATOR_ENVIRONMENT, tune_allocator
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.processes import python_output
 
 try:
     _HAS_MALLINFO2 = hasattr(ctypes.CDLL(None), "mallinfo2")
@@ -44,14 +40,9 @@ def probe():
 
 
 def python(code, **env):
-    environment = dict(os.environ, PYTHONPATH=str(ROOT), **env)
-    for name in ALLOCATOR_ENVIRONMENT:
-        if name not in env:
-            environment.pop(name, None)
-    p = subprocess.run([sys.executable, "-c", PROBE + code], capture_output=True, text=True,
-                       cwd=ROOT, env=environment, timeout=120)
-    assert p.returncode == 0, p.stderr
-    return p.stdout.split()
+    # the user's own allocator settings are unset unless a test gives them
+    unset = {name: None for name in ALLOCATOR_ENVIRONMENT if name not in env}
+    return python_output(PROBE + code, **unset, **env).split()
 
 
 CONSOLE_SCRIPT = (

@@ -1,21 +1,12 @@
 """The cyclic garbage collector: the console script tunes it for big graphs; the Python API
 leaves it alone."""
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 from gradcli.cli.main import COLLECTOR_THRESHOLDS
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.processes import ROOT, python_output
 
 
 def python(code):
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                       env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120)
-    assert p.returncode == 0, p.stderr
-    return p.stdout.split()
+    return python_output(code).split()
 
 
 def test_console_script_freezes_startup_and_raises_the_full_collection_threshold():

@@ -1,8 +1,6 @@
 """Syntax errors name the problem as Python does, with line, column, source line and caret; an
 early end of input is *incomplete* (the REPLs ask for more); the parser is cached on disk."""
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -10,6 +8,7 @@ import pytest
 
 from gradcli.lang import parser
 from gradcli.lang.errors import IncompleteInput, ProgramError
+from tests.processes import python_output
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -110,11 +109,7 @@ def test_grammar_file_is_found_from_the_source_checkout():
 
 
 def _python(code, **env):
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), **env},
-                            timeout=120)
-    assert result.returncode == 0, result.stderr
-    return result.stdout.strip()
+    return python_output(code, **env).strip()
 
 
 def test_importing_the_language_does_not_build_the_parser():
