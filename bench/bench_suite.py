@@ -12,7 +12,8 @@ In-process workloads run each implementation in a worker process of its own
 (bench/workloads/worker.py), as its users run it: no other library's objects for the cyclic garbage
 collector to walk. The scalar chains, the MLP and the elementwise chain also run gradcli under the
 process settings of the `gradcli` console script, its collector and allocator settings ("gradcli
-(CLI settings)"; both gradcli rows are judged). Whole-process workloads run in fresh child processes
+(CLI settings)"; both gradcli rows are judged, the MLP's and the elementwise chain's against
+hand-written NumPy under the same settings, "numpy (CLI settings)"). Whole-process workloads run in fresh child processes
 (hyperfine when installed, one hyperfine call per round with every command in it; peak memory from
 os.wait4's ru_maxrss). Every result is checked against the reference implementation's value before
 it is reported. PASS/FAIL judges the wall-clock ratio of medians; the note column of each goal row
@@ -104,6 +105,11 @@ WORKLOADS = ["oneshot", "chain10k", "chain100k", "chain1m", "mlp", "elementwise"
 # (gradcli.cli.main.tune_collector and tune_allocator), where the Python API leaves
 # Python's defaults
 CLI_SETTINGS = "gradcli (CLI settings)"
+# hand-written NumPy under the same process settings: the reference of gradcli's CLI-settings row
+# where NumPy is the reference (the MLP, the elementwise chain), so that the row compares like
+# with like (under glibc's default thresholds either process may fault its big arrays' pages in
+# again on every pass, depending on what its heap holds: see README, Benchmarks)
+NUMPY_CLI = "numpy (CLI settings)"
 CHAIN_IMPLS = ("gradcli", CLI_SETTINGS) + tuple(i for i in inprocess.IMPLS if i != "gradcli")
 
 FLAT_LIMIT = 1.25  # "per-op cost flat from 10k to 1M": per-op at 1M within 1.25x of per-op at 10k
@@ -671,17 +677,23 @@ class Suite:
                args=(), cli=False):
         """factory: the name of a factory of bench/workloads/inprocess.py, called as
         factory(impl, *args) in each implementation's worker process.  cli: also a row of
-        gradcli under the console script's process settings (CLI_SETTINGS), judged too."""
+        gradcli under the console script's process settings (CLI_SETTINGS), judged too, against
+        NumPy under the same settings (NUMPY_CLI) where NumPy is the reference."""
         impls = inprocess.IMPLS
         if cli:
             at = impls.index("gradcli") + 1
             impls = impls[:at] + (CLI_SETTINGS,) + impls[at:]
+            if ref == "numpy":
+                impls += (NUMPY_CLI,)
         rows = self.new_rows(name, label, impls, unit, scale, ref=ref, goal=goal)
         specs = {}
         for r in rows:
-            if r.impl == CLI_SETTINGS:
-                r.goal_impl = r.impl
-                specs[r.impl] = ("gradcli", factory, args, {"process": "cli"})
+            if r.impl in (CLI_SETTINGS, NUMPY_CLI):
+                specs[r.impl] = (r.impl.split(" ")[0], factory, args, {"process": "cli"})
+                if r.impl == CLI_SETTINGS:
+                    r.goal_impl = r.impl
+                    if NUMPY_CLI in impls and "numpy" in self.impls:
+                        r.ref = NUMPY_CLI
             else:
                 specs[r.impl] = (r.impl, factory, args, {})
         measure_inprocess(rows, specs, rounds, warmup)

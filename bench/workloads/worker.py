@@ -82,11 +82,16 @@ def serve(inp, out):
         elif msg[0] == "run":
             k = msg[1]
             phases = {}
+            # what a call returned is let go before the next call, as a training loop keeps
+            # nothing of the last step: holding it (a weight's gradient, 8 MB) kept a block in
+            # use across the next pass and decided where glibc's heap put the new one
+            value = ph = None
             gc.collect()
             c0 = time.process_time()
             t0 = time.perf_counter()
             try:
                 for _ in range(k):
+                    value = ph = None
                     value, ph = run()
                     for name, v in (ph or {}).items():
                         phases[name] = phases.get(name, 0.0) + v
