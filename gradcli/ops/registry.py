@@ -492,6 +492,7 @@ class Op:
         """Make the backward node of this call and attach it to the outputs."""
         node = _new_node(self.node_cls)
         node._seq = next(_sequence)
+        node._deps = 0
         n = len(inputs)
         fns = [None] * n
         nrs = None
@@ -738,6 +739,7 @@ def _specialised_apply(op, general=None, swapped=False):
         def record_one(x, attrs, result):
             node = _new_node(node_cls)
             node._seq = next(_sequence)
+            node._deps = 0
             fn = x.grad_fn
             if fn is None:
                 fn = x._accumulator()
@@ -856,6 +858,7 @@ def _specialised_apply(op, general=None, swapped=False):
         dtype, and their shape unless a broadcast was let through)"""
         node = _new_node(node_cls)
         node._seq = next(_sequence)
+        node._deps = 0
         if type(a) is _Tensor:
             fa = a.grad_fn
             if fa is None:
