@@ -102,7 +102,7 @@ WORKLOADS = ["oneshot", "chain10k", "chain100k", "chain1m", "mlp", "elementwise"
              "hessian", "jacobian", "memory", "loop"]
 
 # "gradcli (CLI settings)" is gradcli under the process settings of the `gradcli` console script
-# (gradcli.cli.main.tune_collector and tune_allocator), where the Python API leaves
+# (gradcli.process.tune_collector and tune_allocator), where the Python API leaves
 # Python's defaults
 CLI_SETTINGS = "gradcli (CLI settings)"
 # hand-written NumPy under the same process settings: the reference of gradcli's CLI-settings row

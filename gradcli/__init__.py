@@ -25,6 +25,7 @@ cfloat, cdouble = complex64, complex128
 globals().update(_PUBLIC)
 
 from . import autograd, linalg, nn  # noqa: E402
+from .process import tune_process  # noqa: E402,F401  (gradcli's own: not in __all__)
 
 pi = 3.141592653589793
 e = 2.718281828459045

@@ -20,7 +20,7 @@ prints goes to stderr):
 `function` names a factory of bench/workloads/inprocess.py, called as function(impl, *args).
 options: {"threads": N (0 = the library's default), "process": "cli", "warm": args}
 ("cli": the process settings of the `gradcli` console script: its allocator settings first,
-gradcli.cli.main.tune_allocator, and its collector settings, tune_collector, after the imports
+gradcli.process.tune_allocator, and its collector settings, tune_collector, after the imports
 and the workload's set-up; "warm": one untimed run of function(impl, *args), a small instance,
 before the workload is built).
 """
@@ -60,7 +60,7 @@ def serve(inp, out):
             _, impl, function, args, options = msg
             try:
                 if options.get("process") == "cli":
-                    from gradcli.cli.main import tune_allocator
+                    from gradcli.process import tune_allocator
                     tune_allocator()
                 inprocess.prepare(impl, options.get("threads", 1))
                 factory = getattr(inprocess, function)
@@ -74,7 +74,7 @@ def serve(inp, out):
                         pass
                 run = factory(impl, *args)
                 if options.get("process") == "cli":
-                    from gradcli.cli.main import tune_collector
+                    from gradcli.process import tune_collector
                     tune_collector()
                 reply("ok")
             except Exception as e:  # noqa: BLE001 - reported in the table

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from gradcli.cli.main import ALLOCATOR_ENVIRONMENT, tune_allocator
+from gradcli.process import ALLOCATOR_ENVIRONMENT, tune_allocator
 from tests.processes import python_output
 
 try:
@@ -77,3 +77,13 @@ def test_users_settings_win():
                 del os.environ[name]
             else:
                 os.environ[name] = saved
+
+
+def test_a_python_api_program_can_ask_for_the_console_scripts_settings():
+    assert python("import gradcli\nprint(gradcli.tune_process()['allocator'])\nprobe()\n") == \
+        ["True", "False", "True"]
+    assert python("import gradcli\ngradcli.tune_process(allocator=False)\nprobe()\n") == \
+        ["True", "False"]  # glibc's defaults, as without the call
+    out = python("import gradcli\nprint(gradcli.tune_process()['allocator'])\nprobe()\n",
+                 MALLOC_MMAP_THRESHOLD_="131072")
+    assert out == ["False", "True", "False"]  # the environment's own setting wins

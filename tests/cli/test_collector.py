@@ -1,7 +1,7 @@
 """The cyclic garbage collector: the console script tunes it for big graphs; the Python API
 leaves it alone."""
 
-from gradcli.cli.main import COLLECTOR_THRESHOLDS
+from gradcli.process import COLLECTOR_THRESHOLDS
 from tests.processes import ROOT, python_output
 
 
@@ -84,3 +84,28 @@ def test_console_script_imports_with_the_collector_paused():
     assert direct[-5:] == ["True", *map(str, COLLECTOR_THRESHOLDS), "True"]
     # gradcli's own import collected dozens of times; from the entry point, a handful at most
     assert int(paused[-6]) * 4 <= int(direct[-6]), (paused, direct)
+
+
+def test_a_python_api_program_can_ask_for_the_console_scripts_settings():
+    out = python(
+        "import gc\n"
+        "t = gc.get_threshold()\n"
+        "import gradcli\n"
+        "done = gradcli.tune_process(allocator=False)\n"
+        "print(done['collector'], done['allocator'], *gc.get_threshold(),\n"
+        "      gc.get_freeze_count() > 10000)\n"
+        "gradcli.tune_process(collector=False)\n"
+        "print(*gc.get_threshold())\n")
+    assert out == ["True", "False", *map(str, COLLECTOR_THRESHOLDS), "True",
+                   *map(str, COLLECTOR_THRESHOLDS)]
+
+
+def test_the_language_cannot_reach_the_process_settings(cli, tmp_path):
+    # a program's `torch` is the engine's public names (__all__): tune_process is not one
+    import gradcli
+    assert "tune_process" not in gradcli.__all__
+    program = tmp_path / "tune.grad"
+    program.write_text("import torch\ntorch.tune_process()\n")
+    r = cli("run", str(program))
+    assert r.code == 2
+    assert "AttributeError: module 'torch' has no attribute 'tune_process'" in r.stderr
