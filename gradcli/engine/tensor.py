@@ -95,10 +95,10 @@ def _apart_from_arrays(slots):
     own, so a tensor and its array, made one after the other, would lie side by side in the same
     pools.  That is slow for the cyclic collector: each full collection walks every tensor a
     graph has saved for backward and reads the type of its array, and on the machines the
-    benchmarks run on (AMD EPYC) walking tensors interleaved with their arrays took 2.4x as long
-    as walking tensors one size up on CPython 3.11, 1.4x on 3.12 (bench/bench_layout.py; some
-    other sizes are slow too, which this does not explain).  Along a 1M-op scalar chain the
-    forward pass went from 4.6 to 2.9 us per op."""
+    benchmarks run on (AMD EPYC) walking tensors interleaved with their arrays took 2.4-3x as
+    long as walking tensors one size up, on CPython 3.11 and 3.12 alike (bench/bench_layout.py;
+    some other sizes are slow too, which this does not explain).  Along a 1M-op scalar chain
+    the forward pass went from 4.6 to 2.9 us per op."""
     import sys
     array_class = -(-np.ndarray.__basicsize__ // 16)  # (arrays are not collected: no GC header)
     extra = ()
