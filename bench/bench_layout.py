@@ -49,7 +49,8 @@ def stand_ins(n, rounds, tensor_slots, node_slots, max_extra=5):
     node_cls = type("Node", (), {"__slots__": node_slots})
     rows = []
     for extra in range(max_extra + 1):
-        cls = type("Tensor", (), {"__slots__": tensor_slots + tuple(f"_x{i}" for i in range(extra))})
+        padding = tuple(f"_x{i}" for i in range(extra))
+        cls = type("Tensor", (), {"__slots__": tensor_slots + padding})
         prev = None
         for i in range(n):
             t = cls()
@@ -58,7 +59,8 @@ def stand_ins(n, rounds, tensor_slots, node_slots, max_extra=5):
             t._output_nr, t._vc, t.requires_grad_flag = 0, None, True
             node = node_cls()
             node._fa, node._fb, node._s0, node._s1, node._sst = prev, None, t, None, 1
-            node._attrs, node._meta, node._next_fns, node._next_nrs, node._seq = (), meta, None, (0,), i
+            node._attrs, node._meta, node._next_fns = (), meta, None
+            node._next_nrs, node._seq = (0,), i
             prev = node
         size = sys.getsizeof(cls())
         rows.append((size, -(-size // 16) * 16, full_collection_ns(n, rounds)))
@@ -70,7 +72,8 @@ def engine_chains(n, rounds):
     import gradcli
     x = gradcli.tensor(0.5, dtype=gradcli.float64, requires_grad=True)
     out = []
-    for label, step in (("sin(y) (saves y)", gradcli.sin), ("y + 1.0 (saves nothing)", lambda y: y + 1.0)):
+    steps = (("sin(y) (saves y)", gradcli.sin), ("y + 1.0 (saves nothing)", lambda y: y + 1.0))
+    for label, step in steps:
         y = x
         for _ in range(n):
             y = step(y)

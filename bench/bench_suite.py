@@ -13,9 +13,10 @@ In-process workloads run each implementation in a worker process of its own
 collector to walk. The scalar chains, the MLP and the elementwise chain also run gradcli under the
 process settings of the `gradcli` console script, its collector and allocator settings ("gradcli
 (CLI settings)"; both gradcli rows are judged, the MLP's and the elementwise chain's against
-hand-written NumPy under the same settings, "numpy (CLI settings)"). Whole-process workloads run in fresh child processes
-(hyperfine when installed, one hyperfine call per round with every command in it; peak memory from
-os.wait4's ru_maxrss). Every result is checked against the reference implementation's value before
+hand-written NumPy under the same settings, "numpy (CLI settings)"); a worker lets go of what a call
+returned before the next call. Whole-process workloads run in fresh child processes (hyperfine when
+installed, one hyperfine call per round with every command in it; peak memory from os.wait4's
+ru_maxrss). Every result is checked against the reference implementation's value before
 it is reported. PASS/FAIL judges the wall-clock ratio of medians; the note column of each goal row
 also gives the ratio of median CPU times (process_time in process, hyperfine's user+system for
 whole processes), which a loaded machine disturbs far less than wall time.
