@@ -187,3 +187,6 @@ RAW_SAVED_FREED = (
     "retain_graph=True if you need to backward through the graph a second time or if you need "
     "to access saved variables after calling backward.")
 RAW_SAVED_NONE = "Calling register_hooks on a saved tensor with value None is forbidden"
+RAW_SAVED_OUTPUT_UNPACK = ("Trying to use a saved tensor that has been detached in-place, i.e. "
+                           "with .detach_().This is not supported, please use out-of-place "
+                           "`.detach()` instead")

@@ -1528,6 +1528,57 @@ class RawSavedTensor(metaclass=TorchClass):
 
     __repr__ = torch_repr
 
+    def _kept(self):
+        """What the node keeps for this saved tensor: the tensor (or number), the saved output's
+        array, a PackedTensor once hooks packed it, None where it saved nothing, RELEASED after
+        a backward pass freed it."""
+        node = self._node
+        saved = node._saved_in
+        if saved is RELEASED:
+            return RELEASED
+        if self._kind == RESULT:
+            out = node._saved_out
+            return None if out is None else out[0]
+        return None if saved is None else saved[self._index]
+
+    @property
+    def data(self):
+        """The saved tensor as the node keeps it, without unpacking: what pack_hook returned
+        once hooks packed it; a saved output's data without autograd history; None where
+        nothing was saved or after a backward pass freed it (PyTorch's SavedTensor.data)."""
+        value = self._kept()
+        if value is RELEASED or value is None:
+            return None
+        if type(value) is PackedTensor:
+            return value.value
+        if self._kind == RESULT:
+            return Tensor._make(value, None, 0, False)
+        if self._node.op.variadic:  # (einsum's operands: all of them, as _saved_operands)
+            return list(self._node._saved_in)
+        if isinstance(value, Tensor):
+            return value
+        return self._node._savedvalue_input(self._index)  # a number: as _saved_<name> shows it
+
+    @property
+    def unpack_hook(self):
+        """The unpack hook of the hooks that packed this saved tensor, or None."""
+        value = self._kept()
+        return value.unpack_hook if type(value) is PackedTensor else None
+
+    def unpack(self):
+        """The saved tensor, unpacked as the backward pass unpacks it (version check, unpack
+        hook).  PyTorch cannot unpack a saved output without its node here, and says so with
+        the error of a tensor detached in place; a freed one is the error of a second
+        backward pass."""
+        value = self._kept()
+        if value is RELEASED:
+            raise RuntimeError(messages.BACKWARD_TWICE)
+        if value is None:
+            return None
+        if self._kind == RESULT:
+            raise RuntimeError(messages.RAW_SAVED_OUTPUT_UNPACK)
+        return self._node._savedvalue_input(self._index)
+
     def register_hooks(self, *hooks):
         if len(hooks) != 2 or not all(callable(h) for h in hooks):
             raise TypeError(
@@ -1536,14 +1587,9 @@ class RawSavedTensor(metaclass=TorchClass):
                 "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\n"
                 f"Invoked with: {', '.join(map(repr, (self,) + hooks))}")
         node = self._node
-        saved = node._saved_in
-        if saved is RELEASED:
+        value = self._kept()
+        if value is RELEASED:
             raise RuntimeError(messages.RAW_SAVED_FREED)
-        if self._kind == RESULT:
-            out = node._saved_out
-            value = None if out is None else out[0]
-        else:
-            value = None if saved is None else saved[self._index]
         if type(value) is PackedTensor:
             raise RuntimeError(messages.RAW_SAVED_HOOKS_TWICE)
         if value is None:

@@ -197,14 +197,19 @@ def test_the_tutorial_snippet_in_a_program():
                          "Unpacking tensor([1., 1., 1., 1., 1.], requires_grad=True)"]
 
 
-def test_the_tutorial_snippet_matches_pytorch():
+def assert_prints_as_pytorch(snippet):
+    """snippet, run as a program, prints what it prints under PyTorch (exec'd)."""
     torch = pytest.importorskip("torch")
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        exec(SNIPPET, {"torch": torch, "__name__": "snippet"})
+        exec(snippet, {"torch": torch, "__name__": "snippet"})
     out = io.StringIO()
-    assert run_piped(io.StringIO(SNIPPET), out) == 0
+    assert run_piped(io.StringIO(snippet), out) == 0
     assert out.getvalue() == printed.getvalue()
+
+
+def test_the_tutorial_snippet_matches_pytorch():
+    assert_prints_as_pytorch(SNIPPET)
 
 
 # ------------------------------------------------------------------ grad_fn._raw_saved_<name>
@@ -256,3 +261,93 @@ def test_raw_saved_hooks_in_a_program():
               "y.sum().backward()\nprint(x.grad)\n")
     assert run_piped(io.StringIO(source), out) == 0
     assert out.getvalue() == "tensor([20., 40.])\n"
+
+
+
+RAW_SNIPPET = """\
+import torch
+x = torch.tensor([1., 2.], requires_grad=True)
+s = x.sin()
+raw = s.grad_fn._raw_saved_self
+print(raw.data is x, raw.unpack() is x, raw.unpack_hook)
+h = x * 3
+y = h.sin()
+raw = y.grad_fn._raw_saved_self
+def unpack(p):
+    print("unpack", p[0])
+    return p[1] / 10
+raw.register_hooks(lambda t: ("packed", t * 10), unpack)
+print(raw.data, raw.unpack_hook is unpack)
+print(raw.unpack())
+with torch.autograd.graph.saved_tensors_hooks(lambda t: ("ctx", t), lambda p: p[1]):
+    q = h * h
+print(q.grad_fn._raw_saved_self.data, q.grad_fn._raw_saved_self.unpack_hook is not None)
+b = x * 2.5
+print(b.grad_fn._raw_saved_other.data, b.grad_fn._raw_saved_other.unpack())
+c = x * torch.tensor(3.)
+print(c.grad_fn._raw_saved_self.data, c.grad_fn._raw_saved_self.unpack(), c.grad_fn._raw_saved_self.unpack_hook)
+w = x.exp()
+print(w.grad_fn._raw_saved_result.data)
+g = x * 1
+v = g.cos()
+with torch.no_grad():
+    g = g.add_(1)
+print(v.grad_fn._raw_saved_self.data)
+y.sum().backward()
+print(raw.data, raw.unpack_hook)
+"""
+
+
+def test_raw_saved_data_unpack_and_hook():
+    out = io.StringIO()
+    assert run_piped(io.StringIO(RAW_SNIPPET), out) == 0
+    assert out.getvalue().splitlines() == [
+        "True True None",
+        "('packed', tensor([30., 60.])) True",
+        "unpack packed", "tensor([3., 6.], grad_fn=<MulBackward0>)",
+        "('ctx', tensor([3., 6.], grad_fn=<MulBackward0>)) True",  # (the tensor itself)
+        "tensor(2.5000, dtype=torch.float64) tensor(2.5000, dtype=torch.float64)",
+        "None None None",
+        "tensor([2.7183, 7.3891])",
+        "tensor([2., 3.], grad_fn=<MulBackward0>)",  # modified in place: data does not check
+        "unpack packed",  # (the backward pass)
+        "None None"]  # freed by it
+
+
+def test_raw_saved_data_unpack_and_hook_match_pytorch():
+    assert_prints_as_pytorch(RAW_SNIPPET)
+
+
+def raw_unpack_errors(torch):
+    """The errors of SavedTensor.unpack(): a saved output, an input modified in place, a saved
+    tensor the backward pass freed."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    g = x * 1
+    v = g.cos()
+    with torch.no_grad():
+        g.add_(1)
+    w = x.exp()
+    y = (x * 3).sin()
+    raw = y.grad_fn._raw_saved_self
+    y.sum().backward()
+    errors = []
+    for unpack in (w.grad_fn._raw_saved_result.unpack, v.grad_fn._raw_saved_self.unpack,
+                   raw.unpack):
+        with pytest.raises(RuntimeError) as e:
+            unpack()
+        errors.append(str(e.value))
+    return errors
+
+
+def test_raw_saved_unpack_errors():
+    errors = raw_unpack_errors(gradcli)
+    assert errors[0] == messages.RAW_SAVED_OUTPUT_UNPACK
+    assert errors[1].startswith("one of the variables needed for gradient computation has been "
+                                "modified by an inplace operation: [torch.FloatTensor [2]], "
+                                "which is output 0 of Mul, is at version 1; expected version 0 instead")
+    assert errors[2] == messages.BACKWARD_TWICE
+
+
+def test_raw_saved_unpack_errors_match_pytorch():
+    torch = pytest.importorskip("torch")
+    assert raw_unpack_errors(gradcli) == raw_unpack_errors(torch)
