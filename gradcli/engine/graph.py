@@ -538,9 +538,8 @@ def _collect(roots, targets):
         node = pop()
         sink = True
         fns = node._next_fns
-        if fns is None:  # the first pass over a _PairNode (the same as _edges, inline)
-            fb = node._fb
-            fns = node._next_fns = (node._fa,) if fb is _UNARY else (node._fa, fb)
+        if fns is None:  # the first pass over a _PairNode
+            fns = _edges(node)
         for child in fns:
             if child is None:
                 continue
@@ -575,9 +574,8 @@ def _count_dependencies(roots, counted):
     while stack:
         node = pop()
         fns = node._next_fns
-        if fns is None:  # the first pass over a _PairNode (as in _collect)
-            fb = node._fb
-            fns = node._next_fns = (node._fa,) if fb is _UNARY else (node._fa, fb)
+        if fns is None:  # the first pass over a _PairNode
+            fns = _edges(node)
         for child in fns:
             if child is None:
                 continue

@@ -6,6 +6,7 @@ operators by the op table in `gradcli.ops`; this module holds only what is not a
 
 import operator
 import re
+import sys
 import warnings
 import weakref
 
@@ -99,7 +100,6 @@ def _apart_from_arrays(slots):
     long as walking tensors one size up, on CPython 3.11 and 3.12 alike (bench/bench_layout.py;
     some other sizes are slow too, which this does not explain).  Along a 1M-op scalar chain
     the forward pass went from 4.6 to 2.9 us per op."""
-    import sys
     if sys.implementation.name != "cpython":  # (another allocator; getsizeof may not exist)
         return slots
     array_class = -(-np.ndarray.__basicsize__ // 16)  # (arrays are not collected: no GC header)

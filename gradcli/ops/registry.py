@@ -1570,14 +1570,14 @@ class RawSavedTensor(metaclass=TorchClass):
         hook).  PyTorch cannot unpack a saved output without its node here, and says so with
         the error of a tensor detached in place; a freed one is the error of a second
         backward pass."""
+        if self._kind != RESULT:
+            return self._node._savedvalue_input(self._index)
         value = self._kept()
         if value is RELEASED:
             raise RuntimeError(messages.BACKWARD_TWICE)
-        if value is None:
-            return None
-        if self._kind == RESULT:
+        if value is not None:
             raise RuntimeError(messages.RAW_SAVED_OUTPUT_UNPACK)
-        return self._node._savedvalue_input(self._index)
+        return None
 
     def register_hooks(self, *hooks):
         if len(hooks) != 2 or not all(callable(h) for h in hooks):
