@@ -170,55 +170,76 @@ def error_info(exc, source=""):
     return ErrorInfo(kind, message, line, column, source_line)
 
 
-WATCHDOG_GRACE = 1.0  # seconds after --timeout before a stuck C call ends the process
-
-
 class Command:
     """Context for one command run: the renderer, and error handling that turns any failure
-    into `Type: message` with exit code 2 (never a traceback)."""
+    into `Type: message` with exit code 2 (never a traceback).
+
+    The frontend (this process) parses the options and reads the program; `evaluate(fn)` runs
+    fn, the part that runs the program and renders its results, in an evaluator process behind
+    the operating system's wall (gradcli.kernel)."""
 
     def __init__(self, json_output=False, no_color=False, quiet=False, timeout=None):
         self.renderer = Renderer(choose_mode(json_output, no_color), quiet=quiet)
         self.source = ""
         self.namespace = {}
         self.timeout = timeout
-        self._watchdog = None
 
     def __enter__(self):
-        if self.timeout:
-            # --timeout stops Python code at once (SIGALRM); a single C call that ignores the
-            # signal (a huge matmul in BLAS) is ended a second later by this watchdog
-            import threading
-            self._watchdog = threading.Timer(self.timeout + WATCHDOG_GRACE, self._expire)
-            self._watchdog.daemon = True
-            self._watchdog.start()
         return self
 
-    def _expire(self):
-        self.renderer.error(ErrorInfo("TimeoutError", f"program ran longer than "
-                                      f"{self.timeout:g} s (raise the limit with --timeout)"))
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        os._exit(Exit.ERROR)
-
     def __exit__(self, kind, exc, tb):
-        if self._watchdog is not None:
-            self._watchdog.cancel()
         if exc is None or isinstance(exc, (typer.Exit, SystemExit)):
             return False
+        if not self.report(exc):
+            return False
+        raise typer.Exit(Exit.ERROR)
+
+    def report(self, exc):
+        """Show an exception as the user's error (with a hint on a terminal); False for one
+        that is not the program's to report (SystemExit, typer.Exit)."""
         if isinstance(exc, KeyboardInterrupt):
             info = ErrorInfo("KeyboardInterrupt", "interrupted")
-        elif isinstance(exc, (MemoryError, RecursionError)) or isinstance(exc, Exception):
+        elif isinstance(exc, Exception):
             info = error_info(exc, self.source)
         else:
             return False
         if self.renderer.wants_hints():
             info.hint = self._hint(exc, info)
         self.renderer.error(info)
-        raise typer.Exit(Exit.ERROR)
+        return True
+
+    def evaluate(self, body):
+        """Run body() in a new evaluator; its output comes back here; its errors are reported
+        there, with their hints.  An evaluator that crashes, overruns --timeout or ignores
+        Ctrl-C is one error line here.  Exit codes pass through (raises typer.Exit)."""
+        from ..kernel.process import EvaluatorGone, run_task
+
+        def task():
+            renderer = self.renderer
+            renderer.out, renderer.err, renderer._console = sys.stdout, sys.stderr, None
+            try:
+                body()
+            except (typer.Exit, SystemExit) as e:
+                code = getattr(e, "exit_code", getattr(e, "code", 0))
+                return code if isinstance(code, int) else Exit.ERROR
+            except BaseException as e:  # (KeyboardInterrupt too)
+                if not self.report(e):
+                    raise
+                return Exit.ERROR
+            return Exit.OK
+
+        try:
+            code = run_task(task, timeout=self.timeout)
+        except EvaluatorGone as e:
+            if e.kind == "crash":
+                self.renderer.error(ErrorInfo("EvaluatorCrash", e.message))
+            elif e.kind == "timeout":
+                self.renderer.error(ErrorInfo("TimeoutError", e.message))
+            else:
+                self.renderer.error(ErrorInfo("KeyboardInterrupt", e.message))
+            raise typer.Exit(Exit.ERROR) from None
+        if code != Exit.OK:
+            raise typer.Exit(code)
 
     def _hint(self, exc, info):
         """The `hint:` line for an error (None when there is nothing useful to add)."""
@@ -266,11 +287,14 @@ def eval_command(program: Program, at: At = None, of: Of = None, grad: Grad = No
     from ..analysis.evaluate import evaluate
     with Command(json_output, no_color, quiet, timeout) as cmd:
         cmd.source = read_program(program)
-        ev = evaluate(cmd.source, _bindings(at), of or (), grad, order, _dtype(dtype),
-                      out=_program_output(cmd), record=True, timeout=timeout,
-                      retain_graph=retain_graph, create_graph=create_graph)
-        cmd.namespace = ev.session.namespace
-        cmd.renderer.evaluation(ev)
+
+        def body():
+            ev = evaluate(cmd.source, _bindings(at), of or (), grad, order, _dtype(dtype),
+                          out=_program_output(cmd), record=True, timeout=timeout,
+                          retain_graph=retain_graph, create_graph=create_graph)
+            cmd.namespace = ev.session.namespace
+            cmd.renderer.evaluation(ev)
+        cmd.evaluate(body)
 
 
 def _program_output(cmd):
@@ -290,16 +314,21 @@ def run_command(file: Annotated[str, typer.Argument(metavar="FILE", help="Progra
     from ..analysis.evaluate import new_session, program_gradients, program_values
     with Command(json_output, no_color, timeout=timeout) as cmd:
         cmd.source = read_program(file if file == "-" else "@" + file)
-        out = _program_output(cmd)
-        if cmd.renderer.mode == "json":
-            out = Tee(out)
-        session = new_session(_dtype(dtype), out=out)
-        cmd.namespace = session.namespace
-        session.run(cmd.source, timeout=timeout, filename="<stdin>" if file == "-" else file)
-        if cmd.renderer.mode == "json":
-            from ..engine import dtypes
-            cmd.renderer.program_result(dtypes.get_default_dtype(), program_values(session),
-                                        program_gradients(session), out.text())
+
+        def body():
+            out = _program_output(cmd)
+            if cmd.renderer.mode == "json":
+                out = Tee(out)
+            session = new_session(_dtype(dtype), out=out)
+            cmd.namespace = session.namespace
+            session.run(cmd.source, timeout=timeout,
+                        filename="<stdin>" if file == "-" else file)
+            if cmd.renderer.mode == "json":
+                from ..engine import dtypes
+                cmd.renderer.program_result(dtypes.get_default_dtype(),
+                                            program_values(session),
+                                            program_gradients(session), out.text())
+        cmd.evaluate(body)
 
 
 class Tee:
@@ -361,9 +390,12 @@ def jacobian_command(program: Program, at: At = None, of: Of = None,
         if mode not in ("reverse", "forward"):
             raise UsageError(f"--mode must be reverse or forward, not {mode!r}")
         cmd.source = read_program(program)
-        outputs, blocks = jacobian_blocks(cmd.source, _bindings(at), of or (), mode,
-                                          _dtype(dtype), timeout)
-        cmd.renderer.matrix_result("jacobian", outputs, blocks)
+
+        def body():
+            outputs, blocks = jacobian_blocks(cmd.source, _bindings(at), of or (), mode,
+                                              _dtype(dtype), timeout)
+            cmd.renderer.matrix_result("jacobian", outputs, blocks)
+        cmd.evaluate(body)
 
 
 @app.command("hessian")
@@ -374,9 +406,12 @@ def hessian_command(program: Program, at: At = None, of: Of = None, dtype: Dtype
     from ..analysis.matrices import hessian_blocks
     with Command(json_output, no_color, timeout=timeout) as cmd:
         cmd.source = read_program(program)
-        outputs, blocks = hessian_blocks(cmd.source, _bindings(at), of or (), _dtype(dtype),
-                                         timeout)
-        cmd.renderer.matrix_result("hessian", outputs, blocks)
+
+        def body():
+            outputs, blocks = hessian_blocks(cmd.source, _bindings(at), of or (),
+                                             _dtype(dtype), timeout)
+            cmd.renderer.matrix_result("hessian", outputs, blocks)
+        cmd.evaluate(body)
 
 
 @app.command("graph")
@@ -396,17 +431,21 @@ def graph_command(program: Program, at: At = None, of: Of = None, grad: Grad = N
         if fmt not in FORMATS:
             raise UsageError(f"--format must be ascii, dot or mermaid, not {fmt!r}")
         cmd.source = read_program(program)
-        # (the structure needs no backward pass: a non-scalar output draws without --grad)
-        ev = evaluate(cmd.source, _bindings(at), of or (), grad, 1, _dtype(dtype),
-                      out=sys.stderr, record=True, timeout=timeout, explain_zero=False,
-                      gradients=values)
-        cmd.namespace = ev.session.namespace
-        namer = Namer(ev.session.namespace, ev.recording)
-        steps = [s for name in ev.outputs for s in ev.steps.get(name, [])]
-        view = GraphView([(n, ev.values[n]) for n in ev.outputs if hasattr(ev.values[n], "grad_fn")],
-                         namer.names(), ev.recording, steps, with_values=values)
-        text = draw_ascii(view, ascii_only) if fmt == "ascii" else FORMATS[fmt](view)
-        cmd.renderer.text(text)
+
+        def body():
+            # (the structure needs no backward pass: a non-scalar output draws without --grad)
+            ev = evaluate(cmd.source, _bindings(at), of or (), grad, 1, _dtype(dtype),
+                          out=sys.stderr, record=True, timeout=timeout, explain_zero=False,
+                          gradients=values)
+            cmd.namespace = ev.session.namespace
+            namer = Namer(ev.session.namespace, ev.recording)
+            steps = [s for name in ev.outputs for s in ev.steps.get(name, [])]
+            view = GraphView([(n, ev.values[n]) for n in ev.outputs
+                              if hasattr(ev.values[n], "grad_fn")],
+                             namer.names(), ev.recording, steps, with_values=values)
+            text = draw_ascii(view, ascii_only) if fmt == "ascii" else FORMATS[fmt](view)
+            cmd.renderer.text(text)
+        cmd.evaluate(body)
 
 
 @app.command("explain")
@@ -418,11 +457,14 @@ def explain_command(program: Program, at: At = None, of: Of = None, grad: Grad =
     from ..render.explain import render_explanation
     with Command(False, no_color, timeout=timeout) as cmd:
         cmd.source = read_program(program)
-        ev = evaluate(cmd.source, _bindings(at), of or (), grad, 1, _dtype(dtype),
-                      out=sys.stderr, record=True, timeout=timeout)
-        cmd.namespace = ev.session.namespace
-        for name in ev.outputs:
-            cmd.renderer.text(render_explanation(ev, name, explain_steps(ev, name)))
+
+        def body():
+            ev = evaluate(cmd.source, _bindings(at), of or (), grad, 1, _dtype(dtype),
+                          out=sys.stderr, record=True, timeout=timeout)
+            cmd.namespace = ev.session.namespace
+            for name in ev.outputs:
+                cmd.renderer.text(render_explanation(ev, name, explain_steps(ev, name)))
+        cmd.evaluate(body)
 
 
 @app.command("check")
@@ -440,11 +482,14 @@ def check_command(program: Program, at: At = None, of: Of = None, grad: Grad = N
     from ..analysis.checks import run_checks
     with Command(json_output, no_color, quiet, timeout) as cmd:
         cmd.source = read_program(program)
-        passed, checks = run_checks(cmd.source, _bindings(at), of or (), grad, expect or [],
-                                    rtol, atol, gradcheck, _dtype(dtype), timeout,
-                                    out=_program_output(cmd))
-        cmd.renderer.checks(passed, checks)
-    raise typer.Exit(Exit.OK if passed else Exit.FAILED)
+
+        def body():
+            passed, checks = run_checks(cmd.source, _bindings(at), of or (), grad,
+                                        expect or [], rtol, atol, gradcheck, _dtype(dtype),
+                                        timeout, out=_program_output(cmd))
+            cmd.renderer.checks(passed, checks)
+            raise typer.Exit(Exit.OK if passed else Exit.FAILED)
+        cmd.evaluate(body)
 
 
 @app.command("plot")
@@ -459,11 +504,15 @@ def plot_command(program: Program, at: At = None, of: Of = None,
     from ..render.plot import COLOURS, render_plot
     with Command(json_output, no_color, timeout=timeout) as cmd:
         cmd.source = read_program(program)
-        curve = sample_curve(cmd.source, at or [], of or (), points, _dtype(dtype), timeout)
-        if cmd.renderer.mode == "json":
-            cmd.renderer.json(curve.to_json())
-        else:
-            cmd.renderer.text(render_plot(curve, width, height), highlights=COLOURS)
+
+        def body():
+            curve = sample_curve(cmd.source, at or [], of or (), points, _dtype(dtype),
+                                 timeout)
+            if cmd.renderer.mode == "json":
+                cmd.renderer.json(curve.to_json())
+            else:
+                cmd.renderer.text(render_plot(curve, width, height), highlights=COLOURS)
+        cmd.evaluate(body)
 
 
 @app.command("ops")

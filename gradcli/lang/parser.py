@@ -74,14 +74,28 @@ def cache_path(grammar_text):
     import lark
     key = hashlib.sha256(f"{grammar_text}{lark.__version__}{sys.version_info[:2]}"
                          .encode()).hexdigest()[:16]
-    path = os.path.join(base, f"grammar-{key}.lark-cache")
+    # each Python and lark keeps its own (one user's several interpreters share the directory)
+    kind = f"grammar-py{sys.version_info[0]}{sys.version_info[1]}-lark{lark.__version__}"
+    path = os.path.join(base, f"{kind}-{key}.lark-cache")
     if os.path.isfile(path):
         return path
     if not os.access(base, os.W_OK):
         return None
-    for stale in Path(base).glob("grammar-*.lark-cache"):  # caches of earlier grammars
-        stale.unlink(missing_ok=True)
+    try:
+        for stale in Path(base).glob(f"{kind}-*.lark-cache"):  # caches of earlier grammars
+            stale.unlink(missing_ok=True)
+    except OSError:  # (an evaluator, behind its wall, writes nothing)
+        return None
     return path
+
+
+def prepare():
+    """Before an evaluator starts (it can write nothing, so cannot cache): the tables loaded,
+    and lark's cache written if it is missing (lark words the errors of rejected sources)."""
+    tables_parser()
+    path = cache_path(grammar_text())
+    if path is not None and not os.path.isfile(path):
+        lark_parser()
 
 
 @lru_cache(maxsize=None)

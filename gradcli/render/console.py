@@ -19,6 +19,8 @@ class ErrorInfo:
     hint: str | None = None
 
     def text_lines(self):
+        if self.type == "EvaluatorCrash":  # (not the program's error: the evaluator is gone)
+            return [f"gradcli: {self.message}"]
         from ..lang.errors import error_lines
         return error_lines(self.type, self.message, self.line, self.column, self.source_line)
 

@@ -102,13 +102,18 @@ def test_corrupt_grammar_cache_is_rebuilt(tmp_path):
 
 def test_timeout_ends_a_c_call_that_ignores_the_alarm():
     """A single C call (a huge matmul in BLAS) does not return to Python for the alarm: the
-    command's watchdog ends the process a second after --timeout, with the same one line."""
+    frontend ends the evaluator a second after --timeout, with the same one line."""
     code = (
-        "import signal, sys, time\n"
+        "import signal, sys, time, typer\n"
         "from gradcli.cli.app import Command\n"
-        "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})\n"
-        "with Command(timeout=0.2):\n"
-        "    time.sleep(30)\n")
+        "def stuck():\n"
+        "    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})\n"
+        "    time.sleep(30)\n"
+        "try:\n"
+        "    with Command(timeout=0.2) as cmd:\n"
+        "        cmd.evaluate(stuck)\n"
+        "except typer.Exit as e:\n"
+        "    sys.exit(e.exit_code)\n")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(),
                        timeout=60)
     assert p.returncode == 2

@@ -119,12 +119,18 @@ def test_importing_the_language_does_not_build_the_parser():
 
 
 def test_parser_is_cached_under_the_user_cache_dir_replacing_stale_caches(tmp_path):
-    stale = tmp_path / "gradcli" / "grammar-0000000000000000.lark-cache"
+    import lark
+    kind = f"grammar-py{sys.version_info[0]}{sys.version_info[1]}-lark{lark.__version__}"
+    stale = tmp_path / "gradcli" / f"{kind}-0000000000000000.lark-cache"
     stale.parent.mkdir()
     stale.write_bytes(b"an earlier grammar")
+    # another interpreter's cache (one user's Pythons share the directory) is left alone
+    other = tmp_path / "gradcli" / "grammar-py29-lark0.1-0000000000000000.lark-cache"
+    other.write_bytes(b"another Python's")
     _python("from gradcli.lang import parser\nparser.parse('x = 1')", XDG_CACHE_HOME=str(tmp_path))
-    cached = list((tmp_path / "gradcli").glob("grammar-*.lark-cache"))
+    cached = list((tmp_path / "gradcli").glob(f"{kind}-*.lark-cache"))
     assert len(cached) == 1 and cached[0] != stale
+    assert other.read_bytes() == b"another Python's"
     assert _python("from gradcli.lang import parser\nprint(parser.parse('x = 2').data)",
                    XDG_CACHE_HOME=str(tmp_path)) == "module"
 

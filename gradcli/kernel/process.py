@@ -1,0 +1,385 @@
+"""The evaluator process (the kernel, as Jupyter's frontends call theirs) and the frontend's
+handle on it.
+
+A frontend (a typer command, the REPL) has imported everything a program needs; it forks the
+evaluator, which raises the wall (wall.raise_wall) and only then sees a program.  The
+evaluator holds no file of the user's: its standard input is /dev/null, its standard output and
+error are pipes, and everything it says comes back as messages on a pipe, one JSON document a
+line (never pickle: the frontend reads them as untrusted data):
+
+    {"o": text}   written to the frontend's standard output
+    {"e": text}   written to the frontend's standard error
+    {"r": value}  the answer to a request (REPL), or a task's exit code (one-shot command)
+
+Whatever the evaluator writes to its file descriptors 1 and 2 below Python (a C library's
+message) goes through the frontend to standard error.  The frontend ends an evaluator that
+overruns its timeout or does not answer Ctrl-C (SIGKILL), and turns an evaluator that dies
+into one line: `gradcli: the program crashed the evaluator (SIGSEGV)`."""
+
+import io
+import json
+import os
+import selectors
+import signal
+import sys
+import time
+
+GRACE = 1.0  # seconds an evaluator has, after its timeout or Ctrl-C, before SIGKILL
+
+
+class EvaluatorGone(Exception):
+    """The evaluator died or was ended.  `reason` is what the user is told: a crash
+    (`the program crashed the evaluator (SIGSEGV)`), a timeout or an interrupt."""
+
+    def __init__(self, kind, message):
+        super().__init__(message)
+        self.kind = kind      # "crash", "timeout" or "interrupt"
+        self.message = message
+
+
+# ---------------------------------------------------------------------- the evaluator's side
+
+class MessageStream(io.TextIOBase):
+    """sys.stdout / sys.stderr of an evaluator: each write is a message to the frontend.
+    isatty() answers as the frontend's stream does, so that output is formatted for where it
+    lands (rich on a terminal, plain when piped)."""
+
+    def __init__(self, channel, key, tty, encoding="utf-8"):
+        super().__init__()
+        self._channel, self._key, self._tty, self._encoding = channel, key, tty, encoding
+
+    @property
+    def encoding(self):
+        return self._encoding
+
+    def writable(self):
+        return True
+
+    def isatty(self):
+        return self._tty
+
+    def write(self, text):
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        if text:
+            self._channel.send({self._key: text})
+        return len(text)
+
+
+class Channel:
+    """One direction of messages: JSON documents, one a line."""
+
+    def __init__(self, fd):
+        self.fd = fd
+
+    def send(self, message):
+        data = (json.dumps(message, ensure_ascii=False, allow_nan=False) + "\n").encode(
+            "utf-8", "surrogateescape")
+        view = memoryview(data)
+        while view:
+            written = os.write(self.fd, view)
+            view = view[written:]
+
+
+def _child_setup(keep, tty_out, tty_err, timeout, messages_w, raw_w):
+    """In the new evaluator: its own process group (the terminal's Ctrl-C reaches the
+    frontend, which passes it on), /dev/null as input, pipes as output, no other descriptor of
+    the frontend's, then the wall."""
+    from ..cli.main import memory_limit
+    from .wall import raise_wall
+    try:
+        os.setpgid(0, 0)
+    except OSError:
+        pass
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(raw_w, 1)
+    os.dup2(raw_w, 2)
+    keep = sorted({0, 1, 2, messages_w, *keep})
+    start = 3
+    for fd in keep + [os.sysconf("SC_OPEN_MAX")]:
+        if fd >= start:
+            os.closerange(start, fd)
+            start = fd + 1
+    channel = Channel(messages_w)
+    sys.stdin = open(os.devnull, encoding="utf-8")
+    sys.stdout = MessageStream(channel, "o", tty_out)
+    sys.stderr = MessageStream(channel, "e", tty_err)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    raise_wall(memory=memory_limit(), cpu_seconds=timeout + 2 * GRACE if timeout else None)
+    return channel
+
+
+def _is_tty(stream):
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _terminal_size_environment(stream):
+    """COLUMNS and LINES for the evaluator, whose streams are pipes: the frontend's size."""
+    import shutil
+    if "COLUMNS" in os.environ and "LINES" in os.environ:
+        return
+    try:
+        size = os.get_terminal_size(stream.fileno())
+    except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
+        size = shutil.get_terminal_size()
+    os.environ.setdefault("COLUMNS", str(size.columns))
+    os.environ.setdefault("LINES", str(size.lines))
+
+
+# ---------------------------------------------------------------------- the frontend's side
+
+class Evaluator:
+    """A running evaluator process, from the frontend.
+
+    Evaluator(task): the evaluator runs task(channel) and exits with the code it returns
+    (a one-shot command).  finish() relays its output until it ends and returns that code.
+    Evaluator(serve, requests=True): task also gets a channel of requests to read; request()
+    sends one and relays output until the answer."""
+
+    def __init__(self, task, *, requests=False, timeout=None, out=None, err=None):
+        self.out = out if out is not None else sys.stdout
+        self.err = err if err is not None else sys.stderr
+        self.timeout = timeout
+        self.pid = None
+        self.status = None
+        self._buffer = b""
+        self._start(task, requests)
+
+    def _start(self, task, requests):
+        from ..lang.parser import prepare
+        prepare()
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
+        tty_out, tty_err = _is_tty(self.out), _is_tty(self.err)
+        _terminal_size_environment(self.out)
+        messages_r, messages_w = os.pipe()
+        raw_r, raw_w = os.pipe()
+        requests_r, requests_w = os.pipe() if requests else (None, None)
+        pid = os.fork()
+        if pid == 0:  # the evaluator
+            code = 2
+            try:
+                os.close(messages_r)
+                os.close(raw_r)
+                if requests_w is not None:
+                    os.close(requests_w)
+                channel = _child_setup([requests_r] if requests else [], tty_out, tty_err,
+                                       self.timeout, messages_w, raw_w)
+                code = task(channel, requests_r) if requests else task(channel)
+                code = code if isinstance(code, int) else 0
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+            except BaseException as e:  # the task reports its own errors: this is a last resort
+                try:
+                    os.write(2, f"gradcli: the evaluator failed: {type(e).__name__}: {e}\n"
+                             .encode("utf-8", "replace"))
+                except OSError:
+                    pass
+            finally:
+                for stream in (sys.stdout, sys.stderr):
+                    try:
+                        stream.flush()
+                    except BaseException:
+                        pass
+                os._exit(code)
+        self.pid = pid
+        self.started = time.monotonic()
+        os.close(messages_w)
+        os.close(raw_w)
+        if requests:
+            os.close(requests_r)
+        self._messages, self._raw = messages_r, raw_r
+        self._requests = Channel(requests_w) if requests else None
+
+    # ------------------------------------------------------------------ relaying
+    def _write(self, stream, text):
+        try:
+            stream.write(text)
+            stream.flush()
+        except (OSError, ValueError):
+            pass  # a closed stream (a reader gone away): the evaluator still runs to its end
+
+    def _on_line(self, line):
+        """One message line: output is written at once; an answer is returned."""
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return None
+        if not isinstance(message, dict):
+            return None
+        if isinstance(message.get("o"), str):
+            self._write(self.out, message["o"])
+        elif isinstance(message.get("e"), str):
+            self._write(self.err, message["e"])
+        elif "r" in message:
+            return message
+        return None
+
+    def _pump(self, deadline, want_answer):
+        """Relay output until an answer arrives (want_answer) or the evaluator ends; ends it
+        at the deadline.  Returns the answer's message, or None when the evaluator ended."""
+        interrupted_at = None
+        selector = selectors.DefaultSelector()
+        open_fds = {self._messages, self._raw}
+        for fd in open_fds:
+            selector.register(fd, selectors.EVENT_READ)
+        previous = _forward_interrupts(self)
+        try:
+            while b"\n" in self._buffer:  # (lines read with an earlier answer)
+                line, self._buffer = self._buffer.split(b"\n", 1)
+                answer = self._on_line(line.decode("utf-8", "surrogateescape"))
+                if answer is not None and want_answer:
+                    return answer
+            while open_fds:
+                now = time.monotonic()
+                if self._interrupts and interrupted_at is None:
+                    interrupted_at = now
+                limits = [d for d in (deadline, interrupted_at and interrupted_at + GRACE)
+                          if d]
+                if limits and now >= min(limits):
+                    self.kill()
+                    if interrupted_at is not None and (deadline is None or now < deadline):
+                        raise EvaluatorGone("interrupt", "interrupted")
+                    raise EvaluatorGone("timeout", f"program ran longer than "
+                                        f"{self.timeout:g} s (raise the limit with --timeout)")
+                wait = min(limits) - now if limits else None
+                for key, _ in selector.select(wait if wait is None else max(wait, 0.01)):
+                    chunk = os.read(key.fd, 1 << 16)
+                    if not chunk:
+                        selector.unregister(key.fd)
+                        open_fds.discard(key.fd)
+                        continue
+                    if key.fd == self._raw:
+                        self._write(self.err, chunk.decode("utf-8", "replace"))
+                        continue
+                    self._buffer += chunk
+                    while b"\n" in self._buffer:
+                        line, self._buffer = self._buffer.split(b"\n", 1)
+                        answer = self._on_line(line.decode("utf-8", "surrogateescape"))
+                        if answer is not None and want_answer:
+                            return answer
+            return None
+        finally:
+            selector.close()
+            _restore_interrupts(previous)
+
+    # ------------------------------------------------------------------ the two uses
+    def finish(self):
+        """A one-shot task: relay until it ends; its exit code.  Raises EvaluatorGone."""
+        deadline = self.started + self.timeout + GRACE if self.timeout else None
+        answer = self._pump(deadline, want_answer=True)
+        if answer is not None and isinstance(answer.get("r"), int):
+            code = answer["r"]
+            self._pump(deadline, want_answer=False)  # (what the evaluator flushes on its way)
+        else:
+            code = None
+        status = self.wait()
+        if code is None:
+            code = self._code(status)
+        return code
+
+    def request(self, message, timeout=None):
+        """Send a request and relay output until its answer (a dict with "r").  Raises
+        EvaluatorGone when the evaluator dies, overruns `timeout` or ignores Ctrl-C."""
+        if self.status is not None:
+            raise EvaluatorGone("crash", "the evaluator has ended")
+        try:
+            self._requests.send(message)
+        except OSError:
+            pass  # it died: _pump finds out why
+        self.timeout = timeout
+        deadline = time.monotonic() + timeout + GRACE if timeout else None
+        answer = self._pump(deadline, want_answer=True)
+        if answer is None:
+            self._code(self.wait())
+        return answer["r"]
+
+    def _code(self, status):
+        """An exit status as an exit code, or EvaluatorGone for a death by signal."""
+        if os.WIFSIGNALED(status):
+            number = os.WTERMSIG(status)
+            if number == signal.SIGXCPU:
+                raise EvaluatorGone("timeout", f"program ran longer than {self.timeout:g} s "
+                                    f"(raise the limit with --timeout)")
+            try:
+                name = signal.Signals(number).name
+            except ValueError:
+                name = f"signal {number}"
+            raise EvaluatorGone("crash", f"the program crashed the evaluator ({name})")
+        code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 2
+        if code not in (0, 1, 2):
+            raise EvaluatorGone("crash", f"the program crashed the evaluator (exit code {code})")
+        return code
+
+    def wait(self):
+        if self.status is None:
+            _, self.status = os.waitpid(self.pid, 0)
+            for fd in (self._messages, self._raw):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            if self._requests is not None:
+                try:
+                    os.close(self._requests.fd)
+                except OSError:
+                    pass
+        return self.status
+
+    def kill(self):
+        if self.status is None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.wait()
+
+    def interrupt(self):
+        if self.status is None:
+            try:
+                os.kill(self.pid, signal.SIGINT)
+            except ProcessLookupError:
+                pass
+
+    _interrupts = 0
+
+
+def _forward_interrupts(evaluator):
+    """While the frontend waits: Ctrl-C (which the terminal sends to the frontend's process
+    group only) goes on to the evaluator, and the wait notes when it did."""
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    evaluator._interrupts = 0
+
+    def on_interrupt(signum, frame):
+        evaluator._interrupts += 1
+        evaluator.interrupt()
+
+    return signal.signal(signal.SIGINT, on_interrupt)
+
+
+def _restore_interrupts(previous):
+    if previous is not None:
+        signal.signal(signal.SIGINT, previous)
+
+
+def run_task(task, *, timeout=None, out=None, err=None):
+    """Run task() in a new evaluator (a one-shot command): relay what it prints, return its
+    exit code.  Raises EvaluatorGone (crash, timeout, interrupt)."""
+    def body(channel):
+        code = task()
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        channel.send({"r": code if isinstance(code, int) else 0})
+        return code
+    return Evaluator(body, timeout=timeout, out=out, err=err).finish()

@@ -1,0 +1,303 @@
+"""The operating system's wall around an evaluator process (SPEC §7): what the process gives up
+after its imports and before it reads a program.
+
+- rlimits: address space (the memory limit), core files 0, file size 0, open files, and CPU
+  seconds when a timeout is set;
+- no_new_privs (prctl), which Landlock and an unprivileged seccomp filter require;
+- Landlock (Linux >= 5.13): read-only access to the Python installation, the installed
+  packages, gradcli's own files and cache and the system's shared libraries; nothing may be
+  written, made, removed or executed anywhere; from ABI 4 no TCP bind/connect, from ABI 6 no
+  signal to a process outside the evaluator and no abstract UNIX socket;
+- seccomp-bpf through libseccomp (pyseccomp, a ctypes binding of the system's library): no
+  exec, no new process (threads stay allowed), no socket, no ptrace or reading another
+  process's memory, no signal to another process, no writing open(), no mount, namespace, BPF,
+  io_uring, keyring or module system calls.  A refused call fails with EPERM, so a program
+  meets a one-line PermissionError rather than a dead process.
+
+Where the machine lacks a piece (an older kernel, no libseccomp), the wall goes up without it
+and `missing()` names it: `gradcli --version` and README say so."""
+
+import ctypes
+import errno
+import os
+import resource
+import sys
+import sysconfig
+
+# ---------------------------------------------------------------------- Landlock (uapi)
+
+_SYS_LANDLOCK_CREATE_RULESET = 444  # the same number on every architecture
+_SYS_LANDLOCK_ADD_RULE = 445
+_SYS_LANDLOCK_RESTRICT_SELF = 446
+_CREATE_RULESET_VERSION = 1
+_RULE_PATH_BENEATH = 1
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_PDEATHSIG = 1
+
+# access rights by the ABI that introduced them (linux/landlock.h)
+_FS_EXECUTE, _FS_WRITE_FILE, _FS_READ_FILE, _FS_READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+_FS_ABI1 = (1 << 13) - 1          # EXECUTE .. MAKE_SYM
+_FS_REFER, _FS_TRUNCATE, _FS_IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
+_NET_BIND_TCP, _NET_CONNECT_TCP = 1 << 0, 1 << 1
+_SCOPE_ABSTRACT_UNIX_SOCKET, _SCOPE_SIGNAL = 1 << 0, 1 << 1
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+
+
+def _syscall(number, *args):
+    result = _libc.syscall(ctypes.c_long(number), *args)
+    if result < 0:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code))
+    return result
+
+
+def landlock_abi():
+    """The Landlock ABI the running kernel offers (0: none, or disabled at boot)."""
+    try:
+        return _syscall(_SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0),
+                        ctypes.c_uint32(_CREATE_RULESET_VERSION))
+    except OSError:
+        return 0
+
+
+def readable_paths():
+    """What an evaluator may read: the Python installation (standard library, extension
+    modules), the environment's packages (NumPy, lark, rich...), gradcli's own files (an
+    editable install's source tree too), gradcli's cache, and the system's shared libraries
+    that a late extension import may load."""
+    import gradcli
+    from ..lang.parser import cache_dir
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+             os.path.dirname(os.path.dirname(os.path.abspath(gradcli.__file__))),
+             sysconfig.get_paths().get("purelib", ""), sysconfig.get_paths().get("platlib", ""),
+             "/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib"}
+    paths.update(p for p in sys.path if p and os.path.isabs(p) and "site-packages" in p)
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    paths.add(os.path.join(cache, "gradcli"))
+    if cache_dir() is None:
+        paths.discard(os.path.join(cache, "gradcli"))
+    return sorted(p for p in paths if p and os.path.isdir(p))
+
+
+def _landlock(abi):
+    """Restrict the file system to reading readable_paths() (and /dev/urandom); with ABI 4,
+    TCP too; with ABI 6, signals and abstract sockets to this domain."""
+    fs = _FS_ABI1 | (_FS_REFER if abi >= 2 else 0) | (_FS_TRUNCATE if abi >= 3 else 0) | \
+        (_FS_IOCTL_DEV if abi >= 5 else 0)
+    net = (_NET_BIND_TCP | _NET_CONNECT_TCP) if abi >= 4 else 0
+    scoped = (_SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL) if abi >= 6 else 0
+    attr = _RulesetAttr(fs, net, scoped)
+    size = 8 if abi < 4 else 16 if abi < 6 else 24
+    ruleset = _syscall(_SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size),
+                       ctypes.c_uint32(0))
+    try:
+        targets = [(p, _FS_READ_FILE | _FS_READ_DIR) for p in readable_paths()]
+        targets.append(("/dev/urandom", _FS_READ_FILE))
+        for path, access in targets:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue
+            try:
+                if not os.path.isdir(path):
+                    access &= _FS_READ_FILE  # a file takes file rights only
+                rule = _PathBeneathAttr(access, fd)
+                _syscall(_SYS_LANDLOCK_ADD_RULE, ctypes.c_int(ruleset),
+                         ctypes.c_int(_RULE_PATH_BENEATH), ctypes.byref(rule), ctypes.c_uint32(0))
+            finally:
+                os.close(fd)
+        _syscall(_SYS_LANDLOCK_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0))
+    finally:
+        os.close(ruleset)
+
+
+# ---------------------------------------------------------------------- seccomp
+
+# refused outright: processes and exec, sockets, other processes' memory, the system's state
+_REFUSED = (
+    "execve", "execveat", "fork", "vfork", "ptrace", "process_vm_readv", "process_vm_writev",
+    "socket", "socketpair", "connect", "bind", "listen", "accept", "accept4",
+    "kill", "tkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open",
+    "pidfd_send_signal", "pidfd_getfd", "mount", "umount2", "pivot_root", "chroot", "setns",
+    "unshare", "move_mount", "open_tree", "fsopen", "fsmount", "fspick", "mount_setattr",
+    "bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter",
+    "io_uring_register", "keyctl", "add_key", "request_key", "init_module", "finit_module",
+    "delete_module", "kexec_load", "kexec_file_load", "reboot", "swapon", "swapoff", "acct",
+    "settimeofday", "clock_settime", "adjtimex", "clock_adjtime", "sethostname",
+    "setdomainname", "quotactl", "name_to_handle_at", "open_by_handle_at", "lookup_dcookie",
+    "iopl", "ioperm", "personality", "mknod", "mknodat", "link", "linkat", "symlink",
+    "symlinkat", "unlink", "unlinkat", "rename", "renameat", "renameat2", "mkdir", "mkdirat",
+    "rmdir", "chmod", "fchmodat", "chown", "lchown", "fchownat", "truncate", "creat",
+    "utime", "utimes", "utimensat", "futimesat", "setxattr", "lsetxattr", "removexattr",
+    "lremovexattr", "memfd_secret", "seccomp",
+)
+_CLONE_THREAD = 0x00010000
+
+
+def _pyseccomp():
+    """pyseccomp, imported with the system's libraries named by their sonames: its import asks
+    ctypes.util.find_library, which runs `ldconfig -p` in a new process (10 ms, and refused
+    once the wall is up).  Raises ImportError when it or libseccomp is missing."""
+    import ctypes.util
+    find = ctypes.util.find_library
+
+    def by_soname(name):
+        soname = {"seccomp": "libseccomp.so.2", "c": "libc.so.6"}.get(name)
+        if soname:
+            try:
+                ctypes.CDLL(soname)
+                return soname
+            except OSError:
+                pass
+        return find(name)
+
+    ctypes.util.find_library = by_soname
+    try:
+        import pyseccomp
+    except (RuntimeError, OSError) as e:  # (RuntimeError: no libseccomp on the system)
+        raise ImportError(str(e)) from None
+    finally:
+        ctypes.util.find_library = find
+    return pyseccomp
+
+
+def seccomp_available():
+    try:
+        _pyseccomp()
+    except ImportError:
+        return False
+    return True
+
+
+def _seccomp(sc):
+    refuse = sc.ERRNO(errno.EPERM)
+    f = sc.SyscallFilter(sc.ALLOW)
+    for name in _REFUSED:
+        try:
+            f.add_rule(refuse, name)
+        except (OSError, RuntimeError, ValueError):
+            pass  # a call this architecture does not have (or a placeholder)
+    # a new thread is allowed (BLAS, Python's threads); a new process is not.  clone3 hides its
+    # flags in memory a filter cannot read: ENOSYS makes the C library fall back to clone.
+    f.add_rule(refuse, "clone", sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD, 0))
+    f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+    # signals: to this process only (raise(), Python's own alarm)
+    pid = os.getpid()
+    f.add_rule(refuse, "tgkill", sc.Arg(0, sc.NE, pid))
+    # open() for writing or creating (Landlock refuses it too; this holds where Landlock is off)
+    tmpfile = getattr(os, "O_TMPFILE", 0) & ~os.O_DIRECTORY
+    for flag in (os.O_WRONLY, os.O_RDWR, os.O_CREAT, os.O_TRUNC, os.O_APPEND, tmpfile):
+        if not flag:
+            continue
+        f.add_rule(refuse, "openat", sc.Arg(2, sc.MASKED_EQ, flag, flag))
+        try:
+            f.add_rule(refuse, "open", sc.Arg(1, sc.MASKED_EQ, flag, flag))
+        except (OSError, RuntimeError, ValueError):
+            pass  # (no open() on this architecture: openat only)
+    f.add_rule(refuse, "openat2")  # its flags are in memory too; the C library uses openat
+    # the terminal: no typing into it (TIOCSTI, TIOCLINUX), even through an inherited descriptor
+    for request in (0x5412, 0x541C):
+        f.add_rule(refuse, "ioctl", sc.Arg(1, sc.EQ, request))
+    f.load()
+
+
+# ---------------------------------------------------------------------- rlimits
+
+def _limit(kind, value):
+    try:
+        soft, hard = resource.getrlimit(kind)
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)
+        resource.setrlimit(kind, (value, value))
+    except (ValueError, OSError):
+        pass
+
+
+def _address_space():
+    """The process's mapped size now, in bytes (what its imports reserved)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _rlimits(memory, cpu_seconds):
+    if memory:
+        _limit(resource.RLIMIT_AS, _address_space() + memory)
+    _limit(resource.RLIMIT_CORE, 0)
+    _limit(resource.RLIMIT_FSIZE, 0)
+    _limit(resource.RLIMIT_NOFILE, 256)
+    if cpu_seconds:
+        _limit(resource.RLIMIT_CPU, int(cpu_seconds) + 1)
+
+
+# ---------------------------------------------------------------------- the wall
+
+def missing():
+    """The pieces of the wall this machine cannot raise, as short phrases ([] when none)."""
+    found = []
+    if not sys.platform.startswith("linux"):
+        return ["Landlock (not Linux)", "seccomp (not Linux)"]
+    if landlock_abi() < 1:
+        found.append("Landlock (the kernel offers none)")
+    if not seccomp_available():
+        found.append("seccomp (libseccomp or pyseccomp not found)")
+    return found
+
+
+def describe():
+    """One line for `gradcli --version`: what walls an evaluator stands behind here."""
+    gone = missing()
+    if sys.platform.startswith("linux"):
+        abi = landlock_abi()
+        parts = [f"Landlock ABI {abi}" if abi else None,
+                 "seccomp" if seccomp_available() else None, "no_new_privs", "rlimits"]
+        up = ", ".join(p for p in parts if p)
+    else:
+        up = "rlimits"
+    return f"evaluator wall: {up}" + (f"; missing: {', '.join(gone)}" if gone else "")
+
+
+def raise_wall(memory=0, cpu_seconds=None):
+    """Give up, for good, what a program never needs (see the module's docstring).  Called in
+    the evaluator after its imports; returns the list of pieces that could not be raised."""
+    skipped = []
+    _rlimits(memory, cpu_seconds)
+    if not sys.platform.startswith("linux"):
+        return ["Landlock", "seccomp"]
+    _libc.prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0)  # the frontend gone: the evaluator goes too
+    if _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        skipped.append("no_new_privs")
+    try:
+        seccomp = _pyseccomp()  # (before Landlock: it reads the system's library directory)
+    except ImportError:
+        seccomp = None
+    abi = landlock_abi()
+    if abi >= 1:
+        try:
+            _landlock(abi)
+        except OSError:
+            skipped.append("Landlock")
+    else:
+        skipped.append("Landlock")
+    try:
+        if seccomp is None:
+            raise OSError("no libseccomp")
+        _seccomp(seccomp)
+    except (OSError, RuntimeError):
+        skipped.append("seccomp")
+    return skipped
