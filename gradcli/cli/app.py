@@ -210,7 +210,7 @@ class Command:
 
     def evaluate(self, body):
         """Run body() in a new evaluator; its output comes back here; its errors are reported
-        there, with their hints.  An evaluator that crashes, overruns --timeout or ignores
+        there, with their hints; an int it returns is the exit code.  An evaluator that crashes, overruns --timeout or ignores
         Ctrl-C is one error line here.  Exit codes pass through (raises typer.Exit)."""
         from ..kernel.process import EvaluatorGone, run_task
 
@@ -218,7 +218,7 @@ class Command:
             renderer = self.renderer
             renderer.out, renderer.err, renderer._console = sys.stdout, sys.stderr, None
             try:
-                body()
+                code = body()
             except (typer.Exit, SystemExit) as e:
                 code = getattr(e, "exit_code", getattr(e, "code", 0))
                 return code if isinstance(code, int) else Exit.ERROR
@@ -226,7 +226,7 @@ class Command:
                 if not self.report(e):
                     raise
                 return Exit.ERROR
-            return Exit.OK
+            return code if isinstance(code, int) else Exit.OK
 
         try:
             code = run_task(task, timeout=self.timeout)
@@ -351,29 +351,30 @@ class Tee:
 
 
 @app.command("repl")
-def repl_command(dtype: Dtype = None, no_color: NoColor = False):
+def repl_command(dtype: Dtype = None, no_color: NoColor = False, timeout: Timeout = None):
     """The interactive REPL (piped standard input: PyTorch's interactive-interpreter protocol)."""
     from ..engine import dtypes
     if dtype:
         with Command():
             dtypes.set_default_dtype(_dtype(dtype))
     if not sys.stdin.isatty():
-        from ..lang.console import run_piped
-        raise typer.Exit(run_piped(sys.stdin, sys.stdout))
+        from .replcore import run_piped_in_evaluator
+        raise typer.Exit(run_piped_in_evaluator(sys.stdin, sys.stdout, timeout))
     from .repl import run_interactive
-    raise typer.Exit(run_interactive(no_color=no_color))
+    raise typer.Exit(run_interactive(no_color=no_color, timeout=timeout))
 
 
 @app.command("test")
 def test_command(files: Annotated[List[str], typer.Argument(metavar="FILE...", help="Transcript files.")]):
     """Replay transcript files through the piped REPL; exit 1 on any mismatch (with a diff)."""
-    from ..lang.transcript import replay_files
-    with Command():
+    from ..lang.transcript import read_files, replay_files
+    with Command() as cmd:
         for f in files:
             if not os.path.exists(f):
                 from ..analysis.evaluate import UsageError
                 raise UsageError(f"no such file: {f}")
-        raise typer.Exit(replay_files(files, sys.stdout))
+        texts = read_files(files)  # (here: the evaluator reads no file)
+        cmd.evaluate(lambda: replay_files(files, sys.stdout, texts))
 
 
 @app.command("jacobian")

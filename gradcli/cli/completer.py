@@ -446,15 +446,15 @@ def _dedupe(candidates):
 
 
 class ReplCompleter(Completer):
-    """prompt-toolkit adapter: `complete` on the current buffer and the live session names."""
+    """prompt-toolkit adapter: `source(text, cursor)` gives the candidates (the REPL asks the
+    evaluator, which holds the session's names)."""
 
-    def __init__(self, names, commands):
-        self.names = names          # a callable returning the session's namespace
-        self.commands = commands
+    def __init__(self, source):
+        self.source = source
 
     def get_completions(self, document, complete_event):
         try:
-            found = complete(document.text, document.cursor_position, self.names(), self.commands)
+            found = self.source(document.text, document.cursor_position)
         except Exception:  # completion must never break the prompt
             return
         for c in found:

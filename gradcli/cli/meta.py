@@ -18,17 +18,18 @@ class Command:
     usage: str
     summary: str
     argument: object = None  # completion of the argument: "tensor", "file", a list, or None
+    frontend: bool = False   # run by the REPL's frontend (the user's files), not the evaluator
 
 
 COMMANDS = {}
 NARROW = 60  # columns below which tables are shown as lists
 
 
-def command(name, usage="", argument=None):
+def command(name, usage="", argument=None, frontend=False):
     """Register a meta-command; the first docstring line is its `:help` summary."""
     def register(fn):
         summary = (fn.__doc__ or "").strip().split("\n")[0]
-        COMMANDS[name] = Command(name, fn, usage, summary, argument)
+        COMMANDS[name] = Command(name, fn, usage, summary, argument, frontend)
         return fn
     return register
 
@@ -240,7 +241,7 @@ def reset_command(repl, argument):
     repl.renderer.text("session reset")
 
 
-@command(":load", ":load FILE", argument="file")
+@command(":load", ":load FILE", argument="file", frontend=True)
 def load_command(repl, argument):
     """Run a program file (or a transcript's statements) as if pasted."""
     if not argument:
@@ -258,20 +259,21 @@ def load_command(repl, argument):
         repl.run_source(text)
 
 
-@command(":save", ":save FILE", argument="file")
+@command(":save", ":save FILE", argument="file", frontend=True)
 def save_command(repl, argument):
     """Save the session as a transcript that `gradcli test FILE` replays."""
     if not argument:
         raise MetaError("UsageError", "usage: :save FILE")
+    transcript = repl.transcript
     try:
         with open(_path(argument), "w", encoding="utf-8") as f:
-            f.write(repl.transcript.text())
+            f.write(transcript.text())
     except OSError as e:
         raise MetaError("OSError", f"cannot write {argument}: {e.strerror or e}") from None
-    n = repl.transcript.count()
+    n = transcript.count()
     repl.renderer.text(f"saved {n} statement{'s' if n != 1 else ''} to {argument}")
-    if repl.transcript.interrupted:
-        repl.renderer.text(f"note: {repl.transcript.interrupted} statement(s) stopped by Ctrl-C "
+    if transcript.interrupted:
+        repl.renderer.text(f"note: {transcript.interrupted} statement(s) stopped by Ctrl-C "
                            f"are left out, so the transcript may not replay exactly", "yellow")
 
 
@@ -292,7 +294,7 @@ def dtype_command(repl, argument):
     repl.renderer.text(f"default dtype: {d.name}")
 
 
-@command(":quit", ":quit")
+@command(":quit", ":quit", frontend=True)
 def quit_command(repl, argument):
     """Leave the REPL (Ctrl-D does too)."""
     return False
@@ -334,6 +336,25 @@ class Transcript:
         blocks = ["\n".join(line.rstrip() for line in s.text_lines())
                   for s in self.sessions if s.statements]
         return "\n\n".join(blocks) + "\n" if blocks else ""
+
+    def to_json(self):
+        """The transcript as plain data (the evaluator sends it to the frontend for :save)."""
+        return {"interrupted": self.interrupted,
+                "sessions": [{"title": s.title,
+                              "statements": [[st.lines, st.expected] for st in s.statements]}
+                             for s in self.sessions]}
+
+    @classmethod
+    def from_json(cls, data):
+        from ..lang.transcript import Statement, TranscriptSession
+        transcript = cls()
+        transcript.interrupted = int(data.get("interrupted", 0))
+        transcript.sessions = [
+            TranscriptSession(str(s["title"]), [Statement([str(x) for x in lines],
+                                                          [str(x) for x in output])
+                                                for lines, output in s["statements"]])
+            for s in data.get("sessions", [])] or transcript.sessions
+        return transcript
 
 
 def is_transcript(text):

@@ -6,7 +6,6 @@ interactive interpreter runs it.  Results are echoed as PyTorch prints them; err
 `Type: message` plus a `hint:` line, never a traceback.  prompt-toolkit is imported here only,
 so that other commands never load it."""
 
-import contextlib
 import os
 import sys
 
@@ -20,16 +19,15 @@ from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.styles import Style
 
-from ..engine import autograd, dtypes
-from ..engine.grad_mode import GradMode
-from ..engine.tensor import Tensor
-from ..lang.console import is_compound, statements
+from ..lang.console import is_compound
+from ..lang.parser import is_complete as source_is_complete
 from ..render.console import ErrorInfo, Renderer
 from . import meta
-from .completer import ReplCompleter
+from .completer import Candidate, ReplCompleter, complete
 from .history import history_warning, open_history
 from .lexer import ReplLexer
-from .toolbar import bottom_toolbar
+from .replcore import ReplCore, _default_session, split_statements  # noqa: F401
+from .toolbar import toolbar_fragments
 
 STYLE = Style.from_dict({
     "prompt": "ansigreen bold", "prompt.continuation": "ansigreen",
@@ -47,12 +45,6 @@ def _at_indentation():
 
 
 # ---------------------------------------------------------------------- statements
-
-def split_statements(text, is_complete):
-    """The statements of `text` as the piped REPL reads them (a simple statement ends where it
-    is complete, a compound one at a blank or the next unindented line)."""
-    return list(statements(text.split("\n"), is_complete))
-
 
 def input_is_ready(text, is_complete):
     """Should Enter run `text` (True) or start a continuation line (False)?"""
@@ -73,67 +65,7 @@ def input_is_ready(text, is_complete):
     return not (found and is_compound(found[-1]))
 
 
-# ---------------------------------------------------------------------- output
-
-class EchoStream:
-    """The session's output stream: written to the terminal (highlighted on a colour terminal)
-    and captured for the transcript."""
-
-    def __init__(self, out, console=None):
-        self.out = out
-        self.console = console
-        self.captured = []
-        self.partial = ""
-        self.muted = False
-        self.highlighter = None
-
-    def write(self, text):
-        if self.muted:
-            return len(text)
-        self.captured.append(text)
-        if self.console is None:
-            self.out.write(text)
-            return len(text)
-        self.partial += text
-        *complete, self.partial = self.partial.split("\n")
-        for line in complete:
-            self._print(line + "\n")
-        return len(text)
-
-    def _print(self, text):
-        from rich.text import Text
-        if self.highlighter is None:
-            from rich.highlighter import ReprHighlighter
-            self.highlighter = ReprHighlighter()
-        if text.startswith(("UserWarning:", "Warning:")):
-            styled = Text(text, style="yellow")
-        else:
-            styled = self.highlighter(Text(text))
-        self.console.print(styled, end="", soft_wrap=True)
-
-    def flush(self):
-        if self.partial and self.console is not None:
-            self._print(self.partial)
-            self.partial = ""
-        self.out.flush()
-
-    def take(self):
-        """What was written since the last take()."""
-        self.flush()
-        text = "".join(self.captured)
-        self.captured = []
-        return text
-
-    def isatty(self):
-        return False
-
-
 # ---------------------------------------------------------------------- the REPL
-
-def _default_session(out):
-    from ..analysis.evaluate import new_session
-    return new_session(None, out)
-
 
 def use_color(no_color, out):
     return not (no_color or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb"
@@ -141,20 +73,24 @@ def use_color(no_color, out):
 
 
 class Repl:
-    """One interactive session: the language Session, its recording (for :graph/:explain),
-    its transcript (for :save), and the prompt."""
+    """The interactive REPL's frontend: the prompt, its history, key bindings, completion and
+    toolbar, and the user's files (:load, :save).  The session lives in an evaluator process
+    (gradcli.kernel) behind the operating system's wall, which runs what is typed and answers
+    completion and the meta-commands that read the session (gradcli.cli.replcore).  An
+    evaluator that crashes is replaced by a fresh one, and the REPL says which names were
+    lost."""
 
     def __init__(self, out=None, color=None, input=None, output=None, history_file=None,
-                 session_factory=None):
+                 session_factory=None, timeout=None):
         self.out = out or sys.stdout
         self.color = use_color(False, self.out) if color is None else color
         self.unicode = (getattr(self.out, "encoding", None) or "").lower().startswith("utf")
         self.renderer = Renderer("rich" if self.color else "plain", out=self.out, err=self.out)
-        self.stream = EchoStream(self.out, self.renderer.console if self.color else None)
         self.session_factory = session_factory or _default_session
-        self.initial_dtype = dtypes.get_default_dtype()
-        self.transcript = meta.Transcript()
-        self._new_session()
+        self.timeout = timeout
+        self.state = {"grad": True, "dtype": "float32", "names": []}
+        self.evaluator = None
+        self._start_evaluator()
         self.history, self.history_note = open_history(history_file)
         self.prompt = PromptSession(
             message=[("class:prompt", ">>> ")],
@@ -162,26 +98,69 @@ class Repl:
                                                             "... ".rjust(width))],
             multiline=True, key_bindings=self._key_bindings(),
             lexer=ReplLexer() if self.color else None,
-            completer=ReplCompleter(lambda: self.namespace, meta.COMMANDS),
+            completer=ReplCompleter(self.complete),
             complete_while_typing=False, auto_suggest=AutoSuggestFromHistory(),
-            history=self.history, bottom_toolbar=bottom_toolbar, style=STYLE,
+            history=self.history, bottom_toolbar=self._toolbar, style=STYLE,
             color_depth=None if self.color else ColorDepth.MONOCHROME,
             include_default_pygments_style=self.color, search_ignore_case=True,
             input=input, output=output, tempfile_suffix=".py")
 
-    # ------------------------------------------------------------------ session state
-    def _new_session(self):
-        from ..analysis.record import Recording
-        from ..analysis.trace import PassTracer
-        self.session = self.session_factory(self.stream)
-        self.recording = Recording()
-        self.recording.location = getattr(self.session, "current_line", None)
-        self.tracer = PassTracer()  # the program's backward passes, for :explain afterwards
+    # ------------------------------------------------------------------ the evaluator
+    def _start_evaluator(self):
+        from ..kernel.process import Evaluator
+        from .replcore import serve
+        color, unicode, factory = self.color, self.unicode, self.session_factory
 
-    @property
-    def namespace(self):
-        return self.session.namespace
+        def core():
+            return ReplCore(sys.stdout, color, factory, unicode)
 
+        self.evaluator = Evaluator(lambda channel, fd: serve(channel, fd, core, self.timeout),
+                                   requests=True, out=self.out, err=self.out,
+                                   on_unanswered=self._unanswered)
+        self._ask({"op": "transcript"})  # (the evaluator's first answer: its state)
+
+    def _unanswered(self):
+        self.renderer.text("the session does not answer Ctrl-C: press Ctrl-C again to end it "
+                           "(its names are lost)", "yellow" if self.color else None)
+
+    def _ask(self, message):
+        """A request to the evaluator; its answer's value.  An evaluator that dies (or is
+        ended) is reported in one line and replaced; the answer is then None."""
+        from ..kernel.process import EvaluatorGone
+        message = dict(message, columns=self.width())
+        try:
+            answer = self.evaluator.request(message, self.timeout)
+        except EvaluatorGone as e:
+            self._replace(e)
+            return None
+        if isinstance(answer, dict):
+            if isinstance(answer.get("state"), dict):
+                self.state = answer["state"]
+            return answer.get("value")
+        return None
+
+    def _replace(self, gone):
+        """The evaluator is gone: say why and what was lost, start a fresh session."""
+        lost = [n for n in self.state.get("names", []) if isinstance(n, str)]
+        if gone.kind == "crash":
+            self.renderer.error(ErrorInfo("EvaluatorCrash", gone.message))
+        elif gone.kind == "timeout":
+            self.renderer.error(ErrorInfo("TimeoutError", gone.message))
+        else:
+            self.renderer.error(ErrorInfo("KeyboardInterrupt", "the session was ended"))
+        self.evaluator.kill()
+        self._start_evaluator()
+        self.renderer.text("a new session started" + (f"; lost: {', '.join(lost)}" if lost
+                                                      else ""),
+                           "yellow" if self.color else None)
+
+    def close(self):
+        """End the evaluator (the REPL is over); its transcript stays readable."""
+        if self.evaluator is not None and self.evaluator.status is None:
+            self._final_transcript = self.transcript
+            self.evaluator.kill()
+
+    # ------------------------------------------------------------------ what the prompt asks
     def width(self):
         """The terminal's width in columns (80 when it cannot be told)."""
         if self.color:
@@ -190,22 +169,36 @@ class Repl:
         return shutil.get_terminal_size((80, 24)).columns
 
     def is_complete(self, source):
-        return self.session.is_complete(source)
+        return source_is_complete(source)
 
-    def reset(self):
-        dtypes.set_default_dtype(self.initial_dtype)
-        GradMode.enabled = True
-        self._new_session()
-        self.transcript.new_session()
+    def complete(self, text, cursor):
+        """Completions: a file argument of :load/:save from the user's files (here), all else
+        from the session (the evaluator)."""
+        before = text[:cursor].lstrip()
+        if before.startswith(":"):
+            name, space, _ = before.partition(" ")
+            command = meta.COMMANDS.get(name)
+            if space and command is not None and command.argument == "file":
+                return complete(text, cursor, {}, meta.COMMANDS)
+        found = self._ask({"op": "complete", "text": text, "cursor": cursor}) or []
+        return [Candidate(str(t), int(start), str(m)) for t, start, m in found]
 
-    @contextlib.contextmanager
-    def quiet_program_output(self):
-        """Mute the program's own prints (tensor hooks) while a meta-command re-runs backward."""
-        self.stream.muted = True
-        try:
-            yield
-        finally:
-            self.stream.muted = False
+    def _toolbar(self):
+        from prompt_toolkit.application import get_app_or_none
+        app = get_app_or_none()
+        width = app.output.get_size().columns if app is not None else 80
+        return toolbar_fragments(width, self.state.get("grad", True),
+                                 self.state.get("dtype", "float32"))
+
+    _final_transcript = None
+
+    @property
+    def transcript(self):
+        """The session's transcript (for :save), from the evaluator."""
+        if self._final_transcript is not None:
+            return self._final_transcript
+        data = self._ask({"op": "transcript"})
+        return meta.Transcript.from_json(data) if isinstance(data, dict) else meta.Transcript()
 
     # ------------------------------------------------------------------ running input
     def execute(self, text):
@@ -213,91 +206,34 @@ class Repl:
         if not text.strip():
             return True
         if text.lstrip().startswith(":"):
-            try:
-                return meta.dispatch(self, text.strip())
-            except meta.MetaError as e:
-                self.show_error(e, text)
-            except KeyboardInterrupt:
-                self._interrupted()
-            except Exception as e:  # a meta-command must never end the session
-                self.show_error(e, text)
-            return True
-        self.run_source(text)
-        return True
+            name = text.strip().partition(" ")[0]
+            command = meta.COMMANDS.get(name)
+            if command is not None and command.frontend:
+                try:
+                    return meta.dispatch(self, text.strip())
+                except meta.MetaError as e:
+                    self.show_error(e)
+                return True
+        return self._ask({"op": "execute", "text": text}) is not False
 
     def run_source(self, text):
-        """Run program text statement by statement, as the piped REPL reads it."""
+        """Run program text statement by statement (:load of a program file)."""
         self.run_statements(split_statements(text.rstrip(), self.is_complete))
 
     def run_statements(self, sources):
-        """Run statements in turn; stop at Ctrl-C, go on after errors (as Python's REPL)."""
-        for source in sources:
-            if not self.run_statement(source):
-                break
+        self._ask({"op": "statements", "sources": list(sources)})
 
     def run_statement(self, statement):
-        """Run one statement, echoing its value; record it for :save.  False if interrupted."""
-        self.stream.take()
-        error = None
-        try:
-            with self.recording, autograd.observing(pass_observer=self.tracer):
-                self.session.run(statement, echo=True, filename="<stdin>")
-        except KeyboardInterrupt:
-            self.stream.take()
-            self.transcript.interrupted += 1
-            self._interrupted()
-            return False
-        except (Exception, RecursionError, MemoryError) as e:
-            error = self.show_error(e, statement)
-        finally:
-            self._prune_recording()
-        output = self.stream.take()
-        if error is not None:  # as the piped REPL prints it: no hint
-            output += "\n".join(error.text_lines()) + "\n"
-        self.transcript.add(statement, output)
+        self._ask({"op": "statements", "sources": [statement]})
         return True
+
+    def show_error(self, exc):
+        """A frontend error (a meta-command's): `Type: message`."""
+        from .app import error_info
+        self.renderer.error(error_info(exc) if not isinstance(exc, ErrorInfo) else exc)
 
     def _interrupted(self):
         self.renderer.text("KeyboardInterrupt", "bold red")
-
-    def _prune_recording(self):
-        """Keep records only for nodes still reachable from a tensor in scope."""
-        from ..analysis.trace import reachable_nodes
-        roots = [v.grad_fn for v in self.namespace.values()
-                 if isinstance(v, Tensor) and v.grad_fn is not None]
-        live = set(reachable_nodes(roots))
-        self.recording.records = {n: r for n, r in self.recording.records.items() if n in live}
-        # of the traced backward passes, the last one from each tensor still in scope
-        in_scope = [v for v in self.namespace.values() if isinstance(v, Tensor)]
-        kept, seen = [], []
-        for roots, steps in reversed(self.tracer.passes):
-            if any(r is v for r in roots for v in in_scope) and \
-                    not any(r is s for r in roots for s in seen):
-                kept.append((roots, steps))
-                seen.extend(roots)
-        self.tracer.passes = kept[::-1]
-
-    def show_error(self, exc, source):
-        """`Type: message` (a caret under syntax errors) and a `hint:` line; returns the info."""
-        from ..render.hints import hint_for
-        from .app import error_info
-        self.stream.flush()
-        info = error_info(exc, source) if not isinstance(exc, ErrorInfo) else exc
-        lines = source.split("\n")
-        failing = getattr(exc, "hint_source", None) or (
-            lines[info.line - 1] if info.line and 0 < info.line <= len(lines) else source)
-        earlier = [st.source for st in self.transcript.sessions[-1].statements]
-        program = "\n".join(earlier + [source])
-        hint_line = None if getattr(exc, "hint_source", None) or not info.line else \
-            len("\n".join(earlier).splitlines()) + info.line
-        try:
-            info.hint = hint_for(info.type, info.message, failing, self.namespace,
-                                 column=None if getattr(exc, "hint_source", None) else info.column,
-                                 program=program, line=hint_line)
-        except Exception:
-            info.hint = None
-        self.renderer.error(info)  # (with the hint, in either mode)
-        return info
 
     # ------------------------------------------------------------------ the prompt
     def _key_bindings(self):
@@ -354,6 +290,12 @@ class Repl:
 
     def loop(self):
         """Read, run, print until Ctrl-D or :quit; returns the exit status."""
+        try:
+            return self._loop()
+        finally:
+            self.close()
+
+    def _loop(self):
         self.banner()
         warned = False
         while True:
@@ -369,7 +311,7 @@ class Repl:
             except KeyboardInterrupt:
                 self._interrupted()
             except Exception as e:  # a bug in the REPL itself still must not end the session
-                self.show_error(e, text)
+                self.show_error(e)
             note = history_warning(self.history)
             if note and not warned:
                 warned = True
@@ -391,7 +333,7 @@ def _strip_trailing_blank_lines(text):
     return "\n".join(lines)
 
 
-def run_interactive(no_color: bool = False) -> int:
+def run_interactive(no_color: bool = False, timeout=None) -> int:
     """The `gradcli repl` command on a terminal."""
-    repl = Repl(color=use_color(no_color, sys.stdout))
+    repl = Repl(color=use_color(no_color, sys.stdout), timeout=timeout)
     return repl.loop()

@@ -67,14 +67,14 @@ class MessageStream(io.TextIOBase):
 
 
 class Channel:
-    """One direction of messages: JSON documents, one a line."""
+    """One direction of messages: JSON documents in ASCII, one a line."""
 
     def __init__(self, fd):
         self.fd = fd
 
     def send(self, message):
-        data = (json.dumps(message, ensure_ascii=False, allow_nan=False) + "\n").encode(
-            "utf-8", "surrogateescape")
+        # (ASCII: text with lone surrogates, from input that was not UTF-8, goes through too)
+        data = (json.dumps(message, allow_nan=False) + "\n").encode("ascii")
         view = memoryview(data)
         while view:
             written = os.write(self.fd, view)
@@ -142,10 +142,14 @@ class Evaluator:
     Evaluator(serve, requests=True): task also gets a channel of requests to read; request()
     sends one and relays output until the answer."""
 
-    def __init__(self, task, *, requests=False, timeout=None, out=None, err=None):
+    def __init__(self, task, *, requests=False, timeout=None, out=None, err=None,
+                 on_unanswered=None):
         self.out = out if out is not None else sys.stdout
         self.err = err if err is not None else sys.stderr
         self.timeout = timeout
+        # called once when Ctrl-C goes unanswered for GRACE seconds: the evaluator is then
+        # ended at the next Ctrl-C (the REPL's offer); without it, it is ended at once
+        self.on_unanswered = on_unanswered
         self.pid = None
         self.status = None
         self._buffer = b""
@@ -228,6 +232,7 @@ class Evaluator:
         """Relay output until an answer arrives (want_answer) or the evaluator ends; ends it
         at the deadline.  Returns the answer's message, or None when the evaluator ended."""
         interrupted_at = None
+        noted = None  # the interrupt count when on_unanswered was called
         selector = selectors.DefaultSelector()
         open_fds = {self._messages, self._raw}
         for fd in open_fds:
@@ -243,14 +248,22 @@ class Evaluator:
                 now = time.monotonic()
                 if self._interrupts and interrupted_at is None:
                     interrupted_at = now
-                limits = [d for d in (deadline, interrupted_at and interrupted_at + GRACE)
-                          if d]
-                if limits and now >= min(limits):
+                if noted is not None and self._interrupts > noted:
                     self.kill()
-                    if interrupted_at is not None and (deadline is None or now < deadline):
-                        raise EvaluatorGone("interrupt", "interrupted")
+                    raise EvaluatorGone("interrupt", "interrupted")
+                if deadline is not None and now >= deadline:
+                    self.kill()
                     raise EvaluatorGone("timeout", f"program ran longer than "
                                         f"{self.timeout:g} s (raise the limit with --timeout)")
+                if interrupted_at is not None and noted is None and \
+                        now >= interrupted_at + GRACE:
+                    if self.on_unanswered is None:
+                        self.kill()
+                        raise EvaluatorGone("interrupt", "interrupted")
+                    self.on_unanswered()
+                    noted = self._interrupts
+                limits = [d for d in (deadline, interrupted_at is not None and noted is None
+                                      and interrupted_at + GRACE) if d]
                 wait = min(limits) - now if limits else None
                 for key, _ in selector.select(wait if wait is None else max(wait, 0.01)):
                     chunk = os.read(key.fd, 1 << 16)
@@ -300,7 +313,8 @@ class Evaluator:
         deadline = time.monotonic() + timeout + GRACE if timeout else None
         answer = self._pump(deadline, want_answer=True)
         if answer is None:
-            self._code(self.wait())
+            code = self._code(self.wait())
+            raise EvaluatorGone("crash", f"the evaluator ended (exit code {code})")
         return answer["r"]
 
     def _code(self, status):

@@ -56,7 +56,7 @@ def statements(lines, is_complete):
         yield "\n".join(buffer)
 
 
-def _lines(stream):
+def lines_of(stream):
     while True:
         line = stream.readline()
         if not line:
@@ -64,10 +64,10 @@ def _lines(stream):
         yield line.rstrip("\r\n")
 
 
-def run_statement(session, source, stdout):
+def run_statement(session, source, stdout, timeout=None):
     """Run one statement as the interactive interpreter does: echo values, report errors."""
     try:
-        session.run(source, echo=True, filename="<stdin>")
+        session.run(source, echo=True, filename="<stdin>", timeout=timeout)
     except ProgramError as e:
         stdout.write("\n".join(e.format()) + "\n")
     except KeyboardInterrupt:
@@ -75,9 +75,10 @@ def run_statement(session, source, stdout):
     stdout.flush()
 
 
-def run_piped(stdin, stdout, session=None) -> int:
-    """Run statements read from stdin, writing everything to stdout; returns 0 at EOF."""
+def run_piped(stdin, stdout, session=None, timeout=None) -> int:
+    """Run statements read from stdin in this process, writing everything to stdout; returns
+    0 at EOF.  (`gradcli repl` runs them in an evaluator process: gradcli.cli.replcore.)"""
     session = session or Session(out=stdout)
-    for source in statements(_lines(stdin), session.is_complete):
-        run_statement(session, source, stdout)
+    for source in statements(lines_of(stdin), session.is_complete):
+        run_statement(session, source, stdout, timeout)
     return 0

@@ -182,18 +182,30 @@ def compare(session, outputs, name="transcript"):
         f"{name} (gradcli)", lineterm=""))
 
 
-def replay_files(paths, out) -> int:
-    """Replay every session of the transcript files; print a diff per mismatching session,
-    a `N/M sessions match` line per file and a total.  Returns 0 if all match, else 1."""
-    matched = total = 0
+def read_files(paths):
+    """{path: its text, or the OSError/UnicodeDecodeError reading it raised}."""
+    texts = {}
     for path in paths:
         try:
             with open(path, encoding="utf-8") as f:
-                sessions = parse_transcript(f.read())
+                texts[path] = f.read()
         except (OSError, UnicodeDecodeError) as e:
-            out.write(f"{path}: cannot read: {e}\n")
+            texts[path] = e
+    return texts
+
+
+def replay_files(paths, out, texts=None) -> int:
+    """Replay every session of the transcript files (read here, or given as read_files()
+    gave them); print a diff per mismatching session, a `N/M sessions match` line per file
+    and a total.  Returns 0 if all match, else 1."""
+    matched = total = 0
+    texts = read_files(paths) if texts is None else texts
+    for path in paths:
+        if isinstance(texts[path], Exception):
+            out.write(f"{path}: cannot read: {texts[path]}\n")
             total += 1
             continue
+        sessions = parse_transcript(texts[path])
         if not sessions:  # (a mistyped name or another file would otherwise pass unnoticed)
             out.write(f"{path}: no transcript sessions in it (statements start with `>>> `, "
                       f"sessions with `## title`)\n")

@@ -57,7 +57,7 @@ def test_one_registry_feeds_dispatch_help_and_completion(repl):
     assert {c.text for c in complete(":", None, {}, meta.COMMANDS)} == expected
 
 
-def test_a_command_registered_by_the_decorator_is_dispatched(repl, monkeypatch):
+def test_a_command_registered_by_the_decorator_is_dispatched(monkeypatch):
     monkeypatch.setattr(meta, "COMMANDS", dict(meta.COMMANDS))
 
     @meta.command(":echo", ":echo TEXT")
@@ -65,8 +65,12 @@ def test_a_command_registered_by_the_decorator_is_dispatched(repl, monkeypatch):
         """Say TEXT back."""
         r.renderer.text(argument.upper())
 
-    repl.do(":echo hello")
-    assert repl.shown() == "HELLO\n"
+    # (registered before the REPL starts its evaluator, which runs the command)
+    with create_pipe_input() as inp:
+        repl = Repl(out=io.StringIO(), color=False, input=inp, output=DummyOutput())
+        assert repl.execute(":echo hello") is True
+        repl.close()
+    assert repl.out.getvalue() == "HELLO\n"
     assert meta.COMMANDS[":echo"].summary == "Say TEXT back."
 
 
@@ -182,7 +186,7 @@ def test_reset_starts_a_fresh_session(repl):
     repl.do(*SETUP, "torch.set_grad_enabled(False)", ":dtype float64", ":reset", "x")
     text = repl.shown()
     assert "session reset" in text and "NameError: name 'x' is not defined" in text
-    assert GradMode.enabled and dtypes.get_default_dtype() is dtypes.float32
+    assert repl.state["grad"] is True and repl.state["dtype"] == "float32"
     assert len(repl.transcript.sessions) == 2
 
 
@@ -260,10 +264,13 @@ def test_vars_on_a_narrow_terminal_is_a_list(repl, monkeypatch):
         "  grad: None", "  backward passes: 0"]
 
 
-def test_a_training_loop_keeps_only_its_last_passes_traced(repl):
-    repl.do(*SETUP, "for i in range(50):\n    z = (w * x).sum()\n    z.backward()\n",
-            ":explain z")
+def test_a_training_loop_keeps_only_its_last_passes_traced():
+    from gradcli.cli.replcore import ReplCore
+    repl = ReplCore(io.StringIO())  # (the session as the evaluator holds it, in this process)
+    for text in (*SETUP, "for i in range(50):\n    z = (w * x).sum()\n    z.backward()\n",
+                 ":explain z"):
+        assert repl.execute(text) is True
     assert len(repl.tracer.passes) <= repl.tracer.limit
-    text = repl.shown()
+    text = repl.out.getvalue()
     assert text.startswith("backward pass of z at w = [ 1., -2.], x = 3.")
     assert "dz/dw = [3., 3.]" in text  # the last pass, not the 50 accumulated into w.grad

@@ -327,7 +327,8 @@ def test_toolbar_shows_grad_mode_and_default_dtype(repl_run):
     assert "grad: enabled" in text and "dtype: float32" in text
     _, _, repl = repl_run("import torch", ENTER, "torch.set_grad_enabled(False)", ENTER,
                           ":dtype float64", ENTER)
-    text = "".join(t for _, t in toolbar_fragments(80))
+    # (the evaluator's grad mode and dtype, as its last answer reported them)
+    text = "".join(t for _, t in toolbar_fragments(80, repl.state["grad"], repl.state["dtype"]))
     assert "grad: no_grad" in text and "dtype: float64" in text
 
 

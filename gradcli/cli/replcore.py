@@ -1,0 +1,380 @@
+"""The REPL's session as the evaluator holds it (gradcli.kernel): a language Session, its
+recording, tracer and transcript, the meta-commands that read them, and the request loop the
+frontend (gradcli.cli.repl, which holds the prompt, the history and the user's files) talks to.
+Nothing here imports prompt-toolkit."""
+
+import contextlib
+import sys
+
+from ..engine import autograd, dtypes
+from ..engine.grad_mode import GradMode
+from ..engine.tensor import Tensor
+from ..lang.console import statements
+from ..render.console import ErrorInfo, Renderer
+from . import meta
+
+
+def split_statements(text, is_complete):
+    """The statements of `text` as the piped REPL reads them (a simple statement ends where it
+    is complete, a compound one at a blank or the next unindented line)."""
+    return list(statements(text.split("\n"), is_complete))
+
+
+# ---------------------------------------------------------------------- output
+
+class EchoStream:
+    """The session's output stream: written to the terminal (highlighted on a colour terminal)
+    and captured for the transcript."""
+
+    def __init__(self, out, console=None):
+        self.out = out
+        self.console = console
+        self.captured = []
+        self.partial = ""
+        self.muted = False
+        self.highlighter = None
+
+    def write(self, text):
+        if self.muted:
+            return len(text)
+        self.captured.append(text)
+        if self.console is None:
+            self.out.write(text)
+            return len(text)
+        self.partial += text
+        *complete, self.partial = self.partial.split("\n")
+        for line in complete:
+            self._print(line + "\n")
+        return len(text)
+
+    def _print(self, text):
+        from rich.text import Text
+        if self.highlighter is None:
+            from rich.highlighter import ReprHighlighter
+            self.highlighter = ReprHighlighter()
+        if text.startswith(("UserWarning:", "Warning:")):
+            styled = Text(text, style="yellow")
+        else:
+            styled = self.highlighter(Text(text))
+        self.console.print(styled, end="", soft_wrap=True)
+
+    def flush(self):
+        if self.partial and self.console is not None:
+            self._print(self.partial)
+            self.partial = ""
+        self.out.flush()
+
+    def take(self):
+        """What was written since the last take()."""
+        self.flush()
+        text = "".join(self.captured)
+        self.captured = []
+        return text
+
+    def isatty(self):
+        return False
+
+
+def _default_session(out):
+    from ..analysis.evaluate import new_session
+    return new_session(None, out)
+
+
+class ReplCore:
+    """One interactive session as the evaluator holds it: the language Session, its recording
+    (for :graph/:explain), its transcript (for :save); it runs statements and the
+    meta-commands that read the session.  The prompt is the frontend's (gradcli.cli.repl)."""
+
+    def __init__(self, out=None, color=False, session_factory=None, unicode=None):
+        self.out = out or sys.stdout
+        self.color = color
+        self.unicode = unicode if unicode is not None else \
+            (getattr(self.out, "encoding", None) or "").lower().startswith("utf")
+        self.columns = None  # the frontend's terminal width, sent with each request
+        self.timeout = None  # seconds a statement may run (gradcli repl --timeout)
+        self.renderer = Renderer("rich" if self.color else "plain", out=self.out, err=self.out)
+        self.stream = EchoStream(self.out, self.renderer.console if self.color else None)
+        self.session_factory = session_factory or _default_session
+        self.initial_dtype = dtypes.get_default_dtype()
+        self.transcript = meta.Transcript()
+        self._new_session()
+
+    # ------------------------------------------------------------------ session state
+    def _new_session(self):
+        from ..analysis.record import Recording
+        from ..analysis.trace import PassTracer
+        self.session = self.session_factory(self.stream)
+        self.recording = Recording()
+        self.recording.location = getattr(self.session, "current_line", None)
+        self.tracer = PassTracer()  # the program's backward passes, for :explain afterwards
+
+    @property
+    def namespace(self):
+        return self.session.namespace
+
+    def width(self):
+        """The terminal's width in columns (80 when it cannot be told)."""
+        if self.columns:
+            return self.columns
+        if self.color:
+            return self.renderer.console.width
+        import shutil
+        return shutil.get_terminal_size((80, 24)).columns
+
+    def is_complete(self, source):
+        return self.session.is_complete(source)
+
+    def reset(self):
+        dtypes.set_default_dtype(self.initial_dtype)
+        GradMode.enabled = True
+        self._new_session()
+        self.transcript.new_session()
+
+    @contextlib.contextmanager
+    def quiet_program_output(self):
+        """Mute the program's own prints (tensor hooks) while a meta-command re-runs backward."""
+        self.stream.muted = True
+        try:
+            yield
+        finally:
+            self.stream.muted = False
+
+    # ------------------------------------------------------------------ running input
+    def execute(self, text):
+        """Run one accepted input (code or a meta-command); False when the REPL should exit."""
+        if not text.strip():
+            return True
+        if text.lstrip().startswith(":"):
+            try:
+                return meta.dispatch(self, text.strip())
+            except meta.MetaError as e:
+                self.show_error(e, text)
+            except KeyboardInterrupt:
+                self._interrupted()
+            except Exception as e:  # a meta-command must never end the session
+                self.show_error(e, text)
+            return True
+        self.run_source(text)
+        return True
+
+    def run_source(self, text):
+        """Run program text statement by statement, as the piped REPL reads it."""
+        self.run_statements(split_statements(text.rstrip(), self.is_complete))
+
+    def run_statements(self, sources):
+        """Run statements in turn; stop at Ctrl-C, go on after errors (as Python's REPL)."""
+        for source in sources:
+            if not self.run_statement(source):
+                break
+
+    def run_statement(self, statement):
+        """Run one statement, echoing its value; record it for :save.  False if interrupted."""
+        self.stream.take()
+        error = None
+        try:
+            with self.recording, autograd.observing(pass_observer=self.tracer):
+                self.session.run(statement, echo=True, filename="<stdin>",
+                                 timeout=self.timeout)
+        except KeyboardInterrupt:
+            self.stream.take()
+            self.transcript.interrupted += 1
+            self._interrupted()
+            return False
+        except (Exception, RecursionError, MemoryError) as e:
+            error = self.show_error(e, statement)
+        finally:
+            self._prune_recording()
+        output = self.stream.take()
+        if error is not None:  # as the piped REPL prints it: no hint
+            output += "\n".join(error.text_lines()) + "\n"
+        self.transcript.add(statement, output)
+        return True
+
+    def _interrupted(self):
+        self.renderer.text("KeyboardInterrupt", "bold red")
+
+    def _prune_recording(self):
+        """Keep records only for nodes still reachable from a tensor in scope."""
+        from ..analysis.trace import reachable_nodes
+        roots = [v.grad_fn for v in self.namespace.values()
+                 if isinstance(v, Tensor) and v.grad_fn is not None]
+        live = set(reachable_nodes(roots))
+        self.recording.records = {n: r for n, r in self.recording.records.items() if n in live}
+        # of the traced backward passes, the last one from each tensor still in scope
+        in_scope = [v for v in self.namespace.values() if isinstance(v, Tensor)]
+        kept, seen = [], []
+        for roots, steps in reversed(self.tracer.passes):
+            if any(r is v for r in roots for v in in_scope) and \
+                    not any(r is s for r in roots for s in seen):
+                kept.append((roots, steps))
+                seen.extend(roots)
+        self.tracer.passes = kept[::-1]
+
+    def show_error(self, exc, source):
+        """`Type: message` (a caret under syntax errors) and a `hint:` line; returns the info."""
+        from ..render.hints import hint_for
+        from .app import error_info
+        self.stream.flush()
+        info = error_info(exc, source) if not isinstance(exc, ErrorInfo) else exc
+        lines = source.split("\n")
+        failing = getattr(exc, "hint_source", None) or (
+            lines[info.line - 1] if info.line and 0 < info.line <= len(lines) else source)
+        earlier = [st.source for st in self.transcript.sessions[-1].statements]
+        program = "\n".join(earlier + [source])
+        hint_line = None if getattr(exc, "hint_source", None) or not info.line else \
+            len("\n".join(earlier).splitlines()) + info.line
+        try:
+            info.hint = hint_for(info.type, info.message, failing, self.namespace,
+                                 column=None if getattr(exc, "hint_source", None) else info.column,
+                                 program=program, line=hint_line)
+        except Exception:
+            info.hint = None
+        self.renderer.error(info)  # (with the hint, in either mode)
+        return info
+
+
+    # ------------------------------------------------------------------ for the frontend
+    def state(self):
+        """What the frontend shows between statements: grad mode and dtype (the toolbar) and
+        the names the program holds (said when a crash loses them)."""
+        return {"grad": bool(GradMode.enabled), "dtype": dtypes.get_default_dtype().name,
+                "names": sorted(n for n in self.namespace
+                                if not n.startswith("__") and n not in self._builtin_names())}
+
+    def _builtin_names(self):
+        if not hasattr(self, "_initial_names"):
+            self._initial_names = set()
+        return self._initial_names
+
+    def complete(self, text, cursor):
+        from .completer import complete
+        return [[c.text, c.start, c.meta]
+                for c in complete(text, cursor, self.namespace, meta.COMMANDS)]
+
+
+# ---------------------------------------------------------------------- the request loop
+
+def _requests(fd):
+    """The frontend's requests: JSON documents, one a line, until the pipe closes."""
+    import json
+    import os
+    buffer = b""
+    while True:
+        while b"\n" not in buffer:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return
+            buffer += chunk
+        line, buffer = buffer.split(b"\n", 1)
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(message, dict):
+            yield message
+
+
+def _handle(core, message, timeout):
+    op = message.get("op")
+    if isinstance(message.get("columns"), int):
+        core.columns = message["columns"]
+    if op == "execute":        # a line or block typed at the prompt, or a meta-command
+        return core.execute(str(message.get("text", "")))
+    if op == "statements":     # :load's statements, or a pasted transcript's
+        core.run_statements([str(s) for s in message.get("sources", [])])
+        return True
+    if op == "run":            # the piped REPL: one statement, as Python's interpreter runs it
+        from ..lang.console import run_statement
+        run_statement(core.session, str(message.get("source", "")), core.stream, timeout)
+        core.stream.take()
+        return True
+    if op == "complete":
+        return core.complete(str(message.get("text", "")), int(message.get("cursor", 0)))
+    if op == "transcript":
+        return core.transcript.to_json()
+    if op == "interrupted":    # the frontend ended a statement the evaluator would not stop
+        core.transcript.interrupted += 1
+        return True
+    return None
+
+
+def serve(channel, requests_fd, core_factory, timeout=None):
+    """The evaluator's loop: answer each request with {"r": {"value": ..., "state": ...}}."""
+    core = core_factory()
+    core.timeout = timeout
+    core._builtin_names().update(core.namespace)
+    for message in _requests(requests_fd):
+        try:
+            try:
+                value = _handle(core, message, timeout)
+            except KeyboardInterrupt:  # (between statements: the request is simply over)
+                core.stream.take()
+                value = None
+            core.stream.flush()
+            sys.stdout.flush()
+            channel.send({"r": {"value": value, "state": core.state()}})
+        except KeyboardInterrupt:
+            channel.send({"r": {"value": None, "state": core.state()}})
+    return 0
+
+
+# ---------------------------------------------------------------------- the piped REPL
+
+class PipedSession:
+    """`gradcli repl` with standard input not a terminal: statements are read and grouped in
+    the frontend and run one by one in an evaluator, as Python's interactive interpreter runs
+    them.  An evaluator that crashes (or overruns --timeout, or ignores Ctrl-C) is one line;
+    a fresh one goes on with the next statement, and a line names what was lost."""
+
+    def __init__(self, out, timeout=None):
+        self.out = out
+        self.timeout = timeout
+        self.names = []
+        self.evaluator = None
+        self._start()
+
+    def _start(self):
+        from ..kernel.process import Evaluator
+
+        def core():
+            return ReplCore(sys.stdout, False)
+
+        self.evaluator = Evaluator(lambda channel, fd: serve(channel, fd, core, self.timeout),
+                                   requests=True, out=self.out, err=self.out)
+
+    def run(self, source):
+        from ..kernel.process import EvaluatorGone
+        try:
+            answer = self.evaluator.request({"op": "run", "source": source}, self.timeout)
+        except EvaluatorGone as e:
+            self.evaluator.kill()
+            kind = {"crash": "EvaluatorCrash", "timeout": "TimeoutError"}.get(e.kind,
+                                                                            "KeyboardInterrupt")
+            lines = ErrorInfo(kind, e.message).text_lines()
+            lost = [n for n in self.names if isinstance(n, str)]
+            lines.append("gradcli: a new session started" +
+                         (f"; lost: {', '.join(lost)}" if lost else ""))
+            self.out.write("\n".join(lines) + "\n")
+            self.out.flush()
+            self.names = []
+            self._start()
+            return
+        state = answer.get("state") if isinstance(answer, dict) else None
+        if isinstance(state, dict) and isinstance(state.get("names"), list):
+            self.names = state["names"]
+
+    def close(self):
+        self.evaluator.kill()
+
+
+def run_piped_in_evaluator(stdin, stdout, timeout=None) -> int:
+    """The piped REPL (see PipedSession); returns 0 at the end of input."""
+    from ..lang.console import lines_of
+    from ..lang.parser import is_complete
+    piped = PipedSession(stdout, timeout)
+    try:
+        for source in statements(lines_of(stdin), is_complete):
+            piped.run(source)
+    finally:
+        piped.close()
+    return 0
