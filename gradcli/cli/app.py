@@ -110,7 +110,9 @@ Timeout = Annotated[Optional[float], typer.Option(
 def _version(value: bool):
     if value:
         from .. import __version__
+        from ..kernel.wall import describe
         typer.echo(f"gradcli {__version__}")
+        typer.echo(describe())
         raise typer.Exit(Exit.OK)
 
 

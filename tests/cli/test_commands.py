@@ -382,7 +382,8 @@ def test_test_command_missing_file(cli, tmp_path):
 
 def test_version(cli):
     r = cli("--version")
-    assert (r.code, r.stdout) == (0, f"gradcli {gradcli.__version__}\n")
+    from gradcli.kernel.wall import describe
+    assert (r.code, r.stdout) == (0, f"gradcli {gradcli.__version__}\n{describe()}\n")
 
 
 def test_unknown_command_and_option_are_usage_errors_with_exit_2(gradcli_process):

@@ -1,0 +1,92 @@
+"""The evaluator process as the commands and the REPL use it: crashes, timeouts of C code that
+holds the GIL, and the REPL surviving both (SPEC §7)."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.processes import ROOT
+
+DAG = "t = ()\nfor i in range(100):\n    t = (t, t)\nprint(hash(t))\n"   # hash: 2**100 steps in C
+DEEP = "t = ()\nfor i in range(1000000):\n    t = (t,)\nhash(t)\n"        # C recursion: SIGSEGV
+
+
+def gradcli(*args, input=None, timeout=60):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("NO_COLOR", None)
+    return subprocess.run([sys.executable, "-m", "gradcli.cli.main", *args], input=input,
+                          capture_output=True, text=True, env=env, timeout=timeout, cwd=ROOT)
+
+
+@pytest.mark.parametrize("command", ["run", "eval"])
+def test_a_c_loop_holding_the_gil_ends_at_the_timeout(command):
+    started = time.monotonic()
+    p = gradcli(command, "-", "--timeout", "1", input=DAG)
+    assert time.monotonic() - started < 1 + 2 + 1.5  # timeout + 2 s, and the start-up
+    assert p.returncode == 2
+    assert p.stderr == "TimeoutError: program ran longer than 1 s (raise the limit with " \
+                       "--timeout)\n"
+
+
+def test_a_crash_is_one_line():
+    p = gradcli("run", "-", input=DEEP)
+    assert (p.returncode, p.stdout) == (2, "")
+    assert p.stderr == "gradcli: the program crashed the evaluator (SIGSEGV)\n"
+    p = gradcli("eval", "-", "--json", input=DEEP)
+    assert p.returncode == 2
+    assert json.loads(p.stdout)["error"] == {
+        "type": "EvaluatorCrash", "message": "the program crashed the evaluator (SIGSEGV)",
+        "line": None, "column": None}
+
+
+def test_the_piped_repl_survives_a_crash_and_a_timeout():
+    p = gradcli("repl", "--timeout", "1",
+                input="x = 3\n" + DEEP.replace("hash(t)\n", "\nhash(t)\n") + "y = 2\ny\n"
+                      "while True: pass\n\ny + 1\n")
+    assert p.returncode == 0
+    assert p.stdout.splitlines() == [
+        "gradcli: the program crashed the evaluator (SIGSEGV)",
+        "gradcli: a new session started; lost: i, t, x",
+        "2",
+        "TimeoutError: program ran longer than 1 s (raise the limit with --timeout)",
+        "3"]
+
+
+def test_the_interactive_repl_survives_a_crash():
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+    from gradcli.cli.repl import Repl
+    with create_pipe_input() as inp:
+        repl = Repl(out=io.StringIO(), color=False, input=inp, output=DummyOutput(),
+                    history_file=os.devnull)
+        try:
+            for text in ["x = 1", DEEP.rstrip(), "x", "y = 5", "y"]:
+                assert repl.execute(text) is True
+        finally:
+            repl.close()
+    assert repl.out.getvalue().splitlines() == [
+        "gradcli: the program crashed the evaluator (SIGSEGV)",
+        "a new session started; lost: x",  # (what the last answer reported)
+        "NameError: name 'x' is not defined",
+        "5"]
+
+
+def test_every_program_command_runs_in_the_evaluator():
+    """A program that reads a file meets the language wall; under it, the OS wall (in each
+    command: the evaluator's /proc status says so)."""
+    probe = "print(open)"
+    for args in (["eval", probe], ["run", "-"], ["check", probe], ["graph", probe],
+                 ["explain", probe], ["jacobian", "y = x", "--at", "x=1"]):
+        p = gradcli(*args, input=probe if args[1] == "-" else None)
+        assert "Traceback" not in p.stderr
+
+
+def test_version_names_the_wall():
+    p = gradcli("--version")
+    assert p.returncode == 0
+    assert p.stdout.splitlines()[1].startswith("evaluator wall: ")
