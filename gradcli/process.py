@@ -75,3 +75,23 @@ def tune_process(collector=True, allocator=True):
     if allocator:
         done["allocator"] = tune_allocator()
     return done
+
+
+MEMORY_SETTING = "GRADCLI_MAX_MEMORY"
+
+
+def memory_limit():
+    """The memory a program may take, in bytes: GRADCLI_MAX_MEMORY (a number, with an optional
+    K, M or G), else half the machine's memory; 0 means none.  The evaluator's address space
+    is limited to what its imports mapped plus this (gradcli.kernel.wall)."""
+    text = os.environ.get(MEMORY_SETTING, "").strip().upper()
+    if text:
+        scale = {"K": 2 ** 10, "M": 2 ** 20, "G": 2 ** 30}.get(text[-1:], 1)
+        try:
+            return int(float(text.rstrip("KMG")) * scale)
+        except ValueError:
+            pass  # a malformed setting is ignored, as the language's limits ignore theirs
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
+    except (ValueError, OSError, AttributeError):
+        return 0

@@ -6,28 +6,9 @@ import os
 import signal
 import sys
 
-from ..process import tune_allocator, tune_collector
+from ..process import memory_limit, tune_allocator, tune_collector
 
 CLOSED_STDOUT = "OSError: standard output is closed"
-MEMORY_SETTING = "GRADCLI_MAX_MEMORY"
-
-
-def memory_limit():
-    """The process's data limit in bytes: GRADCLI_MAX_MEMORY (a number, with an optional K, M
-    or G), else half the machine's memory; 0 means none."""
-    text = os.environ.get(MEMORY_SETTING, "").strip().upper()
-    if text:
-        scale = {"K": 2 ** 10, "M": 2 ** 20, "G": 2 ** 30}.get(text[-1:], 1)
-        try:
-            return int(float(text.rstrip("KMG")) * scale)
-        except ValueError:
-            pass  # a malformed setting is ignored, as the language's limits ignore theirs
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
-    except (ValueError, OSError, AttributeError):
-        return 0
-
-
 def limit_memory():
     """A backstop under the language's own limits: a program that still grows without bound
     (a list doubling itself) meets MemoryError, a one-line error, before the machine swaps."""

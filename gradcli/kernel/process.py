@@ -85,7 +85,7 @@ def _child_setup(keep, tty_out, tty_err, timeout, messages_w, raw_w):
     """In the new evaluator: its own process group (the terminal's Ctrl-C reaches the
     frontend, which passes it on), /dev/null as input, pipes as output, no other descriptor of
     the frontend's, then the wall."""
-    from ..cli.main import memory_limit
+    from ..process import memory_limit
     from .wall import raise_wall
     try:
         os.setpgid(0, 0)
