@@ -445,6 +445,9 @@ def _dedupe(candidates):
     return out
 
 
+MAX_CANDIDATES = 2000
+
+
 class ReplCompleter(Completer):
     """prompt-toolkit adapter: `source(text, cursor)` gives the candidates (the REPL asks the
     evaluator, which holds the session's names)."""
@@ -457,5 +460,9 @@ class ReplCompleter(Completer):
             found = self.source(document.text, document.cursor_position)
         except Exception:  # completion must never break the prompt
             return
-        for c in found:
-            yield Completion(c.text, start_position=c.start, display_meta=c.meta)
+        cursor = document.cursor_position
+        for c in list(found)[:MAX_CANDIDATES]:
+            # (the evaluator answers these: only candidates that fit the line are shown)
+            if isinstance(c.text, str) and isinstance(c.start, int) and -cursor <= c.start <= 0:
+                yield Completion(c.text[:200], start_position=c.start,
+                                 display_meta=str(c.meta)[:200])

@@ -19,12 +19,29 @@ into one line: `gradcli: the program crashed the evaluator (SIGSEGV)`."""
 import io
 import json
 import os
+import re
 import selectors
 import signal
 import sys
 import time
 
 GRACE = 1.0  # seconds an evaluator has, after its timeout or Ctrl-C, before SIGKILL
+POLL = 0.1  # the longest wait between two looks at Ctrl-C and the deadlines
+MAX_MESSAGE = 256 << 20  # bytes of one message line (more: the evaluator is ended)
+
+# what may reach a terminal of what an evaluator prints: text, tabs, newlines, carriage
+# returns, backspaces and colours (SGR); no other control character or escape sequence (one
+# could set the clipboard, the window title or the terminal's answerback)
+_UNSAFE = re.compile(r"\x1b\[[0-9;:]*m|(\x1b(\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(\x07|\x1b\\)?|"
+                     r"[PX^_][^\x1b]*(\x1b\\)?|.?)|[\x00-\x07\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f])",
+                     re.S)
+
+
+def terminal_safe(text):
+    """text without the control characters and escape sequences a terminal should not get
+    from a program (colours are kept)."""
+    return _UNSAFE.sub(lambda m: m.group(0) if m.group(0).endswith("m") and
+                       m.group(0).startswith("\x1b[") else "", text)
 
 
 class EvaluatorGone(Exception):
@@ -152,7 +169,8 @@ class Evaluator:
         self.on_unanswered = on_unanswered
         self.pid = None
         self.status = None
-        self._buffer = b""
+        self._buffer = bytearray()
+        self._scanned = 0  # how much of the buffer holds no newline
         self._start(task, requests)
 
     def _start(self, task, requests):
@@ -163,7 +181,7 @@ class Evaluator:
                 stream.flush()
             except (OSError, ValueError, AttributeError):
                 pass
-        tty_out, tty_err = _is_tty(self.out), _is_tty(self.err)
+        tty_out, tty_err = self._tty_out, self._tty_err = _is_tty(self.out), _is_tty(self.err)
         _terminal_size_environment(self.out)
         messages_r, messages_w = os.pipe()
         raw_r, raw_w = os.pipe()
@@ -205,7 +223,9 @@ class Evaluator:
         self._requests = Channel(requests_w) if requests else None
 
     # ------------------------------------------------------------------ relaying
-    def _write(self, stream, text):
+    def _write(self, stream, text, tty):
+        if tty:
+            text = terminal_safe(text)
         try:
             stream.write(text)
             stream.flush()
@@ -213,38 +233,57 @@ class Evaluator:
             pass  # a closed stream (a reader gone away): the evaluator still runs to its end
 
     def _on_line(self, line):
-        """One message line: output is written at once; an answer is returned."""
+        """One message line: output is written at once; an answer is returned.  A line that
+        is not a message of the protocol (an evaluator past its walls can write anything) is
+        dropped."""
         try:
             message = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         if not isinstance(message, dict):
             return None
         if isinstance(message.get("o"), str):
-            self._write(self.out, message["o"])
+            self._write(self.out, message["o"], self._tty_out)
         elif isinstance(message.get("e"), str):
-            self._write(self.err, message["e"])
+            self._write(self.err, message["e"], self._tty_err)
         elif "r" in message:
             return message
         return None
 
+    def _lines(self, want_answer):
+        """Handle the complete lines buffered; the answer, if one came and is wanted."""
+        while True:
+            end = self._buffer.find(b"\n", self._scanned)
+            if end < 0:
+                self._scanned = len(self._buffer)
+                if self._scanned > MAX_MESSAGE:
+                    self.kill()
+                    raise EvaluatorGone("crash", "the evaluator sent a message longer than "
+                                        f"{MAX_MESSAGE >> 20} MiB")
+                return None
+            line = bytes(self._buffer[:end])
+            del self._buffer[:end + 1]
+            self._scanned = 0
+            answer = self._on_line(line.decode("utf-8", "surrogateescape"))
+            if answer is not None and want_answer:
+                return answer
+
     def _pump(self, deadline, want_answer):
-        """Relay output until an answer arrives (want_answer) or the evaluator ends; ends it
-        at the deadline.  Returns the answer's message, or None when the evaluator ended."""
-        interrupted_at = None
+        """Relay output until an answer arrives (want_answer) or the evaluator ends; ends it at
+        the deadline, or when it ignores Ctrl-C, or when it closes its pipes but lives on.
+        Returns the answer's message, or None when the evaluator has ended (self.status)."""
+        interrupted_at = closed_at = None
         noted = None  # the interrupt count when on_unanswered was called
         selector = selectors.DefaultSelector()
-        open_fds = {self._messages, self._raw}
+        open_fds = {self._messages, self._raw} if self.status is None else set()
         for fd in open_fds:
             selector.register(fd, selectors.EVENT_READ)
         previous = _forward_interrupts(self)
         try:
-            while b"\n" in self._buffer:  # (lines read with an earlier answer)
-                line, self._buffer = self._buffer.split(b"\n", 1)
-                answer = self._on_line(line.decode("utf-8", "surrogateescape"))
-                if answer is not None and want_answer:
-                    return answer
-            while open_fds:
+            answer = self._lines(want_answer)
+            if answer is not None:
+                return answer
+            while self.status is None:
                 now = time.monotonic()
                 if self._interrupts and interrupted_at is None:
                     interrupted_at = now
@@ -262,42 +301,60 @@ class Evaluator:
                         raise EvaluatorGone("interrupt", "interrupted")
                     self.on_unanswered()
                     noted = self._interrupts
-                limits = [d for d in (deadline, interrupted_at is not None and noted is None
-                                      and interrupted_at + GRACE) if d]
-                wait = min(limits) - now if limits else None
-                for key, _ in selector.select(wait if wait is None else max(wait, 0.01)):
+                if not open_fds:  # both pipes closed: it has ended, or must end soon
+                    if self._poll():
+                        return None
+                    closed_at = closed_at or now
+                    if now >= closed_at + GRACE:
+                        self.kill()
+                        raise EvaluatorGone("crash", "the evaluator stopped answering")
+                    time.sleep(0.01)
+                    continue
+                # (a finite wait, so that Ctrl-C, which interrupts no wait, is seen in time)
+                wait = min([d for d in (deadline, interrupted_at is not None and noted is None
+                                        and interrupted_at + GRACE) if d] + [now + POLL]) - now
+                for key, _ in selector.select(max(wait, 0.001)):
                     chunk = os.read(key.fd, 1 << 16)
                     if not chunk:
                         selector.unregister(key.fd)
                         open_fds.discard(key.fd)
                         continue
                     if key.fd == self._raw:
-                        self._write(self.err, chunk.decode("utf-8", "replace"))
+                        self._write(self.err, chunk.decode("utf-8", "replace"), self._tty_err)
                         continue
                     self._buffer += chunk
-                    while b"\n" in self._buffer:
-                        line, self._buffer = self._buffer.split(b"\n", 1)
-                        answer = self._on_line(line.decode("utf-8", "surrogateescape"))
-                        if answer is not None and want_answer:
-                            return answer
+                    answer = self._lines(want_answer)
+                    if answer is not None:
+                        return answer
             return None
         finally:
             selector.close()
             _restore_interrupts(previous)
+
+    def _poll(self):
+        """Has the evaluator ended?  (Its status is then kept.)"""
+        if self.status is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self._ended(status)
+        return self.status is not None
 
     # ------------------------------------------------------------------ the two uses
     def finish(self):
         """A one-shot task: relay until it ends; its exit code.  Raises EvaluatorGone."""
         deadline = self.started + self.timeout + GRACE if self.timeout else None
         answer = self._pump(deadline, want_answer=True)
-        if answer is not None and isinstance(answer.get("r"), int):
-            code = answer["r"]
-            self._pump(deadline, want_answer=False)  # (what the evaluator flushes on its way)
-        else:
-            code = None
-        status = self.wait()
-        if code is None:
-            code = self._code(status)
+        if answer is None:
+            return self._code(self.status)
+        code = answer["r"]
+        # (it only flushes and exits now: a moment, then it is ended)
+        try:
+            self._pump(time.monotonic() + GRACE, want_answer=False)
+        except EvaluatorGone:
+            pass
+        self.kill()
+        if type(code) is not int or code not in (0, 1, 2):
+            raise EvaluatorGone("crash", "the evaluator answered with no exit code")
         return code
 
     def request(self, message, timeout=None):
@@ -313,7 +370,7 @@ class Evaluator:
         deadline = time.monotonic() + timeout + GRACE if timeout else None
         answer = self._pump(deadline, want_answer=True)
         if answer is None:
-            code = self._code(self.wait())
+            code = self._code(self.status)
             raise EvaluatorGone("crash", f"the evaluator ended (exit code {code})")
         return answer["r"]
 
@@ -336,18 +393,17 @@ class Evaluator:
 
     def wait(self):
         if self.status is None:
-            _, self.status = os.waitpid(self.pid, 0)
-            for fd in (self._messages, self._raw):
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-            if self._requests is not None:
-                try:
-                    os.close(self._requests.fd)
-                except OSError:
-                    pass
+            _, status = os.waitpid(self.pid, 0)
+            self._ended(status)
         return self.status
+
+    def _ended(self, status):
+        self.status = status
+        for fd in (self._messages, self._raw) + ((self._requests.fd,) if self._requests else ()):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
     def kill(self):
         if self.status is None:

@@ -79,9 +79,9 @@ def readable_paths():
     editable install's source tree too), gradcli's cache, and the system's shared libraries
     that a late extension import may load."""
     import gradcli
-    from ..lang.parser import cache_dir
+    from ..lang.parser import cache_dir, grammar_path
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-             os.path.dirname(os.path.dirname(os.path.abspath(gradcli.__file__))),
+             os.path.dirname(os.path.abspath(gradcli.__file__)), str(grammar_path().parent),
              sysconfig.get_paths().get("purelib", ""), sysconfig.get_paths().get("platlib", ""),
              "/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib"}
     paths.update(p for p in sys.path if p and os.path.isabs(p) and "site-packages" in p)
@@ -143,7 +143,22 @@ _REFUSED = (
     "rmdir", "chmod", "fchmodat", "chown", "lchown", "fchownat", "truncate", "creat",
     "utime", "utimes", "utimensat", "futimesat", "setxattr", "lsetxattr", "removexattr",
     "lremovexattr", "memfd_secret", "seccomp",
+    # metadata of a file it may read (Landlock governs opening, not these)
+    "fchmod", "fchmodat2", "fchown", "fsetxattr", "fremovexattr", "flock",
+    # System V and POSIX IPC: objects that outlive the evaluator, and other processes' ones
+    "shmget", "shmat", "shmctl", "shmdt", "msgget", "msgsnd", "msgrcv", "msgctl", "semget",
+    "semop", "semtimedop", "semctl", "mq_open", "mq_unlink", "mq_timedsend",
+    "mq_timedreceive", "mq_notify", "mq_getsetattr",
+    # the whole machine's: file access notification, the kernel log, the terminal, privileges
+    "fanotify_init", "fanotify_mark", "syslog", "vhangup", "capset", "setuid", "setgid",
+    "setreuid", "setregid", "setresuid", "setresgid", "setfsuid", "setfsgid", "setgroups",
+    "ioprio_set", "migrate_pages", "move_pages", "kcmp", "process_madvise", "process_mrelease",
+    "quotactl_fd", "uselib", "nfsservctl",
 )
+# calls that name a process: refused unless it is 0 (this process or thread itself)
+_OWN_PROCESS_ONLY = ("prlimit64", "sched_setscheduler", "sched_setparam", "sched_setattr",
+                     "sched_setaffinity")
+_FCNTL_LOCKS = (5, 6, 7, 36, 37, 38, 1024, 1026)  # F_GETLK.., F_OFD_*, F_SETLEASE, F_NOTIFY
 _CLONE_THREAD = 0x00010000
 
 
@@ -197,6 +212,13 @@ def _seccomp(sc):
     # signals: to this process only (raise(), Python's own alarm)
     pid = os.getpid()
     f.add_rule(refuse, "tgkill", sc.Arg(0, sc.NE, pid))
+    # limits and scheduling of this process only; no leaving with the frontend gone
+    for name in _OWN_PROCESS_ONLY:
+        f.add_rule(refuse, name, sc.Arg(0, sc.NE, 0))
+    f.add_rule(refuse, "setpriority", sc.Arg(1, sc.NE, 0))
+    f.add_rule(refuse, "prctl", sc.Arg(0, sc.EQ, _PR_SET_PDEATHSIG))
+    for command in _FCNTL_LOCKS:  # (locks on a file it may read would block other processes)
+        f.add_rule(refuse, "fcntl", sc.Arg(1, sc.EQ, command))
     # open() for writing or creating (Landlock refuses it too; this holds where Landlock is off)
     tmpfile = getattr(os, "O_TMPFILE", 0) & ~os.O_DIRECTORY
     for flag in (os.O_WRONLY, os.O_RDWR, os.O_CREAT, os.O_TRUNC, os.O_APPEND, tmpfile):
@@ -212,6 +234,36 @@ def _seccomp(sc):
     for request in (0x5412, 0x541C):
         f.add_rule(refuse, "ioctl", sc.Arg(1, sc.EQ, request))
     f.load()
+
+
+# ---------------------------------------------------------------------- capabilities
+
+_PR_CAPBSET_DROP, _PR_SET_SECUREBITS, _PR_CAP_AMBIENT = 24, 28, 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_SECURE_NOROOT_AND_LOCKS = 0b11101111  # NOROOT, NO_SETUID_FIXUP, NO_CAP_AMBIENT_RAISE, locked
+_CAPABILITY_VERSION_3 = 0x20080522
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32)]
+
+
+def _drop_capabilities():
+    """Give up every capability (a gradcli run as root keeps none in its evaluator: root's
+    capabilities would reach past Landlock, e.g. fanotify on every file), for good."""
+    _libc.prctl(_PR_SET_SECUREBITS, _SECURE_NOROOT_AND_LOCKS, 0, 0, 0)  # (needs CAP_SETPCAP)
+    for capability in range(64):
+        if _libc.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0) != 0 and \
+                ctypes.get_errno() == errno.EINVAL:
+            break
+    _libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    empty = (_CapData * 2)()
+    _libc.capset(ctypes.byref(_CapHeader(_CAPABILITY_VERSION_3, 0)), empty)
 
 
 # ---------------------------------------------------------------------- rlimits
@@ -272,16 +324,25 @@ def describe():
     return f"evaluator wall: {up}" + (f"; missing: {', '.join(gone)}" if gone else "")
 
 
+class WallError(Exception):
+    """A piece of the wall that this machine offers could not be raised: the evaluator stops
+    rather than run a program behind less than `gradcli --version` says."""
+
+
 def raise_wall(memory=0, cpu_seconds=None):
     """Give up, for good, what a program never needs (see the module's docstring).  Called in
-    the evaluator after its imports; returns the list of pieces that could not be raised."""
+    the evaluator after its imports; returns the pieces this machine does not offer (as
+    missing() names them).  Raises WallError when one it offers fails."""
     skipped = []
     _rlimits(memory, cpu_seconds)
     if not sys.platform.startswith("linux"):
         return ["Landlock", "seccomp"]
     _libc.prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0)  # the frontend gone: the evaluator goes too
+    if os.getppid() == 1:  # (it went before that was set)
+        os._exit(2)
+    _drop_capabilities()
     if _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        skipped.append("no_new_privs")
+        raise WallError("no_new_privs")
     try:
         seccomp = _pyseccomp()  # (before Landlock: it reads the system's library directory)
     except ImportError:
@@ -290,14 +351,15 @@ def raise_wall(memory=0, cpu_seconds=None):
     if abi >= 1:
         try:
             _landlock(abi)
-        except OSError:
-            skipped.append("Landlock")
+        except OSError as e:
+            raise WallError(f"Landlock ({e})") from None
     else:
         skipped.append("Landlock")
-    try:
-        if seccomp is None:
-            raise OSError("no libseccomp")
-        _seccomp(seccomp)
-    except (OSError, RuntimeError):
+    if seccomp is not None:
+        try:
+            _seccomp(seccomp)
+        except (OSError, RuntimeError, ValueError) as e:
+            raise WallError(f"seccomp ({e})") from None
+    else:
         skipped.append("seccomp")
     return skipped

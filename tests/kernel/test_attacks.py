@@ -2,8 +2,8 @@
 (SPEC §7, issue 17).  The language wall is assumed broken: each attack runs as arbitrary
 Python inside the evaluator (run_task / Evaluator), as a program that forged a pointer would.
 
-Each test asserts the SAFE behaviour.  The ones that fail today are marked
-xfail(strict=True) with the reason; remove the mark when the hole is closed."""
+Each test asserts the SAFE behaviour.  The holes they found were closed in gradcli/kernel
+(seccomp rules, dropped capabilities, the frontend's relay and its deadlines)."""
 
 import ctypes
 import errno
@@ -206,10 +206,6 @@ def test_with_seccomp_missing_landlock_still_refuses_files(tmp_path, monkeypatch
 # ---------------------------------------------------------------------- holes in the OS wall
 
 @needs_wall
-@pytest.mark.xfail(strict=True, reason="seccomp deny-list misses fchmod, fchown, fchmodat2, "
-                   "fsetxattr, fremovexattr; Landlock does not cover metadata: a file the "
-                   "evaluator may read (gradcli's source, the venv, ~/.cache/gradcli) can be "
-                   "chmod-ed / chown-ed / tagged")
 def test_metadata_of_a_readable_file_cannot_be_changed(tmp_path, monkeypatch):
     readable = tmp_path / "ro"
     readable.mkdir()
@@ -234,10 +230,6 @@ def test_metadata_of_a_readable_file_cannot_be_changed(tmp_path, monkeypatch):
 
 
 @needs_wall
-@pytest.mark.xfail(strict=True, reason="prlimit64, setpriority, sched_setscheduler and "
-                   "sched_setaffinity on other processes of the user are allowed (no seccomp "
-                   "rule; Landlock's signal scope does not cover them): RLIMIT_CPU=0 kills a "
-                   "busy process, RLIMIT_NOFILE/AS/FSIZE break the frontend")
 def test_other_processes_limits_and_scheduling_cannot_be_changed():
     victim = subprocess.Popen(["sleep", "30"])
     try:
@@ -265,9 +257,6 @@ def test_other_processes_limits_and_scheduling_cannot_be_changed():
 
 
 @needs_wall
-@pytest.mark.xfail(strict=True, reason="SysV IPC (shmget/msgget/semget) is allowed: objects "
-                   "outlive the evaluator (memory outside RLIMIT_AS), and shmat/msgsnd reach "
-                   "other processes' segments and queues")
 def test_no_sysv_ipc_object_outlives_the_evaluator():
     def attack():
         return {"shmget": _try(lambda: _syscall(29, 0, 1 << 20, 0o1000 | 0o600)),
@@ -286,10 +275,6 @@ def test_no_sysv_ipc_object_outlives_the_evaluator():
 
 
 @needs_wall
-@pytest.mark.xfail(HAS_SYS_ADMIN, strict=True,
-                   reason="run as root the evaluator keeps every capability: fanotify_init/"
-                   "fanotify_mark are allowed and a permission mark lets it deny (or stall) any "
-                   "process's open() of any file, outside its Landlock domain")
 def test_fanotify_cannot_deny_the_frontends_opens(tmp_path):
     secret = tmp_path / "secret"
     secret.mkdir()
@@ -329,8 +314,6 @@ def test_fanotify_cannot_deny_the_frontends_opens(tmp_path):
 
 
 @needs_wall
-@pytest.mark.xfail(strict=True, reason="prctl(PR_SET_PDEATHSIG, 0) is allowed: an evaluator "
-                   "that closes its pipes outlives its frontend (reparented to init)")
 def test_the_evaluator_dies_with_its_frontend(tmp_path):
     script = tmp_path / "frontend.py"
     script.write_text(
@@ -365,9 +348,6 @@ def test_the_evaluator_dies_with_its_frontend(tmp_path):
 
 # ---------------------------------------------------------------------- the protocol
 
-@pytest.mark.xfail(strict=True, reason="Evaluator.finish: once both pipes are at EOF, wait() "
-                   "blocks in waitpid with no deadline: an evaluator that closes fds 1..N and "
-                   "sleeps ignores --timeout (gradcli eval --timeout 2 hangs)")
 def test_timeout_holds_when_the_evaluator_closes_its_pipes():
     def attack():
         import signal as s
@@ -378,15 +358,11 @@ def test_timeout_holds_when_the_evaluator_closes_its_pipes():
     start = time.monotonic()
     try:
         run_task(attack, timeout=1)
-    except EvaluatorGone as e:
-        assert e.kind == "timeout"
+    except EvaluatorGone as e:  # (ended for its silence, or at the timeout)
+        assert e.kind in ("timeout", "crash")
     assert time.monotonic() - start < 3.5
 
 
-@pytest.mark.xfail(strict=True, reason="Evaluator._pump: with no deadline, the Ctrl-C handler "
-                   "does not raise, so selector.select(None) is retried (PEP 475) and the "
-                   "grace period is never checked: an evaluator that ignores SIGINT (or is "
-                   "stuck in C code holding the GIL) hangs the REPL for good")
 def test_unanswered_ctrl_c_ends_the_evaluator_without_a_timeout():
     def attack():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -417,9 +393,6 @@ def _forged(lines):
     return task
 
 
-@pytest.mark.xfail(strict=True, reason="Evaluator._on_line catches ValueError only: a deeply "
-                   "nested JSON line raises RecursionError out of the frontend (a traceback "
-                   "from the piped REPL)")
 def test_deeply_nested_message_is_not_a_frontend_error():
     try:
         run_task(_forged([b"[" * 200000 + b"\n"]), timeout=5)
@@ -427,8 +400,6 @@ def test_deeply_nested_message_is_not_a_frontend_error():
         pass
 
 
-@pytest.mark.xfail(strict=True, reason="Evaluator.finish returns any int in {'r': N}: "
-                   "10**30 reaches os._exit in main.run (OverflowError traceback), 256 exits 0")
 def test_a_forged_exit_code_is_a_valid_exit_code():
     for forged in (10 ** 30, 256, -1):
         try:
@@ -438,9 +409,6 @@ def test_a_forged_exit_code_is_a_valid_exit_code():
         assert code in (0, 1, 2)
 
 
-@pytest.mark.xfail(strict=True, reason="Evaluator._pump: a line without a newline is "
-                   "buffered without bound, re-copied and re-scanned for each 64 KiB chunk "
-                   "(quadratic): 16 MB take seconds of the frontend's CPU, 1 GB hours")
 def test_a_line_without_end_is_relayed_or_refused_in_linear_time():
     chunk = b"x" * (1 << 16)
     start = time.monotonic()
@@ -463,9 +431,6 @@ def test_crafted_messages_of_the_wrong_shape_are_ignored():
     assert code in (0, 1, 2, "crash")
 
 
-@pytest.mark.xfail(strict=True, reason="Repl.complete trusts the evaluator's answer: a "
-                   "candidate with start > 0 trips prompt_toolkit's Completion assertion "
-                   "outside ReplCompleter's try (the prompt's completion crashes)")
 def test_forged_completions_cannot_break_the_prompt():
     from prompt_toolkit.completion import CompleteEvent
     from prompt_toolkit.document import Document

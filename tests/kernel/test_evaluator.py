@@ -90,3 +90,42 @@ def test_version_names_the_wall():
     p = gradcli("--version")
     assert p.returncode == 0
     assert p.stdout.splitlines()[1].startswith("evaluator wall: ")
+
+
+def test_a_terminal_gets_colours_but_no_other_escape_sequence():
+    from gradcli.kernel.process import terminal_safe
+    assert terminal_safe("a\x1b[31mred\x1b[0m\tb\n") == "a\x1b[31mred\x1b[0m\tb\n"
+    for hostile in ("\x1b]52;c;cHduZWQ=\x07", "\x1b]0;title\x1b\\", "\x1b[2J", "\x1bPq\x1b\\",
+                    "\x9b31m", "\x07", "\x1bc", "\x1b[6n"):
+        assert "\x1b" not in terminal_safe("x" + hostile + "y").replace("\x1b[", "") and \
+            terminal_safe("x" + hostile + "y") in ("xy", "x31my")
+
+
+def test_a_program_cannot_write_escape_sequences_to_a_terminal():
+    """The frontend filters what reaches a terminal (piped output is passed as it is)."""
+    from gradcli.kernel.process import run_task
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    out, piped = Terminal(), io.StringIO()
+    for stream in (out, piped):
+        assert run_task(lambda: print("a\x1b]52;c;eA==\x07b"), out=stream, err=stream) == 0
+    assert out.getvalue() == "ab\n" and piped.getvalue() == "a\x1b]52;c;eA==\x07b\n"
+
+
+def test_a_piece_of_the_wall_that_fails_stops_the_evaluator(monkeypatch):
+    """Fail closed: a Landlock this machine offers but that cannot be raised is no reason to
+    run a program behind less."""
+    from gradcli.kernel import wall
+    from gradcli.kernel.process import run_task
+
+    def broken(abi):
+        raise OSError(22, "Invalid argument")
+    monkeypatch.setattr(wall, "landlock_abi", lambda: 3)
+    monkeypatch.setattr(wall, "_landlock", broken)
+    out = io.StringIO()
+    assert run_task(lambda: print("ran"), out=out, err=out) == 2
+    assert out.getvalue() == ("gradcli: the evaluator failed: WallError: Landlock ([Errno 22] "
+                              "Invalid argument)\n")
