@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DEPENDENCIES = {"numpy", "lark", "typer", "rich", "prompt_toolkit", "pyseccomp"}
+DEPENDENCIES = {"numpy", "lark", "typer", "rich", "prompt_toolkit"}
 OPTIONAL = {"pygments"}  # rich's own dependency; the REPL's highlighter does without it
 
 

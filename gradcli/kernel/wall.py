@@ -8,7 +8,7 @@ after its imports and before it reads a program.
   packages, gradcli's own files and cache and the system's shared libraries; nothing may be
   written, made, removed or executed anywhere; from ABI 4 no TCP bind/connect, from ABI 6 no
   signal to a process outside the evaluator and no abstract UNIX socket;
-- seccomp-bpf through libseccomp (pyseccomp, a ctypes binding of the system's library): no
+- seccomp-bpf through the system's libseccomp (its five calls bound with ctypes below): no
   exec, no new process (threads stay allowed), no socket, no ptrace or reading another
   process's memory, no signal to another process, no writing open(), no mount, namespace, BPF,
   io_uring, keyring or module system calls.  A refused call fails with EPERM, so a program
@@ -22,7 +22,6 @@ import errno
 import os
 import resource
 import sys
-import sysconfig
 
 # ---------------------------------------------------------------------- Landlock (uapi)
 
@@ -82,7 +81,6 @@ def readable_paths():
     from ..lang.parser import cache_dir, grammar_path
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
              os.path.dirname(os.path.abspath(gradcli.__file__)), str(grammar_path().parent),
-             sysconfig.get_paths().get("purelib", ""), sysconfig.get_paths().get("platlib", ""),
              "/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib"}
     paths.update(p for p in sys.path if p and os.path.isabs(p) and "site-packages" in p)
     cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
@@ -162,77 +160,100 @@ _FCNTL_LOCKS = (5, 6, 7, 36, 37, 38, 1024, 1026)  # F_GETLK.., F_OFD_*, F_SETLEA
 _CLONE_THREAD = 0x00010000
 
 
-def _pyseccomp():
-    """pyseccomp, imported with the system's libraries named by their sonames: its import asks
-    ctypes.util.find_library, which runs `ldconfig -p` in a new process (10 ms, and refused
-    once the wall is up).  Raises ImportError when it or libseccomp is missing."""
-    import ctypes.util
-    find = ctypes.util.find_library
+class _ArgCompare(ctypes.Structure):  # struct scmp_arg_cmp (seccomp.h)
+    _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int), ("datum_a", ctypes.c_uint64),
+                ("datum_b", ctypes.c_uint64)]
 
-    def by_soname(name):
-        soname = {"seccomp": "libseccomp.so.2", "c": "libc.so.6"}.get(name)
-        if soname:
-            try:
-                ctypes.CDLL(soname)
-                return soname
-            except OSError:
-                pass
-        return find(name)
 
-    ctypes.util.find_library = by_soname
+_ALLOW, _NE, _EQ, _MASKED_EQ = 0x7FFF0000, 1, 4, 7
+
+
+def _errno_action(code):
+    return 0x00050000 | (code & 0xFFFF)
+
+
+def _libseccomp():
+    """The system's libseccomp (None when it is not installed).  Five of its calls are all
+    the filter needs, bound here through ctypes: a binding package's import (ctypes.util,
+    which imports tempfile, and `ldconfig -p` run in a new process to find the library) would
+    cost every one-shot command several milliseconds."""
     try:
-        import pyseccomp
-    except (RuntimeError, OSError) as e:  # (RuntimeError: no libseccomp on the system)
-        raise ImportError(str(e)) from None
-    finally:
-        ctypes.util.find_library = find
-    return pyseccomp
+        lib = ctypes.CDLL("libseccomp.so.2", use_errno=True)
+    except OSError:
+        return None
+    lib.seccomp_init.restype = ctypes.c_void_p
+    lib.seccomp_init.argtypes = [ctypes.c_uint32]
+    lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int,
+                                           ctypes.c_uint, ctypes.POINTER(_ArgCompare)]
+    lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+    lib.seccomp_load.argtypes = [ctypes.c_void_p]
+    lib.seccomp_release.argtypes = [ctypes.c_void_p]
+    lib.seccomp_release.restype = None
+    return lib
 
 
 def seccomp_available():
-    try:
-        _pyseccomp()
-    except ImportError:
-        return False
-    return True
+    return _libseccomp() is not None
 
 
-def _seccomp(sc):
-    refuse = sc.ERRNO(errno.EPERM)
-    f = sc.SyscallFilter(sc.ALLOW)
-    for name in _REFUSED:
+class _Filter:
+    """A libseccomp filter that allows every call but those given a rule."""
+
+    def __init__(self, lib):
+        self.lib = lib
+        self.context = lib.seccomp_init(_ALLOW)
+        if not self.context:
+            raise OSError("seccomp_init failed")
+
+    def add(self, action, name, *compares):
+        """A rule: `action` when every (argument, operator, a, b) compare holds.  A call this
+        architecture does not have is skipped."""
+        number = self.lib.seccomp_syscall_resolve_name(name.encode())
+        if number == -1:  # (__NR_SCMP_ERROR)
+            return
+        array = (_ArgCompare * max(len(compares), 1))(*[_ArgCompare(*c) for c in compares])
+        result = self.lib.seccomp_rule_add_array(self.context, action, number, len(compares),
+                                                 array)
+        if result < 0:
+            raise OSError(-result, f"seccomp rule for {name}: {os.strerror(-result)}")
+
+    def load(self):
         try:
-            f.add_rule(refuse, name)
-        except (OSError, RuntimeError, ValueError):
-            pass  # a call this architecture does not have (or a placeholder)
+            result = self.lib.seccomp_load(self.context)
+            if result < 0:
+                raise OSError(-result, f"seccomp_load: {os.strerror(-result)}")
+        finally:
+            self.lib.seccomp_release(self.context)
+
+
+def _seccomp(lib):
+    refuse = _errno_action(errno.EPERM)
+    f = _Filter(lib)
+    for name in _REFUSED:
+        f.add(refuse, name)
     # a new thread is allowed (BLAS, Python's threads); a new process is not.  clone3 hides its
     # flags in memory a filter cannot read: ENOSYS makes the C library fall back to clone.
-    f.add_rule(refuse, "clone", sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD, 0))
-    f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+    f.add(refuse, "clone", (0, _MASKED_EQ, _CLONE_THREAD, 0))
+    f.add(_errno_action(errno.ENOSYS), "clone3")
     # signals: to this process only (raise(), Python's own alarm)
-    pid = os.getpid()
-    f.add_rule(refuse, "tgkill", sc.Arg(0, sc.NE, pid))
+    f.add(refuse, "tgkill", (0, _NE, os.getpid(), 0))
     # limits and scheduling of this process only; no leaving with the frontend gone
     for name in _OWN_PROCESS_ONLY:
-        f.add_rule(refuse, name, sc.Arg(0, sc.NE, 0))
-    f.add_rule(refuse, "setpriority", sc.Arg(1, sc.NE, 0))
-    f.add_rule(refuse, "prctl", sc.Arg(0, sc.EQ, _PR_SET_PDEATHSIG))
+        f.add(refuse, name, (0, _NE, 0, 0))
+    f.add(refuse, "setpriority", (1, _NE, 0, 0))
+    f.add(refuse, "prctl", (0, _EQ, _PR_SET_PDEATHSIG, 0))
     for command in _FCNTL_LOCKS:  # (locks on a file it may read would block other processes)
-        f.add_rule(refuse, "fcntl", sc.Arg(1, sc.EQ, command))
+        f.add(refuse, "fcntl", (1, _EQ, command, 0))
     # open() for writing or creating (Landlock refuses it too; this holds where Landlock is off)
     tmpfile = getattr(os, "O_TMPFILE", 0) & ~os.O_DIRECTORY
     for flag in (os.O_WRONLY, os.O_RDWR, os.O_CREAT, os.O_TRUNC, os.O_APPEND, tmpfile):
-        if not flag:
-            continue
-        f.add_rule(refuse, "openat", sc.Arg(2, sc.MASKED_EQ, flag, flag))
-        try:
-            f.add_rule(refuse, "open", sc.Arg(1, sc.MASKED_EQ, flag, flag))
-        except (OSError, RuntimeError, ValueError):
-            pass  # (no open() on this architecture: openat only)
-    f.add_rule(refuse, "openat2")  # its flags are in memory too; the C library uses openat
+        if flag:
+            f.add(refuse, "openat", (2, _MASKED_EQ, flag, flag))
+            f.add(refuse, "open", (1, _MASKED_EQ, flag, flag))
+    f.add(refuse, "openat2")  # its flags are in memory too; the C library uses openat
     # the terminal: no typing into it (TIOCSTI, TIOCLINUX), even through an inherited descriptor
     for request in (0x5412, 0x541C):
-        f.add_rule(refuse, "ioctl", sc.Arg(1, sc.EQ, request))
+        f.add(refuse, "ioctl", (1, _EQ, request, 0))
     f.load()
 
 
@@ -307,7 +328,7 @@ def missing():
     if landlock_abi() < 1:
         found.append("Landlock (the kernel offers none)")
     if not seccomp_available():
-        found.append("seccomp (libseccomp or pyseccomp not found)")
+        found.append("seccomp (libseccomp not found)")
     return found
 
 
@@ -343,10 +364,7 @@ def raise_wall(memory=0, cpu_seconds=None):
     _drop_capabilities()
     if _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise WallError("no_new_privs")
-    try:
-        seccomp = _pyseccomp()  # (before Landlock: it reads the system's library directory)
-    except ImportError:
-        seccomp = None
+    seccomp = _libseccomp()  # (before Landlock: it reads the system's library directory)
     abi = landlock_abi()
     if abi >= 1:
         try:

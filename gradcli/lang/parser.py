@@ -70,12 +70,11 @@ def cache_path(grammar_text):
     base = cache_dir()
     if base is None:
         return None
-    import hashlib
-    import lark
-    key = hashlib.sha256(f"{grammar_text}{lark.__version__}{sys.version_info[:2]}"
-                         .encode()).hexdigest()[:16]
+    import zlib  # (hashlib's import loads OpenSSL: 3 ms of every run)
+    version = lark_version()
+    key = f"{zlib.crc32(grammar_text.encode()):08x}{zlib.adler32(grammar_text.encode()):08x}"
     # each Python and lark keeps its own (one user's several interpreters share the directory)
-    kind = f"grammar-py{sys.version_info[0]}{sys.version_info[1]}-lark{lark.__version__}"
+    kind = f"grammar-py{sys.version_info[0]}{sys.version_info[1]}-lark{version}"
     path = os.path.join(base, f"{kind}-{key}.lark-cache")
     if os.path.isfile(path):
         return path
@@ -87,6 +86,24 @@ def cache_path(grammar_text):
     except OSError:  # (an evaluator, behind its wall, writes nothing)
         return None
     return path
+
+
+@lru_cache(maxsize=None)
+def lark_version():
+    """lark's version, read from its package without importing it (the import takes some
+    30 ms, which only a syntax error needs: prepare() asks on every run)."""
+    if "lark" in sys.modules:
+        return sys.modules["lark"].__version__
+    import importlib.util
+    try:
+        with open(importlib.util.find_spec("lark").origin, encoding="utf-8") as f:
+            for line in f:  # __version__: str = "1.3.1"
+                if line.startswith("__version__"):
+                    return line.split("=", 1)[1].strip().strip("\"'")
+    except (OSError, AttributeError, TypeError, ValueError, IndexError):
+        pass
+    import lark
+    return lark.__version__
 
 
 def prepare():

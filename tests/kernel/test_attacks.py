@@ -192,7 +192,7 @@ def test_with_seccomp_missing_landlock_still_refuses_files(tmp_path, monkeypatch
     """Degrading: no seccomp (simulated), Landlock alone still refuses reads and writes."""
     if wall.landlock_abi() < 1:
         pytest.skip("no Landlock")
-    monkeypatch.setattr(wall, "_pyseccomp", lambda: (_ for _ in ()).throw(ImportError("x")))
+    monkeypatch.setattr(wall, "_libseccomp", lambda: None)
     target = str(tmp_path / "pwn")
 
     def attack():

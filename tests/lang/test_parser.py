@@ -318,3 +318,11 @@ def test_starred_targets_are_checked_as_cpython_checks_them(source):
     with pytest.raises(ProgramError) as ours:
         parse_module(source)
     assert ours.value.message == python.value.msg
+
+
+def test_lark_version_is_read_without_importing_lark():
+    """prepare() runs before every evaluator: it must not pay for lark's import."""
+    import lark
+    assert _python("import sys\nfrom gradcli.lang import parser\nparser.prepare()\n"
+                   "print(parser.lark_version(), 'lark' in sys.modules)") == \
+        f"{lark.__version__} False"
