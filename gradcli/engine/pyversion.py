@@ -1,0 +1,45 @@
+"""The one place where gradcli depends on the interpreter's version.
+
+gradcli runs on CPython 3.10 to 3.13 (pyproject's requires-python) and gives the same results
+on each.  Two speed-ups rest on facts that CPython keeps but does not promise, and this module
+says, for the interpreter that runs, whether they hold; tests/engine/test_pyversion.py checks
+on each version that they do, so a new Python that breaks one fails a test instead of running
+slower without a word:
+
+- REFERENCE_COUNTS: sys.getrefcount of an object referred to only by the evaluation stack is
+  a fixed number (the engine's gradient buffers, engine.graph._private; forward temporary
+  elision, ops.elision).  True for CPython 3.10-3.13; a later CPython may borrow references
+  on the evaluation stack (3.14 does for some loads), so the counts would prove nothing there
+  until measured again.
+- PASSIVE_INSTRUCTIONS: the names (as `dis` gives them) of the instructions that only push a
+  value, on any of those versions: what may lie between the instruction that made a temporary
+  and the operator that reads it for ops.elision to take the temporary as the evaluation
+  stack's alone.  Names from other versions do no harm (dis never gives them here).
+
+The VJP fast paths do not depend on the version at all (ops.formulas decides them by running
+the formulas on stand-ins)."""
+
+import sys
+
+CPYTHON = sys.implementation.name == "cpython"
+VERSION = sys.version_info[:2]
+TESTED = ((3, 10), (3, 11), (3, 12), (3, 13))
+
+REFERENCE_COUNTS = CPYTHON and TESTED[0] <= VERSION <= TESTED[-1]
+
+PASSIVE_INSTRUCTIONS = frozenset({
+    "NOP", "EXTENDED_ARG", "LOAD_CONST", "LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL",
+    "LOAD_NAME", "LOAD_ATTR",
+    "LOAD_METHOD",                                   # 3.10, 3.11
+    "CACHE", "PRECALL", "KW_NAMES", "PUSH_NULL",     # 3.11 (CACHE, PUSH_NULL: and later)
+    "LOAD_FAST_CHECK",                               # 3.12+
+    "LOAD_FAST_LOAD_FAST",                           # 3.13+
+    "LOAD_SMALL_INT",                                # 3.14
+})
+
+
+def describe():
+    """What this interpreter gets, for `gradcli --version`-like reports and the tests."""
+    return {"python": ".".join(map(str, sys.version_info[:3])),
+            "implementation": sys.implementation.name,
+            "reference_counts": REFERENCE_COUNTS}

@@ -1,0 +1,63 @@
+"""gradcli.engine.pyversion, the one place where gradcli depends on the interpreter, on the
+interpreter that runs the tests: each speed-up it gates applies on every tested CPython, and a
+Python where one cannot apply fails here by name instead of running slower without a word."""
+
+import dis
+import sys
+
+import pytest
+
+from gradcli.engine import graph, pyversion
+from gradcli.ops import elision
+
+on_tested_cpython = pytest.mark.skipif(
+    not (pyversion.CPYTHON and pyversion.VERSION in pyversion.TESTED),
+    reason=f"{sys.implementation.name} {sys.version_info[:2]}: not a tested CPython")
+
+
+@on_tested_cpython
+def test_reference_counts_work_here():
+    assert pyversion.REFERENCE_COUNTS
+    assert graph._COUNTS_REFERENCES
+    # forward temporary elision measured its operand counts at import: every path known
+    assert elision.EXPECTED_REFS is not None
+    assert set(elision.EXPECTED_REFS) == {(), ("method",), ("function",)}
+
+
+def _between(source, first, last):
+    """The names of the instructions after the first instruction named in `first` up to and
+    including the last one named in `last`, in the code of source's lambda."""
+    fn = eval(source)
+    ins = [i for i in dis.get_instructions(fn) if i.opname != "CACHE"]
+    start = next(k for k, i in enumerate(ins) if i.opname in first)
+    end = max(k for k, i in enumerate(ins) if i.opname in last)
+    return [i.opname for i in ins[start + 1:end]]
+
+
+BINARY = {"BINARY_OP", "BINARY_ADD", "BINARY_MULTIPLY", "BINARY_SUBTRACT"}
+
+
+@on_tested_cpython
+@pytest.mark.parametrize("source", [
+    "lambda x, c: x * 0.5 + 0.1",       # a constant
+    "lambda x, c: x * 0.5 + c",         # a local
+    "lambda x, c: x * 0.5 + C",         # a global
+    "lambda x, c: x * 0.5 + c.real",    # an attribute
+    "lambda x, c: x * 0.5 - (c + c)",   # two locals (3.13: LOAD_FAST_LOAD_FAST)
+])
+def test_what_lies_between_a_temporary_and_its_operator_is_known_to_be_passive(source):
+    names = _between(source, BINARY, BINARY)
+    assert names and set(names) <= pyversion.PASSIVE_INSTRUCTIONS or source.endswith("(c + c)")
+    if source.endswith("(c + c)"):  # the inner addition is no load: not passive, as it must be
+        assert not set(names) <= pyversion.PASSIVE_INSTRUCTIONS
+
+
+@on_tested_cpython
+def test_a_method_call_s_window_is_passive():
+    names = _between("lambda x: (x * 2).exp()", BINARY, {"CALL", "CALL_METHOD"})
+    assert set(names) <= pyversion.PASSIVE_INSTRUCTIONS, names
+
+
+def test_describe():
+    d = pyversion.describe()
+    assert d["python"].startswith(f"{sys.version_info[0]}.{sys.version_info[1]}.")
