@@ -11,6 +11,9 @@ slower without a word:
   elision, ops.elision).  True for CPython 3.10-3.13; a later CPython may borrow references
   on the evaluation stack (3.14 does for some loads), so the counts would prove nothing there
   until measured again.
+- re_internals(): the regular expression compiler's parser and code generator, whose output
+  the lexer's compiled pattern is saved as (lang.lalr.compiled_form): re._parser and
+  re._compiler from 3.11, sre_parse and sre_compile (the same functions) on 3.10.
 - PASSIVE_INSTRUCTIONS: the names (as `dis` gives them) of the instructions that only push a
   value, on any of those versions: what may lie between the instruction that made a temporary
   and the operator that reads it for ops.elision to take the temporary as the evaluation
@@ -36,6 +39,17 @@ PASSIVE_INSTRUCTIONS = frozenset({
     "LOAD_FAST_LOAD_FAST",                           # 3.13+
     "LOAD_SMALL_INT",                                # 3.14
 })
+
+
+def re_internals():
+    """(parser module, compiler module) of the re package on this Python; ImportError where
+    neither layout is there."""
+    if VERSION >= (3, 11):
+        from re import _compiler, _parser
+    else:
+        import sre_compile as _compiler
+        import sre_parse as _parser
+    return _parser, _compiler
 
 
 def describe():
