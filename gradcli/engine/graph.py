@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from . import messages
 from .grad_mode import GradMode
-from .pyversion import REFERENCE_COUNTS
+from .pyversion import CALL_REFERENCES, REFERENCE_COUNTS
 from .torch_classes import TorchClass, torch_repr
 
 _sequence = itertools.count()
@@ -284,7 +284,8 @@ def _private(t, refs):
     references to t in the caller's variables and containers), so that updating or keeping
     them is unobservable."""
     d = t._data
-    return (_COUNTS_REFERENCES and getrefcount(t) == refs + 2 and getrefcount(d) == 3
+    return (_COUNTS_REFERENCES and getrefcount(t) == refs + CALL_REFERENCES
+            and getrefcount(d) == 3
             and d.base is None
             and t.grad_fn is None and not t.requires_grad_flag and t._fw is None
             and t._base is None and d.flags.writeable)

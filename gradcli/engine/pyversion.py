@@ -11,6 +11,10 @@ slower without a word:
   elision, ops.elision).  True for CPython 3.10-3.13; a later CPython may borrow references
   on the evaluation stack (3.14 does for some loads), so the counts would prove nothing there
   until measured again.
+- CALL_REFERENCES: what sys.getrefcount(x), inside a Python function, counts beyond the
+  caller's own references to the argument x: 2 on 3.11-3.13 (the parameter and getrefcount's
+  argument), 3 on 3.10, whose caller's evaluation stack keeps the argument during the call.
+  Measured at import (_call_references), not assumed.
 - re_internals(): the regular expression compiler's parser and code generator, whose output
   the lexer's compiled pattern is saved as (lang.lalr.compiled_form): re._parser and
   re._compiler from 3.11, sre_parse and sre_compile (the same functions) on 3.10.
@@ -23,12 +27,26 @@ The VJP fast paths do not depend on the version at all (ops.formulas decides the
 the formulas on stand-ins)."""
 
 import sys
+from sys import getrefcount
 
 CPYTHON = sys.implementation.name == "cpython"
 VERSION = sys.version_info[:2]
 TESTED = ((3, 10), (3, 11), (3, 12), (3, 13))
 
 REFERENCE_COUNTS = CPYTHON and TESTED[0] <= VERSION <= TESTED[-1]
+
+
+def _call_references():
+    def callee(x):
+        return getrefcount(x)
+
+    def caller():
+        held = object()  # one reference: this variable
+        return callee(held) - 1
+    return caller()
+
+
+CALL_REFERENCES = _call_references()
 
 PASSIVE_INSTRUCTIONS = frozenset({
     "NOP", "EXTENDED_ARG", "LOAD_CONST", "LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL",
@@ -56,4 +74,4 @@ def describe():
     """What this interpreter gets, for `gradcli --version`-like reports and the tests."""
     return {"python": ".".join(map(str, sys.version_info[:3])),
             "implementation": sys.implementation.name,
-            "reference_counts": REFERENCE_COUNTS}
+            "reference_counts": REFERENCE_COUNTS, "call_references": CALL_REFERENCES}

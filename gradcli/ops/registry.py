@@ -676,8 +676,10 @@ def _specialised_apply(op, general=None, swapped=False):
     # and wrapped again only when it raises
     raw = getattr(forward, "__wrapped__", None) or forward
     checked = raw is not forward  # (inputs of different shapes go to the wrapped forward)
-    # a NumPy ufunc without attributes is asked for an array even for 0-d results (out=...)
-    ufunc = _UFUNC_OUT and isinstance(raw, np.ufunc) and not op.attr_names
+    # a NumPy ufunc without attributes, asked for an array even for 0-d results (out=...,
+    # NumPy 2.1+; before, which is what Python 3.10 gets, its result is made an array)
+    ufunc = isinstance(raw, np.ufunc) and not op.attr_names
+    ufunc_out = ufunc and _UFUNC_OUT
     # a gradient the engine offers (engine.graph._Donation) is taken by ufuncs whose result
     # has their operands' dtype
     takes_donation = ufunc and op.rule is _PROMOTE
@@ -812,7 +814,7 @@ def _specialised_apply(op, general=None, swapped=False):
             elif ufunc:
                 try:
                     if not takes_donation or Donation.tensor is not x:
-                        out = raw(d, out=...)
+                        out = raw(d, out=...) if ufunc_out else _asarray(raw(d))
                     else:  # x is a gradient only the engine holds: compute into its array
                         Donation.tensor = None
                         out = raw(d, out=d)
@@ -992,7 +994,7 @@ def _specialised_apply(op, general=None, swapped=False):
             elif ufunc:
                 try:
                     if not takes_donation or Donation.tensor is None:
-                        out = raw(da, db, out=...)
+                        out = raw(da, db, out=...) if ufunc_out else _asarray(raw(da, db))
                     else:
                         out = _into_donation(raw, a, b, da, db)
                 except ValueError:
@@ -1048,10 +1050,10 @@ def _into_donation(ufunc, a, b, da, db):
     elif donor is b:
         dst, other = db, da
     else:
-        return ufunc(da, db, out=...)
+        return ufunc(da, db, out=...) if _UFUNC_OUT else _asarray(ufunc(da, db))
     Donation.tensor = None
     if type(other) is _ndarray and other.shape != dst.shape:
-        return ufunc(da, db, out=...)
+        return ufunc(da, db, out=...) if _UFUNC_OUT else _asarray(ufunc(da, db))
     return ufunc(da, db, out=dst)
 
 

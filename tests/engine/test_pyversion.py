@@ -4,6 +4,7 @@ Python where one cannot apply fails here by name instead of running slower witho
 
 import dis
 import sys
+from sys import getrefcount
 
 import pytest
 
@@ -22,6 +23,17 @@ def test_reference_counts_work_here():
     # forward temporary elision measured its operand counts at import: every path known
     assert elision.EXPECTED_REFS is not None
     assert set(elision.EXPECTED_REFS) == {(), ("method",), ("function",)}
+
+
+@on_tested_cpython
+def test_call_references_are_measured():
+    assert pyversion.CALL_REFERENCES == (3 if pyversion.VERSION == (3, 10) else 2)
+    t = object()
+    assert graph._private.__code__  # (graph._private counts with it)
+
+    def private(x, refs):
+        return getrefcount(x) == refs + pyversion.CALL_REFERENCES
+    assert private(t, 1)
 
 
 def _between(source, first, last):
