@@ -18,10 +18,16 @@ slower without a word:
 - re_internals(): the regular expression compiler's parser and code generator, whose output
   the lexer's compiled pattern is saved as (lang.lalr.compiled_form): re._parser and
   re._compiler from 3.11, sre_parse and sre_compile (the same functions) on 3.10.
+- instruction_column(code, offset): the column of an instruction, from the code's position
+  table (3.11+); 3.10 has none, and lang.session then finds an unknown name's column in its
+  source line instead.
 - PASSIVE_INSTRUCTIONS: the names (as `dis` gives them) of the instructions that only push a
   value, on any of those versions: what may lie between the instruction that made a temporary
   and the operator that reads it for ops.elision to take the temporary as the evaluation
   stack's alone.  Names from other versions do no harm (dis never gives them here).
+
+Python 3.10 also gets an older NumPy (2.2: 2.3 needs 3.11), whose ufuncs do not take out=...;
+ops.registry detects that itself (_UFUNC_OUT) and makes the 0-d result an array instead.
 
 The VJP fast paths do not depend on the version at all (ops.formulas decides them by running
 the formulas on stand-ins)."""
@@ -68,6 +74,18 @@ def re_internals():
         import sre_compile as _compiler
         import sre_parse as _parser
     return _parser, _compiler
+
+
+def instruction_column(code, offset):
+    """The 1-based column of the instruction at byte offset `offset` of code (a traceback's
+    tb_lasti), or None where the interpreter keeps no columns (3.10) or has none for it."""
+    positions = getattr(code, "co_positions", None)
+    if positions is None:
+        return None
+    for i, (_, _, column, _) in enumerate(positions()):
+        if i == offset // 2:
+            return None if column is None else column + 1
+    return None
 
 
 def describe():

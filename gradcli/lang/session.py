@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 
+from ..engine.pyversion import instruction_column
 from . import limits, parser
 from .ast import parse_expression, parse_module
 from .compiler import compile_expression, compile_program
@@ -181,7 +182,7 @@ class Session:
         while tb is not None:
             frame = tb.tb_frame
             if frame.f_globals is self.namespace:
-                line, column = tb.tb_lineno, _column(frame.f_code, tb.tb_lasti)
+                line, column = tb.tb_lineno, instruction_column(frame.f_code, tb.tb_lasti)
                 source = self._sources.get(frame.f_code.co_filename, [])
                 source_line = source[line - 1] if line and line <= len(source) else None
                 if column is None:
@@ -190,17 +191,6 @@ class Session:
         error = from_exception(exc, line, column)
         error.source_line = source_line
         return error
-
-
-def _column(code, instruction):
-    """The 1-based column of a code object's instruction (Python 3.11+), else None."""
-    positions = getattr(code, "co_positions", None)
-    if positions is None:
-        return None
-    for i, (_, _, column, _) in enumerate(positions()):
-        if i == instruction // 2:
-            return None if column is None else column + 1
-    return None
 
 
 def _name_column(exc, source_line):

@@ -79,3 +79,17 @@ def test_a_method_call_s_window_is_passive():
 def test_describe():
     d = pyversion.describe()
     assert d["python"].startswith(f"{sys.version_info[0]}.{sys.version_info[1]}.")
+
+
+def test_instruction_column():
+    def f():
+        return undefined_name  # noqa: F821
+    try:
+        f()
+    except NameError as e:
+        tb = e.__traceback__.tb_next
+    column = pyversion.instruction_column(tb.tb_frame.f_code, tb.tb_lasti)
+    if hasattr(f.__code__, "co_positions"):
+        assert column == len("        return ") + 1
+    else:  # 3.10: no column table (lang.session finds the name in the line instead)
+        assert column is None
