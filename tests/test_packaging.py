@@ -26,8 +26,7 @@ def wheel(tmp_path_factory):
     r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
                         "-q", "-w", str(out), str(ROOT)], capture_output=True, text=True,
                        timeout=300)
-    if r.returncode != 0 and "No module named" in r.stderr:
-        pytest.skip(f"cannot build a wheel here: {r.stderr.strip().splitlines()[-1]}")
+    # (the build uses this environment's setuptools, which the `test` extra requires)
     assert r.returncode == 0, r.stderr
     (path,) = out.glob("gradcli-*.whl")
     with zipfile.ZipFile(path) as z:

@@ -11,12 +11,12 @@ import heapq
 import itertools
 import re
 import warnings
-import sys
 from sys import getrefcount
 from typing import NamedTuple
 
 from . import messages
 from .grad_mode import GradMode
+from .pyversion import CALL_REFERENCES, REFERENCE_COUNTS
 from .torch_classes import TorchClass, torch_repr
 
 _sequence = itertools.count()
@@ -255,10 +255,8 @@ def _fresh(grad):
     return Tensor._make(grad._data.copy(), None, 0, False)
 
 
-# Reference counts as CPython 3.8-3.13 keep them (later versions may borrow references on the
-# evaluation stack, so the counts below would not prove anything there).
-_COUNTS_REFERENCES = (sys.implementation.name == "cpython"
-                      and (3, 8) <= sys.version_info[:2] <= (3, 13))
+# Reference counts as CPython 3.10-3.13 keep them (engine.pyversion)
+_COUNTS_REFERENCES = REFERENCE_COUNTS
 
 
 def _donates(node):
@@ -286,7 +284,8 @@ def _private(t, refs):
     references to t in the caller's variables and containers), so that updating or keeping
     them is unobservable."""
     d = t._data
-    return (_COUNTS_REFERENCES and getrefcount(t) == refs + 2 and getrefcount(d) == 3
+    return (_COUNTS_REFERENCES and getrefcount(t) == refs + CALL_REFERENCES
+            and getrefcount(d) == 3
             and d.base is None
             and t.grad_fn is None and not t.requires_grad_flag and t._fw is None
             and t._base is None and d.flags.writeable)

@@ -144,7 +144,8 @@ def compiled_form(pattern, flags):
     `gradcli eval`; its compiled form, saved with the tables, is loaded instead."""
     try:
         import _sre
-        from re import _compiler, _parser
+        from ..engine.pyversion import re_internals
+        _parser, _compiler = re_internals()
         parsed = _parser.parse(pattern, flags)
         code = [int(c) for c in _compiler._code(parsed, flags)]  # (opcodes: int subclasses)
         groupindex = dict(parsed.state.groupdict)

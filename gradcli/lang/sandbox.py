@@ -60,7 +60,10 @@ def _not_available(obj, name):
 
 def _is_numpy(obj):
     cls = obj if isinstance(obj, type) else type(obj)
-    return (cls.__module__ or "").partition(".")[0] == "numpy"
+    module = cls.__module__
+    # (not always a string: Cython 3.1's function type, NumPy 2.2's on Python 3.10, has a
+    # member descriptor there)
+    return isinstance(module, str) and module.partition(".")[0] == "numpy"
 
 
 # ---------------------------------------------------------------------- attributes

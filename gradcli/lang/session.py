@@ -2,6 +2,7 @@
 namespace that persists across runs, runs sources in it, and reports errors as ProgramError."""
 
 import contextlib
+import re
 import itertools
 import signal
 import sys
@@ -10,6 +11,7 @@ import warnings
 
 import numpy as np
 
+from ..engine.pyversion import instruction_column
 from . import limits, parser
 from .ast import parse_expression, parse_module
 from .compiler import compile_expression, compile_program
@@ -180,24 +182,25 @@ class Session:
         while tb is not None:
             frame = tb.tb_frame
             if frame.f_globals is self.namespace:
-                line, column = tb.tb_lineno, _column(frame.f_code, tb.tb_lasti)
+                line, column = tb.tb_lineno, instruction_column(frame.f_code, tb.tb_lasti)
                 source = self._sources.get(frame.f_code.co_filename, [])
                 source_line = source[line - 1] if line and line <= len(source) else None
+                if column is None:
+                    column = _name_column(exc, source_line)
             tb = tb.tb_next
         error = from_exception(exc, line, column)
         error.source_line = source_line
         return error
 
 
-def _column(code, instruction):
-    """The 1-based column of a code object's instruction (Python 3.11+), else None."""
-    positions = getattr(code, "co_positions", None)
-    if positions is None:
+def _name_column(exc, source_line):
+    """The column of an unknown name (a NameError) where the code has no column table
+    (Python 3.10): the name's place in the line, if it stands there once as a name."""
+    name = getattr(exc, "name", None) if isinstance(exc, NameError) else None
+    if not name or source_line is None:
         return None
-    for i, (_, _, column, _) in enumerate(positions()):
-        if i == instruction // 2:
-            return None if column is None else column + 1
-    return None
+    found = [m.start() for m in re.finditer(rf"(?<![\w.]){re.escape(name)}(?!\w)", source_line)]
+    return found[0] + 1 if len(found) == 1 else None
 
 
 @contextlib.contextmanager

@@ -23,14 +23,15 @@ operand again.  The tests, all cheap next to an operation on 256 KiB or more:
 - the operation would not save the operand, the operand is no view, and no recording,
   anomaly mode, saved-tensor hooks or forward AD is active.
 
-CPython 3.11-3.13 only (their reference counts and frame offsets); elsewhere EXPECTED_REFS is
-None and nothing is elided.  (A C function that stores its own result, say functools.cache wrapped
-round a NumPy ufunc on an object array of big tensors, and hands that result straight to an
+CPython 3.10-3.13 only (their reference counts and frame offsets: engine.pyversion); elsewhere
+EXPECTED_REFS is None and nothing is elided.  (A C function that stores its own result, say
+functools.cache wrapped round a NumPy ufunc on an object array of big tensors, and hands that result straight to an
 operator, could still be fooled; nothing in gradcli or a program of its language can.)"""
 
-import sys
 from sys import _getframe, getrefcount
 from weakref import WeakKeyDictionary, ref as _weakref
+
+from ..engine.pyversion import PASSIVE_INSTRUCTIONS, REFERENCE_COUNTS
 
 # NumPy's NPY_MIN_ELIDE_BYTES: below this an allocation costs less than the checks
 ELIDE_BYTES = 1 << 18
@@ -41,10 +42,7 @@ _WRAPPERS = frozenset({"gradcli.ops.registry", "gradcli.ops"})
 
 # instructions that only push a value (none stores, pops or calls anything that could take
 # the stack's operands); what runs between making a temporary and the operator that reads it
-_PASSIVE = frozenset({"CACHE", "EXTENDED_ARG", "NOP", "LOAD_CONST", "LOAD_SMALL_INT",
-                      "LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_LOAD_FAST", "LOAD_DEREF",
-                      "LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "LOAD_METHOD", "PUSH_NULL",
-                      "PRECALL", "KW_NAMES"})
+_PASSIVE = PASSIVE_INSTRUCTIONS
 
 
 def _expected_refs():
@@ -54,7 +52,7 @@ def _expected_refs():
     an op of the table called as a function (Op.__call__); each measured on a probe built as
     gradcli.ops builds its own, and kept only if a named operand counts exactly one more.  None
     where counts do not work so: then nothing is elided."""
-    if sys.implementation.name != "cpython" or not (3, 11) <= sys.version_info[:2] <= (3, 13):
+    if not REFERENCE_COUNTS:
         return None
     defaults = ()
 

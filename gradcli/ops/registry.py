@@ -12,7 +12,6 @@ like PyTorch's derivatives.yaml.
 
 import numbers
 import operator
-import sys
 from sys import getrefcount
 import traceback
 from weakref import WeakSet as _WeakSet
@@ -26,7 +25,7 @@ from ..engine.graph import (_UNARY, _ZERO_NRS, RELEASED, AnomalyMode, Donation, 
                             PackedTensor, SavedHooks, _sequence, version_error)
 from ..engine.tensor import Tensor, to_array
 from ..engine.torch_classes import TorchClass, torch_repr
-from . import elision
+from . import elision, formulas
 from .elision import ELIDE_BYTES, EXPECTED_REFS
 
 OPS = {}            # public name -> Op or Overload, in declaration order
@@ -677,8 +676,10 @@ def _specialised_apply(op, general=None, swapped=False):
     # and wrapped again only when it raises
     raw = getattr(forward, "__wrapped__", None) or forward
     checked = raw is not forward  # (inputs of different shapes go to the wrapped forward)
-    # a NumPy ufunc without attributes is asked for an array even for 0-d results (out=...)
-    ufunc = _UFUNC_OUT and isinstance(raw, np.ufunc) and not op.attr_names
+    # a NumPy ufunc without attributes, asked for an array even for 0-d results (out=...,
+    # NumPy 2.1+; before, which is what Python 3.10 gets, its result is made an array)
+    ufunc = isinstance(raw, np.ufunc) and not op.attr_names
+    ufunc_out = ufunc and _UFUNC_OUT
     # a gradient the engine offers (engine.graph._Donation) is taken by ufuncs whose result
     # has their operands' dtype
     takes_donation = ufunc and op.rule is _PROMOTE
@@ -813,7 +814,7 @@ def _specialised_apply(op, general=None, swapped=False):
             elif ufunc:
                 try:
                     if not takes_donation or Donation.tensor is not x:
-                        out = raw(d, out=...)
+                        out = raw(d, out=...) if ufunc_out else _asarray(raw(d))
                     else:  # x is a gradient only the engine holds: compute into its array
                         Donation.tensor = None
                         out = raw(d, out=d)
@@ -993,7 +994,7 @@ def _specialised_apply(op, general=None, swapped=False):
             elif ufunc:
                 try:
                     if not takes_donation or Donation.tensor is None:
-                        out = raw(da, db, out=...)
+                        out = raw(da, db, out=...) if ufunc_out else _asarray(raw(da, db))
                     else:
                         out = _into_donation(raw, a, b, da, db)
                 except ValueError:
@@ -1049,10 +1050,10 @@ def _into_donation(ufunc, a, b, da, db):
     elif donor is b:
         dst, other = db, da
     else:
-        return ufunc(da, db, out=...)
+        return ufunc(da, db, out=...) if _UFUNC_OUT else _asarray(ufunc(da, db))
     Donation.tensor = None
     if type(other) is _ndarray and other.shape != dst.shape:
-        return ufunc(da, db, out=...)
+        return ufunc(da, db, out=...) if _UFUNC_OUT else _asarray(ufunc(da, db))
     return ufunc(da, db, out=dst)
 
 
@@ -1067,78 +1068,12 @@ def _ufunc_out_works():
 _UFUNC_OUT = _ufunc_out_works()
 
 
-# Stack inputs of the instructions a VJP lambda is made of (CPython 3.10-3.13); an instruction
-# not listed here makes _reads_g_once_by_operator answer False.
-_POPS_NONE = frozenset({"RESUME", "NOP", "CACHE", "EXTENDED_ARG", "PRECALL", "KW_NAMES",
-                        "COPY_FREE_VARS", "LOAD_FAST", "LOAD_CONST", "LOAD_GLOBAL", "LOAD_DEREF",
-                        "PUSH_NULL", "RETURN_CONST"})
-_POPS_ONE = frozenset({"LOAD_ATTR", "LOAD_METHOD", "UNARY_NEGATIVE", "UNARY_POSITIVE",
-                       "UNARY_INVERT", "RETURN_VALUE"})
-_POPS_TWO = frozenset({"BINARY_OP", "BINARY_SUBSCR", "COMPARE_OP", "BINARY_ADD",
-                       "BINARY_SUBTRACT", "BINARY_MULTIPLY", "BINARY_TRUE_DIVIDE"})
-# what may take g: Python's arithmetic operators, which call the ops' `call` directly
-_G_TAKERS = frozenset({"UNARY_NEGATIVE", "BINARY_ADD", "BINARY_SUBTRACT", "BINARY_MULTIPLY",
-                       "BINARY_TRUE_DIVIDE"})
-_G_TAKING_OPERATORS = frozenset({"+", "-", "*", "/"})
-
-
-def _pops(ins):
-    name = ins.opname
-    if name in _POPS_NONE:
-        return 0
-    if name in _POPS_ONE:
-        return 1
-    if name in _POPS_TWO:
-        return 2
-    if name in ("BUILD_TUPLE", "BUILD_LIST"):
-        return ins.arg
-    if name in ("CALL", "CALL_METHOD"):  # (3.11+: NULL or method, callable or self, args)
-        return ins.arg + 2
-    if name == "CALL_FUNCTION":
-        return ins.arg + 1
-    return None
-
-
 def _reads_g_once_by_operator(fn):
     """Whether VJP fn reads its gradient parameter (the first) exactly once, as an operand of
     +, -, * or / (or unary -), so that the operator's op may compute into the gradient's array
-    (engine.graph._Donation): nothing in fn reads the gradient after that operator has run.
-    Decided from fn's bytecode: a simulation of the evaluation stack finds the instruction that
-    takes the gradient off it; anything not understood (a jump, a closure over the gradient,
-    an instruction not listed above, another Python) answers False."""
-    import dis
-    code = fn.__code__
-    if not _KNOWN_BYTECODE or code.co_argcount < 1:
-        return False
-    name = code.co_varnames[0]
-    if name in code.co_cellvars:
-        return False
-    instructions = list(dis.get_instructions(code))
-    uses = [ins for ins in instructions
-            if ins.argval == name or (isinstance(ins.argval, tuple) and name in ins.argval)]
-    if len(uses) != 1 or uses[0].opname != "LOAD_FAST":
-        return False  # read twice, stored, deleted, or loaded by some other instruction
-    depth = 0
-    g_at = None  # the stack depth below the gradient, once loaded
-    for ins in instructions:
-        loads_g = ins is uses[0]
-        pops = _pops(ins)
-        if pops is None:
-            return False
-        if g_at is not None and depth - pops <= g_at:
-            # this instruction takes the gradient
-            return ins.opname in _G_TAKERS or (ins.opname == "BINARY_OP"
-                                                and ins.argrepr in _G_TAKING_OPERATORS)
-        if loads_g:
-            g_at = depth
-        depth += dis.stack_effect(ins.opcode, ins.arg if ins.opcode >= dis.HAVE_ARGUMENT
-                                  else None, jump=False)
-    return False
-
-
-# the bytecode _reads_g_once_by_operator and _float_formula understand
-_KNOWN_BYTECODE = (sys.implementation.name == "cpython"
-                   and (3, 10) <= sys.version_info[:2] <= (3, 13))
+    (engine.graph._Donation).  Decided by running fn once on stand-ins (gradcli.ops.formulas),
+    the same on every Python."""
+    return formulas.reads_gradient_once_by_operator(fn)
 
 
 def _vjp_caller(entry):
@@ -1252,13 +1187,6 @@ def _tensor_gradient(g):
 _graph._tensor_gradient = _tensor_gradient  # (the engine loop's, see graph._tensor_gradient)
 
 
-# what a VJP run on Python floats may be made of (CPython 3.10-3.13; see _float_formula)
-_FLOAT_FORMULA_OPS = frozenset({
-    "RESUME", "NOP", "CACHE", "LOAD_FAST", "LOAD_CONST", "UNARY_NEGATIVE", "RETURN_VALUE",
-    "BINARY_ADD", "BINARY_SUBTRACT", "BINARY_MULTIPLY", "BINARY_TRUE_DIVIDE", "BINARY_OP",
-    "LOAD_METHOD", "LOAD_ATTR", "PRECALL", "CALL", "CALL_METHOD"})
-
-
 class _FloatArg(float):
     """A saved float64 value in a VJP run on Python floats (_on_floats), for formulas that call
     a method on it (`g * self.cos()`): its methods are the one-input ops that a NumPy ufunc
@@ -1286,50 +1214,10 @@ def _float_formula(fn):
     the saved values that are ufunc ops (`g * other`, `-g * self / (other * other)`,
     `g * self.cos()`).  On 0-d float64 tensors those operators compute on Python floats (an
     op's `on_floats`) and those methods call their ufunc on a Python float, so the bits are
-    the same.  Decided from fn's bytecode: None when not (anything not understood: a closure,
-    `2 / x`, a method of a computed value, another Python), else whether the formula calls
-    methods (its saved value is then passed as a _FloatArg)."""
-    import dis
-    code = fn.__code__
-    if not _KNOWN_BYTECODE or code.co_cellvars or code.co_freevars or code.co_argcount < 1:
-        return None
-    stack = []  # what each operand is: "g" (the gradient), "saved", "const", "method", "value"
-    methods = False
-    for ins in dis.get_instructions(fn):
-        name = ins.opname
-        if name not in _FLOAT_FORMULA_OPS:
-            return None
-        if name == "LOAD_FAST":
-            stack.append("g" if ins.arg == 0 else "saved")
-        elif name == "LOAD_CONST":
-            if type(ins.argval) not in (int, float):
-                return None
-            stack.append("const")
-        elif name in ("LOAD_METHOD", "LOAD_ATTR"):
-            # 3.10-3.11 LOAD_METHOD; 3.12+ LOAD_ATTR with its low bit set loads a method
-            if name == "LOAD_ATTR" and not (sys.version_info >= (3, 12) and ins.arg & 1):
-                return None
-            if not stack or stack.pop() != "saved" or not _float_method(ins.argval):
-                return None
-            stack.append("method")
-            methods = True
-        elif name in ("CALL", "CALL_METHOD"):
-            if ins.arg != 0 or not stack or stack.pop() != "method":
-                return None
-            stack.append("value")
-        elif name.startswith("BINARY_"):
-            if name == "BINARY_OP" and ins.argrepr not in _G_TAKING_OPERATORS:
-                return None
-            if len(stack) < 2 or "method" in stack[-2:]:
-                return None
-            right, left = stack.pop(), stack.pop()
-            if left == "const" and (name == "BINARY_TRUE_DIVIDE" or ins.argrepr == "/"):
-                return None  # 2 / x: Tensor.__rtruediv__, x.reciprocal() * 2, rounds otherwise
-            stack.append("const" if left == right == "const" else "value")
-        elif name == "UNARY_NEGATIVE":
-            if not stack or stack[-1] == "method":
-                return None
-    return methods
+    the same.  Decided by running fn once on stand-ins (gradcli.ops.formulas), the same on
+    every Python: None when not (a closure, a global, `2 / x`, a method of a computed value),
+    else whether the formula calls methods (its saved value is then passed as a _FloatArg)."""
+    return formulas.float_formula(fn, _float_method)
 
 
 def _floatable(g):

@@ -131,11 +131,21 @@ def test_edge_case_matches_pytorch_itself(source):
 
 # ---------------------------------------------------------------------- Python numbers
 
+def _python_s(source):
+    """The message this Python gives for source (its wording varies: 3.10 says `integer
+    division or modulo by zero` for 1 % 0, 3.11-3.13 `integer modulo by zero`)."""
+    try:
+        eval(source)
+    except ArithmeticError as e:
+        return f"{type(e).__name__}: {e}"
+    raise AssertionError(f"{source} raised nothing")
+
+
 @pytest.mark.parametrize("source, message", [
-    ("1 / 0", "ZeroDivisionError: division by zero"),
-    ("1.0 / 0", "ZeroDivisionError: float division by zero"),
-    ("1 // 0", "ZeroDivisionError: integer division or modulo by zero"),
-    ("1 % 0", "ZeroDivisionError: integer modulo by zero"),
+    ("1 / 0", _python_s("1 / 0")),
+    ("1.0 / 0", _python_s("1.0 / 0")),
+    ("1 // 0", _python_s("1 // 0")),
+    ("1 % 0", _python_s("1 % 0")),
     ("import math\nmath.log(0)", "ValueError: math domain error"),
     ("import math\nmath.sqrt(-1)", "ValueError: math domain error"),
     ("import math\nmath.exp(1000)", "OverflowError: math range error"),
