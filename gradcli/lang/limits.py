@@ -140,17 +140,55 @@ def source_too_long(n):
                        limit_note(f"{MAX_SOURCE:,}", "GRADCLI_MAX_SOURCE"))
 
 
-def check_dtypes(values):
-    """Refuse NumPy dtypes (given as strings, dtypes or scalar types) of huge elements."""
+# The NumPy dtypes a program may make arrays of: bool, integers, floats and complex numbers
+# (PyTorch snippets need no other).  Object arrays hold pointers that a program could forge
+# through an integer view of the same memory; strings, bytes, structured, void and datetime
+# dtypes have no place in a gradient calculator.
+ALLOWED_DTYPE_KINDS = frozenset("biufc")
+
+
+def dtype_refused(dtype):
+    return TypeError(f"NumPy dtype {str(dtype)!r} is not available in gradcli programs "
+                     f"(numeric and bool arrays only)")
+
+
+def check_dtypes(values, dtypes=()):
+    """Refuse NumPy dtypes outside the allow-list, or of huge elements: each of `dtypes` (the
+    `dtype=` arguments), and each of `values` (positional arguments) that is a string, a dtype
+    or a class.  A value that is no dtype at all (`np.linalg.norm(a, "fro")`) is left to the
+    function."""
     for v in values:
-        if isinstance(v, (str, np.dtype)) or (isinstance(v, type) and issubclass(v, np.generic)):
-            try:
-                itemsize = np.dtype(v).itemsize
-            except TypeError:
-                continue
-            if itemsize > MAX_ITEMSIZE:
-                raise MemoryError(f"dtype {v!r} is too large " + limit_note(
-                    f"{MAX_ITEMSIZE} bytes per element", "GRADCLI_MAX_ITEMSIZE"))
+        if isinstance(v, (str, np.dtype, type)):
+            check_dtype(v)
+    for v in dtypes:
+        if v is not None:
+            check_dtype(v)
+
+
+def check_dtype(v):
+    try:
+        dtype = np.dtype(v)
+    except (TypeError, ValueError, SyntaxError):
+        return
+    if dtype.kind not in ALLOWED_DTYPE_KINDS or dtype.fields is not None or \
+            dtype.subdtype is not None:
+        raise dtype_refused(dtype)
+    if dtype.itemsize > MAX_ITEMSIZE:
+        raise MemoryError(f"dtype {v!r} is too large " + limit_note(
+            f"{MAX_ITEMSIZE} bytes per element", "GRADCLI_MAX_ITEMSIZE"))
+
+
+def check_numpy_result(value):
+    """value itself, unless it is (or holds, as a tuple) a NumPy array or scalar of a dtype
+    outside the allow-list (`np.array([len])`, `a * [2 ** 100]`: object arrays)."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        if value.dtype.kind not in ALLOWED_DTYPE_KINDS:
+            raise dtype_refused(value.dtype)
+    elif type(value) is tuple:
+        for item in value:
+            if isinstance(item, (np.ndarray, np.generic)):
+                check_numpy_result(item)
+    return value
 
 
 def check_format_spec(spec):

@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .limits import check_array_size, check_dtypes, check_int_arguments
+from .limits import check_array_size, check_dtypes, check_int_arguments, check_numpy_result
 
 DENIED_TORCH_NAMES = {"set_element_limit"}   # programs must not lift their own limits
 
@@ -71,6 +71,9 @@ def _engine_facade(module, name):
 
 # ---------------------------------------------------------------------- numpy
 
+# (ndarray is there for isinstance: calling it, the raw constructor that takes any buffer,
+# strides and dtype, is refused by the sandbox, as is calling dtype with a dtype outside the
+# allow-list: see limits.ALLOWED_DTYPE_KINDS)
 NUMPY_VALUES = ["pi", "e", "inf", "nan", "newaxis", "ndarray", "float16", "float32", "float64",
                 "int8", "int16", "int32", "int64", "uint8", "bool_", "complex64", "complex128",
                 "dtype"]
@@ -138,36 +141,43 @@ RANDOM_SIZES = {
 }
 
 
-def _sized(fn, size_of):
-    """fn, refusing to build an array over the element limit."""
+def _checked(fn, check=None):
+    """fn, whose dtype arguments (`dtype=` and any positional dtype) must be on the allow-list,
+    as must its result's dtype (`np.array([len])` would be an object array); `check(*args,
+    **kwargs)` refuses a result too large before fn builds it."""
     def call(*args, **kwargs):
-        check_dtypes((*args, *kwargs.values()))
-        check_array_size(size_of(*args, **kwargs))
-        return fn(*args, **kwargs)
+        check_dtypes(args, (kwargs["dtype"],) if "dtype" in kwargs else ())
+        if check is not None:
+            check(*args, **kwargs)
+        return check_numpy_result(fn(*args, **kwargs))
     call.__name__ = call.__qualname__ = fn.__name__
     call.__doc__ = fn.__doc__
     return call
+
+
+def _sized(fn, size_of):
+    """fn, refusing to build an array over the element limit."""
+    return _checked(fn, lambda *args, **kwargs: check_array_size(size_of(*args, **kwargs)))
+
+
+def _broadcast_size(*args, **kwargs):
+    shapes = [np.shape(a) for a in args if isinstance(a, (np.ndarray, list, tuple))]
+    if len(shapes) > 1:
+        try:
+            check_array_size(_numel(np.broadcast_shapes(*shapes)))
+        except ValueError:
+            pass  # shapes that do not broadcast: fn reports it
 
 
 def _broadcasting(fn):
     """fn of array arguments, refusing a broadcast result over the element limit."""
-    def call(*args, **kwargs):
-        check_dtypes(kwargs.values())
-        shapes = [np.shape(a) for a in args if isinstance(a, (np.ndarray, list, tuple))]
-        if len(shapes) > 1:
-            try:
-                check_array_size(_numel(np.broadcast_shapes(*shapes)))
-            except ValueError:
-                pass  # shapes that do not broadcast: fn reports it
-        return fn(*args, **kwargs)
-    call.__name__ = call.__qualname__ = fn.__name__
-    call.__doc__ = fn.__doc__
-    return call
+    return _checked(fn, _broadcast_size)
 
 
 def _numpy_random_members():
-    random = {name: getattr(np.random, name) for name in NUMPY_RANDOM}
-    random.update({name: _sized(random[name], size) for name, size in RANDOM_SIZES.items()})
+    random = {name: _checked(getattr(np.random, name)) for name in NUMPY_RANDOM}
+    random.update({name: _sized(getattr(np.random, name), size)
+                   for name, size in RANDOM_SIZES.items()})
     return random
 
 
@@ -177,7 +187,8 @@ def _numpy_facade():
     members.update({name: _sized(getattr(np, name), size)
                     for name, size in CONSTRUCTOR_SIZES.items()})
     members["random"] = LazyFacade("numpy.random", _numpy_random_members)
-    members["linalg"] = Facade("numpy.linalg", {n: getattr(np.linalg, n) for n in NUMPY_LINALG})
+    members["linalg"] = Facade("numpy.linalg", {n: _checked(getattr(np.linalg, n))
+                                                     for n in NUMPY_LINALG})
     return Facade("numpy", members)
 
 

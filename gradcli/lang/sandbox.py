@@ -16,6 +16,8 @@ import types
 import weakref
 from _string import formatter_field_name_split
 
+import numpy as np
+
 from . import limits
 from .namespace import Facade, bare_names, modules
 
@@ -26,12 +28,17 @@ DENIED_BUILTINS = ("eval", "exec", "compile", "open", "getattr", "setattr", "del
                    "globals", "locals", "__import__", "__build_class__", "input", "breakpoint",
                    "help", "exit", "quit", "memoryview", "type", "super", "object")
 DENIED_IDS = frozenset(id(getattr(builtins, n)) for n in DENIED_BUILTINS if hasattr(builtins, n))
-NUMPY_ATTRIBUTES = frozenset((
-    "shape", "dtype", "ndim", "size", "T", "tolist", "item", "sum", "mean", "std", "var", "prod",
-    "min", "max", "argmin", "argmax", "cumsum", "cumprod", "all", "any", "astype", "reshape",
-    "flatten", "ravel", "copy", "transpose", "squeeze", "round", "clip", "dot", "trace",
-    "diagonal", "nonzero", "sort", "argsort", "conj", "real", "imag", "itemsize", "nbytes",
-    "name", "kind", "fill"))
+# What a program may read of NumPy arrays, scalars and dtypes: data, and methods, which are
+# handed out wrapped (numpy_method) so that their dtype arguments and results stay on the
+# allow-list of limits.ALLOWED_DTYPE_KINDS (`a.cumsum(dtype=object)`).
+NUMPY_DATA = frozenset(("shape", "dtype", "ndim", "size", "T", "real", "imag", "itemsize",
+                        "nbytes", "name", "kind"))
+NUMPY_METHODS = frozenset((
+    "tolist", "item", "sum", "mean", "std", "var", "prod", "min", "max", "argmin", "argmax",
+    "cumsum", "cumprod", "all", "any", "astype", "reshape", "flatten", "ravel", "copy",
+    "transpose", "squeeze", "round", "clip", "dot", "trace", "diagonal", "nonzero", "sort",
+    "argsort", "conj", "fill"))
+NUMPY_ATTRIBUTES = NUMPY_DATA | NUMPY_METHODS
 SAFE_BUILTINS = ("abs", "all", "any", "bin", "bool", "callable", "chr", "classmethod",
                  "complex", "dict", "divmod", "enumerate", "filter", "float", "frozenset",
                  "hash", "hex", "int", "isinstance", "issubclass", "iter", "len", "list", "map",
@@ -106,11 +113,15 @@ def _unusual_getattr(obj, name):
             name in STRING_METHODS and hasattr(obj, name):
         method = STRING_METHODS[name]
         return method if isinstance(obj, type) else functools.partial(method, obj)
+    if name in ("getter", "setter", "deleter") and isinstance(obj, property):
+        return _checked_arguments(getattr(obj, name))
+    if name == "sort" and (isinstance(obj, list) or obj is list):
+        return _list_sort if obj is list else functools.partial(_list_sort, obj)
     if isinstance(obj, UNSAFE_TYPES) or (_is_numpy(obj) and name not in NUMPY_ATTRIBUTES) or \
             _internal(obj, name):
         raise _not_available(obj, name)
-    if name == "astype" and _is_numpy(obj):
-        return functools.partial(_astype, obj)
+    if name in NUMPY_METHODS and _is_numpy(obj):
+        return numpy_method(getattr(obj, name))
     value = _checked_value(obj, name, getattr(obj, name))
     # The decision holds for the receiver's type, except for classes (their own attributes)
     # and functions (the program's own may show what they were given, no other may).
@@ -199,9 +210,12 @@ def _remember(cache, key):
     cache.add(key)
 
 
-def _astype(array, dtype, *args, **kwargs):
-    limits.check_dtypes((dtype,))
-    return array.astype(dtype, *args, **kwargs)
+def numpy_method(method):
+    """A NumPy method, its dtype arguments and its result checked against the allow-list."""
+    def call(*args, **kwargs):
+        limits.check_dtypes(args, (kwargs["dtype"],) if "dtype" in kwargs else ())
+        return limits.check_numpy_result(method(*args, **kwargs))
+    return call
 
 
 SETTABLE_TYPES = set()    # Tensor and FunctionCtx, filled by static_builtins
@@ -305,13 +319,91 @@ def safe_format(value, format_spec=""):
 
 # ---------------------------------------------------------------------- calls and operators
 
+def _raw_ndarray(*args, **kwargs):
+    raise TypeError("numpy.ndarray() is not available in gradcli programs (make arrays with "
+                    "np.array, np.zeros, np.ones, ...)")
+
+
+def _dtype(spec, *args, **kwargs):
+    limits.check_dtype(spec)
+    return np.dtype(spec, *args, **kwargs)
+
+
+# Callables that a program may name but not call as they are: the raw ndarray constructor
+# (any buffer, strides and dtype), np.dtype outside the allow-list.
+REPLACED_CALLS = {id(np.ndarray): _raw_ndarray, id(np.dtype): _dtype}
+CALL_CHECKED_IDS = DENIED_IDS | frozenset(REPLACED_CALLS)
+
+
 def checked_callable(func):
     """func itself, if a program may call it (the compiled call `f(x)` is `_callable(f)(x)`, so
-    that Python, not a wrapper, passes the arguments)."""
-    if id(func) in DENIED_IDS:
+    that Python, not a wrapper, passes the arguments).  Every other way a program has to make
+    Python call a function it gives (map, filter, sorted, min, max, iter, list.sort, key=,
+    property, decorators) runs this check too (CALLING_BUILTINS)."""
+    if id(func) in CALL_CHECKED_IDS:
+        replacement = REPLACED_CALLS.get(id(func))
+        if replacement is not None:
+            return replacement
         raise TypeError(f"{getattr(func, '__name__', 'this function')}() is not available in "
                         f"gradcli programs")
     return func
+
+
+def _checked_key(kwargs):
+    key = kwargs.get("key")
+    if key is not None:
+        checked_callable(key)
+
+
+def safe_map(function, iterable, /, *iterables):
+    return map(checked_callable(function), iterable, *iterables)
+
+
+def safe_filter(function, iterable, /):
+    return filter(function if function is None else checked_callable(function), iterable)
+
+
+def safe_sorted(iterable, /, **kwargs):
+    _checked_key(kwargs)
+    return sorted(iterable, **kwargs)
+
+
+def safe_min(*args, **kwargs):
+    _checked_key(kwargs)
+    return min(*args, **kwargs)
+
+
+def safe_max(*args, **kwargs):
+    _checked_key(kwargs)
+    return max(*args, **kwargs)
+
+
+def safe_iter(obj, /, *sentinel):
+    if sentinel:
+        checked_callable(obj)
+    return iter(obj, *sentinel)
+
+
+def _checked_arguments(wrapped):
+    """A class (property, classmethod, staticmethod) whose callable arguments are checked."""
+    def make(*args, **kwargs):
+        for a in (*args, *kwargs.values()):
+            if a is not None:
+                checked_callable(a)
+        return wrapped(*args, **kwargs)
+    make.__name__ = make.__qualname__ = wrapped.__name__
+    return make
+
+
+def _list_sort(lst, /, **kwargs):
+    _checked_key(kwargs)
+    return lst.sort(**kwargs)
+
+
+CALLING_BUILTINS = {"map": safe_map, "filter": safe_filter, "sorted": safe_sorted,
+                    "min": safe_min, "max": safe_max, "iter": safe_iter,
+                    **{n: _checked_arguments(getattr(builtins, n))
+                       for n in ("property", "classmethod", "staticmethod")}}
 
 
 NUMBERS = (int, float, complex, bool)
@@ -331,13 +423,19 @@ def _binary(check, operation, symbol):
             if type(a) in unchecked:
                 return operation(a, b)
             check(a, b)
-            return operation(a, b)
+            result = operation(a, b)
+            if type(result) is np.ndarray:
+                limits.check_numpy_result(result)
+            return result
     else:
         def guard(a, b):
             if type(a) in unchecked or type(b) in unchecked:
                 return operation(a, b)
             check(a, b)
-            return operation(a, b)
+            result = operation(a, b)
+            if type(result) is np.ndarray:  # `a * [2 ** 100]`: an object array
+                limits.check_numpy_result(result)
+            return result
     return guard
 
 
@@ -458,7 +556,8 @@ def static_builtins():
     limits.apply_element_limit()
     names = dict(bare_names())
     names.update({n: getattr(builtins, n) for n in SAFE_BUILTINS})
-    names.update(range=safe_range, pow=safe_pow, format=safe_format, sum=safe_sum)
+    names.update(range=safe_range, pow=safe_pow, format=safe_format, sum=safe_sum,
+                 **CALLING_BUILTINS)
     names.update(builtins_or_ops(names))
     names.update({guard: BINARY_GUARDS[op] for op, (guard, *_) in OPERATORS.items()})
     names.update({inplace_guard_name(guard): INPLACE_GUARDS[op]

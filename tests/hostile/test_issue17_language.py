@@ -1,0 +1,184 @@
+"""Issue 17, the language wall: each finding of the attack report, reproduced and refused with a
+one-line error (or computed correctly where the program is legitimate)."""
+
+import builtins
+import io
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from gradcli.lang.console import run_piped
+from gradcli.lang.session import Session
+from tests.processes import ROOT
+
+OBJECT_REFUSED = ("TypeError: NumPy dtype 'object' is not available in gradcli programs "
+                  "(numeric and bool arrays only)")
+
+
+def gradcli(*args, input=None):
+    """`gradcli ARGS` as a real process: (exit code, stdout, stderr)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
+    p = subprocess.run([sys.executable, "-m", "gradcli.cli.main", *args], input=input,
+                       capture_output=True, text=True, env=env, timeout=120, cwd=ROOT)
+    return p.returncode, p.stdout, p.stderr
+
+
+def piped(source):
+    out = io.StringIO()
+    assert run_piped(io.StringIO(source), out) == 0
+    return out.getvalue().splitlines()
+
+
+def headline(error):
+    return error.format()[0]
+
+
+# ---------------------------------------------------------------------- 1. object arrays
+
+def forge_source():
+    """The report's escape: an object array over an integer buffer forges a pointer to
+    `__import__` from one to `len` (the distance is fixed for one CPython build)."""
+    distance = id(builtins.__import__) - id(builtins.len)
+    return ("import numpy as np\n"
+            "buf = np.zeros(1, dtype='i8')\n"
+            "o = np.ndarray((1,), 'O', buf)\n"
+            "o[0] = len\n"
+            f"buf[0] = int(buf[0]) + {distance}\n"
+            "f = o[0]\n"
+            "m = list(map(f, ['os']))[0]\n"
+            "print(m)\n")
+
+
+NDARRAY_REFUSED = ("TypeError: numpy.ndarray() is not available in gradcli programs (make "
+                   "arrays with np.array, np.zeros, np.ones, ...)")
+
+
+@pytest.mark.parametrize("command", ["run", "eval", "repl"])
+def test_the_pointer_forging_escape_is_refused_by_every_command(command, tmp_path):
+    source = forge_source()
+    if command == "run":
+        path = tmp_path / "forge.grad"
+        path.write_text(source)
+        code, out, err = gradcli("run", str(path))
+    elif command == "eval":
+        code, out, err = gradcli("eval", source)
+    else:
+        code, out, err = gradcli("repl", input=source)
+    assert "module" not in out and "Traceback" not in out + err
+    assert NDARRAY_REFUSED in out + err
+    if command != "repl":
+        assert code == 2
+
+
+OBJECT_ARRAYS = {
+    "raw constructor": ("np.ndarray((1,), 'O')", NDARRAY_REFUSED),
+    "raw constructor, numeric": ("np.ndarray((3,), 'f8')", NDARRAY_REFUSED),
+    "buffer keyword": ("np.ndarray(shape=(1,), dtype='i8', buffer=np.zeros(1))",
+                       NDARRAY_REFUSED),
+    "array of functions": ("np.array([len])", OBJECT_REFUSED),
+    "positional dtype": ("np.zeros(1, 'O')", OBJECT_REFUSED),
+    "keyword dtype": ("np.ones(2, dtype=list)", OBJECT_REFUSED),
+    "dtype object": ("np.array([1, 2], dtype=np.dtype('O'))", OBJECT_REFUSED),
+    "np.dtype itself": ("np.dtype('O')", OBJECT_REFUSED),
+    "astype": ("np.array([1, 2]).astype('O')", OBJECT_REFUSED),
+    "astype on a scalar": ("np.float64(2).astype('O')", OBJECT_REFUSED),
+    "method dtype": ("np.array([1, 2]).cumsum(dtype='O')", OBJECT_REFUSED),
+    "operator with big ints": ("np.array([1.]) * [2 ** 100]", OBJECT_REFUSED),
+    "where": ("np.where([True], 1, [2 ** 100])", OBJECT_REFUSED),
+    "random dtype": ("np.random.randint(0, 3, 2, dtype='O')", OBJECT_REFUSED),
+    "strings": ("np.array(['a'])", "TypeError: NumPy dtype '<U1' is not available in gradcli "
+                                   "programs (numeric and bool arrays only)"),
+    "str dtype": ("np.array([1, 2], str)", "TypeError: NumPy dtype '<U0' is not available in "
+                                           "gradcli programs (numeric and bool arrays only)"),
+    "structured": ("np.zeros(2, [('a', 'i4'), ('b', 'f8')])", "TypeError: NumPy dtype "
+                   "\"[('a', '<i4'), ('b', '<f8')]\" is not available in gradcli programs "
+                   "(numeric and bool arrays only)"),
+    "void": ("np.ones(2, 'V8')", "TypeError: NumPy dtype '|V8' is not available in gradcli "
+                                 "programs (numeric and bool arrays only)"),
+    "datetime": ("np.zeros(2, 'M8[s]')", "TypeError: NumPy dtype 'datetime64[s]' is not available in "
+                                         "gradcli programs (numeric and bool arrays only)"),
+    "subarray": ("np.zeros(2, '(2,)f8')", "TypeError: NumPy dtype \"('<f8', (2,))\" is not "
+                 "available in gradcli programs (numeric and bool arrays only)"),
+}
+
+
+@pytest.mark.parametrize("source, expected", OBJECT_ARRAYS.values(), ids=OBJECT_ARRAYS.keys())
+def test_numpy_makes_numeric_and_bool_arrays_only(attack, source, expected):
+    assert headline(attack.error(source)) == expected
+    assert attack.survives()
+
+
+NUMERIC_ARRAYS = {
+    "np.zeros(3, 'i8').tolist()": [0, 0, 0],
+    "np.ones(2, dtype=np.float32).dtype.name": "float32",
+    "np.array([1, 2], float).sum()": 3.0,
+    "np.array([True, False]).astype('i1').tolist()": [1, 0],
+    "np.array([1.5, 2]).astype('float32').dtype.name": "float32",
+    "np.arange(4).reshape(2, 2).T.tolist()": [[0, 2], [1, 3]],
+    "np.array([1 + 2j]).real.tolist()": [1.0],
+    "np.linalg.norm(np.eye(2), 'fro')": pytest.approx(2 ** 0.5),
+    "np.dtype('float32').itemsize": 4,
+    "isinstance(np.zeros(1), np.ndarray)": True,
+    "np.array([3, 1, 2]).cumsum(dtype='f8').tolist()": [3.0, 4.0, 6.0],
+    "(np.array([1., 2.]) * [2, 3]).tolist()": [2.0, 6.0],
+    "torch.from_numpy(np.array([1., 2.])).sum().item()": 3.0,
+}
+
+
+@pytest.mark.parametrize("source, expected", NUMERIC_ARRAYS.items(), ids=NUMERIC_ARRAYS.keys())
+def test_numeric_numpy_usage_still_works(attack, source, expected):
+    assert attack.session.run(source) == expected
+
+
+# A pointer forged by some other hole: each way of having Python call a function refuses it as
+# a direct call does.  (The session's namespace gets the real `getattr`, as a forged pointer
+# would give it.)
+INDIRECT_CALLS = {
+    "direct call": "f(x, 'grad')",
+    "map": "list(map(f, [x], ['grad']))",
+    "filter": "list(filter(f, [x]))",
+    "sorted key": "sorted([x, x], key=f)",
+    "min key": "min([x, x], key=f)",
+    "max key": "max(x, x, key=f)",
+    "list.sort key": "k = [x, x]\nk.sort(key=f)",
+    "iter with a sentinel": "next(iter(f, 1))",
+    "decorator": "@f\ndef k():\n    pass",
+    "class decorator": "@f\nclass K:\n    pass",
+    "property": "class K:\n    p = property(f)\nK().p",
+    "property setter": "class K:\n    p = property(lambda s: 1)\n    p = p.setter(f)",
+    "classmethod": "class K:\n    m = classmethod(f)\nK.m()",
+    "staticmethod": "class K:\n    m = staticmethod(f)\nK.m()",
+}
+
+
+@pytest.mark.parametrize("source", INDIRECT_CALLS.values(), ids=INDIRECT_CALLS.keys())
+def test_every_indirect_call_goes_through_the_callable_check(attack, source):
+    attack.session.namespace["f"] = builtins.getattr
+    assert headline(attack.error(source)) == ("TypeError: getattr() is not available in "
+                                              "gradcli programs")
+    assert attack.survives()
+
+
+LEGITIMATE_CALLS = {
+    "list(map(lambda v: v * 2, [1, 2]))": [2, 4],
+    "list(map(pow, [2, 3], [2, 2]))": [4, 9],
+    "list(filter(None, [0, 1, 2]))": [1, 2],
+    "sorted(['bb', 'a'], key=len)": ["a", "bb"],
+    "sorted([3, 1, 2], reverse=True)": [3, 2, 1],
+    "min([3, -4], key=abs)": 3,
+    "max([1, 5, 2])": 5,
+    "max(torch.tensor([1., 3.]), dim=0).values.item()": 3.0,
+    "k = [3, 1]\nk.sort(key=lambda v: -v)\nk": [3, 1],
+    "list(iter([1, 2]))": [1, 2],
+    "class K:\n    @property\n    def p(self):\n        return 7\nK().p": 7,
+    "class K:\n    @staticmethod\n    def s():\n        return 8\nK.s()": 8,
+}
+
+
+@pytest.mark.parametrize("source, expected", LEGITIMATE_CALLS.items(),
+                         ids=LEGITIMATE_CALLS.keys())
+def test_functions_that_take_functions_still_work(attack, source, expected):
+    assert attack.session.run(source) == expected
