@@ -182,3 +182,72 @@ LEGITIMATE_CALLS = {
                          ids=LEGITIMATE_CALLS.keys())
 def test_functions_that_take_functions_still_work(attack, source, expected):
     assert attack.session.run(source) == expected
+
+
+# ---------------------------------------------------------------------- 2. views after `.data =`
+
+# (source, what PyTorch 2.13 gives for `r`)
+DATA_SWAPS = {
+    "offset after a swap": ("b = torch.arange(6.)\nv = b[1:4]\nv.data = torch.zeros(3)\n"
+                            "r = (v.storage_offset(), v.is_leaf)", "(0, True)"),
+    "larger data, in place": ("b = torch.arange(6.)\nv = b[1:4]\nv.data = torch.zeros(5)\n"
+                              "v.mul_(2)\nr = (b, v, v.storage_offset())",
+                              "(tensor([0., 1., 2., 3., 4., 5.]), tensor([0., 0., 0., 0., 0.]), "
+                              "0)"),
+    "strided data": ("b = torch.arange(6.)\nv = b[1:4]\nv.data = torch.arange(10.)[1::2]\n"
+                     "v.mul_(2)\nr = (b, v, v.storage_offset(), v.stride())",
+                     "(tensor([0., 1., 2., 3., 4., 5.]), tensor([ 2.,  6., 10., 14., 18.]), 1, "
+                     "(2,))"),
+    "base swapped": ("b = torch.arange(6.)\nv = b[1:4]\nb.data = torch.ones(2, 2)\nv.mul_(2)\n"
+                     "r = (v, v.storage_offset())", "(tensor([2., 4., 6.]), 1)"),
+    "gradient through a swapped view": (
+        "x = torch.arange(6., requires_grad=True)\nb = x.clone()\nv = b[1:4]\n"
+        "v.data = torch.ones(2, 2)\nv.mul_(2)\nb.sum().backward()\nr = x.grad",
+        "tensor([2., 2., 2., 2., 1., 1.])"),
+    "gradient through a view": (
+        "x = torch.arange(12., requires_grad=True)\nb = x.clone().reshape(3, 4)\n"
+        "v = b.t()[1:, ::2]\nv.mul_(2)\nb.sum().backward()\nr = (x.grad, v.storage_offset())",
+        "(tensor([1., 2., 2., 2., 1., 1., 1., 1., 1., 2., 2., 2.]), 1)"),
+}
+
+
+@pytest.mark.parametrize("source, expected", DATA_SWAPS.values(), ids=DATA_SWAPS.keys())
+def test_a_data_swap_on_a_view_behaves_as_in_pytorch(attack, source, expected):
+    attack.session.run(source)
+    assert attack.session.run("repr(r)") == expected
+
+
+def test_a_swapped_view_that_overruns_its_base_is_an_error_not_a_wild_write(attack):
+    attack.session.run("b = torch.arange(6., requires_grad=True).clone()\nv = b[1:4]\n"
+                       "keep = torch.zeros(1000)\nv.data = torch.ones(300000)")
+    # (PyTorch raises the same error, at backward rather than here)
+    assert headline(attack.error("v.mul_(2)")) == (
+        "RuntimeError: setStorage: sizes [300000], strides [1], storage offset 0, and itemsize 4 "
+        "requiring a storage size of 1200000 are out of bounds for storage of size 24")
+    assert attack.session.run("keep.sum().item()") == 0
+    assert attack.survives()
+
+
+def test_data_of_another_dtype_on_a_tensor_that_requires_grad_is_refused(attack):
+    assert headline(attack.error("x.data = torch.ones(2, dtype=torch.int64)")) == (
+        "RuntimeError: data set to a tensor that requires gradients must be floating point or "
+        "complex dtype")
+
+
+def test_positions_read_only_elements_of_the_base():
+    """A view whose memory lies inside its base's extent but between its elements (a base over
+    every other element of an array, a view over the others) is read by its own geometry."""
+    import gradcli as torch
+    from gradcli.engine.storage import geometry, positions
+    root = np.arange(10.)
+    base = root[::2]
+    assert geometry(root[1::2], base) is None
+    assert positions(root[2:7:2], base).tolist() == [1, 2, 3]
+    assert positions(root[1::2][:2], base).tolist() == [1, 3]   # (own storage: offset 1, stride 2)
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        positions(np.arange(12.)[::2], np.arange(3.))
+    bad = np.zeros(3, [("a", "f8"), ("b", "f4")])["b"][::-1]
+    with pytest.raises(ValueError, match="negative"):
+        torch.from_numpy(bad)
+    with pytest.raises(ValueError, match="not a multiple of the element byte size"):
+        torch.from_numpy(np.zeros(3, [("a", "f8"), ("b", "f4"), ("c", "i1")])["b"])
