@@ -219,6 +219,24 @@ def numpy_method(method):
 
 
 SETTABLE_TYPES = set()    # Tensor and FunctionCtx, filled by static_builtins
+# A tensor's attributes that PyTorch does not let a program set (AttributeError: attribute
+# 'grad_fn' of 'torch._C.TensorBase' objects is not writable), and the engine's own state that
+# has a public name here (requires_grad_flag); static_builtins adds every read-only property
+# and slot of the Tensor class.
+TENSOR_READ_ONLY = {"T", "mT", "H", "mH", "device", "dtype", "grad_fn", "is_cuda", "is_leaf",
+                    "itemsize", "layout", "nbytes", "ndim", "output_nr", "retains_grad",
+                    "shape", "requires_grad_flag", "is_sparse", "is_quantized", "is_meta"}
+
+
+def _read_only_tensor_attributes(tensor_class):
+    found = set(TENSOR_READ_ONLY)
+    for name in dir(tensor_class):
+        attribute = inspect.getattr_static(tensor_class, name, None)
+        if name[0] != "_" and (isinstance(attribute, types.MemberDescriptorType) or
+                               isinstance(attribute, property) and attribute.fset is None):
+            found.add(name)
+    found -= {"data", "grad", "requires_grad", "name"}
+    return frozenset(found)
 
 
 def _may_set_attributes(obj):
@@ -228,12 +246,16 @@ def _may_set_attributes(obj):
         return True
     if isinstance(obj, type):
         return obj in PROGRAM_CLASSES
-    return isinstance(obj, types.FunctionType) and not (obj.__module__ or "").startswith(
-        ("gradcli", "numpy"))
+    return _is_program_function(obj)
 
 
 def store_target(obj, name):
-    """obj itself, if a program may set (or delete) its attribute `name`."""
+    """obj itself, if a program may set (or delete) its attribute `name`: a tensor (but not
+    what PyTorch keeps read-only), a function context, an object, class or function of the
+    program."""
+    if name in TENSOR_READ_ONLY and isinstance(obj, ENGINE_CLASSES["Tensor"]):
+        raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not "
+                             f"writable")
     if type(obj) in SETTABLE_TYPES or _may_set_attributes(obj):
         return obj
     kind = "module" if isinstance(obj, Facade) else f"'{type(obj).__name__}' object"
@@ -551,7 +573,9 @@ def static_builtins():
     for unchecked in UNCHECKED_OPERANDS.values():
         unchecked.add(Tensor)
     SETTABLE_TYPES.update((Tensor, FunctionCtx))
-    ENGINE_CLASSES.update(Node=Node, FunctionCtx=FunctionCtx, OpNode=OpNode)
+    ENGINE_CLASSES.update(Node=Node, FunctionCtx=FunctionCtx, OpNode=OpNode, Tensor=Tensor)
+    global TENSOR_READ_ONLY
+    TENSOR_READ_ONLY = _read_only_tensor_attributes(Tensor)
     OPAQUE_TYPES.update(_op_table_types() | {MathStyle, BuiltinOrOp})
     limits.apply_element_limit()
     names = dict(bare_names())

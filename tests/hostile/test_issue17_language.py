@@ -251,3 +251,48 @@ def test_positions_read_only_elements_of_the_base():
         torch.from_numpy(bad)
     with pytest.raises(ValueError, match="not a multiple of the element byte size"):
         torch.from_numpy(np.zeros(3, [("a", "f8"), ("b", "f4"), ("c", "i1")])["b"])
+
+
+# ---------------------------------------------------------------------- 5. errors never raise
+
+def test_the_repl_survives_a_key_whose_repr_fails():
+    lines = piped("x = ones(1)\nx.grad_fn = 5\nd = {}\nd[x]\nprint('alive')\n")
+    assert lines == ["AttributeError: attribute 'grad_fn' of 'torch._C.TensorBase' objects is "
+                     "not writable", "KeyError: tensor([1.])", "alive"]
+
+
+class _BadRepr:
+    def __repr__(self):
+        raise AttributeError("'int' object has no attribute 'name'")
+
+    def __hash__(self):
+        return 1
+
+
+def test_converting_an_error_whose_text_fails_never_raises(attack):
+    attack.session.namespace["k"] = _BadRepr()
+    assert headline(attack.error("d = {}\nd[k]")) == "KeyError: <exception str() failed>"
+    assert attack.survives()
+
+
+def test_the_piped_repl_process_survives_a_failing_error_text():
+    code, out, err = gradcli("repl", input="x = ones(1)\nx.grad_fn = 5\nd = {}\nd[x]\n1 + 1\n")
+    assert "Traceback" not in out + err and out.splitlines()[-1] == "2", out + err
+
+
+READ_ONLY = ["grad_fn", "is_leaf", "shape", "dtype", "T", "requires_grad_flag", "retains_grad",
+             "device", "ndim"]
+
+
+@pytest.mark.parametrize("name", READ_ONLY)
+def test_what_pytorch_keeps_read_only_a_program_cannot_set(attack, name):
+    assert headline(attack.error(f"x.{name} = 5")) == (
+        f"AttributeError: attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
+    assert headline(attack.error(f"del x.{name}")).startswith("AttributeError: attribute")
+
+
+def test_what_pytorch_lets_a_program_set_it_still_may(attack):
+    assert attack.session.run("w = torch.ones(2)\nw.note = 'mine'\nw.requires_grad = True\n"
+                              "w.grad = torch.zeros(2)\nw.data = torch.ones(2) * 3\n"
+                              "(w.note, w.requires_grad, w.grad.tolist(), w.tolist())") == (
+        "mine", True, [0.0, 0.0], [3.0, 3.0])
