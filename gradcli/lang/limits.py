@@ -199,6 +199,18 @@ def check_format_spec(spec):
                          limit_note(f"{MAX_WIDTH:,}", "GRADCLI_MAX_WIDTH"))
 
 
+def check_print_options(precision, linewidth):
+    """torch.set_printoptions: a precision past a thousandth of the width limit (each of the
+    thousand elements a tensor shows would be that long), a line width past the width limit."""
+    if isinstance(precision, (int, float)) and precision > MAX_WIDTH // 1000:
+        raise ValueError("print precision too large " + limit_note(
+            f"{MAX_WIDTH // 1000:,} digits, a thousandth of GRADCLI_MAX_WIDTH",
+            "GRADCLI_MAX_WIDTH"))
+    if isinstance(linewidth, (int, float)) and linewidth > MAX_WIDTH:
+        raise ValueError("print line width too large " + limit_note(f"{MAX_WIDTH:,}",
+                                                                  "GRADCLI_MAX_WIDTH"))
+
+
 TEXT = (str, bytes, bytearray)
 SEQUENCES = (str, bytes, bytearray, list, tuple)
 
@@ -278,6 +290,20 @@ def check_pow(a, b):
             raise int_too_large()
     else:
         check_arrays(a, b)
+
+
+# pow(b, e, m) costs about 1e-10 s * (bits of e) * (bits of m) ** 1.585 (CPython's Karatsuba
+# multiplication; 0.15 s for two 4096-bit numbers), all of it in C that no timeout interrupts:
+# a program may ask for about two seconds of it.
+MODULAR_POW_WORK = 2e10
+
+
+def check_modular_pow(exp, mod):
+    if type(exp) is int and type(mod) is int:
+        exp_bits, mod_bits = abs(exp).bit_length(), abs(mod).bit_length()
+        if exp_bits * mod_bits ** 1.585 > MODULAR_POW_WORK:
+            raise OverflowError(f"pow() of a {exp_bits:,}-bit exponent modulo a {mod_bits:,}-bit "
+                                f"number would run for minutes")
 
 
 def check_mod(a, b):

@@ -7,7 +7,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .limits import check_array_size, check_dtypes, check_int_arguments, check_numpy_result
+from .limits import (check_array_size, check_dtypes, check_int_arguments, check_numpy_result,
+                     check_print_options)
 
 DENIED_TORCH_NAMES = {"set_element_limit"}   # programs must not lift their own limits
 
@@ -54,6 +55,22 @@ class LazyFacade(Facade):
 
 # ---------------------------------------------------------------------- torch
 
+def _checked_printoptions(set_printoptions):
+    """torch.set_printoptions, refusing a precision or line width whose output would be many
+    megabytes per tensor (`precision=10**7`)."""
+    def checked(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
+                sci_mode=None):
+        check_print_options(precision, linewidth)
+        return set_printoptions(precision, threshold, edgeitems, linewidth, profile, sci_mode)
+    checked.__name__ = checked.__qualname__ = "set_printoptions"
+    checked.__doc__ = set_printoptions.__doc__
+    return checked
+
+
+# engine functions that programs get with a size check: name -> wrapper maker
+CHECKED_TORCH_NAMES = {"set_printoptions": _checked_printoptions}
+
+
 def _engine_facade(module, name):
     """A facade of an engine module: its __all__ (else its public names), submodules nested."""
     members = {}
@@ -61,6 +78,8 @@ def _engine_facade(module, name):
         if attr in DENIED_TORCH_NAMES or not hasattr(module, attr):
             continue
         value = getattr(module, attr)
+        if attr in CHECKED_TORCH_NAMES and callable(value):
+            value = CHECKED_TORCH_NAMES[attr](value)
         if type(value).__name__ == "module":
             if not value.__name__.startswith("gradcli."):
                 continue

@@ -10,6 +10,7 @@ values, and nothing else: no dunder attribute, no frame, no module other than th
 import builtins
 import functools
 import inspect
+import math
 import operator
 import re
 import types
@@ -117,6 +118,13 @@ def _unusual_getattr(obj, name):
         return _checked_arguments(getattr(obj, name))
     if name == "sort" and (isinstance(obj, list) or obj is list):
         return _list_sort if obj is list else functools.partial(_list_sort, obj)
+    if isinstance(obj, (int, list)) or obj is int or obj is bool or obj is list:
+        cls = obj if isinstance(obj, type) else type(obj)
+        method = METERED_METHODS.get((list if issubclass(cls, list) else int, name))
+        if method is not None:
+            if name in CLASS_METHODS:
+                return functools.partial(method, cls)
+            return method if isinstance(obj, type) else functools.partial(method, obj)
     if isinstance(obj, UNSAFE_TYPES) or (_is_numpy(obj) and name not in NUMPY_ATTRIBUTES) or \
             _internal(obj, name):
         raise _not_available(obj, name)
@@ -317,9 +325,66 @@ def _join(separator, iterable):
     return separator.join(items)
 
 
+def _expandtabs(s, tabsize=8):
+    tab = "\t" if isinstance(s, str) else b"\t"
+    limits.check_items(len(s) + s.count(tab) * max(tabsize, 0))
+    return s.expandtabs(tabsize)
+
+
+def _translate(s, table, *args):
+    """str.translate: each character may become a string of the table (bytes' tables map a byte
+    to a byte)."""
+    if isinstance(s, str):
+        values = table.values() if isinstance(table, dict) else \
+            table if isinstance(table, (list, tuple)) else ()
+        longest = max((len(v) for v in values if isinstance(v, str)), default=1)
+        limits.check_items(len(s) * max(longest, 1))
+    return s.translate(table, *args)
+
+
+def _growing(name, factor):
+    """A method whose result has at most `factor` items per item of its receiver (str.upper:
+    'ﬃ' is 'FFI'; str.encode; bytes.hex)."""
+    def method(s, *args, **kwargs):
+        limits.check_items(len(s) * factor)
+        return getattr(s, name)(*args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+# The methods of str and bytes that can make a result longer than their receiver (by more than
+# a few items), each with its size check; every other method's result is at most a few items
+# longer than its receiver, and so stays within the limits the receiver met.
 STRING_METHODS = {"format": _format, "format_map": _format_map, "replace": _replace,
-                  "join": _join, **{name: _padding(name) for name in (
-                      "ljust", "rjust", "center", "zfill", "expandtabs")}}
+                  "join": _join, "expandtabs": _expandtabs, "translate": _translate,
+                  "encode": _growing("encode", 10), "hex": _growing("hex", 3),
+                  **{name: _growing(name, 3) for name in (
+                      "upper", "lower", "casefold", "title", "capitalize", "swapcase")},
+                  **{name: _padding(name) for name in ("ljust", "rjust", "center", "zfill")}}
+
+
+def _to_bytes(n, length=1, *args, **kwargs):
+    limits.check_items(kwargs.get("length", length))
+    return n.to_bytes(length, *args, **kwargs)
+
+
+def _from_bytes(cls, data, *args, **kwargs):
+    if isinstance(data, (bytes, bytearray)) and len(data) * 8 > limits.MAX_INT_BITS:
+        raise limits.int_too_large()
+    return cls.from_bytes(data, *args, **kwargs)
+
+
+def _list_extend(lst, iterable, /):
+    if hasattr(iterable, "__len__"):
+        limits.check_items(len(lst) + len(iterable))
+    lst.extend(iterable)
+
+
+# The like of STRING_METHODS for other builtin types: (defining class, name) -> function of the
+# receiver (or, for class methods, of the class).
+METERED_METHODS = {(int, "to_bytes"): _to_bytes, (int, "from_bytes"): _from_bytes,
+                   (list, "extend"): _list_extend}
+CLASS_METHODS = {"from_bytes"}
 
 
 def format_field(value, conversion, spec):
@@ -353,7 +418,18 @@ def _dtype(spec, *args, **kwargs):
 
 # Callables that a program may name but not call as they are: the raw ndarray constructor
 # (any buffer, strides and dtype), np.dtype outside the allow-list.
-REPLACED_CALLS = {id(np.ndarray): _raw_ndarray, id(np.dtype): _dtype}
+def safe_int(*args, **kwargs):
+    """int(): a string of digits in a power-of-two base (which Python's limit on digits leaves
+    alone) must not make an integer over the limit."""
+    if args and isinstance(args[0], limits.TEXT):
+        base = args[1] if len(args) > 1 else kwargs.get("base", 10)
+        bits_per_digit = math.log2(base) if isinstance(base, int) and base >= 2 else 6
+        if len(args[0]) * bits_per_digit > limits.MAX_INT_BITS + 64:
+            raise limits.int_too_large()
+    return int(*args, **kwargs)
+
+
+REPLACED_CALLS = {id(np.ndarray): _raw_ndarray, id(np.dtype): _dtype, id(int): safe_int}
 CALL_CHECKED_IDS = DENIED_IDS | frozenset(REPLACED_CALLS)
 
 
@@ -374,7 +450,7 @@ def checked_callable(func):
 def _checked_key(kwargs):
     key = kwargs.get("key")
     if key is not None:
-        checked_callable(key)
+        kwargs["key"] = checked_callable(key)
 
 
 def safe_map(function, iterable, /, *iterables):
@@ -401,17 +477,26 @@ def safe_max(*args, **kwargs):
 
 
 def safe_iter(obj, /, *sentinel):
-    if sentinel:
-        checked_callable(obj)
-    return iter(obj, *sentinel)
+    """iter(); with a sentinel, a generator (Python code, which Ctrl-C and the timeout can stop:
+    `list(iter(int, 1))` over Python's own callable iterator is an endless loop in C)."""
+    if not sentinel:
+        return iter(obj)
+    function, (stop,) = checked_callable(obj), sentinel
+
+    def calls():
+        while True:
+            value = function()
+            if value == stop:
+                return
+            yield value
+    return calls()
 
 
 def _checked_arguments(wrapped):
     """A class (property, classmethod, staticmethod) whose callable arguments are checked."""
     def make(*args, **kwargs):
-        for a in (*args, *kwargs.values()):
-            if a is not None:
-                checked_callable(a)
+        args = [a if a is None else checked_callable(a) for a in args]
+        kwargs = {k: v if v is None else checked_callable(v) for k, v in kwargs.items()}
         return wrapped(*args, **kwargs)
     make.__name__ = make.__qualname__ = wrapped.__name__
     return make
@@ -504,9 +589,17 @@ def safe_sum(iterable, /, start=0):
 
 def safe_pow(base, exp, mod=None):
     if mod is not None:
+        limits.check_modular_pow(exp, mod)
         return pow(base, exp, mod)
     limits.check_pow(base, exp)
     return pow(base, exp)
+
+
+def safe_round(number, ndigits=None):
+    """round(); an integer rounded to -n digits computes 10 ** n."""
+    if type(ndigits) is int and ndigits < 0 and isinstance(number, int):
+        limits.check_pow(10, -ndigits)
+    return round(number, ndigits)
 
 
 # ---------------------------------------------------------------------- imports and classes
@@ -581,7 +674,7 @@ def static_builtins():
     names = dict(bare_names())
     names.update({n: getattr(builtins, n) for n in SAFE_BUILTINS})
     names.update(range=safe_range, pow=safe_pow, format=safe_format, sum=safe_sum,
-                 **CALLING_BUILTINS)
+                 round=safe_round, **CALLING_BUILTINS)
     names.update(builtins_or_ops(names))
     names.update({guard: BINARY_GUARDS[op] for op, (guard, *_) in OPERATORS.items()})
     names.update({inplace_guard_name(guard): INPLACE_GUARDS[op]

@@ -296,3 +296,84 @@ def test_what_pytorch_lets_a_program_set_it_still_may(attack):
                               "w.grad = torch.zeros(2)\nw.data = torch.ones(2) * 3\n"
                               "(w.note, w.requires_grad, w.grad.tolist(), w.tolist())") == (
         "mine", True, [0.0, 0.0], [3.0, 3.0])
+
+
+# ---------------------------------------------------------------------- 7. every growth metered
+
+SEQUENCE_TOO_LONG = ("MemoryError: sequence too long (the limit is 10,000,000 items; set "
+                     "GRADCLI_MAX_ITEMS to raise it)")
+INT_TOO_LARGE = ("OverflowError: integer too large (the limit is 1,000,000 bits; set "
+                 "GRADCLI_MAX_INT_BITS to raise it)")
+GROWTH = {
+    "expandtabs": ("('\\t' * 10 ** 6).expandtabs(3000)", SEQUENCE_TOO_LONG),
+    "bytes expandtabs": ("('\\t' * 10 ** 6).encode().expandtabs(3000)", SEQUENCE_TOO_LONG),
+    "to_bytes": ("(1).to_bytes(3 * 10 ** 9, 'big')", SEQUENCE_TOO_LONG),
+    "to_bytes by keyword": ("(1).to_bytes(length=3 * 10 ** 9, byteorder='big')",
+                            SEQUENCE_TOO_LONG),
+    "translate": ("('a' * 10 ** 6).translate({97: 'x' * 3000})", SEQUENCE_TOO_LONG),
+    "translate with a list": ("('a' * 10 ** 6).translate(['x' * 3000] * 128)",
+                              SEQUENCE_TOO_LONG),
+    "upper": ("('\\ufb03' * 5 * 10 ** 6).upper()", SEQUENCE_TOO_LONG),
+    "encode": ("('a' * 2 * 10 ** 6).encode('unicode_escape')", SEQUENCE_TOO_LONG),
+    "hex": ("('a' * 10 ** 7).encode().hex()", SEQUENCE_TOO_LONG),
+    "str method through the class": ("str.upper('a' * 10 ** 7)", SEQUENCE_TOO_LONG),
+    "list extend doubling": ("k = [0]\nfor i in range(40):\n    k.extend(k)", SEQUENCE_TOO_LONG),
+    "hex literal": ("n = 0x" + "f" * 900_000, INT_TOO_LARGE),
+    "int of hex digits": ("int('f' * 10 ** 6, 16)", INT_TOO_LARGE),
+    "int of binary digits through map": ("list(map(int, ['1' * 2 * 10 ** 6], [2]))",
+                                         INT_TOO_LARGE),
+    "from_bytes": ("int.from_bytes(('a' * 10 ** 6).encode(), 'big')", INT_TOO_LARGE),
+    "round to huge negative digits": ("round(5, -10 ** 9)", INT_TOO_LARGE),
+    "modular pow": ("pow(3, 2 ** 999999 - 1, 2 ** 999999 - 5)",
+                    "OverflowError: pow() of a 999,999-bit exponent modulo a 999,999-bit number "
+                    "would run for minutes"),
+    "raw numpy array": ("np.ndarray((10 ** 9,), 'u1')", NDARRAY_REFUSED),
+    "object power": ("np.power(np.array([3], dtype='O'), 10 ** 7)", OBJECT_REFUSED),
+    "print precision": ("torch.set_printoptions(precision=10 ** 7)",
+                        "ValueError: print precision too large (the limit is 1,000 digits, a "
+                        "thousandth of GRADCLI_MAX_WIDTH; set GRADCLI_MAX_WIDTH to raise it)"),
+    "print width": ("set_printoptions(linewidth=10 ** 9)",
+                    "ValueError: print line width too large (the limit is 1,000,000; set "
+                    "GRADCLI_MAX_WIDTH to raise it)"),
+    "einsum output": ("a = torch.ones(1000)\ntorch.einsum('i,j,k,l->ijkl', a, a, a, a)",
+                      "RuntimeError: tensor of 1000000000000 elements exceeds the limit of "
+                      "100000000 elements (raise it with GRADCLI_MAX_ELEMENTS or "
+                      "gradcli.set_element_limit)"),
+    "positional numpy dtype": ("np.ones(10, 'U100000000')",
+                               "TypeError: NumPy dtype '<U100000000' is not available in "
+                               "gradcli programs (numeric and bool arrays only)"),
+}
+
+
+@pytest.mark.parametrize("source, expected", GROWTH.values(), ids=GROWTH.keys())
+def test_every_growing_operation_is_metered(attack, source, expected):
+    assert headline(attack.error(source)) == expected
+    assert attack.survives()
+
+
+def test_an_endless_callable_iterator_is_python_code_that_the_timeout_stops(attack):
+    assert attack.error("list(iter(int, 1))", timeout=0.3).type_name == "TimeoutError"
+
+
+WITHIN_LIMITS = {
+    "'a\\tb'.expandtabs(4)": "a   b",
+    "(258).to_bytes(2, 'big')": b"\x01\x02",
+    "int.from_bytes((258).to_bytes(2, 'big'), 'big')": 258,
+    "'abc'.translate({97: 'xy'})": "xybc",
+    "'straße'.upper()": "STRASSE",
+    "'é'.encode()": b"\xc3\xa9",
+    "k = [1]\nk.extend([2, 3])\nk.extend(range(2))\nk": [1, 2, 3, 0, 1],
+    "int('ff', 16) + int('12') + int(2.5) + int(' 7 ')": 276,
+    "round(1234, -2)": 1200,
+    "round(2.675, 2)": 2.67,
+    "pow(3, 2 ** 100 - 1, 2 ** 2048 - 5) % 1000": pow(3, 2 ** 100 - 1, 2 ** 2048 - 5) % 1000,
+    "0xff + 0b101": 260,
+    "isinstance(3, int) and isinstance(True, int)": True,
+    "list(iter([1, 2]))": [1, 2],
+    "v = [1, 2, 3]\nlist(iter(lambda: v.pop(), 1))": [3, 2],
+}
+
+
+@pytest.mark.parametrize("source, expected", WITHIN_LIMITS.items(), ids=WITHIN_LIMITS.keys())
+def test_growing_operations_within_the_limits_work(attack, source, expected):
+    assert attack.session.run(source) == expected
