@@ -34,7 +34,9 @@ def statements(lines, is_complete):
     """Group input lines (without newlines) into statements as the interactive interpreter
     reads them."""
     buffer = []
-    for line in lines:
+    for number, line in enumerate(lines):
+        if number == 0 and line.startswith("\ufeff"):  # a byte order mark, as Python skips it
+            line = line[1:]
         blank = not line.strip() or line.lstrip().startswith("#")
         if buffer and is_compound(buffer[0]):
             source = "\n".join(buffer)

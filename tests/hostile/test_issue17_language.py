@@ -377,3 +377,36 @@ WITHIN_LIMITS = {
 @pytest.mark.parametrize("source, expected", WITHIN_LIMITS.items(), ids=WITHIN_LIMITS.keys())
 def test_growing_operations_within_the_limits_work(attack, source, expected):
     assert attack.session.run(source) == expected
+
+
+# ---------------------------------------------------------------------- 8. smaller
+
+def test_identifiers_are_nfkc_normalised_as_python_does(attack):
+    assert attack.session.run("ｘ = 2\ndef ｆ(ａ=1):\n    return ａ\n(x, f(a=5), ｐｒｉｎｔ is print)") \
+        == (2, 5, True)
+    assert piped("ｐｒｉｎｔ(1)\n") == ["1"]
+
+
+def test_a_byte_order_mark_at_the_start_is_skipped(attack, tmp_path):
+    assert attack.session.run("\ufeffx = 3\nx") == 3
+    assert piped("\ufeffif 1:\n    print(5)\n\n") == ["5"]
+    path = tmp_path / "bom.grad"
+    path.write_bytes(b"\xef\xbb\xbfprint(1)\n")
+    assert gradcli("run", str(path))[:2] == (0, "1\n")
+
+
+def test_a_null_byte_gets_pythons_message(attack):
+    error = attack.error("x = 1\nprint(1)\0\n")
+    assert error.format()[0] == "SyntaxError: source code cannot contain null bytes (line 2, " \
+                                "column 9)"
+    assert piped("print(1)\0\n1 + 1\n")[0].startswith("SyntaxError: source code cannot contain "
+                                                      "null bytes")
+
+
+@pytest.mark.parametrize("target", ["math.factorial", "np.zeros", "torch.exp", "len", "exp",
+                                    "np.random.seed", "torch.Tensor"])
+def test_only_the_programs_own_functions_take_attributes(attack, target):
+    assert headline(attack.error(f"{target}.x = 1")).startswith(
+        "AttributeError: cannot set attribute 'x' of ")
+    attack.session.run("def mine():\n    pass\nmine.x = 1")
+    assert attack.session.run("mine.x") == 1
