@@ -410,3 +410,54 @@ def test_only_the_programs_own_functions_take_attributes(attack, target):
         "AttributeError: cannot set attribute 'x' of ")
     attack.session.run("def mine():\n    pass\nmine.x = 1")
     assert attack.session.run("mine.x") == 1
+
+
+# ---------------------------------------------------------------------- 6. linear grouping
+
+def _parsed_characters(lines):
+    """(statements, characters handed to the parser) when grouping lines."""
+    from gradcli.lang.parser import is_complete
+    seen = []
+
+    def counting(source):
+        seen.append(len(source))
+        return is_complete(source)
+    from gradcli.lang.console import statements
+    return list(statements(lines, counting)), sum(seen)
+
+
+def _literal(n, indent="    "):
+    return ["x = ["] + [f"{indent}{i}.5,  # ({i}" for i in range(n)] + ["]"]
+
+
+@pytest.mark.parametrize("indent", ["    ", ""])
+def test_grouping_a_long_literal_parses_a_linear_amount(indent):
+    small, small_work = _parsed_characters(_literal(2_000, indent))
+    large, large_work = _parsed_characters(_literal(8_000, indent))
+    assert len(small) == len(large) == 1
+    assert large_work < 5 * small_work            # (quadratic: 16 times)
+    assert large_work < 4 * len(large[0])
+
+
+def test_grouping_a_long_literal_in_a_function_is_linear():
+    lines = ["def f():", "    y = ["] + [f"{i}," for i in range(8_000)] + ["]", "    return y",
+                                                                            "", "f()"]
+    grouped, work = _parsed_characters(lines)
+    assert len(grouped) == 2 and work < 4 * len(grouped[0])
+
+
+def test_short_statements_group_as_before():
+    lines = ["x = [1,", "", "2]", "y = (1 +", "2", ")", "s = '''a", "", "b'''", "z = [1, 2 3,",
+             "print(5)", "if x:", "    w = [", "1]", "", "t = 1 \\", "+ 2"]
+    assert _parsed_characters(lines)[0] == [
+        "x = [1,\n\n2]", "y = (1 +\n2\n)", "s = '''a\n\nb'''", "z = [1, 2 3,", "print(5)",
+        "if x:\n    w = [\n1]", "t = 1 \\\n+ 2"]
+
+
+def test_a_ten_thousand_line_literal_through_the_piped_repl_is_quick():
+    import time
+    source = "\n".join(_literal(10_000)) + "\nlen(x)\n"
+    start = time.perf_counter()
+    code, out, err = gradcli("repl", input=source)
+    assert (code, out, err) == (0, "10000\n", "")
+    assert time.perf_counter() - start < 10   # (2 s on an idle machine; was minutes)
