@@ -190,3 +190,11 @@ RAW_SAVED_NONE = "Calling register_hooks on a saved tensor with value None is fo
 RAW_SAVED_OUTPUT_UNPACK = ("Trying to use a saved tensor that has been detached in-place, i.e. "
                            "with .detach_().This is not supported, please use out-of-place "
                            "`.detach()` instead")
+DATA_SET_NOT_FLOATING = ("data set to a tensor that requires gradients must be floating point or "
+                         "complex dtype")
+FROM_NUMPY_NEGATIVE_STRIDES = (
+    "At least one stride in the given numpy array is negative, and tensors with negative "
+    "strides are not currently supported. (You can probably work around this by making a copy "
+    "of your array  with array.copy().) ")
+FROM_NUMPY_STRIDES_NOT_MULTIPLE = ("given numpy array strides not a multiple of the element byte "
+                                   "size. Copy the numpy array to reallocate the memory.")

@@ -318,6 +318,8 @@ class Tensor(metaclass=TorchClass):
     def data(self, value):
         if not isinstance(value, Tensor):
             raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+        if self.requires_grad_flag and value._data.dtype.kind not in "fc":
+            raise RuntimeError(messages.DATA_SET_NOT_FLOATING)
         self._data = value._data
 
     # ------------------------------------------------------------------ forward-mode AD
@@ -385,12 +387,14 @@ class Tensor(metaclass=TorchClass):
         return strided
 
     def storage_offset(self):
-        """Where the tensor starts in its base's storage, in elements (0 for a base)."""
+        """Where the tensor starts in its base's storage, in elements (0 for a base); for a
+        view whose data (or whose base's data) was replaced, in its own storage."""
         base = self._base
         if base is None:
             return 0
-        start = self._data.__array_interface__["data"][0]
-        return (start - base._data.__array_interface__["data"][0]) // self._data.itemsize
+        from .storage import geometry, own_geometry
+        found = geometry(self._data, base._data)
+        return (found if found is not None else own_geometry(self._data))[0]
 
     @property
     def itemsize(self):

@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 from .lalr import Token, Tree
 
-from . import parser
+from . import limits, parser
 from .errors import ProgramError, too_deep
 from .limits import compile_recursion
 
@@ -419,6 +419,9 @@ class Builder:
             value = python_ast.literal_eval(str(token))
         except (ValueError, SyntaxError) as e:
             raise ProgramError("SyntaxError", str(e), token.line, token.column) from None
+        if type(value) is int and value.bit_length() > limits.MAX_INT_BITS:  # (0xfff...f)
+            raise ProgramError("OverflowError", str(limits.int_too_large()), token.line,
+                               token.column)
         return Constant(value, line=token.line, col=token.column)
 
     def strings(self, meta, tokens):

@@ -366,8 +366,12 @@ class Lowering:
         finally:
             self.scope_depth -= 1
 
+    def decorators(self, nodes):
+        """`@d` calls d(function) as `f(x)` calls f: through `_callable(d)`."""
+        return [self.at(_guard("_callable", self.expr(d)), d) for d in nodes]
+
     def stmt_FunctionDef(self, node, top):
-        decorators = self.exprs(node.decorators)
+        decorators = self.decorators(node.decorators)
         args = self.arguments(node.params)
         returns = self.expr(node.returns)
         body = self.in_scope(lambda: self.nested(node.body))
@@ -375,7 +379,7 @@ class Lowering:
                                decorator_list=decorators, returns=returns, type_comment=None)]
 
     def stmt_ClassDef(self, node, top):
-        decorators = self.exprs(node.decorators)
+        decorators = self.decorators(node.decorators)
         bases = self.exprs(node.bases)
         keywords = [self.at(py.keyword(arg=k.arg and self.name(k.arg, k),
                                        value=self.expr(k.value)), k) for k in node.keywords]

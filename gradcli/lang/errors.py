@@ -70,4 +70,14 @@ def from_exception(exc, line=None, column=None):
     if isinstance(exc, RecursionError):
         from .limits import recursion_message
         return ProgramError("RecursionError", recursion_message(), line, column)
-    return ProgramError(type(exc).__name__, str(exc), line, column)
+    return ProgramError(type(exc).__name__, exception_message(exc), line, column)
+
+
+def exception_message(exc):
+    """str(exc), which never raises: a KeyError's text is the repr of its key, which may fail
+    (Python then prints `<exception str() failed>` too)."""
+    try:
+        message = str(exc)
+        return message if type(message) is str else "<exception str() failed>"
+    except Exception:
+        return "<exception str() failed>"

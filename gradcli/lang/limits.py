@@ -140,17 +140,55 @@ def source_too_long(n):
                        limit_note(f"{MAX_SOURCE:,}", "GRADCLI_MAX_SOURCE"))
 
 
-def check_dtypes(values):
-    """Refuse NumPy dtypes (given as strings, dtypes or scalar types) of huge elements."""
+# The NumPy dtypes a program may make arrays of: bool, integers, floats and complex numbers
+# (PyTorch snippets need no other).  Object arrays hold pointers that a program could forge
+# through an integer view of the same memory; strings, bytes, structured, void and datetime
+# dtypes have no place in a gradient calculator.
+ALLOWED_DTYPE_KINDS = frozenset("biufc")
+
+
+def dtype_refused(dtype):
+    return TypeError(f"NumPy dtype {str(dtype)!r} is not available in gradcli programs "
+                     f"(numeric and bool arrays only)")
+
+
+def check_dtypes(values, dtypes=()):
+    """Refuse NumPy dtypes outside the allow-list, or of huge elements: each of `dtypes` (the
+    `dtype=` arguments), and each of `values` (positional arguments) that is a string, a dtype
+    or a class.  A value that is no dtype at all (`np.linalg.norm(a, "fro")`) is left to the
+    function."""
     for v in values:
-        if isinstance(v, (str, np.dtype)) or (isinstance(v, type) and issubclass(v, np.generic)):
-            try:
-                itemsize = np.dtype(v).itemsize
-            except TypeError:
-                continue
-            if itemsize > MAX_ITEMSIZE:
-                raise MemoryError(f"dtype {v!r} is too large " + limit_note(
-                    f"{MAX_ITEMSIZE} bytes per element", "GRADCLI_MAX_ITEMSIZE"))
+        if isinstance(v, (str, np.dtype, type)):
+            check_dtype(v)
+    for v in dtypes:
+        if v is not None:
+            check_dtype(v)
+
+
+def check_dtype(v):
+    try:
+        dtype = np.dtype(v)
+    except (TypeError, ValueError, SyntaxError):
+        return
+    if dtype.kind not in ALLOWED_DTYPE_KINDS or dtype.fields is not None or \
+            dtype.subdtype is not None:
+        raise dtype_refused(dtype)
+    if dtype.itemsize > MAX_ITEMSIZE:
+        raise MemoryError(f"dtype {v!r} is too large " + limit_note(
+            f"{MAX_ITEMSIZE} bytes per element", "GRADCLI_MAX_ITEMSIZE"))
+
+
+def check_numpy_result(value):
+    """value itself, unless it is (or holds, as a tuple) a NumPy array or scalar of a dtype
+    outside the allow-list (`np.array([len])`, `a * [2 ** 100]`: object arrays)."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        if value.dtype.kind not in ALLOWED_DTYPE_KINDS:
+            raise dtype_refused(value.dtype)
+    elif type(value) is tuple:
+        for item in value:
+            if isinstance(item, (np.ndarray, np.generic)):
+                check_numpy_result(item)
+    return value
 
 
 def check_format_spec(spec):
@@ -159,6 +197,18 @@ def check_format_spec(spec):
     if any(len(d) > digits or int(d) > MAX_WIDTH for d in NUMBER.findall(spec)):
         raise ValueError("format width or precision too large " +
                          limit_note(f"{MAX_WIDTH:,}", "GRADCLI_MAX_WIDTH"))
+
+
+def check_print_options(precision, linewidth):
+    """torch.set_printoptions: a precision past a thousandth of the width limit (each of the
+    thousand elements a tensor shows would be that long), a line width past the width limit."""
+    if isinstance(precision, (int, float)) and precision > MAX_WIDTH // 1000:
+        raise ValueError("print precision too large " + limit_note(
+            f"{MAX_WIDTH // 1000:,} digits, a thousandth of GRADCLI_MAX_WIDTH",
+            "GRADCLI_MAX_WIDTH"))
+    if isinstance(linewidth, (int, float)) and linewidth > MAX_WIDTH:
+        raise ValueError("print line width too large " + limit_note(f"{MAX_WIDTH:,}",
+                                                                  "GRADCLI_MAX_WIDTH"))
 
 
 TEXT = (str, bytes, bytearray)
@@ -240,6 +290,20 @@ def check_pow(a, b):
             raise int_too_large()
     else:
         check_arrays(a, b)
+
+
+# pow(b, e, m) costs about 1e-10 s * (bits of e) * (bits of m) ** 1.585 (CPython's Karatsuba
+# multiplication; 0.15 s for two 4096-bit numbers), all of it in C that no timeout interrupts:
+# a program may ask for about two seconds of it.
+MODULAR_POW_WORK = 2e10
+
+
+def check_modular_pow(exp, mod):
+    if type(exp) is int and type(mod) is int:
+        exp_bits, mod_bits = abs(exp).bit_length(), abs(mod).bit_length()
+        if exp_bits * mod_bits ** 1.585 > MODULAR_POW_WORK:
+            raise OverflowError(f"pow() of a {exp_bits:,}-bit exponent modulo a {mod_bits:,}-bit "
+                                f"number would run for minutes")
 
 
 def check_mod(a, b):

@@ -7,7 +7,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .limits import check_array_size, check_dtypes, check_int_arguments
+from .limits import (check_array_size, check_dtypes, check_int_arguments, check_numpy_result,
+                     check_print_options)
 
 DENIED_TORCH_NAMES = {"set_element_limit"}   # programs must not lift their own limits
 
@@ -54,6 +55,22 @@ class LazyFacade(Facade):
 
 # ---------------------------------------------------------------------- torch
 
+def _checked_printoptions(set_printoptions):
+    """torch.set_printoptions, refusing a precision or line width whose output would be many
+    megabytes per tensor (`precision=10**7`)."""
+    def checked(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
+                sci_mode=None):
+        check_print_options(precision, linewidth)
+        return set_printoptions(precision, threshold, edgeitems, linewidth, profile, sci_mode)
+    checked.__name__ = checked.__qualname__ = "set_printoptions"
+    checked.__doc__ = set_printoptions.__doc__
+    return checked
+
+
+# engine functions that programs get with a size check: name -> wrapper maker
+CHECKED_TORCH_NAMES = {"set_printoptions": _checked_printoptions}
+
+
 def _engine_facade(module, name):
     """A facade of an engine module: its __all__ (else its public names), submodules nested."""
     members = {}
@@ -61,6 +78,8 @@ def _engine_facade(module, name):
         if attr in DENIED_TORCH_NAMES or not hasattr(module, attr):
             continue
         value = getattr(module, attr)
+        if attr in CHECKED_TORCH_NAMES and callable(value):
+            value = CHECKED_TORCH_NAMES[attr](value)
         if type(value).__name__ == "module":
             if not value.__name__.startswith("gradcli."):
                 continue
@@ -71,6 +90,9 @@ def _engine_facade(module, name):
 
 # ---------------------------------------------------------------------- numpy
 
+# (ndarray is there for isinstance: calling it, the raw constructor that takes any buffer,
+# strides and dtype, is refused by the sandbox, as is calling dtype with a dtype outside the
+# allow-list: see limits.ALLOWED_DTYPE_KINDS)
 NUMPY_VALUES = ["pi", "e", "inf", "nan", "newaxis", "ndarray", "float16", "float32", "float64",
                 "int8", "int16", "int32", "int64", "uint8", "bool_", "complex64", "complex128",
                 "dtype"]
@@ -138,36 +160,43 @@ RANDOM_SIZES = {
 }
 
 
-def _sized(fn, size_of):
-    """fn, refusing to build an array over the element limit."""
+def _checked(fn, check=None):
+    """fn, whose dtype arguments (`dtype=` and any positional dtype) must be on the allow-list,
+    as must its result's dtype (`np.array([len])` would be an object array); `check(*args,
+    **kwargs)` refuses a result too large before fn builds it."""
     def call(*args, **kwargs):
-        check_dtypes((*args, *kwargs.values()))
-        check_array_size(size_of(*args, **kwargs))
-        return fn(*args, **kwargs)
+        check_dtypes(args, (kwargs["dtype"],) if "dtype" in kwargs else ())
+        if check is not None:
+            check(*args, **kwargs)
+        return check_numpy_result(fn(*args, **kwargs))
     call.__name__ = call.__qualname__ = fn.__name__
     call.__doc__ = fn.__doc__
     return call
+
+
+def _sized(fn, size_of):
+    """fn, refusing to build an array over the element limit."""
+    return _checked(fn, lambda *args, **kwargs: check_array_size(size_of(*args, **kwargs)))
+
+
+def _broadcast_size(*args, **kwargs):
+    shapes = [np.shape(a) for a in args if isinstance(a, (np.ndarray, list, tuple))]
+    if len(shapes) > 1:
+        try:
+            check_array_size(_numel(np.broadcast_shapes(*shapes)))
+        except ValueError:
+            pass  # shapes that do not broadcast: fn reports it
 
 
 def _broadcasting(fn):
     """fn of array arguments, refusing a broadcast result over the element limit."""
-    def call(*args, **kwargs):
-        check_dtypes(kwargs.values())
-        shapes = [np.shape(a) for a in args if isinstance(a, (np.ndarray, list, tuple))]
-        if len(shapes) > 1:
-            try:
-                check_array_size(_numel(np.broadcast_shapes(*shapes)))
-            except ValueError:
-                pass  # shapes that do not broadcast: fn reports it
-        return fn(*args, **kwargs)
-    call.__name__ = call.__qualname__ = fn.__name__
-    call.__doc__ = fn.__doc__
-    return call
+    return _checked(fn, _broadcast_size)
 
 
 def _numpy_random_members():
-    random = {name: getattr(np.random, name) for name in NUMPY_RANDOM}
-    random.update({name: _sized(random[name], size) for name, size in RANDOM_SIZES.items()})
+    random = {name: _checked(getattr(np.random, name)) for name in NUMPY_RANDOM}
+    random.update({name: _sized(getattr(np.random, name), size)
+                   for name, size in RANDOM_SIZES.items()})
     return random
 
 
@@ -177,7 +206,8 @@ def _numpy_facade():
     members.update({name: _sized(getattr(np, name), size)
                     for name, size in CONSTRUCTOR_SIZES.items()})
     members["random"] = LazyFacade("numpy.random", _numpy_random_members)
-    members["linalg"] = Facade("numpy.linalg", {n: getattr(np.linalg, n) for n in NUMPY_LINALG})
+    members["linalg"] = Facade("numpy.linalg", {n: _checked(getattr(np.linalg, n))
+                                                     for n in NUMPY_LINALG})
     return Facade("numpy", members)
 
 

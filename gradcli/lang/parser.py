@@ -8,6 +8,7 @@ is built at import."""
 import os
 import re
 import sys
+import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
@@ -19,6 +20,7 @@ GRAMMAR_FILE = "gradcli.lark"
 RESERVED = frozenset({"async", "await", "except", "finally", "global", "nonlocal", "raise",
                       "try", "yield"})
 TAB_SIZE = 8
+BOM = "\ufeff"
 OPEN = {"LPAR": "(", "LSQB": "[", "LBRACE": "{"}
 CLOSE = {"RPAR": "(", "RSQB": "[", "RBRACE": "{"}
 TRIPLE_QUOTE = re.compile(r"[a-zA-Z]{0,2}('''|\"\"\")")
@@ -186,8 +188,13 @@ class Indenter:
             if not seen and token.column > 1:
                 raise ProgramError("IndentationError", "unexpected indent", token.line,
                                    token.column)
-            if kind == "NAME" and token.value in RESERVED:
-                raise ProgramError("SyntaxError", "invalid syntax", token.line, token.column)
+            if kind == "NAME":
+                if not token.value.isascii():  # Python's identifiers are NFKC-normalised
+                    token = Token.new_borrow_pos(
+                        "NAME", unicodedata.normalize("NFKC", token.value), token)
+                if token.value in RESERVED:
+                    raise ProgramError("SyntaxError", "invalid syntax", token.line,
+                                       token.column)
             seen = True
             if kind in CLOSE:
                 _close_bracket(brackets, token)
@@ -234,6 +241,14 @@ def parse(source, start="module"):
     The tree is shared with earlier parses of the same source: treat it as read-only."""
     if len(source) > limits.MAX_SOURCE:
         raise ProgramError("MemoryError", str(limits.source_too_long(len(source))))
+    if source.startswith(BOM):  # (a UTF-8 file's byte order mark, which Python skips)
+        source = source[1:]
+    if "\0" in source:
+        before = source[:source.index("\0")]
+        line = before.count("\n") + 1
+        raise ProgramError("SyntaxError", "source code cannot contain null bytes", line,
+                           len(before) - before.rfind("\n"),
+                           source.split("\n")[line - 1].replace("\0", ""))
     text = source if source.endswith("\n") else source + "\n"
     if len(text) <= CACHED_SOURCE:
         return _cached_parse(text, start)

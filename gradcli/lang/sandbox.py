@@ -10,11 +10,14 @@ values, and nothing else: no dunder attribute, no frame, no module other than th
 import builtins
 import functools
 import inspect
+import math
 import operator
 import re
 import types
 import weakref
 from _string import formatter_field_name_split
+
+import numpy as np
 
 from . import limits
 from .namespace import Facade, bare_names, modules
@@ -26,12 +29,17 @@ DENIED_BUILTINS = ("eval", "exec", "compile", "open", "getattr", "setattr", "del
                    "globals", "locals", "__import__", "__build_class__", "input", "breakpoint",
                    "help", "exit", "quit", "memoryview", "type", "super", "object")
 DENIED_IDS = frozenset(id(getattr(builtins, n)) for n in DENIED_BUILTINS if hasattr(builtins, n))
-NUMPY_ATTRIBUTES = frozenset((
-    "shape", "dtype", "ndim", "size", "T", "tolist", "item", "sum", "mean", "std", "var", "prod",
-    "min", "max", "argmin", "argmax", "cumsum", "cumprod", "all", "any", "astype", "reshape",
-    "flatten", "ravel", "copy", "transpose", "squeeze", "round", "clip", "dot", "trace",
-    "diagonal", "nonzero", "sort", "argsort", "conj", "real", "imag", "itemsize", "nbytes",
-    "name", "kind", "fill"))
+# What a program may read of NumPy arrays, scalars and dtypes: data, and methods, which are
+# handed out wrapped (numpy_method) so that their dtype arguments and results stay on the
+# allow-list of limits.ALLOWED_DTYPE_KINDS (`a.cumsum(dtype=object)`).
+NUMPY_DATA = frozenset(("shape", "dtype", "ndim", "size", "T", "real", "imag", "itemsize",
+                        "nbytes", "name", "kind"))
+NUMPY_METHODS = frozenset((
+    "tolist", "item", "sum", "mean", "std", "var", "prod", "min", "max", "argmin", "argmax",
+    "cumsum", "cumprod", "all", "any", "astype", "reshape", "flatten", "ravel", "copy",
+    "transpose", "squeeze", "round", "clip", "dot", "trace", "diagonal", "nonzero", "sort",
+    "argsort", "conj", "fill"))
+NUMPY_ATTRIBUTES = NUMPY_DATA | NUMPY_METHODS
 SAFE_BUILTINS = ("abs", "all", "any", "bin", "bool", "callable", "chr", "classmethod",
                  "complex", "dict", "divmod", "enumerate", "filter", "float", "frozenset",
                  "hash", "hex", "int", "isinstance", "issubclass", "iter", "len", "list", "map",
@@ -109,11 +117,22 @@ def _unusual_getattr(obj, name):
             name in STRING_METHODS and hasattr(obj, name):
         method = STRING_METHODS[name]
         return method if isinstance(obj, type) else functools.partial(method, obj)
+    if name in ("getter", "setter", "deleter") and isinstance(obj, property):
+        return _checked_arguments(getattr(obj, name))
+    if name == "sort" and (isinstance(obj, list) or obj is list):
+        return _list_sort if obj is list else functools.partial(_list_sort, obj)
+    if isinstance(obj, (int, list)) or obj is int or obj is bool or obj is list:
+        cls = obj if isinstance(obj, type) else type(obj)
+        method = METERED_METHODS.get((list if issubclass(cls, list) else int, name))
+        if method is not None:
+            if name in CLASS_METHODS:
+                return functools.partial(method, cls)
+            return method if isinstance(obj, type) else functools.partial(method, obj)
     if isinstance(obj, UNSAFE_TYPES) or (_is_numpy(obj) and name not in NUMPY_ATTRIBUTES) or \
             _internal(obj, name):
         raise _not_available(obj, name)
-    if name == "astype" and _is_numpy(obj):
-        return functools.partial(_astype, obj)
+    if name in NUMPY_METHODS and _is_numpy(obj):
+        return numpy_method(getattr(obj, name))
     value = _checked_value(obj, name, getattr(obj, name))
     # The decision holds for the receiver's type, except for classes (their own attributes)
     # and functions (the program's own may show what they were given, no other may).
@@ -202,12 +221,33 @@ def _remember(cache, key):
     cache.add(key)
 
 
-def _astype(array, dtype, *args, **kwargs):
-    limits.check_dtypes((dtype,))
-    return array.astype(dtype, *args, **kwargs)
+def numpy_method(method):
+    """A NumPy method, its dtype arguments and its result checked against the allow-list."""
+    def call(*args, **kwargs):
+        limits.check_dtypes(args, (kwargs["dtype"],) if "dtype" in kwargs else ())
+        return limits.check_numpy_result(method(*args, **kwargs))
+    return call
 
 
 SETTABLE_TYPES = set()    # Tensor and FunctionCtx, filled by static_builtins
+# A tensor's attributes that PyTorch does not let a program set (AttributeError: attribute
+# 'grad_fn' of 'torch._C.TensorBase' objects is not writable), and the engine's own state that
+# has a public name here (requires_grad_flag); static_builtins adds every read-only property
+# and slot of the Tensor class.
+TENSOR_READ_ONLY = {"T", "mT", "H", "mH", "device", "dtype", "grad_fn", "is_cuda", "is_leaf",
+                    "itemsize", "layout", "nbytes", "ndim", "output_nr", "retains_grad",
+                    "shape", "requires_grad_flag", "is_sparse", "is_quantized", "is_meta"}
+
+
+def _read_only_tensor_attributes(tensor_class):
+    found = set(TENSOR_READ_ONLY)
+    for name in dir(tensor_class):
+        attribute = inspect.getattr_static(tensor_class, name, None)
+        if name[0] != "_" and (isinstance(attribute, types.MemberDescriptorType) or
+                               isinstance(attribute, property) and attribute.fset is None):
+            found.add(name)
+    found -= {"data", "grad", "requires_grad", "name"}
+    return frozenset(found)
 
 
 def _may_set_attributes(obj):
@@ -217,12 +257,16 @@ def _may_set_attributes(obj):
         return True
     if isinstance(obj, type):
         return obj in PROGRAM_CLASSES
-    return isinstance(obj, types.FunctionType) and not (obj.__module__ or "").startswith(
-        ("gradcli", "numpy"))
+    return _is_program_function(obj)
 
 
 def store_target(obj, name):
-    """obj itself, if a program may set (or delete) its attribute `name`."""
+    """obj itself, if a program may set (or delete) its attribute `name`: a tensor (but not
+    what PyTorch keeps read-only), a function context, an object, class or function of the
+    program."""
+    if name in TENSOR_READ_ONLY and isinstance(obj, ENGINE_CLASSES["Tensor"]):
+        raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not "
+                             f"writable")
     if type(obj) in SETTABLE_TYPES or _may_set_attributes(obj):
         return obj
     kind = "module" if isinstance(obj, Facade) else f"'{type(obj).__name__}' object"
@@ -284,9 +328,66 @@ def _join(separator, iterable):
     return separator.join(items)
 
 
+def _expandtabs(s, tabsize=8):
+    tab = "\t" if isinstance(s, str) else b"\t"
+    limits.check_items(len(s) + s.count(tab) * max(tabsize, 0))
+    return s.expandtabs(tabsize)
+
+
+def _translate(s, table, *args):
+    """str.translate: each character may become a string of the table (bytes' tables map a byte
+    to a byte)."""
+    if isinstance(s, str):
+        values = table.values() if isinstance(table, dict) else \
+            table if isinstance(table, (list, tuple)) else ()
+        longest = max((len(v) for v in values if isinstance(v, str)), default=1)
+        limits.check_items(len(s) * max(longest, 1))
+    return s.translate(table, *args)
+
+
+def _growing(name, factor):
+    """A method whose result has at most `factor` items per item of its receiver (str.upper:
+    'ﬃ' is 'FFI'; str.encode; bytes.hex)."""
+    def method(s, *args, **kwargs):
+        limits.check_items(len(s) * factor)
+        return getattr(s, name)(*args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+# The methods of str and bytes that can make a result longer than their receiver (by more than
+# a few items), each with its size check; every other method's result is at most a few items
+# longer than its receiver, and so stays within the limits the receiver met.
 STRING_METHODS = {"format": _format, "format_map": _format_map, "replace": _replace,
-                  "join": _join, **{name: _padding(name) for name in (
-                      "ljust", "rjust", "center", "zfill", "expandtabs")}}
+                  "join": _join, "expandtabs": _expandtabs, "translate": _translate,
+                  "encode": _growing("encode", 10), "hex": _growing("hex", 3),
+                  **{name: _growing(name, 3) for name in (
+                      "upper", "lower", "casefold", "title", "capitalize", "swapcase")},
+                  **{name: _padding(name) for name in ("ljust", "rjust", "center", "zfill")}}
+
+
+def _to_bytes(n, length=1, *args, **kwargs):
+    limits.check_items(kwargs.get("length", length))
+    return n.to_bytes(length, *args, **kwargs)
+
+
+def _from_bytes(cls, data, *args, **kwargs):
+    if isinstance(data, (bytes, bytearray)) and len(data) * 8 > limits.MAX_INT_BITS:
+        raise limits.int_too_large()
+    return cls.from_bytes(data, *args, **kwargs)
+
+
+def _list_extend(lst, iterable, /):
+    if hasattr(iterable, "__len__"):
+        limits.check_items(len(lst) + len(iterable))
+    lst.extend(iterable)
+
+
+# The like of STRING_METHODS for other builtin types: (defining class, name) -> function of the
+# receiver (or, for class methods, of the class).
+METERED_METHODS = {(int, "to_bytes"): _to_bytes, (int, "from_bytes"): _from_bytes,
+                   (list, "extend"): _list_extend}
+CLASS_METHODS = {"from_bytes"}
 
 
 def format_field(value, conversion, spec):
@@ -308,13 +409,111 @@ def safe_format(value, format_spec=""):
 
 # ---------------------------------------------------------------------- calls and operators
 
+def _raw_ndarray(*args, **kwargs):
+    raise TypeError("numpy.ndarray() is not available in gradcli programs (make arrays with "
+                    "np.array, np.zeros, np.ones, ...)")
+
+
+def _dtype(spec, *args, **kwargs):
+    limits.check_dtype(spec)
+    return np.dtype(spec, *args, **kwargs)
+
+
+# Callables that a program may name but not call as they are: the raw ndarray constructor
+# (any buffer, strides and dtype), np.dtype outside the allow-list.
+def safe_int(*args, **kwargs):
+    """int(): a string of digits in a power-of-two base (which Python's limit on digits leaves
+    alone) must not make an integer over the limit."""
+    if args and isinstance(args[0], limits.TEXT):
+        base = args[1] if len(args) > 1 else kwargs.get("base", 10)
+        bits_per_digit = math.log2(base) if isinstance(base, int) and base >= 2 else 6
+        if len(args[0]) * bits_per_digit > limits.MAX_INT_BITS + 64:
+            raise limits.int_too_large()
+    return int(*args, **kwargs)
+
+
+REPLACED_CALLS = {id(np.ndarray): _raw_ndarray, id(np.dtype): _dtype, id(int): safe_int}
+CALL_CHECKED_IDS = DENIED_IDS | frozenset(REPLACED_CALLS)
+
+
 def checked_callable(func):
     """func itself, if a program may call it (the compiled call `f(x)` is `_callable(f)(x)`, so
-    that Python, not a wrapper, passes the arguments)."""
-    if id(func) in DENIED_IDS:
+    that Python, not a wrapper, passes the arguments).  Every other way a program has to make
+    Python call a function it gives (map, filter, sorted, min, max, iter, list.sort, key=,
+    property, decorators) runs this check too (CALLING_BUILTINS)."""
+    if id(func) in CALL_CHECKED_IDS:
+        replacement = REPLACED_CALLS.get(id(func))
+        if replacement is not None:
+            return replacement
         raise TypeError(f"{getattr(func, '__name__', 'this function')}() is not available in "
                         f"gradcli programs")
     return func
+
+
+def _checked_key(kwargs):
+    key = kwargs.get("key")
+    if key is not None:
+        kwargs["key"] = checked_callable(key)
+
+
+def safe_map(function, iterable, /, *iterables):
+    return map(checked_callable(function), iterable, *iterables)
+
+
+def safe_filter(function, iterable, /):
+    return filter(function if function is None else checked_callable(function), iterable)
+
+
+def safe_sorted(iterable, /, **kwargs):
+    _checked_key(kwargs)
+    return sorted(iterable, **kwargs)
+
+
+def safe_min(*args, **kwargs):
+    _checked_key(kwargs)
+    return min(*args, **kwargs)
+
+
+def safe_max(*args, **kwargs):
+    _checked_key(kwargs)
+    return max(*args, **kwargs)
+
+
+def safe_iter(obj, /, *sentinel):
+    """iter(); with a sentinel, a generator (Python code, which Ctrl-C and the timeout can stop:
+    `list(iter(int, 1))` over Python's own callable iterator is an endless loop in C)."""
+    if not sentinel:
+        return iter(obj)
+    function, (stop,) = checked_callable(obj), sentinel
+
+    def calls():
+        while True:
+            value = function()
+            if value == stop:
+                return
+            yield value
+    return calls()
+
+
+def _checked_arguments(wrapped):
+    """A class (property, classmethod, staticmethod) whose callable arguments are checked."""
+    def make(*args, **kwargs):
+        args = [a if a is None else checked_callable(a) for a in args]
+        kwargs = {k: v if v is None else checked_callable(v) for k, v in kwargs.items()}
+        return wrapped(*args, **kwargs)
+    make.__name__ = make.__qualname__ = wrapped.__name__
+    return make
+
+
+def _list_sort(lst, /, **kwargs):
+    _checked_key(kwargs)
+    return lst.sort(**kwargs)
+
+
+CALLING_BUILTINS = {"map": safe_map, "filter": safe_filter, "sorted": safe_sorted,
+                    "min": safe_min, "max": safe_max, "iter": safe_iter,
+                    **{n: _checked_arguments(getattr(builtins, n))
+                       for n in ("property", "classmethod", "staticmethod")}}
 
 
 NUMBERS = (int, float, complex, bool)
@@ -334,13 +533,19 @@ def _binary(check, operation, symbol):
             if type(a) in unchecked:
                 return operation(a, b)
             check(a, b)
-            return operation(a, b)
+            result = operation(a, b)
+            if type(result) is np.ndarray:
+                limits.check_numpy_result(result)
+            return result
     else:
         def guard(a, b):
             if type(a) in unchecked or type(b) in unchecked:
                 return operation(a, b)
             check(a, b)
-            return operation(a, b)
+            result = operation(a, b)
+            if type(result) is np.ndarray:  # `a * [2 ** 100]`: an object array
+                limits.check_numpy_result(result)
+            return result
     return guard
 
 
@@ -387,9 +592,17 @@ def safe_sum(iterable, /, start=0):
 
 def safe_pow(base, exp, mod=None):
     if mod is not None:
+        limits.check_modular_pow(exp, mod)
         return pow(base, exp, mod)
     limits.check_pow(base, exp)
     return pow(base, exp)
+
+
+def safe_round(number, ndigits=None):
+    """round(); an integer rounded to -n digits computes 10 ** n."""
+    if type(ndigits) is int and ndigits < 0 and isinstance(number, int):
+        limits.check_pow(10, -ndigits)
+    return round(number, ndigits)
 
 
 # ---------------------------------------------------------------------- imports and classes
@@ -456,12 +669,15 @@ def static_builtins():
     for unchecked in UNCHECKED_OPERANDS.values():
         unchecked.add(Tensor)
     SETTABLE_TYPES.update((Tensor, FunctionCtx))
-    ENGINE_CLASSES.update(Node=Node, FunctionCtx=FunctionCtx, OpNode=OpNode)
+    ENGINE_CLASSES.update(Node=Node, FunctionCtx=FunctionCtx, OpNode=OpNode, Tensor=Tensor)
+    global TENSOR_READ_ONLY
+    TENSOR_READ_ONLY = _read_only_tensor_attributes(Tensor)
     OPAQUE_TYPES.update(_op_table_types() | {MathStyle, BuiltinOrOp})
     limits.apply_element_limit()
     names = dict(bare_names())
     names.update({n: getattr(builtins, n) for n in SAFE_BUILTINS})
-    names.update(range=safe_range, pow=safe_pow, format=safe_format, sum=safe_sum)
+    names.update(range=safe_range, pow=safe_pow, format=safe_format, sum=safe_sum,
+                 round=safe_round, **CALLING_BUILTINS)
     names.update(builtins_or_ops(names))
     names.update({guard: BINARY_GUARDS[op] for op, (guard, *_) in OPERATORS.items()})
     names.update({inplace_guard_name(guard): INPLACE_GUARDS[op]

@@ -125,6 +125,13 @@ class Session:
         finally:
             AnomalyMode.location = previous_location
 
+    def _error(self, exc):
+        """The program's error (see _located_error); converting an error never raises."""
+        try:
+            return self._located_error(exc)
+        except Exception:
+            return from_exception(exc)
+
     def _note_outputs(self, program):
         """Record the run's assigned names and default output; return its last value."""
         self.assigned = list(dict.fromkeys(what for kind, what in program.outputs
@@ -174,7 +181,7 @@ class Session:
                          + (f'    {text}\n' if text else ""))
         return "".join(lines)
 
-    def _error(self, exc):
+    def _located_error(self, exc):
         """A ProgramError located at the innermost program frame of the traceback."""
         line = column = None
         source_line = None

@@ -62,6 +62,10 @@ def from_numpy(array):
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     dtypes.from_numpy_dtype(array.dtype)
+    if any(s < 0 for s in array.strides):
+        raise ValueError(messages.FROM_NUMPY_NEGATIVE_STRIDES)
+    if any(s % array.itemsize for s in array.strides):
+        raise ValueError(messages.FROM_NUMPY_STRIDES_NOT_MULTIPLE)
     return _leaf(array)
 
 

@@ -5,7 +5,7 @@ node as in PyTorch), einsum, tensordot, kron, inner, vdot, dist."""
 import numpy as np
 
 from ..engine import dtypes
-from ..engine.tensor import Tensor
+from ..engine.tensor import Tensor, check_numel
 from .extra import TensorsOnly
 from .linalg import _vector_norm, _vector_norm_vjp, check_vectors
 from .registry import OPS, Composed, Op, Plain, Sample, register, wrap_dim
@@ -269,7 +269,8 @@ def _einsum_forward(operands, equation):
         first = operands[0]
         other = next(a for a in operands if a.dtype != first.dtype)
         raise RuntimeError(f"expected scalar type {_short(first)} but found {_short(other)}")
-    inputs, out, _ = _parse(equation, [a.shape for a in operands])
+    inputs, out, sizes = _parse(equation, [a.shape for a in operands])
+    check_numel([sizes[c] for c in out])  # (the output, before NumPy allocates it)
     return np.einsum(",".join(inputs) + "->" + out, *operands, optimize=len(operands) > 2)
 
 

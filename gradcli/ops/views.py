@@ -6,36 +6,17 @@ an `AsStridedBackward0` node on top of the base's new history.  Gradients flowin
 pass through the op's backward for the written region only, and the rest of y's gradient flows
 on unchanged.
 
-A view here shares its NumPy memory with its base; the region it covers is found from the two
-arrays' addresses and strides, as the flat (C-order) positions of the view's elements in the base.
+A view here shares its NumPy memory with its base; the region it covers is the flat (C-order)
+positions of the view's elements in the base, found from validated element strides
+(gradcli.engine.storage.positions; a view whose data was replaced is read as PyTorch reads it).
 """
 
 import numpy as np
 
 from ..engine.graph import Node, gradient_edge
+from ..engine.storage import positions
 from ..engine.tensor import _GRAD_FN_SLOT, StaleView, Tensor, view_op_name
 from .registry import OPS, Op, Sample, register
-
-
-def positions(view, base):
-    """For each element of array `view` (a view into `base`'s memory), its flat C-order index
-    in base, as an int64 array of view's shape."""
-    if view.size == 0:
-        return np.zeros(view.shape, np.int64)
-    size = base.itemsize
-    extents = [(n - 1) * s for n, s in zip(base.shape, base.strides)]
-    lo = sum(e for e in extents if e < 0)
-    hi = sum(e for e in extents if e > 0)
-    # an int64 array laid out like base (its strides scaled to 8-byte items) holding, at each
-    # element, that element's C-order index; the view's strides then read off its positions
-    buffer = np.zeros((hi - lo) // size + 1, np.int64)
-    layout = np.lib.stride_tricks.as_strided(
-        buffer[-lo // size:], base.shape, tuple(s // size * 8 for s in base.strides))
-    layout[...] = np.arange(base.size, dtype=np.int64).reshape(base.shape)
-    offset = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
-    start = (offset - lo) // size
-    return np.array(np.lib.stride_tricks.as_strided(
-        buffer[start:], view.shape, tuple(s // size * 8 for s in view.strides)))
 
 
 def _gather(a, pos):

@@ -52,7 +52,6 @@ RUNAWAYS = {
     "format width": ("f'{1:>10000000000}'", "ValueError", "GRADCLI_MAX_WIDTH"),
     "padding": ("'x'.center(10 ** 10)", "ValueError", "GRADCLI_MAX_WIDTH"),
     "factorial": ("math.factorial(10 ** 7)", "OverflowError", "GRADCLI_MAX_INT_ARGUMENT"),
-    "numpy dtype": ("np.ones(10, dtype='U100000000')", "MemoryError", "GRADCLI_MAX_ITEMSIZE"),
     "recursion": ("def f():\n    return f()\nf()", "RecursionError", "GRADCLI_MAX_RECURSION"),
     "mutual recursion": ("def f(n):\n    return g(n)\ndef g(n):\n    return f(n)\nf(0)",
                          "RecursionError", "GRADCLI_MAX_RECURSION"),

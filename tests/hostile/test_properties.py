@@ -168,3 +168,91 @@ def test_random_repl_sessions_survive_and_still_add(statements):
     output = out.getvalue()
     assert "Traceback" not in output
     assert output.splitlines()[-1] == "2"
+
+
+# ---------------------------------------------------------------------- the facades' names
+
+def _facade_calls():
+    """`module.name` for every function of the numpy facade, and the builtins and torch names
+    that take functions, dtypes or sizes (names that change global state are left out)."""
+    from gradcli.lang.namespace import Facade, modules
+    numpy = modules()["numpy"]
+    names = []
+    for prefix, facade in (("np", numpy), ("np.random", numpy._members["random"]),
+                           ("np.linalg", numpy._members["linalg"])):
+        names += [f"{prefix}.{n}" for n, v in facade._members.items()
+                  if callable(v) and not isinstance(v, Facade) and n != "seed"]
+    names += ["map", "filter", "sorted", "min", "max", "iter", "int", "str", "list", "tuple",
+              "round", "pow", "sum", "hash", "isinstance", "len", "repr", "property",
+              "staticmethod", "torch.tensor", "torch.zeros", "torch.from_numpy", "torch.einsum",
+              "torch.as_tensor", "torch.ones_like"]
+    return sorted(names)
+
+
+ARGUMENTS = ["0", "1", "2", "3", "-1", "2.5", "True", "None", "'O'", "'i8'", "'f4'", "'U3'",
+             "'V8'", "'fro'", "'ij->ji'", "'a\\tb'", "[1, 2]", "[[1., 2.], [3., 4.]]", "(2, 2)",
+             "[len]", "len", "abs", "lambda v: v", "a", "x", "x.detach()", "np.float64",
+             "np.int8", "np.dtype('f8')", "np.ndarray", "object_like", "y.grad_fn", "[2 ** 100]",
+             "str", "int", "{1: 'xy'}"]
+METHODS = ["astype", "sum", "cumsum", "reshape", "tolist", "copy", "fill", "clip", "round",
+           "expandtabs", "translate", "encode", "upper", "join", "sort", "extend"]
+CALL = st.tuples(st.sampled_from(_facade_calls()),
+                 st.lists(st.sampled_from(ARGUMENTS), max_size=3),
+                 st.lists(st.tuples(st.sampled_from(["dtype", "key", "size", "out"]),
+                                    st.sampled_from(ARGUMENTS)), max_size=1))
+METHOD_CALL = st.tuples(st.sampled_from(ARGUMENTS), st.sampled_from(METHODS),
+                        st.lists(st.sampled_from(ARGUMENTS), max_size=2))
+
+
+def _render_call(call):
+    name, args, keywords = call
+    return f"{name}({', '.join(args + [f'{k}={v}' for k, v in dict(keywords).items()])})"
+
+
+def _render_method(call):
+    receiver, method, args = call
+    return f"({receiver}).{method}({', '.join(args)})"
+
+
+PROGRAM_STATEMENTS = st.lists(st.one_of(CALL.map(_render_call), METHOD_CALL.map(_render_method)),
+                              min_size=1, max_size=6)
+
+
+def _engine_value(value, path="v"):
+    """Assert value is what a program may hold: engine objects, numeric NumPy arrays and plain
+    Python values (containers checked one level down)."""
+    import numpy as np
+    from gradcli.lang import sandbox
+    assert not isinstance(value, sandbox.UNSAFE_TYPES) or type(value).__name__ == "generator", \
+        path
+    assert id(value) not in sandbox.DENIED_IDS, path
+    module = type(value).__module__ or ""
+    assert module.split(".")[0] in ("builtins", "gradcli", "torch", "numpy", "functools") or \
+        type(value) in sandbox.PROGRAM_CLASSES, (path, type(value))
+    if isinstance(value, (np.ndarray, np.generic)):
+        assert value.dtype.kind in "biufc", (path, value.dtype)
+    if isinstance(value, (list, tuple, set, frozenset)) and len(value) < 100:
+        for item in value:
+            assert id(item) not in sandbox.DENIED_IDS, path
+            if isinstance(item, (np.ndarray, np.generic)):
+                assert item.dtype.kind in "biufc", (path, item.dtype)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(PROGRAM_STATEMENTS)
+def test_programs_of_the_facades_names_never_crash_or_leak(statements):
+    session = Session(out=io.StringIO())
+    session.run("import torch\nimport numpy as np\nx = torch.tensor([1., 2.], requires_grad=True)"
+                "\ny = (x * 2).sum()\na = np.array([1., 2.])\nclass Like:\n    pass\n"
+                "object_like = Like()")
+    for i, statement in enumerate(statements):
+        try:
+            session.run(f"v{i} = {statement}", timeout=2)
+        except ProgramError as e:
+            assert HEADLINE.fullmatch(e.headline()), e.headline()
+            assert "\n" not in e.headline()
+    for name, value in session.namespace.items():
+        if name != "__builtins__":
+            _engine_value(value, name)
+    assert session.run("1 + 1") == 2

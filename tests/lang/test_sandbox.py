@@ -16,8 +16,8 @@ SEQUENCE_TOO_LONG = ("MemoryError: sequence too long (the limit is 10,000,000 it
                      "GRADCLI_MAX_ITEMS to raise it)")
 WIDTH_TOO_LARGE = ("ValueError: format width or precision too large (the limit is 1,000,000; "
                    "set GRADCLI_MAX_WIDTH to raise it)")
-DTYPE_TOO_LARGE = ("MemoryError: dtype 'U100000000' is too large (the limit is 64 bytes per "
-                   "element; set GRADCLI_MAX_ITEMSIZE to raise it)")
+DTYPE_REFUSED = ("TypeError: NumPy dtype '<U100000000' is not available in gradcli programs "
+                 "(numeric and bool arrays only)")
 SETUP = "import torch\nimport numpy as np\nx = torch.tensor([1., 2.])\na = np.array([1., 2.])\n"
 
 ESCAPES = {
@@ -127,8 +127,8 @@ ESCAPES = {
     "huge numpy broadcast": ("np.ones((10 ** 5, 1)) + np.ones(10 ** 5)",
                              "MemoryError: array of 10000000000 elements exceeds the limit of "
                              "100000000 elements (set GRADCLI_MAX_ELEMENTS to raise it)"),
-    "huge numpy dtype": ("np.ones(10, dtype='U100000000')", DTYPE_TOO_LARGE),
-    "huge astype": ("a.astype('U100000000')", DTYPE_TOO_LARGE),
+    "huge numpy dtype": ("np.ones(10, dtype='U100000000')", DTYPE_REFUSED),
+    "huge astype": ("a.astype('U100000000')", DTYPE_REFUSED),
     "deep recursion": ("def r(n):\n    return r(n + 1)\nr(0)",
                        "RecursionError: maximum recursion depth exceeded (the limit is 1,000 "
                        "calls; set GRADCLI_MAX_RECURSION to raise it)"),
