@@ -110,7 +110,10 @@ def lark_version():
 
 def prepare():
     """Before an evaluator starts (it can write nothing, so cannot cache): the tables loaded,
-    and lark's cache written if it is missing (lark words the errors of rejected sources)."""
+    lark's cache written if it is missing (lark words the errors of rejected sources), and the
+    language's modules imported, so that their bytecode is cached where an installation did
+    not compile it (an editable install) and the evaluator does not import them again."""
+    from . import session  # noqa: F401  (and through it the compiler, AST and sandbox)
     tables_parser()
     path = cache_path(grammar_text())
     if path is not None and not os.path.isfile(path):

@@ -129,3 +129,21 @@ def test_a_piece_of_the_wall_that_fails_stops_the_evaluator(monkeypatch):
     assert run_task(lambda: print("ran"), out=out, err=out) == 2
     assert out.getvalue() == ("gradcli: the evaluator failed: WallError: Landlock ([Errno 22] "
                               "Invalid argument)\n")
+
+
+def test_the_evaluator_imports_no_language_module_of_its_own():
+    """An evaluator writes nothing, so a module it imports first has its bytecode compiled
+    anew on every run (an editable install); the frontend imports them before it forks."""
+    code = ("import os, sys\n"
+            "from gradcli.kernel.process import run_task\n"
+            "from gradcli.lang import parser\n"
+            "def task():\n"
+            "    before = set(sys.modules)\n"
+            "    from gradcli.analysis.evaluate import evaluate\n"
+            "    evaluate('z = (2*x)**3', [('x', '3')], (), None, 1, None, out=sys.stdout)\n"
+            "    new = sorted(m for m in set(sys.modules) - before if m.startswith('gradcli.lang'))\n"
+            "    print('new:', *new)\n"
+            "run_task(task)\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60)
+    assert p.stdout.strip().splitlines()[-1] == "new:", (p.stdout, p.stderr)
