@@ -126,19 +126,19 @@ def _root(version: Annotated[bool, typer.Option(
 # ---------------------------------------------------------------------- shared plumbing
 
 def read_program(program):
-    """PROGRAM as given, `-` for standard input, `@file` for a file."""
+    """PROGRAM as given, `-` for standard input, `@file` for a (regular) file; read no further
+    than the source limit."""
     from ..analysis.evaluate import UsageError
-    if program == "-":
-        return sys.stdin.read()
-    if program.startswith("@"):
-        try:
-            with open(program[1:], encoding="utf-8") as f:
-                return f.read()
-        except OSError as e:
-            raise UsageError(f"cannot read {program[1:]}: {e.strerror}") from None
-        except UnicodeDecodeError:
-            raise UsageError(f"{program[1:]} is not UTF-8 text") from None
-    return program
+    from ..lang.limits import read_source
+    if program != "-" and not program.startswith("@"):
+        return program
+    path = "-" if program == "-" else program[1:]
+    try:
+        return read_source(path)
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path} is not UTF-8 text") from None
 
 
 def _dtype(name):

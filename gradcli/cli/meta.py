@@ -246,13 +246,15 @@ def load_command(repl, argument):
     """Run a program file (or a transcript's statements) as if pasted."""
     if not argument:
         raise MetaError("UsageError", "usage: :load FILE")
+    from ..lang.limits import read_source
     try:
-        with open(_path(argument), encoding="utf-8") as f:
-            text = f.read()
+        text = read_source(_path(argument))
     except OSError as e:
         raise MetaError("OSError", f"cannot read {argument}: {e.strerror or e}") from None
     except UnicodeDecodeError:
         raise MetaError("OSError", f"{argument} is not UTF-8 text") from None
+    except MemoryError as e:
+        raise MetaError("MemoryError", str(e)) from None
     if is_transcript(text):
         repl.run_statements(transcript_statements(text))
     else:

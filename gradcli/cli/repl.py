@@ -26,7 +26,7 @@ from . import meta
 from .completer import Candidate, ReplCompleter, complete
 from .history import history_warning, open_history
 from .lexer import ReplLexer
-from .replcore import ReplCore, _default_session, split_statements  # noqa: F401
+from .replcore import ReplCore, _default_session, program_names, split_statements  # noqa: F401
 from .toolbar import toolbar_fragments
 
 STYLE = Style.from_dict({
@@ -134,14 +134,18 @@ class Repl:
             self._replace(e)
             return None
         if isinstance(answer, dict):
-            if isinstance(answer.get("state"), dict):
-                self.state = answer["state"]
+            state = answer.get("state")
+            if isinstance(state, dict):
+                self.state = {"grad": state.get("grad") is not False,
+                              "dtype": state.get("dtype") if state.get("dtype") in
+                              ("float32", "float64", "float16", "bfloat16") else "float32",
+                              "names": program_names(state.get("names"))}
             return answer.get("value")
         return None
 
     def _replace(self, gone):
         """The evaluator is gone: say why and what was lost, start a fresh session."""
-        lost = [n for n in self.state.get("names", []) if isinstance(n, str)]
+        lost = program_names(self.state.get("names"))
         if gone.kind == "crash":
             self.renderer.error(ErrorInfo("EvaluatorCrash", gone.message))
         elif gone.kind == "timeout":

@@ -320,6 +320,13 @@ def serve(channel, requests_fd, core_factory, timeout=None):
 
 # ---------------------------------------------------------------------- the piped REPL
 
+def program_names(names):
+    """The names an evaluator reported (untrusted data): identifiers only, so that nothing
+    else reaches the terminal."""
+    return [n for n in names if isinstance(n, str) and n.isidentifier()][:1000] \
+        if isinstance(names, list) else []
+
+
 class PipedSession:
     """`gradcli repl` with standard input not a terminal: statements are read and grouped in
     the frontend and run one by one in an evaluator, as Python's interactive interpreter runs
@@ -351,7 +358,7 @@ class PipedSession:
             kind = {"crash": "EvaluatorCrash", "timeout": "TimeoutError"}.get(e.kind,
                                                                             "KeyboardInterrupt")
             lines = ErrorInfo(kind, e.message).text_lines()
-            lost = [n for n in self.names if isinstance(n, str)]
+            lost = program_names(self.names)
             lines.append("gradcli: a new session started" +
                          (f"; lost: {', '.join(lost)}" if lost else ""))
             self.out.write("\n".join(lines) + "\n")
@@ -360,8 +367,8 @@ class PipedSession:
             self._start()
             return
         state = answer.get("state") if isinstance(answer, dict) else None
-        if isinstance(state, dict) and isinstance(state.get("names"), list):
-            self.names = state["names"]
+        if isinstance(state, dict):
+            self.names = program_names(state.get("names"))
 
     def close(self):
         self.evaluator.kill()

@@ -295,7 +295,7 @@ def _limit(kind, value):
         if hard != resource.RLIM_INFINITY:
             value = min(value, hard)
         resource.setrlimit(kind, (value, value))
-    except (ValueError, OSError):
+    except (ValueError, OSError, OverflowError):
         pass
 
 
@@ -314,7 +314,7 @@ def _rlimits(memory, cpu_seconds):
     _limit(resource.RLIMIT_CORE, 0)
     _limit(resource.RLIMIT_FSIZE, 0)
     _limit(resource.RLIMIT_NOFILE, 256)
-    if cpu_seconds:
+    if cpu_seconds and cpu_seconds < 2 ** 40:  # (a longer one is no limit at all)
         _limit(resource.RLIMIT_CPU, int(cpu_seconds) + 1)
 
 

@@ -207,8 +207,13 @@ class Lowering:
         return py.BoolOp(op=BOOL[node.op](), values=self.exprs(node.values))
 
     def expr_Compare(self, node, ctx):
-        return py.Compare(left=self.expr(node.left), ops=[COMPARE[o]() for o in node.ops],
-                          comparators=self.exprs(node.comparators))
+        compare = py.Compare(left=self.expr(node.left), ops=[COMPARE[o]() for o in node.ops],
+                             comparators=self.exprs(node.comparators))
+        # two arrays may broadcast to a result past the element limit: checked after (an
+        # operand that is a literal cannot broadcast, so `x < 0` in a loop pays nothing)
+        if sum(not isinstance(n, A.Constant) for n in (node.left, *node.comparators)) < 2:
+            return compare
+        return _guard("_compared", compare)
 
     def expr_IfExp(self, node, ctx):
         return py.IfExp(test=self.expr(node.test), body=self.expr(node.body),

@@ -76,6 +76,28 @@ def check_items(n):
                           limit_note(f"{MAX_ITEMS:,} items", "GRADCLI_MAX_ITEMS"))
 
 
+def read_source(path, what="program"):
+    """The text of a program or transcript file for a frontend: a regular file (or standard
+    input, path "-") of at most GRADCLI_MAX_SOURCE characters, read no further than that (a
+    FIFO or /dev/zero would block or fill the frontend's memory).  Raises OSError (with a
+    strerror), UnicodeDecodeError, or MemoryError for a source too long."""
+    import stat
+    if path == "-":
+        stream = sys.stdin
+        text = stream.read(MAX_SOURCE + 1)
+    else:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # (a FIFO's open would wait)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise OSError(0, "not a regular file")
+        with open(fd, encoding="utf-8") as f:
+            text = f.read(MAX_SOURCE + 1)
+    if len(text) > MAX_SOURCE:
+        raise MemoryError(f"{what} too long " +
+                          limit_note(f"{MAX_SOURCE:,} characters", "GRADCLI_MAX_SOURCE"))
+    return text
+
+
 def check_array_size(n):
     limit = _array_limit()
     if n > limit:
@@ -180,10 +202,13 @@ def check_dtype(v):
 
 def check_numpy_result(value):
     """value itself, unless it is (or holds, as a tuple) a NumPy array or scalar of a dtype
-    outside the allow-list (`np.array([len])`, `a * [2 ** 100]`: object arrays)."""
+    outside the allow-list (`np.array([len])`, `a * [2 ** 100]`: object arrays) or an array of
+    more elements than the limit (`np.concatenate([a] * n)`, a broadcasting comparison)."""
     if isinstance(value, (np.ndarray, np.generic)):
         if value.dtype.kind not in ALLOWED_DTYPE_KINDS:
             raise dtype_refused(value.dtype)
+        if value.size > _array_limit():
+            check_array_size(value.size)
     elif type(value) is tuple:
         for item in value:
             if isinstance(item, (np.ndarray, np.generic)):
@@ -272,14 +297,21 @@ def check_add(a, b):
         check_arrays(a, b)
 
 
+def _count(n):
+    """n as a repetition count (a Python or NumPy integer), else None."""
+    if isinstance(n, (int, np.integer)):
+        return int(n)
+    return None
+
+
 def check_mul(a, b):
     if type(a) is int and type(b) is int:
         if a.bit_length() + b.bit_length() > MAX_INT_BITS:
             raise int_too_large()
-    elif _is_sequence(a) and isinstance(b, int):
-        check_repetition(a, b)
-    elif _is_sequence(b) and isinstance(a, int):
-        check_repetition(b, a)
+    elif _is_sequence(a) and _count(b) is not None:
+        check_repetition(a, _count(b))
+    elif _is_sequence(b) and _count(a) is not None:
+        check_repetition(b, _count(a))
     else:
         check_arrays(a, b)
 

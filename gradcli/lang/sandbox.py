@@ -111,6 +111,8 @@ def _check_name(name, obj=None):
 
 def _unusual_getattr(obj, name):
     _check_name(name, obj)
+    if name == "mro":  # (a class's bases end in object, which programs do not reach)
+        raise _not_available(obj, name)
     if name.startswith("_"):  # a saved value of an op's node: only what the node shows as one
         return _checked_value(obj, name, obj.saved_attribute(name))
     if (isinstance(obj, limits.TEXT) or isinstance(obj, type) and obj in limits.TEXT) and \
@@ -685,7 +687,8 @@ def static_builtins():
     names.update(_getattr=guarded_getattr, _store_target=store_target,
                  _callable=checked_callable, _inplace_attr=inplace_attr,
                  _inplace_item=inplace_item, _import=import_module, _import_from=import_from,
-                 _format_field=format_field, __build_class__=build_class, __name__="__main__")
+                 _format_field=format_field, _compared=limits.check_numpy_result,
+                 __build_class__=build_class, __name__="__main__")
     # C code (NumPy's lazy imports) imports through the builtins of the innermost Python frame,
     # which may be the program's: it gets Python's __import__.  Programs cannot name it, and
     # their own import statements compile to `_import`, never to Python's IMPORT_NAME.

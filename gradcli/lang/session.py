@@ -153,7 +153,9 @@ class Session:
             self.out.write(repr(value) + "\n")
 
     def _print(self, *args, sep=" ", end="\n", file=None, flush=False):
-        print(*args, sep=sep, end=end, file=self.out if file is None else file, flush=flush)
+        if file is not None:  # (print would call the object's write and flush, unchecked)
+            raise TypeError("print(file=...) is not supported in gradcli programs")
+        print(*args, sep=sep, end=end, file=self.out, flush=flush)
 
     def _import_star(self, module):
         self.namespace.update(public_members(module))
@@ -210,10 +212,13 @@ def _name_column(exc, source_line):
     return found[0] + 1 if len(found) == 1 else None
 
 
+MAX_ALARM = 2 ** 31  # seconds: setitimer's limit (time_t) on every platform
+
+
 @contextlib.contextmanager
 def _alarm(seconds):
     """Raise ProgramTimeout in the main thread after `seconds` (SIGALRM)."""
-    if not seconds:
+    if not seconds or seconds > MAX_ALARM:  # (a longer one is no limit at all)
         yield
         return
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal,

@@ -183,13 +183,14 @@ def compare(session, outputs, name="transcript"):
 
 
 def read_files(paths):
-    """{path: its text, or the OSError/UnicodeDecodeError reading it raised}."""
+    """{path: its text, or the error reading it raised (OSError, UnicodeDecodeError, or
+    MemoryError past the source limit)}."""
+    from .limits import read_source
     texts = {}
     for path in paths:
         try:
-            with open(path, encoding="utf-8") as f:
-                texts[path] = f.read()
-        except (OSError, UnicodeDecodeError) as e:
+            texts[path] = read_source(path, "transcript")
+        except (OSError, UnicodeDecodeError, MemoryError) as e:
             texts[path] = e
     return texts
 

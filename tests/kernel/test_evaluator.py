@@ -139,8 +139,8 @@ def test_the_evaluator_imports_no_language_module_of_its_own():
             "from gradcli.lang import parser\n"
             "def task():\n"
             "    before = set(sys.modules)\n"
-            "    from gradcli.analysis.evaluate import evaluate\n"
-            "    evaluate('z = (2*x)**3', [('x', '3')], (), None, 1, None, out=sys.stdout)\n"
+            "    from gradcli.analysis.evaluate import evaluate, parse_binding\n"
+            "    evaluate('z = (2*x)**3', [parse_binding('x=3')], out=sys.stdout)\n"
             "    new = sorted(m for m in set(sys.modules) - before if m.startswith('gradcli.lang'))\n"
             "    print('new:', *new)\n"
             "run_task(task)\n")
