@@ -46,8 +46,8 @@ ATTACKS = {
                     "help", "memoryview", "exit", "quit", "dir", "id", "copyright", "credits",
                     "license", "bytearray", "bytes")},
     "__import__": ("__import__('os')", "NameError", NAMES_NOT_ALLOWED),
-    "object from a class's mro": ("torch.autograd.Function.mro()[-1]()", "TypeError",
-                                  "object() is not available in gradcli programs"),
+    "object from a class's mro": ("torch.autograd.Function.mro()[-1]()", "AttributeError",
+                                  "attribute 'mro' is not available in gradcli programs"),
     # ------------------------------------------------------------ imports
     **{f"import {name}": (f"import {name}", "ImportError", NO_MODULE)
        for name in ("os", "sys", "subprocess", "builtins", "importlib", "ctypes", "pickle", "io",
@@ -142,7 +142,8 @@ ATTACKS = {
     "class from a builtin": ("class D(dict):\n    pass", "TypeError",
                              "a class may only derive from engine classes"),
     "class from object": ("class D(torch.autograd.Function.mro()[-1]):\n    pass",
-                          "TypeError", "a class may only derive from engine classes"),
+                          "AttributeError", "attribute 'mro' is not available in gradcli "
+                          "programs"),
     "metaclass": ("class M(torch.autograd.Function, metaclass=abs):\n    pass", "TypeError",
                   "class keywords such as metaclass= are not supported"),
     "ctx internals": ("class F(torch.autograd.Function):\n"
