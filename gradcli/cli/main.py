@@ -53,6 +53,10 @@ def run():
     gc.disable()  # (paused since the console script started: _gradcli_console)
     try:
         from . import app  # noqa: F401  (typer: imported now, frozen with the rest)
+        # what every program command imports before it forks its evaluator
+        from ..analysis import evaluate  # noqa: F401
+        from ..kernel import process  # noqa: F401
+        from ..lang import session  # noqa: F401  (the language: lang.parser.prepare)
     finally:
         tune_collector()
         gc.enable()
