@@ -183,8 +183,19 @@ class Command:
     def __init__(self, json_output=False, no_color=False, quiet=False, timeout=None):
         self.renderer = Renderer(choose_mode(json_output, no_color), quiet=quiet)
         self.source = ""
+        self.filename = None   # the program's file (run FILE, PROGRAM as @FILE)
+        self.located = False   # errors show their position even when piped (run)
         self.namespace = {}
         self.timeout = timeout
+
+    def read(self, program, located=False):
+        """Read PROGRAM (text, - or @FILE) into self.source; remember the file it came from."""
+        self.source = read_program(program)
+        if program.startswith("@"):
+            self.filename = program[1:]
+        elif program == "-" and located:
+            self.filename = "<stdin>"
+        self.located = located
 
     def __enter__(self):
         return self
@@ -207,6 +218,10 @@ class Command:
             return False
         if self.renderer.wants_hints():
             info.hint = self._hint(exc, info)
+        if self.renderer.mode != "json" and (self.located or self.renderer.wants_hints()) \
+                and getattr(exc, "line", None) is not None:
+            # the program's position, its line and a caret (SPEC §2: in run, on a terminal)
+            info.located, info.filename = True, self.filename
         self.renderer.error(info)
         return True
 
@@ -288,7 +303,7 @@ def eval_command(program: Program, at: At = None, of: Of = None, grad: Grad = No
     """
     from ..analysis.evaluate import evaluate
     with Command(json_output, no_color, quiet, timeout) as cmd:
-        cmd.source = read_program(program)
+        cmd.read(program)
 
         def body():
             ev = evaluate(cmd.source, _bindings(at), of or (), grad, order, _dtype(dtype),
@@ -305,7 +320,8 @@ def _program_output(cmd):
 
 
 @app.command("run")
-def run_command(file: Annotated[str, typer.Argument(metavar="FILE", help="Program file, - for standard input.")],
+def run_command(file: Annotated[str, typer.Argument(
+                    metavar="FILE", help="Program file (or @FILE), - for standard input.")],
                 dtype: Dtype = None, json_output: Json = False, no_color: NoColor = False,
                 timeout: Timeout = None):
     """Run a program file like a script (no echo); stop at the first error with exit code 2.
@@ -315,7 +331,9 @@ def run_command(file: Annotated[str, typer.Argument(metavar="FILE", help="Progra
     printed text."""
     from ..analysis.evaluate import new_session, program_gradients, program_values
     with Command(json_output, no_color, timeout=timeout) as cmd:
-        cmd.source = read_program(file if file == "-" else "@" + file)
+        if file.startswith("@") and not os.path.exists(file):
+            file = file[1:]  # `run @FILE`, as every other command reads a program file
+        cmd.read(file if file == "-" else "@" + file, located=True)
 
         def body():
             out = _program_output(cmd)
@@ -392,7 +410,7 @@ def jacobian_command(program: Program, at: At = None, of: Of = None,
     with Command(json_output, no_color, timeout=timeout) as cmd:
         if mode not in ("reverse", "forward"):
             raise UsageError(f"--mode must be reverse or forward, not {mode!r}")
-        cmd.source = read_program(program)
+        cmd.read(program)
 
         def body():
             outputs, blocks = jacobian_blocks(cmd.source, _bindings(at), of or (), mode,
@@ -408,7 +426,7 @@ def hessian_command(program: Program, at: At = None, of: Of = None, dtype: Dtype
     """The Hessian of a scalar output with respect to the --at inputs."""
     from ..analysis.matrices import hessian_blocks
     with Command(json_output, no_color, timeout=timeout) as cmd:
-        cmd.source = read_program(program)
+        cmd.read(program)
 
         def body():
             outputs, blocks = hessian_blocks(cmd.source, _bindings(at), of or (),
@@ -433,7 +451,7 @@ def graph_command(program: Program, at: At = None, of: Of = None, grad: Grad = N
     with Command(False, no_color, timeout=timeout) as cmd:
         if fmt not in FORMATS:
             raise UsageError(f"--format must be ascii, dot or mermaid, not {fmt!r}")
-        cmd.source = read_program(program)
+        cmd.read(program)
 
         def body():
             # (the structure needs no backward pass: a non-scalar output draws without --grad)
@@ -459,7 +477,7 @@ def explain_command(program: Program, at: At = None, of: Of = None, grad: Grad =
     from ..analysis.explain import explain_steps
     from ..render.explain import render_explanation
     with Command(False, no_color, timeout=timeout) as cmd:
-        cmd.source = read_program(program)
+        cmd.read(program)
 
         def body():
             ev = evaluate(cmd.source, _bindings(at), of or (), grad, 1, _dtype(dtype),
@@ -484,7 +502,7 @@ def check_command(program: Program, at: At = None, of: Of = None, grad: Grad = N
     """Check derivatives for scripts: exit 0 when every expectation holds, 1 otherwise."""
     from ..analysis.checks import run_checks
     with Command(json_output, no_color, quiet, timeout) as cmd:
-        cmd.source = read_program(program)
+        cmd.read(program)
 
         def body():
             passed, checks = run_checks(cmd.source, _bindings(at), of or (), grad,
@@ -506,7 +524,7 @@ def plot_command(program: Program, at: At = None, of: Of = None,
     from ..analysis.plot import sample_curve
     from ..render.plot import COLOURS, render_plot
     with Command(json_output, no_color, timeout=timeout) as cmd:
-        cmd.source = read_program(program)
+        cmd.read(program)
 
         def body():
             curve = sample_curve(cmd.source, at or [], of or (), points, _dtype(dtype),

@@ -158,8 +158,23 @@ class ReplCore:
         return True
 
     def run_source(self, text):
-        """Run program text statement by statement, as the piped REPL reads it."""
-        self.run_statements(split_statements(text.rstrip(), self.is_complete))
+        """Run program text statement by statement, as the piped REPL reads it.  An input of
+        several lines (a paste) shows an error's position in it: line numbers count from the
+        input's first line."""
+        sources = split_statements(text.rstrip(), self.is_complete)
+        if "\n" not in text.strip():
+            self.run_statements(sources)
+            return
+        offsets, position = [], 0
+        for source in sources:
+            first = source.split("\n", 1)[0]
+            found = text.find(first, position) if first else -1
+            if found >= 0:
+                position = found + len(first)
+            offsets.append(text.count("\n", 0, found if found >= 0 else position))
+        for source, offset in zip(sources, offsets):
+            if not self.run_statement(source, offset):
+                break
 
     def run_statements(self, sources):
         """Run statements in turn; stop at Ctrl-C, go on after errors (as Python's REPL)."""
@@ -167,8 +182,10 @@ class ReplCore:
             if not self.run_statement(source):
                 break
 
-    def run_statement(self, statement):
-        """Run one statement, echoing its value; record it for :save.  False if interrupted."""
+    def run_statement(self, statement, line_offset=None):
+        """Run one statement, echoing its value; record it for :save.  False if interrupted.
+        line_offset: the statement's first line in a pasted input (its errors then show their
+        position in that input); None for a statement typed alone."""
         self.stream.take()
         error = None
         try:
@@ -181,7 +198,7 @@ class ReplCore:
             self._interrupted()
             return False
         except (Exception, RecursionError, MemoryError) as e:
-            error = self.show_error(e, statement)
+            error = self.show_error(e, statement, line_offset)
         finally:
             self._prune_recording()
         output = self.stream.take()
@@ -210,7 +227,7 @@ class ReplCore:
                 seen.extend(roots)
         self.tracer.passes = kept[::-1]
 
-    def show_error(self, exc, source):
+    def show_error(self, exc, source, line_offset=None):
         """`Type: message` (a caret under syntax errors) and a `hint:` line; returns the info."""
         from ..render.hints import hint_for
         from .app import error_info
@@ -229,7 +246,15 @@ class ReplCore:
                                  program=program, line=hint_line)
         except Exception:
             info.hint = None
-        self.renderer.error(info)  # (with the hint, in either mode)
+        # an error in a statement of several lines, or in a paste, shows its position in that
+        # input and a caret too (SPEC §2); the transcript keeps the piped REPL's line alone
+        import dataclasses
+        shown = info
+        multi_line = "\n" in source.strip() or line_offset is not None
+        if info.line is not None and multi_line and not isinstance(exc, meta.MetaError):
+            shown = dataclasses.replace(info, located=True,
+                                        line=info.line + (line_offset or 0))
+        self.renderer.error(shown)  # (with the hint)
         return info
 
 

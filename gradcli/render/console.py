@@ -17,12 +17,15 @@ class ErrorInfo:
     column: int | None = None
     source_line: str | None = None
     hint: str | None = None
+    located: bool = False        # show the position of a runtime error too (see error_lines)
+    filename: str | None = None  # the program's file: `file.grad:5:12: Type: message`
 
     def text_lines(self):
         if self.type == "EvaluatorCrash":  # (not the program's error: the evaluator is gone)
             return [f"gradcli: {self.message}"]
         from ..lang.errors import error_lines
-        return error_lines(self.type, self.message, self.line, self.column, self.source_line)
+        return error_lines(self.type, self.message, self.line, self.column, self.source_line,
+                           self.located, self.filename)
 
     def to_json(self):
         return {"error": {"type": self.type, "message": self.message, "line": self.line,
@@ -100,9 +103,10 @@ class Renderer:
             from rich.console import Console
             from rich.text import Text
             console = Console(file=self.err, highlight=False)
-            console.print(Text(lines[0], style="bold red"))
+            # (soft_wrap: a long message wraps as the terminal wraps it, not mid-position)
+            console.print(Text(lines[0], style="bold red"), soft_wrap=True)
             for extra in lines[1:]:
-                console.print(Text(extra, style="red"))
+                console.print(Text(extra, style="red"), soft_wrap=True)
             if info.hint:
                 console.print(Text("hint: " + info.hint, style="yellow"))
         else:

@@ -44,7 +44,8 @@ def test_run_stops_at_the_first_error_with_exit_2(cli, tmp_path):
     r = cli("run", str(path))
     assert r.code == 2
     assert r.stdout == "1\n"
-    assert r.stderr == "NameError: name 'undefined' is not defined\n"
+    assert r.stderr.splitlines() == [f"{path}:2:7: NameError: name 'undefined' is not defined",
+                                     "    print(undefined)", "          ^"]
 
 
 def test_run_of_a_missing_file_is_a_usage_error(cli, tmp_path):

@@ -153,7 +153,8 @@ def test_a_pasted_snippet_runs_statement_by_statement(repl_run):
     _, out, repl = repl_run(paste(snippet))
     assert lines(out) == [
         "tensor(3., grad_fn=<SumBackward0>)",
-        "NameError: name 'undefined_name' is not defined",
+        "NameError: name 'undefined_name' is not defined (line 4, column 1)",
+        "    undefined_name", "    ^",
         "hint: your tensors: x",
         "tensor([2., 4.], grad_fn=<MulBackward0>)"]
     statements = [s.source for s in repl.transcript.sessions[0].statements]
@@ -202,6 +203,24 @@ def test_syntax_errors_show_a_caret(repl_run):
     first, source, caret = lines(out)[:3]
     assert first.startswith("SyntaxError: ") and "(line 2, column 1)" in first
     assert source == "    )" and caret == "    ^"
+
+
+def test_an_error_in_a_paste_shows_its_line_in_the_paste(repl_run):
+    _, out, _ = repl_run(paste("a = 1\nx = tensor([1.,2.,3.])\ny = x + tensor([1.,2.])\n"
+                               "print('after')\n"))
+    assert lines(out)[:3] == [
+        "RuntimeError: The size of tensor a (3) must match the size of tensor b (2) at "
+        "non-singleton dimension 0 (line 3, column 5)",
+        "    y = x + tensor([1.,2.])", "        ^"]
+    assert lines(out)[3] == "after"
+
+
+def test_an_error_in_a_block_shows_its_line(repl_run):
+    _, out, _ = repl_run("x = tensor([1.])", ENTER, "for i in range(2):", ENTER, "z = x[5]",
+                         ENTER, ENTER)
+    assert lines(out)[:3] == [
+        "IndexError: index 5 is out of bounds for dimension 0 with size 1 (line 2, column 9)",
+        "        z = x[5]", "            ^"]
 
 
 def test_the_session_survives_errors(repl_run):

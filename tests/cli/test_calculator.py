@@ -1,0 +1,115 @@
+"""The calculator as people use it (issue 21): error positions, `run @FILE`, sweeps, shell
+completion, consistent JSON, calculator names; through the real console script."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+MISMATCH = "x = tensor([1.,2.,3.])\ny = tensor([1.,2.])\nz = x + y\n"
+SIZE_ERROR = ("RuntimeError: The size of tensor a (3) must match the size of tensor b (2) at "
+              "non-singleton dimension 0")
+
+
+def on_terminal(*args, env=None, input_bytes=None):
+    """gradcli with stdout and stderr on a pseudo-terminal; (exit code, text without ANSI)."""
+    pty = pytest.importorskip("pty")
+    master, slave = pty.openpty()
+    e = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="250")
+    e.pop("NO_COLOR", None)
+    e.update(env or {})
+    p = subprocess.Popen([sys.executable, "-m", "gradcli.cli.main", *args],
+                         stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, env=e, cwd=ROOT)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    code = p.wait(timeout=120)
+    return code, ANSI.sub("", b"".join(chunks).decode("utf-8", "replace")).replace("\r", "")
+
+
+# ---------------------------------------------------------------------- 1. error positions
+
+def test_run_prints_file_line_column_source_and_caret(gradcli_process, tmp_path):
+    path = tmp_path / "mismatch.grad"
+    path.write_text(MISMATCH)
+    r = gradcli_process("run", str(path))
+    assert r.code == 2 and r.stdout == ""
+    assert r.stderr.splitlines() == [f"{path}:3:5: {SIZE_ERROR}", "    z = x + y", "        ^"]
+
+
+def test_run_from_stdin_names_stdin(gradcli_process):
+    r = gradcli_process("run", "-", input=MISMATCH)
+    assert r.code == 2
+    assert r.stderr.splitlines()[0] == f"<stdin>:3:5: {SIZE_ERROR}"
+
+
+def test_run_syntax_error_has_the_same_form(gradcli_process, tmp_path):
+    path = tmp_path / "bad.grad"
+    path.write_text("x = 1\ny = (2\n")
+    r = gradcli_process("run", str(path))
+    assert r.code == 2
+    assert r.stderr.splitlines() == [f"{path}:2:5: SyntaxError: '(' was never closed",
+                                     "    y = (2", "        ^"]
+
+
+def test_run_json_error_keeps_line_and_column(gradcli_process, tmp_path):
+    path = tmp_path / "mismatch.grad"
+    path.write_text(MISMATCH)
+    r = gradcli_process("run", str(path), "--json")
+    assert r.code == 2
+    assert r.json()["error"] == {"type": "RuntimeError", "message": SIZE_ERROR[14:],
+                                 "line": 3, "column": 5}
+
+
+def test_eval_on_a_terminal_shows_the_position():
+    code, text = on_terminal("eval", MISMATCH)
+    assert code == 2
+    lines = text.splitlines()
+    assert lines[0] == f"{SIZE_ERROR} (line 3, column 5)"
+    assert lines[1:3] == ["    z = x + y", "        ^"]
+
+
+def test_eval_of_a_file_on_a_terminal_names_the_file(tmp_path):
+    path = tmp_path / "m.grad"
+    path.write_text(MISMATCH)
+    code, text = on_terminal("eval", f"@{path}")
+    assert code == 2 and text.splitlines()[0] == f"{path}:3:5: {SIZE_ERROR}"
+
+
+def test_piped_eval_keeps_the_one_line_error(gradcli_process):
+    r = gradcli_process("eval", MISMATCH)
+    assert r.code == 2 and r.stderr == SIZE_ERROR + "\n"
+
+
+def test_piped_repl_keeps_pytorchs_line_alone(gradcli_process):
+    r = gradcli_process("repl", input=MISMATCH + "print(1)\n")
+    assert r.stdout == SIZE_ERROR + "\n1\n"
+
+
+# ---------------------------------------------------------------------- 4. run @FILE
+
+def test_run_at_file_works_like_every_other_command(gradcli_process, tmp_path):
+    path = tmp_path / "p.grad"
+    path.write_text("print(2 + 3)\n")
+    r = gradcli_process("run", f"@{path}")
+    assert (r.code, r.stdout, r.stderr) == (0, "5\n", "")
+
+
+def test_run_at_missing_file_is_a_usage_error(gradcli_process, tmp_path):
+    r = gradcli_process("run", f"@{tmp_path}/nope.grad")
+    assert r.code == 2
+    assert r.stderr.startswith("UsageError: cannot read ") and "Traceback" not in r.stderr
