@@ -491,7 +491,7 @@ def explain_command(program: Program, at: At = None, of: Of = None, grad: Grad =
 @app.command("check")
 def check_command(program: Program, at: At = None, of: Of = None, grad: Grad = None,
                   expect: Annotated[Optional[List[str]], typer.Option(
-                      "--expect", metavar="EXPECTATION", help="NAME.grad=VALUE or NAME=VALUE (repeatable).")] = None,
+                      "--expect", metavar="EXPECTATION", help="NAME.grad=VALUE, dOUT/dLEAF=VALUE (as eval labels it) or NAME=VALUE (repeatable).")] = None,
                   rtol: Annotated[float, typer.Option("--rtol", metavar="RTOL")] = 1e-5,
                   atol: Annotated[float, typer.Option("--atol", metavar="ATOL")] = 1e-8,
                   gradcheck: Annotated[bool, typer.Option(

@@ -113,3 +113,29 @@ def test_run_at_missing_file_is_a_usage_error(gradcli_process, tmp_path):
     r = gradcli_process("run", f"@{tmp_path}/nope.grad")
     assert r.code == 2
     assert r.stderr.startswith("UsageError: cannot read ") and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("expect, code", [("dy/dx=12", 0), ("dy/dw=1", 0), ("dy/dx=13", 1),
+                                          ("x.grad=12", 0)])
+def test_check_expect_takes_the_label_eval_prints(gradcli_process, expect, code):
+    r = gradcli_process("check", "y = x**3 + w", "--at", "x=2", "--at", "w=1", "--expect",
+                        expect)
+    assert r.code == code, r.stderr
+    assert r.stdout.splitlines()[0].split(":")[0] in (f"ok   {expect.split('=')[0]}",
+                                                      f"FAIL {expect.split('=')[0]}")
+
+
+def test_check_expect_label_of_an_expression_output(gradcli_process):
+    r = gradcli_process("check", "x**3", "--at", "x=2", "--expect", "d(x**3)/dx=12", "--json")
+    assert r.code == 0
+    assert r.json()["checks"] == [{"name": "d(x**3)/dx", "expected": 12, "actual": 12.0,
+                                   "ok": True}]
+
+
+@pytest.mark.parametrize("expect, message", [
+    ("dz/dx=1", "UsageError: --expect dz/dx: z is not an output (outputs: y; choose with --of)"),
+    ("dy/dq=1", "UsageError: --expect dy/dq: q is not an --at input (inputs: x, w)")])
+def test_check_expect_label_errors(gradcli_process, expect, message):
+    r = gradcli_process("check", "y = x**3 + w", "--at", "x=2", "--at", "w=1", "--expect",
+                        expect)
+    assert r.code == 2 and r.stderr == message + "\n"
