@@ -61,6 +61,18 @@ class JsonUsageGroup(TyperGroup):
         with _json_usage_errors(ctx.meta.get("gradcli.json")):
             return super().invoke(ctx)
 
+    def format_commands(self, ctx, formatter):
+        """`gradcli --help` lists each command with its whole first sentence, wrapped (click
+        cuts it at 45 characters with `...`)."""
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit=1000)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
 
 @contextlib.contextmanager
 def _json_usage_errors(wants_json):

@@ -122,20 +122,32 @@ class Renderer:
     def table(self, title, headers, rows):
         if self.mode == "rich":
             from rich.table import Table
+            from rich.text import Text
             table = Table(title=title, show_lines=False)
             for h in headers:
                 table.add_column(h, overflow="fold")
-            for row in rows:
-                table.add_row(*row)
+            for row in rows:  # (as Text: `[min, max]` is text, not rich markup)
+                table.add_row(*(Text(c) if isinstance(c, str) else c for c in row))
             self.console.print(table)
             return
         widths = [max(len(h), *(len(r[i].split("\n")[0]) for r in rows)) if rows else len(h)
                   for i, h in enumerate(headers)]
         if title:
             self.line(title)
+        if sum(widths) + 2 * (len(widths) - 1) > self._plain_width():
+            # aligned columns would run past the terminal's width: one unpadded line a row,
+            # its cells separated by tabs (for cut -f and awk -F'\t')
+            for row in [headers] + [list(r) for r in rows]:
+                self.line("\t".join(" ".join(c.split()) for c in row))
+            return
         self.line("  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip())
         for row in rows:
             self.line("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+
+    def _plain_width(self):
+        """The columns plain output may use: COLUMNS, the terminal's width, else 80."""
+        import shutil
+        return shutil.get_terminal_size((80, 24)).columns
 
     # ------------------------------------------------------------------ results
     def evaluation(self, ev):

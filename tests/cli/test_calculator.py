@@ -139,3 +139,47 @@ def test_check_expect_label_errors(gradcli_process, expect, message):
     r = gradcli_process("check", "y = x**3 + w", "--at", "x=2", "--at", "w=1", "--expect",
                         expect)
     assert r.code == 2 and r.stderr == message + "\n"
+
+
+# ---------------------------------------------------------------------- 11. help, test's diff
+
+def test_help_lists_each_command_with_its_whole_summary(gradcli_process):
+    r = gradcli_process("--help")
+    assert r.code == 0 and "..." not in r.stdout.split("Commands:")[1]
+    joined = " ".join(r.stdout.split())
+    assert ("eval Evaluate PROGRAM and print values and gradients of each output with respect "
+            "to each leaf.") in joined
+    assert "check Check derivatives for scripts: exit 0 when every expectation holds, 1 " \
+           "otherwise." in joined
+
+
+def test_test_diff_labels_the_transcript_side_expected(gradcli_process, tmp_path):
+    path = tmp_path / "t.txt"
+    path.write_text("## s\n>>> 1 + 1\n3\n")
+    r = gradcli_process("test", str(path))
+    assert r.code == 1
+    assert "--- " in r.stdout and "(expected)" in r.stdout and "(PyTorch)" not in r.stdout
+
+
+# ---------------------------------------------------------------------- 10. ops
+
+def test_ops_on_a_terminal_keeps_bracketed_text():
+    code, text = on_terminal("ops", env={"COLUMNS": "400"})
+    assert code == 0
+    assert "self limited to [min, max]" in text and "self[i]" in text
+
+
+def test_ops_piped_is_one_unpadded_line_a_row(gradcli_process):
+    r = gradcli_process("ops", env={"COLUMNS": "100"})
+    lines = r.stdout.splitlines()
+    assert lines[0] == "op\tsignature\tgrad_fn\tderivative\tdoc"
+    assert all(line.count("\t") == 4 and "  " not in line and line == line.strip()
+               for line in lines)
+    row = next(line for line in lines if line.startswith("clamp\t"))
+    assert "[min, max]" in row
+
+
+def test_ops_of_one_op_fits_and_stays_aligned(gradcli_process):
+    r = gradcli_process("ops", "sin", env={"COLUMNS": "200"})
+    assert r.stdout.splitlines()[0].split() == ["op", "signature", "grad_fn", "derivative", "doc"]
+    assert all(len(line) <= 200 for line in r.stdout.splitlines())
