@@ -90,6 +90,11 @@ app = typer.Typer(cls=JsonUsageGroup, add_completion=True, pretty_exceptions_ena
                   context_settings={"help_option_names": ["-h", "--help"]},
                   help="A gradient calculator with PyTorch's autograd semantics.")
 
+def _starting(incomplete, *choices):
+    """Shell completion of an option's value: the choices that start with what is typed."""
+    return [c for c in choices if c.startswith(incomplete or "")]
+
+
 Program = Annotated[str, typer.Argument(
     metavar="PROGRAM", help="The program text, - for standard input, or @FILE.")]
 At = Annotated[Optional[List[str]], typer.Option(
@@ -100,7 +105,8 @@ Of = Annotated[Optional[List[str]], typer.Option(
     "expression).")]
 Grad = Annotated[Optional[str], typer.Option("--grad", metavar="VALUE", help="Gradient for a non-scalar output.")]
 Dtype = Annotated[Optional[str], typer.Option(
-    "--dtype", metavar="DTYPE", help="Default floating dtype: float32 (PyTorch's default) or float64.")]
+    "--dtype", metavar="DTYPE", help="Default floating dtype: float32 (PyTorch's default) or float64.",
+    autocompletion=lambda incomplete: _starting(incomplete, "float32", "float64"))]
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print less.")]
 NoColor = Annotated[bool, typer.Option("--no-color", help="Plain output even on a terminal.")]
@@ -412,7 +418,8 @@ def test_command(files: Annotated[List[str], typer.Argument(metavar="FILE...", h
 @app.command("jacobian")
 def jacobian_command(program: Program, at: At = None, of: Of = None,
                      mode: Annotated[str, typer.Option(
-                         "--mode", metavar="MODE", help="reverse (row by row) or forward (column by column).")]
+                         "--mode", metavar="MODE", help="reverse (row by row) or forward (column by column).",
+                         autocompletion=lambda incomplete: _starting(incomplete, "reverse", "forward"))]
                      = "reverse",
                      dtype: Dtype = None, json_output: Json = False, no_color: NoColor = False,
                      timeout: Timeout = None):
@@ -449,7 +456,9 @@ def hessian_command(program: Program, at: At = None, of: Of = None, dtype: Dtype
 
 @app.command("graph")
 def graph_command(program: Program, at: At = None, of: Of = None, grad: Grad = None,
-                  fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="ascii, dot or mermaid.")]
+                  fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="ascii, dot or mermaid.",
+                                                   autocompletion=lambda incomplete: _starting(incomplete, "ascii", "dot",
+                                                                                            "mermaid"))]
                   = "ascii",
                   values: Annotated[bool, typer.Option(
                       "--values", help="Show value and gradient on every node.")] = False,

@@ -183,3 +183,64 @@ def test_ops_of_one_op_fits_and_stays_aligned(gradcli_process):
     r = gradcli_process("ops", "sin", env={"COLUMNS": "200"})
     assert r.stdout.splitlines()[0].split() == ["op", "signature", "grad_fn", "derivative", "doc"]
     assert all(len(line) <= 200 for line in r.stdout.splitlines())
+
+
+# ---------------------------------------------------------------------- 6. shell completion
+
+def _complete(gradcli_process, shell, words):
+    """What the completion script typer installs asks gradcli for, as each shell asks it."""
+    env = {"_GRADCLI_COMPLETE": f"complete_{shell}"}
+    if shell == "bash":
+        env.update(COMP_WORDS=" ".join(words), COMP_CWORD=str(len(words) - 1))
+    else:
+        env["_TYPER_COMPLETE_ARGS"] = " ".join(words)
+        if shell == "fish":
+            env["_TYPER_COMPLETE_FISH_ACTION"] = "get-args"
+    r = gradcli_process(env=env)
+    assert r.code == 0 and r.stderr == ""
+    return r.stdout
+
+
+def test_bash_completes_commands_options_and_values(gradcli_process):
+    assert _complete(gradcli_process, "bash", ["gradcli", "ev"]).split() == ["eval"]
+    assert _complete(gradcli_process, "bash", ["gradcli", "eval", "x", "--dt"]).split() == \
+        ["--dtype"]
+    assert _complete(gradcli_process, "bash", ["gradcli", "eval", "x", "--dtype", "float6"]) \
+        .split() == ["float64"]
+    every = _complete(gradcli_process, "bash", ["gradcli", ""]).split()
+    assert {"eval", "run", "repl", "jacobian", "check", "ops"} <= set(every)
+
+
+def test_zsh_and_fish_complete_commands_and_options(gradcli_process):
+    assert '"eval":' in _complete(gradcli_process, "zsh", ["gradcli", "ev"])
+    assert "--dtype" in _complete(gradcli_process, "zsh", ["gradcli", "eval", "x", "--dt"])
+    fish = _complete(gradcli_process, "fish", ["gradcli", "eval", "x", "--dt"])
+    assert fish.startswith("--dtype\t")
+    assert _complete(gradcli_process, "fish", ["gradcli", "ev"]).startswith("eval\t")
+
+
+def test_install_completion_then_bash_completes(tmp_path):
+    """`gradcli --install-completion` in bash, then the installed function, as bash calls it."""
+    bin_dir = Path(sys.executable).parent
+    if not (bin_dir / "gradcli").exists():
+        pytest.skip("the gradcli console script is not installed beside this Python")
+    env = dict(os.environ, HOME=str(tmp_path), SHELL="/bin/bash",
+               PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    p = subprocess.run(["bash", "-c", "gradcli --install-completion"], capture_output=True,
+                       text=True, env=env, timeout=120)
+    assert p.returncode == 0, p.stderr
+    script = tmp_path / ".bash_completions" / "gradcli.sh"
+    assert script.exists() and str(script) in (tmp_path / ".bashrc").read_text()
+    probe = (f"source {script}\n"
+             "COMP_WORDS=(gradcli ev); COMP_CWORD=1; _gradcli_completion gradcli\n"
+             "printf '%s\\n' \"${COMPREPLY[@]}\"\n"
+             "COMP_WORDS=(gradcli eval x --dt); COMP_CWORD=3; _gradcli_completion gradcli\n"
+             "printf '%s\\n' \"${COMPREPLY[@]}\"\n")
+    p = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert p.stdout.split() == ["eval", "--dtype"], p.stderr
+
+
+def test_no_arguments_without_completion_is_still_the_repl(gradcli_process):
+    r = gradcli_process(input="1 + 1\n")
+    assert r.code == 0 and r.stdout == "2\n"
