@@ -295,6 +295,12 @@ class Command:
         return lines[-1] if lines else ""
 
 
+def _result_dtype(name):
+    """The dtype a document reports: --dtype, else the default (float32)."""
+    from ..engine import dtypes
+    return _dtype(name) or dtypes.get_default_dtype()
+
+
 def _bindings(at):
     from ..analysis.evaluate import parse_binding
     return [parse_binding(a) for a in at or []]
@@ -434,7 +440,7 @@ def jacobian_command(program: Program, at: At = None, of: Of = None,
         def body():
             outputs, blocks = jacobian_blocks(cmd.source, _bindings(at), of or (), mode,
                                               _dtype(dtype), timeout)
-            cmd.renderer.matrix_result("jacobian", outputs, blocks)
+            cmd.renderer.matrix_result("jacobian", outputs, blocks, _result_dtype(dtype))
         cmd.evaluate(body)
 
 
@@ -450,7 +456,7 @@ def hessian_command(program: Program, at: At = None, of: Of = None, dtype: Dtype
         def body():
             outputs, blocks = hessian_blocks(cmd.source, _bindings(at), of or (),
                                              _dtype(dtype), timeout)
-            cmd.renderer.matrix_result("hessian", outputs, blocks)
+            cmd.renderer.matrix_result("hessian", outputs, blocks, _result_dtype(dtype))
         cmd.evaluate(body)
 
 
@@ -464,27 +470,33 @@ def graph_command(program: Program, at: At = None, of: Of = None, grad: Grad = N
                       "--values", help="Show value and gradient on every node.")] = False,
                   ascii_only: Annotated[bool, typer.Option(
                       "--ascii", help="Pure ASCII tree lines.")] = False,
-                  dtype: Dtype = None, no_color: NoColor = False, timeout: Timeout = None):
-    """Draw the backward graph of the outputs."""
+                  dtype: Dtype = None, json_output: Json = False, no_color: NoColor = False,
+                  timeout: Timeout = None):
+    """Draw the backward graph of the outputs (--json: nodes, edges, values and gradients)."""
     from ..analysis.evaluate import UsageError, evaluate
     from ..analysis.explain import Namer
     from ..render.graph import FORMATS, GraphView, draw_ascii
-    with Command(False, no_color, timeout=timeout) as cmd:
+    with Command(json_output, no_color, timeout=timeout) as cmd:
         if fmt not in FORMATS:
             raise UsageError(f"--format must be ascii, dot or mermaid, not {fmt!r}")
         cmd.read(program)
 
         def body():
             # (the structure needs no backward pass: a non-scalar output draws without --grad)
+            as_json = cmd.renderer.mode == "json"
             ev = evaluate(cmd.source, _bindings(at), of or (), grad, 1, _dtype(dtype),
                           out=sys.stderr, record=True, timeout=timeout, explain_zero=False,
-                          gradients=values)
+                          gradients=values or as_json)
             cmd.namespace = ev.session.namespace
             namer = Namer(ev.session.namespace, ev.recording)
             steps = [s for name in ev.outputs for s in ev.steps.get(name, [])]
             view = GraphView([(n, ev.values[n]) for n in ev.outputs
                               if hasattr(ev.values[n], "grad_fn")],
                              namer.names(), ev.recording, steps, with_values=values)
+            if as_json:
+                from ..render.graph import graph_json
+                cmd.renderer.json({"dtype": ev.dtype.name, **graph_json(view)})
+                return
             text = draw_ascii(view, ascii_only) if fmt == "ascii" else FORMATS[fmt](view)
             cmd.renderer.text(text)
         cmd.evaluate(body)
@@ -492,18 +504,25 @@ def graph_command(program: Program, at: At = None, of: Of = None, grad: Grad = N
 
 @app.command("explain")
 def explain_command(program: Program, at: At = None, of: Of = None, grad: Grad = None,
-                    dtype: Dtype = None, no_color: NoColor = False, timeout: Timeout = None):
+                    dtype: Dtype = None, json_output: Json = False, no_color: NoColor = False,
+                    timeout: Timeout = None):
     """The backward pass step by step: each node, its local derivative, the chain rule."""
     from ..analysis.evaluate import evaluate
     from ..analysis.explain import explain_steps
-    from ..render.explain import render_explanation
-    with Command(False, no_color, timeout=timeout) as cmd:
+    from ..render.explain import explanation_json, render_explanation
+    with Command(json_output, no_color, timeout=timeout) as cmd:
         cmd.read(program)
 
         def body():
             ev = evaluate(cmd.source, _bindings(at), of or (), grad, 1, _dtype(dtype),
                           out=sys.stderr, record=True, timeout=timeout)
             cmd.namespace = ev.session.namespace
+            if cmd.renderer.mode == "json":
+                cmd.renderer.json({"dtype": ev.dtype.name, "outputs": ev.outputs,
+                                   "explanations": [explanation_json(ev, name,
+                                                                     explain_steps(ev, name))
+                                                    for name in ev.outputs]})
+                return
             for name in ev.outputs:
                 cmd.renderer.text(render_explanation(ev, name, explain_steps(ev, name)))
         cmd.evaluate(body)

@@ -32,6 +32,20 @@ class ErrorInfo:
                           "column": self.column}}
 
 
+def json_ready(document):
+    """document with every non-finite float (nested in dicts and lists) as "inf"/"-inf"/"nan"."""
+    import math
+    if isinstance(document, float):
+        if math.isfinite(document):
+            return document
+        return "nan" if math.isnan(document) else ("inf" if document > 0 else "-inf")
+    if isinstance(document, dict):
+        return {k: json_ready(v) for k, v in document.items()}
+    if isinstance(document, (list, tuple)):
+        return [json_ready(v) for v in document]
+    return document
+
+
 def choose_mode(json_output=False, no_color=False, stream=None):
     if json_output:
         return "json"
@@ -79,8 +93,10 @@ class Renderer:
         self.out.write(text + "\n")
 
     def json(self, document):
+        """One JSON document; non-finite numbers anywhere in it are the strings "inf", "-inf",
+        "nan" (SPEC §3), never JSON's invalid NaN/Infinity."""
         import json
-        self.out.write(json.dumps(document, indent=2) + "\n")
+        self.out.write(json.dumps(json_ready(document), indent=2, allow_nan=False) + "\n")
 
     def text(self, text, style=None, highlights=()):
         """Free text (graphs, explanations, plots); on a terminal in `style`, with the matches
@@ -210,10 +226,11 @@ class Renderer:
                    "gradients": {k: to_json(g) for k, g in gradients.items()},
                    "output": output})
 
-    def matrix_result(self, kind, outputs, blocks):
+    def matrix_result(self, kind, outputs, blocks, dtype=None):
         """Jacobian/Hessian blocks: blocks is a list of (label path, tensor)."""
         if self.mode == "json":
-            doc = {"outputs": outputs, kind: {}}
+            doc = {"dtype": dtype.name if dtype is not None else None, "outputs": outputs,
+                   kind: {}}
             for path, value in blocks:
                 node = doc[kind]
                 for key in path[:-1]:

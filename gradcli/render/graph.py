@@ -63,6 +63,33 @@ class GraphView:
         return text
 
 
+def graph_json(view):
+    """The graph as data (`graph --json`): nodes with their grad_fn name, the program's name,
+    value and gradient; edges from a node to each of its next_functions (the way gradients
+    flow); and each output's root node."""
+    from .values import to_json
+    ids = _ids(view)
+    nodes = []
+    for node in view.nodes:
+        leaf = type(node) is AccumulateGrad
+        if leaf:
+            value = node.variable._data
+        else:
+            rec = view.records.get(node)
+            value = rec.outputs[0] if rec and rec.outputs else None
+        grad = view.grads.get(node)
+        nodes.append({"id": ids[node], "grad_fn": node.name(), "name": view.name_of(node),
+                      "leaf": leaf, "value": to_json(value) if value is not None else None,
+                      "grad": to_json(grad[0]) if grad and grad[0] is not None else None})
+    edges = [{"from": ids[node], "to": ids[child], "input": k}
+             for node in view.nodes
+             for k, (child, _) in enumerate(node.next_functions) if child is not None]
+    roots = {name: ids[t.grad_fn] if t.grad_fn is not None else None
+             for name, t in view.outputs}
+    return {"outputs": [name for name, _ in view.outputs], "roots": roots, "nodes": nodes,
+            "edges": edges}
+
+
 def _children(node):
     return [child for child, _ in node.next_functions if child is not None]
 

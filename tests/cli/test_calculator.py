@@ -244,3 +244,67 @@ def test_install_completion_then_bash_completes(tmp_path):
 def test_no_arguments_without_completion_is_still_the_repl(gradcli_process):
     r = gradcli_process(input="1 + 1\n")
     assert r.code == 0 and r.stdout == "2\n"
+
+
+# ---------------------------------------------------------------------- 7. JSON everywhere
+
+def test_graph_json_has_nodes_edges_values_and_grads(gradcli_process):
+    r = gradcli_process("graph", "z = (2*x)**3 + x", "--at", "x=3", "--json")
+    assert r.code == 0, r.stderr
+    doc = r.json()
+    assert doc["dtype"] == "float32" and doc["outputs"] == ["z"]
+    nodes = {n["id"]: n for n in doc["nodes"]}
+    root = nodes[doc["roots"]["z"]]
+    assert (root["grad_fn"], root["name"], root["value"], root["grad"]) == \
+        ("AddBackward0", "z", 219.0, 1.0)
+    (leaf,) = [n for n in doc["nodes"] if n["leaf"]]
+    assert (leaf["name"], leaf["value"], leaf["grad"]) == ("x", 3.0, 217.0)
+    assert {"from": root["id"], "to": leaf["id"], "input": 1} in doc["edges"]
+    assert len(doc["edges"]) == 4  # add -> pow, add -> x, pow -> mul, mul -> x
+
+
+def test_explain_json_has_the_steps(gradcli_process):
+    r = gradcli_process("explain", "z = relu(x)*w", "--at", "x=0", "--at", "w=2", "--json")
+    assert r.code == 0, r.stderr
+    doc = r.json()
+    (exp,) = doc["explanations"]
+    assert doc["outputs"] == ["z"] and exp["at"] == {"x": 0.0, "w": 2.0}
+    assert [s["node"] for s in exp["steps"]] == ["MulBackward0", "ReluBackward0"]
+    assert exp["steps"][0]["contributions"][0] == {"target": "relu(x)", "local": 2.0,
+                                                   "gradient": 2.0, "accumulates": None}
+    assert exp["steps"][1]["kink"].startswith("relu at 0")
+    assert exp["gradients"] == {"x": 0.0, "w": 0.0} and "x" in exp["why"]
+
+
+def test_graph_and_explain_json_errors_are_documents(gradcli_process):
+    for command in ("graph", "explain"):
+        r = gradcli_process(command, "y = (x", "--json")
+        assert r.code == 2 and r.json()["error"]["type"] == "SyntaxError"
+
+
+@pytest.mark.parametrize("args, path, expected", [
+    (["plot", "1/x", "--at", "x=-1:1:3"], ("y", 1), "inf"),
+    (["plot", "1/x", "--at", "x=-1:1:3"], ("dy", 1), "-inf"),
+    (["eval", "y = log(x)", "--at", "x=-1"], ("values", "y"), "nan"),
+    (["jacobian", "y = 1/x", "--at", "x=[0., 1.]"], ("jacobian", "y", "x", 0, 0), "-inf"),
+    (["hessian", "y = 1/x", "--at", "x=0"], ("hessian", "y", "x", "x"), "inf"),
+    (["check", "y = 1/x", "--at", "x=0", "--expect", "y=inf"], ("checks", 0, "actual"), "inf"),
+    (["graph", "y = 1/x", "--at", "x=0"], ("nodes", 0, "value"), "inf"),
+])
+def test_non_finite_numbers_are_strings_in_every_document(gradcli_process, args, path,
+                                                          expected):
+    r = gradcli_process(*args, "--json")
+    assert "NaN" not in r.stdout and "Infinity" not in r.stdout
+    node = r.json()
+    for key in path:
+        node = node[key]
+    assert node == expected
+
+
+@pytest.mark.parametrize("command", ["jacobian", "hessian"])
+def test_matrix_documents_carry_the_dtype(gradcli_process, command):
+    r = gradcli_process(command, "y = (x**2).sum()", "--at", "x=[1., 2.]", "--json")
+    assert r.json()["dtype"] == "float32"
+    r = gradcli_process(command, "y = (x**2).sum()", "--at", "x=[1., 2.]", "--json",
+                        "--dtype", "float64")
+    assert r.json()["dtype"] == "float64"

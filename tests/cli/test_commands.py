@@ -116,7 +116,8 @@ def test_jacobian_bad_mode_is_a_usage_error(cli):
 def test_hessian_json_document(cli):
     doc = cli("hessian", "f = x[0]**3 + x[0]*x[1] + 2*x[1]**3", "--at", "x=[1,1]",
               "--json").json()
-    assert doc == {"outputs": ["f"], "hessian": {"f": {"x": {"x": [[6.0, 1.0], [1.0, 12.0]]}}}}
+    assert doc == {"dtype": "float32", "outputs": ["f"],
+                   "hessian": {"f": {"x": {"x": [[6.0, 1.0], [1.0, 12.0]]}}}}
 
 
 def test_hessian_across_two_inputs(cli):
