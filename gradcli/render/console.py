@@ -68,6 +68,11 @@ def derivative_label(out, leaf, order=1):
     out = wrt(out)
     if order == 1:
         return f"d{out}/d{leaf}"
+    if "," in leaf:  # a mixed partial, "x,x,w": d3y/dx2 dw
+        names = leaf.split(",")
+        counts = {n: names.count(n) for n in names}
+        return f"d{order}{out}/" + " ".join(f"d{n}{k if k > 1 else ''}"
+                                           for n, k in counts.items())
     return f"d{order}{out}/d{leaf}{order}"
 
 

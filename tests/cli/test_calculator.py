@@ -308,3 +308,64 @@ def test_matrix_documents_carry_the_dtype(gradcli_process, command):
     r = gradcli_process(command, "y = (x**2).sum()", "--at", "x=[1., 2.]", "--json",
                         "--dtype", "float64")
     assert r.json()["dtype"] == "float64"
+
+
+# ---------------------------------------------------------------------- 2. eval --order N
+
+def test_order_2_of_a_vector_leaf_is_its_hessian_block(gradcli_process):
+    r = gradcli_process("eval", "y = x[0]*x[1]", "--at", "x=[1,2]", "--order", "2")
+    assert r.code == 0
+    assert r.stdout.splitlines()[2:] == ["d2y/dx2 = [[0., 1.],", "           [1., 0.]]"]
+
+
+def test_order_2_gives_the_mixed_partial_of_two_leaves(gradcli_process):
+    r = gradcli_process("eval", "y = x**2*w**3", "--at", "x=2", "--at", "w=1", "--order", "2")
+    assert r.stdout.splitlines()[3:] == ["d2y/dx2 = 2.", "d2y/dx dw = 12.", "d2y/dw2 = 24."]
+    doc = gradcli_process("eval", "y = x**2*w**3", "--at", "x=2", "--at", "w=1", "--order",
+                          "2", "--json").json()
+    assert doc["gradients"] == {"y": {"x": 2.0, "x,w": 12.0, "w": 24.0}}
+
+
+def test_order_3_gives_pure_and_mixed_partials_of_scalar_leaves(gradcli_process):
+    r = gradcli_process("eval", "y = x**2*w**3", "--at", "x=2", "--at", "w=1", "--order", "3")
+    assert r.stdout.splitlines()[3:] == ["d3y/dx3 = 0.", "d3y/dx2 dw = 6.", "d3y/dx dw2 = 24.",
+                                         "d3y/dw3 = 24."]
+
+
+def test_a_zero_higher_derivative_has_no_why_line(gradcli_process):
+    r = gradcli_process("eval", "x**3", "--at", "x=2", "--order", "4")
+    assert r.code == 0 and r.stdout.splitlines()[-1] == "d4(x**3)/dx4 = 0." \
+        and "why" not in r.stdout
+
+
+def test_order_above_2_of_a_vector_leaf_is_a_usage_error(gradcli_process):
+    r = gradcli_process("eval", "y = (x**2).sum()", "--at", "x=[1,2]", "--order", "3")
+    assert r.code == 2 and r.stdout == ""
+    assert r.stderr == ("UsageError: --order 3 takes scalar inputs; x has shape [2]: use gradcli "
+                        "hessian (second partials) or gradcli jacobian for a vector input\n")
+
+
+@pytest.mark.parametrize("program, at", [
+    ("y = (x**2).sum() * w + (x[0]*x[1]).sin()", {"x": [0.5, 1.5], "w": 2.0}),
+    ("y = (w * x.exp()).sum() + (w**3).sum()", {"x": [0.1, -0.3, 0.7], "w": [1.0, 2.0, 3.0]}),
+])
+def test_order_2_matches_torch_hessian(gradcli_process, program, at):
+    torch = pytest.importorskip("torch")
+    args = [a for name, v in at.items() for a in ("--at", f"{name}={v}")]
+    doc = gradcli_process("eval", program, *args, "--order", "2", "--dtype", "float64",
+                          "--json").json()
+    names = list(at)
+    inputs = tuple(torch.tensor(v, dtype=torch.float64) for v in at.values())
+
+    def f(*tensors):
+        scope = dict(zip(names, tensors))
+        exec(program.replace("y =", "_y ="), {"torch": torch}, scope)
+        return scope["_y"]
+    hessian = torch.autograd.functional.hessian(f, inputs)
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            if j < i:
+                continue
+            key = a if a == b else f"{a},{b}"
+            import numpy as np
+            assert np.allclose(doc["gradients"]["y"][key], hessian[i][j].numpy(), rtol=1e-9)
