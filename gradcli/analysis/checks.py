@@ -6,7 +6,7 @@ import numpy as np
 from ..engine import dtypes
 from ..engine.tensor import Tensor
 from ..render.values import to_json
-from .evaluate import UsageError, evaluate, program_function
+from .evaluate import UsageError, eval_value, evaluate, program_function
 from .kinks import kink_at
 
 
@@ -79,7 +79,7 @@ def run_checks(source, bindings, of, grad, expectations, rtol, atol, gradcheck, 
     kinks = _kinks_met(ev)
     checks = []
     for name, is_grad, text in parsed:
-        expected = ev.session.eval(text)
+        expected = eval_value(ev.session, text)
         expected_value = expected._data if isinstance(expected, Tensor) else expected
         if isinstance(name, tuple):  # dOUT/dLEAF, as eval prints it
             from ..render.console import derivative_label

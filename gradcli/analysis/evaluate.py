@@ -39,12 +39,32 @@ class Binding:
 
 
 def parse_binding(spec):
-    """`NAME=VALUE` from --at (VALUE is an expression of the language)."""
+    """`NAME=VALUE` from --at (VALUE is an expression of the language).  NAME is any name a
+    program may bind (`α`, NFKC-normalised as Python normalises identifiers)."""
+    import unicodedata
     name, sep, value = spec.partition("=")
-    name = name.strip()
-    if not sep or not NAME.match(name) or not value.strip():
+    name = unicodedata.normalize("NFKC", name.strip())
+    if not sep or not name.isidentifier() or name.startswith("__") or not value.strip():
         raise UsageError(f"--at expects NAME=VALUE, got {spec!r}")
     return Binding(name, value.strip())
+
+
+# the modules a --at or --expect value may name without an import: `--at x=torch.tensor(3.)`
+VALUE_MODULES = {"torch": "torch", "np": "numpy", "numpy": "numpy", "math": "math"}
+
+
+def eval_value(session, text):
+    """A --at/--grad/--expect value: an expression of the language, in which torch, np and math
+    are imported (for this expression alone: the program imports what it uses)."""
+    from ..lang.namespace import modules
+    added = [n for n in VALUE_MODULES if n not in session.namespace and n in text]
+    for n in added:
+        session.namespace[n] = modules()[VALUE_MODULES[n]]
+    try:
+        return session.eval(text)
+    finally:
+        for n in added:
+            session.namespace.pop(n, None)
 
 
 @dataclass
@@ -75,7 +95,7 @@ def new_session(dtype=None, out=None):
 
 def leaf_value(session, binding):
     """Evaluate a binding's expression to a floating leaf tensor that requires grad."""
-    value = session.eval(binding.text)
+    value = eval_value(session, binding.text)
     if isinstance(value, Tensor):
         data = value.detach()._data
         t = Tensor._make(np.array(data, dtype=data.dtype if data.dtype.kind in "fc"

@@ -203,11 +203,14 @@ class Command:
         self.source = ""
         self.filename = None   # the program's file (run FILE, PROGRAM as @FILE)
         self.located = False   # errors show their position even when piped (run)
+        self.at = None         # the --at bindings of a command that takes them
         self.namespace = {}
         self.timeout = timeout
 
-    def read(self, program, located=False):
-        """Read PROGRAM (text, - or @FILE) into self.source; remember the file it came from."""
+    def read(self, program, located=False, at=None):
+        """Read PROGRAM (text, - or @FILE) into self.source; remember the file it came from
+        and the --at bindings (a command that takes them: at is a list)."""
+        self.at = list(at or [])
         self.source = read_program(program)
         if program.startswith("@"):
             self.filename = program[1:]
@@ -279,6 +282,12 @@ class Command:
     def _hint(self, exc, info):
         """The `hint:` line for an error (None when there is nothing useful to add)."""
         from ..render.hints import hint_for
+        if info.type == "NameError" and self.at == []:
+            # a calculator user's first program: `gradcli eval "x**2"` with no --at
+            import re
+            m = re.fullmatch(r"name '(\w+)' is not defined", info.message)
+            if m and m.group(1) not in ("torch", "np", "numpy", "math", "F", "nn"):
+                return f"bind it: --at {m.group(1)}=..."
         try:
             return hint_for(info.type, info.message, info.source_line or self._failing_line(exc),
                             getattr(exc, "hint_namespace", None) or self.namespace,
@@ -327,7 +336,7 @@ def eval_command(program: Program, at: At = None, of: Of = None, grad: Grad = No
     """
     from ..analysis.evaluate import evaluate
     with Command(json_output, no_color, quiet, timeout) as cmd:
-        cmd.read(program)
+        cmd.read(program, at=at)
 
         def body():
             ev = evaluate(cmd.source, _bindings(at), of or (), grad, order, _dtype(dtype),
@@ -435,7 +444,7 @@ def jacobian_command(program: Program, at: At = None, of: Of = None,
     with Command(json_output, no_color, timeout=timeout) as cmd:
         if mode not in ("reverse", "forward"):
             raise UsageError(f"--mode must be reverse or forward, not {mode!r}")
-        cmd.read(program)
+        cmd.read(program, at=at)
 
         def body():
             outputs, blocks = jacobian_blocks(cmd.source, _bindings(at), of or (), mode,
@@ -451,7 +460,7 @@ def hessian_command(program: Program, at: At = None, of: Of = None, dtype: Dtype
     """The Hessian of a scalar output with respect to the --at inputs."""
     from ..analysis.matrices import hessian_blocks
     with Command(json_output, no_color, timeout=timeout) as cmd:
-        cmd.read(program)
+        cmd.read(program, at=at)
 
         def body():
             outputs, blocks = hessian_blocks(cmd.source, _bindings(at), of or (),
@@ -479,7 +488,7 @@ def graph_command(program: Program, at: At = None, of: Of = None, grad: Grad = N
     with Command(json_output, no_color, timeout=timeout) as cmd:
         if fmt not in FORMATS:
             raise UsageError(f"--format must be ascii, dot or mermaid, not {fmt!r}")
-        cmd.read(program)
+        cmd.read(program, at=at)
 
         def body():
             # (the structure needs no backward pass: a non-scalar output draws without --grad)
@@ -511,7 +520,7 @@ def explain_command(program: Program, at: At = None, of: Of = None, grad: Grad =
     from ..analysis.explain import explain_steps
     from ..render.explain import explanation_json, render_explanation
     with Command(json_output, no_color, timeout=timeout) as cmd:
-        cmd.read(program)
+        cmd.read(program, at=at)
 
         def body():
             ev = evaluate(cmd.source, _bindings(at), of or (), grad, 1, _dtype(dtype),
@@ -542,7 +551,7 @@ def check_command(program: Program, at: At = None, of: Of = None, grad: Grad = N
     """Check derivatives for scripts: exit 0 when every expectation holds, 1 otherwise."""
     from ..analysis.checks import run_checks
     with Command(json_output, no_color, quiet, timeout) as cmd:
-        cmd.read(program)
+        cmd.read(program, at=at)
 
         def body():
             passed, checks = run_checks(cmd.source, _bindings(at), of or (), grad,
@@ -564,7 +573,7 @@ def plot_command(program: Program, at: At = None, of: Of = None,
     from ..analysis.plot import sample_curve
     from ..render.plot import COLOURS, render_plot
     with Command(json_output, no_color, timeout=timeout) as cmd:
-        cmd.read(program)
+        cmd.read(program, at=at)
 
         def body():
             curve = sample_curve(cmd.source, at or [], of or (), points, _dtype(dtype),

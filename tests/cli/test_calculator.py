@@ -369,3 +369,72 @@ def test_order_2_matches_torch_hessian(gradcli_process, program, at):
             key = a if a == b else f"{a},{b}"
             import numpy as np
             assert np.allclose(doc["gradients"]["y"][key], hessian[i][j].numpy(), rtol=1e-9)
+
+
+# ---------------------------------------------------------------------- 3. calculator names
+
+@pytest.mark.parametrize("expression, expected", [
+    ("sigmoid(1.5)", 1 / (1 + 2.718281828459045 ** -1.5)), ("relu(-1)", 0.0),
+    ("softplus(2)", 2.1269280110429727), ("erf(0.5)", 0.5204998778130465),
+    ("gamma(3.5)", 3.323350970447842), ("gamma(-0.5)", -3.544907701811032),
+    ("sec(1)", 1.8508157176809255), ("csc(1)", 1.1883951057781212),
+    ("cot(1)", 0.6420926159343308), ("factorial(5)", 120), ("factorial(5.)", 120),
+    ("leaky_relu(-2., 0.1)", -0.2), ("clamp(5, 0, 1)", 1.0), ("exp(1.5)", 4.4816890703380645),
+])
+def test_bare_ops_on_python_numbers_are_python_numbers(gradcli_process, expression, expected):
+    r = gradcli_process("repl", input=f"{expression}\n")
+    (value,) = r.stdout.splitlines()  # (echoed as Python echoes a float or int: no tensor(...))
+    assert float(value) == pytest.approx(expected, rel=1e-12)
+    assert value == repr(type(expected)(float(value)))
+
+
+def test_calculator_names_on_tensors_match_torch(gradcli_process):
+    torch = pytest.importorskip("torch")
+    program = ("x = tensor([-0.5, 0.5, 3.5], dtype=float64, requires_grad=True)\n"
+               "y = gamma(x) + sec(x) + csc(x) + cot(x) + factorial(x + 1)\n"
+               "y.sum().backward()\nprint(y.tolist())\nprint(x.grad.tolist())\n")
+    r = gradcli_process("repl", input=program)
+    values, grads = (json.loads(line) for line in r.stdout.splitlines())
+    x = torch.tensor([-0.5, 0.5, 3.5], dtype=torch.float64, requires_grad=True)
+    y = (torch.lgamma(x).exp() * torch.tensor([-1., 1., 1.], dtype=torch.float64)
+         + 1 / torch.cos(x) + 1 / torch.sin(x) + 1 / torch.tan(x) + torch.lgamma(x + 2).exp())
+    y.sum().backward()
+    assert values == pytest.approx(y.tolist(), rel=1e-12)
+    assert grads == pytest.approx(x.grad.tolist(), rel=1e-9)
+
+
+def test_the_torch_namespace_is_still_pytorchs(gradcli_process):
+    r = gradcli_process("repl", input="import torch\ntorch.sigmoid(1.5)\n")
+    assert r.stdout.startswith("TypeError: sigmoid(): argument ") and \
+        r.stdout.endswith("must be Tensor, not float\n")
+
+
+def test_factorial_errors_are_one_line(gradcli_process):
+    r = gradcli_process("eval", "factorial(2.5)")
+    assert r.code == 2 and r.stderr == "ValueError: factorial() only accepts integral values\n"
+
+
+def test_an_unbound_name_gets_a_binding_hint_on_a_terminal():
+    code, text = on_terminal("eval", "y = x**2")
+    assert code == 2 and "hint: bind it: --at x=..." in text
+    code, text = on_terminal("eval", "y = xx**2", "--at", "x=1")
+    assert "hint: did you mean x?" in text
+
+
+@pytest.mark.parametrize("binding", ["x=torch.tensor(3.)", "x=np.float64(3)", "x=math.sqrt(9)"])
+def test_at_values_may_name_torch_numpy_and_math(gradcli_process, binding):
+    r = gradcli_process("eval", "y = x**2", "--at", binding, "--json")
+    assert r.code == 0, r.stderr
+    assert r.json()["gradients"] == {"y": {"x": 6.0}}
+
+
+def test_at_modules_do_not_leak_into_the_program(gradcli_process):
+    r = gradcli_process("eval", "y = torch.exp(x)", "--at", "x=torch.tensor(0.)")
+    assert r.code == 2 and r.stderr.startswith("NameError: name 'torch' is not defined")
+
+
+def test_at_takes_any_program_name(gradcli_process):
+    r = gradcli_process("eval", "y = α**2", "--at", "α=3")
+    assert r.code == 0 and r.stdout.splitlines()[-1] == "dy/dα = 6."
+    r = gradcli_process("eval", "y = 1", "--at", "__x=1")
+    assert r.code == 2 and r.stderr == "UsageError: --at expects NAME=VALUE, got '__x=1'\n"
