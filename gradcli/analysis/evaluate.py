@@ -36,6 +36,7 @@ class Discard:
 class Binding:
     name: str
     text: str
+    number: object = None  # a sweep point's value: a Python float, used without parsing text
 
 
 def parse_binding(spec):
@@ -95,7 +96,7 @@ def new_session(dtype=None, out=None):
 
 def leaf_value(session, binding):
     """Evaluate a binding's expression to a floating leaf tensor that requires grad."""
-    value = eval_value(session, binding.text)
+    value = binding.number if binding.number is not None else eval_value(session, binding.text)
     if isinstance(value, Tensor):
         data = value.detach()._data
         t = Tensor._make(np.array(data, dtype=data.dtype if data.dtype.kind in "fc"

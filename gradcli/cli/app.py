@@ -26,9 +26,11 @@ ClickUsageError = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "U
 
 
 def _wants_json(args):
-    """Whether the command line asks for --json (before a `--` that ends the options)."""
+    """Whether the command line asks for --json or --jsonl (before a `--` that ends the
+    options)."""
     args = list(args or ())
-    return "--json" in (args[:args.index("--")] if "--" in args else args)
+    options = args[:args.index("--")] if "--" in args else args
+    return "--json" in options or "--jsonl" in options
 
 
 class JsonUsageError(ClickUsageError):
@@ -109,6 +111,11 @@ Dtype = Annotated[Optional[str], typer.Option(
     autocompletion=lambda incomplete: _starting(incomplete, "float32", "float64"))]
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print less.")]
+Zip = Annotated[bool, typer.Option(
+    "--zip", help="Pair the sweeps (--at x=a:b:n ...) point by point instead of a grid.")]
+Csv = Annotated[bool, typer.Option("--csv", help="A sweep as CSV: a header, then a line a point.")]
+Jsonl = Annotated[bool, typer.Option(
+    "--jsonl", help="A sweep as JSON lines: one object a point, written as it is computed.")]
 NoColor = Annotated[bool, typer.Option("--no-color", help="Plain output even on a terminal.")]
 
 
@@ -329,14 +336,23 @@ def eval_command(program: Program, at: At = None, of: Of = None, grad: Grad = No
                  order: Annotated[int, typer.Option(
                      "--order", metavar="N", help="The N-th derivative.", min=1)] = 1,
                  dtype: Dtype = None, json_output: Json = False, quiet: Quiet = False,
-                 no_color: NoColor = False, timeout: Timeout = None):
+                 no_color: NoColor = False, timeout: Timeout = None, zipped: Zip = False,
+                 csv_output: Csv = False, jsonl_output: Jsonl = False):
     """Evaluate PROGRAM and print values and gradients of each output with respect to each leaf.
 
     Example: gradcli eval "z = (2*x)**3" --at x=3
+
+    Sweep: --at x=-1:1:5 evaluates at 5 points from -1 to 1 (several sweeps: a grid, or with
+    --zip point by point), printed as a table, --csv, --json or --jsonl.
     """
     from ..analysis.evaluate import evaluate
-    with Command(json_output, no_color, quiet, timeout) as cmd:
+    with Command(json_output or jsonl_output, no_color, quiet, timeout) as cmd:
         cmd.read(program, at=at)
+        sweep = _sweep(at, zipped, csv_output, json_output, jsonl_output)
+        if sweep is not None:
+            cmd.evaluate(lambda: _eval_sweep(cmd, sweep, of, grad, order, dtype, timeout,
+                                             retain_graph, create_graph))
+            return
 
         def body():
             ev = evaluate(cmd.source, _bindings(at), of or (), grad, order, _dtype(dtype),
@@ -345,6 +361,118 @@ def eval_command(program: Program, at: At = None, of: Of = None, grad: Grad = No
             cmd.namespace = ev.session.namespace
             cmd.renderer.evaluation(ev)
         cmd.evaluate(body)
+
+
+class Sweep:
+    """The points of a sweep (parsed here, in the frontend: its usage errors come first)."""
+
+    def __init__(self, fixed, points, fmt, order):
+        self.fixed, self.points, self.fmt = fixed, points, fmt
+        self.order = order  # the --at names in the order given (the inputs' order)
+
+
+def _sweep(at, zipped, csv_output, json_output, jsonl_output):
+    """A Sweep when --at has a range (a:b:n) or --csv/--jsonl is asked; None otherwise."""
+    from ..analysis.evaluate import UsageError
+    from ..analysis.sweep import split_bindings, sweep_points
+    fixed, sweeps = split_bindings(at)
+    if sum((csv_output, json_output, jsonl_output)) > 1:
+        raise UsageError("choose one of --csv, --json and --jsonl")
+    if not sweeps and not csv_output and not jsonl_output:
+        if zipped:
+            raise UsageError("--zip pairs sweeps: give --at NAME=START:STOP:POINTS")
+        return None
+    fmt = "csv" if csv_output else "jsonl" if jsonl_output else "json" if json_output \
+        else "table"
+    order = [spec.partition("=")[0].strip() for spec in at or []]
+    import unicodedata
+    order = [unicodedata.normalize("NFKC", n) for n in order]
+    return Sweep(fixed, sweep_points(sweeps, zipped), fmt, order)
+
+
+def _eval_sweep(cmd, sweep, of, grad, order, dtype, timeout, retain_graph, create_graph):
+    """eval at every point of a sweep, in this one evaluator."""
+    from ..analysis.evaluate import evaluate
+    from ..analysis.sweep import point_bindings
+    from ..render.console import derivative_label
+    from ..render.sweep import SweepWriter, at_cells
+    from ..render.values import to_json
+    writer = None
+    chosen = _dtype(dtype)
+    for point in sweep.points:
+        ev = evaluate(cmd.source, point_bindings(point, sweep.fixed, sweep.order), of or (), grad, order,
+                      chosen, out=sys.stderr, timeout=timeout, explain_zero=False,
+                      retain_graph=retain_graph, create_graph=create_graph)
+        if writer is None:
+            writer = SweepWriter(cmd.renderer, sweep.fmt,
+                                 {"dtype": ev.dtype.name, "outputs": ev.outputs,
+                                  "order": ev.order})
+        cells = at_cells(point) + [(o, ev.values[o]) for o in ev.outputs]
+        cells += [(derivative_label(o, leaf, ev.order), g)
+                  for o, gs in ev.gradients.items() for leaf, g in gs.items()]
+        writer.add({"at": point,
+                    "values": {k: to_json(v) for k, v in ev.values.items()},
+                    "gradients": {o: {leaf: to_json(g) for leaf, g in gs.items()}
+                                  for o, gs in ev.gradients.items()}}, cells)
+    writer.close()
+
+
+def _check_sweep(cmd, sweep, of, grad, expect, rtol, atol, gradcheck, dtype, timeout):
+    """check at every point of a sweep: each failing point is reported; exit 1 if any."""
+    from ..analysis.checks import run_checks
+    from ..analysis.sweep import point_bindings
+    from ..render.sweep import SweepWriter, at_cells, at_text
+    writer = SweepWriter(cmd.renderer, sweep.fmt) if sweep.fmt != "table" else None
+    failed = 0
+    for point in sweep.points:
+        passed, checks = run_checks(cmd.source, point_bindings(point, sweep.fixed, sweep.order), of or (),
+                                    grad, expect or [], rtol, atol, gradcheck, _dtype(dtype),
+                                    timeout, out=sys.stderr)
+        failed += not passed
+        if writer is not None:
+            writer.add({"at": point, "passed": passed, "checks": checks},
+                       at_cells(point) + [(c["name"], c.get("actual")) for c in checks] +
+                       [("passed", passed)])
+            continue
+        for c in checks:
+            if c["ok"]:
+                continue
+            text = f"FAIL at {at_text(point)}: {c['name']}"
+            if c.get("expected") is not None:
+                text += f": expected {c['expected']}, got {c['actual']}"
+            if c.get("detail"):
+                text += f" ({c['detail']})"
+            cmd.renderer.text(text, "bold red")
+    total = len(sweep.points)
+    if writer is not None:
+        writer.head = {"passed": not failed}  # (the JSON document: its verdict first)
+        writer.close()
+    elif not cmd.renderer.quiet or failed:
+        cmd.renderer.text(f"{total - failed}/{total} points passed",
+                          "bold green" if not failed else "bold red")
+    return Exit.OK if not failed else Exit.FAILED
+
+
+def _jacobian_sweep(cmd, sweep, of, mode, dtype, timeout):
+    """jacobian at every point of a sweep."""
+    from ..analysis.matrices import jacobian_blocks
+    from ..analysis.sweep import point_bindings
+    from ..render.sweep import SweepWriter, at_cells
+    from ..render.values import to_json
+    writer = None
+    for point in sweep.points:
+        outputs, blocks = jacobian_blocks(cmd.source, point_bindings(point, sweep.fixed, sweep.order),
+                                          of or (), mode, _dtype(dtype), timeout)
+        if writer is None:
+            writer = SweepWriter(cmd.renderer, sweep.fmt,
+                                 {"dtype": _result_dtype(dtype).name, "outputs": outputs})
+        nested = {}
+        for (out, leaf), value in blocks:
+            nested.setdefault(out, {})[leaf] = to_json(value)
+        writer.add({"at": point, "jacobian": nested},
+                   at_cells(point) + [(f"J[{out}/{leaf}]", value)
+                                      for (out, leaf), value in blocks])
+    writer.close()
 
 
 def _program_output(cmd):
@@ -437,14 +565,20 @@ def jacobian_command(program: Program, at: At = None, of: Of = None,
                          autocompletion=lambda incomplete: _starting(incomplete, "reverse", "forward"))]
                      = "reverse",
                      dtype: Dtype = None, json_output: Json = False, no_color: NoColor = False,
-                     timeout: Timeout = None):
-    """The Jacobian of each output with respect to each --at input."""
+                     timeout: Timeout = None, zipped: Zip = False, csv_output: Csv = False,
+                     jsonl_output: Jsonl = False):
+    """The Jacobian of each output with respect to each --at input (over a sweep: at each
+    point)."""
     from ..analysis.matrices import jacobian_blocks
     from ..analysis.evaluate import UsageError
-    with Command(json_output, no_color, timeout=timeout) as cmd:
+    with Command(json_output or jsonl_output, no_color, timeout=timeout) as cmd:
         if mode not in ("reverse", "forward"):
             raise UsageError(f"--mode must be reverse or forward, not {mode!r}")
         cmd.read(program, at=at)
+        sweep = _sweep(at, zipped, csv_output, json_output, jsonl_output)
+        if sweep is not None:
+            cmd.evaluate(lambda: _jacobian_sweep(cmd, sweep, of, mode, dtype, timeout))
+            return
 
         def body():
             outputs, blocks = jacobian_blocks(cmd.source, _bindings(at), of or (), mode,
@@ -547,11 +681,19 @@ def check_command(program: Program, at: At = None, of: Of = None, grad: Grad = N
                       "--gradcheck", help="Compare gradients with central differences (float64).")]
                   = False,
                   dtype: Dtype = None, json_output: Json = False, quiet: Quiet = False,
-                  no_color: NoColor = False, timeout: Timeout = None):
-    """Check derivatives for scripts: exit 0 when every expectation holds, 1 otherwise."""
+                  no_color: NoColor = False, timeout: Timeout = None, zipped: Zip = False,
+                  csv_output: Csv = False, jsonl_output: Jsonl = False):
+    """Check derivatives for scripts: exit 0 when every expectation holds, 1 otherwise.
+
+    Over a sweep (--at x=a:b:n) every point is checked and each failing one reported."""
     from ..analysis.checks import run_checks
-    with Command(json_output, no_color, quiet, timeout) as cmd:
+    with Command(json_output or jsonl_output, no_color, quiet, timeout) as cmd:
         cmd.read(program, at=at)
+        sweep = _sweep(at, zipped, csv_output, json_output, jsonl_output)
+        if sweep is not None:
+            cmd.evaluate(lambda: _check_sweep(cmd, sweep, of, grad, expect, rtol, atol,
+                                              gradcheck, dtype, timeout))
+            return
 
         def body():
             passed, checks = run_checks(cmd.source, _bindings(at), of or (), grad,

@@ -438,3 +438,110 @@ def test_at_takes_any_program_name(gradcli_process):
     assert r.code == 0 and r.stdout.splitlines()[-1] == "dy/dα = 6."
     r = gradcli_process("eval", "y = 1", "--at", "__x=1")
     assert r.code == 2 and r.stderr == "UsageError: --at expects NAME=VALUE, got '__x=1'\n"
+
+
+# ---------------------------------------------------------------------- 5. sweeps
+
+def test_eval_sweep_prints_a_table(gradcli_process):
+    r = gradcli_process("eval", "y = x**2", "--at", "x=-1:1:5")
+    assert r.code == 0, r.stderr
+    assert [line.split() for line in r.stdout.splitlines()] == [
+        ["x", "y", "dy/dx"], ["-1", "1.", "-2."], ["-0.5", "0.2500", "-1."], ["0", "0.", "0."],
+        ["0.5", "0.2500", "1."], ["1", "1.", "2."]]
+
+
+def test_eval_sweep_grid_as_csv(gradcli_process):
+    r = gradcli_process("eval", "y = x**2*w", "--at", "x=-1:1:3", "--at", "w=1:2:2", "--csv")
+    assert r.stdout.splitlines() == [
+        "x,w,y,dy/dx,dy/dw", "-1.0,1.0,1.0,-2.0,1.0", "-1.0,2.0,2.0,-4.0,1.0",
+        "0.0,1.0,0.0,0.0,0.0", "0.0,2.0,0.0,0.0,0.0", "1.0,1.0,1.0,2.0,1.0",
+        "1.0,2.0,2.0,4.0,1.0"]
+
+
+def test_eval_sweep_zip_as_jsonl(gradcli_process):
+    r = gradcli_process("eval", "y = x*w", "--at", "x=0:1:2", "--at", "w=1:2:2", "--zip",
+                        "--jsonl")
+    assert [json.loads(line) for line in r.stdout.splitlines()] == [
+        {"at": {"x": 0.0, "w": 1.0}, "values": {"x": 0.0, "w": 1.0, "y": 0.0},
+         "gradients": {"y": {"x": 1.0, "w": 0.0}}},
+        {"at": {"x": 1.0, "w": 2.0}, "values": {"x": 1.0, "w": 2.0, "y": 2.0},
+         "gradients": {"y": {"x": 2.0, "w": 1.0}}}]
+
+
+def test_eval_sweep_json_is_one_document_with_fixed_bindings(gradcli_process):
+    doc = gradcli_process("eval", "y = 1/x*w", "--at", "x=0:1:2", "--at", "w=3",
+                          "--json").json()
+    assert (doc["dtype"], doc["outputs"], doc["order"]) == ("float32", ["y"], 1)
+    assert [p["at"] for p in doc["points"]] == [{"x": 0.0}, {"x": 1.0}]
+    assert doc["points"][0]["values"]["y"] == "inf"
+    assert doc["points"][1]["gradients"] == {"y": {"x": -3.0, "w": 1.0}}
+
+
+def test_a_sweep_runs_in_one_evaluator(cli, monkeypatch):
+    from gradcli.kernel import process
+    calls = []
+    real = process.run_task
+    monkeypatch.setattr(process, "run_task", lambda *a, **k: calls.append(1) or real(*a, **k))
+    r = cli("eval", "y = x**2", "--at", "x=-1:1:50", "--csv")
+    assert r.code == 0 and len(r.stdout.splitlines()) == 51 and calls == [1]
+
+
+def test_check_sweep_reports_each_failing_point(gradcli_process):
+    r = gradcli_process("check", "y = x**2", "--at", "x=-1:1:5", "--expect", "dy/dx=2")
+    assert r.code == 1
+    assert r.stdout.splitlines() == [
+        "FAIL at x=-1: dy/dx: expected 2, got -2.0", "FAIL at x=-0.5: dy/dx: expected 2, got -1.0",
+        "FAIL at x=0: dy/dx: expected 2, got 0.0", "FAIL at x=0.5: dy/dx: expected 2, got 1.0",
+        "1/5 points passed"]
+    r = gradcli_process("check", "y = x**2", "--at", "x=-1:1:5", "--expect", "dy/dx=2*x",
+                        "--gradcheck")
+    assert (r.code, r.stdout) == (0, "5/5 points passed\n")
+
+
+def test_check_sweep_json(gradcli_process):
+    r = gradcli_process("check", "y = x**2", "--at", "x=0:1:2", "--expect", "dy/dx=2", "--json")
+    doc = r.json()
+    assert r.code == 1 and doc["passed"] is False
+    assert [(p["at"], p["passed"]) for p in doc["points"]] == [({"x": 0.0}, False),
+                                                               ({"x": 1.0}, True)]
+
+
+def test_jacobian_sweep_keeps_the_inputs_order(gradcli_process):
+    r = gradcli_process("jacobian", "y = x*w", "--at", "x=[1.,2.]", "--at", "w=0:1:2", "--csv")
+    assert r.stdout.splitlines() == ["w,J[y/x],J[y/w]",
+                                     '0.0,"[[0.0, 0.0], [0.0, 0.0]]","[1.0, 2.0]"',
+                                     '1.0,"[[1.0, 0.0], [0.0, 1.0]]","[1.0, 2.0]"']
+    doc = gradcli_process("jacobian", "y = x*w", "--at", "x=[1.,2.]", "--at", "w=0:1:2",
+                          "--json").json()
+    assert doc["points"][1] == {"at": {"w": 1.0},
+                                "jacobian": {"y": {"x": [[1.0, 0.0], [0.0, 1.0]],
+                                                   "w": [1.0, 2.0]}}}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--at", "x=1", "--zip"], "--zip pairs sweeps: give --at NAME=START:STOP:POINTS"),
+    (["--at", "x=1:2:3", "--at", "w=1:2:2", "--zip"],
+     "--zip pairs sweeps of the same number of points, not x (3), w (2)"),
+    (["--at", "x=1:2:0"], "--at x=1:2:0: the number of points must be 1 to 1,000,000"),
+    (["--at", "x=1:2:3", "--at", "x=1"], "--at x is given twice"),
+    (["--at", "x=0:1:1001", "--at", "w=0:1:1000"],
+     "the sweep grid has 1,001,000 points (at most 1,000,000); use fewer points or --zip"),
+])
+def test_sweep_usage_errors(gradcli_process, args, message):
+    r = gradcli_process("eval", "y = x", *args)
+    assert r.code == 2 and r.stdout == ""
+    assert r.stderr == f"UsageError: {message}\n"
+
+
+def test_sweep_usage_error_with_jsonl_is_a_json_document(gradcli_process):
+    r = gradcli_process("eval", "y = x", "--at", "x=1:2:0", "--jsonl")
+    assert r.code == 2 and r.json()["error"]["type"] == "UsageError"
+    r = gradcli_process("eval", "y = x", "--at", "x=1:2:3", "--csv", "--jsonl")
+    assert r.code == 2
+    assert r.json()["error"]["message"] == "choose one of --csv, --json and --jsonl"
+
+
+def test_a_program_error_in_a_sweep_is_one_line(gradcli_process):
+    r = gradcli_process("eval", "y = x + tensor([1., 2.])[5]", "--at", "x=0:1:3", "--csv")
+    assert r.code == 2 and len(r.stderr.splitlines()) == 1
+    assert r.stderr.startswith("IndexError: ")
