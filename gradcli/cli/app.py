@@ -253,7 +253,7 @@ class Command:
         self.renderer.error(info)
         return True
 
-    def evaluate(self, body):
+    def evaluate(self, body, out=None):
         """Run body() in a new evaluator; its output comes back here; its errors are reported
         there, with their hints; an int it returns is the exit code.  An evaluator that crashes, overruns --timeout or ignores
         Ctrl-C is one error line here.  Exit codes pass through (raises typer.Exit)."""
@@ -274,7 +274,7 @@ class Command:
             return code if isinstance(code, int) else Exit.OK
 
         try:
-            code = run_task(task, timeout=self.timeout)
+            code = run_task(task, timeout=self.timeout, out=out)
         except EvaluatorGone as e:
             if e.kind == "crash":
                 self.renderer.error(ErrorInfo("EvaluatorCrash", e.message))
@@ -605,10 +605,15 @@ def hessian_command(program: Program, at: At = None, of: Of = None, dtype: Dtype
 
 @app.command("graph")
 def graph_command(program: Program, at: At = None, of: Of = None, grad: Grad = None,
-                  fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="ascii, dot or mermaid.",
-                                                   autocompletion=lambda incomplete: _starting(incomplete, "ascii", "dot",
-                                                                                            "mermaid"))]
-                  = "ascii",
+                  fmt: Annotated[str, typer.Option(
+                      "--format", metavar="FORMAT",
+                      help="ascii, dot, mermaid, or svg/png (through Graphviz's dot).",
+                      autocompletion=lambda incomplete: _starting(
+                          incomplete, "ascii", "dot", "mermaid", "svg", "png"))] = "ascii",
+                  output: Annotated[Optional[str], typer.Option(
+                      "--output", "-o", metavar="FILE",
+                      help="Write the drawing to FILE (svg and png; svg goes to standard "
+                      "output without it).")] = None,
                   values: Annotated[bool, typer.Option(
                       "--values", help="Show value and gradient on every node.")] = False,
                   ascii_only: Annotated[bool, typer.Option(
@@ -619,14 +624,18 @@ def graph_command(program: Program, at: At = None, of: Of = None, grad: Grad = N
     from ..analysis.evaluate import UsageError, evaluate
     from ..analysis.explain import Namer
     from ..render.graph import FORMATS, GraphView, draw_ascii
+    from ..render.graph import IMAGE_FORMATS
     with Command(json_output, no_color, timeout=timeout) as cmd:
-        if fmt not in FORMATS:
-            raise UsageError(f"--format must be ascii, dot or mermaid, not {fmt!r}")
+        if fmt not in FORMATS and fmt not in IMAGE_FORMATS:
+            raise UsageError(f"--format must be ascii, dot, mermaid, svg or png, not {fmt!r}")
+        picture = fmt in IMAGE_FORMATS and not json_output
+        if picture:
+            _check_graphviz(fmt, output)
         cmd.read(program, at=at)
 
         def body():
             # (the structure needs no backward pass: a non-scalar output draws without --grad)
-            as_json = cmd.renderer.mode == "json"
+            as_json = cmd.renderer.mode == "json" or picture
             ev = evaluate(cmd.source, _bindings(at), of or (), grad, 1, _dtype(dtype),
                           out=sys.stderr, record=True, timeout=timeout, explain_zero=False,
                           gradients=values or as_json)
@@ -642,7 +651,19 @@ def graph_command(program: Program, at: At = None, of: Of = None, grad: Grad = N
                 return
             text = draw_ascii(view, ascii_only) if fmt == "ascii" else FORMATS[fmt](view)
             cmd.renderer.text(text)
-        cmd.evaluate(body)
+        if not picture:
+            if output is not None:
+                import io
+                captured = io.StringIO()
+                cmd.evaluate(body, out=captured)
+                _write_file(output, captured.getvalue().encode("utf-8"))
+                return
+            cmd.evaluate(body)
+            return
+        import io
+        captured = io.StringIO()
+        cmd.evaluate(body, out=captured)
+        _write_graph_picture(cmd, captured.getvalue(), fmt, output)
 
 
 @app.command("explain")
@@ -709,22 +730,128 @@ def plot_command(program: Program, at: At = None, of: Of = None,
                  points: Annotated[int, typer.Option("--points", metavar="N", min=3, max=2000)] = 61,
                  width: Annotated[int, typer.Option("--width", metavar="COLUMNS", min=20, max=400)] = 72,
                  height: Annotated[int, typer.Option("--height", metavar="ROWS", min=5, max=200)] = 20,
+                 ascii_only: Annotated[bool, typer.Option(
+                     "--ascii", help="A character grid in pure ASCII instead of braille.")]
+                 = False,
+                 output: Annotated[Optional[str], typer.Option(
+                     "--output", "-o", metavar="FILE",
+                     help="Write the plot as FILE.png or FILE.svg (needs matplotlib: "
+                     "pip install 'gradcli[plot]').")] = None,
                  dtype: Dtype = None, json_output: Json = False, no_color: NoColor = False,
                  timeout: Timeout = None):
-    """Plot the output and its derivative over a range: --at x=-3:3 (or -3:3:N points)."""
+    """Plot the output and its derivative over a range: --at x=-3:3 (or -3:3:N points).
+
+    Two panels, each with its own axes: the output above, its derivative below."""
     from ..analysis.plot import sample_curve
     from ..render.plot import COLOURS, render_plot
     with Command(json_output, no_color, timeout=timeout) as cmd:
+        fmt = _image_format(output) if output is not None else None
         cmd.read(program, at=at)
 
         def body():
             curve = sample_curve(cmd.source, at or [], of or (), points, _dtype(dtype),
                                  timeout)
-            if cmd.renderer.mode == "json":
+            if fmt is not None:  # (the data for the frontend, which draws and writes the file)
+                import json
+                from ..render.console import json_ready
+                sys.stdout.write(json.dumps(json_ready(curve.to_json()), allow_nan=False))
+            elif cmd.renderer.mode == "json":
                 cmd.renderer.json(curve.to_json())
+            elif ascii_only:
+                cmd.renderer.text(render_plot(curve, width, height, ascii_only=True),
+                                  highlights=COLOURS)
             else:
-                cmd.renderer.text(render_plot(curve, width, height), highlights=COLOURS)
-        cmd.evaluate(body)
+                rich = cmd.renderer.mode == "rich"
+                cmd.renderer.text(render_plot(curve, width, height, color=rich), ansi=rich)
+        if fmt is None:
+            cmd.evaluate(body)
+            return
+        import io
+        captured = io.StringIO()
+        cmd.evaluate(body, out=captured)
+        _write_plot_image(cmd, captured.getvalue(), output, fmt)
+
+
+def _check_graphviz(fmt, output):
+    """graph --format svg|png needs Graphviz's dot (and a file for png on a terminal)."""
+    import shutil
+    from ..analysis.evaluate import UsageError
+    if shutil.which("dot") is None:
+        raise UsageError(f"--format {fmt} needs Graphviz's dot on PATH (install graphviz); "
+                         f"--format dot writes the DOT text, --format mermaid a Mermaid chart")
+    if fmt == "png" and output is None and sys.stdout.isatty():
+        raise UsageError("--format png writes binary data: give --output FILE.png")
+
+
+def _write_file(path, data):
+    from ..analysis.evaluate import UsageError
+    try:
+        with open(path, "wb") as f:
+            f.write(data)
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def _write_graph_picture(cmd, document, fmt, output):
+    """The evaluator's graph document (checked: untrusted data) drawn by Graphviz in fmt."""
+    import json
+    from ..analysis.evaluate import UsageError
+    from ..render.graph import dot_from_json, render_with_graphviz
+    try:
+        dot_text = dot_from_json(json.loads(document))
+    except ValueError:
+        cmd.renderer.error(ErrorInfo("EvaluatorCrash", "the evaluator sent no valid graph"))
+        raise typer.Exit(Exit.ERROR) from None
+    try:
+        data = render_with_graphviz(dot_text, fmt)
+    except FileNotFoundError:
+        raise UsageError(f"--format {fmt} needs Graphviz's dot on PATH (install graphviz)") \
+            from None
+    except (RuntimeError, OSError) as e:
+        raise UsageError(f"Graphviz's dot failed: {e}") from None
+    if output is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    _write_file(output, data)
+
+
+def _image_format(path):
+    """png or svg, from --output FILE's extension (a usage error otherwise, or when matplotlib,
+    the `plot` extra, is not installed)."""
+    import importlib.util
+    from ..analysis.evaluate import UsageError
+    from ..render.plot import IMAGE_FORMATS
+    fmt = os.path.splitext(path)[1].lower().lstrip(".")
+    if fmt not in IMAGE_FORMATS:
+        raise UsageError(f"--output {path}: the file must end in .png or .svg")
+    try:
+        found = importlib.util.find_spec("matplotlib") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise UsageError("--output needs matplotlib: pip install 'gradcli[plot]'")
+    return fmt
+
+
+def _write_plot_image(cmd, document, path, fmt):
+    """Draw the evaluator's sampled curve (checked: it is untrusted data) into path."""
+    import json
+    from ..analysis.evaluate import UsageError
+    from ..render.plot import IMAGE_DPI, IMAGE_SIZE, curve_from_json, write_image
+    try:
+        curve = curve_from_json(json.loads(document))
+    except ValueError:
+        cmd.renderer.error(ErrorInfo("EvaluatorCrash", "the evaluator sent no valid plot data"))
+        raise typer.Exit(Exit.ERROR) from None
+    try:
+        write_image(curve, path, fmt)
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
+    if cmd.renderer.mode != "json":
+        w, h = IMAGE_SIZE
+        size = f"{w * IMAGE_DPI}x{h * IMAGE_DPI} px" if fmt == "png" else f"{w * 72}x{h * 72} pt"
+        cmd.renderer.line(f"wrote {path} ({fmt.upper()}, {size})")
 
 
 @app.command("ops")

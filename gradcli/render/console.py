@@ -103,11 +103,15 @@ class Renderer:
         import json
         self.out.write(json.dumps(json_ready(document), indent=2, allow_nan=False) + "\n")
 
-    def text(self, text, style=None, highlights=()):
+    def text(self, text, style=None, highlights=(), ansi=False):
         """Free text (graphs, explanations, plots); on a terminal in `style`, with the matches
-        of each (regular expression, style) of highlights in theirs."""
+        of each (regular expression, style) of highlights in theirs; ansi: text carries its
+        own ANSI colours (a plotille plot)."""
         if self.mode == "rich":
             from rich.text import Text
+            if ansi:
+                self.console.print(Text.from_ansi(text), soft_wrap=True)
+                return
             rich_text = Text(text, style=style or "")
             for pattern, highlight in highlights:
                 rich_text.highlight_regex(pattern, highlight)

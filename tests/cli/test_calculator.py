@@ -545,3 +545,134 @@ def test_a_program_error_in_a_sweep_is_one_line(gradcli_process):
     r = gradcli_process("eval", "y = x + tensor([1., 2.])[5]", "--at", "x=0:1:3", "--csv")
     assert r.code == 2 and len(r.stderr.splitlines()) == 1
     assert r.stderr.startswith("IndexError: ")
+
+
+# ---------------------------------------------------------------------- 12. plots and pictures
+
+BRAILLE = re.compile("[\u2801-\u28ff]")
+
+
+def test_plot_draws_two_panels_with_their_own_axes(gradcli_process):
+    pytest.importorskip("plotille")
+    r = gradcli_process("plot", "1/x", "--at", "x=-3:3", "--width", "60", "--height", "20")
+    assert r.code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    titles = [i for i, line in enumerate(lines) if line.lstrip().startswith("(") and "^" in line]
+    assert [lines[i].split()[0] for i in titles] == ["(1/x)", "(d(1/x)/dx)"]
+    top, bottom = lines[titles[0]:titles[1]], lines[titles[1]:]
+    for panel in (top, bottom):
+        assert sum(bool(BRAILLE.search(line)) for line in panel) >= 4  # not one flat row
+    # each panel's y axis is its own: 1/x's within about +-11, its derivative's down to -105
+    top_labels = [float(line.split("|")[0]) for line in top[1:] if "|" in line and
+                  line.split("|")[0].strip().lstrip("-").replace(".", "").isdigit()]
+    bottom_labels = [float(line.split("|")[0]) for line in bottom[1:] if "|" in line and
+                     line.split("|")[0].strip().lstrip("-").replace(".", "").isdigit()]
+    assert max(top_labels) < 20 and min(bottom_labels) < -50
+    assert lines[-1] == "1/x (top) and d(1/x)/dx (bottom), x from -3 to 3, 61 points"
+
+
+def test_plot_ascii_keeps_the_character_grid(gradcli_process):
+    r = gradcli_process("plot", "y = 2*x", "--at", "x=-1:1:5", "--width", "41", "--height",
+                        "9", "--ascii")
+    assert r.code == 0 and not BRAILLE.search(r.stdout) and "*" in r.stdout
+
+
+def _png_size(data):
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_plot_output_png_and_svg(gradcli_process, tmp_path):
+    pytest.importorskip("matplotlib")
+    png, svg = tmp_path / "p.png", tmp_path / "p.svg"
+    r = gradcli_process("plot", "1/x", "--at", "x=-3:3", "--output", str(png))
+    assert (r.code, r.stdout) == (0, f"wrote {png} (PNG, 800x600 px)\n"), r.stderr
+    assert _png_size(png.read_bytes()) == (800, 600)
+    r = gradcli_process("plot", "sin(x)", "--at", "x=-3:3", "-o", str(svg))
+    assert r.code == 0, r.stderr
+    import xml.etree.ElementTree as ET
+    root = ET.parse(svg).getroot()
+    assert root.tag.endswith("svg") and (root.get("width"), root.get("height")) == \
+        ("576pt", "432pt")
+
+
+@pytest.mark.parametrize("name, message", [
+    ("p.gif", "UsageError: --output {path}: the file must end in .png or .svg"),
+    ("missing/p.png", "UsageError: cannot write {path}: No such file or directory")])
+def test_plot_output_errors(gradcli_process, tmp_path, name, message):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / name
+    r = gradcli_process("plot", "x", "--at", "x=-1:1", "-o", str(path))
+    assert r.code == 2 and r.stderr == message.format(path=path) + "\n"
+
+
+def test_plot_output_without_matplotlib_says_how_to_install(gradcli_process, tmp_path):
+    blocker = tmp_path / "block"
+    blocker.mkdir()
+    # a Python on which matplotlib cannot be found (sitecustomize hides it)
+    (blocker / "sitecustomize.py").write_text(
+        "import sys\nclass Hide:\n    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'matplotlib':\n            raise ModuleNotFoundError(name)\n"
+        "sys.meta_path.insert(0, Hide())\n")
+    r = gradcli_process("plot", "x", "--at", "x=-1:1", "-o", str(tmp_path / "p.png"),
+                        env={"PYTHONPATH": f"{blocker}{os.pathsep}{ROOT}"})
+    assert r.code == 2
+    assert r.stderr == "UsageError: --output needs matplotlib: pip install 'gradcli[plot]'\n"
+
+
+def test_plot_rejects_malformed_data_from_the_evaluator():
+    from gradcli.render.plot import curve_from_json
+    for bad in ([], {"x": [1], "y": [1, 2], "dy": [1]}, {"x": ["1"], "y": [1], "dy": [1]},
+                {"x": [True], "y": [1], "dy": [1]}, {"x": [1], "y": [{}], "dy": [1]}):
+        with pytest.raises(ValueError):
+            curve_from_json(bad)
+    curve = curve_from_json({"x": [0, 1], "y": ["inf", 2], "dy": ["nan", "-inf"],
+                             "input": "x", "output": "y"})
+    assert curve.ys[0] == float("inf") and curve.dys[1] == float("-inf")
+
+
+needs_dot = pytest.mark.skipif(__import__("shutil").which("dot") is None,
+                               reason="Graphviz's dot is not on PATH")
+
+
+@needs_dot
+def test_graph_svg_and_png_through_graphviz(gradcli_process, tmp_path):
+    r = gradcli_process("graph", "z = (2*x)**3 + x", "--at", "x=3", "--format", "svg",
+                        "--values")
+    assert r.code == 0, r.stderr
+    import xml.etree.ElementTree as ET
+    root = ET.fromstring(r.stdout)
+    assert root.tag.endswith("svg")
+    width, height = (float(root.get(k).rstrip("pt")) for k in ("width", "height"))
+    assert 100 < width < 2000 and 100 < height < 2000
+    assert "MulBackward0" in r.stdout and "AccumulateGrad" in r.stdout
+    png = tmp_path / "g.png"
+    r = gradcli_process("graph", "z = (2*x)**3 + x", "--at", "x=3", "--format", "png", "-o",
+                        str(png))
+    assert r.code == 0, r.stderr
+    w, h = _png_size(png.read_bytes())
+    assert 50 < w < 4000 and 50 < h < 4000
+
+
+def test_graph_picture_without_dot_is_a_clear_usage_error(gradcli_process, tmp_path):
+    r = gradcli_process("graph", "z = x*2", "--at", "x=1", "--format", "svg",
+                        env={"PATH": str(tmp_path)})
+    assert r.code == 2
+    assert r.stderr.startswith("UsageError: --format svg needs Graphviz's dot on PATH")
+
+
+def test_graph_dot_from_untrusted_json_escapes_and_checks():
+    from gradcli.render.graph import dot_from_json
+    text = dot_from_json({"outputs": ["z"], "roots": {"z": "n0"}, "edges": [],
+                          "nodes": [{"id": "n0", "label": 'a"] ; n9 [image="/etc/passwd'}]})
+    assert 'label="a\\"] ; n9 [image=\\"/etc/passwd"' in text
+    with pytest.raises(ValueError):
+        dot_from_json({"outputs": [], "roots": {}, "edges": [],
+                       "nodes": [{"id": "n0; x [image=y]", "label": ""}]})
+
+
+def test_graph_output_writes_the_text_formats_too(gradcli_process, tmp_path):
+    path = tmp_path / "g.dot"
+    r = gradcli_process("graph", "z = x*2", "--at", "x=3", "--format", "dot", "-o", str(path))
+    assert r.code == 0 and r.stdout == ""
+    assert path.read_text().startswith("digraph backward {")

@@ -163,8 +163,9 @@ def test_graph_dot_and_mermaid(cli, fmt, start):
 
 
 def test_graph_bad_format_is_a_usage_error(cli):
-    r = cli("graph", "z = x", "--at", "x=1", "--format", "png")
-    assert (r.code, r.stderr) == (2, "UsageError: --format must be ascii, dot or mermaid, not 'png'\n")
+    r = cli("graph", "z = x", "--at", "x=1", "--format", "gif")
+    assert (r.code, r.stderr) == (
+        2, "UsageError: --format must be ascii, dot, mermaid, svg or png, not 'gif'\n")
 
 
 # ---------------------------------------------------------------------- explain
@@ -278,7 +279,7 @@ def _plot_grid(stdout, width, height):
 def test_plot_draws_each_series_as_a_line_without_gaps(cli):
     # y = 2x over [-1, 1] sampled at 5 points: the output is a diagonal through every column,
     # its derivative the top row; the y axis is labelled at the top, at 0 and at the bottom
-    r = cli("plot", "y = 2*x", "--at", "x=-1:1:5", "--width", "41", "--height", "9")
+    r = cli("plot", "y = 2*x", "--at", "x=-1:1:5", "--width", "41", "--height", "9", "--ascii")
     assert r.code == 0, r.stderr
     labels, grid = _plot_grid(r.stdout, 41, 9)
     assert labels[0] == "2" and labels[4] == "0" and labels[8] == "-2"
@@ -292,7 +293,8 @@ def test_plot_draws_each_series_as_a_line_without_gaps(cli):
 
 def test_plot_breaks_its_line_where_the_value_is_not_finite(cli):
     # x / x is 1 but nan at 0 (the middle sample): two pieces of line, with a gap between
-    r = cli("plot", "y = x / x", "--at", "x=-1:1:5", "--width", "41", "--height", "9")
+    r = cli("plot", "y = x / x", "--at", "x=-1:1:5", "--width", "41", "--height", "9",
+            "--ascii")
     assert r.code == 0, r.stderr
     labels, grid = _plot_grid(r.stdout, 41, 9)
     assert labels[0] == "1"
