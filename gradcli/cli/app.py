@@ -101,7 +101,8 @@ Program = Annotated[str, typer.Argument(
     metavar="PROGRAM", help="The program text, - for standard input, or @FILE.")]
 At = Annotated[Optional[List[str]], typer.Option(
     "--at", metavar="NAME=VALUE", help="Bind NAME=VALUE as a leaf with requires_grad (VALUE is an expression: 3, [1,2], "
-    "randn(3)). Repeatable.")]
+    "randn(3), torch.tensor(3.); or a sweep START:STOP:POINTS in eval, check and jacobian). "
+    "Repeatable.")]
 Of = Annotated[Optional[List[str]], typer.Option(
     "--of", metavar="NAME", help="Output name to differentiate (repeatable; default: the last assigned name or "
     "expression).")]
@@ -334,7 +335,9 @@ def eval_command(program: Program, at: At = None, of: Of = None, grad: Grad = No
                      "program's own too): the gradients are differentiable and show their "
                      "grad_fn.")] = False,
                  order: Annotated[int, typer.Option(
-                     "--order", metavar="N", help="The N-th derivative.", min=1)] = 1,
+                     "--order", metavar="N", help="The N-th derivative: 2 gives every second "
+                     "partial (the Hessian, mixed ones too), N > 2 the pure and mixed partials "
+                     "of scalar inputs.", min=1)] = 1,
                  dtype: Dtype = None, json_output: Json = False, quiet: Quiet = False,
                  no_color: NoColor = False, timeout: Timeout = None, zipped: Zip = False,
                  csv_output: Csv = False, jsonl_output: Jsonl = False):
