@@ -12,7 +12,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPENDENCIES = {"numpy", "lark", "typer", "rich", "prompt_toolkit", "pyseccomp"}
-OPTIONAL = {"pygments"}  # rich's own dependency; the REPL's highlighter does without it
+OPTIONAL = {"pygments",    # rich's own dependency; the REPL's highlighter does without it
+            "plotille",    # plot's braille panels; without it, plot draws its ASCII grid
+            "matplotlib"}  # plot --output FILE.png|svg: the `plot` extra
 
 
 def _source_packages():
