@@ -4,6 +4,7 @@ is not installed); and the same two panels as a PNG or SVG file through matplotl
 frontend from the sampled curve (never in the evaluator, which may write no file)."""
 
 import math
+import re
 
 
 # on a terminal: the output's line and legend mark in one colour, the derivative's in another
@@ -65,8 +66,7 @@ def _panel(xs, ys, label, columns, rows, x_range, colour, color, x_name=""):
     import plotille
     fig = plotille.Figure()
     fig.width, fig.height = columns, rows
-    fig.with_colors = color
-    fig.color_mode = "names"
+    fig.with_colors = False  # (coloured below: plotille colours only when stdout is a tty)
     fig.origin = True
     fig.x_label, fig.y_label = x_name, label
     fig.set_x_limits(min_=x_range[0], max_=x_range[1])
@@ -85,14 +85,21 @@ def _panel(xs, ys, label, columns, rows, x_range, colour, color, x_name=""):
         _plot_run(fig, run, colour)
         run = []
     _plot_run(fig, run, colour)
-    return fig.show(legend=False)
+    text = fig.show(legend=False)
+    if color:  # the series' dots in the panel's colour (ANSI: rich reads it with from_ansi)
+        code = ANSI_COLOURS[colour]
+        text = re.sub("[\u2801-\u28ff]+", lambda m: f"\x1b[{code}m{m.group()}\x1b[0m", text)
+    return text
+
+
+ANSI_COLOURS = {"cyan": "36", "magenta": "35"}
 
 
 def _plot_run(fig, run, colour):
     if len(run) == 1:
-        fig.scatter([run[0][0]], [run[0][1]], lc=colour)
+        fig.scatter([run[0][0]], [run[0][1]])
     elif run:
-        fig.plot([x for x, _ in run], [y for _, y in run], lc=colour)
+        fig.plot([x for x, _ in run], [y for _, y in run])
 
 
 def render_ascii(curve, width=72, height=20):
