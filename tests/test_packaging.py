@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DEPENDENCIES = {"numpy", "lark", "typer", "rich", "prompt_toolkit"}
-OPTIONAL = {"pygments"}  # rich's own dependency; the REPL's highlighter does without it
+DEPENDENCIES = {"numpy", "lark", "typer", "rich", "prompt_toolkit", "plotille"}
+OPTIONAL = {"pygments",    # rich's own dependency; the REPL's highlighter does without it
+            "matplotlib"}  # plot --output FILE.png|svg: the `plot` extra
 
 
 def _source_packages():

@@ -6,21 +6,55 @@ import numpy as np
 from ..engine import dtypes
 from ..engine.tensor import Tensor
 from ..render.values import to_json
-from .evaluate import UsageError, evaluate, program_function
+from .evaluate import UsageError, eval_value, evaluate, program_function
 from .kinks import kink_at
 
 
 def parse_expectation(spec):
-    """`x.grad=216` -> ("x", True, "216"); `z=216` -> ("z", False, "216")."""
+    """`x.grad=216` -> ("x", True, "216"); `z=216` -> ("z", False, "216"); the label eval
+    prints, `dz/dx=216` -> (("z", "x"), True, "216")."""
     target, sep, value = spec.partition("=")
     target = target.strip()
     if not sep or not target or not value.strip():
-        raise UsageError(f"--expect takes NAME=VALUE or NAME.grad=VALUE, got {spec!r}")
+        raise UsageError(f"--expect takes NAME=VALUE, NAME.grad=VALUE or dOUT/dLEAF=VALUE, "
+                         f"got {spec!r}")
+    derivative = _derivative_label(target)
+    if derivative is not None:
+        return derivative, True, value.strip()
     is_grad = target.endswith(".grad")
     name = target[:-5] if is_grad else target
     if not name.isidentifier():
         raise UsageError(f"--expect: {name!r} is not a name")
     return name, is_grad, value.strip()
+
+
+def _derivative_label(target):
+    """("z", "x") for `dz/dx` (as eval labels a gradient; `d(x*2 + 1)/dx` for an output that
+    is an expression), None for anything else."""
+    if not target.startswith("d") or "/d" not in target:
+        return None
+    out, _, leaf = target[1:].rpartition("/d")
+    out, leaf = out.strip(), leaf.strip()
+    if not out or not leaf.isidentifier():
+        return None
+    if out.startswith("(") and out.endswith(")"):
+        out = out[1:-1].strip()
+    elif not out.isidentifier():
+        return None
+    return out, leaf
+
+
+def _derivative(ev, out, leaf):
+    """The gradient eval labels d{out}/d{leaf}."""
+    compact = out.replace(" ", "")
+    for o, gs in ev.gradients.items():
+        if o == out or o.replace(" ", "") == compact:
+            if leaf not in gs:
+                raise UsageError(f"--expect d{out}/d{leaf}: {leaf} is not an --at input "
+                                 f"(inputs: {', '.join(gs) or 'none'})")
+            return gs[leaf]
+    raise UsageError(f"--expect d{out}/d{leaf}: {out} is not an output "
+                     f"(outputs: {', '.join(ev.gradients) or 'none'}; choose with --of)")
 
 
 def _close(actual, expected, rtol, atol):
@@ -45,12 +79,17 @@ def run_checks(source, bindings, of, grad, expectations, rtol, atol, gradcheck, 
     kinks = _kinks_met(ev)
     checks = []
     for name, is_grad, text in parsed:
-        expected = ev.session.eval(text)
+        expected = eval_value(ev.session, text)
         expected_value = expected._data if isinstance(expected, Tensor) else expected
-        label = f"{name}.grad" if is_grad else name
-        if is_grad:
+        if isinstance(name, tuple):  # dOUT/dLEAF, as eval prints it
+            from ..render.console import derivative_label
+            label = derivative_label(*name)
+            actual = _derivative(ev, *name)
+        elif is_grad:
+            label = f"{name}.grad"
             actual = _gradient_of(ev, name)
         else:
+            label = name
             if name not in ev.session.namespace:
                 raise UsageError(f"--expect {label}: the program defines no name {name!r}")
             actual = ev.session.value_of(name)
@@ -62,7 +101,8 @@ def run_checks(source, bindings, of, grad, expectations, rtol, atol, gradcheck, 
         check = {"name": label, "expected": to_json(expected), "actual": to_json(actual),
                  "ok": ok}
         if actual is None and not ok:
-            why = next((r for (o, leaf), r in ev.reasons.items() if leaf == name), None)
+            leaf_name = name[1] if isinstance(name, tuple) else name
+            why = next((r for (o, leaf), r in ev.reasons.items() if leaf == leaf_name), None)
             check["detail"] = why or "no gradient"
         elif is_grad and kinks:
             check["detail"] = kinks

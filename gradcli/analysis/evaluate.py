@@ -36,15 +36,36 @@ class Discard:
 class Binding:
     name: str
     text: str
+    number: object = None  # a sweep point's value: a Python float, used without parsing text
 
 
 def parse_binding(spec):
-    """`NAME=VALUE` from --at (VALUE is an expression of the language)."""
+    """`NAME=VALUE` from --at (VALUE is an expression of the language).  NAME is any name a
+    program may bind (`α`, NFKC-normalised as Python normalises identifiers)."""
+    import unicodedata
     name, sep, value = spec.partition("=")
-    name = name.strip()
-    if not sep or not NAME.match(name) or not value.strip():
+    name = unicodedata.normalize("NFKC", name.strip())
+    if not sep or not name.isidentifier() or name.startswith("__") or not value.strip():
         raise UsageError(f"--at expects NAME=VALUE, got {spec!r}")
     return Binding(name, value.strip())
+
+
+# the modules a --at or --expect value may name without an import: `--at x=torch.tensor(3.)`
+VALUE_MODULES = {"torch": "torch", "np": "numpy", "numpy": "numpy", "math": "math"}
+
+
+def eval_value(session, text):
+    """A --at/--grad/--expect value: an expression of the language, in which torch, np and math
+    are imported (for this expression alone: the program imports what it uses)."""
+    from ..lang.namespace import modules
+    added = [n for n in VALUE_MODULES if n not in session.namespace and n in text]
+    for n in added:
+        session.namespace[n] = modules()[VALUE_MODULES[n]]
+    try:
+        return session.eval(text)
+    finally:
+        for n in added:
+            session.namespace.pop(n, None)
 
 
 @dataclass
@@ -75,7 +96,7 @@ def new_session(dtype=None, out=None):
 
 def leaf_value(session, binding):
     """Evaluate a binding's expression to a floating leaf tensor that requires grad."""
-    value = session.eval(binding.text)
+    value = binding.number if binding.number is not None else eval_value(session, binding.text)
     if isinstance(value, Tensor):
         data = value.detach()._data
         t = Tensor._make(np.array(data, dtype=data.dtype if data.dtype.kind in "fc"
@@ -219,6 +240,8 @@ def evaluate(source, bindings=(), of=(), grad=None, order=1, dtype=None, out=Non
     if explain_zero:
         for name in outputs:
             for leaf, g in ev.gradients[name].items():
+                if order > 1 and (g is not None or "," in leaf):
+                    continue  # (a zero higher derivative is mathematics, not a missing path)
                 if g is None or not np.any(g._data):
                     from .why import explain_missing  # (only when there is something to say)
                     ev.reasons[(name, leaf)] = explain_missing(ev, source, bindings, name, leaf)
@@ -258,25 +281,80 @@ def differentiate(ev, name, grad_tensor):
         grads, steps = traced_grad(out, tensors, grad_tensor, create_graph=ev.create_graph)
         ev.steps[name] = steps
         return dict(zip(names, grads))
+    return higher_partials(ev, out, grad_tensor, names, tensors)
+
+
+MAX_HESSIAN_ROWS = 4096  # elements of a leaf whose second partials eval computes row by row
+
+
+def higher_partials(ev, out, grad_tensor, names, tensors):
+    """The ev.order-th partial derivatives of out (SPEC §3): order 2 gives every block of the
+    Hessian, the mixed ones included (key "x" for d2y/dx2, "x,w" for d2y/dx dw); order N > 2
+    the pure and mixed partials of that order of scalar leaves (keys "x", "x,x,w", ...).
+
+    An output that does not depend on a leaf has None for each partial that involves it; a
+    derivative that is constant in a leaf has zeros past it."""
+    from itertools import combinations_with_replacement
+    order = ev.order
+    if order > 2:
+        for leaf_name, leaf in zip(names, tensors):
+            if leaf._data.size != 1:
+                shape = list(leaf._data.shape)
+                raise UsageError(f"--order {order} takes scalar inputs; {leaf_name} has shape "
+                                 f"{shape}: use gradcli hessian (second partials) or gradcli "
+                                 f"jacobian for a vector input")
+    leaves = dict(zip(names, tensors))
+    first = dict(zip(names, autograd_grad(out, tensors, grad_outputs=grad_tensor,
+                                          retain_graph=True, create_graph=True,
+                                          allow_unused=True)))
+    cache = {(n,): first[n] for n in names}
     result = {}
-    for leaf_name, leaf in zip(names, tensors):
-        g = out
-        depends = False  # whether the output depends on the leaf at all (first derivative)
-        for k in range(ev.order):
+    for combo in combinations_with_replacement(names, order):
+        key = combo[0] if len(set(combo)) == 1 else ",".join(combo)
+        if any(first[n] is None for n in combo):
+            result[key] = None
+            continue
+        if order == 2:
+            result[key] = _hessian_block(ev, first[combo[0]], leaves[combo[0]],
+                                         leaves[combo[1]], combo[0])
+            continue
+        for k in range(2, order + 1):
+            prefix, leaf = combo[:k], leaves[combo[k - 1]]
+            if prefix in cache:
+                continue
+            g = cache[combo[:k - 1]]
             if g is None or not g.requires_grad:
-                g = None
-                break
-            weight = grad_tensor if k == 0 else None
-            if k and g._data.size > 1:  # n-th derivative of a non-scalar: of its sum
-                weight = Tensor._make(np.ones_like(g._data), None, 0, False)
-            (g,) = autograd_grad(g, leaf, grad_outputs=weight, retain_graph=True,
-                                 create_graph=k < ev.order - 1 or ev.create_graph,
-                                 allow_unused=True)
-            depends = depends or g is not None
-        if g is None and depends:  # a lower derivative is constant in the leaf: this one is 0
-            g = Tensor._make(np.zeros_like(leaf._data), None, 0, False)
-        result[leaf_name] = g
+                d = None
+            else:
+                (d,) = autograd_grad(g, leaf, retain_graph=True,
+                                     create_graph=k < order or ev.create_graph,
+                                     allow_unused=True)
+            cache[prefix] = d if d is not None else \
+                Tensor._make(np.zeros_like(leaf._data), None, 0, False)
+        result[key] = cache[combo]
     return result
+
+
+def _hessian_block(ev, g, a, b, a_name):
+    """d/db of g = dy/da: the Hessian block of leaves a and b, of shape a.shape + b.shape."""
+    zeros = np.zeros(a._data.shape + b._data.shape, dtype=np.result_type(a._data, b._data))
+    if not g.requires_grad:
+        return Tensor._make(zeros, None, 0, False)
+    if a._data.size == 1 and b._data.size == 1:
+        (d,) = autograd_grad(g, b, retain_graph=True, create_graph=ev.create_graph,
+                             allow_unused=True)
+        if d is None:
+            return Tensor._make(zeros.reshape(b._data.shape), None, 0, False)
+        return d.reshape(a._data.shape + b._data.shape) if a._data.shape else d
+    if a._data.size > MAX_HESSIAN_ROWS:
+        raise UsageError(f"--order 2: {a_name} has {a._data.size} elements; use gradcli "
+                         f"hessian for a large input")
+    flat = g.reshape(-1)
+    for i in range(a._data.size):
+        (d,) = autograd_grad(flat[i], b, retain_graph=True, allow_unused=True)
+        if d is not None:
+            zeros.reshape(a._data.size, -1)[i] = d._data.reshape(-1)
+    return Tensor._make(zeros, None, 0, False)
 
 
 def program_function(source, bindings, of=(), dtype=None, timeout=None, out=None):

@@ -17,10 +17,9 @@ class Curve:
     dys: list
 
     def to_json(self):
-        def clean(v):
-            return None if v is None or not np.isfinite(v) else v
-        return {"input": self.input, "output": self.output, "x": self.xs,
-                "y": [clean(v) for v in self.ys], "dy": [clean(v) for v in self.dys]}
+        from ..render.console import json_ready  # (inf, -inf, nan as strings: SPEC §3)
+        return json_ready({"input": self.input, "output": self.output, "x": self.xs,
+                           "y": self.ys, "dy": self.dys})
 
 
 def parse_range(spec, points):

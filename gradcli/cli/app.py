@@ -26,9 +26,11 @@ ClickUsageError = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "U
 
 
 def _wants_json(args):
-    """Whether the command line asks for --json (before a `--` that ends the options)."""
+    """Whether the command line asks for --json or --jsonl (before a `--` that ends the
+    options)."""
     args = list(args or ())
-    return "--json" in (args[:args.index("--")] if "--" in args else args)
+    options = args[:args.index("--")] if "--" in args else args
+    return "--json" in options or "--jsonl" in options
 
 
 class JsonUsageError(ClickUsageError):
@@ -61,6 +63,18 @@ class JsonUsageGroup(TyperGroup):
         with _json_usage_errors(ctx.meta.get("gradcli.json")):
             return super().invoke(ctx)
 
+    def format_commands(self, ctx, formatter):
+        """`gradcli --help` lists each command with its whole first sentence, wrapped (click
+        cuts it at 45 characters with `...`)."""
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit=1000)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
 
 @contextlib.contextmanager
 def _json_usage_errors(wants_json):
@@ -78,19 +92,31 @@ app = typer.Typer(cls=JsonUsageGroup, add_completion=True, pretty_exceptions_ena
                   context_settings={"help_option_names": ["-h", "--help"]},
                   help="A gradient calculator with PyTorch's autograd semantics.")
 
+def _starting(incomplete, *choices):
+    """Shell completion of an option's value: the choices that start with what is typed."""
+    return [c for c in choices if c.startswith(incomplete or "")]
+
+
 Program = Annotated[str, typer.Argument(
     metavar="PROGRAM", help="The program text, - for standard input, or @FILE.")]
 At = Annotated[Optional[List[str]], typer.Option(
     "--at", metavar="NAME=VALUE", help="Bind NAME=VALUE as a leaf with requires_grad (VALUE is an expression: 3, [1,2], "
-    "randn(3)). Repeatable.")]
+    "randn(3), torch.tensor(3.); or a sweep START:STOP:POINTS in eval, check and jacobian). "
+    "Repeatable.")]
 Of = Annotated[Optional[List[str]], typer.Option(
     "--of", metavar="NAME", help="Output name to differentiate (repeatable; default: the last assigned name or "
     "expression).")]
 Grad = Annotated[Optional[str], typer.Option("--grad", metavar="VALUE", help="Gradient for a non-scalar output.")]
 Dtype = Annotated[Optional[str], typer.Option(
-    "--dtype", metavar="DTYPE", help="Default floating dtype: float32 (PyTorch's default) or float64.")]
+    "--dtype", metavar="DTYPE", help="Default floating dtype: float32 (PyTorch's default) or float64.",
+    autocompletion=lambda incomplete: _starting(incomplete, "float32", "float64"))]
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print less.")]
+Zip = Annotated[bool, typer.Option(
+    "--zip", help="Pair the sweeps (--at x=a:b:n ...) point by point instead of a grid.")]
+Csv = Annotated[bool, typer.Option("--csv", help="A sweep as CSV: a header, then a line a point.")]
+Jsonl = Annotated[bool, typer.Option(
+    "--jsonl", help="A sweep as JSON lines: one object a point, written as it is computed.")]
 NoColor = Annotated[bool, typer.Option("--no-color", help="Plain output even on a terminal.")]
 
 
@@ -183,8 +209,22 @@ class Command:
     def __init__(self, json_output=False, no_color=False, quiet=False, timeout=None):
         self.renderer = Renderer(choose_mode(json_output, no_color), quiet=quiet)
         self.source = ""
+        self.filename = None   # the program's file (run FILE, PROGRAM as @FILE)
+        self.located = False   # errors show their position even when piped (run)
+        self.at = None         # the --at bindings of a command that takes them
         self.namespace = {}
         self.timeout = timeout
+
+    def read(self, program, located=False, at=None):
+        """Read PROGRAM (text, - or @FILE) into self.source; remember the file it came from
+        and the --at bindings (a command that takes them: at is a list)."""
+        self.at = list(at or [])
+        self.source = read_program(program)
+        if program.startswith("@"):
+            self.filename = program[1:]
+        elif program == "-" and located:
+            self.filename = "<stdin>"
+        self.located = located
 
     def __enter__(self):
         return self
@@ -207,10 +247,14 @@ class Command:
             return False
         if self.renderer.wants_hints():
             info.hint = self._hint(exc, info)
+        if self.renderer.mode != "json" and (self.located or self.renderer.wants_hints()) \
+                and getattr(exc, "line", None) is not None:
+            # the program's position, its line and a caret (SPEC §2: in run, on a terminal)
+            info.located, info.filename = True, self.filename
         self.renderer.error(info)
         return True
 
-    def evaluate(self, body):
+    def evaluate(self, body, out=None):
         """Run body() in a new evaluator; its output comes back here; its errors are reported
         there, with their hints; an int it returns is the exit code.  An evaluator that crashes, overruns --timeout or ignores
         Ctrl-C is one error line here.  Exit codes pass through (raises typer.Exit)."""
@@ -231,7 +275,7 @@ class Command:
             return code if isinstance(code, int) else Exit.OK
 
         try:
-            code = run_task(task, timeout=self.timeout)
+            code = run_task(task, timeout=self.timeout, out=out)
         except EvaluatorGone as e:
             if e.kind == "crash":
                 self.renderer.error(ErrorInfo("EvaluatorCrash", e.message))
@@ -246,6 +290,12 @@ class Command:
     def _hint(self, exc, info):
         """The `hint:` line for an error (None when there is nothing useful to add)."""
         from ..render.hints import hint_for
+        if info.type == "NameError" and self.at == []:
+            # a calculator user's first program: `gradcli eval "x**2"` with no --at
+            import re
+            m = re.fullmatch(r"name '(\w+)' is not defined", info.message)
+            if m and m.group(1) not in ("torch", "np", "numpy", "math", "F", "nn"):
+                return f"bind it: --at {m.group(1)}=..."
         try:
             return hint_for(info.type, info.message, info.source_line or self._failing_line(exc),
                             getattr(exc, "hint_namespace", None) or self.namespace,
@@ -260,6 +310,12 @@ class Command:
         if line and 0 < line <= len(lines):
             return lines[line - 1]
         return lines[-1] if lines else ""
+
+
+def _result_dtype(name):
+    """The dtype a document reports: --dtype, else the default (float32)."""
+    from ..engine import dtypes
+    return _dtype(name) or dtypes.get_default_dtype()
 
 
 def _bindings(at):
@@ -279,16 +335,27 @@ def eval_command(program: Program, at: At = None, of: Of = None, grad: Grad = No
                      "program's own too): the gradients are differentiable and show their "
                      "grad_fn.")] = False,
                  order: Annotated[int, typer.Option(
-                     "--order", metavar="N", help="The N-th derivative.", min=1)] = 1,
+                     "--order", metavar="N", help="The N-th derivative: 2 gives every second "
+                     "partial (the Hessian, mixed ones too), N > 2 the pure and mixed partials "
+                     "of scalar inputs.", min=1)] = 1,
                  dtype: Dtype = None, json_output: Json = False, quiet: Quiet = False,
-                 no_color: NoColor = False, timeout: Timeout = None):
+                 no_color: NoColor = False, timeout: Timeout = None, zipped: Zip = False,
+                 csv_output: Csv = False, jsonl_output: Jsonl = False):
     """Evaluate PROGRAM and print values and gradients of each output with respect to each leaf.
 
     Example: gradcli eval "z = (2*x)**3" --at x=3
+
+    Sweep: --at x=-1:1:5 evaluates at 5 points from -1 to 1 (several sweeps: a grid, or with
+    --zip point by point), printed as a table, --csv, --json or --jsonl.
     """
     from ..analysis.evaluate import evaluate
-    with Command(json_output, no_color, quiet, timeout) as cmd:
-        cmd.source = read_program(program)
+    with Command(json_output or jsonl_output, no_color, quiet, timeout) as cmd:
+        cmd.read(program, at=at)
+        sweep = _sweep(at, zipped, csv_output, json_output, jsonl_output)
+        if sweep is not None:
+            cmd.evaluate(lambda: _eval_sweep(cmd, sweep, of, grad, order, dtype, timeout,
+                                             retain_graph, create_graph))
+            return
 
         def body():
             ev = evaluate(cmd.source, _bindings(at), of or (), grad, order, _dtype(dtype),
@@ -299,13 +366,126 @@ def eval_command(program: Program, at: At = None, of: Of = None, grad: Grad = No
         cmd.evaluate(body)
 
 
+class Sweep:
+    """The points of a sweep (parsed here, in the frontend: its usage errors come first)."""
+
+    def __init__(self, fixed, points, fmt, order):
+        self.fixed, self.points, self.fmt = fixed, points, fmt
+        self.order = order  # the --at names in the order given (the inputs' order)
+
+
+def _sweep(at, zipped, csv_output, json_output, jsonl_output):
+    """A Sweep when --at has a range (a:b:n) or --csv/--jsonl is asked; None otherwise."""
+    from ..analysis.evaluate import UsageError
+    from ..analysis.sweep import split_bindings, sweep_points
+    fixed, sweeps = split_bindings(at)
+    if sum((csv_output, json_output, jsonl_output)) > 1:
+        raise UsageError("choose one of --csv, --json and --jsonl")
+    if not sweeps and not csv_output and not jsonl_output:
+        if zipped:
+            raise UsageError("--zip pairs sweeps: give --at NAME=START:STOP:POINTS")
+        return None
+    fmt = "csv" if csv_output else "jsonl" if jsonl_output else "json" if json_output \
+        else "table"
+    order = [spec.partition("=")[0].strip() for spec in at or []]
+    import unicodedata
+    order = [unicodedata.normalize("NFKC", n) for n in order]
+    return Sweep(fixed, sweep_points(sweeps, zipped), fmt, order)
+
+
+def _eval_sweep(cmd, sweep, of, grad, order, dtype, timeout, retain_graph, create_graph):
+    """eval at every point of a sweep, in this one evaluator."""
+    from ..analysis.evaluate import evaluate
+    from ..analysis.sweep import point_bindings
+    from ..render.console import derivative_label
+    from ..render.sweep import SweepWriter, at_cells
+    from ..render.values import to_json
+    writer = None
+    chosen = _dtype(dtype)
+    for point in sweep.points:
+        ev = evaluate(cmd.source, point_bindings(point, sweep.fixed, sweep.order), of or (), grad, order,
+                      chosen, out=sys.stderr, timeout=timeout, explain_zero=False,
+                      retain_graph=retain_graph, create_graph=create_graph)
+        if writer is None:
+            writer = SweepWriter(cmd.renderer, sweep.fmt,
+                                 {"dtype": ev.dtype.name, "outputs": ev.outputs,
+                                  "order": ev.order})
+        cells = at_cells(point) + [(o, ev.values[o]) for o in ev.outputs]
+        cells += [(derivative_label(o, leaf, ev.order), g)
+                  for o, gs in ev.gradients.items() for leaf, g in gs.items()]
+        writer.add({"at": point,
+                    "values": {k: to_json(v) for k, v in ev.values.items()},
+                    "gradients": {o: {leaf: to_json(g) for leaf, g in gs.items()}
+                                  for o, gs in ev.gradients.items()}}, cells)
+    writer.close()
+
+
+def _check_sweep(cmd, sweep, of, grad, expect, rtol, atol, gradcheck, dtype, timeout):
+    """check at every point of a sweep: each failing point is reported; exit 1 if any."""
+    from ..analysis.checks import run_checks
+    from ..analysis.sweep import point_bindings
+    from ..render.sweep import SweepWriter, at_cells, at_text
+    writer = SweepWriter(cmd.renderer, sweep.fmt) if sweep.fmt != "table" else None
+    failed = 0
+    for point in sweep.points:
+        passed, checks = run_checks(cmd.source, point_bindings(point, sweep.fixed, sweep.order), of or (),
+                                    grad, expect or [], rtol, atol, gradcheck, _dtype(dtype),
+                                    timeout, out=sys.stderr)
+        failed += not passed
+        if writer is not None:
+            writer.add({"at": point, "passed": passed, "checks": checks},
+                       at_cells(point) + [(c["name"], c.get("actual")) for c in checks] +
+                       [("passed", passed)])
+            continue
+        for c in checks:
+            if c["ok"]:
+                continue
+            text = f"FAIL at {at_text(point)}: {c['name']}"
+            if c.get("expected") is not None:
+                text += f": expected {c['expected']}, got {c['actual']}"
+            if c.get("detail"):
+                text += f" ({c['detail']})"
+            cmd.renderer.text(text, "bold red")
+    total = len(sweep.points)
+    if writer is not None:
+        writer.head = {"passed": not failed}  # (the JSON document: its verdict first)
+        writer.close()
+    elif not cmd.renderer.quiet or failed:
+        cmd.renderer.text(f"{total - failed}/{total} points passed",
+                          "bold green" if not failed else "bold red")
+    return Exit.OK if not failed else Exit.FAILED
+
+
+def _jacobian_sweep(cmd, sweep, of, mode, dtype, timeout):
+    """jacobian at every point of a sweep."""
+    from ..analysis.matrices import jacobian_blocks
+    from ..analysis.sweep import point_bindings
+    from ..render.sweep import SweepWriter, at_cells
+    from ..render.values import to_json
+    writer = None
+    for point in sweep.points:
+        outputs, blocks = jacobian_blocks(cmd.source, point_bindings(point, sweep.fixed, sweep.order),
+                                          of or (), mode, _dtype(dtype), timeout)
+        if writer is None:
+            writer = SweepWriter(cmd.renderer, sweep.fmt,
+                                 {"dtype": _result_dtype(dtype).name, "outputs": outputs})
+        nested = {}
+        for (out, leaf), value in blocks:
+            nested.setdefault(out, {})[leaf] = to_json(value)
+        writer.add({"at": point, "jacobian": nested},
+                   at_cells(point) + [(f"J[{out}/{leaf}]", value)
+                                      for (out, leaf), value in blocks])
+    writer.close()
+
+
 def _program_output(cmd):
     """Where the program's own print() goes: stdout, or stderr when stdout carries JSON."""
     return sys.stderr if cmd.renderer.mode == "json" else sys.stdout
 
 
 @app.command("run")
-def run_command(file: Annotated[str, typer.Argument(metavar="FILE", help="Program file, - for standard input.")],
+def run_command(file: Annotated[str, typer.Argument(
+                    metavar="FILE", help="Program file (or @FILE), - for standard input.")],
                 dtype: Dtype = None, json_output: Json = False, no_color: NoColor = False,
                 timeout: Timeout = None):
     """Run a program file like a script (no echo); stop at the first error with exit code 2.
@@ -315,7 +495,9 @@ def run_command(file: Annotated[str, typer.Argument(metavar="FILE", help="Progra
     printed text."""
     from ..analysis.evaluate import new_session, program_gradients, program_values
     with Command(json_output, no_color, timeout=timeout) as cmd:
-        cmd.source = read_program(file if file == "-" else "@" + file)
+        if file.startswith("@") and not os.path.exists(file):
+            file = file[1:]  # `run @FILE`, as every other command reads a program file
+        cmd.read(file if file == "-" else "@" + file, located=True)
 
         def body():
             out = _program_output(cmd)
@@ -382,22 +564,29 @@ def test_command(files: Annotated[List[str], typer.Argument(metavar="FILE...", h
 @app.command("jacobian")
 def jacobian_command(program: Program, at: At = None, of: Of = None,
                      mode: Annotated[str, typer.Option(
-                         "--mode", metavar="MODE", help="reverse (row by row) or forward (column by column).")]
+                         "--mode", metavar="MODE", help="reverse (row by row) or forward (column by column).",
+                         autocompletion=lambda incomplete: _starting(incomplete, "reverse", "forward"))]
                      = "reverse",
                      dtype: Dtype = None, json_output: Json = False, no_color: NoColor = False,
-                     timeout: Timeout = None):
-    """The Jacobian of each output with respect to each --at input."""
+                     timeout: Timeout = None, zipped: Zip = False, csv_output: Csv = False,
+                     jsonl_output: Jsonl = False):
+    """The Jacobian of each output with respect to each --at input (over a sweep: at each
+    point)."""
     from ..analysis.matrices import jacobian_blocks
     from ..analysis.evaluate import UsageError
-    with Command(json_output, no_color, timeout=timeout) as cmd:
+    with Command(json_output or jsonl_output, no_color, timeout=timeout) as cmd:
         if mode not in ("reverse", "forward"):
             raise UsageError(f"--mode must be reverse or forward, not {mode!r}")
-        cmd.source = read_program(program)
+        cmd.read(program, at=at)
+        sweep = _sweep(at, zipped, csv_output, json_output, jsonl_output)
+        if sweep is not None:
+            cmd.evaluate(lambda: _jacobian_sweep(cmd, sweep, of, mode, dtype, timeout))
+            return
 
         def body():
             outputs, blocks = jacobian_blocks(cmd.source, _bindings(at), of or (), mode,
                                               _dtype(dtype), timeout)
-            cmd.renderer.matrix_result("jacobian", outputs, blocks)
+            cmd.renderer.matrix_result("jacobian", outputs, blocks, _result_dtype(dtype))
         cmd.evaluate(body)
 
 
@@ -408,63 +597,99 @@ def hessian_command(program: Program, at: At = None, of: Of = None, dtype: Dtype
     """The Hessian of a scalar output with respect to the --at inputs."""
     from ..analysis.matrices import hessian_blocks
     with Command(json_output, no_color, timeout=timeout) as cmd:
-        cmd.source = read_program(program)
+        cmd.read(program, at=at)
 
         def body():
             outputs, blocks = hessian_blocks(cmd.source, _bindings(at), of or (),
                                              _dtype(dtype), timeout)
-            cmd.renderer.matrix_result("hessian", outputs, blocks)
+            cmd.renderer.matrix_result("hessian", outputs, blocks, _result_dtype(dtype))
         cmd.evaluate(body)
 
 
 @app.command("graph")
 def graph_command(program: Program, at: At = None, of: Of = None, grad: Grad = None,
-                  fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="ascii, dot or mermaid.")]
-                  = "ascii",
+                  fmt: Annotated[str, typer.Option(
+                      "--format", metavar="FORMAT",
+                      help="ascii, dot, mermaid, or svg/png (through Graphviz's dot).",
+                      autocompletion=lambda incomplete: _starting(
+                          incomplete, "ascii", "dot", "mermaid", "svg", "png"))] = "ascii",
+                  output: Annotated[Optional[str], typer.Option(
+                      "--output", "-o", metavar="FILE",
+                      help="Write the drawing to FILE (svg and png; svg goes to standard "
+                      "output without it).")] = None,
                   values: Annotated[bool, typer.Option(
                       "--values", help="Show value and gradient on every node.")] = False,
                   ascii_only: Annotated[bool, typer.Option(
                       "--ascii", help="Pure ASCII tree lines.")] = False,
-                  dtype: Dtype = None, no_color: NoColor = False, timeout: Timeout = None):
-    """Draw the backward graph of the outputs."""
+                  dtype: Dtype = None, json_output: Json = False, no_color: NoColor = False,
+                  timeout: Timeout = None):
+    """Draw the backward graph of the outputs (--json: nodes, edges, values and gradients)."""
     from ..analysis.evaluate import UsageError, evaluate
     from ..analysis.explain import Namer
     from ..render.graph import FORMATS, GraphView, draw_ascii
-    with Command(False, no_color, timeout=timeout) as cmd:
-        if fmt not in FORMATS:
-            raise UsageError(f"--format must be ascii, dot or mermaid, not {fmt!r}")
-        cmd.source = read_program(program)
+    from ..render.graph import IMAGE_FORMATS
+    with Command(json_output, no_color, timeout=timeout) as cmd:
+        if fmt not in FORMATS and fmt not in IMAGE_FORMATS:
+            raise UsageError(f"--format must be ascii, dot, mermaid, svg or png, not {fmt!r}")
+        picture = fmt in IMAGE_FORMATS and not json_output
+        if picture:
+            _check_graphviz(fmt, output)
+        cmd.read(program, at=at)
 
         def body():
             # (the structure needs no backward pass: a non-scalar output draws without --grad)
+            as_json = cmd.renderer.mode == "json" or picture
             ev = evaluate(cmd.source, _bindings(at), of or (), grad, 1, _dtype(dtype),
                           out=sys.stderr, record=True, timeout=timeout, explain_zero=False,
-                          gradients=values)
+                          gradients=values or as_json)
             cmd.namespace = ev.session.namespace
             namer = Namer(ev.session.namespace, ev.recording)
             steps = [s for name in ev.outputs for s in ev.steps.get(name, [])]
             view = GraphView([(n, ev.values[n]) for n in ev.outputs
                               if hasattr(ev.values[n], "grad_fn")],
                              namer.names(), ev.recording, steps, with_values=values)
+            if as_json:
+                from ..render.graph import graph_json
+                cmd.renderer.json({"dtype": ev.dtype.name, **graph_json(view)})
+                return
             text = draw_ascii(view, ascii_only) if fmt == "ascii" else FORMATS[fmt](view)
             cmd.renderer.text(text)
-        cmd.evaluate(body)
+        if not picture:
+            if output is not None:
+                import io
+                captured = io.StringIO()
+                cmd.evaluate(body, out=captured)
+                _write_file(output, captured.getvalue().encode("utf-8"))
+                return
+            cmd.evaluate(body)
+            return
+        import io
+        captured = io.StringIO()
+        cmd.evaluate(body, out=captured)
+        _write_graph_picture(cmd, captured.getvalue(), fmt, output)
 
 
 @app.command("explain")
 def explain_command(program: Program, at: At = None, of: Of = None, grad: Grad = None,
-                    dtype: Dtype = None, no_color: NoColor = False, timeout: Timeout = None):
+                    dtype: Dtype = None, json_output: Json = False, no_color: NoColor = False,
+                    timeout: Timeout = None):
     """The backward pass step by step: each node, its local derivative, the chain rule."""
     from ..analysis.evaluate import evaluate
     from ..analysis.explain import explain_steps
-    from ..render.explain import render_explanation
-    with Command(False, no_color, timeout=timeout) as cmd:
-        cmd.source = read_program(program)
+    from ..render.explain import explanation_json, render_explanation
+    with Command(json_output, no_color, timeout=timeout) as cmd:
+        cmd.read(program, at=at)
 
         def body():
             ev = evaluate(cmd.source, _bindings(at), of or (), grad, 1, _dtype(dtype),
                           out=sys.stderr, record=True, timeout=timeout)
             cmd.namespace = ev.session.namespace
+            if cmd.renderer.mode == "json":
+                cmd.renderer.json({"dtype": ev.dtype.name, "outputs": ev.outputs,
+                                   "explanations": [explanation_json(ev, name,
+                                                                     explain_steps(ev, name))
+                                                    for name in ev.outputs]})
+                return
             for name in ev.outputs:
                 cmd.renderer.text(render_explanation(ev, name, explain_steps(ev, name)))
         cmd.evaluate(body)
@@ -473,18 +698,26 @@ def explain_command(program: Program, at: At = None, of: Of = None, grad: Grad =
 @app.command("check")
 def check_command(program: Program, at: At = None, of: Of = None, grad: Grad = None,
                   expect: Annotated[Optional[List[str]], typer.Option(
-                      "--expect", metavar="EXPECTATION", help="NAME.grad=VALUE or NAME=VALUE (repeatable).")] = None,
+                      "--expect", metavar="EXPECTATION", help="NAME.grad=VALUE, dOUT/dLEAF=VALUE (as eval labels it) or NAME=VALUE (repeatable).")] = None,
                   rtol: Annotated[float, typer.Option("--rtol", metavar="RTOL")] = 1e-5,
                   atol: Annotated[float, typer.Option("--atol", metavar="ATOL")] = 1e-8,
                   gradcheck: Annotated[bool, typer.Option(
                       "--gradcheck", help="Compare gradients with central differences (float64).")]
                   = False,
                   dtype: Dtype = None, json_output: Json = False, quiet: Quiet = False,
-                  no_color: NoColor = False, timeout: Timeout = None):
-    """Check derivatives for scripts: exit 0 when every expectation holds, 1 otherwise."""
+                  no_color: NoColor = False, timeout: Timeout = None, zipped: Zip = False,
+                  csv_output: Csv = False, jsonl_output: Jsonl = False):
+    """Check derivatives for scripts: exit 0 when every expectation holds, 1 otherwise.
+
+    Over a sweep (--at x=a:b:n) every point is checked and each failing one reported."""
     from ..analysis.checks import run_checks
-    with Command(json_output, no_color, quiet, timeout) as cmd:
-        cmd.source = read_program(program)
+    with Command(json_output or jsonl_output, no_color, quiet, timeout) as cmd:
+        cmd.read(program, at=at)
+        sweep = _sweep(at, zipped, csv_output, json_output, jsonl_output)
+        if sweep is not None:
+            cmd.evaluate(lambda: _check_sweep(cmd, sweep, of, grad, expect, rtol, atol,
+                                              gradcheck, dtype, timeout))
+            return
 
         def body():
             passed, checks = run_checks(cmd.source, _bindings(at), of or (), grad,
@@ -500,22 +733,128 @@ def plot_command(program: Program, at: At = None, of: Of = None,
                  points: Annotated[int, typer.Option("--points", metavar="N", min=3, max=2000)] = 61,
                  width: Annotated[int, typer.Option("--width", metavar="COLUMNS", min=20, max=400)] = 72,
                  height: Annotated[int, typer.Option("--height", metavar="ROWS", min=5, max=200)] = 20,
+                 ascii_only: Annotated[bool, typer.Option(
+                     "--ascii", help="A character grid in pure ASCII instead of braille.")]
+                 = False,
+                 output: Annotated[Optional[str], typer.Option(
+                     "--output", "-o", metavar="FILE",
+                     help="Write the plot as FILE.png or FILE.svg (needs matplotlib: "
+                     "pip install 'gradcli[plot]').")] = None,
                  dtype: Dtype = None, json_output: Json = False, no_color: NoColor = False,
                  timeout: Timeout = None):
-    """Plot the output and its derivative over a range: --at x=-3:3 (or -3:3:N points)."""
+    """Plot the output and its derivative over a range: --at x=-3:3 (or -3:3:N points).
+
+    Two panels, each with its own axes: the output above, its derivative below."""
     from ..analysis.plot import sample_curve
     from ..render.plot import COLOURS, render_plot
     with Command(json_output, no_color, timeout=timeout) as cmd:
-        cmd.source = read_program(program)
+        fmt = _image_format(output) if output is not None else None
+        cmd.read(program, at=at)
 
         def body():
             curve = sample_curve(cmd.source, at or [], of or (), points, _dtype(dtype),
                                  timeout)
-            if cmd.renderer.mode == "json":
+            if fmt is not None:  # (the data for the frontend, which draws and writes the file)
+                import json
+                from ..render.console import json_ready
+                sys.stdout.write(json.dumps(json_ready(curve.to_json()), allow_nan=False))
+            elif cmd.renderer.mode == "json":
                 cmd.renderer.json(curve.to_json())
+            elif ascii_only:
+                cmd.renderer.text(render_plot(curve, width, height, ascii_only=True),
+                                  highlights=COLOURS)
             else:
-                cmd.renderer.text(render_plot(curve, width, height), highlights=COLOURS)
-        cmd.evaluate(body)
+                rich = cmd.renderer.mode == "rich"
+                cmd.renderer.text(render_plot(curve, width, height, color=rich), ansi=rich)
+        if fmt is None:
+            cmd.evaluate(body)
+            return
+        import io
+        captured = io.StringIO()
+        cmd.evaluate(body, out=captured)
+        _write_plot_image(cmd, captured.getvalue(), output, fmt)
+
+
+def _check_graphviz(fmt, output):
+    """graph --format svg|png needs Graphviz's dot (and a file for png on a terminal)."""
+    import shutil
+    from ..analysis.evaluate import UsageError
+    if shutil.which("dot") is None:
+        raise UsageError(f"--format {fmt} needs Graphviz's dot on PATH (install graphviz); "
+                         f"--format dot writes the DOT text, --format mermaid a Mermaid chart")
+    if fmt == "png" and output is None and sys.stdout.isatty():
+        raise UsageError("--format png writes binary data: give --output FILE.png")
+
+
+def _write_file(path, data):
+    from ..analysis.evaluate import UsageError
+    try:
+        with open(path, "wb") as f:
+            f.write(data)
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def _write_graph_picture(cmd, document, fmt, output):
+    """The evaluator's graph document (checked: untrusted data) drawn by Graphviz in fmt."""
+    import json
+    from ..analysis.evaluate import UsageError
+    from ..render.graph import dot_from_json, render_with_graphviz
+    try:
+        dot_text = dot_from_json(json.loads(document))
+    except ValueError:
+        cmd.renderer.error(ErrorInfo("EvaluatorCrash", "the evaluator sent no valid graph"))
+        raise typer.Exit(Exit.ERROR) from None
+    try:
+        data = render_with_graphviz(dot_text, fmt)
+    except FileNotFoundError:
+        raise UsageError(f"--format {fmt} needs Graphviz's dot on PATH (install graphviz)") \
+            from None
+    except (RuntimeError, OSError) as e:
+        raise UsageError(f"Graphviz's dot failed: {e}") from None
+    if output is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    _write_file(output, data)
+
+
+def _image_format(path):
+    """png or svg, from --output FILE's extension (a usage error otherwise, or when matplotlib,
+    the `plot` extra, is not installed)."""
+    import importlib.util
+    from ..analysis.evaluate import UsageError
+    from ..render.plot import IMAGE_FORMATS
+    fmt = os.path.splitext(path)[1].lower().lstrip(".")
+    if fmt not in IMAGE_FORMATS:
+        raise UsageError(f"--output {path}: the file must end in .png or .svg")
+    try:
+        found = importlib.util.find_spec("matplotlib") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise UsageError("--output needs matplotlib: pip install 'gradcli[plot]'")
+    return fmt
+
+
+def _write_plot_image(cmd, document, path, fmt):
+    """Draw the evaluator's sampled curve (checked: it is untrusted data) into path."""
+    import json
+    from ..analysis.evaluate import UsageError
+    from ..render.plot import IMAGE_DPI, IMAGE_SIZE, curve_from_json, write_image
+    try:
+        curve = curve_from_json(json.loads(document))
+    except ValueError:
+        cmd.renderer.error(ErrorInfo("EvaluatorCrash", "the evaluator sent no valid plot data"))
+        raise typer.Exit(Exit.ERROR) from None
+    try:
+        write_image(curve, path, fmt)
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
+    if cmd.renderer.mode != "json":
+        w, h = IMAGE_SIZE
+        size = f"{w * IMAGE_DPI}x{h * IMAGE_DPI} px" if fmt == "png" else f"{w * 72}x{h * 72} pt"
+        cmd.renderer.line(f"wrote {path} ({fmt.upper()}, {size})")
 
 
 @app.command("ops")

@@ -9,6 +9,7 @@ import sys
 from ..process import memory_limit, tune_allocator, tune_collector
 
 CLOSED_STDOUT = "OSError: standard output is closed"
+COMPLETE_VAR = "_GRADCLI_COMPLETE"  # set by the completion script typer installs
 def limit_memory():
     """A backstop under the language's own limits: a program that still grows without bound
     (a list doubling itself) meets MemoryError, a one-line error, before the machine swaps."""
@@ -26,7 +27,8 @@ def limit_memory():
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    if not argv:
+    if not argv and not os.environ.get(COMPLETE_VAR):
+        # (a shell asking for completions runs gradcli with no arguments too: the app answers)
         argv = ["repl"]
     # `gradcli … | head`: a reader that goes away ends the process quietly, as it ends cat or
     # grep, instead of a BrokenPipeError at the next write

@@ -69,6 +69,22 @@ def _tensor(repl, name, usage):
     return value
 
 
+def _tensor_or_expression(repl, text, usage):
+    """The tensor a name or an expression of the program's names gives (an expression is
+    evaluated in the session, as if typed; its value is not kept)."""
+    if not text or text.isidentifier():
+        return _tensor(repl, text, usage)
+    from ..lang.errors import ProgramError
+    try:
+        with repl.recording:
+            value = repl.session.eval(text)
+    except ProgramError as e:
+        raise MetaError(e.type_name, e.message) from None
+    if not isinstance(value, Tensor):
+        raise MetaError("TypeError", f"{text} is a {type(value).__name__}, not a tensor")
+    return value
+
+
 def _named_leaves(namespace):
     return {id(v): n for n, v in namespace.items() if isinstance(v, Tensor) and v.grad_fn is None}
 
@@ -156,12 +172,20 @@ def help_command(repl, argument):
         "input or stops a running program, Ctrl-D exits.")
 
 
-@command(":vars", ":vars")
+@command(":vars", ":vars [NAME...]", argument="tensor")
 def vars_command(repl, argument):
-    """Every tensor in scope: shape, value, requires_grad, grad_fn, grad, backward passes."""
+    """Every tensor in scope (or the NAMEs given): shape, value, requires_grad, grad_fn, grad,
+    backward passes."""
     rows = []
+    wanted = argument.replace(",", " ").split()
+    for name in wanted:
+        if name not in repl.namespace:
+            raise MetaError("NameError", f"name '{name}' is not defined")
+        if not isinstance(repl.namespace[name], Tensor):
+            raise MetaError("TypeError", f"{name} is a {type(repl.namespace[name]).__name__}, "
+                                         f"not a tensor")
     for name, t in sorted(repl.namespace.items()):
-        if not isinstance(t, Tensor) or name.startswith("_"):
+        if not isinstance(t, Tensor) or name.startswith("_") or (wanted and name not in wanted):
             continue
         rows.append([name, str(list(t._data.shape)), _short(t), str(t.requires_grad),
                      t.grad_fn.name() if t.grad_fn is not None else "-",
@@ -178,12 +202,13 @@ def vars_command(repl, argument):
     repl.renderer.table(None, headers, rows)
 
 
-@command(":graph", ":graph NAME", argument="tensor")
+@command(":graph", ":graph NAME|EXPR", argument="tensor")
 def graph_command(repl, argument):
-    """The backward graph of NAME, with the value and gradient of every node."""
+    """The backward graph of NAME (or of an expression), with the value and gradient of every
+    node."""
     from ..analysis.explain import Namer
     from ..render.graph import GraphView, draw_ascii
-    t = _tensor(repl, argument, ":graph NAME")
+    t = _tensor_or_expression(repl, argument, ":graph NAME|EXPR")
     steps, note = [], None
     if t.grad_fn is not None:
         try:
@@ -231,7 +256,29 @@ def why_command(repl, argument):
         raise MetaError("UsageError", "usage: :why NAME")
     if argument not in repl.namespace:
         raise MetaError("NameError", f"name '{argument}' is not defined")
-    repl.renderer.text(why_tensor(argument, repl.namespace[argument]))
+    t = repl.namespace[argument]
+    answer = why_tensor(argument, t)
+    if isinstance(t, Tensor) and t._grad is not None and not np.any(t._grad._data):
+        node_level = _why_zero_in_session(repl, argument, t)
+        if node_level:  # which node passed zero back: as eval's why-line says it
+            answer = f"{argument}.grad is zero: {node_level}"
+    repl.renderer.text(answer)
+
+
+def _why_zero_in_session(repl, name, t):
+    """eval's why-line for a zero .grad: the node of the last backward pass that reached t
+    which passed zero back (a kink, a flat region), or None."""
+    from types import SimpleNamespace
+
+    from ..analysis.why import _why_zero
+    acc = t._accumulator()
+    for roots, steps in reversed(repl.tracer.passes):
+        if any(child is acc for step in steps for child, _ in step.node.next_functions):
+            out = next((n for n, v in repl.namespace.items() if any(v is r for r in roots)),
+                       "the output")
+            shim = SimpleNamespace(steps={out: steps}, recording=repl.recording)
+            return _why_zero(shim, out, name)
+    return None
 
 
 @command(":reset", ":reset")
@@ -287,6 +334,9 @@ def dtype_command(repl, argument):
         return
     choices = {"float32": dtypes.float32, "float64": dtypes.float64,
                "float": dtypes.float32, "double": dtypes.float64}
+    for prefix in ("torch.", "np.", "numpy."):  # `:dtype torch.float32`, as a program names it
+        if argument.startswith(prefix) and argument[len(prefix):] in choices:
+            argument = argument[len(prefix):]
     if argument not in choices:
         raise MetaError("UsageError", f":dtype takes float32 or float64, not {argument!r}")
     d = choices[argument]

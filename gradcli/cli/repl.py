@@ -101,6 +101,7 @@ class Repl:
             completer=ReplCompleter(self.complete),
             complete_while_typing=False, auto_suggest=AutoSuggestFromHistory(),
             history=self.history, bottom_toolbar=self._toolbar, style=STYLE,
+            enable_history_search=True,  # Up with a prefix typed: the history lines it starts
             color_depth=None if self.color else ColorDepth.MONOCHROME,
             include_default_pygments_style=self.color, search_ignore_case=True,
             input=input, output=output, tempfile_suffix=".py")

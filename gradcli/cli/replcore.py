@@ -144,6 +144,9 @@ class ReplCore:
         """Run one accepted input (code or a meta-command); False when the REPL should exit."""
         if not text.strip():
             return True
+        habit = python_habit(text.strip(), self.namespace)
+        if habit is not None:
+            return self.run_habit(*habit)
         if text.lstrip().startswith(":"):
             try:
                 return meta.dispatch(self, text.strip())
@@ -158,8 +161,29 @@ class ReplCore:
         return True
 
     def run_source(self, text):
-        """Run program text statement by statement, as the piped REPL reads it."""
-        self.run_statements(split_statements(text.rstrip(), self.is_complete))
+        """Run program text statement by statement, as the piped REPL reads it.  An input of
+        several lines (a paste) shows an error's position in it: line numbers count from the
+        input's first line.  Pasted doctest text runs with its prompts stripped and its
+        expected output ignored; blank lines inside a pasted block do not end it."""
+        doctest = doctest_statements(text)
+        if doctest is not None:
+            self.run_statements(doctest)
+            return
+        text = bridge_blank_lines(text)
+        sources = split_statements(text.rstrip(), self.is_complete)
+        if "\n" not in text.strip():
+            self.run_statements(sources)
+            return
+        offsets, position = [], 0
+        for source in sources:
+            first = source.split("\n", 1)[0]
+            found = text.find(first, position) if first else -1
+            if found >= 0:
+                position = found + len(first)
+            offsets.append(text.count("\n", 0, found if found >= 0 else position))
+        for source, offset in zip(sources, offsets):
+            if not self.run_statement(source, offset):
+                break
 
     def run_statements(self, sources):
         """Run statements in turn; stop at Ctrl-C, go on after errors (as Python's REPL)."""
@@ -167,21 +191,25 @@ class ReplCore:
             if not self.run_statement(source):
                 break
 
-    def run_statement(self, statement):
-        """Run one statement, echoing its value; record it for :save.  False if interrupted."""
+    def run_statement(self, statement, line_offset=None):
+        """Run one statement, echoing its value; record it for :save.  False if interrupted.
+        line_offset: the statement's first line in a pasted input (its errors then show their
+        position in that input); None for a statement typed alone."""
         self.stream.take()
         error = None
         try:
             with self.recording, autograd.observing(pass_observer=self.tracer):
-                self.session.run(statement, echo=True, filename="<stdin>",
-                                 timeout=self.timeout)
+                value = self.session.run(statement, echo=True, filename="<stdin>",
+                                         timeout=self.timeout)
+            if value is not None:  # `_`: the last value echoed, as Python's REPL keeps it
+                self.namespace["_"] = value
         except KeyboardInterrupt:
             self.stream.take()
             self.transcript.interrupted += 1
             self._interrupted()
             return False
         except (Exception, RecursionError, MemoryError) as e:
-            error = self.show_error(e, statement)
+            error = self.show_error(e, statement, line_offset)
         finally:
             self._prune_recording()
         output = self.stream.take()
@@ -192,6 +220,26 @@ class ReplCore:
 
     def _interrupted(self):
         self.renderer.text("KeyboardInterrupt", "bold red")
+
+    def run_habit(self, kind, text):
+        """A Python REPL habit typed as a whole line (see python_habit); False to exit."""
+        if kind == "exit":
+            return False
+        try:
+            value = self.session.eval(text)
+        except KeyboardInterrupt:
+            self._interrupted()
+            return True
+        except (Exception, RecursionError, MemoryError) as e:
+            self.show_error(e, text)
+            return True
+        if kind == "type":
+            self.renderer.text(type_text(value))
+        elif kind == "dir":
+            self.renderer.text(repr(public_names(value)))
+        else:
+            self.renderer.text(describe(value, text))
+        return True
 
     def _prune_recording(self):
         """Keep records only for nodes still reachable from a tensor in scope."""
@@ -210,7 +258,7 @@ class ReplCore:
                 seen.extend(roots)
         self.tracer.passes = kept[::-1]
 
-    def show_error(self, exc, source):
+    def show_error(self, exc, source, line_offset=None):
         """`Type: message` (a caret under syntax errors) and a `hint:` line; returns the info."""
         from ..render.hints import hint_for
         from .app import error_info
@@ -229,7 +277,15 @@ class ReplCore:
                                  program=program, line=hint_line)
         except Exception:
             info.hint = None
-        self.renderer.error(info)  # (with the hint, in either mode)
+        # an error in a statement of several lines, or in a paste, shows its position in that
+        # input and a caret too (SPEC §2); the transcript keeps the piped REPL's line alone
+        import dataclasses
+        shown = info
+        multi_line = "\n" in source.strip() or line_offset is not None
+        if info.line is not None and multi_line and not isinstance(exc, meta.MetaError):
+            shown = dataclasses.replace(info, located=True,
+                                        line=info.line + (line_offset or 0))
+        self.renderer.error(shown)  # (with the hint)
         return info
 
 
@@ -239,7 +295,8 @@ class ReplCore:
         the names the program holds (said when a crash loses them)."""
         return {"grad": bool(GradMode.enabled), "dtype": dtypes.get_default_dtype().name,
                 "names": sorted(n for n in self.namespace
-                                if not n.startswith("__") and n not in self._builtin_names())}
+                                if not n.startswith("__") and n != "_"
+                                and n not in self._builtin_names())}
 
     def _builtin_names(self):
         if not hasattr(self, "_initial_names"):
@@ -250,6 +307,151 @@ class ReplCore:
         from .completer import complete
         return [[c.text, c.start, c.meta]
                 for c in complete(text, cursor, self.namespace, meta.COMMANDS)]
+
+
+# ---------------------------------------------------------------------- Python habits
+
+import re
+
+_HABITS = [("exit", re.compile(r"(?:exit|quit)(?:\(\s*\))?$")),
+           ("help", re.compile(r"help\((.+)\)$", re.S)),
+           ("help", re.compile(r"([^?]+?)\?$", re.S)),
+           ("type", re.compile(r"type\((.+)\)$", re.S)),
+           ("dir", re.compile(r"dir\((.+)\)$", re.S))]
+
+
+def python_habit(text, namespace):
+    """(kind, expression text) for a whole line that is a Python REPL habit the language does
+    not run itself: `exit`, `quit()`, `help(x)`, `x?`, `type(x)`, `dir(x)`; None otherwise
+    (or when the program bound that name itself)."""
+    for kind, pattern in _HABITS:
+        m = pattern.match(text)
+        if m is None:
+            continue
+        if not text.endswith("?") and text.split("(")[0].strip() in namespace:
+            return None  # (the program's own help, type, dir, exit; `x?` means nothing else)
+        return kind, (m.group(1).strip() if m.groups() else "")
+    return None
+
+
+def type_text(value):
+    """type(value) as PyTorch's Python prints it."""
+    from ..lang.namespace import Facade
+    if isinstance(value, Tensor):
+        return "<class 'torch.Tensor'>"
+    if isinstance(value, Facade):
+        return "<class 'module'>"
+    cls = type(value)
+    module = cls.__module__
+    if module == "builtins":
+        return f"<class '{cls.__name__}'>"
+    if module.startswith("gradcli"):
+        module = "torch" + module[len("gradcli"):].split(".engine")[0].split(".ops")[0]
+    return f"<class '{module}.{cls.__name__}'>"
+
+
+def public_names(value):
+    """dir(value) as a program may use it: the public names it can reach."""
+    from .completer import _public_attributes
+    from ..lang.namespace import Facade
+    if isinstance(value, Facade):
+        return sorted(n for n in value._members if not n.startswith("_"))
+    return _public_attributes(value)
+
+
+def describe(value, text):
+    """help(value) / value?: an op's signature, doc and derivative; a tensor's shape, dtype and
+    autograd state; else the value's type and its public names."""
+    from ..analysis.evaluate import UsageError
+    from ..analysis.optable import op_rows
+    from ..lang.namespace import Facade
+    from ..render.values import short_value
+    if isinstance(value, Tensor):
+        grad_fn = value.grad_fn.name() if value.grad_fn is not None else None
+        lines = [f"{text}: Tensor of shape {list(value._data.shape)}, {value.dtype}",
+                 f"  value: {short_value(value)}",
+                 f"  requires_grad={value.requires_grad}, is_leaf={value.is_leaf}, "
+                 f"grad_fn={grad_fn}",
+                 f"  grad: {short_value(value._grad) if value._grad is not None else None}",
+                 "  dir(" + text + ") lists its methods; :vars, :graph and :why tell more"]
+        return "\n".join(lines)
+    if isinstance(value, Facade):
+        names = public_names(value)
+        return f"module {value._name if hasattr(value, '_name') else text}: " + ", ".join(names)
+    name = text.rsplit(".", 1)[-1]
+    if callable(value):
+        try:
+            rows = op_rows(name)
+        except UsageError:
+            rows = []
+        if rows:
+            out = []
+            for r in rows:
+                out += [r["signature"], f"  {r['doc']}"]
+                if r["formula"]:
+                    out.append(f"  derivative: {r['formula']}")
+                if r["grad_fn"]:
+                    out.append(f"  grad_fn: {r['grad_fn']}")
+            return "\n".join(out)
+        doc = (getattr(value, "__doc__", None) or "").strip().split("\n")[0]
+        return f"{name}: {doc or 'a function'}"
+    return f"{text}: {type_text(value)} {short_value(value) if not isinstance(value, str) else repr(value)}"
+
+
+# ---------------------------------------------------------------------- pastes
+
+_DOCTEST = re.compile(r"\s*>>>(?: |$)")
+
+
+def doctest_statements(text):
+    """The statements of pasted doctest text (`>>> ` and `... ` prompts stripped, expected
+    output left out), or None when text is not doctest text."""
+    lines = text.split("\n")
+    first = next((line for line in lines if line.strip()), "")
+    if not _DOCTEST.match(first):
+        return None
+    statements, current = [], None
+    for line in lines:
+        stripped = line.lstrip()
+        if stripped.startswith(">>> ") or stripped == ">>>":
+            if current is not None:
+                statements.append(current)
+            current = [stripped[4:]]
+        elif current is not None and (stripped.startswith("... ") or stripped == "..."):
+            current.append(stripped[4:])
+        elif current is not None:  # expected output: the statement is over
+            statements.append(current)
+            current = None
+    if current is not None:
+        statements.append(current)
+    sources = []
+    for lines_ in statements:
+        while len(lines_) > 1 and not lines_[-1].strip():
+            lines_.pop()
+        source = "\n".join(lines_)
+        if source.strip():
+            sources.append(source)
+    return sources
+
+
+def bridge_blank_lines(text):
+    """A paste's blank lines inside an indented block (followed by a more indented line, not
+    inside a bracket or string) as comment lines at the next line's indentation, so that the
+    block runs as one unit (IPython and ptpython do so); line numbers are kept."""
+    lines = text.split("\n")
+    if len(lines) < 3 or not any(not line.strip() for line in lines):
+        return text
+    from ..lang.console import _open_bracket_or_string
+    out = []
+    for i, line in enumerate(lines):
+        if not line.strip() and out:
+            following = next((n for n in lines[i + 1:] if n.strip()), None)
+            if following is not None and following[0] in " \t" and \
+                    not _open_bracket_or_string("\n".join(out)):
+                out.append(following[:len(following) - len(following.lstrip())] + "#")
+                continue
+        out.append(line)
+    return "\n".join(out)
 
 
 # ---------------------------------------------------------------------- the request loop
@@ -285,7 +487,11 @@ def _handle(core, message, timeout):
         return True
     if op == "run":            # the piped REPL: one statement, as Python's interpreter runs it
         from ..lang.console import run_statement
-        run_statement(core.session, str(message.get("source", "")), core.stream, timeout)
+        source = str(message.get("source", ""))
+        habit = python_habit(source.strip(), core.namespace)
+        if habit is not None and habit[0] == "exit":  # exit, quit(): the input is over
+            return False
+        run_statement(core.session, source, core.stream, timeout)
         core.stream.take()
         return True
     if op == "complete":
@@ -350,6 +556,7 @@ class PipedSession:
                                    requests=True, out=self.out, err=self.out)
 
     def run(self, source):
+        """Run one statement; False when it ended the session (exit, quit())."""
         from ..kernel.process import EvaluatorGone
         try:
             answer = self.evaluator.request({"op": "run", "source": source}, self.timeout)
@@ -369,6 +576,7 @@ class PipedSession:
         state = answer.get("state") if isinstance(answer, dict) else None
         if isinstance(state, dict):
             self.names = program_names(state.get("names"))
+        return not (isinstance(answer, dict) and answer.get("value") is False)
 
     def close(self):
         self.evaluator.kill()
@@ -381,7 +589,8 @@ def run_piped_in_evaluator(stdin, stdout, timeout=None) -> int:
     piped = PipedSession(stdout, timeout)
     try:
         for source in statements(lines_of(stdin), is_complete):
-            piped.run(source)
+            if piped.run(source) is False:
+                break
     finally:
         piped.close()
     return 0

@@ -3,16 +3,27 @@
 SYNTAX_TYPES = ("SyntaxError", "IndentationError", "TabError")
 
 
-def error_lines(type_name, message, line=None, column=None, source_line=None):
+def error_lines(type_name, message, line=None, column=None, source_line=None, located=False,
+                filename=None):
     """`Type: message`, and for a syntax error (IndentationError and TabError included) its
-    position, the source line and a caret under the column."""
+    position, the source line and a caret under the column.
+
+    located: a runtime error is shown with its position too (on a terminal, in `run`);
+    filename: the position is a prefix, `file.grad:5:12: Type: message`, as compilers write it."""
     headline = f"{type_name}: {message}" if message else type_name
-    if type_name not in SYNTAX_TYPES or line is None:
+    if line is None or not (located or type_name in SYNTAX_TYPES):
         return [headline]
-    lines = [f"{headline} (line {line}, column {column})"]
+    if filename:
+        lines = [f"{filename}:{line}:{column}: {headline}" if column else
+                 f"{filename}:{line}: {headline}"]
+    elif column:
+        lines = [f"{headline} (line {line}, column {column})"]
+    else:
+        lines = [f"{headline} (line {line})"]
     if source_line is not None:
         lines.append("    " + source_line.rstrip("\n"))
-        lines.append("    " + " " * max((column or 1) - 1, 0) + "^")
+        if column:
+            lines.append("    " + " " * max(column - 1, 0) + "^")
     return lines
 
 

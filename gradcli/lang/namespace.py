@@ -306,4 +306,6 @@ def bare_names():
             value = MathStyle(value, getattr(math, name))
         names[name] = value
     names.update(pi=math.pi, e=math.e, inf=math.inf, nan=math.nan)
+    from .calculator import calculator_names  # sigmoid(1.5), sec, gamma, ... (issue 21)
+    names.update(calculator_names(names))
     return names

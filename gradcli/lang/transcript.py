@@ -178,7 +178,7 @@ def compare(session, outputs, name="transcript"):
         return None
     shown = [_as_expected(s.expected, o) for s, o in zip(session.statements, outputs)]
     return "\n".join(difflib.unified_diff(
-        session.text_lines(), session.text_lines(shown), f"{name} (PyTorch)",
+        session.text_lines(), session.text_lines(shown), f"{name} (expected)",
         f"{name} (gradcli)", lineterm=""))
 
 

@@ -17,16 +17,33 @@ class ErrorInfo:
     column: int | None = None
     source_line: str | None = None
     hint: str | None = None
+    located: bool = False        # show the position of a runtime error too (see error_lines)
+    filename: str | None = None  # the program's file: `file.grad:5:12: Type: message`
 
     def text_lines(self):
         if self.type == "EvaluatorCrash":  # (not the program's error: the evaluator is gone)
             return [f"gradcli: {self.message}"]
         from ..lang.errors import error_lines
-        return error_lines(self.type, self.message, self.line, self.column, self.source_line)
+        return error_lines(self.type, self.message, self.line, self.column, self.source_line,
+                           self.located, self.filename)
 
     def to_json(self):
         return {"error": {"type": self.type, "message": self.message, "line": self.line,
                           "column": self.column}}
+
+
+def json_ready(document):
+    """document with every non-finite float (nested in dicts and lists) as "inf"/"-inf"/"nan"."""
+    import math
+    if isinstance(document, float):
+        if math.isfinite(document):
+            return document
+        return "nan" if math.isnan(document) else ("inf" if document > 0 else "-inf")
+    if isinstance(document, dict):
+        return {k: json_ready(v) for k, v in document.items()}
+    if isinstance(document, (list, tuple)):
+        return [json_ready(v) for v in document]
+    return document
 
 
 def choose_mode(json_output=False, no_color=False, stream=None):
@@ -51,6 +68,11 @@ def derivative_label(out, leaf, order=1):
     out = wrt(out)
     if order == 1:
         return f"d{out}/d{leaf}"
+    if "," in leaf:  # a mixed partial, "x,x,w": d3y/dx2 dw
+        names = leaf.split(",")
+        counts = {n: names.count(n) for n in names}
+        return f"d{order}{out}/" + " ".join(f"d{n}{k if k > 1 else ''}"
+                                           for n, k in counts.items())
     return f"d{order}{out}/d{leaf}{order}"
 
 
@@ -76,14 +98,20 @@ class Renderer:
         self.out.write(text + "\n")
 
     def json(self, document):
+        """One JSON document; non-finite numbers anywhere in it are the strings "inf", "-inf",
+        "nan" (SPEC §3), never JSON's invalid NaN/Infinity."""
         import json
-        self.out.write(json.dumps(document, indent=2) + "\n")
+        self.out.write(json.dumps(json_ready(document), indent=2, allow_nan=False) + "\n")
 
-    def text(self, text, style=None, highlights=()):
+    def text(self, text, style=None, highlights=(), ansi=False):
         """Free text (graphs, explanations, plots); on a terminal in `style`, with the matches
-        of each (regular expression, style) of highlights in theirs."""
+        of each (regular expression, style) of highlights in theirs; ansi: text carries its
+        own ANSI colours (a plotille plot)."""
         if self.mode == "rich":
             from rich.text import Text
+            if ansi:
+                self.console.print(Text.from_ansi(text), soft_wrap=True)
+                return
             rich_text = Text(text, style=style or "")
             for pattern, highlight in highlights:
                 rich_text.highlight_regex(pattern, highlight)
@@ -100,9 +128,10 @@ class Renderer:
             from rich.console import Console
             from rich.text import Text
             console = Console(file=self.err, highlight=False)
-            console.print(Text(lines[0], style="bold red"))
+            # (soft_wrap: a long message wraps as the terminal wraps it, not mid-position)
+            console.print(Text(lines[0], style="bold red"), soft_wrap=True)
             for extra in lines[1:]:
-                console.print(Text(extra, style="red"))
+                console.print(Text(extra, style="red"), soft_wrap=True)
             if info.hint:
                 console.print(Text("hint: " + info.hint, style="yellow"))
         else:
@@ -118,20 +147,32 @@ class Renderer:
     def table(self, title, headers, rows):
         if self.mode == "rich":
             from rich.table import Table
+            from rich.text import Text
             table = Table(title=title, show_lines=False)
             for h in headers:
                 table.add_column(h, overflow="fold")
-            for row in rows:
-                table.add_row(*row)
+            for row in rows:  # (as Text: `[min, max]` is text, not rich markup)
+                table.add_row(*(Text(c) if isinstance(c, str) else c for c in row))
             self.console.print(table)
             return
         widths = [max(len(h), *(len(r[i].split("\n")[0]) for r in rows)) if rows else len(h)
                   for i, h in enumerate(headers)]
         if title:
             self.line(title)
+        if sum(widths) + 2 * (len(widths) - 1) > self._plain_width():
+            # aligned columns would run past the terminal's width: one unpadded line a row,
+            # its cells separated by tabs (for cut -f and awk -F'\t')
+            for row in [headers] + [list(r) for r in rows]:
+                self.line("\t".join(" ".join(c.split()) for c in row))
+            return
         self.line("  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip())
         for row in rows:
             self.line("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+
+    def _plain_width(self):
+        """The columns plain output may use: COLUMNS, the terminal's width, else 80."""
+        import shutil
+        return shutil.get_terminal_size((80, 24)).columns
 
     # ------------------------------------------------------------------ results
     def evaluation(self, ev):
@@ -194,10 +235,11 @@ class Renderer:
                    "gradients": {k: to_json(g) for k, g in gradients.items()},
                    "output": output})
 
-    def matrix_result(self, kind, outputs, blocks):
+    def matrix_result(self, kind, outputs, blocks, dtype=None):
         """Jacobian/Hessian blocks: blocks is a list of (label path, tensor)."""
         if self.mode == "json":
-            doc = {"outputs": outputs, kind: {}}
+            doc = {"dtype": dtype.name if dtype is not None else None, "outputs": outputs,
+                   kind: {}}
             for path, value in blocks:
                 node = doc[kind]
                 for key in path[:-1]:

@@ -54,3 +54,37 @@ def render_explanation(ev, out_name, steps):
         if why:
             lines.append(f"  why: {why}")
     return "\n".join(lines)
+
+
+def explanation_json(ev, out_name, steps):
+    """The explanation as data (`explain --json`): the leaves' values, the forward
+    computation, each backward step (node, expression, local derivative formula, incoming
+    gradient, what it passes to each input and where it accumulates, kinks), the gradients and
+    the why of a missing or zero one."""
+    from .values import to_json
+    namer = Namer(ev.session.namespace, ev.recording)
+    forward = []
+    for rec in (ev.recording.records.values() if ev.recording else []):
+        if any(s.node is rec.node for s in ev.steps.get(out_name, [])):
+            own = namer.by_output.get((rec.node, 0))
+            forward.append({"name": own, "expression": namer.expression(rec.node),
+                            "value": to_json(rec.outputs[0])})
+    json_steps = []
+    for step in steps:
+        defined = defined_incoming(step)
+        json_steps.append({
+            "index": step.index, "node": step.node, "expression": step.expression,
+            "formula": step.formula or None,
+            "incoming": [{"of": label, "gradient": to_json(g)} for label, g in defined],
+            "contributions": [{"target": c.target,
+                               "local": float(c.local) if c.local is not None else None,
+                               "gradient": to_json(c.gradient), "accumulates": c.accumulates}
+                              for c in step.contributions],
+            "kink": step.kink})
+    gradients = ev.gradients.get(out_name, {})
+    return {"output": out_name, "value": to_json(ev.values.get(out_name)),
+            "at": {n: to_json(t) for n, t in ev.leaves.items()},
+            "forward": forward, "steps": json_steps,
+            "gradients": {leaf: to_json(g) for leaf, g in gradients.items()},
+            "why": {leaf: ev.reasons[(out_name, leaf)] for leaf in gradients
+                    if ev.reasons.get((out_name, leaf))}}

@@ -63,6 +63,35 @@ class GraphView:
         return text
 
 
+def graph_json(view):
+    """The graph as data (`graph --json`): nodes with their grad_fn name, the program's name,
+    value and gradient; edges from a node to each of its next_functions (the way gradients
+    flow); and each output's root node."""
+    from .values import to_json
+    ids = _ids(view)
+    nodes = []
+    for node in view.nodes:
+        leaf = type(node) is AccumulateGrad
+        if leaf:
+            value = node.variable._data
+        else:
+            rec = view.records.get(node)
+            value = rec.outputs[0] if rec and rec.outputs else None
+        grad = view.grads.get(node)
+        nodes.append({"id": ids[node], "grad_fn": node.name(), "name": view.name_of(node),
+                      "leaf": leaf, "value": to_json(value) if value is not None else None,
+                      "grad": to_json(grad[0]) if grad and grad[0] is not None else None})
+    edges = [{"from": ids[node], "to": ids[child], "input": k}
+             for node in view.nodes
+             for k, (child, _) in enumerate(node.next_functions) if child is not None]
+    roots = {name: ids[t.grad_fn] if t.grad_fn is not None else None
+             for name, t in view.outputs}
+    for node, entry in zip(view.nodes, nodes):
+        entry["label"] = view.label(node)
+    return {"outputs": [name for name, _ in view.outputs], "roots": roots, "nodes": nodes,
+            "edges": edges}
+
+
 def _children(node):
     return [child for child, _ in node.next_functions if child is not None]
 
@@ -139,3 +168,64 @@ def draw_mermaid(view):
 
 
 FORMATS = {"ascii": draw_ascii, "dot": draw_dot, "mermaid": draw_mermaid}
+
+
+# ---------------------------------------------------------------------- pictures (frontend)
+
+IMAGE_FORMATS = ("svg", "png")
+_ID = __import__("re").compile(r"n\d{1,7}$")
+
+
+def dot_from_json(document):
+    """DOT text of a `graph --json` document the evaluator sent, checked (the frontend trusts
+    no data from the evaluator: ids must be n<digits>, labels are escaped strings, so that
+    nothing but boxes, arrows and text reach Graphviz)."""
+    if not isinstance(document, dict):
+        raise ValueError("not a graph document")
+    nodes, edges = document.get("nodes"), document.get("edges")
+    roots, outputs = document.get("roots"), document.get("outputs")
+    if not (isinstance(nodes, list) and isinstance(edges, list) and isinstance(roots, dict)
+            and isinstance(outputs, list)) or len(nodes) > 100_000 or len(edges) > 400_000:
+        raise ValueError("not a graph document")
+
+    def node_id(value):
+        if not isinstance(value, str) or not _ID.match(value):
+            raise ValueError("bad node id")
+        return value
+
+    def text(value):
+        return _escape(str(value)[:500]).replace("\n", "\\n")
+
+    lines = ["digraph backward {", "  rankdir=BT;", '  node [shape=box, fontname="monospace"];']
+    for node in nodes:
+        if not isinstance(node, dict):
+            raise ValueError("bad node")
+        shape = ', style=filled, fillcolor="lightblue"' if node.get("leaf") is True else ""
+        lines.append(f'  {node_id(node.get("id"))} [label="{text(node.get("label", ""))}"'
+                     f'{shape}];')
+    for edge in edges:
+        if not isinstance(edge, dict):
+            raise ValueError("bad edge")
+        lines.append(f"  {node_id(edge.get('to'))} -> {node_id(edge.get('from'))};")
+    for i, name in enumerate(outputs[:1000]):
+        root = roots.get(name) if isinstance(name, str) else None
+        if root is not None:
+            lines.append(f'  out{i} [label="{text(name)}", shape=ellipse];')
+            lines.append(f"  {node_id(root)} -> out{i};")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def render_with_graphviz(dot_text, fmt, timeout=60):
+    """Graphviz's `dot -T fmt` of dot_text: the picture's bytes.  Raises FileNotFoundError when
+    dot is not on PATH, RuntimeError when it fails."""
+    import shutil
+    import subprocess
+    dot = shutil.which("dot")
+    if dot is None:
+        raise FileNotFoundError("dot")
+    p = subprocess.run([dot, f"-T{fmt}"], input=dot_text.encode("utf-8"), capture_output=True,
+                       timeout=timeout)
+    if p.returncode != 0:
+        raise RuntimeError(p.stderr.decode("utf-8", "replace").strip().split("\n")[0])
+    return p.stdout

@@ -438,6 +438,25 @@ def hint_for(error_type, message, source_line="", namespace=None, *, column=None
                     f"{_root(name)}_const = {name}.detach() for a copy without the graph")
         return (f"{name} is computed from other tensors (not a leaf): its requires_grad "
                 f"follows its inputs'")
+    if error_type == "RuntimeError" and message.startswith(
+            "Only Tensors of floating point and complex dtype can require gradients"):
+        m = re.search(r"tensor\(\s*([^,]*?)\s*,[^)]*requires_grad\s*=\s*True", stmt)
+        literal = m.group(1) if m else None
+        if literal and re.fullmatch(r"[-+]?\d+", literal):
+            return (f"{literal} is an integer, so the tensor is int64, and integer tensors "
+                    f"cannot require grad: write {literal}. (a float), or pass "
+                    f"dtype=torch.float32")
+        return ("integer tensors cannot require grad: write the values as floats (2., not 2), "
+                "or pass dtype=torch.float32")
+    if error_type == "AttributeError":
+        m = re.search(r"'(\w+)' object has no attribute '(\w+)'|module '([\w.]+)' has no "
+                      r"attribute '(\w+)'", message)
+        if m:
+            wrong = m.group(2) or m.group(4)
+            close = difflib.get_close_matches(wrong, _attribute_names(m.group(1), m.group(3)),
+                                              n=1)
+            if close:
+                return f"did you mean '{close[0]}'?"
     if error_type == "NameError":
         m = re.search(r"name '(\w+)' is not defined", message)
         names = sorted(k for k in namespace if not k.startswith("_"))
@@ -449,10 +468,26 @@ def hint_for(error_type, message, source_line="", namespace=None, *, column=None
             close = difflib.get_close_matches(m.group(1), names, n=3)
             if close:
                 return f"did you mean {', '.join(close)}?"
-            user = [k for k, v in namespace.items() if isinstance(v, Tensor)]
+            user = [k for k, v in namespace.items() if isinstance(v, Tensor) and k != "_"]
             if user:
                 return f"your tensors: {', '.join(sorted(user))}"
     return None
+
+
+def _attribute_names(type_name, module_name):
+    """The public attributes of a Tensor or of a torch module a program can reach, for "did you
+    mean" (empty for anything else)."""
+    if type_name == "Tensor":
+        return [n for n in dir(Tensor) if not n.startswith("_")]
+    if module_name:
+        from ..lang.namespace import modules
+        facade = modules().get("torch" if module_name.split(".")[0] == "torch" else
+                               module_name.split(".")[0])
+        for part in module_name.split(".")[1:]:
+            facade = getattr(facade, "_members", {}).get(part) if facade is not None else None
+        members = getattr(facade, "_members", None)
+        return [n for n in members if not n.startswith("_")] if members else []
+    return []
 
 
 # names that programs use for modules, and the import that defines each

@@ -59,7 +59,7 @@ def test_eval_order_past_a_constant_derivative_is_zero(cli, program, order, expe
 
 def test_eval_order_of_an_unused_input_stays_none(cli):
     doc = cli("eval", "y = w*2", "--at", "x=1", "--at", "w=2", "--order", "2", "--json").json()
-    assert doc["gradients"]["y"] == {"x": None, "w": 0.0}
+    assert doc["gradients"]["y"] == {"x": None, "x,w": None, "w": 0.0}
 
 
 def test_eval_dtype_float64(cli):

@@ -153,7 +153,8 @@ def test_a_pasted_snippet_runs_statement_by_statement(repl_run):
     _, out, repl = repl_run(paste(snippet))
     assert lines(out) == [
         "tensor(3., grad_fn=<SumBackward0>)",
-        "NameError: name 'undefined_name' is not defined",
+        "NameError: name 'undefined_name' is not defined (line 4, column 1)",
+        "    undefined_name", "    ^",
         "hint: your tensors: x",
         "tensor([2., 4.], grad_fn=<MulBackward0>)"]
     statements = [s.source for s in repl.transcript.sessions[0].statements]
@@ -202,6 +203,24 @@ def test_syntax_errors_show_a_caret(repl_run):
     first, source, caret = lines(out)[:3]
     assert first.startswith("SyntaxError: ") and "(line 2, column 1)" in first
     assert source == "    )" and caret == "    ^"
+
+
+def test_an_error_in_a_paste_shows_its_line_in_the_paste(repl_run):
+    _, out, _ = repl_run(paste("a = 1\nx = tensor([1.,2.,3.])\ny = x + tensor([1.,2.])\n"
+                               "print('after')\n"))
+    assert lines(out)[:3] == [
+        "RuntimeError: The size of tensor a (3) must match the size of tensor b (2) at "
+        "non-singleton dimension 0 (line 3, column 5)",
+        "    y = x + tensor([1.,2.])", "        ^"]
+    assert lines(out)[3] == "after"
+
+
+def test_an_error_in_a_block_shows_its_line(repl_run):
+    _, out, _ = repl_run("x = tensor([1.])", ENTER, "for i in range(2):", ENTER, "z = x[5]",
+                         ENTER, ENTER)
+    assert lines(out)[:3] == [
+        "IndexError: index 5 is out of bounds for dimension 0 with size 1 (line 2, column 9)",
+        "        z = x[5]", "            ^"]
 
 
 def test_the_session_survives_errors(repl_run):
@@ -417,3 +436,119 @@ def test_saved_session_is_a_transcript_the_replayer_accepts(repl_run, tmp_path):
     assert ">>> for k in range(2):\n...     print(k)\n...\n0\n1\n" in text
     out = io.StringIO()
     assert transcript.replay_files([str(saved)], out) == 0, out.getvalue()
+
+
+# ---------------------------------------------------------------------- Python habits (issue 21)
+
+def test_up_with_a_prefix_searches_history_by_it(repl_run, tmp_path):
+    history = tmp_path / "history"
+    repl_run("11 * 11", ENTER, "2 + 2", ENTER, history_file=history)
+    _, out, _ = repl_run("11", PAUSE, UP, ENTER, history_file=history)
+    assert lines(out) == ["121"]
+
+
+@pytest.mark.parametrize("word", ["exit", "quit", "exit()", "quit()"])
+def test_exit_and_quit_leave_the_repl(repl_run, word):
+    status, out, _ = repl_run("1 + 1", ENTER, word, ENTER, "2 + 2", ENTER)
+    assert status == 0 and lines(out) == ["2"]
+
+
+def test_help_and_question_mark_describe_an_op(repl_run):
+    _, out, _ = repl_run("import torch", ENTER, "help(torch.sin)", ENTER, "torch.sin?", ENTER)
+    shown = lines(out)
+    assert shown[:4] == ["sin(self)", "  sine", "  derivative: cos(self)",
+                         "  grad_fn: SinBackward0"]
+    assert shown[4:] == shown[:4]
+
+
+def test_help_of_a_tensor_type_dir_and_underscore(repl_run):
+    _, out, _ = repl_run("x = tensor([1., 2.], requires_grad=True)", ENTER, "x?", ENTER,
+                         "type(x)", ENTER, "type(1.5)", ENTER, "x.sum()", ENTER, "_ * 2", ENTER,
+                         "dir(x)", ENTER)
+    shown = lines(out)
+    assert shown[0] == "x: Tensor of shape [2], torch.float32"
+    assert "  requires_grad=True, is_leaf=True, grad_fn=None" in shown
+    assert "<class 'torch.Tensor'>" in shown and "<class 'float'>" in shown
+    assert "tensor(6., grad_fn=<MulBackward0>)" in shown
+    names = eval(shown[-1])  # (a list of strings)
+    assert {"grad", "backward", "requires_grad", "sum"} <= set(names)
+    assert not any(n.startswith("_") for n in names)
+
+
+def test_a_program_that_binds_help_keeps_it(repl_run):
+    _, out, _ = repl_run("help = 3", ENTER, "help?", ENTER)
+    assert lines(out)[0] == "help: <class 'int'> 3"
+
+
+def test_a_mistyped_attribute_gets_did_you_mean(repl_run):
+    _, out, _ = repl_run("x = tensor([1.], requires_grad=True)", ENTER, "x.gard", ENTER,
+                         "import torch", ENTER, "torch.sinn", ENTER)
+    assert lines(out) == ["AttributeError: 'Tensor' object has no attribute 'gard'",
+                          "hint: did you mean 'grad'?",
+                          "AttributeError: module 'torch' has no attribute 'sinn'",
+                          "hint: did you mean 'sin'?"]
+
+
+def test_an_integer_tensor_that_requires_grad_gets_a_hint(repl_run):
+    _, out, _ = repl_run("import torch", ENTER, "torch.tensor(2, requires_grad=True)", ENTER)
+    assert lines(out) == [
+        "RuntimeError: Only Tensors of floating point and complex dtype can require gradients",
+        "hint: 2 is an integer, so the tensor is int64, and integer tensors cannot require "
+        "grad: write 2. (a float), or pass dtype=torch.float32"]
+
+
+def test_dtype_takes_torch_names(repl_run):
+    _, out, _ = repl_run(":dtype torch.float64", ENTER, "tensor(1.).dtype", ENTER)
+    assert lines(out) == ["default dtype: float64", "torch.float64"]
+
+
+def test_graph_of_an_expression(repl_run):
+    _, out, _ = repl_run("x = tensor(2., requires_grad=True)", ENTER, ":graph x * 3", ENTER)
+    assert lines(out)[0] == "x * 3"
+    assert "MulBackward0  value=6.  grad=1." in lines(out)[1]
+
+
+def test_vars_filters_by_name(repl_run):
+    _, out, _ = repl_run("a = tensor(1.)", ENTER, "b = tensor(2.)", ENTER, "c = tensor(3.)",
+                         ENTER, ":vars a c", ENTER, ":vars zz", ENTER)
+    shown = lines(out)
+    assert [row.split()[0] for row in shown[1:3]] == ["a", "c"]
+    assert shown[3] == "NameError: name 'zz' is not defined"
+
+
+def test_why_names_the_node_as_eval_does(repl_run, gradcli_process):
+    _, out, _ = repl_run("x = tensor(2., requires_grad=True)", ENTER, "y = relu(x - 3)", ENTER,
+                         "y.backward()", ENTER, ":why x", ENTER)
+    why = gradcli_process("eval", "y = relu(x - 3)", "--at", "x=2").stdout.splitlines()[-1]
+    assert why.startswith("  why: the gradient is zero: ReluBackward0")
+    assert lines(out) == ["x.grad is zero: " + why[len("  why: "):]]
+
+
+def test_piped_quit_ends_the_input(gradcli_process):
+    r = gradcli_process("repl", input="print(1)\nquit()\nprint(2)\n")
+    assert (r.code, r.stdout) == (0, "1\n")
+
+
+# ---------------------------------------------------------------------- pastes (issue 21)
+
+def test_a_pasted_block_with_blank_lines_runs_as_one_unit(repl_run):
+    _, out, _ = repl_run(paste("def f(a):\n    b = a * 2\n\n    return b + 1\n\nprint(f(3))\n"))
+    assert lines(out) == ["7"]
+
+
+def test_a_pasted_class_with_blank_lines_between_methods(repl_run):
+    snippet = ("import torch\nclass Cube(torch.autograd.Function):\n    @staticmethod\n"
+               "    def forward(ctx, x):\n        ctx.save_for_backward(x)\n        return x ** 3\n"
+               "\n    @staticmethod\n    def backward(ctx, g):\n        (x,) = ctx.saved_tensors\n"
+               "\n        return 3 * x ** 2 * g\n\nx = torch.tensor(2., requires_grad=True)\n"
+               "Cube.apply(x).backward()\nx.grad\n")
+    _, out, _ = repl_run(paste(snippet))
+    assert lines(out) == ["tensor(12.)"]
+
+
+def test_pasted_doctest_text_runs_without_prompts_or_expected_output(repl_run):
+    snippet = (">>> import torch\n>>> x = torch.tensor(2., requires_grad=True)\n"
+               ">>> for i in range(2):\n...     print(i)\n...\n0\n1\n>>> y = x ** 3\n"
+               ">>> y.backward()\n>>> x.grad\ntensor(99.)\n")
+    _, out, _ = repl_run(paste(snippet))
+    assert lines(out) == ["0", "1", "tensor(12.)"]

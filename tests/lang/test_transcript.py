@@ -71,7 +71,7 @@ def test_a_mismatch_is_a_unified_diff_showing_only_real_differences():
     (session,) = parse_transcript("## s\n>>> print(1.00001, 2)\n1.0000 2\n>>> 3\n4\n")
     diff = compare(session, replay(session), "file: s")
     assert diff.splitlines() == [
-        "--- file: s (PyTorch)", "+++ file: s (gradcli)", "@@ -2,4 +2,4 @@",
+        "--- file: s (expected)", "+++ file: s (gradcli)", "@@ -2,4 +2,4 @@",
         " >>> print(1.00001, 2)", " 1.0000 2", " >>> 3", "-4", "+3"]
 
 
