@@ -224,8 +224,11 @@ def render_with_graphviz(dot_text, fmt, timeout=60):
     dot = shutil.which("dot")
     if dot is None:
         raise FileNotFoundError("dot")
-    p = subprocess.run([dot, f"-T{fmt}"], input=dot_text.encode("utf-8"), capture_output=True,
-                       timeout=timeout)
+    try:
+        p = subprocess.run([dot, f"-T{fmt}"], input=dot_text.encode("utf-8"),
+                           capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"no picture after {timeout} s") from None
     if p.returncode != 0:
         raise RuntimeError(p.stderr.decode("utf-8", "replace").strip().split("\n")[0])
     return p.stdout
