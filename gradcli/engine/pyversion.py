@@ -76,6 +76,11 @@ def re_internals():
     return _parser, _compiler
 
 
+# whether code objects keep each instruction's column (3.11+): where they do not (3.10), a
+# runtime error is located by its line alone (a NameError by its name, found in the line)
+COLUMNS = hasattr((lambda: None).__code__, "co_positions")
+
+
 def instruction_column(code, offset):
     """The 1-based column of the instruction at byte offset `offset` of code (a traceback's
     tb_lasti), or None where the interpreter keeps no columns (3.10) or has none for it."""
