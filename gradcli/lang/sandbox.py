@@ -294,7 +294,8 @@ def _read_only_tensor_attributes(tensor_class):
 def _may_set_attributes(obj):
     from ..engine.function import FunctionCtx
     from ..engine.tensor import Tensor
-    if isinstance(obj, (Tensor, FunctionCtx)) or type(obj) in PROGRAM_CLASSES:
+    from ..nn.modules import Module
+    if isinstance(obj, (Tensor, FunctionCtx, Module)) or type(obj) in PROGRAM_CLASSES:
         return True
     if isinstance(obj, type):
         return obj in PROGRAM_CLASSES

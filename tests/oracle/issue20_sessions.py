@@ -1,0 +1,345 @@
+"""Sessions of real PyTorch code (issue 20): the Python that snippets use, torch.nn and
+torch.optim training loops, torch.func.  `python tests/oracle/issue20_sessions.py` (with torch
+installed) writes tests/transcripts/<name>.txt from what PyTorch prints; the transcripts are
+committed, so tests/lang/test_transcripts.py checks gradcli against them without torch, and
+test_issue20_transcripts.py checks that they are still what PyTorch prints."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from gradcli.lang.console import is_compound  # noqa: E402
+from gradcli.lang.console import statements as console_statements  # noqa: E402
+from gradcli.lang.parser import is_complete  # noqa: E402
+
+TRANSCRIPTS = Path(__file__).resolve().parents[1] / "transcripts"
+
+# file stem -> {session title: snippet}
+SESSIONS = {
+    "pytorch_code_python": {
+        "an engine error is caught as PyTorch's RuntimeError, with its message": """\
+import torch
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+y = (x ** 2).sum()
+y.backward()
+try:
+    y.backward()
+except RuntimeError as e:
+    print("caught:", str(e)[:48])
+try:
+    torch.ones(2, 3) @ torch.ones(2, 3)
+except RuntimeError as e:
+    print(type(e).__name__, "|", e)
+else:
+    print("no error")
+finally:
+    print("done")
+""",
+        "raise, raise from, bare raise and the program's own exception classes": """\
+import torch
+class ShapeError(ValueError):
+    def __init__(self, message, dims):
+        super().__init__(message)
+        self.dims = dims
+
+def check(t):
+    if t.dim() != 2:
+        raise ShapeError(f"expected a matrix, got {t.dim()} dims", t.dim())
+    return t
+
+try:
+    check(torch.ones(3))
+except ShapeError as e:
+    print(repr(e), e.dims, e.args)
+
+def wrapped():
+    try:
+        {}["missing"]
+    except KeyError as e:
+        raise RuntimeError("lookup failed") from e
+
+try:
+    wrapped()
+except RuntimeError as e:
+    print(type(e).__name__, e)
+
+try:
+    try:
+        1 / 0
+    except ZeroDivisionError:
+        raise
+except ArithmeticError as e:
+    print("reraised:", type(e).__name__, e)
+assert torch.ones(2).sum() == 2, "sum"
+try:
+    assert x.sum() > 100, f"sum is {x.sum().item()}"
+except NameError as e:
+    print(e)
+try:
+    assert torch.zeros(1).item() == 1, "not one"
+except AssertionError as e:
+    print("AssertionError:", e)
+""",
+        "names with one leading underscore, global, nonlocal, del, starred unpacking": """\
+import torch
+_grad_out_exp = torch.tensor([1., 2.])
+_scale = 3
+def _scaled(_g, factor=_scale):
+    return _g * factor
+
+_scaled(_grad_out_exp)
+count = 0
+def bump():
+    global count
+    count += 1
+
+bump(); bump()
+count
+def counter():
+    n = 0
+    def inc():
+        nonlocal n
+        n += 1
+    inc(); inc(); inc()
+    return n
+
+counter()
+first, *rest = torch.tensor([1., 2., 3.]).tolist()
+first, rest
+*init, last = range(4)
+init, last
+d = {"w": 1, "b": 2}
+del d["w"]
+d
+x = 5
+del x
+try:
+    x
+except NameError as e:
+    print(e)
+""",
+        "type, isinstance, __name__, _version, print options, comprehensions": """\
+import torch
+x = torch.tensor([1., 2.], requires_grad=True)
+y = (x * x).sum()
+type(x)
+type(y.grad_fn).__name__
+type(y.grad_fn)
+isinstance(x, torch.Tensor), isinstance(y.grad_fn, type(y.grad_fn))
+type(3).__name__, type(2.5).__name__, type([]).__name__, type(None).__name__
+v = torch.zeros(3)
+v._version
+v.add_(1)
+v.mul_(2)
+v._version
+print(1, 2, 3, sep=", ", end=" <-\\n")
+print(*[1, 2], sep="")
+[i * i for i in range(4) if i % 2]
+{i: i * i for i in range(3)}
+sorted({c for c in "abca"})
+sum(t.item() for t in torch.tensor([1., 2., 3.]))
+sq = lambda t, p=2: t ** p
+sq(torch.tensor(3.)), sq(torch.tensor(3.), p=3)
+s = {1, 2}
+s.add(3); s.discard(1); s |= {7}
+sorted(s)
+d = {"a": 1}
+d.setdefault("b", 2); d.update(c=3)
+list(d.items()), d.get("z", 0), d.pop("a"), d
+""",
+        "a loop that catches what each step raises": """\
+import torch
+results = []
+for shape in [(2, 2), (2, 3), (3, 3)]:
+    a = torch.ones(shape)
+    try:
+        results.append(torch.linalg.det(a).item())
+    except RuntimeError as e:
+        results.append(type(e).__name__)
+
+results
+def safe_div(a, b):
+    try:
+        return a / b
+    except ZeroDivisionError:
+        return float("inf")
+    finally:
+        print("divided", a, "by", b)
+
+safe_div(1, 0)
+safe_div(torch.tensor(1.), 0)
+""",
+    },
+    "pytorch_code_nn": {
+        "a module subclass: registration, printing, parameters": """\
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(3, 4)
+        self.act = nn.ReLU()
+        self.fc2 = nn.Linear(4, 1, bias=False)
+    def forward(self, x):
+        return self.fc2(self.act(self.fc1(x)))
+
+net = Net()
+net
+[(name, tuple(p.shape)) for name, p in net.named_parameters()]
+sum(p.numel() for p in net.parameters())
+net.fc1.weight
+net.fc1.bias
+net.fc2.bias is None
+out = net(torch.ones(2, 3))
+out
+out.grad_fn
+net.training, net.eval().training, net.fc1.training, net.train().training
+list(net.state_dict().keys())
+out.sum().backward()
+net.fc2.weight.grad
+net.zero_grad()
+net.fc2.weight.grad is None
+""",
+        "Linear, Sequential, activations and losses print as PyTorch prints them": """\
+import torch
+import torch.nn as nn
+torch.manual_seed(1)
+model = nn.Sequential(nn.Linear(2, 3), nn.Tanh(), nn.Linear(3, 3), nn.Softplus(), nn.Sigmoid())
+model
+model[0]
+len(model)
+nn.ReLU(), nn.MSELoss(), nn.CrossEntropyLoss()
+nn.Linear(4, 2, bias=False)
+p = nn.Parameter(torch.tensor([1., 2.]))
+p
+p.requires_grad, p.is_leaf, type(p)
+nn.Parameter(torch.zeros(2), requires_grad=False)
+(p * 2).sum()
+nn.MSELoss()(torch.tensor([1., 2.]), torch.tensor([0., 4.]))
+nn.MSELoss(reduction="sum")(torch.tensor([1., 2.]), torch.tensor([0., 4.]))
+nn.CrossEntropyLoss()(torch.tensor([[2., 1., 0.1], [0.5, 2., 0.3]]), torch.tensor([0, 1]))
+torch.cuda.is_available()
+""",
+        "an engine error inside a module is PyTorch's": """\
+import torch
+import torch.nn as nn
+lin = nn.Linear(3, 2)
+try:
+    lin(torch.ones(4, 5))
+except RuntimeError as e:
+    print(e)
+
+class NoForward(nn.Module):
+    pass
+
+try:
+    NoForward()(1)
+except NotImplementedError as e:
+    print(e)
+
+class Early(nn.Module):
+    def __init__(self):
+        self.fc = nn.Linear(1, 1)
+
+try:
+    Early()
+except AttributeError as e:
+    print(e)
+""",
+        "linear regression with SGD, step by step": """\
+import torch
+torch.manual_seed(0)
+X = torch.linspace(-1, 1, 20).unsqueeze(1)
+y = 3 * X + 0.5 + 0.1 * torch.randn(20, 1)
+w = torch.zeros(1, 1, requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+opt = torch.optim.SGD([w, b], lr=0.1)
+for step in range(8):
+    opt.zero_grad()
+    loss = ((X @ w + b - y) ** 2).mean()
+    loss.backward()
+    opt.step()
+    print(step, round(loss.item(), 5))
+
+w, b
+""",
+        "a two-layer MLP trained with SGD and momentum": """\
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 1))
+x = torch.randn(32, 2)
+target = (x[:, :1] * x[:, 1:]).tanh()
+loss_fn = nn.MSELoss()
+opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-4)
+for epoch in range(10):
+    opt.zero_grad()
+    loss = loss_fn(model(x), target)
+    loss.backward()
+    opt.step()
+    print(epoch, f"{loss.item():.5f}")
+
+opt
+""",
+        "a classifier trained with Adam and CrossEntropyLoss": """\
+import torch
+import torch.nn as nn
+torch.manual_seed(3)
+net = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 3))
+x = torch.randn(24, 4)
+labels = torch.randint(0, 3, (24,))
+opt = torch.optim.Adam(net.parameters(), lr=0.01)
+criterion = nn.CrossEntropyLoss()
+for epoch in range(12):
+    opt.zero_grad()
+    loss = criterion(net(x), labels)
+    loss.backward()
+    opt.step()
+    print(epoch, f"{loss.item():.4f}")
+
+(net(x).argmax(dim=1) == labels).float().mean()
+""",
+        "a polynomial fit in float64 with explicit weights": """\
+import torch
+torch.set_default_dtype(torch.float64)
+x = torch.linspace(-2, 2, 30)
+y = 0.5 * x ** 3 - x + 2
+coeffs = torch.nn.Parameter(torch.tensor([0.1, -0.2, 0.3, 0.0]))
+opt = torch.optim.SGD([coeffs], lr=0.01, momentum=0.5, nesterov=True)
+for step in range(6):
+    opt.zero_grad()
+    pred = sum(c * x ** i for i, c in enumerate(coeffs))
+    loss = ((pred - y) ** 2).mean()
+    loss.backward()
+    opt.step()
+    print(step, loss.item())
+
+coeffs
+""",
+    },
+}
+
+
+def statements(snippet):
+    """The snippet cut into statements as the piped REPL reads them (a compound statement ends
+    with the blank line that closes it)."""
+    return [source.split("\n") + ([""] if is_compound(source) else [])
+            for source in console_statements(snippet.splitlines(), is_complete)]
+
+
+def transcript_text(sessions):
+    """The transcript file of {title: snippet}, with what PyTorch prints."""
+    from sessions import torch_transcript
+    return "\n\n".join("\n".join(torch_transcript(statements(snippet), title).text_lines())
+                       for title, snippet in sessions.items()) + "\n"
+
+
+def write_all():
+    for stem, sessions in SESSIONS.items():
+        (TRANSCRIPTS / f"{stem}.txt").write_text(transcript_text(sessions), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    write_all()
