@@ -24,7 +24,7 @@ short, int, long = int16, int32, int64  # noqa: A001
 cfloat, cdouble = complex64, complex128
 globals().update(_PUBLIC)
 
-from . import autograd, cuda, linalg, nn, optim  # noqa: E402
+from . import autograd, cuda, func, linalg, nn, optim  # noqa: E402
 from .process import tune_process  # noqa: E402,F401  (gradcli's own: not in __all__)
 
 pi = 3.141592653589793
@@ -49,6 +49,6 @@ __all__ = sorted(
         "double", "short", "int", "long", "cfloat", "cdouble", "get_default_dtype",
         "set_default_dtype", "promote_types", "no_grad", "enable_grad", "set_grad_enabled",
         "is_grad_enabled", "inference_mode", "set_printoptions", "get_printoptions",
-        "autograd", "linalg", "nn", "optim", "cuda", "pi", "e", "inf", "nan", "is_tensor", "numel",
+        "autograd", "linalg", "nn", "optim", "cuda", "func", "pi", "e", "inf", "nan", "is_tensor", "numel",
         "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "strided",
         "set_element_limit"])
