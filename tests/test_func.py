@@ -1,6 +1,6 @@
 """torch.func (issue 20): transforms compose, give plain tensors at the top level and stay
 differentiable under regular autograd; functional_call only reaches parameters.  (Sessions
-against PyTorch: tests/transcripts/pytorch_code_func.txt.)"""
+against PyTorch: tests/transcripts/oracle/pytorch_code_func.txt.)"""
 
 import pytest
 

@@ -169,7 +169,7 @@ def _corpus():
     from test_grammar import PROGRAMS
     sources = list(POSITION_SOURCES) + list(PROGRAMS.values())
     sources += [p.read_text(encoding="utf-8") for p in sorted((ROOT / "examples").glob("*.grad"))]
-    for path in sorted((ROOT / "tests" / "transcripts").glob("*.txt")):
+    for path in sorted((ROOT / "tests" / "transcripts").glob("**/*.txt")):
         for session in parse_transcript(path.read_text(encoding="utf-8")):
             sources += [s.source + "\n" for s in session.statements]
     return sources

@@ -1,6 +1,6 @@
 """torch.nn and torch.optim (issue 20): modules register what is assigned to them, print as
 PyTorch prints them, train as PyTorch trains; a program's Module subclass stays in the
-sandbox.  (Whole sessions against PyTorch: tests/transcripts/pytorch_code_nn.txt.)"""
+sandbox.  (Whole sessions against PyTorch: tests/transcripts/oracle/pytorch_code_nn.txt.)"""
 
 import numpy as np
 import pytest

@@ -1,6 +1,6 @@
 """Sessions of real PyTorch code (issue 20): the Python that snippets use, torch.nn and
 torch.optim training loops, torch.func.  `python tests/oracle/issue20_sessions.py` (with torch
-installed) writes tests/transcripts/<name>.txt from what PyTorch prints; the transcripts are
+installed) writes tests/transcripts/oracle/<name>.txt from what PyTorch prints; the transcripts are
 committed, so tests/lang/test_transcripts.py checks gradcli against them without torch, and
 test_issue20_transcripts.py checks that they are still what PyTorch prints."""
 
@@ -13,7 +13,9 @@ from gradcli.lang.console import is_compound  # noqa: E402
 from gradcli.lang.console import statements as console_statements  # noqa: E402
 from gradcli.lang.parser import is_complete  # noqa: E402
 
-TRANSCRIPTS = Path(__file__).resolve().parents[1] / "transcripts"
+# (beside, not among, the copies of the shared transcripts: tests/engine/test_printing.py holds
+# a format test for every repr those print)
+TRANSCRIPTS = Path(__file__).resolve().parents[1] / "transcripts" / "oracle"
 
 # file stem -> {session title: snippet}
 SESSIONS = {
@@ -416,10 +418,14 @@ INTERNAL_WARNINGS = ("DeprecationWarning: `torch.jit.script` is deprecated",
 
 def transcript_text(sessions):
     """The transcript file of {title: snippet}, with what PyTorch prints."""
+    import torch
     from sessions import torch_transcript
     texts = []
     for title, snippet in sessions.items():
-        session = torch_transcript(statements(snippet), title)
+        try:
+            session = torch_transcript(statements(snippet), title)
+        finally:  # (a session may set it: the next starts as a fresh interpreter would)
+            torch.set_default_dtype(torch.float32)
         for statement in session.statements:
             statement.expected = [line for line in statement.expected
                                   if not line.startswith(INTERNAL_WARNINGS)]
