@@ -10,6 +10,7 @@ passes the arguments; an operator with a number literal operand that its guard w
 through unchecked (`w * 3.0`, `n + 1`) is Python's own operator."""
 
 import ast as py
+import sys
 from dataclasses import dataclass, field
 
 from . import ast as A
@@ -27,6 +28,10 @@ BOOL = {"and": py.And, "or": py.Or}
 COMPARE = {"<": py.Lt, ">": py.Gt, "==": py.Eq, ">=": py.GtE, "<=": py.LtE, "!=": py.NotEq,
            "in": py.In, "not in": py.NotIn, "is": py.Is, "is not": py.IsNot}
 COMPREHENSIONS = {"list": py.ListComp, "set": py.SetComp, "generator": py.GeneratorExp}
+# CPython 3.10 runs no signal handler at a jump to a `try` or `with` block's setup, so a loop
+# of nothing but one (`while True: try: ...`) would never see the timeout's alarm nor Ctrl-C:
+# there each such block starts after a call of `_tick`, where handlers run.
+TICK_BEFORE_BLOCKS = sys.version_info < (3, 11)
 
 
 @dataclass
@@ -382,7 +387,13 @@ class Lowering:
             final = self.body(node.finalbody)
         finally:
             self.blocks.pop()
-        return [py.Try(body=body, handlers=handlers, orelse=orelse, finalbody=final)]
+        return self.ticked(py.Try(body=body, handlers=handlers, orelse=orelse, finalbody=final),
+                           node)
+
+    def ticked(self, block, node):
+        if not TICK_BEFORE_BLOCKS:
+            return [block]
+        return [self.at(py.Expr(value=_guard("_tick")), node), block]
 
     def stmt_Assert(self, node, top):
         return [py.Assert(test=self.expr(node.test), msg=self.expr(node.msg))]
@@ -434,7 +445,7 @@ class Lowering:
     def stmt_With(self, node, top):
         items = [py.withitem(context_expr=self.expr(i.context),
                              optional_vars=self.expr(i.target, py.Store())) for i in node.items]
-        return [py.With(items=items, body=self.nested(node.body))]
+        return self.ticked(py.With(items=items, body=self.nested(node.body)), node)
 
     def in_scope(self, lower, scope):
         self.scope_depth += 1

@@ -693,6 +693,11 @@ def caught():
         context, steps = context.__context__, steps + 1
 
 
+def tick():
+    """Called before each try and with block on CPython 3.10 (see compiler.TICK_BEFORE_BLOCKS):
+    a place where signal handlers run."""
+
+
 def raisable(exc):
     """What `raise exc` (or `from exc`) may raise: an exception class or instance of the
     Exception kin, or None as a cause."""
@@ -853,7 +858,7 @@ GUARD_NAMES = frozenset(
     [guard for guard, *_ in OPERATORS.values()] +
     [inplace_guard_name(guard) for guard, *_ in OPERATORS.values()] +
     ["_getattr", "_store_target", "_callable", "_inplace_attr", "_inplace_item", "_import",
-     "_import_from", "_format_field", "_catchable", "_caught", "_raisable", "_expr",
+     "_import_from", "_format_field", "_catchable", "_caught", "_raisable", "_tick", "_expr",
      "_import_star"])
 
 
@@ -889,7 +894,7 @@ def static_builtins():
                  _callable=checked_callable, _inplace_attr=inplace_attr,
                  _inplace_item=inplace_item, _import=import_module, _import_from=import_from,
                  _format_field=format_field, _catchable=catchable, _caught=caught,
-                 _raisable=raisable, __build_class__=build_class, __name__="__main__")
+                 _raisable=raisable, _tick=tick, __build_class__=build_class, __name__="__main__")
     # C code (NumPy's lazy imports) imports through the builtins of the innermost Python frame,
     # which may be the program's: it gets Python's __import__.  Programs cannot name it, and
     # their own import statements compile to `_import`, never to Python's IMPORT_NAME.

@@ -144,6 +144,8 @@ def test_a_jump_out_of_a_finally_block_is_refused(run, jump):
 # Programs that try to outlive their timeout by catching it, or what replaces it
 ENDLESS = {
     "bare except": "while True:\n    try:\n        pass\n    except:\n        pass\n",
+    "a with block": "while True:\n    with no_grad():\n        pass\n",
+    "a try/finally block": "while True:\n    try:\n        pass\n    finally:\n        pass\n",
     "BaseException from an mro": ("B = ValueError.mro()[-2]\nwhile True:\n    try:\n"
                                   "        pass\n    except B:\n        pass\n"),
     "a finally block that raises": ("while True:\n    try:\n        try:\n"
