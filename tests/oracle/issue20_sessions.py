@@ -320,6 +320,29 @@ for step in range(6):
 
 coeffs
 """,
+        "torch names snippets use: in-place functions, finfo, result_type, tensor_split": """\
+import torch
+a = torch.tensor([0.5, 1.0])
+torch.sin_(a)
+a
+torch.exp_(a), torch.relu_(torch.tensor([-1., 2.])), torch.clamp_(torch.tensor([-3., 3.]), -1, 1)
+torch.finfo(torch.float32)
+torch.finfo(torch.float64).eps, torch.finfo(torch.float16).max, torch.finfo().tiny
+torch.iinfo(torch.int32).max, torch.iinfo(torch.uint8)
+torch.result_type(torch.tensor([1], dtype=torch.int32), 1.0)
+torch.result_type(torch.tensor([1], dtype=torch.int32), torch.tensor(1., dtype=torch.float64))
+torch.result_type(torch.tensor([1]), 2), torch.result_type(2, 3.0)
+torch.tensor_split(torch.arange(7., requires_grad=True), 3)
+torch.tensor_split(torch.arange(7.), [1, 5])
+torch.tensor_split(torch.arange(12).reshape(3, 4), 3, dim=1)
+@torch.inference_mode
+def predict(x):
+    print(torch.is_inference_mode_enabled(), torch.is_grad_enabled())
+    return x * 2
+
+predict(torch.ones(1, requires_grad=True)).requires_grad
+torch.is_inference_mode_enabled()
+""",
     },
     "pytorch_code_func": {
         "grad, grad_and_value, argnums, has_aux and nesting": """\
@@ -379,6 +402,22 @@ functional_call(model, params, (x,))
 grads = grad(lambda p: functional_call(model, p, (x,)).sum())(params)
 grads["weight"], grads["bias"]
 [name for name, _ in model.named_parameters()]
+""",
+        "torch.func with a model: per-sample gradients by vmap over grad": """\
+import torch
+from torch.func import functional_call, grad, vmap
+torch.manual_seed(0)
+model = torch.nn.Linear(3, 1)
+params = {k: v.detach() for k, v in model.named_parameters()}
+x = torch.randn(4, 3)
+y = torch.randn(4, 1)
+def loss(p, xi, yi):
+    out = functional_call(model, p, (xi.unsqueeze(0),))
+    return ((out - yi) ** 2).mean()
+
+per_sample = vmap(grad(loss), in_dims=(None, 0, 0))(params, x, y)
+per_sample["weight"].shape, per_sample["bias"].shape
+per_sample["bias"]
 """,
         "torch.func errors are PyTorch's": """\
 import torch
