@@ -23,8 +23,10 @@ def _inplace_function(name):
     return function
 
 
+# (looked up in the class dicts: reading Tensor.<name> would make the method, which the op
+# table does at first use only)
 INPLACE_FUNCTIONS = {name: _inplace_function(name) for name in INPLACE_FUNCTION_NAMES
-                     if hasattr(Tensor, name)}
+                     if any(name in vars(c) for c in Tensor.__mro__)}
 
 
 def result_type(tensor1, tensor2):
