@@ -747,24 +747,43 @@ class HiddenClass:
 HIDDEN_CLASSES = {}
 
 
+# The builtin classes that `type(x)` gives as they are (int, when called, is the sandbox's)
+PLAIN_CLASSES = frozenset((int, float, complex, bool, str, bytes, tuple, list, dict, set,
+                           frozenset, slice, type(None), type(...)))
+
+
+def _shown_class(cls):
+    """May `type(x)` give cls itself?  Classes of the program, plain values, exceptions,
+    NumPy's and the engine's (not a metaclass, a module or the op table's callables: a class
+    made by a metaclass, a range or a map made by their class would step around the checks of
+    the class statement, range() and map())."""
+    from .namespace import Facade
+    if cls in PROGRAM_CLASSES or cls in PLAIN_CLASSES or cls in EXCEPTION_CLASSES:
+        return True
+    if issubclass(cls, type) or cls in OPAQUE_TYPES or issubclass(cls, Facade):
+        return False
+    module = cls.__module__
+    return isinstance(module, str) and (module.startswith("gradcli.") or _is_numpy(cls))
+
+
 def safe_type(obj, *args):
     """type(obj); type(name, bases, dict) is not available (classes come from class
-    statements, which check their bases)."""
+    statements, which check their bases).  A class a program may not use as it is comes as its
+    name (HiddenClass)."""
     if args:
         raise TypeError("type() with 3 arguments is not available in gradcli programs (use a "
                         "class statement)")
     cls = type(obj)
+    if _shown_class(cls):
+        return cls
     from .namespace import Facade
-    if (isinstance(obj, (UNSAFE_TYPES, Facade)) or cls in OPAQUE_TYPES or _is_function(obj)) \
-            and cls not in PROGRAM_CLASSES:
-        # (the op table's functions are PyTorch's builtin functions)
-        name = "module" if isinstance(obj, Facade) else "builtin_function_or_method" \
-            if cls in OPAQUE_TYPES else cls.__name__
-        hidden = HIDDEN_CLASSES.get(name)
-        if hidden is None:
-            hidden = HIDDEN_CLASSES[name] = HiddenClass(name)
-        return hidden
-    return cls
+    # (the op table's functions are PyTorch's builtin functions)
+    name = "module" if isinstance(obj, Facade) else "builtin_function_or_method" \
+        if cls in OPAQUE_TYPES else cls.__name__
+    hidden = HIDDEN_CLASSES.get(name)
+    if hidden is None:
+        hidden = HIDDEN_CLASSES[name] = HiddenClass(name)
+    return hidden
 
 
 def safe_dir(obj=None, /):
