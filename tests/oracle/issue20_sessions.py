@@ -342,6 +342,17 @@ def predict(x):
 
 predict(torch.ones(1, requires_grad=True)).requires_grad
 torch.is_inference_mode_enabled()
+torch.manual_seed(0)
+w = torch.empty(3, 4).uniform_(-1, 1)
+w, w._version
+torch.zeros(20).normal_(2, 0.5)
+torch.empty(2, dtype=torch.float64).uniform_()
+v = torch.zeros(2, requires_grad=True)
+v.uniform_()
+with torch.no_grad():
+    v.normal_()
+
+v
 """,
     },
     "pytorch_code_func": {
