@@ -51,11 +51,44 @@ class enable_grad(_GradModeManager):
     mode = True
 
 
+class InferenceMode:
+    enabled = False
+
+
+def is_inference_mode_enabled():
+    return InferenceMode.enabled
+
+
 class inference_mode(_GradModeManager):
-    """Like no_grad (gradcli has no separate inference tensors)."""
+    """Like no_grad (gradcli has no separate inference tensors); also a bare decorator
+    (`@torch.inference_mode`)."""
+
+    def __new__(cls, mode=True):
+        if callable(mode):
+            return cls()(mode)
+        return super().__new__(cls)
 
     def __init__(self, mode=True):
         self.mode = not mode
+        self.inference = bool(mode)
+
+    def __enter__(self):
+        super().__enter__()
+        self._prev_inference = InferenceMode.enabled
+        InferenceMode.enabled = self.inference
+
+    def __exit__(self, *exc):
+        InferenceMode.enabled = self._prev_inference
+        return super().__exit__(*exc)
+
+    def __call__(self, fn):
+        inference = self.inference
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(inference):
+                return fn(*args, **kwargs)
+        return wrapper
 
 
 class set_grad_enabled(_GradModeManager):

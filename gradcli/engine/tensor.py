@@ -656,7 +656,8 @@ def _check_nested(data):
 
 
 def _conversions():
-    """dtype conversions and in-place fills, composed from the op table's `to_dtype`."""
+    """dtype conversions and in-place fills, composed from the op table's `to_dtype` (random
+    fills draw as nn.init does)."""
 
     def to(self, *args, **kwargs):
         """Convert to a dtype (devices other than cpu are refused); returns self if unchanged."""
@@ -683,6 +684,23 @@ def _conversions():
     def zero_(self):
         return self.fill_(0)
 
+    def uniform_(self, a=0, b=1, *, generator=None):
+        """Fill with uniform samples in [a, b), drawn as PyTorch draws them (nn.init.uniform_)."""
+        return self._random_fill("uniform_", a, b)
+
+    def normal_(self, mean=0, std=1, *, generator=None):
+        """Fill with normal samples, drawn as torch.randn draws them, times std plus mean."""
+        return self._random_fill("normal_", mean, std)
+
+    def _random_fill(self, name, *args):
+        from ..nn import init
+        from .grad_mode import GradMode
+        if GradMode.enabled and self.requires_grad:
+            raise RuntimeError(messages.LEAF_INPLACE if self.is_leaf else
+                               f"{name}() of a tensor that requires grad is not supported in "
+                               f"gradcli (detach it first)")
+        return getattr(init, name)(self, *args)
+
     def new_tensor(self, data, dtype=None, requires_grad=False):
         from .. import ops
         return ops.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
@@ -705,6 +723,9 @@ def _conversions():
                     ("short", dtypes.int16), ("char", dtypes.int8), ("byte", dtypes.uint8)]:
         setattr(Tensor, name, caster(d))
     Tensor.zero_ = zero_
+    Tensor.uniform_ = uniform_
+    Tensor.normal_ = normal_
+    Tensor._random_fill = _random_fill
     Tensor.new_tensor = new_tensor
     Tensor.new_zeros = new_filler(0)
     Tensor.new_ones = new_filler(1)

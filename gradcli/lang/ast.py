@@ -229,6 +229,32 @@ class Assert(Node):
     msg: Optional[Node]
 
 
+class Raise(Node):
+    exc: Optional[Node]
+    cause: Optional[Node]
+
+
+class Global(Node):
+    names: list
+
+
+class Nonlocal(Node):
+    names: list
+
+
+class ExceptHandler(Node):
+    type: Optional[Node]
+    name: Optional[str]
+    body: list
+
+
+class Try(Node):
+    body: list
+    handlers: list
+    orelse: list
+    finalbody: list
+
+
 class Alias(Node):
     name: str                          # dotted module name, or a name imported from a module
     asname: Optional[str]
@@ -679,6 +705,31 @@ class Builder:
     def assert_(self, meta, children):
         return Assert(children[0], children[1], **self._at(meta))
 
+    def raise_(self, meta, children):
+        exc, cause = children if children else (None, None)
+        return Raise(exc, cause, **self._at(meta))
+
+    def global_(self, meta, children):
+        return Global([c.id for c in children], **self._at(meta))
+
+    def nonlocal_(self, meta, children):
+        return Nonlocal([c.id for c in children], **self._at(meta))
+
+    def try_(self, meta, children):
+        body, *handlers, orelse, finalbody = children
+        for handler in handlers[:-1]:
+            if handler.type is None:
+                raise syntax_error("default 'except:' must be last", handler)
+        return Try(body, handlers, orelse or [], finalbody or [], **self._at(meta))
+
+    def try_finally(self, meta, children):
+        body, finalbody = children
+        return Try(body, [], [], finalbody, **self._at(meta))
+
+    def except_clause(self, meta, children):
+        kind, name, body = children
+        return ExceptHandler(kind, name and name.id, body, **self._at(meta))
+
     def dotted_name(self, meta, children):
         return ".".join(c.id for c in children)
 
@@ -745,7 +796,7 @@ class Builder:
 
 # Grammar aliases that are Python keywords map to the methods spelled with a trailing "_".
 for _keyword in ("if", "while", "for", "with", "import", "pass", "break", "continue", "return",
-                 "assert", "lambda"):
+                 "assert", "lambda", "raise", "global", "nonlocal", "try"):
     setattr(Builder, _keyword, getattr(Builder, _keyword + "_"))
 del _keyword
 

@@ -10,12 +10,14 @@ passes the arguments; an operator with a number literal operand that its guard w
 through unchecked (`w * 3.0`, `n + 1`) is Python's own operator."""
 
 import ast as py
+import sys
 from dataclasses import dataclass, field
 
 from . import ast as A
 from .errors import ProgramError, too_deep
 from .limits import compile_recursion
-from .sandbox import OPERATORS, SAVED_VALUE, UNCHECKED_OPERANDS, inplace_guard_name
+from .sandbox import (GUARD_NAMES, OPERATORS, READABLE_ATTRIBUTE, UNCHECKED_OPERANDS,
+                      inplace_guard_name)
 
 BINARY_GUARDS = {op: guard for op, (guard, *_) in OPERATORS.items()}
 INPLACE_GUARDS = {op: inplace_guard_name(guard) for op, guard in BINARY_GUARDS.items()}
@@ -26,6 +28,10 @@ BOOL = {"and": py.And, "or": py.Or}
 COMPARE = {"<": py.Lt, ">": py.Gt, "==": py.Eq, ">=": py.GtE, "<=": py.LtE, "!=": py.NotEq,
            "in": py.In, "not in": py.NotIn, "is": py.Is, "is not": py.IsNot}
 COMPREHENSIONS = {"list": py.ListComp, "set": py.SetComp, "generator": py.GeneratorExp}
+# CPython 3.10 runs no signal handler at a jump to a `try` or `with` block's setup, so a loop
+# of nothing but one (`while True: try: ...`) would never see the timeout's alarm nor Ctrl-C:
+# there each such block starts after a call of `_tick`, where handlers run.
+TICK_BEFORE_BLOCKS = sys.version_info < (3, 11)
 
 
 @dataclass
@@ -48,6 +54,11 @@ def compile_program(module, echo=False, filename="<program>", source=""):
             tree = py.Module(body=lowering.body(module.body, top=True), type_ignores=[])
             py.fix_missing_locations(tree)
             code = compile(tree, filename, "exec", dont_inherit=True)
+    except ProgramError as e:
+        lines = source.split("\n")
+        if e.is_syntax_error and e.line and e.line <= len(lines) and e.source_line is None:
+            e.source_line = lines[e.line - 1]
+        raise
     except SyntaxError as e:
         lines = source.split("\n")
         line = e.lineno if e.lineno and e.lineno <= len(lines) else None
@@ -88,6 +99,10 @@ class Lowering:
         self.echo = echo
         self.scope_depth = 0          # > 0 inside def, lambda and class bodies
         self.outputs = []
+        # the enclosing scopes, innermost last: ("class", None) or ("function", first parameter)
+        self.scopes = []
+        # the loops and finally blocks around the statement, innermost last, in its function
+        self.blocks = []
 
     # ------------------------------------------------------------------ helpers
     def at(self, py_node, node):
@@ -95,10 +110,14 @@ class Lowering:
         py_node.col_offset = py_node.end_col_offset = max(node.col - 1, 0)
         return py_node
 
-    def name(self, name, node):
-        # `_` alone is the throwaway name of tutorials (`for _ in range(3)`); it reaches nothing
-        if name.startswith("_") and name != "_":
-            raise ProgramError("NameError", f"names starting with '_' are not allowed: '{name}'",
+    def name(self, name, node, load=False):
+        """A program's name: one `_` may start it (`_grad_out`, `_`), two may not (but the
+        module's `__name__` may be read), nor may it be the name of a guard (`_getattr`)."""
+        if name.startswith("__") and not (load and name == "__name__"):
+            raise ProgramError("NameError", f"names starting with '__' are not allowed: "
+                               f"'{name}'", node.line or None, node.col or None)
+        if name in GUARD_NAMES:
+            raise ProgramError("NameError", f"'{name}' is a name gradcli reserves for itself",
                                node.line or None, node.col or None)
         return name
 
@@ -122,7 +141,7 @@ class Lowering:
 
     # ------------------------------------------------------------------ expressions
     def expr_Name(self, node, ctx):
-        return py.Name(id=self.name(node.id, node), ctx=ctx)
+        return py.Name(id=self.name(node.id, node, load=isinstance(ctx, py.Load)), ctx=ctx)
 
     def expr_Constant(self, node, ctx):
         return py.Constant(value=node.value)
@@ -166,7 +185,7 @@ class Lowering:
     def expr_Attribute(self, node, ctx):
         value = self.expr(node.value)
         load = isinstance(ctx, py.Load)
-        attr = self.attribute_name(node, readable=SAVED_VALUE if load else None)
+        attr = self.attribute_name(node, readable=READABLE_ATTRIBUTE if load else None)
         if load:
             return _guard("_getattr", value, py.Constant(value=attr))
         target = self.at(_guard("_store_target", value, py.Constant(value=attr)), node)
@@ -188,8 +207,13 @@ class Lowering:
                         step=self.expr(node.step))
 
     def expr_Call(self, node, ctx):
-        """`f(x)` is `_callable(f)(x)`: one check of f, and Python passes the arguments."""
+        """`f(x)` is `_callable(f)(x)`: one check of f, and Python passes the arguments.
+        `super()` in a method is `super(__class__, self)` (the sandbox's super checks both)."""
         func = self.at(_guard("_callable", self.expr(node.func)), node)
+        if self.zero_argument_super(node):
+            return py.Call(func=func, args=[py.Name(id="__class__", ctx=py.Load()),
+                                            py.Name(id=self.scopes[-1][1], ctx=py.Load())],
+                           keywords=[])
         keywords = [self.at(py.keyword(arg=k.arg and self.name(k.arg, k),
                                        value=self.expr(k.value)), k) for k in node.keywords]
         return py.Call(func=func, args=self.exprs(node.args), keywords=keywords)
@@ -219,13 +243,15 @@ class Lowering:
         return py.IfExp(test=self.expr(node.test), body=self.expr(node.body),
                         orelse=self.expr(node.orelse))
 
+    def zero_argument_super(self, node):
+        return (isinstance(node.func, A.Name) and node.func.id == "super" and not node.args and
+                not node.keywords and len(self.scopes) >= 2 and self.scopes[-1][0] == "function"
+                and self.scopes[-1][1] is not None and self.scopes[-2][0] == "class")
+
     def expr_Lambda(self, node, ctx):
         args = self.arguments(node.params)
-        self.scope_depth += 1
-        try:
-            return py.Lambda(args=args, body=self.expr(node.body))
-        finally:
-            self.scope_depth -= 1
+        return self.in_scope(lambda: py.Lambda(args=args, body=self.expr(node.body)),
+                             ("function", None))
 
     def arguments(self, params):
         """Python's `arguments` node from a validated parameter list."""
@@ -310,14 +336,69 @@ class Lowering:
     def stmt_Pass(self, node, top):
         return [py.Pass()]
 
+    def leaving_finally(self, what, node, loop_ends_it):
+        """Refuse a jump out of a finally block: it would drop the exception the block runs for
+        (the timeout's too), as PEP 765 has Python 3.14 warn."""
+        for block in reversed(self.blocks):
+            if block == "loop" and loop_ends_it:
+                return
+            if block == "finally":
+                raise ProgramError("SyntaxError", f"`{what}` in a `finally` block is not "
+                                   f"supported in gradcli programs (it would drop the "
+                                   f"exception that the block runs for)", node.line, node.col)
+
     def stmt_Break(self, node, top):
+        self.leaving_finally("break", node, True)
         return [py.Break()]
 
     def stmt_Continue(self, node, top):
+        self.leaving_finally("continue", node, True)
         return [py.Continue()]
 
     def stmt_Return(self, node, top):
+        self.leaving_finally("return", node, False)
         return [py.Return(value=self.expr(node.value))]
+
+    def stmt_Raise(self, node, top):
+        """`raise E from C`: E and C pass `_raisable` (Exception's kin only)."""
+        exc = cause = None
+        if node.exc is not None:
+            exc = _guard("_raisable", self.expr(node.exc))
+        if node.cause is not None:
+            cause = _guard("_raisable", self.expr(node.cause))
+        return [py.Raise(exc=exc, cause=cause)]
+
+    def stmt_Global(self, node, top):
+        return [py.Global(names=[self.name(n, node) for n in node.names])]
+
+    def stmt_Nonlocal(self, node, top):
+        return [py.Nonlocal(names=[self.name(n, node) for n in node.names])]
+
+    def stmt_Try(self, node, top):
+        """An `except T` clause catches `_catchable(T)` (the Exception kin of T: never the
+        timeout or Ctrl-C), and its body starts with `_caught()`, which lets through an
+        exception raised while one of those was on its way (from a finally block)."""
+        handlers = []
+        for h in node.handlers:
+            kind = self.expr(h.type) if h.type is not None else py.Constant(value=None)
+            check = self.at(py.Expr(value=_guard("_caught")), h)
+            handlers.append(self.at(py.ExceptHandler(
+                type=self.at(_guard("_catchable", kind), h),
+                name=h.name and self.name(h.name, h), body=[check] + self.body(h.body)), h))
+        body = self.nested(node.body)
+        orelse = self.body(node.orelse)
+        self.blocks.append("finally")
+        try:
+            final = self.body(node.finalbody)
+        finally:
+            self.blocks.pop()
+        return self.ticked(py.Try(body=body, handlers=handlers, orelse=orelse, finalbody=final),
+                           node)
+
+    def ticked(self, block, node):
+        if not TICK_BEFORE_BLOCKS:
+            return [block]
+        return [self.at(py.Expr(value=_guard("_tick")), node), block]
 
     def stmt_Assert(self, node, top):
         return [py.Assert(test=self.expr(node.test), msg=self.expr(node.msg))]
@@ -351,25 +432,36 @@ class Lowering:
         return [py.If(test=self.expr(node.test), body=self.nested(node.body),
                       orelse=self.body(node.orelse))]
 
+    def loop_body(self, statements):
+        self.blocks.append("loop")
+        try:
+            return self.nested(statements)
+        finally:
+            self.blocks.pop()
+
     def stmt_While(self, node, top):
-        return [py.While(test=self.expr(node.test), body=self.nested(node.body),
+        return [py.While(test=self.expr(node.test), body=self.loop_body(node.body),
                          orelse=self.body(node.orelse))]
 
     def stmt_For(self, node, top):
         return [py.For(target=self.expr(node.target, py.Store()), iter=self.expr(node.iter),
-                       body=self.nested(node.body), orelse=self.body(node.orelse))]
+                       body=self.loop_body(node.body), orelse=self.body(node.orelse))]
 
     def stmt_With(self, node, top):
         items = [py.withitem(context_expr=self.expr(i.context),
                              optional_vars=self.expr(i.target, py.Store())) for i in node.items]
-        return [py.With(items=items, body=self.nested(node.body))]
+        return self.ticked(py.With(items=items, body=self.nested(node.body)), node)
 
-    def in_scope(self, lower):
+    def in_scope(self, lower, scope):
         self.scope_depth += 1
+        self.scopes.append(scope)
+        blocks, self.blocks = self.blocks, []
         try:
             return lower()
         finally:
             self.scope_depth -= 1
+            self.scopes.pop()
+            self.blocks = blocks
 
     def decorators(self, nodes):
         """`@d` calls d(function) as `f(x)` calls f: through `_callable(d)`."""
@@ -379,8 +471,13 @@ class Lowering:
         decorators = self.decorators(node.decorators)
         args = self.arguments(node.params)
         returns = self.expr(node.returns)
-        body = self.in_scope(lambda: self.nested(node.body))
-        return [py.FunctionDef(name=self.name(node.name, node), args=args, body=body,
+        first = node.params[0].name if node.params and node.params[0].kind == "positional" \
+            else None
+        body = self.in_scope(lambda: self.nested(node.body), ("function", first))
+        in_class = bool(self.scopes) and self.scopes[-1][0] == "class"
+        # (a class of the program may have its own __init__, as nn.Module's subclasses do)
+        name = node.name if in_class and node.name == "__init__" else self.name(node.name, node)
+        return [py.FunctionDef(name=name, args=args, body=body,
                                decorator_list=decorators, returns=returns, type_comment=None)]
 
     def stmt_ClassDef(self, node, top):
@@ -388,6 +485,6 @@ class Lowering:
         bases = self.exprs(node.bases)
         keywords = [self.at(py.keyword(arg=k.arg and self.name(k.arg, k),
                                        value=self.expr(k.value)), k) for k in node.keywords]
-        body = self.in_scope(lambda: self.nested(node.body))
+        body = self.in_scope(lambda: self.nested(node.body), ("class", None))
         return [py.ClassDef(name=self.name(node.name, node), bases=bases, keywords=keywords,
                             body=body, decorator_list=decorators)]

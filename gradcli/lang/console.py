@@ -10,8 +10,8 @@ from .errors import IncompleteInput, ProgramError
 from .parser import parse
 from .session import Session
 
-COMPOUND = re.compile(r"(if|for|while|def|class|with)\b|@")
-CONTINUATION = re.compile(r"(elif|else)\b")
+COMPOUND = re.compile(r"(if|for|while|def|class|with|try)\b|@")
+CONTINUATION = re.compile(r"(elif|else|except|finally)\b")
 
 
 def is_compound(first_line):

@@ -359,3 +359,9 @@ def check_int_arguments(fn):
                                 limit_note(f"{MAX_INT_ARGUMENT:,}", "GRADCLI_MAX_INT_ARGUMENT"))
         return fn(*args)
     return checked
+
+
+class Stopping:
+    """What ends the running program, once its timeout has come (the session's alarm sets it,
+    and clears it when the run ends): a program's `except` then catches nothing."""
+    exception = None

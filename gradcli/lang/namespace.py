@@ -10,7 +10,9 @@ import numpy as np
 from .limits import (check_array_size, check_dtypes, check_int_arguments, check_numpy_result,
                      check_print_options)
 
-DENIED_TORCH_NAMES = {"set_element_limit"}   # programs must not lift their own limits
+DENIED_TORCH_NAMES = {"set_element_limit"}
+# `torch.__version__`: the PyTorch whose semantics gradcli follows, marked as gradcli's
+TORCH_VERSION = "2.13.0+gradcli"   # programs must not lift their own limits
 
 
 class Facade:
@@ -289,8 +291,10 @@ def builtins_or_ops(builtin_functions):
 def modules():
     """The importable top-level modules, by name."""
     import gradcli
-    return {"torch": _engine_facade(gradcli, "torch"), "numpy": _numpy_facade(),
-            "math": _math_facade()}
+    torch, numpy = _engine_facade(gradcli, "torch"), _numpy_facade()
+    torch._members["__version__"] = TORCH_VERSION
+    numpy._members["__version__"] = np.__version__
+    return {"torch": torch, "numpy": numpy, "math": _math_facade()}
 
 
 @lru_cache(maxsize=None)

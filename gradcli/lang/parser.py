@@ -16,9 +16,9 @@ from . import lalr, limits
 from .errors import IncompleteInput, ProgramError
 
 GRAMMAR_FILE = "gradcli.lark"
-# Python's keywords the grammar has no statement for: never names (`try = 1` is invalid syntax)
-RESERVED = frozenset({"async", "await", "except", "finally", "global", "nonlocal", "raise",
-                      "try", "yield"})
+# Python's keywords the grammar has no statement for: never names, and a program that uses one
+# is told that gradcli does not support it (`yield` is not supported in gradcli programs)
+RESERVED = frozenset({"async", "await", "yield"})
 TAB_SIZE = 8
 BOM = "\ufeff"
 OPEN = {"LPAR": "(", "LSQB": "[", "LBRACE": "{"}
@@ -196,8 +196,7 @@ class Indenter:
                     token = Token.new_borrow_pos(
                         "NAME", unicodedata.normalize("NFKC", token.value), token)
                 if token.value in RESERVED:
-                    raise ProgramError("SyntaxError", "invalid syntax", token.line,
-                                       token.column)
+                    raise unsupported(token.value, token.line, token.column)
             seen = True
             if kind in CLOSE:
                 _close_bracket(brackets, token)
@@ -215,6 +214,29 @@ class Indenter:
             levels.pop()
             yield Token("_DEDENT", "", 0, 0, 0, 0, 0, 0) if token is None else \
                 Token.new_borrow_pos("_DEDENT", "", token)
+
+
+def unsupported(what, line=None, column=None):
+    """The error of a Python statement outside gradcli's subset."""
+    return ProgramError("SyntaxError", f"`{what}` is not supported in gradcli programs", line,
+                        column)
+
+
+# Python statements the grammar has no rule for, told by the start of their line (the parser
+# fails further on: at `x` in `match x:`, at `*` in `except* E:`)
+UNSUPPORTED_LINES = ((re.compile(r"\s*(match|case)\b[^=]*:\s*(#.*)?$"), "match"),
+                     (re.compile(r"\s*except\s*\*"), "except*"))
+
+
+def _unsupported_line(text, line):
+    lines = text.split("\n")
+    if not 0 < line <= len(lines):
+        return None
+    for pattern, what in UNSUPPORTED_LINES:
+        if pattern.match(lines[line - 1]):
+            return unsupported(what, line, len(lines[line - 1]) -
+                               len(lines[line - 1].lstrip()) + 1)
+    return None
 
 
 def _nesting_limit():
@@ -320,6 +342,9 @@ def _token_error(e, text, start):
             error = IncompleteInput("SyntaxError", "unexpected EOF while parsing")
         error.line, error.column = len(lines), len(lines[-1]) + 1
         return _with_source(error, text)
+    named = _unsupported_line(text, token.line)
+    if named is not None:
+        return _with_source(named, text)
     kind, message = _match_example(e, start) or ("SyntaxError", "invalid syntax")
     if message == "expected an indented block":
         message = _missing_block(text, token.line - 1)

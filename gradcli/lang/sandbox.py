@@ -13,6 +13,7 @@ import inspect
 import math
 import operator
 import re
+import sys
 import types
 import weakref
 from _string import formatter_field_name_split
@@ -27,7 +28,7 @@ UNSAFE_TYPES = (types.ModuleType, types.FrameType, types.CodeType, types.Traceba
                 types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)
 DENIED_BUILTINS = ("eval", "exec", "compile", "open", "getattr", "setattr", "delattr", "vars",
                    "globals", "locals", "__import__", "__build_class__", "input", "breakpoint",
-                   "help", "exit", "quit", "memoryview", "type", "super", "object")
+                   "help", "exit", "quit", "memoryview", "type", "super", "object", "dir")
 DENIED_IDS = frozenset(id(getattr(builtins, n)) for n in DENIED_BUILTINS if hasattr(builtins, n))
 # What a program may read of NumPy arrays, scalars and dtypes: data, and methods, which are
 # handed out wrapped (numpy_method) so that their dtype arguments and results stay on the
@@ -45,6 +46,15 @@ SAFE_BUILTINS = ("abs", "all", "any", "bin", "bool", "callable", "chr", "classme
                  "hash", "hex", "int", "isinstance", "issubclass", "iter", "len", "list", "map",
                  "max", "min", "next", "oct", "ord", "property", "repr", "reversed", "round",
                  "set", "slice", "sorted", "staticmethod", "str", "sum", "tuple", "zip")
+# The exception classes a program may name, catch, raise and derive from (BaseException,
+# KeyboardInterrupt, SystemExit and GeneratorExit are not among them: see catchable)
+EXCEPTIONS = ("Exception", "ArithmeticError", "AssertionError", "AttributeError",
+              "FloatingPointError", "ImportError", "IndexError", "KeyError", "LookupError",
+              "MemoryError", "ModuleNotFoundError", "NameError", "NotImplementedError",
+              "OverflowError", "RecursionError", "RuntimeError", "StopIteration", "TypeError",
+              "UnboundLocalError", "ValueError", "ZeroDivisionError", "Warning", "UserWarning",
+              "DeprecationWarning", "FutureWarning", "RuntimeWarning")
+EXCEPTION_CLASSES = frozenset(getattr(builtins, n) for n in EXCEPTIONS)
 
 # operator symbol -> (guard name, operation, in-place operation, size check)
 OPERATORS = {
@@ -104,17 +114,30 @@ def guarded_getattr(obj, name):
 
 def _check_name(name, obj=None):
     """Names reach here statically checked by the compiler, or from str.format fields."""
-    if name.startswith("_") and not (SAVED_VALUE.fullmatch(name) and obj is not None
-                                     and isinstance(obj, ENGINE_CLASSES["OpNode"])):
+    if name.startswith("_") and not (obj is not None and _readable_underscore(obj, name)):
         raise AttributeError(f"attributes starting with '_' are not allowed: '{name}'")
+
+
+def _readable_underscore(obj, name):
+    """The attributes starting with `_` that a program may read: what an op's node saved, a
+    tensor's version counter, any class's or function's `__name__`, and `super().__init__`."""
+    if SAVED_VALUE.fullmatch(name):
+        return isinstance(obj, ENGINE_CLASSES["OpNode"])
+    if name == "_version":
+        return isinstance(obj, ENGINE_CLASSES["Tensor"])
+    if name == "__name__":
+        return isinstance(obj, (type, HiddenClass)) or _is_function(obj)
+    return name == "__init__" and type(obj) is super
 
 
 def _unusual_getattr(obj, name):
     _check_name(name, obj)
     if name == "mro":  # (a class's bases end in object, which programs do not reach)
         raise _not_available(obj, name)
-    if name.startswith("_"):  # a saved value of an op's node: only what the node shows as one
+    if SAVED_VALUE.fullmatch(name):  # a saved value of an op's node: only what it shows as one
         return _checked_value(obj, name, obj.saved_attribute(name))
+    if isinstance(obj, BaseException):
+        _check_exception_attribute(obj, name)
     if (isinstance(obj, limits.TEXT) or isinstance(obj, type) and obj in limits.TEXT) and \
             name in STRING_METHODS and hasattr(obj, name):
         method = STRING_METHODS[name]
@@ -143,6 +166,16 @@ def _unusual_getattr(obj, name):
     return value
 
 
+def _check_exception_attribute(exc, name):
+    """An exception shows a program its `args` and what the program's own exception classes
+    set; not what Python's classes keep (AttributeError.obj, with_traceback, add_note)."""
+    if name == "args":
+        return
+    builtin = next(c for c in type(exc).__mro__ if c not in PROGRAM_CLASSES)
+    if type(exc) not in PROGRAM_CLASSES or hasattr(builtin, name):
+        raise _not_available(exc, name)
+
+
 # The op table's entries (torch.exp, torch.nn.functional.gelu, the bare `exp`): PyTorch's
 # functions have no public attribute, and theirs (the raw NumPy forward, the node class, the
 # samples) would let a program step around the size limits.  Filled by static_builtins.
@@ -155,6 +188,9 @@ ENGINE_CLASSES = {}       # "Node", "FunctionCtx", "OpNode": filled by static_bu
 # derivative (`y.grad_fn._saved_self`, `_saved_result`, `_saved_dim`; `_raw_saved_self` for its
 # hooks), as PyTorch's nodes show it.  Only on those nodes (OpNode), and only to read.
 SAVED_VALUE = re.compile(r"(_raw)?_saved_[a-z][a-z0-9]*(_[a-z0-9]+)*")
+# The attribute names starting with `_` that the compiler lets a program read (the sandbox then
+# checks the receiver: _readable_underscore)
+READABLE_ATTRIBUTE = re.compile(SAVED_VALUE.pattern + "|_version|__version__|__name__|__init__")
 
 
 # Functions, methods and their kin: a program may read attributes of its own functions (those
@@ -180,8 +216,13 @@ def _internal(obj, name):
     """Is obj.name the engine's (or Python's) business rather than the program's?  (An
     attribute that is not there at all gets Python's own AttributeError, as PyTorch's objects
     give it.)"""
+    if name == "__name__":
+        return False
     if type(obj) in OPAQUE_TYPES or _is_function(obj) and not _is_program_function(obj):
         internal = True
+    elif isinstance(obj, type) and obj not in PROGRAM_CLASSES and \
+            issubclass(obj, ENGINE_CLASSES["Node"]):   # type(y.grad_fn): as its instances
+        internal = name not in NODE_ATTRIBUTES
     else:
         internal = (isinstance(obj, ENGINE_CLASSES["Node"]) and name not in NODE_ATTRIBUTES and
                     not isinstance(obj, ENGINE_CLASSES["FunctionCtx"]) and
@@ -255,7 +296,8 @@ def _read_only_tensor_attributes(tensor_class):
 def _may_set_attributes(obj):
     from ..engine.function import FunctionCtx
     from ..engine.tensor import Tensor
-    if isinstance(obj, (Tensor, FunctionCtx)) or type(obj) in PROGRAM_CLASSES:
+    from ..nn.modules import Module
+    if isinstance(obj, (Tensor, FunctionCtx, Module)) or type(obj) in PROGRAM_CLASSES:
         return True
     if isinstance(obj, type):
         return obj in PROGRAM_CLASSES
@@ -607,6 +649,175 @@ def safe_round(number, ndigits=None):
     return round(number, ndigits)
 
 
+# ---------------------------------------------------------------------- exceptions
+
+def catchable(kind):
+    """The classes an `except kind` clause catches: kind's classes that derive from Exception
+    (BaseException stands for Exception; KeyboardInterrupt and the timeout are never caught; a
+    bare `except:` is `except Exception:`).  Once the program's time is up, nothing."""
+    if limits.Stopping.exception is not None:
+        raise limits.Stopping.exception()
+    if kind is None:
+        return Exception
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    caught = []
+    for k in kinds:
+        if isinstance(k, tuple):
+            caught.extend(catchable(k))
+        elif not (isinstance(k, type) and issubclass(k, BaseException)):
+            raise TypeError("catching classes that do not inherit from BaseException is not "
+                            "allowed")
+        elif issubclass(k, Exception):
+            caught.append(k)
+        elif k is BaseException:
+            caught.append(Exception)
+    return tuple(caught)
+
+
+# What the engine raises for itself, never for a program to catch: the signal of a batched
+# Jacobian to go column by column (filled by static_builtins), a program error of a nested run
+ENGINE_SIGNALS = []
+
+
+def caught():
+    """First statement of every `except` body: re-raise what the program must not swallow: the
+    exception caught if it is the engine's own signal, and the timeout or Ctrl-C if the caught
+    exception was raised while one of them was on its way (by a finally block)."""
+    exc = sys.exc_info()[1]
+    if limits.Stopping.exception is not None:
+        raise limits.Stopping.exception()
+    if isinstance(exc, tuple(ENGINE_SIGNALS)):
+        raise exc
+    context, steps = exc.__context__, 0
+    while context is not None and steps < 10_000:
+        if not isinstance(context, Exception):
+            raise context
+        context, steps = context.__context__, steps + 1
+
+
+def tick():
+    """Called before each try and with block on CPython 3.10 (see compiler.TICK_BEFORE_BLOCKS):
+    a place where signal handlers run."""
+
+
+def raisable(exc):
+    """What `raise exc` (or `from exc`) may raise: an exception class or instance of the
+    Exception kin, or None as a cause."""
+    kind = exc if isinstance(exc, type) else type(exc)
+    if exc is None or isinstance(kind, type) and issubclass(kind, Exception):
+        return exc
+    if issubclass(kind, BaseException):
+        raise TypeError(f"{kind.__name__} is not raised by gradcli programs (exceptions must "
+                        f"derive from Exception)")
+    raise TypeError("exceptions must derive from BaseException")
+
+
+# ---------------------------------------------------------------------- introspection
+
+def safe_super(cls=None, obj=None, /):
+    """super(cls, obj) for a class of the program and one of its instances (`super()` in a
+    method is compiled to `super(__class__, self)`)."""
+    if cls is None or obj is None:
+        raise RuntimeError("super(): only `super()` in a method and `super(Class, self)` are "
+                           "supported in gradcli programs")
+    if cls not in PROGRAM_CLASSES or not isinstance(obj, cls):
+        raise TypeError("super(type, obj): obj must be an instance of type, a class of the "
+                        "program")
+    return super(cls, obj)
+
+
+class HiddenClass:
+    """What `type(x)` gives for a class that a program must not call or inspect (functions,
+    modules, the op table's callables): its name, and how Python prints the class."""
+
+    __slots__ = ("__name__", "_text")
+
+    def __init__(self, name):
+        self.__name__ = name
+        self._text = f"<class '{name}'>"
+
+    def __repr__(self):
+        return self._text
+
+    def __eq__(self, other):
+        return isinstance(other, HiddenClass) and other._text == self._text
+
+    def __hash__(self):
+        return hash(self._text)
+
+
+HIDDEN_CLASSES = {}
+
+
+# The builtin classes that `type(x)` gives as they are (int, when called, is the sandbox's)
+PLAIN_CLASSES = frozenset((int, float, complex, bool, str, bytes, tuple, list, dict, set,
+                           frozenset, slice, type(None), type(...)))
+
+
+def _shown_class(cls):
+    """May `type(x)` give cls itself?  Classes of the program, plain values, exceptions,
+    NumPy's and the engine's (not a metaclass, a module or the op table's callables: a class
+    made by a metaclass, a range or a map made by their class would step around the checks of
+    the class statement, range() and map())."""
+    from .namespace import Facade
+    if cls in PROGRAM_CLASSES or cls in PLAIN_CLASSES or cls in EXCEPTION_CLASSES:
+        return True
+    if issubclass(cls, type) or cls in OPAQUE_TYPES or issubclass(cls, Facade):
+        return False
+    module = cls.__module__
+    return isinstance(module, str) and (module.startswith("gradcli.") or _is_numpy(cls))
+
+
+def safe_type(obj, *args):
+    """type(obj); type(name, bases, dict) is not available (classes come from class
+    statements, which check their bases).  A class a program may not use as it is comes as its
+    name (HiddenClass)."""
+    if args:
+        raise TypeError("type() with 3 arguments is not available in gradcli programs (use a "
+                        "class statement)")
+    cls = type(obj)
+    if _shown_class(cls):
+        return cls
+    from .namespace import Facade
+    # (the op table's functions are PyTorch's builtin functions)
+    name = "module" if isinstance(obj, Facade) else "builtin_function_or_method" \
+        if cls in OPAQUE_TYPES else cls.__name__
+    hidden = HIDDEN_CLASSES.get(name)
+    if hidden is None:
+        hidden = HIDDEN_CLASSES[name] = HiddenClass(name)
+    return hidden
+
+
+def safe_dir(obj=None, /):
+    """The attributes a program may read of obj (without one, the program's names are not
+    listed: Python's dir() would read the caller's frame)."""
+    if obj is None:
+        raise TypeError("dir() needs an argument in gradcli programs")
+    from .namespace import Facade
+    if isinstance(obj, Facade):
+        return sorted(n for n in obj._members if not n.startswith("_"))
+    if isinstance(obj, UNSAFE_TYPES) or _is_function(obj) and not _is_program_function(obj):
+        return []
+    return sorted(n for n in dir(obj) if not n.startswith("_"))
+
+
+def help_function(print_function):
+    """help() for a session: the object's name and docstring (pydoc would read files)."""
+    def help(obj=None, /):  # noqa: A001
+        if obj is None:
+            print_function("Type help(object) for help about object.")
+            return
+        name = getattr(obj, "__name__", None)
+        name = name if isinstance(name, str) else type(obj).__name__
+        doc = inspect.getdoc(obj) if not isinstance(obj, UNSAFE_TYPES) else None
+        kind = "class" if isinstance(obj, type) else "function" if callable(obj) else "object"
+        text = f"Help on {kind} {name}:\n\n{name}"
+        if doc:
+            text += "\n    " + doc.replace("\n", "\n    ")
+        print_function(text.rstrip() + "\n")
+    return help
+
+
 # ---------------------------------------------------------------------- imports and classes
 
 ALLOWED_MODULES = "torch, numpy and math"
@@ -617,8 +828,8 @@ def import_module(dotted, leaf):
     parts = dotted.split(".")
     top = modules().get(parts[0])
     if top is None:
-        raise ImportError(f"import of '{parts[0]}' is not allowed (programs may import "
-                          f"{ALLOWED_MODULES})")
+        raise ImportError(f"`import {parts[0]}` is not supported in gradcli programs (programs "
+                          f"may import {ALLOWED_MODULES})")
     module = top
     for i, part in enumerate(parts[1:], start=2):
         module = module._members.get(part)
@@ -641,7 +852,8 @@ def public_members(dotted):
 
 
 def _engine_class(cls):
-    return cls.__module__.startswith("gradcli.") and not issubclass(cls, BaseException)
+    return (cls.__module__.startswith("gradcli.") and not issubclass(cls, BaseException) or
+            cls in EXCEPTION_CLASSES)
 
 
 def build_class(body, name, *bases, **keywords):
@@ -652,7 +864,8 @@ def build_class(body, name, *bases, **keywords):
     for base in bases:
         if not (isinstance(base, type) and (base in PROGRAM_CLASSES or _engine_class(base))):
             raise TypeError(f"a class may only derive from engine classes such as "
-                            f"torch.autograd.Function, not {base!r}")
+                            f"torch.autograd.Function, torch.nn.Module or Exception, not "
+                            f"{base!r}")
     cls = builtins.__build_class__(body, name, *bases)
     PROGRAM_CLASSES.add(cls)
     return cls
@@ -660,13 +873,24 @@ def build_class(body, name, *bases, **keywords):
 
 # ---------------------------------------------------------------------- the builtins
 
+# The names of the guards in a program's builtins: no program may name them (its own `_expr`
+# would replace the guard of its expression statements)
+GUARD_NAMES = frozenset(
+    [guard for guard, *_ in OPERATORS.values()] +
+    [inplace_guard_name(guard) for guard, *_ in OPERATORS.values()] +
+    ["_getattr", "_store_target", "_callable", "_inplace_attr", "_inplace_item", "_import",
+     "_import_from", "_format_field", "_compared", "_catchable", "_caught", "_raisable",
+     "_tick", "_expr", "_import_star"])
+
+
 @functools.lru_cache(maxsize=None)
 def static_builtins():
     """The builtins every session shares: bare names, safe builtins and the guards."""
     from ..engine.function import FunctionCtx
     from ..engine.graph import Node
     from ..engine.tensor import Tensor
-    from ..ops.registry import OpNode
+    from ..ops.registry import OpNode, Unbatchable
+    from .errors import ProgramError
     from .namespace import BuiltinOrOp, MathStyle, builtins_or_ops
     for unchecked in UNCHECKED_OPERANDS.values():
         unchecked.add(Tensor)
@@ -684,10 +908,14 @@ def static_builtins():
     names.update({guard: BINARY_GUARDS[op] for op, (guard, *_) in OPERATORS.items()})
     names.update({inplace_guard_name(guard): INPLACE_GUARDS[op]
                   for op, (guard, *_) in OPERATORS.items()})
+    names.update({name: getattr(builtins, name) for name in EXCEPTIONS})
+    names.update(type=safe_type, dir=safe_dir, super=safe_super)
+    ENGINE_SIGNALS[:] = [Unbatchable, ProgramError]
     names.update(_getattr=guarded_getattr, _store_target=store_target,
                  _callable=checked_callable, _inplace_attr=inplace_attr,
                  _inplace_item=inplace_item, _import=import_module, _import_from=import_from,
                  _format_field=format_field, _compared=limits.check_numpy_result,
+                 _catchable=catchable, _caught=caught, _raisable=raisable, _tick=tick,
                  __build_class__=build_class, __name__="__main__")
     # C code (NumPy's lazy imports) imports through the builtins of the innermost Python frame,
     # which may be the program's: it gets Python's __import__.  Programs cannot name it, and
@@ -700,5 +928,6 @@ def program_builtins(print_function, expression_hook, import_star):
     """The builtins of one session: the static ones plus its print, its expression-statement
     hook (echo and recording) and `from m import *` (which binds into its namespace)."""
     names = dict(static_builtins())
-    names.update(print=print_function, _expr=expression_hook, _import_star=import_star)
+    names.update(print=print_function, help=help_function(print_function),
+                 _expr=expression_hook, _import_star=import_star)
     return names

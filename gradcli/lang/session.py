@@ -213,11 +213,14 @@ def _name_column(exc, source_line):
 
 
 MAX_ALARM = 2 ** 31  # seconds: setitimer's limit (time_t) on every platform
+RETRY = 0.05   # seconds between the alarms that follow a timeout, until the program has ended
 
 
 @contextlib.contextmanager
 def _alarm(seconds):
-    """Raise ProgramTimeout in the main thread after `seconds` (SIGALRM)."""
+    """Raise ProgramTimeout in the main thread after `seconds` (SIGALRM), and again every RETRY
+    seconds until the program has ended (a finally block may be running an endless loop); from
+    then on a program's `except` catches nothing (limits.Stopping)."""
     if not seconds or seconds > MAX_ALARM:  # (a longer one is no limit at all)
         yield
         return
@@ -226,12 +229,19 @@ def _alarm(seconds):
         raise ProgramError("ValueError", "a timeout needs the main thread of a POSIX system")
 
     def on_alarm(signum, frame):
+        limits.Stopping.exception = ProgramTimeout
         raise ProgramTimeout()
 
     previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds, RETRY)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        while True:
+            try:  # (an alarm may come before the timer is off: it has done its work)
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                break
+            except ProgramTimeout:
+                continue
         signal.signal(signal.SIGALRM, previous)
+        limits.Stopping.exception = None

@@ -1,5 +1,9 @@
-"""torch.nn: only the functional namespace (gradcli has no modules or parameters)."""
+"""torch.nn: functional, init, Parameter and a minimal set of modules (Module, Linear,
+Sequential, activations, losses)."""
 
-from . import functional
+from . import functional, init
+from .modules import *  # noqa: F401,F403
+from .modules import __all__ as _modules
+from .parameter import Parameter
 
-__all__ = ["functional"]
+__all__ = ["functional", "init", "Parameter", *_modules]

@@ -25,12 +25,21 @@ __all__ = ["relu", "leaky_relu", "elu", "gelu", "softplus", "silu", "sigmoid", "
            "selu", "celu", "logsigmoid", "softsign", "tanhshrink", "softshrink", "hardshrink",
            "threshold", "threshold_", "glu", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy",
-           "nll_loss", "normalize"]
+           "nll_loss", "normalize", "linear"]
 
 gelu = OPS["gelu"]
 softplus = OPS["softplus"]
 sigmoid = OPS["sigmoid"]
 tanh = OPS["tanh"]
+
+
+def linear(input, weight, bias=None):
+    """input @ weight.T + bias, as PyTorch computes it: addmm for a matrix input with a bias
+    (AddmmBackward0), else matmul then an add."""
+    if input.dim() == 2 and bias is not None:
+        return OPS["addmm"](bias, input, weight.t())
+    output = input.matmul(weight.t())
+    return output if bias is None else output + bias
 
 
 def relu(input, inplace=False):

@@ -11,9 +11,10 @@ import pytest
 from gradcli.lang import sandbox
 
 NOT_ALLOWED = "attributes starting with '_' are not allowed"
-NAMES_NOT_ALLOWED = "names starting with '_' are not allowed"
+NAMES_NOT_ALLOWED = "names starting with '__' are not allowed"
+RESERVED = "is a name gradcli reserves for itself"
 NOT_AVAILABLE = "is not available in gradcli programs"
-NO_MODULE = "is not allowed (programs may import torch, numpy and math)"
+NO_MODULE = "is not supported in gradcli programs (programs may import torch, numpy and math)"
 
 # name -> (source, error type, a fragment of the message)
 ATTACKS = {
@@ -25,26 +26,49 @@ ATTACKS = {
     "mro": ("x.__class__.__mro__", "AttributeError", NOT_ALLOWED),
     "instance dict": ("x.__dict__", "AttributeError", NOT_ALLOWED),
     "builtins name": ("__builtins__", "NameError", NAMES_NOT_ALLOWED),
-    "a guard by name": ("_getattr(x, '__class__')", "NameError", NAMES_NOT_ALLOWED),
-    "the call guard": ("_callable(print)", "NameError", NAMES_NOT_ALLOWED),
-    "module name": ("__name__", "NameError", NAMES_NOT_ALLOWED),
-    "assigning an underscore name": ("_getattr = 1", "NameError", NAMES_NOT_ALLOWED),
-    "underscore function": ("def _f():\n    pass", "NameError", NAMES_NOT_ALLOWED),
-    "underscore parameter": ("def k(_p):\n    pass", "NameError", NAMES_NOT_ALLOWED),
-    "underscore lambda parameter": ("lambda _p: 1", "NameError", NAMES_NOT_ALLOWED),
-    "underscore keyword": ("f(_q=1)", "NameError", NAMES_NOT_ALLOWED),
-    "underscore class": ("class _A:\n    pass", "NameError", NAMES_NOT_ALLOWED),
-    "underscore import alias": ("import torch as _t", "NameError", NAMES_NOT_ALLOWED),
-    "underscore from-import": ("from torch import _C", "NameError", NAMES_NOT_ALLOWED),
+    "a guard by name": ("_getattr(x, '__class__')", "NameError", RESERVED),
+    "the call guard": ("_callable(print)", "NameError", RESERVED),
+    "the except guard": ("_caught()", "NameError", RESERVED),
+    "module name stored": ("__name__ = 1", "NameError", NAMES_NOT_ALLOWED),
+    "assigning a guard's name": ("_getattr = 1", "NameError", RESERVED),
+    "a function named as a guard": ("def _expr():\n    pass", "NameError", RESERVED),
+    "a parameter named as a guard": ("def k(_callable):\n    pass", "NameError", RESERVED),
+    "a lambda parameter named as a guard": ("lambda _op_mul: 1", "NameError", RESERVED),
+    "a keyword named as a guard": ("f(_import=1)", "NameError", RESERVED),
+    "a class named as a guard": ("class _raisable:\n    pass", "NameError", RESERVED),
+    "an import alias named as a guard": ("import torch as _catchable", "NameError", RESERVED),
+    "a global named as a guard": ("def k():\n    global _store_target", "NameError", RESERVED),
+    "an except name named as a guard": ("try:\n    pass\nexcept Exception as _caught:\n"
+                                        "    pass", "NameError", RESERVED),
+    "dunder function": ("def __f():\n    pass", "NameError", NAMES_NOT_ALLOWED),
+    "dunder parameter": ("def k(__p):\n    pass", "NameError", NAMES_NOT_ALLOWED),
+    "underscore from-import": ("from torch import _C", "ImportError",
+                               "cannot import name '_C' from 'torch'"),
     "dunder store": ("x.__class__ = int", "AttributeError", NOT_ALLOWED),
     "dunder delete": ("del f.__defaults__", "AttributeError", NOT_ALLOWED),
     "dunder augmented store": ("x.__dict__ += 1", "AttributeError", NOT_ALLOWED),
     # ------------------------------------------------------------ builtins
     **{f"builtin {name}": (f"{name}", "NameError", f"name '{name}' is not defined")
        for name in ("open", "eval", "exec", "getattr", "setattr", "delattr", "vars", "globals",
-                    "locals", "compile", "type", "object", "super", "breakpoint", "input",
-                    "help", "memoryview", "exit", "quit", "dir", "id", "copyright", "credits",
-                    "license", "bytearray", "bytes")},
+                    "locals", "compile", "object", "breakpoint", "input", "memoryview", "exit",
+                    "quit", "id", "copyright", "credits", "license", "bytearray", "bytes",
+                    "BaseException", "KeyboardInterrupt", "SystemExit", "GeneratorExit")},
+    "type with 3 arguments": ("type('A', (), {})", "TypeError", "type() with 3 arguments"),
+    "a node's class": ("type(y.grad_fn).apply", "AttributeError",
+                       "object attribute 'apply' is not available"),
+    "super outside a method": ("super(int, 3)", "TypeError", "a class of the program"),
+    "a metaclass from type()": ("type(torch.Tensor)('E', (), {})", "TypeError",
+                                "'HiddenClass' object is not callable"),
+    "type's own class": ("type(int)('E', (), {})", "TypeError",
+                         "'HiddenClass' object is not callable"),
+    "range past its check": ("type(range(1))(10 ** 18)", "TypeError",
+                             "'HiddenClass' object is not callable"),
+    "map past its check": ("type(map(abs, []))(abs, [1])", "TypeError",
+                           "'HiddenClass' object is not callable"),
+    "property past its check": ("type(property())(abs)", "TypeError",
+                                "'HiddenClass' object is not callable"),
+    "super of an engine class": ("super(torch.Tensor, x).__init__", "TypeError",
+                                 "a class of the program"),
     "__import__": ("__import__('os')", "NameError", NAMES_NOT_ALLOWED),
     "object from a class's mro": ("torch.autograd.Function.mro()[-1]()", "AttributeError",
                                   "attribute 'mro' is not available in gradcli programs"),
@@ -130,13 +154,29 @@ ATTACKS = {
     "method attributes": ("x.backward.func", "AttributeError",
                           "'method' object has no attribute 'func'"),
     # ------------------------------------------------------------ exceptions and statements
-    "try statement": ("try:\n    1 / 0\nexcept Exception as e:\n    e.__traceback__",
-                      "SyntaxError", "invalid syntax"),
-    "raise statement": ("raise ValueError", "SyntaxError", "invalid syntax"),
-    "yield": ("def k():\n    yield 1", "SyntaxError", "invalid syntax"),
-    "global statement": ("def k():\n    global x", "SyntaxError", "invalid syntax"),
+    "traceback of a caught exception": ("try:\n    1 / 0\nexcept Exception as e:\n"
+                                        "    e.__traceback__", "AttributeError", NOT_ALLOWED),
+    "context of a caught exception": ("try:\n    1 / 0\nexcept Exception as e:\n"
+                                      "    e.__context__", "AttributeError", NOT_ALLOWED),
+    "the object of an AttributeError": ("try:\n    x.nothing\nexcept AttributeError as e:\n"
+                                        "    e.obj", "AttributeError", NOT_AVAILABLE),
+    "with_traceback": ("ValueError().with_traceback", "AttributeError", NOT_AVAILABLE),
+    "raise a BaseException": ("raise ValueError.mro()[-2]", "TypeError",
+                              "exceptions must derive from Exception"),
+    "raise a non-exception": ("raise 3", "TypeError", "exceptions must derive from"),
+    "catch a non-exception": ("try:\n    1 / 0\nexcept int:\n    pass", "TypeError",
+                              "catching classes that do not inherit from BaseException"),
+    "yield": ("def k():\n    yield 1", "SyntaxError", "`yield` is not supported"),
+    "await": ("x = await", "SyntaxError", "`await` is not supported"),
+    "continue in finally": ("for i in range(3):\n    try:\n        pass\n    finally:\n"
+                            "        continue", "SyntaxError",
+                            "`continue` in a `finally` block is not supported"),
     # ------------------------------------------------------------ classes
     "class dunder body": ("class A:\n    __slots__ = ()", "NameError", NAMES_NOT_ALLOWED),
+    "__init__ outside a class": ("def __init__(self):\n    pass", "NameError",
+                                 NAMES_NOT_ALLOWED),
+    "__init__ read from an instance": ("class A:\n    def __init__(self):\n        pass\n"
+                                       "A().__init__", "AttributeError", NOT_ALLOWED),
     "class dunder method": ("class A:\n    def __getattr__(self, n):\n        return n",
                             "NameError", NAMES_NOT_ALLOWED),
     "class from a builtin": ("class D(dict):\n    pass", "TypeError",

@@ -30,24 +30,26 @@ ESCAPES = {
                          "AttributeError: attributes starting with '_' are not allowed: "
                          "'__globals__'"),
     "underscore name": ("__builtins__",
-                        "NameError: names starting with '_' are not allowed: '__builtins__'"),
+                        "NameError: names starting with '__' are not allowed: '__builtins__'"),
     "__import__": ("__import__('os')",
-                   "NameError: names starting with '_' are not allowed: '__import__'"),
+                   "NameError: names starting with '__' are not allowed: '__import__'"),
     "getattr": ("getattr(x, 'grad')", "NameError: name 'getattr' is not defined"),
     "eval": ("eval('1')", "NameError: name 'eval' is not defined"),
     "exec": ("exec('1')", "NameError: name 'exec' is not defined"),
     "open": ("open('/etc/passwd')", "NameError: name 'open' is not defined"),
-    "type": ("type(x)", "NameError: name 'type' is not defined"),
+    "type with 3 arguments": ("type('A', (), {})", "TypeError: type() with 3 arguments is not "
+                                                   "available in gradcli programs (use a class "
+                                                   "statement)"),
     "vars": ("vars()", "NameError: name 'vars' is not defined"),
-    "import os": ("import os", "ImportError: import of 'os' is not allowed (programs may import "
+    "import os": ("import os", "ImportError: `import os` is not supported in gradcli programs (programs may import "
                                "torch, numpy and math)"),
-    "from os import": ("from os import system", "ImportError: import of 'os' is not allowed "
+    "from os import": ("from os import system", "ImportError: `import os` is not supported in gradcli programs "
                                                 "(programs may import torch, numpy and math)"),
     "import a submodule that is not there": ("import torch.multiprocessing",
                                              "ModuleNotFoundError: No module named "
                                              "'torch.multiprocessing'"),
     "private torch name": ("from torch import _C",
-                           "NameError: names starting with '_' are not allowed: '_C'"),
+                           "ImportError: cannot import name '_C' from 'torch'"),
     "engine internals": ("torch.engine", "AttributeError: module 'torch' has no attribute "
                                          "'engine'"),
     "lifting the element limit": ("torch.set_element_limit(10 ** 12)",
@@ -88,7 +90,8 @@ ESCAPES = {
                         "available in gradcli programs"),
     "class from a builtin": ("class D(dict):\n    pass",
                              "TypeError: a class may only derive from engine classes such as "
-                             "torch.autograd.Function, not <class 'dict'>"),
+                             "torch.autograd.Function, torch.nn.Module or Exception, not "
+                             "<class 'dict'>"),
     "metaclass": ("class M(torch.autograd.Function, metaclass=abs):\n    pass",
                   "TypeError: class keywords such as metaclass= are not supported in gradcli "
                   "programs"),
@@ -200,8 +203,16 @@ def test_the_throwaway_name_underscore_is_allowed_and_reaches_nothing():
 
     from gradcli.lang.console import run_piped
     out = io.StringIO()
-    source = ("for _ in range(2):\n    print(_)\n\n_ = 5\n_ + 1\n_.__class__\n_x = 1\n")
+    source = ("for _ in range(2):\n    print(_)\n\n_ = 5\n_ + 1\n_.__class__\n_x = 1\n"
+              "_x + 1\n__x = 1\n")
     assert run_piped(io.StringIO(source), out) == 0
     assert out.getvalue().splitlines() == [
         "0", "1", "6", "AttributeError: attributes starting with '_' are not allowed: '__class__'",
-        "NameError: names starting with '_' are not allowed: '_x'"]
+        "2", "NameError: names starting with '__' are not allowed: '__x'"]
+
+
+def test_every_guard_is_a_name_programs_may_not_use():
+    """A program that could assign a guard's name would replace the guard in its namespace."""
+    from gradcli.lang.sandbox import GUARD_NAMES, static_builtins
+    guards = {n for n in static_builtins() if n.startswith("_") and not n.startswith("__")}
+    assert guards <= GUARD_NAMES, guards - GUARD_NAMES

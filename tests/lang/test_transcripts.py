@@ -1,4 +1,5 @@
-"""Every session of every transcript recorded from PyTorch 2.13 prints the same in gradcli."""
+"""Every session of every transcript recorded from PyTorch 2.13 prints the same in gradcli
+(the copies of the shared transcripts, and those tests/oracle makes, in transcripts/oracle)."""
 
 from pathlib import Path
 
@@ -6,7 +7,7 @@ import pytest
 
 from gradcli.lang.transcript import compare, parse_transcript, replay
 
-TRANSCRIPTS = sorted((Path(__file__).resolve().parents[1] / "transcripts").glob("*.txt"))
+TRANSCRIPTS = sorted((Path(__file__).resolve().parents[1] / "transcripts").glob("**/*.txt"))
 SESSIONS = [(path, session) for path in TRANSCRIPTS
             for session in parse_transcript(path.read_text(encoding="utf-8"))]
 

@@ -1,0 +1,118 @@
+"""torch.nn.init: fill a tensor in place (without recording it), with PyTorch's formulas and
+gradcli's generator, which draws what PyTorch's draws."""
+
+import math
+
+import numpy as np
+
+from ..engine.grad_mode import no_grad
+from ..ops.creation import GENERATOR
+
+__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_",
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
+
+
+def calculate_gain(nonlinearity, param=None):
+    """The recommended gain of a nonlinearity (PyTorch's table)."""
+    linear = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+              "conv_transpose3d", "sigmoid")
+    if nonlinearity in linear:
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else param
+        if isinstance(slope, bool) or not isinstance(slope, (int, float)):
+            raise ValueError(f"negative_slope {slope} not a valid number")
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _fill(tensor, values):
+    with no_grad():
+        tensor._data[...] = values.reshape(tensor._data.shape)
+        tensor._counter[0] += 1
+    return tensor
+
+
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    """Uniform samples in [a, b), drawn as PyTorch's uniform_ draws them (in the tensor's
+    precision: x * (b - a) + a)."""
+    dtype = tensor._data.dtype
+    x = GENERATOR.uniform(tensor._data.size, dtype).astype(dtype)
+    a, b = dtype.type(a), dtype.type(b)
+    return _fill(tensor, x * (b - a) + a)
+
+
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    """Normal samples, drawn as torch.randn draws them, times std plus mean."""
+    dtype = tensor._data.dtype
+    x = GENERATOR.normal(tensor._data.size, dtype).astype(dtype)
+    return _fill(tensor, x * dtype.type(std) + dtype.type(mean))
+
+
+def constant_(tensor, val):
+    return _fill(tensor, np.full(tensor._data.shape, val, tensor._data.dtype))
+
+
+def zeros_(tensor):
+    return constant_(tensor, 0)
+
+
+def ones_(tensor):
+    return constant_(tensor, 1)
+
+
+def eye_(tensor):
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    return _fill(tensor, np.eye(*tensor._data.shape, dtype=tensor._data.dtype))
+
+
+def _fans(tensor):
+    if tensor.dim() < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 "
+                         "dimensions")
+    receptive = 1
+    for s in tensor.shape[2:]:
+        receptive *= s
+    return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+
+
+def _fan(tensor, mode):
+    mode = mode.lower()
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+    fan_in, fan_out = _fans(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def xavier_uniform_(tensor, gain=1.0, generator=None):
+    fan_in, fan_out = _fans(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    a = math.sqrt(3.0) * std
+    return uniform_(tensor, -a, a)
+
+
+def xavier_normal_(tensor, gain=1.0, generator=None):
+    fan_in, fan_out = _fans(tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)))
+
+
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """Uniform in [-bound, bound], bound = gain * sqrt(3 / fan) (He et al.)."""
+    if 0 in tensor.shape:
+        return tensor
+    std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound)
+
+
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    if 0 in tensor.shape:
+        return tensor
+    return normal_(tensor, 0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode)))

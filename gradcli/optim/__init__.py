@@ -1,0 +1,183 @@
+"""torch.optim: SGD and Adam, stepping as PyTorch's single-tensor implementations step: each
+`a + alpha * b` (add with alpha, lerp, addcmul) computed in float64 and rounded once to the
+parameter's dtype, as PyTorch's fused multiply-add rounds it.  SGD's steps are PyTorch's bit for
+bit; Adam's may differ in the last bit where PyTorch's vectorised sqrt (SLEEF's, within 0.5001
+ulp) rounds differently from the correctly rounded one."""
+
+import math
+
+import numpy as np
+
+from ..engine.grad_mode import no_grad
+from ..engine.torch_classes import TorchClass
+
+__all__ = ["Optimizer", "SGD", "Adam"]
+
+
+class Optimizer(metaclass=TorchClass):
+    """Holds parameter groups and per-parameter state; step() updates the parameters."""
+
+    _torch_name = "torch.optim.optimizer.Optimizer"
+
+    def __init__(self, params, defaults):
+        from ..engine.tensor import Tensor
+        if isinstance(params, Tensor):
+            raise TypeError(f"params argument given to the optimizer should be an iterable of "
+                            f"Tensors or dicts, but got {_typename(params)}")
+        params = list(params)
+        if not params:
+            raise ValueError("optimizer got an empty parameter list")
+        groups = params if isinstance(params[0], dict) else [{"params": params}]
+        self.defaults = defaults
+        self.state = {}
+        self.param_groups = []
+        for group in groups:
+            group = dict(group)
+            group["params"] = list(group["params"])
+            for key, value in defaults.items():
+                group.setdefault(key, value)
+            self.param_groups.append(group)
+
+    def zero_grad(self, set_to_none=True):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    if set_to_none:
+                        p.grad = None
+                    else:
+                        p.grad.zero_()
+
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            from ..engine.grad_mode import enable_grad
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, p.grad._data, group, self.state.setdefault(id(p), {}))
+                        p._counter[0] += 1
+        return loss
+
+    def __repr__(self):
+        text = type(self).__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {i}"
+            for key in sorted(group):
+                if key != "params":
+                    text += f"\n    {key}: {group[key]}"
+        return text + "\n)"
+
+
+def _typename(t):
+    return "torch." + {"float32": "FloatTensor", "float64": "DoubleTensor"}.get(
+        t.dtype.name, "Tensor")
+
+
+def _rounded(values, dtype):
+    return np.asarray(values, np.float64).astype(dtype)
+
+
+class SGD(Optimizer):
+    """p -= lr * g, where g = grad + weight_decay * p, through a momentum buffer (buf = momentum
+    * buf + (1 - dampening) * g; nesterov: g + momentum * buf) when momentum is given."""
+
+    _torch_name = "torch.optim.sgd.SGD"
+
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
+                 *, maximize=False, foreach=None, differentiable=False, fused=None):
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
+                                      weight_decay=weight_decay, nesterov=nesterov,
+                                      maximize=maximize, foreach=foreach,
+                                      differentiable=differentiable, fused=fused))
+
+    def _update(self, p, grad, group, state):
+        data, dtype = p._data, p._data.dtype
+        if group["maximize"]:
+            grad = -grad
+        if group["weight_decay"]:
+            grad = _rounded(grad + np.float64(dtype.type(group["weight_decay"])) * data, dtype)
+        momentum = group["momentum"]
+        if momentum:
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = state["momentum_buffer"] = grad.copy()
+            else:
+                buf[...] = _rounded(buf * np.float64(dtype.type(momentum)), dtype)
+                buf[...] = _rounded(buf + np.float64(dtype.type(1 - group["dampening"])) * grad,
+                                    dtype)
+            if group["nesterov"]:
+                grad = _rounded(grad + np.float64(dtype.type(momentum)) * buf, dtype)
+            else:
+                grad = buf
+        data[...] = _rounded(data + np.float64(dtype.type(-group["lr"])) * grad, dtype)
+
+
+class Adam(Optimizer):
+    """Adam (Kingma and Ba) as PyTorch steps it: moments by lerp and addcmul, bias corrections,
+    p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)."""
+
+    _torch_name = "torch.optim.adam.Adam"
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if eps < 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                                      amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+                                      capturable=capturable, differentiable=differentiable,
+                                      fused=fused, decoupled_weight_decay=decoupled_weight_decay))
+
+    def _update(self, p, grad, group, state):
+        data, dtype = p._data, p._data.dtype
+        t = dtype.type
+        if not state:
+            state["step"] = 0
+            state["exp_avg"] = np.zeros_like(data)
+            state["exp_avg_sq"] = np.zeros_like(data)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = np.zeros_like(data)
+        if group["maximize"]:
+            grad = -grad
+        beta1, beta2 = group["betas"]
+        lr, eps, decay = group["lr"], group["eps"], group["weight_decay"]
+        state["step"] += 1
+        step = state["step"]
+        if decay:
+            if group["decoupled_weight_decay"]:
+                data[...] = _rounded(data * np.float64(t(1 - lr * decay)), dtype)
+            else:
+                grad = _rounded(grad + np.float64(t(decay)) * data, dtype)
+        m, v = state["exp_avg"], state["exp_avg_sq"]
+        m[...] = _rounded(m + np.float64(t(1 - beta1)) * (grad - m).astype(dtype), dtype)
+        v *= t(beta2)
+        v[...] = _rounded(v + np.float64(t(1 - beta2)) * grad * grad.astype(np.float64), dtype)
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2 = 1 - beta2 ** step
+        step_size = lr / bias_correction1
+        root = math.sqrt(bias_correction2)
+        if group["amsgrad"]:
+            peak = state["max_exp_avg_sq"]
+            np.maximum(peak, v, out=peak)
+            v = peak
+        denom = np.sqrt(v) / t(root) + t(eps)
+        data += t(-step_size) * m / denom         # (addcdiv: value * t1 / t2, then the sum)

@@ -1,0 +1,179 @@
+"""torch.nn and torch.optim (issue 20): modules register what is assigned to them, print as
+PyTorch prints them, train as PyTorch trains; a program's Module subclass stays in the
+sandbox.  (Whole sessions against PyTorch: tests/transcripts/oracle/pytorch_code_nn.txt.)"""
+
+import numpy as np
+import pytest
+
+import gradcli as torch
+from gradcli import nn
+from gradcli.lang.errors import ProgramError
+from gradcli.lang.session import Session
+from gradcli.lang.transcript import fresh_interpreter
+
+
+@pytest.fixture(autouse=True)
+def _fresh_engine_state():
+    with fresh_interpreter():
+        yield
+
+
+def run(source):
+    import io
+    out = io.StringIO()
+    Session(out=out).run(source)
+    return out.getvalue()
+
+
+def error(source):
+    with pytest.raises(ProgramError) as info:
+        Session().run(source)
+    return info.value
+
+
+def test_assigned_parameters_and_modules_are_registered_in_order():
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Linear(2, 3)
+            self.scale = nn.Parameter(torch.ones(1))
+            self.b = nn.Sequential(nn.ReLU(), nn.Linear(3, 1, bias=False))
+            self.note = "not a parameter"
+
+    net = Net()
+    assert [n for n, _ in net.named_parameters()] == ["scale", "a.weight", "a.bias",
+                                                      "b.1.weight"]
+    assert [n for n, _ in net.named_children()] == ["a", "b"]
+    assert list(net.state_dict()) == ["scale", "a.weight", "a.bias", "b.1.weight"]
+    net.scale = None
+    assert [n for n, _ in net.named_parameters()][:1] == ["a.weight"]
+    with pytest.raises(TypeError, match="cannot assign 'torch.FloatTensor' as parameter"):
+        net.a.weight = torch.ones(3, 2)
+
+
+def test_linear_initialisation_follows_pytorchs_bounds():
+    torch.manual_seed(0)
+    lin = nn.Linear(16, 4)
+    assert lin.weight.shape == (4, 16) and lin.bias.shape == (4,)
+    assert lin.weight.detach().abs().max() <= 0.25 and lin.bias.detach().abs().max() <= 0.25
+    assert lin.weight.requires_grad and lin.weight.is_leaf
+    assert repr(lin) == "Linear(in_features=16, out_features=4, bias=True)"
+    assert repr(nn.Parameter(torch.tensor([1., 2.]))) == \
+        "Parameter containing:\ntensor([1., 2.], requires_grad=True)"
+
+
+def test_load_state_dict_copies_and_reports_mismatched_keys():
+    a, b = nn.Linear(2, 2), nn.Linear(2, 2)
+    assert repr(b.load_state_dict(a.state_dict())) == "<All keys matched successfully>"
+    assert np.array_equal(a.weight.detach().numpy(), b.weight.detach().numpy())
+    with pytest.raises(RuntimeError, match='Missing key\\(s\\) in state_dict: "bias"'):
+        b.load_state_dict({"weight": a.weight})
+
+
+def test_sgd_with_momentum_converges_on_a_linear_fit():
+    torch.manual_seed(0)
+    x = torch.randn(64, 3)
+    y = x @ torch.tensor([[1.], [-2.], [0.5]]) + 0.3
+    model = nn.Linear(3, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    for _ in range(200):
+        opt.zero_grad()
+        loss = nn.MSELoss()(model(x), y)
+        loss.backward()
+        opt.step()
+    assert loss.item() < 1e-8
+
+
+def test_optimizer_arguments_are_checked_as_pytorch_checks_them():
+    p = [nn.Parameter(torch.ones(1))]
+    with pytest.raises(ValueError, match="Invalid learning rate: -1"):
+        torch.optim.SGD(p, lr=-1)
+    with pytest.raises(ValueError, match="Nesterov momentum requires a momentum and zero "
+                                         "dampening"):
+        torch.optim.SGD(p, lr=0.1, nesterov=True)
+    with pytest.raises(ValueError, match="Invalid beta parameter at index 1: 1.0"):
+        torch.optim.Adam(p, betas=(0.9, 1.0))
+    with pytest.raises(ValueError, match="optimizer got an empty parameter list"):
+        torch.optim.Adam([])
+
+
+OPTIMIZERS = {"sgd": ("SGD", dict(lr=0.05, weight_decay=0.1, momentum=0.5, nesterov=True)),
+              "sgd with dampening": ("SGD", dict(lr=0.1, momentum=0.9, dampening=0.1)),
+              "sgd maximize": ("SGD", dict(lr=0.01, maximize=True)),
+              "adam": ("Adam", dict(lr=0.05, weight_decay=0.1)),
+              "adam amsgrad": ("Adam", dict(lr=0.01, amsgrad=True)),
+              "adam decoupled": ("Adam", dict(lr=0.01, weight_decay=0.1,
+                                              decoupled_weight_decay=True))}
+
+
+@pytest.mark.parametrize("name", OPTIMIZERS)
+def test_optimizer_steps_as_pytorch_steps(name):
+    """Given the same gradients, SGD's steps are PyTorch's bit for bit; Adam's within a unit
+    in the last place (PyTorch's vectorised sqrt rounds its own way)."""
+    real = pytest.importorskip("torch")
+    kind, options = OPTIMIZERS[name]
+    rng = np.random.default_rng(0)
+    start = rng.standard_normal((7, 33)).astype(np.float32)
+    grads = [rng.standard_normal((7, 33)).astype(np.float32) for _ in range(6)]
+    results = []
+    for T in (real, torch):
+        w = T.tensor(start.copy(), requires_grad=True)
+        opt = getattr(T.optim, kind)([w], **options)
+        for g in grads:
+            w.grad = T.tensor(g.copy())
+            opt.step()
+        results.append(w.detach().numpy().copy())
+    if kind == "SGD":
+        assert np.array_equal(results[0], results[1])
+    else:
+        np.testing.assert_allclose(results[1], results[0], rtol=3e-7, atol=1e-7)
+
+
+def test_a_program_subclasses_module_and_trains_it():
+    out = run("""\
+import torch
+import torch.nn as nn
+class Net(nn.Module):
+    def __init__(self, hidden):
+        super(Net, self).__init__()
+        self.fc = nn.Linear(2, hidden)
+        self.out = nn.Linear(hidden, 1)
+    def forward(self, x):
+        return self.out(torch.tanh(self.fc(x)))
+torch.manual_seed(0)
+net = Net(4)
+opt = torch.optim.Adam(net.parameters(), lr=0.05)
+x = torch.randn(16, 2)
+y = x.sum(dim=1, keepdim=True)
+first = None
+for step in range(50):
+    opt.zero_grad()
+    loss = nn.functional.mse_loss(net(x), y)
+    loss.backward()
+    opt.step()
+    first = first or loss.item()
+print(loss.item() < first / 10, net)
+net.fc.weight = nn.Parameter(torch.zeros(4, 2))
+print(net.fc.weight.sum().item())
+""")
+    assert out.splitlines()[0] == "True Net("
+
+
+@pytest.mark.parametrize("source, kind, fragment", [
+    ("m = torch.nn.Linear(1, 1)\nm._parameters", "AttributeError",
+     "attributes starting with '_' are not allowed"),
+    ("m = torch.nn.Linear(1, 1)\nm.__dict__", "AttributeError",
+     "attributes starting with '_' are not allowed"),
+    ("m = torch.nn.Linear(1, 1)\ntype(m).__init__", "AttributeError",
+     "attributes starting with '_' are not allowed"),
+    ("class M(torch.nn.Module):\n    def __setattr__(self, n, v):\n        pass", "NameError",
+     "names starting with '__' are not allowed"),
+    ("class M(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+     "        super().__setattr__('x', 1)\nM()", "AttributeError",
+     "attributes starting with '_' are not allowed"),
+    ("class M(torch.nn.Module):\n    def f(self):\n        return super(int, 3)\nM().f()",
+     "TypeError", "a class of the program"),
+])
+def test_modules_stay_in_the_sandbox(source, kind, fragment):
+    e = error("import torch\n" + source)
+    assert e.type_name == kind and fragment in e.message, e.headline()

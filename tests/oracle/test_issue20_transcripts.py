@@ -1,0 +1,15 @@
+"""The committed transcripts of issue 20's sessions are what PyTorch prints for them (the
+transcripts themselves are checked against gradcli by tests/lang/test_transcripts.py)."""
+
+import pytest
+
+from issue20_sessions import SESSIONS, TRANSCRIPTS, transcript_text
+
+pytest.importorskip("torch")
+
+
+@pytest.mark.parametrize("stem", sorted(SESSIONS))
+def test_committed_transcript_is_what_pytorch_prints(stem):
+    committed = (TRANSCRIPTS / f"{stem}.txt").read_text(encoding="utf-8")
+    assert transcript_text(SESSIONS[stem]) == committed, \
+        f"regenerate with: python tests/oracle/issue20_sessions.py"
