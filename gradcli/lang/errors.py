@@ -27,6 +27,9 @@ def error_lines(type_name, message, line=None, column=None, source_line=None, lo
     return lines
 
 
+MAX_MESSAGE = 10_000  # characters of an error message shown
+
+
 class ProgramError(Exception):
     """An error of a gradcli program, as the user sees it.
 
@@ -39,6 +42,8 @@ class ProgramError(Exception):
     def __init__(self, type_name, message="", line=None, column=None, source_line=None):
         self.type_name = type_name
         self.message = str(message).split("\n", 1)[0]
+        if len(self.message) > MAX_MESSAGE:  # (`raise ValueError("x" * 10**7)`: one line, sane)
+            self.message = self.message[:MAX_MESSAGE] + " [...]"
         self.line = line
         self.column = column
         self.source_line = source_line

@@ -138,6 +138,9 @@ def _unusual_getattr(obj, name):
         return _checked_value(obj, name, obj.saved_attribute(name))
     if isinstance(obj, BaseException):
         _check_exception_attribute(obj, name)
+    elif type(obj) is super and isinstance(obj.__self__, BaseException) and \
+            name != "__init__":  # (super().__init__(message) is how a program's class starts)
+        _check_exception_attribute(obj.__self__, name)  # (super(E, e).with_traceback)
     if (isinstance(obj, limits.TEXT) or isinstance(obj, type) and obj in limits.TEXT) and \
             name in STRING_METHODS and hasattr(obj, name):
         method = STRING_METHODS[name]
@@ -172,7 +175,8 @@ def _check_exception_attribute(exc, name):
     if name == "args":
         return
     builtin = next(c for c in type(exc).__mro__ if c not in PROGRAM_CLASSES)
-    if type(exc) not in PROGRAM_CLASSES or hasattr(builtin, name):
+    if type(exc) not in PROGRAM_CLASSES or hasattr(builtin, name) or \
+            hasattr(BaseException, name):  # (a class mixing an exception with a Module)
         raise _not_available(exc, name)
 
 
@@ -764,8 +768,7 @@ def _shown_class(cls):
         return True
     if issubclass(cls, type) or cls in OPAQUE_TYPES or issubclass(cls, Facade):
         return False
-    module = cls.__module__
-    return isinstance(module, str) and (module.startswith("gradcli.") or _is_numpy(cls))
+    return _engine_module(cls.__module__) or _is_numpy(cls)
 
 
 def safe_type(obj, *args):
@@ -779,9 +782,9 @@ def safe_type(obj, *args):
     if _shown_class(cls):
         return cls
     from .namespace import Facade
-    # (the op table's functions are PyTorch's builtin functions)
+    # (the op table's functions are PyTorch's builtin functions; a hidden class is a class)
     name = "module" if isinstance(obj, Facade) else "builtin_function_or_method" \
-        if cls in OPAQUE_TYPES else cls.__name__
+        if cls in OPAQUE_TYPES else "type" if isinstance(obj, HiddenClass) else cls.__name__
     hidden = HIDDEN_CLASSES.get(name)
     if hidden is None:
         hidden = HIDDEN_CLASSES[name] = HiddenClass(name)
@@ -851,8 +854,19 @@ def public_members(dotted):
     return dict(import_module(dotted, True)._members)
 
 
+# gradcli's own machinery, not the engine a program works with: never shown by type(), never a
+# base of a program's class
+_MACHINERY = ("gradcli.lang", "gradcli.kernel", "gradcli.cli", "gradcli.analysis",
+              "gradcli.render")
+
+
+def _engine_module(module):
+    return isinstance(module, str) and module.startswith("gradcli.") and \
+        not module.startswith(_MACHINERY)
+
+
 def _engine_class(cls):
-    return (cls.__module__.startswith("gradcli.") and not issubclass(cls, BaseException) or
+    return (_engine_module(cls.__module__) and not issubclass(cls, BaseException) or
             cls in EXCEPTION_CLASSES)
 
 

@@ -73,6 +73,9 @@ class Module(metaclass=TorchClass):
                                   f'"forward" function')
 
     def register_parameter(self, name, param):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        _check_member_name(self, name, "parameter", self._parameters)
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
                             f"(torch.nn.Parameter or None required)")
@@ -80,6 +83,9 @@ class Module(metaclass=TorchClass):
         object.__setattr__(self, name, param)
 
     def add_module(self, name, module):
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        _check_member_name(self, name, "module", self._modules)
         self._modules[name] = module
         object.__setattr__(self, name, module)
 
@@ -347,12 +353,33 @@ class ModuleList(Module):
         return list(self._modules.values())[index]
 
 
+def _check_member_name(module, name, kind, members):
+    """A parameter's or child module's name, checked as PyTorch checks it (and, gradcli's own,
+    never a `__` name: the attribute is set on the object itself)."""
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
+    if "." in name:
+        raise KeyError(f"{kind} name can't contain \".\", got: {name}" if kind == "module"
+                       else f'{kind} name can\'t contain "."')
+    if name == "":
+        raise KeyError(f'{kind} name can\'t be empty string ""')
+    if (hasattr(module, name) and name not in members) or name.startswith("__"):
+        raise KeyError(f"attribute '{name}' already exists")
+
+
 def _activation(name, function, torch_module, arguments=(), repr_of=None):
     """A module class applying F.<function> with the keyword arguments it was made with."""
     def __init__(self, *args, **kwargs):
         Module.__init__(self)
         values = dict(arguments)
+        if len(args) > len(arguments):
+            raise TypeError(f"{name}.__init__() takes from 1 to {len(arguments) + 1} positional "
+                            f"arguments but {len(args) + 1} were given")
         values.update(zip([k for k, _ in arguments], args))
+        for key in kwargs:
+            if key not in values:
+                raise TypeError(f"{name}.__init__() got an unexpected keyword argument "
+                                f"'{key}'")
         values.update(kwargs)
         for key, value in values.items():
             object.__setattr__(self, key, value)

@@ -161,8 +161,8 @@ ATTACKS = {
     "the object of an AttributeError": ("try:\n    x.nothing\nexcept AttributeError as e:\n"
                                         "    e.obj", "AttributeError", NOT_AVAILABLE),
     "with_traceback": ("ValueError().with_traceback", "AttributeError", NOT_AVAILABLE),
-    "raise a BaseException": ("raise ValueError.mro()[-2]", "TypeError",
-                              "exceptions must derive from Exception"),
+    "raise a BaseException": ("raise ValueError.mro()[-2]", "AttributeError",
+                              "attribute 'mro' is not available"),
     "raise a non-exception": ("raise 3", "TypeError", "exceptions must derive from"),
     "catch a non-exception": ("try:\n    1 / 0\nexcept int:\n    pass", "TypeError",
                               "catching classes that do not inherit from BaseException"),
