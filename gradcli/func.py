@@ -282,14 +282,18 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     output = _nested_call(func, *args)
     output, aux = _split_aux(output, has_aux, name)
     outputs, rebuild = _flatten(output)
-    for o in outputs:
-        if not isinstance(o, Tensor):
-            raise RuntimeError(f"{name}: Expected f(*args) to return only tensors, got "
-                               f"unsupported type {type(o)}")
+    _only_tensors(outputs, name)
     flat = [leaf for group in leaves for leaf in group]
     products = _forward_products(outputs, flat, flat_tangents, keep)
     result = (_rebuild_like(output, keep), rebuild([_finish(p, keep) for p in products]))
     return (*result, _rebuild_like(aux, keep)) if has_aux else result
+
+
+def _only_tensors(outputs, where):
+    for o in outputs:
+        if not isinstance(o, Tensor):
+            raise RuntimeError(f"{where}: Expected f(*args) to return only tensors, got "
+                               f"unsupported type {type(o)}")
 
 
 def _forward_products(outputs, inputs, tangents, keep):
@@ -326,10 +330,7 @@ def _jacobian(func, argnums, has_aux, name):
         output = _nested_call(func, *args, **kwargs)
         output, aux = _split_aux(output, has_aux, f"{name}(f, ...)(*args)")
         outputs, rebuild_outputs = _flatten(output)
-        for o in outputs:
-            if not isinstance(o, Tensor):
-                raise RuntimeError(f"{name}(f, ...)(*args): Expected f(*args) to return only "
-                                   f"tensors, got unsupported type {type(o)}")
+        _only_tensors(outputs, f"{name}(f, ...)(*args)")
         flat = [leaf for group in leaves for leaf in group]
         per_output = []
         for o in outputs:

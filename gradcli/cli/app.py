@@ -277,12 +277,7 @@ class Command:
         try:
             code = run_task(task, timeout=self.timeout, out=out)
         except EvaluatorGone as e:
-            if e.kind == "crash":
-                self.renderer.error(ErrorInfo("EvaluatorCrash", e.message))
-            elif e.kind == "timeout":
-                self.renderer.error(ErrorInfo("TimeoutError", e.message))
-            else:
-                self.renderer.error(ErrorInfo("KeyboardInterrupt", e.message))
+            self.renderer.error(error_info(e))
             raise typer.Exit(Exit.ERROR) from None
         if code != Exit.OK:
             raise typer.Exit(code)
@@ -795,16 +790,22 @@ def _write_file(path, data):
         raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
 
 
+def _from_evaluator(cmd, document, check, what):
+    """check(the JSON document the evaluator printed): untrusted data, so anything else ends
+    the command with one EvaluatorCrash line."""
+    import json
+    try:
+        return check(json.loads(document))
+    except (ValueError, RecursionError):
+        cmd.renderer.error(ErrorInfo("EvaluatorCrash", f"the evaluator sent no valid {what}"))
+        raise typer.Exit(Exit.ERROR) from None
+
+
 def _write_graph_picture(cmd, document, fmt, output):
     """The evaluator's graph document (checked: untrusted data) drawn by Graphviz in fmt."""
-    import json
     from ..analysis.evaluate import UsageError
     from ..render.graph import dot_from_json, render_with_graphviz
-    try:
-        dot_text = dot_from_json(json.loads(document))
-    except ValueError:
-        cmd.renderer.error(ErrorInfo("EvaluatorCrash", "the evaluator sent no valid graph"))
-        raise typer.Exit(Exit.ERROR) from None
+    dot_text = _from_evaluator(cmd, document, dot_from_json, "graph")
     try:
         data = render_with_graphviz(dot_text, fmt)
     except FileNotFoundError:
@@ -839,14 +840,9 @@ def _image_format(path):
 
 def _write_plot_image(cmd, document, path, fmt):
     """Draw the evaluator's sampled curve (checked: it is untrusted data) into path."""
-    import json
     from ..analysis.evaluate import UsageError
     from ..render.plot import IMAGE_DPI, IMAGE_SIZE, curve_from_json, write_image
-    try:
-        curve = curve_from_json(json.loads(document))
-    except ValueError:
-        cmd.renderer.error(ErrorInfo("EvaluatorCrash", "the evaluator sent no valid plot data"))
-        raise typer.Exit(Exit.ERROR) from None
+    curve = _from_evaluator(cmd, document, curve_from_json, "plot data")
     try:
         write_image(curve, path, fmt)
     except OSError as e:

@@ -147,12 +147,8 @@ class Repl:
     def _replace(self, gone):
         """The evaluator is gone: say why and what was lost, start a fresh session."""
         lost = program_names(self.state.get("names"))
-        if gone.kind == "crash":
-            self.renderer.error(ErrorInfo("EvaluatorCrash", gone.message))
-        elif gone.kind == "timeout":
-            self.renderer.error(ErrorInfo("TimeoutError", gone.message))
-        else:
-            self.renderer.error(ErrorInfo("KeyboardInterrupt", "the session was ended"))
+        self.renderer.error(ErrorInfo(gone.type_name, "the session was ended"
+                                      if gone.kind == "interrupt" else gone.message))
         self.evaluator.kill()
         self._start_evaluator()
         self.renderer.text("a new session started" + (f"; lost: {', '.join(lost)}" if lost

@@ -98,6 +98,7 @@ class ReplCore:
         self.initial_dtype = dtypes.get_default_dtype()
         self.transcript = meta.Transcript()
         self._new_session()
+        self.initial_names = set(self.namespace)  # (a session's own: not the program's)
 
     # ------------------------------------------------------------------ session state
     def _new_session(self):
@@ -296,12 +297,7 @@ class ReplCore:
         return {"grad": bool(GradMode.enabled), "dtype": dtypes.get_default_dtype().name,
                 "names": sorted(n for n in self.namespace
                                 if not n.startswith("__") and n != "_"
-                                and n not in self._builtin_names())}
-
-    def _builtin_names(self):
-        if not hasattr(self, "_initial_names"):
-            self._initial_names = set()
-        return self._initial_names
+                                and n not in self.initial_names)}
 
     def complete(self, text, cursor):
         from .completer import complete
@@ -508,7 +504,6 @@ def serve(channel, requests_fd, core_factory, timeout=None):
     """The evaluator's loop: answer each request with {"r": {"value": ..., "state": ...}}."""
     core = core_factory()
     core.timeout = timeout
-    core._builtin_names().update(core.namespace)
     for message in _requests(requests_fd):
         try:
             try:
@@ -562,9 +557,7 @@ class PipedSession:
             answer = self.evaluator.request({"op": "run", "source": source}, self.timeout)
         except EvaluatorGone as e:
             self.evaluator.kill()
-            kind = {"crash": "EvaluatorCrash", "timeout": "TimeoutError"}.get(e.kind,
-                                                                            "KeyboardInterrupt")
-            lines = ErrorInfo(kind, e.message).text_lines()
+            lines = ErrorInfo(e.type_name, e.message).text_lines()
             lost = program_names(self.names)
             lines.append("gradcli: a new session started" +
                          (f"; lost: {', '.join(lost)}" if lost else ""))

@@ -46,13 +46,17 @@ def terminal_safe(text):
 
 
 class EvaluatorGone(Exception):
-    """The evaluator died or was ended.  `reason` is what the user is told: a crash
-    (`the program crashed the evaluator (SIGSEGV)`), a timeout or an interrupt."""
+    """The evaluator died or was ended: `message` is what the user is told (`the program
+    crashed the evaluator (SIGSEGV)`, a timeout, an interrupt), under `type_name`."""
+
+    TYPE_NAMES = {"crash": "EvaluatorCrash", "timeout": "TimeoutError",
+                  "interrupt": "KeyboardInterrupt"}
 
     def __init__(self, kind, message):
         super().__init__(message)
         self.kind = kind      # "crash", "timeout" or "interrupt"
         self.message = message
+        self.type_name = self.TYPE_NAMES[kind]
 
 
 # ---------------------------------------------------------------------- the evaluator's side
@@ -421,20 +425,19 @@ class Evaluator:
             except OSError:
                 pass
 
-    def kill(self):
+    def _signal(self, number):
         if self.status is None:
             try:
-                os.kill(self.pid, signal.SIGKILL)
+                os.kill(self.pid, number)
             except ProcessLookupError:
                 pass
-            self.wait()
+
+    def kill(self):
+        self._signal(signal.SIGKILL)
+        self.wait()
 
     def interrupt(self):
-        if self.status is None:
-            try:
-                os.kill(self.pid, signal.SIGINT)
-            except ProcessLookupError:
-                pass
+        self._signal(signal.SIGINT)
 
     _interrupts = 0
 
