@@ -3,6 +3,7 @@
 
 import contextlib
 import re
+from .errors import UsageError  # noqa: F401  (raised here and by the frontends)
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -14,12 +15,6 @@ from ..engine.tensor import Tensor
 from .trace import PassTracer, traced_grad
 
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*$")
-
-
-class UsageError(Exception):
-    """A bad option value (exit code 2, reported as `UsageError: message`)."""
-
-    type_name = "UsageError"
 
 
 class Discard:

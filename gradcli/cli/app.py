@@ -1,8 +1,9 @@
-"""The typer app: one typed function per command; each runs gradcli.analysis and hands the result
-to gradcli.render.  Exit codes: 0 success, 1 a check or test failed, 2 bad usage or error."""
+"""The typer app: one typed function per command.  Each parses its options and reads the program
+here, in the frontend, then hands the evaluator process one task (gradcli.cli.tasks), which runs
+the program behind the wall and renders its results.  The frontend imports neither NumPy nor
+the engine.  Exit codes: 0 success, 1 a check or test failed, 2 bad usage or error."""
 
 import contextlib
-import enum
 import os
 import sys
 from typing import List, Optional
@@ -11,13 +12,9 @@ import typer
 from typer.core import TyperGroup
 from typing import Annotated
 
+from ..analysis.errors import UsageError
 from ..render.console import ErrorInfo, Renderer, choose_mode
-
-
-class Exit(enum.IntEnum):
-    OK = 0
-    FAILED = 1
-    ERROR = 2
+from .reporting import Exit, Reporting, error_info  # noqa: F401  (error_info: the REPLs')
 
 
 # click's UsageError (typer's BadParameter is one), from whichever click typer uses: newer
@@ -154,8 +151,7 @@ def _root(version: Annotated[bool, typer.Option(
 def read_program(program):
     """PROGRAM as given, `-` for standard input, `@file` for a (regular) file; read no further
     than the source limit."""
-    from ..analysis.evaluate import UsageError
-    from ..lang.limits import read_source
+    from ..lang.source import read_source
     if program != "-" and not program.startswith("@"):
         return program
     path = "-" if program == "-" else program[1:]
@@ -167,44 +163,14 @@ def read_program(program):
         raise UsageError(f"{path} is not UTF-8 text") from None
 
 
-def _dtype(name):
-    from ..analysis.evaluate import UsageError
-    from ..engine import dtypes
-    if name is None:
-        return None
-    d = {"float32": dtypes.float32, "float64": dtypes.float64, "float": dtypes.float32,
-         "double": dtypes.float64}.get(name)
-    if d is None:
-        raise UsageError(f"--dtype must be float32 or float64, not {name!r}")
-    return d
+class Command(Reporting):
+    """Context for one command run in the frontend: the options every command shares, the
+    program, and error handling that turns any failure into `Type: message` with exit code 2
+    (never a traceback).
 
-
-def error_info(exc, source=""):
-    """An exception as ErrorInfo (first line of the message, position for syntax errors)."""
-    kind = getattr(exc, "type_name", None) or type(exc).__name__
-    message = getattr(exc, "message", None)
-    if message is None:
-        message = str(exc.args[0]) if exc.args else ""
-    message = str(message).split("\n")[0]
-    if kind == "MemoryError" and not message:
-        message = "out of memory (raise the process limit with GRADCLI_MAX_MEMORY)"
-    line = getattr(exc, "line", None)
-    column = getattr(exc, "column", None)
-    source_line = getattr(exc, "source_line", None)
-    if source_line is None and line is not None and source:
-        lines = source.splitlines()
-        if 0 < line <= len(lines):
-            source_line = lines[line - 1]
-    return ErrorInfo(kind, message, line, column, source_line)
-
-
-class Command:
-    """Context for one command run: the renderer, and error handling that turns any failure
-    into `Type: message` with exit code 2 (never a traceback).
-
-    The frontend (this process) parses the options and reads the program; `evaluate(fn)` runs
-    fn, the part that runs the program and renders its results, in an evaluator process behind
-    the operating system's wall (gradcli.kernel)."""
+    The frontend (this process) parses the options and reads the program; `evaluate(task,
+    params)` has the evaluator (gradcli.kernel) carry out the named task of gradcli.cli.tasks
+    behind the operating system's wall."""
 
     def __init__(self, json_output=False, no_color=False, quiet=False, timeout=None):
         self.renderer = Renderer(choose_mode(json_output, no_color), quiet=quiet)
@@ -236,86 +202,25 @@ class Command:
             return False
         raise typer.Exit(Exit.ERROR)
 
-    def report(self, exc):
-        """Show an exception as the user's error (with a hint on a terminal); False for one
-        that is not the program's to report (SystemExit, typer.Exit)."""
-        if isinstance(exc, KeyboardInterrupt):
-            info = ErrorInfo("KeyboardInterrupt", "interrupted")
-        elif isinstance(exc, Exception):
-            info = error_info(exc, self.source)
-        else:
-            return False
-        if self.renderer.wants_hints():
-            info.hint = self._hint(exc, info)
-        if self.renderer.mode != "json" and (self.located or self.renderer.wants_hints()) \
-                and getattr(exc, "line", None) is not None:
-            # the program's position, its line and a caret (SPEC §2: in run, on a terminal)
-            info.located, info.filename = True, self.filename
-        self.renderer.error(info)
-        return True
-
-    def evaluate(self, body, out=None):
-        """Run body() in a new evaluator; its output comes back here; its errors are reported
-        there, with their hints; an int it returns is the exit code.  An evaluator that crashes, overruns --timeout or ignores
+    def evaluate(self, task, out=None, **params):
+        """Have an evaluator carry out `task` (a name of gradcli.cli.tasks.TASKS) with this
+        command's program and params; its output comes back here; its errors are reported
+        there, with their hints.  An evaluator that crashes, overruns --timeout or ignores
         Ctrl-C is one error line here.  Exit codes pass through (raises typer.Exit)."""
-        from ..kernel.process import EvaluatorGone, run_task
-
-        def task():
-            renderer = self.renderer
-            renderer.out, renderer.err, renderer._console = sys.stdout, sys.stderr, None
-            try:
-                code = body()
-            except (typer.Exit, SystemExit) as e:
-                code = getattr(e, "exit_code", getattr(e, "code", 0))
-                return code if isinstance(code, int) else Exit.ERROR
-            except BaseException as e:  # (KeyboardInterrupt too)
-                if not self.report(e):
-                    raise
-                return Exit.ERROR
-            return code if isinstance(code, int) else Exit.OK
-
+        from ..kernel.process import EvaluatorGone, run_document
+        from .tasks import run_task
+        document = {"task": task, "params": params,
+                    "state": {"mode": self.renderer.mode, "quiet": self.renderer.quiet,
+                              "source": self.source, "filename": self.filename,
+                              "located": self.located, "at": self.at,
+                              "timeout": self.timeout}}
         try:
-            code = run_task(task, timeout=self.timeout, out=out)
+            code = run_document(document, run_task, timeout=self.timeout, out=out)
         except EvaluatorGone as e:
             self.renderer.error(error_info(e))
             raise typer.Exit(Exit.ERROR) from None
         if code != Exit.OK:
             raise typer.Exit(code)
-
-    def _hint(self, exc, info):
-        """The `hint:` line for an error (None when there is nothing useful to add)."""
-        from ..render.hints import hint_for
-        if info.type == "NameError" and self.at == []:
-            # a calculator user's first program: `gradcli eval "x**2"` with no --at
-            import re
-            m = re.fullmatch(r"name '(\w+)' is not defined", info.message)
-            if m and m.group(1) not in ("torch", "np", "numpy", "math", "F", "nn"):
-                return f"bind it: --at {m.group(1)}=..."
-        try:
-            return hint_for(info.type, info.message, info.source_line or self._failing_line(exc),
-                            getattr(exc, "hint_namespace", None) or self.namespace,
-                            column=info.column, program=self.source, line=info.line,
-                            output=getattr(exc, "hint_output", None))
-        except Exception:  # a hint is a courtesy: it must never hide the error itself
-            return None
-
-    def _failing_line(self, exc):
-        line = getattr(exc, "line", None)
-        lines = self.source.splitlines()
-        if line and 0 < line <= len(lines):
-            return lines[line - 1]
-        return lines[-1] if lines else ""
-
-
-def _result_dtype(name):
-    """The dtype a document reports: --dtype, else the default (float32)."""
-    from ..engine import dtypes
-    return _dtype(name) or dtypes.get_default_dtype()
-
-
-def _bindings(at):
-    from ..analysis.evaluate import parse_binding
-    return [parse_binding(a) for a in at or []]
 
 
 # ---------------------------------------------------------------------- commands
@@ -343,139 +248,11 @@ def eval_command(program: Program, at: At = None, of: Of = None, grad: Grad = No
     Sweep: --at x=-1:1:5 evaluates at 5 points from -1 to 1 (several sweeps: a grid, or with
     --zip point by point), printed as a table, --csv, --json or --jsonl.
     """
-    from ..analysis.evaluate import evaluate
     with Command(json_output or jsonl_output, no_color, quiet, timeout) as cmd:
         cmd.read(program, at=at)
-        sweep = _sweep(at, zipped, csv_output, json_output, jsonl_output)
-        if sweep is not None:
-            cmd.evaluate(lambda: _eval_sweep(cmd, sweep, of, grad, order, dtype, timeout,
-                                             retain_graph, create_graph))
-            return
-
-        def body():
-            ev = evaluate(cmd.source, _bindings(at), of or (), grad, order, _dtype(dtype),
-                          out=_program_output(cmd), record=True, timeout=timeout,
-                          retain_graph=retain_graph, create_graph=create_graph)
-            cmd.namespace = ev.session.namespace
-            cmd.renderer.evaluation(ev)
-        cmd.evaluate(body)
-
-
-class Sweep:
-    """The points of a sweep (parsed here, in the frontend: its usage errors come first)."""
-
-    def __init__(self, fixed, points, fmt, order):
-        self.fixed, self.points, self.fmt = fixed, points, fmt
-        self.order = order  # the --at names in the order given (the inputs' order)
-
-
-def _sweep(at, zipped, csv_output, json_output, jsonl_output):
-    """A Sweep when --at has a range (a:b:n) or --csv/--jsonl is asked; None otherwise."""
-    from ..analysis.evaluate import UsageError
-    from ..analysis.sweep import split_bindings, sweep_points
-    fixed, sweeps = split_bindings(at)
-    if sum((csv_output, json_output, jsonl_output)) > 1:
-        raise UsageError("choose one of --csv, --json and --jsonl")
-    if not sweeps and not csv_output and not jsonl_output:
-        if zipped:
-            raise UsageError("--zip pairs sweeps: give --at NAME=START:STOP:POINTS")
-        return None
-    fmt = "csv" if csv_output else "jsonl" if jsonl_output else "json" if json_output \
-        else "table"
-    order = [spec.partition("=")[0].strip() for spec in at or []]
-    import unicodedata
-    order = [unicodedata.normalize("NFKC", n) for n in order]
-    return Sweep(fixed, sweep_points(sweeps, zipped), fmt, order)
-
-
-def _eval_sweep(cmd, sweep, of, grad, order, dtype, timeout, retain_graph, create_graph):
-    """eval at every point of a sweep, in this one evaluator."""
-    from ..analysis.evaluate import evaluate
-    from ..analysis.sweep import point_bindings
-    from ..render.console import derivative_label
-    from ..render.sweep import SweepWriter, at_cells
-    from ..render.values import to_json
-    writer = None
-    chosen = _dtype(dtype)
-    for point in sweep.points:
-        ev = evaluate(cmd.source, point_bindings(point, sweep.fixed, sweep.order), of or (), grad, order,
-                      chosen, out=sys.stderr, timeout=timeout, explain_zero=False,
-                      retain_graph=retain_graph, create_graph=create_graph)
-        if writer is None:
-            writer = SweepWriter(cmd.renderer, sweep.fmt,
-                                 {"dtype": ev.dtype.name, "outputs": ev.outputs,
-                                  "order": ev.order})
-        cells = at_cells(point) + [(o, ev.values[o]) for o in ev.outputs]
-        cells += [(derivative_label(o, leaf, ev.order), g)
-                  for o, gs in ev.gradients.items() for leaf, g in gs.items()]
-        writer.add({"at": point,
-                    "values": {k: to_json(v) for k, v in ev.values.items()},
-                    "gradients": {o: {leaf: to_json(g) for leaf, g in gs.items()}
-                                  for o, gs in ev.gradients.items()}}, cells)
-    writer.close()
-
-
-def _check_sweep(cmd, sweep, of, grad, expect, rtol, atol, gradcheck, dtype, timeout):
-    """check at every point of a sweep: each failing point is reported; exit 1 if any."""
-    from ..analysis.checks import run_checks
-    from ..analysis.sweep import point_bindings
-    from ..render.sweep import SweepWriter, at_cells, at_text
-    writer = SweepWriter(cmd.renderer, sweep.fmt) if sweep.fmt != "table" else None
-    failed = 0
-    for point in sweep.points:
-        passed, checks = run_checks(cmd.source, point_bindings(point, sweep.fixed, sweep.order), of or (),
-                                    grad, expect or [], rtol, atol, gradcheck, _dtype(dtype),
-                                    timeout, out=sys.stderr)
-        failed += not passed
-        if writer is not None:
-            writer.add({"at": point, "passed": passed, "checks": checks},
-                       at_cells(point) + [(c["name"], c.get("actual")) for c in checks] +
-                       [("passed", passed)])
-            continue
-        for c in checks:
-            if c["ok"]:
-                continue
-            text = f"FAIL at {at_text(point)}: {c['name']}"
-            if c.get("expected") is not None:
-                text += f": expected {c['expected']}, got {c['actual']}"
-            if c.get("detail"):
-                text += f" ({c['detail']})"
-            cmd.renderer.text(text, "bold red")
-    total = len(sweep.points)
-    if writer is not None:
-        writer.head = {"passed": not failed}  # (the JSON document: its verdict first)
-        writer.close()
-    elif not cmd.renderer.quiet or failed:
-        cmd.renderer.text(f"{total - failed}/{total} points passed",
-                          "bold green" if not failed else "bold red")
-    return Exit.OK if not failed else Exit.FAILED
-
-
-def _jacobian_sweep(cmd, sweep, of, mode, dtype, timeout):
-    """jacobian at every point of a sweep."""
-    from ..analysis.matrices import jacobian_blocks
-    from ..analysis.sweep import point_bindings
-    from ..render.sweep import SweepWriter, at_cells
-    from ..render.values import to_json
-    writer = None
-    for point in sweep.points:
-        outputs, blocks = jacobian_blocks(cmd.source, point_bindings(point, sweep.fixed, sweep.order),
-                                          of or (), mode, _dtype(dtype), timeout)
-        if writer is None:
-            writer = SweepWriter(cmd.renderer, sweep.fmt,
-                                 {"dtype": _result_dtype(dtype).name, "outputs": outputs})
-        nested = {}
-        for (out, leaf), value in blocks:
-            nested.setdefault(out, {})[leaf] = to_json(value)
-        writer.add({"at": point, "jacobian": nested},
-                   at_cells(point) + [(f"J[{out}/{leaf}]", value)
-                                      for (out, leaf), value in blocks])
-    writer.close()
-
-
-def _program_output(cmd):
-    """Where the program's own print() goes: stdout, or stderr when stdout carries JSON."""
-    return sys.stderr if cmd.renderer.mode == "json" else sys.stdout
+        cmd.evaluate("eval", of=of, grad=grad, order=order, dtype=dtype,
+                     retain_graph=retain_graph, create_graph=create_graph, zipped=zipped,
+                     csv_output=csv_output, json_output=json_output, jsonl_output=jsonl_output)
 
 
 @app.command("run")
@@ -488,51 +265,18 @@ def run_command(file: Annotated[str, typer.Argument(
     With --json, what the program prints goes to standard error as it runs, and the document
     holds the program's names and their values, the gradients of named tensors, and the
     printed text."""
-    from ..analysis.evaluate import new_session, program_gradients, program_values
     with Command(json_output, no_color, timeout=timeout) as cmd:
         if file.startswith("@") and not os.path.exists(file):
             file = file[1:]  # `run @FILE`, as every other command reads a program file
         cmd.read(file if file == "-" else "@" + file, located=True)
-
-        def body():
-            out = _program_output(cmd)
-            if cmd.renderer.mode == "json":
-                out = Tee(out)
-            session = new_session(_dtype(dtype), out=out)
-            cmd.namespace = session.namespace
-            session.run(cmd.source, timeout=timeout,
-                        filename="<stdin>" if file == "-" else file)
-            if cmd.renderer.mode == "json":
-                from ..engine import dtypes
-                cmd.renderer.program_result(dtypes.get_default_dtype(),
-                                            program_values(session),
-                                            program_gradients(session), out.text())
-        cmd.evaluate(body)
-
-
-class Tee:
-    """A text stream that writes through to another and keeps a copy (run --json: the
-    program's printed text, shown as it runs and carried in the document)."""
-
-    def __init__(self, stream):
-        self.stream = stream
-        self.parts = []
-
-    def write(self, text):
-        self.parts.append(text)
-        return self.stream.write(text)
-
-    def flush(self):
-        self.stream.flush()
-
-    def text(self):
-        return "".join(self.parts)
+        cmd.evaluate("run", dtype=dtype, display_name="<stdin>" if file == "-" else file)
 
 
 @app.command("repl")
 def repl_command(dtype: Dtype = None, no_color: NoColor = False, timeout: Timeout = None):
     """The interactive REPL (piped standard input: PyTorch's interactive-interpreter protocol)."""
     from ..engine import dtypes
+    from .tasks import _dtype
     if dtype:
         with Command():
             dtypes.set_default_dtype(_dtype(dtype))
@@ -546,14 +290,13 @@ def repl_command(dtype: Dtype = None, no_color: NoColor = False, timeout: Timeou
 @app.command("test")
 def test_command(files: Annotated[List[str], typer.Argument(metavar="FILE...", help="Transcript files.")]):
     """Replay transcript files through the piped REPL; exit 1 on any mismatch (with a diff)."""
-    from ..lang.transcript import read_files, replay_files
+    from ..lang.source import read_files
     with Command() as cmd:
         for f in files:
             if not os.path.exists(f):
-                from ..analysis.evaluate import UsageError
                 raise UsageError(f"no such file: {f}")
         texts = read_files(files)  # (here: the evaluator reads no file)
-        cmd.evaluate(lambda: replay_files(files, sys.stdout, texts))
+        cmd.evaluate("test", files=files, texts=texts)
 
 
 @app.command("jacobian")
@@ -567,22 +310,12 @@ def jacobian_command(program: Program, at: At = None, of: Of = None,
                      jsonl_output: Jsonl = False):
     """The Jacobian of each output with respect to each --at input (over a sweep: at each
     point)."""
-    from ..analysis.matrices import jacobian_blocks
-    from ..analysis.evaluate import UsageError
     with Command(json_output or jsonl_output, no_color, timeout=timeout) as cmd:
         if mode not in ("reverse", "forward"):
             raise UsageError(f"--mode must be reverse or forward, not {mode!r}")
         cmd.read(program, at=at)
-        sweep = _sweep(at, zipped, csv_output, json_output, jsonl_output)
-        if sweep is not None:
-            cmd.evaluate(lambda: _jacobian_sweep(cmd, sweep, of, mode, dtype, timeout))
-            return
-
-        def body():
-            outputs, blocks = jacobian_blocks(cmd.source, _bindings(at), of or (), mode,
-                                              _dtype(dtype), timeout)
-            cmd.renderer.matrix_result("jacobian", outputs, blocks, _result_dtype(dtype))
-        cmd.evaluate(body)
+        cmd.evaluate("jacobian", of=of, mode=mode, dtype=dtype, zipped=zipped,
+                     csv_output=csv_output, json_output=json_output, jsonl_output=jsonl_output)
 
 
 @app.command("hessian")
@@ -590,15 +323,9 @@ def hessian_command(program: Program, at: At = None, of: Of = None, dtype: Dtype
                     json_output: Json = False, no_color: NoColor = False,
                     timeout: Timeout = None):
     """The Hessian of a scalar output with respect to the --at inputs."""
-    from ..analysis.matrices import hessian_blocks
     with Command(json_output, no_color, timeout=timeout) as cmd:
         cmd.read(program, at=at)
-
-        def body():
-            outputs, blocks = hessian_blocks(cmd.source, _bindings(at), of or (),
-                                             _dtype(dtype), timeout)
-            cmd.renderer.matrix_result("hessian", outputs, blocks, _result_dtype(dtype))
-        cmd.evaluate(body)
+        cmd.evaluate("hessian", of=of, dtype=dtype)
 
 
 @app.command("graph")
@@ -619,49 +346,26 @@ def graph_command(program: Program, at: At = None, of: Of = None, grad: Grad = N
                   dtype: Dtype = None, json_output: Json = False, no_color: NoColor = False,
                   timeout: Timeout = None):
     """Draw the backward graph of the outputs (--json: nodes, edges, values and gradients)."""
-    from ..analysis.evaluate import UsageError, evaluate
-    from ..analysis.explain import Namer
-    from ..render.graph import FORMATS, GraphView, draw_ascii
-    from ..render.graph import IMAGE_FORMATS
+    from ..render.pictures import DRAWN_FORMATS, IMAGE_FORMATS
     with Command(json_output, no_color, timeout=timeout) as cmd:
-        if fmt not in FORMATS and fmt not in IMAGE_FORMATS:
+        if fmt not in DRAWN_FORMATS and fmt not in IMAGE_FORMATS:
             raise UsageError(f"--format must be ascii, dot, mermaid, svg or png, not {fmt!r}")
         picture = fmt in IMAGE_FORMATS and not json_output
         if picture:
             _check_graphviz(fmt, output)
         cmd.read(program, at=at)
-
-        def body():
-            # (the structure needs no backward pass: a non-scalar output draws without --grad)
-            as_json = cmd.renderer.mode == "json" or picture
-            ev = evaluate(cmd.source, _bindings(at), of or (), grad, 1, _dtype(dtype),
-                          out=sys.stderr, record=True, timeout=timeout, explain_zero=False,
-                          gradients=values or as_json)
-            cmd.namespace = ev.session.namespace
-            namer = Namer(ev.session.namespace, ev.recording)
-            steps = [s for name in ev.outputs for s in ev.steps.get(name, [])]
-            view = GraphView([(n, ev.values[n]) for n in ev.outputs
-                              if hasattr(ev.values[n], "grad_fn")],
-                             namer.names(), ev.recording, steps, with_values=values)
-            if as_json:
-                from ..render.graph import graph_json
-                cmd.renderer.json({"dtype": ev.dtype.name, **graph_json(view)})
-                return
-            text = draw_ascii(view, ascii_only) if fmt == "ascii" else FORMATS[fmt](view)
-            cmd.renderer.text(text)
-        if not picture:
-            if output is not None:
-                import io
-                captured = io.StringIO()
-                cmd.evaluate(body, out=captured)
-                _write_file(output, captured.getvalue().encode("utf-8"))
-                return
-            cmd.evaluate(body)
+        params = dict(of=of, grad=grad, fmt=fmt, values=values, ascii_only=ascii_only,
+                      dtype=dtype, as_json=cmd.renderer.mode == "json" or picture)
+        if not picture and output is None:
+            cmd.evaluate("graph", **params)
             return
         import io
         captured = io.StringIO()
-        cmd.evaluate(body, out=captured)
-        _write_graph_picture(cmd, captured.getvalue(), fmt, output)
+        cmd.evaluate("graph", out=captured, **params)
+        if picture:
+            _write_graph_picture(cmd, captured.getvalue(), fmt, output)
+        else:
+            _write_file(output, captured.getvalue().encode("utf-8"))
 
 
 @app.command("explain")
@@ -669,25 +373,9 @@ def explain_command(program: Program, at: At = None, of: Of = None, grad: Grad =
                     dtype: Dtype = None, json_output: Json = False, no_color: NoColor = False,
                     timeout: Timeout = None):
     """The backward pass step by step: each node, its local derivative, the chain rule."""
-    from ..analysis.evaluate import evaluate
-    from ..analysis.explain import explain_steps
-    from ..render.explain import explanation_json, render_explanation
     with Command(json_output, no_color, timeout=timeout) as cmd:
         cmd.read(program, at=at)
-
-        def body():
-            ev = evaluate(cmd.source, _bindings(at), of or (), grad, 1, _dtype(dtype),
-                          out=sys.stderr, record=True, timeout=timeout)
-            cmd.namespace = ev.session.namespace
-            if cmd.renderer.mode == "json":
-                cmd.renderer.json({"dtype": ev.dtype.name, "outputs": ev.outputs,
-                                   "explanations": [explanation_json(ev, name,
-                                                                     explain_steps(ev, name))
-                                                    for name in ev.outputs]})
-                return
-            for name in ev.outputs:
-                cmd.renderer.text(render_explanation(ev, name, explain_steps(ev, name)))
-        cmd.evaluate(body)
+        cmd.evaluate("explain", of=of, grad=grad, dtype=dtype)
 
 
 @app.command("check")
@@ -705,22 +393,11 @@ def check_command(program: Program, at: At = None, of: Of = None, grad: Grad = N
     """Check derivatives for scripts: exit 0 when every expectation holds, 1 otherwise.
 
     Over a sweep (--at x=a:b:n) every point is checked and each failing one reported."""
-    from ..analysis.checks import run_checks
     with Command(json_output or jsonl_output, no_color, quiet, timeout) as cmd:
         cmd.read(program, at=at)
-        sweep = _sweep(at, zipped, csv_output, json_output, jsonl_output)
-        if sweep is not None:
-            cmd.evaluate(lambda: _check_sweep(cmd, sweep, of, grad, expect, rtol, atol,
-                                              gradcheck, dtype, timeout))
-            return
-
-        def body():
-            passed, checks = run_checks(cmd.source, _bindings(at), of or (), grad,
-                                        expect or [], rtol, atol, gradcheck, _dtype(dtype),
-                                        timeout, out=_program_output(cmd))
-            cmd.renderer.checks(passed, checks)
-            raise typer.Exit(Exit.OK if passed else Exit.FAILED)
-        cmd.evaluate(body)
+        cmd.evaluate("check", of=of, grad=grad, expect=expect, rtol=rtol, atol=atol,
+                     gradcheck=gradcheck, dtype=dtype, zipped=zipped, csv_output=csv_output,
+                     json_output=json_output, jsonl_output=jsonl_output)
 
 
 @app.command("plot")
@@ -740,40 +417,23 @@ def plot_command(program: Program, at: At = None, of: Of = None,
     """Plot the output and its derivative over a range: --at x=-3:3 (or -3:3:N points).
 
     Two panels, each with its own axes: the output above, its derivative below."""
-    from ..analysis.plot import sample_curve
-    from ..render.plot import COLOURS, render_plot
     with Command(json_output, no_color, timeout=timeout) as cmd:
         fmt = _image_format(output) if output is not None else None
         cmd.read(program, at=at)
-
-        def body():
-            curve = sample_curve(cmd.source, at or [], of or (), points, _dtype(dtype),
-                                 timeout)
-            if fmt is not None:  # (the data for the frontend, which draws and writes the file)
-                import json
-                from ..render.console import json_ready
-                sys.stdout.write(json.dumps(json_ready(curve.to_json()), allow_nan=False))
-            elif cmd.renderer.mode == "json":
-                cmd.renderer.json(curve.to_json())
-            elif ascii_only:
-                cmd.renderer.text(render_plot(curve, width, height, ascii_only=True),
-                                  highlights=COLOURS)
-            else:
-                rich = cmd.renderer.mode == "rich"
-                cmd.renderer.text(render_plot(curve, width, height, color=rich), ansi=rich)
+        params = dict(of=of, points=points, width=width, height=height, ascii_only=ascii_only,
+                      image=fmt is not None, dtype=dtype)
         if fmt is None:
-            cmd.evaluate(body)
+            cmd.evaluate("plot", **params)
             return
         import io
         captured = io.StringIO()
-        cmd.evaluate(body, out=captured)
+        cmd.evaluate("plot", out=captured, **params)
         _write_plot_image(cmd, captured.getvalue(), output, fmt)
 
 
 def _check_graphviz(fmt, output):
     """graph --format svg|png needs Graphviz's dot (and a file for png on a terminal)."""
     import shutil
-    from ..analysis.evaluate import UsageError
     if shutil.which("dot") is None:
         raise UsageError(f"--format {fmt} needs Graphviz's dot on PATH (install graphviz); "
                          f"--format dot writes the DOT text, --format mermaid a Mermaid chart")
@@ -782,7 +442,6 @@ def _check_graphviz(fmt, output):
 
 
 def _write_file(path, data):
-    from ..analysis.evaluate import UsageError
     try:
         with open(path, "wb") as f:
             f.write(data)
@@ -803,8 +462,7 @@ def _from_evaluator(cmd, document, check, what):
 
 def _write_graph_picture(cmd, document, fmt, output):
     """The evaluator's graph document (checked: untrusted data) drawn by Graphviz in fmt."""
-    from ..analysis.evaluate import UsageError
-    from ..render.graph import dot_from_json, render_with_graphviz
+    from ..render.pictures import dot_from_json, render_with_graphviz
     dot_text = _from_evaluator(cmd, document, dot_from_json, "graph")
     try:
         data = render_with_graphviz(dot_text, fmt)
@@ -824,7 +482,6 @@ def _image_format(path):
     """png or svg, from --output FILE's extension (a usage error otherwise, or when matplotlib,
     the `plot` extra, is not installed)."""
     import importlib.util
-    from ..analysis.evaluate import UsageError
     from ..render.plot import IMAGE_FORMATS
     fmt = os.path.splitext(path)[1].lower().lstrip(".")
     if fmt not in IMAGE_FORMATS:
@@ -840,7 +497,6 @@ def _image_format(path):
 
 def _write_plot_image(cmd, document, path, fmt):
     """Draw the evaluator's sampled curve (checked: it is untrusted data) into path."""
-    from ..analysis.evaluate import UsageError
     from ..render.plot import IMAGE_DPI, IMAGE_SIZE, curve_from_json, write_image
     curve = _from_evaluator(cmd, document, curve_from_json, "plot data")
     try:

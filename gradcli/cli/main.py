@@ -45,25 +45,60 @@ def main(argv=None):
     return run_app(argv)
 
 
+def _prestart(argv):
+    """For a command that runs a program (eval, run, check, ...), start its evaluator now,
+    before this process imports typer and the evaluator NumPy and the engine: the two import
+    side by side (kernel.process.prestart).  Not for --help, shell completion, or a command
+    line the frontend will refuse before it runs anything; True if started."""
+    from .tasks import PROGRAM_COMMANDS
+    if not argv or argv[0] not in PROGRAM_COMMANDS or os.environ.get(COMPLETE_VAR):
+        return False
+    options = argv[:argv.index("--")] if "--" in argv else argv
+    if "--help" in options or "-h" in options:
+        return False
+    if sys.stdout is None or sys.stdout.closed or sys.stdin is None:
+        return False
+    from ..kernel.process import prestart
+    from .tasks import load, run_task
+    command = argv[0]
+
+    def load_evaluator():
+        load(command)
+        tune_collector()  # (as run() does in the frontend: what it imported, frozen)
+        gc.enable()
+        tune_allocator()
+
+    prestart(load_evaluator, run_task)
+    return True
+
+
 def run():
     """The `gradcli` console script: its process's collector and allocator set up for it
     (the app imported with the collector paused, then tune_collector, tune_allocator), main(),
     then, for a one-shot command, exit at once with
     its output flushed, skipping the interpreter's teardown of NumPy, the op table and typer
     (some 40 ms of every `gradcli eval` in a shell loop; nothing of a command's is left to
-    clean up).  The REPL exits the usual way: prompt-toolkit and its history clean up then."""
+    clean up).  The REPL exits the usual way: prompt-toolkit and its history clean up then.
+
+    A command that runs a program has its evaluator started first (_prestart): this process,
+    the frontend, then imports typer but never NumPy or the engine."""
     gc.disable()  # (paused since the console script started: _gradcli_console)
+    argv = sys.argv[1:]
     try:
+        prestarted = _prestart(argv)
         from . import app  # noqa: F401  (typer: imported now, frozen with the rest)
-        # what every program command imports before it forks its evaluator
-        from ..analysis import evaluate  # noqa: F401
-        from ..kernel import process  # noqa: F401
-        from ..lang import session  # noqa: F401  (the language: lang.parser.prepare)
+        if not prestarted:
+            # what every other command that runs a program imports before it forks its
+            # evaluator (the REPL's, and a command started without one)
+            import gradcli
+            gradcli._load()
+            from ..analysis import evaluate  # noqa: F401
+            from ..kernel import process  # noqa: F401
+            from ..lang import session  # noqa: F401  (the language: lang.parser.prepare)
     finally:
         tune_collector()
         gc.enable()
     tune_allocator()
-    argv = sys.argv[1:]
     code = main(argv)
     if not argv or argv[0] == "repl":
         sys.exit(code)

@@ -230,7 +230,7 @@ class Repl:
 
     def show_error(self, exc):
         """A frontend error (a meta-command's): `Type: message`."""
-        from .app import error_info
+        from .reporting import error_info
         self.renderer.error(error_info(exc) if not isinstance(exc, ErrorInfo) else exc)
 
     def _interrupted(self):

@@ -262,7 +262,7 @@ class ReplCore:
     def show_error(self, exc, source, line_offset=None):
         """`Type: message` (a caret under syntax errors) and a `hint:` line; returns the info."""
         from ..render.hints import hint_for
-        from .app import error_info
+        from .reporting import error_info
         self.stream.flush()
         info = error_info(exc, source) if not isinstance(exc, ErrorInfo) else exc
         lines = source.split("\n")

@@ -109,6 +109,14 @@ def _child_setup(keep, tty_out, tty_err, timeout, messages_w, raw_w):
     the frontend's, then the wall."""
     from ..process import memory_limit
     from .wall import raise_wall
+    channel = _detach(keep, tty_out, tty_err, messages_w, raw_w)
+    raise_wall(memory=memory_limit(), cpu_seconds=timeout + 2 * GRACE if timeout else None)
+    return channel
+
+
+def _detach(keep, tty_out, tty_err, messages_w, raw_w):
+    """_child_setup but the wall: the evaluator's process group, descriptors, streams and
+    signals; its channel to the frontend."""
     try:
         os.setpgid(0, 0)
     except OSError:
@@ -130,8 +138,31 @@ def _child_setup(keep, tty_out, tty_err, timeout, messages_w, raw_w):
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    raise_wall(memory=memory_limit(), cpu_seconds=timeout + 2 * GRACE if timeout else None)
     return channel
+
+
+def _evaluator_main(run):
+    """The evaluator's whole life after fork: run() gives its exit code; whatever happens, it
+    flushes and exits (never returns into the frontend's code)."""
+    code = 2
+    try:
+        code = run()
+        code = code if isinstance(code, int) else 0
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    except BaseException as e:  # the task reports its own errors: this is a last resort
+        try:
+            os.write(2, f"gradcli: the evaluator failed: {type(e).__name__}: {e}\n"
+                     .encode("utf-8", "replace"))
+        except OSError:
+            pass
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except BaseException:
+                pass
+        os._exit(code)
 
 
 def _is_tty(stream):
@@ -141,17 +172,19 @@ def _is_tty(stream):
         return False
 
 
-def _terminal_size_environment(stream):
-    """COLUMNS and LINES for the evaluator, whose streams are pipes: the frontend's size."""
+def _terminal_size(stream):
+    """COLUMNS and LINES for the evaluator, whose streams are pipes: the frontend's size (what
+    the environment does not already say)."""
     import shutil
     if "COLUMNS" in os.environ and "LINES" in os.environ:
-        return
+        return {}
     try:
         size = os.get_terminal_size(stream.fileno())
     except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
         size = shutil.get_terminal_size()
-    os.environ.setdefault("COLUMNS", str(size.columns))
-    os.environ.setdefault("LINES", str(size.lines))
+    return {name: value for name, value in (("COLUMNS", str(size.columns)),
+                                            ("LINES", str(size.lines)))
+            if name not in os.environ}
 
 
 # ---------------------------------------------------------------------- the frontend's side
@@ -176,7 +209,8 @@ class Evaluator:
         self.status = None
         self._buffer = bytearray()
         self._scanned = 0  # how much of the buffer holds no newline
-        self._start(task, requests)
+        if task is not None:
+            self._start(task, requests)
 
     def _start(self, task, requests):
         from ..lang.parser import prepare
@@ -187,49 +221,37 @@ class Evaluator:
             except (OSError, ValueError, AttributeError):
                 pass
         tty_out, tty_err = self._tty_out, self._tty_err = _is_tty(self.out), _is_tty(self.err)
-        _terminal_size_environment(self.out)
+        os.environ.update(_terminal_size(self.out))
         messages_r, messages_w = os.pipe()
         raw_r, raw_w = os.pipe()
         requests_r, requests_w = os.pipe() if requests else (None, None)
         pid = os.fork()
         if pid == 0:  # the evaluator
-            code = 2
-            try:
+            def run():
                 os.close(messages_r)
                 os.close(raw_r)
                 if requests_w is not None:
                     os.close(requests_w)
                 channel = _child_setup([requests_r] if requests else [], tty_out, tty_err,
                                        self.timeout, messages_w, raw_w)
-                code = task(channel, requests_r) if requests else task(channel)
-                code = code if isinstance(code, int) else 0
-            except SystemExit as e:
-                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
-            except BaseException as e:  # the task reports its own errors: this is a last resort
-                try:
-                    os.write(2, f"gradcli: the evaluator failed: {type(e).__name__}: {e}\n"
-                             .encode("utf-8", "replace"))
-                except OSError:
-                    pass
-            finally:
-                for stream in (sys.stdout, sys.stderr):
-                    try:
-                        stream.flush()
-                    except BaseException:
-                        pass
-                os._exit(code)
+                return task(channel, requests_r) if requests else task(channel)
+            _evaluator_main(run)
+        os.close(messages_w)
+        os.close(raw_w)
+        if requests:
+            os.close(requests_r)
+        self._started(pid, messages_r, raw_r, requests_w)
+
+    def _started(self, pid, messages_r, raw_r, requests_w):
+        """The frontend's side of a new evaluator (its ends of the pipes already closed)."""
         self.pid = pid
         self.started = time.monotonic()
         try:
             self._pidfd = os.pidfd_open(pid)
         except (AttributeError, OSError):  # (before Python 3.9 / Linux 5.3)
             self._pidfd = None
-        os.close(messages_w)
-        os.close(raw_w)
-        if requests:
-            os.close(requests_r)
         self._messages, self._raw = messages_r, raw_r
-        self._requests = Channel(requests_w) if requests else None
+        self._requests = Channel(requests_w) if requests_w is not None else None
 
     # ------------------------------------------------------------------ relaying
     def _write(self, stream, text, tty):
@@ -466,9 +488,113 @@ def run_task(task, *, timeout=None, out=None, err=None):
     """Run task() in a new evaluator (a one-shot command): relay what it prints, return its
     exit code.  Raises EvaluatorGone (crash, timeout, interrupt)."""
     def body(channel):
-        code = task()
-        for stream in (sys.stdout, sys.stderr):
-            stream.flush()
-        channel.send({"r": code if isinstance(code, int) else 0})
-        return code
+        return _answer(channel, task())
     return Evaluator(body, timeout=timeout, out=out, err=err).finish()
+
+
+# ---------------------------------------------------------------------- tasks as documents
+
+MAX_TASK = 64 << 20  # bytes of a task document (a program is at most GRADCLI_MAX_SOURCE)
+_prestarted = None   # the evaluator prestart() started, until a task takes it
+
+
+def prestart(load, run):
+    """Start the evaluator of a one-shot command at once, before the frontend imports anything
+    heavy: the two processes then import side by side (the frontend typer, the evaluator NumPy,
+    the engine and the language), which a one-shot `gradcli eval` feels as start-up time.
+
+    In the evaluator: load() imports what its task needs, the wall goes up, and only then does
+    it read its one task document from the frontend (run_document sends it); run(document)
+    carries it out and gives the exit code.  A frontend that needs no evaluator after all
+    (--help, a usage error) just ends: the evaluator reads the end of its pipe, or dies with the
+    frontend (PR_SET_PDEATHSIG), and never sees a program."""
+    global _prestarted
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    messages_r, messages_w = os.pipe()
+    raw_r, raw_w = os.pipe()
+    task_r, task_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the evaluator
+        def evaluator():
+            os.close(messages_r)
+            os.close(raw_r)
+            os.close(task_w)
+            from ..process import memory_limit
+            from .wall import die_with_frontend, limit_cpu, raise_wall
+            die_with_frontend()
+            if os.getppid() == 1:  # (it went before that was set)
+                return 2
+            channel = _detach([task_r], False, False, messages_w, raw_w)
+            load()
+            raise_wall(memory=memory_limit())
+            message = _read_document(task_r)
+            if message is None:  # the frontend needed no evaluator
+                return 0
+            sys.stdout._tty, sys.stderr._tty = message["tty"]
+            os.environ.update(message["environment"])
+            if message["timeout"]:
+                limit_cpu(message["timeout"] + 2 * GRACE)
+            return _answer(channel, run(message["task"]))
+        _evaluator_main(evaluator)
+    os.close(messages_w)
+    os.close(raw_w)
+    os.close(task_r)
+    _prestarted = (pid, messages_r, raw_r, task_w)
+
+
+def _read_document(fd):
+    """One JSON document, a line, from the frontend (None at the end of the pipe)."""
+    data = bytearray()
+    while not data.endswith(b"\n"):
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return None
+        data += chunk
+        if len(data) > MAX_TASK:
+            raise ValueError("task document too long")
+    return json.loads(data)
+
+
+def _answer(channel, code):
+    """A one-shot task's last message: its exit code, after everything it printed."""
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    channel.send({"r": code if isinstance(code, int) else 0})
+    return code
+
+
+def run_document(document, run, *, timeout=None, out=None, err=None):
+    """Carry out a task document in an evaluator: the prestarted one when there is one (it
+    gets the document over its pipe), else a new one forked now (which runs run(document) on
+    the same document, as it would arrive over a pipe).  Relays what it prints and returns its
+    exit code; raises EvaluatorGone (crash, timeout, interrupt)."""
+    global _prestarted
+    if _prestarted is None:
+        document = json.loads(json.dumps(document))
+        return run_task(lambda: run(document), timeout=timeout, out=out, err=err)
+    pid, messages_r, raw_r, task_w = _prestarted
+    _prestarted = None
+    evaluator = Evaluator(None, timeout=timeout, out=out, err=err)
+    evaluator._tty_out, evaluator._tty_err = _is_tty(evaluator.out), _is_tty(evaluator.err)
+    evaluator._started(pid, messages_r, raw_r, None)
+    message = {"task": document, "tty": [evaluator._tty_out, evaluator._tty_err],
+               "environment": _terminal_size(evaluator.out), "timeout": timeout}
+    data = memoryview((json.dumps(message) + "\n").encode("ascii"))
+    try:  # (an evaluator that died: EPIPE, not the frontend's SIGPIPE)
+        previous = signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    except ValueError:  # (not the main thread)
+        previous = None
+    try:
+        while data:
+            data = data[os.write(task_w, data):]
+    except OSError:
+        pass  # it died: finish() finds out why
+    finally:
+        os.close(task_w)
+        if previous is not None:
+            signal.signal(signal.SIGPIPE, previous)
+    return evaluator.finish()

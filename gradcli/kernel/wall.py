@@ -314,8 +314,22 @@ def _rlimits(memory, cpu_seconds):
     _limit(resource.RLIMIT_CORE, 0)
     _limit(resource.RLIMIT_FSIZE, 0)
     _limit(resource.RLIMIT_NOFILE, 256)
-    if cpu_seconds and cpu_seconds < 2 ** 40:  # (a longer one is no limit at all)
-        _limit(resource.RLIMIT_CPU, int(cpu_seconds) + 1)
+    limit_cpu(cpu_seconds)
+
+
+def limit_cpu(seconds):
+    """RLIMIT_CPU: the evaluator is killed (SIGXCPU) after `seconds` of CPU time, a backstop
+    of --timeout for a program that holds the GIL.  Lowering a limit needs no privilege, so a
+    walled evaluator can still take this one on (a prestarted one learns its timeout last)."""
+    if seconds and seconds < 2 ** 40:  # (a longer one is no limit at all)
+        _limit(resource.RLIMIT_CPU, int(seconds) + 1)
+
+
+def die_with_frontend():
+    """The evaluator ends (SIGKILL) when its frontend does (raise_wall sets this too; an
+    evaluator started before its imports sets it first)."""
+    if sys.platform.startswith("linux"):
+        _libc.prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0)
 
 
 # ---------------------------------------------------------------------- the wall
@@ -358,7 +372,7 @@ def raise_wall(memory=0, cpu_seconds=None):
     _rlimits(memory, cpu_seconds)
     if not sys.platform.startswith("linux"):
         return ["Landlock", "seccomp"]
-    _libc.prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0)  # the frontend gone: the evaluator goes too
+    die_with_frontend()
     if os.getppid() == 1:  # (it went before that was set)
         os._exit(2)
     _drop_capabilities()

@@ -34,14 +34,7 @@ import sys
 
 import numpy as np
 
-
-def _setting(name, default):
-    """The integer setting `name` from the environment (underscores allowed: 10_000), else the
-    default; a malformed value is ignored rather than breaking every program."""
-    try:
-        return max(int(os.environ.get(name, default)), 1)
-    except ValueError:
-        return default
+from .source import MAX_SOURCE, _setting, limit_note, read_source  # noqa: F401
 
 
 MAX_INT_BITS = _setting("GRADCLI_MAX_INT_BITS", 1_000_000)
@@ -51,13 +44,7 @@ MAX_INT_ARGUMENT = _setting("GRADCLI_MAX_INT_ARGUMENT", 100_000)
 MAX_ITEMSIZE = _setting("GRADCLI_MAX_ITEMSIZE", 64)
 MAX_RECURSION = _setting("GRADCLI_MAX_RECURSION", 1_000)
 MAX_NESTING = _setting("GRADCLI_MAX_NESTING", 200)
-MAX_SOURCE = _setting("GRADCLI_MAX_SOURCE", 1_000_000)
 NUMBER = re.compile(r"\d+")
-
-
-def limit_note(amount, variable):
-    """`(the limit is 1,000 calls; set GRADCLI_MAX_RECURSION to raise it)`"""
-    return f"(the limit is {amount}; set {variable} to raise it)"
 
 
 def _array_limit():
@@ -74,28 +61,6 @@ def check_items(n):
     if n > MAX_ITEMS:
         raise MemoryError("sequence too long " +
                           limit_note(f"{MAX_ITEMS:,} items", "GRADCLI_MAX_ITEMS"))
-
-
-def read_source(path, what="program"):
-    """The text of a program or transcript file for a frontend: a regular file (or standard
-    input, path "-") of at most GRADCLI_MAX_SOURCE characters, read no further than that (a
-    FIFO or /dev/zero would block or fill the frontend's memory).  Raises OSError (with a
-    strerror), UnicodeDecodeError, or MemoryError for a source too long."""
-    import stat
-    if path == "-":
-        stream = sys.stdin
-        text = stream.read(MAX_SOURCE + 1)
-    else:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # (a FIFO's open would wait)
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            raise OSError(0, "not a regular file")
-        with open(fd, encoding="utf-8") as f:
-            text = f.read(MAX_SOURCE + 1)
-    if len(text) > MAX_SOURCE:
-        raise MemoryError(f"{what} too long " +
-                          limit_note(f"{MAX_SOURCE:,} characters", "GRADCLI_MAX_SOURCE"))
-    return text
 
 
 def check_array_size(n):

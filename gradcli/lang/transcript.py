@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from .console import run_statement
+from .source import read_files
 from .session import Session
 
 TOKEN = re.compile(r"0x\.\.\.|0x[0-9a-fA-F]+"
@@ -182,19 +183,6 @@ def compare(session, outputs, name="transcript"):
         f"{name} (gradcli)", lineterm=""))
 
 
-def read_files(paths):
-    """{path: its text, or the error reading it raised (OSError, UnicodeDecodeError, or
-    MemoryError past the source limit)}."""
-    from .limits import read_source
-    texts = {}
-    for path in paths:
-        try:
-            texts[path] = read_source(path, "transcript")
-        except (OSError, UnicodeDecodeError, MemoryError) as e:
-            texts[path] = e
-    return texts
-
-
 def replay_files(paths, out, texts=None) -> int:
     """Replay every session of the transcript files (read here, or given as read_files()
     gave them); print a diff per mismatching session, a `N/M sessions match` line per file
@@ -202,8 +190,8 @@ def replay_files(paths, out, texts=None) -> int:
     matched = total = 0
     texts = read_files(paths) if texts is None else texts
     for path in paths:
-        if isinstance(texts[path], Exception):
-            out.write(f"{path}: cannot read: {texts[path]}\n")
+        if isinstance(texts[path], dict):  # (read_files: {"error": why})
+            out.write(f"{path}: cannot read: {texts[path]['error']}\n")
             total += 1
             continue
         sessions = parse_transcript(texts[path])

@@ -5,8 +5,6 @@ import os
 import sys
 from dataclasses import dataclass
 
-from .values import to_json, value_text
-
 
 @dataclass
 class ErrorInfo:
@@ -176,6 +174,7 @@ class Renderer:
 
     # ------------------------------------------------------------------ results
     def evaluation(self, ev):
+        from .values import to_json, value_text
         if self.mode == "json":
             self.json({
                 "dtype": ev.dtype.name, "outputs": ev.outputs, "order": ev.order,
@@ -230,6 +229,7 @@ class Renderer:
     def program_result(self, dtype, values, gradients, output):
         """`run --json`'s document: the program's names with their values, the gradients of
         named tensors, and the printed text."""
+        from .values import to_json
         self.json({"dtype": dtype.name,
                    "values": {k: to_json(v) for k, v in values.items()},
                    "gradients": {k: to_json(g) for k, g in gradients.items()},
@@ -237,6 +237,7 @@ class Renderer:
 
     def matrix_result(self, kind, outputs, blocks, dtype=None):
         """Jacobian/Hessian blocks: blocks is a list of (label path, tensor)."""
+        from .values import to_json, value_text
         if self.mode == "json":
             doc = {"dtype": dtype.name if dtype is not None else None, "outputs": outputs,
                    kind: {}}

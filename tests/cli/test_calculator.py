@@ -668,7 +668,7 @@ def test_graph_picture_without_dot_is_a_clear_usage_error(gradcli_process, tmp_p
 
 
 def test_graph_dot_from_untrusted_json_escapes_and_checks():
-    from gradcli.render.graph import dot_from_json
+    from gradcli.render.pictures import dot_from_json
     text = dot_from_json({"outputs": ["z"], "roots": {"z": "n0"}, "edges": [],
                           "nodes": [{"id": "n0", "label": 'a"] ; n9 [image="/etc/passwd'}]})
     assert 'label="a\\"] ; n9 [image=\\"/etc/passwd"' in text

@@ -105,13 +105,15 @@ def test_timeout_ends_a_c_call_that_ignores_the_alarm():
     frontend ends the evaluator a second after --timeout, with the same one line."""
     code = (
         "import signal, sys, time, typer\n"
+        "from gradcli.cli import tasks\n"
         "from gradcli.cli.app import Command\n"
-        "def stuck():\n"
+        "def stuck(task):\n"
         "    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})\n"
         "    time.sleep(30)\n"
+        "tasks.TASKS['stuck'] = stuck  # (a task as a C call that ignores the alarm)\n"
         "try:\n"
         "    with Command(timeout=0.2) as cmd:\n"
-        "        cmd.evaluate(stuck)\n"
+        "        cmd.evaluate('stuck')\n"
         "except typer.Exit as e:\n"
         "    sys.exit(e.exit_code)\n")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(),

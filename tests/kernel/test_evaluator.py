@@ -147,3 +147,45 @@ def test_the_evaluator_imports_no_language_module_of_its_own():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60)
     assert p.stdout.strip().splitlines()[-1] == "new:", (p.stdout, p.stderr)
+
+
+TRANSCRIPT = ">>> 1 + 1\n2\n"
+
+
+@pytest.mark.parametrize("args", [
+    ["eval", "y = x * 2", "--at", "x=1"], ["eval", "y = x * 2", "--at", "x=0:1:3"],
+    ["check", "y = x * 2", "--at", "x=1", "--expect", "dy/dx=2"],
+    ["check", "y = x * 2", "--at", "x=0:1:3", "--expect", "dy/dx=2"],
+    ["jacobian", "y = x * 2", "--at", "x=1"], ["hessian", "y = x * x", "--at", "x=1"],
+    ["graph", "y = x * 2", "--at", "x=1"], ["graph", "y = x * 2", "--at", "x=1", "--json"],
+    ["explain", "y = x * 2", "--at", "x=1"], ["plot", "y = x * 2", "--at", "x=-1:1"],
+    ["run", "examples/training_loop.grad"], ["test", "TRANSCRIPT"]], ids=lambda a: " ".join(a))
+def test_a_one_shot_command_imports_the_engine_in_its_evaluator_only(args, tmp_path):
+    """The console script starts a program command's evaluator before its own imports: the
+    frontend (typer) never imports NumPy or the engine, the evaluator never imports typer, and
+    it imports every gradcli module its task uses before its wall (which keeps an editable
+    install from caching the bytecode of one imported after it)."""
+    if args[-1] == "TRANSCRIPT":
+        (tmp_path / "t.txt").write_text(TRANSCRIPT)
+        args = [*args[:-1], str(tmp_path / "t.txt")]
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
+    p = subprocess.run([sys.executable, str(ROOT / "tests" / "kernel" / "one_shot_driver.py"),
+                        *args], capture_output=True, text=True, env=env, timeout=60, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    reports = {r["side"]: r for r in (json.loads(line.split(" ", 1)[1])
+                                      for line in p.stderr.splitlines()
+                                      if line.startswith("REPORT "))}
+    assert reports["frontend"] == {"side": "frontend", "numpy": False, "engine": []}
+    assert reports["evaluator"] == {"side": "evaluator", "typer": False, "after_wall": []}
+
+
+def test_a_prestarted_evaluator_that_gets_no_task_ends_quietly():
+    """--help and a usage error end the frontend before it sends a task: nothing more is
+    printed than click's text, and the evaluator (which saw no program) is gone with it."""
+    p = gradcli("eval", "--help")
+    assert p.returncode == 0 and p.stdout.startswith("Usage: ") and p.stderr == ""
+    p = gradcli("eval", "y = x", "--no-such-option")
+    assert p.returncode == 2 and "No such option" in p.stderr and "Traceback" not in p.stderr
+    p = gradcli("eval", "y = x", "--mode", "x")  # (eval has no --mode)
+    assert p.returncode == 2 and p.stdout == ""
+

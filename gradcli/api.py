@@ -1,0 +1,54 @@
+"""The torch-like namespace of `import gradcli as torch` (gradcli/__init__.py loads it on the
+package's first attribute access)."""
+
+import numpy as _np
+
+from .engine.dtypes import (bool_ as bool, complex64, complex128, dtype, float16, float32,  # noqa: A001
+                            float64, get_default_dtype, int8, int16, int32, int64,
+                            promote_types, set_default_dtype, uint8)
+from .engine.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
+                               is_inference_mode_enabled, no_grad, set_grad_enabled)
+from .engine.typeinfo import finfo, iinfo
+from .engine.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
+from .engine.printing import set_printoptions, get_printoptions
+from .engine.tensor import Device as device, Size, Tensor, set_element_limit, strided
+from .ops import PUBLIC as _PUBLIC
+
+_np.seterr(all="ignore")  # PyTorch never warns on inf/nan; neither does the engine
+
+half, float, double = float16, float32, float64  # noqa: A001
+short, int, long = int16, int32, int64  # noqa: A001
+cfloat, cdouble = complex64, complex128
+globals().update(_PUBLIC)
+from .functions import INPLACE_FUNCTIONS as _INPLACE_FUNCTIONS, result_type, tensor_split  # noqa: E402,I001
+globals().update(_INPLACE_FUNCTIONS)
+
+from . import autograd, cuda, func, linalg, nn, optim  # noqa: E402
+from .process import tune_process  # noqa: E402,F401  (gradcli's own: not in __all__)
+
+pi = 3.141592653589793
+e = 2.718281828459045
+inf = _np.inf
+nan = _np.nan
+from . import __version__  # noqa: E402,F401
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(input):
+    return input.numel()
+
+
+__all__ = sorted(
+    list(_PUBLIC) + [
+        "Tensor", "Size", "dtype", "device", "bool", "complex64", "complex128", "float16",
+        "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "half", "float",
+        "double", "short", "int", "long", "cfloat", "cdouble", "get_default_dtype",
+        "set_default_dtype", "promote_types", "no_grad", "enable_grad", "set_grad_enabled",
+        "is_grad_enabled", "inference_mode", "set_printoptions", "get_printoptions",
+        "autograd", "linalg", "nn", "optim", "cuda", "func", "pi", "e", "inf", "nan", "is_tensor", "numel",
+        "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "strided",
+        "set_element_limit", "finfo", "iinfo", "result_type", "tensor_split",
+        "is_inference_mode_enabled", *_INPLACE_FUNCTIONS])
