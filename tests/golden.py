@@ -15,7 +15,8 @@ arrays and scalars), never a torch object.  The answer is stored under the test'
   missing entry fails, naming the command that regenerates it.
 - torch absent: the golden answer stands in for it; `compute` never runs.
 - `GRADCLI_REGEN_GOLDEN=1 pytest tests/...` (with torch): the answers of the tests that ran
-  replace their entries, written when the session ends.
+  replace their entries, written when the session ends (delete the file first to drop the
+  answers of cases that no longer exist).
 """
 
 import json
@@ -44,12 +45,16 @@ def golden_path(module_path):
     return module_path.parent / "golden" / f"{module_path.stem}.json"
 
 
-def regen_command(module_path):
+def _shown(path):
+    """path from the checkout's root (where the commands run)."""
     try:
-        shown = Path(module_path).resolve().relative_to(TESTS.parent)
+        return Path(path).resolve().relative_to(TESTS.parent)
     except ValueError:
-        shown = module_path
-    return f"GRADCLI_REGEN_GOLDEN=1 pytest {shown}"
+        return path
+
+
+def regen_command(module_path):
+    return f"GRADCLI_REGEN_GOLDEN=1 pytest {_shown(module_path)}"
 
 
 # ------------------------------------------------------------------ encoding
@@ -186,10 +191,11 @@ class Oracle:
         return TORCH is not None
 
     def key(self, key=None):
+        """The test's name, then `/key` for a named answer or `#n` for its n-th unnamed one."""
         self.calls += 1
-        if key is None:
-            key = "" if self.calls == 1 else f"#{self.calls}"
-        return self.test_name + (f"/{key}" if key else "")
+        if key is not None:
+            return f"{self.test_name}/{key}"
+        return self.test_name + ("" if self.calls == 1 else f"#{self.calls}")
 
     def __call__(self, compute, key=None, stable=None):
         """torch's answer, `compute(torch)`: live with torch, else the recorded one.  `stable`
@@ -213,7 +219,7 @@ class Oracle:
         entries = _read(self.path)
         if full not in entries:
             raise AssertionError(f"no golden answer recorded for {full} in "
-                                 f"{self.path.relative_to(TESTS.parent)}: record it with "
+                                 f"{_shown(self.path)}: record it with "
                                  f"{command}")
         if stable is None:
             why = _close(entries[full], live)
