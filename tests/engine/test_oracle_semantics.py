@@ -1,4 +1,4 @@
-"""The programs of test_semantics.py run against gradcli and against an installed PyTorch: the
+"""The programs of test_graph_programs.py run against gradcli and against an installed PyTorch: the
 printed values, gradients, grad_fn names, reprs, errors and warnings must be the same.
 
 Without torch, PyTorch's answers come from golden/test_oracle_semantics.json.
@@ -8,7 +8,7 @@ import pytest
 
 import gradcli
 
-from test_semantics import PROGRAMS, normalize, run_program, skip_if_unavailable
+from test_graph_programs import PROGRAMS, normalize, run_program, skip_if_unavailable
 
 
 # PyTorch emits this one warning once per process, so whether it shows depends on test order.
