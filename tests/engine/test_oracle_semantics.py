@@ -1,5 +1,6 @@
-"""The programs of test_graph_programs.py run against gradcli and against an installed PyTorch: the
-printed values, gradients, grad_fn names, reprs, errors and warnings must be the same.
+"""The programs of the test_*_programs.py modules (tests/pinned.py) run against gradcli and
+against PyTorch: the printed values, gradients, grad_fn names, reprs, errors and warnings must
+be the same.
 
 Without torch, PyTorch's answers come from golden/test_oracle_semantics.json.
 """
@@ -8,7 +9,9 @@ import pytest
 
 import gradcli
 
-from test_graph_programs import PROGRAMS, normalize, run_program, skip_if_unavailable
+from pinned import load_all, normalize, run_program, skip_if_unavailable
+
+PROGRAMS = load_all()
 
 
 # PyTorch emits this one warning once per process, so whether it shows depends on test order.
