@@ -33,7 +33,7 @@ def oracle(request):
 
 
 def pytest_configure(config):
-    if golden.REGENERATE and golden.TORCH is None:
+    if golden.REGENERATE and not golden.HAVE_TORCH:
         raise pytest.UsageError("GRADCLI_REGEN_GOLDEN=1 records torch's answers: install torch "
                                 "(pip install -e '.[oracle]')")
 

@@ -19,6 +19,7 @@ arrays and scalars), never a torch object.  The answer is stored under the test'
   answers of cases that no longer exist).
 """
 
+import importlib.util
 import json
 import math
 import os
@@ -27,10 +28,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-try:
-    import torch as TORCH
-except ImportError:
-    TORCH = None
+HAVE_TORCH = importlib.util.find_spec("torch") is not None
+_UNRESOLVED = object()
+TORCH = _UNRESOLVED  # torch, imported on first use (None when it is not installed)
+
+
+def torch_module():
+    """torch, or None without it (imported when an oracle test first asks: a run of tests
+    that need no oracle does not pay for its import)."""
+    global TORCH
+    if TORCH is _UNRESOLVED:
+        try:
+            import torch
+        except ImportError:
+            torch = None
+        TORCH = torch
+    return TORCH
 
 REGENERATE = os.environ.get("GRADCLI_REGEN_GOLDEN", "") not in ("", "0")
 TESTS = Path(__file__).resolve().parent
@@ -188,7 +201,7 @@ class Oracle:
 
     @property
     def live(self):
-        return TORCH is not None
+        return torch_module() is not None
 
     def key(self, key=None):
         """The test's name, then `/key` for a named answer or `#n` for its n-th unnamed one."""
@@ -203,7 +216,8 @@ class Oracle:
         warnings PyTorch gives once per process, depends on what ran before)."""
         full = self.key(key)
         command = regen_command(self.module_path)
-        if TORCH is None:
+        torch = torch_module()
+        if torch is None:
             entries = _read(self.path)
             if full not in entries:
                 pytest.skip(f"torch is not installed and no golden answer is recorded for "
@@ -211,7 +225,7 @@ class Oracle:
             return decode(entries[full])
         if REGENERATE and _pending.get(self.path, {}).get(full) is not None:
             raise AssertionError(f"two oracle answers share the key {full!r}")
-        live = encode(compute(TORCH))
+        live = encode(compute(torch))
         live = json.loads(json.dumps(live))  # as it would read back from the file
         if REGENERATE:
             _pending.setdefault(self.path, {})[full] = live
@@ -233,4 +247,4 @@ class Oracle:
 
 def needs_torch(reason):
     """For the tests no golden answer can stand in for: skipped without torch, saying why."""
-    return pytest.mark.skipif(TORCH is None, reason=f"needs torch: {reason}")
+    return pytest.mark.skipif(not HAVE_TORCH, reason=f"needs torch: {reason}")
