@@ -6,9 +6,14 @@ from pathlib import Path
 ROOT = str(Path(__file__).resolve().parents[1])
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
+TESTS = str(Path(__file__).resolve().parent)
+if TESTS not in sys.path:  # the oracle's helpers (golden.py) import as top-level modules
+    sys.path.insert(0, TESTS)
 
 
 import pytest  # noqa: E402
+
+import golden  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -18,3 +23,20 @@ def _warn_once_as_a_fresh_process():
     from gradcli.ops import shape
     shape.WARNED_T.clear()
     yield
+
+
+@pytest.fixture
+def oracle(request):
+    """torch's answer to a question, `oracle(lambda torch: ...)`: live when torch is installed
+    (and then checked against the golden file), the golden file's otherwise (tests/golden.py)."""
+    return golden.Oracle(request.node.path, request.node.name)
+
+
+def pytest_configure(config):
+    if golden.REGENERATE and not golden.HAVE_TORCH:
+        raise pytest.UsageError("GRADCLI_REGEN_GOLDEN=1 records torch's answers: install torch "
+                                "(pip install -e '.[oracle]')")
+
+
+def pytest_sessionfinish(session):
+    golden.write_pending()

@@ -1,6 +1,8 @@
 """A floating tensor to the power 2, 3, -2, -0.5 or -1 is computed as PyTorch's CPU kernel does
 (x*x, x*x*x, 1/(x*x), 1/sqrt(x), 1/x), so `x ** 3 - x ** 2 * x` is exactly zero, as there."""
 
+import hashlib
+
 import numpy as np
 import pytest
 
@@ -9,13 +11,13 @@ import gradcli
 
 @pytest.mark.parametrize("exponent", [2, 3, -2, -0.5, -1, 1])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_special_exponents_have_pytorch_s_bits(exponent, dtype):
-    torch = pytest.importorskip("torch")
+def test_special_exponents_have_pytorch_s_bits(exponent, dtype, oracle):
     rng = np.random.default_rng(3)
     data = np.abs(rng.standard_normal(5000) * 3).astype(dtype) + 0.01
-    ours = (gradcli.tensor(data) ** exponent).numpy()
-    theirs = (torch.tensor(data) ** exponent).numpy()
-    assert ours.tobytes() == theirs.tobytes()
+
+    def bits(lib):  # (the golden file keeps a digest of PyTorch's 5,000 results)
+        return hashlib.sha256((lib.tensor(data) ** exponent).numpy().tobytes()).hexdigest()
+    assert bits(gradcli) == oracle(bits)
 
 
 def test_cube_is_two_roundings():

@@ -187,3 +187,18 @@ def torch_transcript(statements, title="random session"):
         text = re.sub(r"0x[0-9a-fA-F]+", "0x...", buffer.getvalue())
         session.statements.append(Statement(list(lines), [*warned, *text.splitlines()]))
     return session
+
+
+def recorded_transcript(oracle, statements, title, transcript=None):
+    """The session PyTorch prints for statements, through the oracle fixture: live with torch,
+    from the golden file without it (which must hold these very statements)."""
+    transcript = transcript or torch_transcript
+    answer = oracle(lambda torch: [(s.lines, s.expected)
+                                   for s in transcript(statements, title).statements])
+    recorded = [list(lines) for lines, _ in answer]
+    assert recorded == [list(lines) for lines in statements], (
+        f"{title}: the golden file records other statements (the generator changed): "
+        f"regenerate it with torch ({oracle.command})")
+    return TranscriptSession(title, [Statement(list(lines), list(expected))
+                                     for lines, expected in answer])
+

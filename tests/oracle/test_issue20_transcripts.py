@@ -3,9 +3,12 @@ transcripts themselves are checked against gradcli by tests/lang/test_transcript
 
 import pytest
 
+from golden import needs_torch
 from issue20_sessions import SESSIONS, TRANSCRIPTS, transcript_text
 
-pytest.importorskip("torch")
+pytestmark = needs_torch("it checks that the committed transcripts, which are themselves "
+                         "golden files (tests/lang/test_transcripts.py checks gradcli against "
+                         "them), are still what torch prints")
 
 
 @pytest.mark.parametrize("stem", sorted(SESSIONS))

@@ -6,9 +6,7 @@ import pytest
 
 from gradcli.lang.transcript import compare, replay
 
-from sessions import random_session, torch_transcript
-
-pytest.importorskip("torch")
+from sessions import random_session, recorded_transcript
 
 
 # PyTorch regenerates a view's grad_fn (AsStridedBackward0) when its version changed through
@@ -20,8 +18,8 @@ KNOWN = {s: "lazy regeneration of views" for s in STALE_VIEWS}
 @pytest.mark.parametrize("seed", [
     pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=KNOWN[s])) if s in KNOWN else s
     for s in range(150)])
-def test_random_session_matches_pytorch(seed):
+def test_random_session_matches_pytorch(seed, oracle):
     statements = random_session(np.random.default_rng(seed))
-    session = torch_transcript(statements, f"seed {seed}")
+    session = recorded_transcript(oracle, statements, f"seed {seed}")
     diff = compare(session, replay(session), f"seed {seed}")
     assert diff is None, diff

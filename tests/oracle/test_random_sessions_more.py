@@ -9,9 +9,8 @@ import pytest
 
 from gradcli.lang.transcript import compare, replay
 
+from sessions import recorded_transcript
 from sessions_more import random_session_more, torch_transcript_more
-
-pytest.importorskip("torch")
 
 # seed -> reason (xfail, strict)
 KNOWN = {}
@@ -20,8 +19,8 @@ KNOWN = {}
 @pytest.mark.parametrize("seed", [
     pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=KNOWN[s])) if s in KNOWN else s
     for s in range(500)])
-def test_random_session_more_matches_pytorch(seed):
+def test_random_session_more_matches_pytorch(seed, oracle):
     statements = random_session_more(np.random.default_rng(seed))
-    session = torch_transcript_more(statements, f"seed {seed}")
+    session = recorded_transcript(oracle, statements, f"seed {seed}", torch_transcript_more)
     diff = compare(session, replay(session), f"seed {seed}")
     assert diff is None, diff

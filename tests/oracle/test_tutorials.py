@@ -9,9 +9,8 @@ from gradcli.lang.console import statements as console_statements
 from gradcli.lang.parser import is_complete
 from gradcli.lang.transcript import compare, replay
 
-from sessions import torch_transcript
+from sessions import recorded_transcript
 
-pytest.importorskip("torch")
 
 def statements(snippet):
     """The snippet cut into statements as the piped REPL reads them (a compound statement ends
@@ -308,7 +307,7 @@ print(f.grad_fn)""",
 
 
 @pytest.mark.parametrize("index", range(len(SNIPPETS)))
-def test_tutorial_snippet_matches_pytorch(index):
-    session = torch_transcript(statements(SNIPPETS[index]), f"snippet {index}")
+def test_tutorial_snippet_matches_pytorch(index, oracle):
+    session = recorded_transcript(oracle, statements(SNIPPETS[index]), f"snippet {index}")
     diff = compare(session, replay(session), f"snippet {index}")
     assert diff is None, diff
