@@ -6,7 +6,6 @@ operators by the op table in `gradcli.ops`; this module holds only what is not a
 
 import operator
 import re
-import sys
 import warnings
 import weakref
 
@@ -88,27 +87,6 @@ def check_numel(shape):
     return n
 
 
-def _apart_from_arrays(slots):
-    """slots, and as many unused ones after them as it takes for the objects of a class with
-    these slots not to be blocks of the same size as NumPy's array objects.
-
-    CPython's small-object allocator serves each size (in steps of 16 bytes) from pools of its
-    own, so a tensor and its array, made one after the other, would lie side by side in the same
-    pools.  That is slow for the cyclic collector: each full collection walks every tensor a
-    graph has saved for backward and reads the type of its array, and on the machines the
-    benchmarks run on (AMD EPYC) walking tensors interleaved with their arrays took 2.4-3x as
-    long as walking tensors one size up, on CPython 3.11 and 3.12 alike (bench/bench_layout.py;
-    some other sizes are slow too, which this does not explain).  Along a 1M-op scalar chain
-    the forward pass went from 4.6 to 2.9 us per op."""
-    if sys.implementation.name != "cpython":  # (another allocator; getsizeof may not exist)
-        return slots
-    array_class = -(-np.ndarray.__basicsize__ // 16)  # (arrays are not collected: no GC header)
-    extra = ()
-    while -(-sys.getsizeof(type("probe", (), {"__slots__": slots + extra})()) // 16) == array_class:
-        extra += (f"_apart{len(extra)}",)
-    return slots + extra
-
-
 class Tensor(metaclass=TorchClass):
     """A multi-dimensional array that records the operations applied to it for autograd."""
 
@@ -117,10 +95,9 @@ class Tensor(metaclass=TorchClass):
     # The five attributes every tensor sets are slots; the rest live in the instance dict with
     # these class-level defaults, so that making a tensor in an op is cheap.  The version counter
     # (`_vc`, a one-element list shared by views) is made on first use: most tensors are never
-    # modified in place, and a tensor without one is at version 0.  (The slots added by
-    # _apart_from_arrays are never set.)
-    __slots__ = _apart_from_arrays(("_data", "requires_grad_flag", "grad_fn", "_output_nr", "_vc",
-                                    "__dict__", "__weakref__"))
+    # modified in place, and a tensor without one is at version 0.
+    __slots__ = ("_data", "requires_grad_flag", "grad_fn", "_output_nr", "_vc", "__dict__",
+                 "__weakref__")
     _grad = None
     _retains_grad = False
     _accum_ref = None
