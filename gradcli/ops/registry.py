@@ -638,15 +638,6 @@ def float64_ufunc(op):
     return None
 
 
-def _own_code(fn):
-    """Give fn (a closure made per op) a code object of its own.  CPython 3.11+ specialises
-    each attribute access in place, for the type it meets there; in code that every op's
-    closures share, the nodes of all ops meet there and the accesses fall back to generic
-    lookups, while this op's copy only ever sees this op's node class."""
-    fn.__code__ = fn.__code__.replace()
-    return fn
-
-
 def _save_plan(op, n):
     """For each combination of inputs having an edge (bit i: input i has one), what to save:
     (save input 0, [save input 1,] save the output)."""
@@ -851,7 +842,6 @@ def _specialised_apply(op, general=None, swapped=False):
             if len(inputs) != 1:
                 return general(inputs, attrs)
             return call(inputs[0], attrs)
-        _own_code(record_one)
         return apply, call
 
     def record(a, b, attrs, result, npd, shape):
@@ -1032,7 +1022,6 @@ def _specialised_apply(op, general=None, swapped=False):
             return general(inputs, attrs)
         a, b = inputs
         return call(a, b, attrs)
-    _own_code(record)
     return apply, call
 
 
@@ -1087,7 +1076,7 @@ def _vjp_caller(entry):
     if fn is passthrough:
         return _passed_through
     if kinds == ((G, 0),):
-        return _own_code(lambda node, g: fn(g if type(g) is not float else _tensor_gradient(g)))
+        return lambda node, g: fn(g if type(g) is not float else _tensor_gradient(g))
     if len(kinds) == 2 and kinds[0] == (G, 0):
         kind, idx = kinds[1]
         methods = _float_formula(fn)  # (None: the tensor formula only)
@@ -1118,7 +1107,7 @@ def _vjp_caller(entry):
                     xf = x
                 r = _on_floats(fn, g, xf)
                 return fn(_tensor_gradient(g), x) if r is None else r
-            return _own_code(call)
+            return call
         if kind == INPUT:
             def call(node, g):
                 x = node._s1 if idx else node._s0
@@ -1130,7 +1119,7 @@ def _vjp_caller(entry):
                 elif isinstance(x, Tensor) or type(x) is PackedTensor:
                     x = node._unpack(idx)
                 return fn(g if type(g) is not float else _tensor_gradient(g), x)
-            return _own_code(call)
+            return call
         if kind == RESULT and methods is not None:
             def call(node, g):
                 r = node._unpack_result()
@@ -1141,13 +1130,13 @@ def _vjp_caller(entry):
                     if f is not None:
                         return f
                 return fn(g if type(g) is not float else _tensor_gradient(g), r)
-            return _own_code(call)
+            return call
         if kind == RESULT:
-            return _own_code(lambda node, g: fn(g if type(g) is not float else _tensor_gradient(g),
-                                                 node._unpack_result()))
+            return lambda node, g: fn(g if type(g) is not float else _tensor_gradient(g),
+                                      node._unpack_result())
         if kind == ATTR:
-            return _own_code(lambda node, g: fn(g if type(g) is not float else _tensor_gradient(g),
-                                                 node._attrs[idx]))
+            return lambda node, g: fn(g if type(g) is not float else _tensor_gradient(g),
+                                      node._attrs[idx])
     methods = _float_formula(fn) if kinds and kinds[0] == (G, 0) else None
     if methods is not None:
         def call(node, g):
@@ -1325,7 +1314,7 @@ def _specialised_vjp(op):
             if type(gi) is float:
                 out[i] = _tensor_gradient(gi)
         return out
-    return _own_code(apply), _own_code(apply_f)
+    return apply, apply_f
 
 
 _NRS0 = (0,)
