@@ -11,12 +11,10 @@ import heapq
 import itertools
 import re
 import warnings
-from sys import getrefcount
 from typing import NamedTuple
 
 from . import messages
 from .grad_mode import GradMode
-from .pyversion import CALL_REFERENCES, REFERENCE_COUNTS
 from .torch_classes import TorchClass, torch_repr
 
 _sequence = itertools.count()
@@ -36,25 +34,6 @@ class _AnomalyMode:
 
 
 AnomalyMode = _AnomalyMode()
-
-
-class _Donation:
-    """The gradient whose array the node being run may write its result into (a slotted
-    instance, as GradMode).  The engine sets it, for one node's VJPs, only when nothing but
-    the engine refers to that gradient or its array and the node's formulas read the gradient
-    once, as an operand of an arithmetic operator (`g * self.cos()`): the operator's
-    elementwise op, finding its operand here, clears it and computes into that array, as
-    NumPy's `g *= ...` would.  A big backward pass then allocates what hand-written NumPy
-    allocates rather than an array per op."""
-    __slots__ = ("tensor",)
-
-    def __init__(self):
-        self.tensor = None
-
-
-Donation = _Donation()
-# gradients smaller than this are not offered (the checks cost more than an allocation saves)
-DONATE_MIN_SIZE = 1 << 14
 
 
 class RemovableHandle(metaclass=TorchClass):
@@ -123,7 +102,6 @@ class Node(metaclass=TorchClass):
     __slots__ = ("_next_fns", "_next_nrs", "_seq", "_deps", "__dict__", "__weakref__")
     _pre_hooks = _hooks = _tensor_hooks = _retains = _anomaly = _metadata = None
     _hooked = False  # set once any hook or retained gradient is attached: the engine's slow path
-    _donates = False  # whether the node's VJPs may compute into their gradient (see _Donation)
     # apply_f(node, g): the engine loop's apply for one gradient that may be a float gradient
     # (see _run), on the node classes of one- and two-input ops (gradcli.ops.registry)
     apply_f = None
@@ -255,19 +233,6 @@ def _fresh(grad):
     return Tensor._make(grad._data.copy(), None, 0, False)
 
 
-# Reference counts as CPython 3.10-3.13 keep them (engine.pyversion)
-_COUNTS_REFERENCES = REFERENCE_COUNTS
-
-
-def _donates(node):
-    """Whether node's VJPs may compute into their gradient's array (see _Donation); decided
-    once per op, at the first big gradient one of its nodes meets."""
-    d = node._donates
-    if d is None:
-        d = type(node)._donates = type(node).op.formulas_take_gradient()
-    return d
-
-
 def _add_into(d, s):
     """d += s for arrays of one shape and dtype.  A 0-d float array is added through Python
     floats: NumPy's in-place ufunc call on a 0-d array costs as much as fifteen float additions,
@@ -277,18 +242,6 @@ def _add_into(d, s):
         d += s
     else:
         d[()] = float(d) + float(s)
-
-
-def _private(t, refs):
-    """Whether gradient tensor t and its array are referred to only by the engine (refs
-    references to t in the caller's variables and containers), so that updating or keeping
-    them is unobservable."""
-    d = t._data
-    return (_COUNTS_REFERENCES and getrefcount(t) == refs + CALL_REFERENCES
-            and getrefcount(d) == 3
-            and d.base is None
-            and t.grad_fn is None and not t.requires_grad_flag and t._fw is None
-            and t._base is None and d.flags.writeable)
 
 
 def version_error(tensor_type, shape, node, nr, current, saved):
@@ -890,11 +843,18 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
     give them (apply_f) where their formulas run on Python floats (gradcli.ops.registry.
     _floatable), so a scalar graph makes no tensor per node; two meeting in a buffer add as
     floats (NumPy's bits).  Anything else sees the tensor (_tensor_gradient): other nodes,
-    hooks, retained and captured gradients, AccumulateGrad."""
+    hooks, retained and captured gradients, AccumulateGrad.
+
+    `owned` holds the nodes whose buffered gradient the engine made itself (a sum of two
+    gradients, or a float gradient made a tensor) while nothing else can have seen it yet: a
+    further gradient for such a node is added into its array, and an AccumulateGrad stores it
+    as the leaf's `.grad` without a copy.  Every other gradient may be referred to elsewhere
+    (a VJP may return its gradient or a saved tensor), so it is never written."""
     heappush, heappop = heapq.heappush, heapq.heappop
     buffer_get = buffers.get
     buffer_pop = buffers.pop
     nxt = None  # a lone ready node is run next without going through the heap
+    owned = set()
     while True:
         if nxt is not None:
             node, nxt = nxt, None
@@ -908,13 +868,15 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
         if single and not node._hooked and (capture is None or node not in capture):
             # the common case, without hooks, retained gradients or captured inputs
             g = buffer_pop(node, None)
+            mine = False
+            if owned and node in owned:
+                owned.discard(node)
+                mine = True
             if type(node) is AccumulateGrad:
                 if capture is None and g is not None:
                     if type(g) is float:
-                        g, owned = _tensor_gradient(g), True
-                    else:
-                        owned = _private(g, 1)  # (before the call puts g on the stack)
-                    node.accumulate(g, create_graph, owned)
+                        g, mine = _tensor_gradient(g), True
+                    node.accumulate(g, create_graph, mine)
                 continue
             if g is None:
                 grads_in = None
@@ -922,22 +884,15 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
                 apply_f = node.apply_f
                 if apply_f is None and type(g) is float:
                     g = _tensor_gradient(g)
-                donate = (type(g) is not float and not create_graph
-                          and g._data.size >= DONATE_MIN_SIZE and _donates(node)
-                          and _private(g, 1))
-                if donate:
-                    Donation.tensor = g
-                try:
-                    grads_in = node.apply([g]) if apply_f is None else apply_f(g)
-                finally:
-                    if donate:
-                        Donation.tensor = None
+                grads_in = node.apply([g]) if apply_f is None else apply_f(g)
                 g = apply_f = None
                 if AnomalyMode.enabled:
                     _check_nan(node, grads_in)
             if not retain_graph:
                 node.release()
         else:
+            if owned:
+                owned.discard(node)
             grads_in = _run_node(node, single, buffer_pop, needed, capture, results,
                                  retain_graph, create_graph)
             if grads_in is _SKIP:
@@ -961,13 +916,17 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
                             old = _tensor_gradient(old)
                         elif type(g) is float:
                             g = _tensor_gradient(g)
-                        if (not create_graph and old is not g and (fresh or _private(old, 2))
-                                and old._data.shape == g._data.shape
-                                and old._data.dtype == g._data.dtype):
-                            _add_into(old._data, g._data)  # a buffer nothing else refers to
-                            buffers[child] = old
-                        else:
+                        if create_graph:
                             buffers[child] = old + g
+                        else:
+                            if ((fresh or child in owned) and old is not g
+                                    and old._data.shape == g._data.shape
+                                    and old._data.dtype == g._data.dtype):
+                                _add_into(old._data, g._data)  # the engine's own buffer
+                            else:
+                                old = old + g
+                            buffers[child] = old
+                            owned.add(child)
                     old = None
                 else:
                     if type(g) is float:

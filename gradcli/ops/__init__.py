@@ -7,7 +7,6 @@ from ..engine import messages
 from ..engine.forward_ad import _set_tangent
 from ..engine.grad_mode import GradMode, no_grad
 from ..engine.tensor import Tensor
-from . import elision
 from .registry import ALIASES, OPS, Op, Overload, Sample
 
 from . import arith, elementwise, reductions, shape, linalg, creation, views  # noqa: E402,F401
@@ -92,13 +91,6 @@ def _method(op):
     method.__name__ = op.name
     method.__doc__ = op.doc
     return method
-
-
-# the Tensor methods of one- and two-input ops call the op's specialised call: a path that
-# forward temporary elision knows (gradcli.ops.elision)
-for _code in _method.__code__.co_consts:
-    if getattr(_code, "co_name", None) == "method":
-        elision.WRAPPER_CODES[_code] = "method"
 
 
 def _operator(op, reflected):
