@@ -13,13 +13,14 @@ import re
 import warnings
 from typing import NamedTuple
 
+import numpy as np
+
 from . import messages
 from .grad_mode import GradMode
 from .torch_classes import TorchClass, torch_repr
 
 _sequence = itertools.count()
 RELEASED = "released"
-_UNARY = "unary"  # a _PairNode's `_fb` when its op has one input (gradcli.ops.registry)
 
 
 class _AnomalyMode:
@@ -34,6 +35,18 @@ class _AnomalyMode:
 
 
 AnomalyMode = _AnomalyMode()
+
+
+class _NodeRecorder:
+    """Optional observer of node creation (the CLI records values and source lines for graph and
+    explain); None in normal use, so the hot path pays one slot read (as GradMode)."""
+    __slots__ = ("callback",)
+
+    def __init__(self):
+        self.callback = None
+
+
+NodeRecorder = _NodeRecorder()
 
 
 class RemovableHandle(metaclass=TorchClass):
@@ -81,12 +94,11 @@ def _split_edges(edges):
 
 
 def _edges(node):
-    """The tuple of node's child nodes (`_next_fns`), made from a _PairNode's slots the first
-    time it is needed."""
+    """The tuple of node's child nodes (`_next_fns`): a node class may leave it None when it
+    makes the node and build it at first need, in its `_build_edges()`."""
     fns = node._next_fns
     if fns is None:
-        fb = node._fb
-        fns = node._next_fns = (node._fa,) if fb is _UNARY else (node._fa, fb)
+        fns = node._next_fns = node._build_edges()
     return fns
 
 
@@ -119,6 +131,10 @@ class Node(metaclass=TorchClass):
     @next_functions.setter
     def next_functions(self, edges):
         self._next_fns, self._next_nrs = _split_edges(edges)
+
+    def _build_edges(self):
+        """The tuple of child nodes of a node its class made with `_next_fns` None (_edges)."""
+        raise NotImplementedError(type(self).__name__)
 
     @property
     def metadata(self):
@@ -474,6 +490,21 @@ def gradient_edge(t):
 
 # ----------------------------------------------------------------------------------------------
 # The backward pass
+
+def reachable_nodes(root_nodes):
+    """Every node reachable from root_nodes, parents before children (iterative, stable)."""
+    seen = {}
+    stack = list(reversed([n for n in root_nodes if n is not None]))
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen[node] = None
+        for child, _ in reversed(node.next_functions):
+            if child is not None and child not in seen:
+                stack.append(child)
+    return list(seen)
+
 
 def _collect(roots, targets):
     """Count dependencies of every node reachable from roots (how many edges point at it).
@@ -957,11 +988,20 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
 _SKIP = object()
 
 
-def _tensor_gradient(g):
-    """A float gradient (see _run) as the 0-d float64 tensor it stands for, a tensor as it is:
-    gradcli.ops.registry puts its own here when it is imported (the op table makes every node
-    that could give a float gradient)."""
-    return g
+def tensor_gradient(g):
+    """A float gradient (see _run) as the 0-d float64 tensor it stands for, a tensor as it is."""
+    return g if type(g) is not float else _make_tensor(_array(g), None, 0, False)
+
+
+_tensor_gradient = tensor_gradient
+_array = np.array
+_make_tensor = None  # Tensor._make, once engine.tensor has made the class (it imports this)
+
+
+def bind_tensor_class(tensor_cls):
+    """Called once by engine.tensor: the class gradients are made of."""
+    global _make_tensor
+    _make_tensor = tensor_cls._make
 
 
 def _run_node(node, single, buffer_pop, needed, capture, results, retain_graph, create_graph):

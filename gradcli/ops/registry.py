@@ -18,9 +18,10 @@ import numpy as np
 
 from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode
-from ..engine import graph as _graph
-from ..engine.graph import (_UNARY, _ZERO_NRS, RELEASED, AnomalyMode, Node,
+from ..engine.graph import (_ZERO_NRS, RELEASED, AnomalyMode, Node, NodeRecorder,
                             PackedTensor, SavedHooks, _sequence, version_error)
+from ..engine.graph import tensor_gradient as _tensor_gradient
+from ..engine.tangents import ForwardAD, Unbatchable, set_tangent as _set_tangent
 from ..engine.tensor import Tensor, to_array
 from ..engine.torch_classes import TorchClass, torch_repr
 from . import formulas
@@ -32,39 +33,7 @@ _MISSING = object()
 G, INPUT, RESULT, ATTR, SHAPE, DTYPE, SHAPES = range(7)
 # dtype rules: promote the inputs (PyTorch's result_type), a fixed dtype, or the forward's own
 _PROMOTE, _FIXED, _AS_IS = "promote", "fixed", "as is"
-
-
-class _ForwardAD:
-    """The active forward-mode AD level (None when no dual_level is open); a slotted instance,
-    as GradMode."""
-    __slots__ = ("level", "duals", "batch")
-
-    def __init__(self):
-        self.level = None
-        self.duals = None  # weak references to the tensors given a tangent at this level
-        # jacobian(strategy="forward-mode", vectorize=True): every tangent at the level carries
-        # a leading batch dimension of this size (one column of the Jacobian each)
-        self.batch = None
-
-
-ForwardAD = _ForwardAD()
-
-
-class Unbatchable(Exception):
-    """A batched forward-mode evaluation met something it cannot batch (the caller falls back
-    to one column at a time)."""
-
-
-class _NodeRecorder:
-    """Optional observer of node creation (the CLI records values and source lines for graph and
-    explain); None in normal use, so the hot path pays one slot read (as GradMode)."""
-    __slots__ = ("callback",)
-
-    def __init__(self):
-        self.callback = None
-
-
-NodeRecorder = _NodeRecorder()
+_UNARY = "unary"  # a _PairNode's `_fb` when its op has one input
 
 
 class Sample:
@@ -1073,15 +1042,6 @@ def _vjp_caller(entry):
         kinds, g if type(g) is not float else _tensor_gradient(g)))
 
 
-def _tensor_gradient(g):
-    """Gradient g as a tensor: a float gradient (graph._run) as the 0-d float64 tensor it
-    stands for, a tensor as it is."""
-    return g if type(g) is not float else _Tensor._make(_array(g), None, 0, False)
-
-
-_graph._tensor_gradient = _tensor_gradient  # (the engine loop's, see graph._tensor_gradient)
-
-
 class _FloatArg(float):
     """A saved float64 value in a VJP run on Python floats (_on_floats), for formulas that call
     a method on it (`g * self.cos()`): its methods are the one-input ops that a NumPy ufunc
@@ -1507,7 +1467,6 @@ class OpNode(Node):
         t.requires_grad_flag = True
         t._vc = vc
         if tangent and ForwardAD.level is not None:  # forward-over-reverse: a dual output
-            from ..engine.forward_ad import _set_tangent
             _set_tangent(t, tangent[0])
         return t
 
@@ -1607,6 +1566,10 @@ class _PairNode(OpNode):
 
     _saved_in = property(_get_saved, _set_saved)
 
+    def _build_edges(self):
+        fb = self._fb
+        return (self._fa,) if fb is _UNARY else (self._fa, fb)
+
     def release(self):
         if self._sst is not None or self._saved_out is not None:
             self._sst = RELEASED
@@ -1649,7 +1612,6 @@ def _forward_ad(op, inputs, attrs, results):
     """Propagate tangents (forward-mode AD) through op."""
     if not op.differentiable:  # (x == 0 and the like: no tangent, as in PyTorch)
         return
-    from ..engine.forward_ad import _set_tangent
     tangents = [x._fw if isinstance(x, Tensor) else None for x in inputs]
     if ForwardAD.batch is not None:
         _set_tangent(results[0], _batched_tangent(op, inputs, attrs, results, tangents))
