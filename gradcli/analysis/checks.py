@@ -82,7 +82,7 @@ def run_checks(source, bindings, of, grad, expectations, rtol, atol, gradcheck, 
         expected = eval_value(ev.session, text)
         expected_value = expected._data if isinstance(expected, Tensor) else expected
         if isinstance(name, tuple):  # dOUT/dLEAF, as eval prints it
-            from ..engine.values import derivative_label
+            from ..engine.text import derivative_label
             label = derivative_label(*name)
             actual = _derivative(ev, *name)
         elif is_grad:

@@ -5,7 +5,6 @@ import os
 import sys
 from dataclasses import dataclass
 
-from ..engine.values import derivative_label, json_ready  # noqa: F401  (for the CLI too)
 from .values import to_json, value_text
 
 
@@ -33,6 +32,9 @@ class ErrorInfo:
                           "column": self.column}}
 
 
+from ..engine.text import json_ready  # noqa: E402,F401  (the CLI's too)
+
+
 def choose_mode(json_output=False, no_color=False, stream=None):
     if json_output:
         return "json"
@@ -47,6 +49,9 @@ def _is_terminal(stream):
         return bool(stream.isatty())
     except (AttributeError, ValueError, OSError):
         return False
+
+
+from ..engine.text import derivative_label  # noqa: E402,F401  (the CLI's)
 
 
 class Renderer:
