@@ -342,7 +342,7 @@ def _jacobian(func, argnums, has_aux, name):
                 rows.append(_gradients([o], flat, [e.reshape(o.shape)], keep))
             columns = []
             for j, x in enumerate(flat):
-                from . import stack
+                from .ops import stack
                 block = stack([r[j] for r in rows]) if rows else x.new_zeros((0, *x.shape))
                 columns.append(_finish(block.reshape((*o.shape, *x.shape)), keep))
             grouped, i = [], 0
@@ -444,7 +444,7 @@ def _broadcast_dims(dim, arg, where):
 
 
 def _stack_results(results, out_dims, name):
-    from . import stack
+    from .ops import stack
     first = results[0]
     leaves, rebuild = _flatten(first)
     if isinstance(out_dims, tuple):

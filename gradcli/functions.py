@@ -37,7 +37,7 @@ def result_type(tensor1, tensor2):
         if isinstance(x, Tensor) and x.dim() > 0:
             return x.reshape(-1)[:1].detach() if x.numel() else x.detach()
         return x.detach() if isinstance(x, Tensor) else x
-    from . import tensor
+    from .ops import tensor
     a, b = sample(tensor1), sample(tensor2)
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         return tensor(a).dtype if not isinstance(b, (int, float, bool, complex)) else \

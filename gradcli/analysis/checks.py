@@ -5,7 +5,7 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.tensor import Tensor
-from ..render.values import to_json
+from ..engine.values import to_json
 from .evaluate import UsageError, eval_value, evaluate, program_function
 from .kinks import kink_at
 
@@ -82,7 +82,7 @@ def run_checks(source, bindings, of, grad, expectations, rtol, atol, gradcheck, 
         expected = eval_value(ev.session, text)
         expected_value = expected._data if isinstance(expected, Tensor) else expected
         if isinstance(name, tuple):  # dOUT/dLEAF, as eval prints it
-            from ..render.console import derivative_label
+            from ..engine.text import derivative_label
             label = derivative_label(*name)
             actual = _derivative(ev, *name)
         elif is_grad:

@@ -39,6 +39,31 @@ class ExplainStep:
     kink: str | None = None
     output_labels: tuple = ()  # for a node of several outputs: what each incoming gradient is of
 
+    def defined_incoming(self):
+        """The incoming gradients that are defined, as (label, tensor) (one unlabelled entry for
+        a node of one output)."""
+        if not isinstance(self.incoming, tuple):
+            return [(None, self.incoming)]
+        return [(label, g) for label, g in zip(self.output_labels, self.incoming) if g is not None]
+
+
+@dataclass
+class ForwardStep:
+    """One op of the forward computation a backward pass differentiates: the program's name
+    for its output (None if it has none), its expression, and the output's value."""
+    name: str | None
+    expression: str
+    value: object
+
+
+class BackwardSteps(list):
+    """The ExplainSteps of one output's backward pass, in the order autograd ran them, with
+    `forward`: the ForwardSteps of the ops they differentiate, in the program's order."""
+
+    def __init__(self, steps=(), forward=()):
+        super().__init__(steps)
+        self.forward = list(forward)
+
 
 # the outputs of the ops that return (values, indices), as PyTorch names them
 VALUES_INDICES = frozenset({"max", "min", "sort", "topk", "kthvalue", "median", "nanmedian",
@@ -53,14 +78,6 @@ def output_labels(namer, node, count):
     if base in VALUES_INDICES and count == 2:
         return ("values", "indices")
     return tuple(namer.by_output.get((node, nr)) or f"output {nr}" for nr in range(count))
-
-
-def defined_incoming(step):
-    """The incoming gradients that are defined, as (label, tensor) (one unlabelled entry for a
-    node of one output)."""
-    if not isinstance(step.incoming, tuple):
-        return [(None, step.incoming)]
-    return [(label, g) for label, g in zip(step.output_labels, step.incoming) if g is not None]
 
 
 class Namer:
@@ -90,7 +107,7 @@ class Namer:
                 name = self.by_leaf.get(id(x))
                 if name:
                     return name
-                from ..render.values import short_value
+                from ..engine.values import short_value
                 return _signed(short_value(x), binding)
             name = self.by_output.get((x.grad_fn, x._output_nr))
             if name:
@@ -181,9 +198,14 @@ def _scalar(t):
 
 
 def explain_steps(ev, out_name):
-    """The ExplainSteps of the backward pass of output out_name (from its recorded trace)."""
+    """The BackwardSteps of output out_name (from its recorded trace)."""
     namer = Namer(ev.session.namespace, ev.recording)
-    steps = []
+    steps = BackwardSteps()
+    ran = ev.steps.get(out_name, [])
+    for rec in (ev.recording.records.values() if ev.recording else []):
+        if any(s.node is rec.node for s in ran):
+            steps.forward.append(ForwardStep(namer.by_output.get((rec.node, 0)),
+                                             namer.expression(rec.node), rec.outputs[0]))
     for i, step in enumerate(ev.steps.get(out_name, []), 1):
         node = step.node
         op = getattr(node, "op", None)

@@ -17,7 +17,7 @@ class Curve:
     dys: list
 
     def to_json(self):
-        from ..render.console import json_ready  # (inf, -inf, nan as strings: SPEC §3)
+        from ..engine.text import json_ready  # (inf, -inf, nan as strings: SPEC §3)
         return json_ready({"input": self.input, "output": self.output, "x": self.xs,
                            "y": self.ys, "dy": self.dys})
 

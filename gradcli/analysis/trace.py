@@ -5,7 +5,7 @@ import contextlib
 from dataclasses import dataclass
 
 from ..engine.autograd import grad as autograd_grad
-from ..engine.graph import AccumulateGrad
+from ..engine.graph import AccumulateGrad, reachable_nodes  # (reachable_nodes: for the CLI too)
 
 
 @dataclass
@@ -13,21 +13,6 @@ class Step:
     node: object
     grad_outputs: tuple
     grad_inputs: tuple
-
-
-def reachable_nodes(root_nodes):
-    """Every node reachable from root_nodes, parents before children (iterative, stable)."""
-    seen = {}
-    stack = list(reversed([n for n in root_nodes if n is not None]))
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen[node] = None
-        for child, _ in reversed(node.next_functions):
-            if child is not None and child not in seen:
-                stack.append(child)
-    return list(seen)
 
 
 @contextlib.contextmanager

@@ -49,7 +49,7 @@ def explain_missing(ev, source, bindings, out_name, leaf_name):
         return f"{out_name} is the leaf itself"
     received = _received(ev, out_name, leaf)
     if received is not None and np.any(received):
-        from ..render.values import short_value
+        from ..engine.values import short_value
         return (f"{leaf_name}.grad is {'None' if g is None else 'zero'} although the program's "
                 f"backward pass from {out_name} gave {leaf_name} "
                 f"{short_value(Tensor._make(received, None, 0, False))}: the program reset "

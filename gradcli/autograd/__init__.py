@@ -6,8 +6,8 @@ from . import gradcheck as _gradcheck_module  # noqa: F401  (loaded first: the n
 from ..engine.anomaly import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                               set_detect_anomaly)
 from ..engine.autograd import backward, grad
-from ..engine.function import Function, once_differentiable
-from ..engine.gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .function import Function, once_differentiable
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = ["backward", "grad", "Function", "once_differentiable", "functional", "forward_ad",
            "function", "graph", "gradcheck", "gradgradcheck", "GradcheckError",

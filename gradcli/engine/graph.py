@@ -11,17 +11,16 @@ import heapq
 import itertools
 import re
 import warnings
-from sys import getrefcount
 from typing import NamedTuple
+
+import numpy as np
 
 from . import messages
 from .grad_mode import GradMode
-from .pyversion import CALL_REFERENCES, REFERENCE_COUNTS
 from .torch_classes import TorchClass, torch_repr
 
 _sequence = itertools.count()
 RELEASED = "released"
-_UNARY = "unary"  # a _PairNode's `_fb` when its op has one input (gradcli.ops.registry)
 
 
 class _AnomalyMode:
@@ -38,23 +37,16 @@ class _AnomalyMode:
 AnomalyMode = _AnomalyMode()
 
 
-class _Donation:
-    """The gradient whose array the node being run may write its result into (a slotted
-    instance, as GradMode).  The engine sets it, for one node's VJPs, only when nothing but
-    the engine refers to that gradient or its array and the node's formulas read the gradient
-    once, as an operand of an arithmetic operator (`g * self.cos()`): the operator's
-    elementwise op, finding its operand here, clears it and computes into that array, as
-    NumPy's `g *= ...` would.  A big backward pass then allocates what hand-written NumPy
-    allocates rather than an array per op."""
-    __slots__ = ("tensor",)
+class _NodeRecorder:
+    """Optional observer of node creation (the CLI records values and source lines for graph and
+    explain); None in normal use, so the hot path pays one slot read (as GradMode)."""
+    __slots__ = ("callback",)
 
     def __init__(self):
-        self.tensor = None
+        self.callback = None
 
 
-Donation = _Donation()
-# gradients smaller than this are not offered (the checks cost more than an allocation saves)
-DONATE_MIN_SIZE = 1 << 14
+NodeRecorder = _NodeRecorder()
 
 
 class RemovableHandle(metaclass=TorchClass):
@@ -102,12 +94,11 @@ def _split_edges(edges):
 
 
 def _edges(node):
-    """The tuple of node's child nodes (`_next_fns`), made from a _PairNode's slots the first
-    time it is needed."""
+    """The tuple of node's child nodes (`_next_fns`): a node class may leave it None when it
+    makes the node and build it at first need, in its `_build_edges()`."""
     fns = node._next_fns
     if fns is None:
-        fb = node._fb
-        fns = node._next_fns = (node._fa,) if fb is _UNARY else (node._fa, fb)
+        fns = node._next_fns = node._build_edges()
     return fns
 
 
@@ -123,7 +114,6 @@ class Node(metaclass=TorchClass):
     __slots__ = ("_next_fns", "_next_nrs", "_seq", "_deps", "__dict__", "__weakref__")
     _pre_hooks = _hooks = _tensor_hooks = _retains = _anomaly = _metadata = None
     _hooked = False  # set once any hook or retained gradient is attached: the engine's slow path
-    _donates = False  # whether the node's VJPs may compute into their gradient (see _Donation)
     # apply_f(node, g): the engine loop's apply for one gradient that may be a float gradient
     # (see _run), on the node classes of one- and two-input ops (gradcli.ops.registry)
     apply_f = None
@@ -141,6 +131,10 @@ class Node(metaclass=TorchClass):
     @next_functions.setter
     def next_functions(self, edges):
         self._next_fns, self._next_nrs = _split_edges(edges)
+
+    def _build_edges(self):
+        """The tuple of child nodes of a node its class made with `_next_fns` None (_edges)."""
+        raise NotImplementedError(type(self).__name__)
 
     @property
     def metadata(self):
@@ -255,19 +249,6 @@ def _fresh(grad):
     return Tensor._make(grad._data.copy(), None, 0, False)
 
 
-# Reference counts as CPython 3.10-3.13 keep them (engine.pyversion)
-_COUNTS_REFERENCES = REFERENCE_COUNTS
-
-
-def _donates(node):
-    """Whether node's VJPs may compute into their gradient's array (see _Donation); decided
-    once per op, at the first big gradient one of its nodes meets."""
-    d = node._donates
-    if d is None:
-        d = type(node)._donates = type(node).op.formulas_take_gradient()
-    return d
-
-
 def _add_into(d, s):
     """d += s for arrays of one shape and dtype.  A 0-d float array is added through Python
     floats: NumPy's in-place ufunc call on a 0-d array costs as much as fifteen float additions,
@@ -277,18 +258,6 @@ def _add_into(d, s):
         d += s
     else:
         d[()] = float(d) + float(s)
-
-
-def _private(t, refs):
-    """Whether gradient tensor t and its array are referred to only by the engine (refs
-    references to t in the caller's variables and containers), so that updating or keeping
-    them is unobservable."""
-    d = t._data
-    return (_COUNTS_REFERENCES and getrefcount(t) == refs + CALL_REFERENCES
-            and getrefcount(d) == 3
-            and d.base is None
-            and t.grad_fn is None and not t.requires_grad_flag and t._fw is None
-            and t._base is None and d.flags.writeable)
 
 
 def version_error(tensor_type, shape, node, nr, current, saved):
@@ -521,6 +490,21 @@ def gradient_edge(t):
 
 # ----------------------------------------------------------------------------------------------
 # The backward pass
+
+def reachable_nodes(root_nodes):
+    """Every node reachable from root_nodes, parents before children (iterative, stable)."""
+    seen = {}
+    stack = list(reversed([n for n in root_nodes if n is not None]))
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen[node] = None
+        for child, _ in reversed(node.next_functions):
+            if child is not None and child not in seen:
+                stack.append(child)
+    return list(seen)
+
 
 def _collect(roots, targets):
     """Count dependencies of every node reachable from roots (how many edges point at it).
@@ -890,11 +874,18 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
     give them (apply_f) where their formulas run on Python floats (gradcli.ops.registry.
     _floatable), so a scalar graph makes no tensor per node; two meeting in a buffer add as
     floats (NumPy's bits).  Anything else sees the tensor (_tensor_gradient): other nodes,
-    hooks, retained and captured gradients, AccumulateGrad."""
+    hooks, retained and captured gradients, AccumulateGrad.
+
+    `owned` holds the nodes whose buffered gradient the engine made itself (a sum of two
+    gradients, or a float gradient made a tensor) while nothing else can have seen it yet: a
+    further gradient for such a node is added into its array, and an AccumulateGrad stores it
+    as the leaf's `.grad` without a copy.  Every other gradient may be referred to elsewhere
+    (a VJP may return its gradient or a saved tensor), so it is never written."""
     heappush, heappop = heapq.heappush, heapq.heappop
     buffer_get = buffers.get
     buffer_pop = buffers.pop
     nxt = None  # a lone ready node is run next without going through the heap
+    owned = set()
     while True:
         if nxt is not None:
             node, nxt = nxt, None
@@ -908,13 +899,15 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
         if single and not node._hooked and (capture is None or node not in capture):
             # the common case, without hooks, retained gradients or captured inputs
             g = buffer_pop(node, None)
+            mine = False
+            if owned and node in owned:
+                owned.discard(node)
+                mine = True
             if type(node) is AccumulateGrad:
                 if capture is None and g is not None:
                     if type(g) is float:
-                        g, owned = _tensor_gradient(g), True
-                    else:
-                        owned = _private(g, 1)  # (before the call puts g on the stack)
-                    node.accumulate(g, create_graph, owned)
+                        g, mine = _tensor_gradient(g), True
+                    node.accumulate(g, create_graph, mine)
                 continue
             if g is None:
                 grads_in = None
@@ -922,22 +915,15 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
                 apply_f = node.apply_f
                 if apply_f is None and type(g) is float:
                     g = _tensor_gradient(g)
-                donate = (type(g) is not float and not create_graph
-                          and g._data.size >= DONATE_MIN_SIZE and _donates(node)
-                          and _private(g, 1))
-                if donate:
-                    Donation.tensor = g
-                try:
-                    grads_in = node.apply([g]) if apply_f is None else apply_f(g)
-                finally:
-                    if donate:
-                        Donation.tensor = None
+                grads_in = node.apply([g]) if apply_f is None else apply_f(g)
                 g = apply_f = None
                 if AnomalyMode.enabled:
                     _check_nan(node, grads_in)
             if not retain_graph:
                 node.release()
         else:
+            if owned:
+                owned.discard(node)
             grads_in = _run_node(node, single, buffer_pop, needed, capture, results,
                                  retain_graph, create_graph)
             if grads_in is _SKIP:
@@ -961,13 +947,17 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
                             old = _tensor_gradient(old)
                         elif type(g) is float:
                             g = _tensor_gradient(g)
-                        if (not create_graph and old is not g and (fresh or _private(old, 2))
-                                and old._data.shape == g._data.shape
-                                and old._data.dtype == g._data.dtype):
-                            _add_into(old._data, g._data)  # a buffer nothing else refers to
-                            buffers[child] = old
-                        else:
+                        if create_graph:
                             buffers[child] = old + g
+                        else:
+                            if ((fresh or child in owned) and old is not g
+                                    and old._data.shape == g._data.shape
+                                    and old._data.dtype == g._data.dtype):
+                                _add_into(old._data, g._data)  # the engine's own buffer
+                            else:
+                                old = old + g
+                            buffers[child] = old
+                            owned.add(child)
                     old = None
                 else:
                     if type(g) is float:
@@ -998,11 +988,20 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
 _SKIP = object()
 
 
-def _tensor_gradient(g):
-    """A float gradient (see _run) as the 0-d float64 tensor it stands for, a tensor as it is:
-    gradcli.ops.registry puts its own here when it is imported (the op table makes every node
-    that could give a float gradient)."""
-    return g
+def tensor_gradient(g):
+    """A float gradient (see _run) as the 0-d float64 tensor it stands for, a tensor as it is."""
+    return g if type(g) is not float else _make_tensor(_array(g), None, 0, False)
+
+
+_tensor_gradient = tensor_gradient
+_array = np.array
+_make_tensor = None  # Tensor._make, once engine.tensor has made the class (it imports this)
+
+
+def bind_tensor_class(tensor_cls):
+    """Called once by engine.tensor: the class gradients are made of."""
+    global _make_tensor
+    _make_tensor = tensor_cls._make
 
 
 def _run_node(node, single, buffer_pop, needed, capture, results, retain_graph, create_graph):

@@ -6,7 +6,6 @@ operators by the op table in `gradcli.ops`; this module holds only what is not a
 
 import operator
 import re
-import sys
 import warnings
 import weakref
 
@@ -15,7 +14,7 @@ import numpy as np
 from . import dtypes, messages
 from .dtypes import dtype as _dtype_cls
 from .grad_mode import GradMode
-from .graph import AccumulateGrad, _add_hook, run_backward
+from .graph import AccumulateGrad, _add_hook, bind_tensor_class, run_backward
 from .torch_classes import TorchClass
 
 
@@ -88,27 +87,6 @@ def check_numel(shape):
     return n
 
 
-def _apart_from_arrays(slots):
-    """slots, and as many unused ones after them as it takes for the objects of a class with
-    these slots not to be blocks of the same size as NumPy's array objects.
-
-    CPython's small-object allocator serves each size (in steps of 16 bytes) from pools of its
-    own, so a tensor and its array, made one after the other, would lie side by side in the same
-    pools.  That is slow for the cyclic collector: each full collection walks every tensor a
-    graph has saved for backward and reads the type of its array, and on the machines the
-    benchmarks run on (AMD EPYC) walking tensors interleaved with their arrays took 2.4-3x as
-    long as walking tensors one size up, on CPython 3.11 and 3.12 alike (bench/bench_layout.py;
-    some other sizes are slow too, which this does not explain).  Along a 1M-op scalar chain
-    the forward pass went from 4.6 to 2.9 us per op."""
-    if sys.implementation.name != "cpython":  # (another allocator; getsizeof may not exist)
-        return slots
-    array_class = -(-np.ndarray.__basicsize__ // 16)  # (arrays are not collected: no GC header)
-    extra = ()
-    while -(-sys.getsizeof(type("probe", (), {"__slots__": slots + extra})()) // 16) == array_class:
-        extra += (f"_apart{len(extra)}",)
-    return slots + extra
-
-
 class Tensor(metaclass=TorchClass):
     """A multi-dimensional array that records the operations applied to it for autograd."""
 
@@ -117,10 +95,9 @@ class Tensor(metaclass=TorchClass):
     # The five attributes every tensor sets are slots; the rest live in the instance dict with
     # these class-level defaults, so that making a tensor in an op is cheap.  The version counter
     # (`_vc`, a one-element list shared by views) is made on first use: most tensors are never
-    # modified in place, and a tensor without one is at version 0.  (The slots added by
-    # _apart_from_arrays are never set.)
-    __slots__ = _apart_from_arrays(("_data", "requires_grad_flag", "grad_fn", "_output_nr", "_vc",
-                                    "__dict__", "__weakref__"))
+    # modified in place, and a tensor without one is at version 0.
+    __slots__ = ("_data", "requires_grad_flag", "grad_fn", "_output_nr", "_vc", "__dict__",
+                 "__weakref__")
     _grad = None
     _retains_grad = False
     _accum_ref = None
@@ -655,85 +632,20 @@ def _check_nested(data):
     check_numel(shape_of(data, 0))
 
 
-def _conversions():
-    """dtype conversions and in-place fills, composed from the op table's `to_dtype` (random
-    fills draw as nn.init does)."""
-
-    def to(self, *args, **kwargs):
-        """Convert to a dtype (devices other than cpu are refused); returns self if unchanged."""
-        target = kwargs.get("dtype")
-        copy = kwargs.get("copy", False)
-        for a in args:
-            if isinstance(a, _dtype_cls):
-                target = a
-            elif isinstance(a, Tensor):
-                target = a.dtype
-            else:
-                Device(a)
-        if "device" in kwargs:
-            Device(kwargs["device"])
-        if target is None or (target is self.dtype and not copy):
-            return self
-        return self.to_dtype(target)
-
-    def caster(d):
-        def cast(self, memory_format=None):
-            return self.to(d)
-        return cast
-
-    def zero_(self):
-        return self.fill_(0)
-
-    def uniform_(self, a=0, b=1, *, generator=None):
-        """Fill with uniform samples in [a, b), drawn as PyTorch draws them (nn.init.uniform_)."""
-        return self._random_fill("uniform_", a, b)
-
-    def normal_(self, mean=0, std=1, *, generator=None):
-        """Fill with normal samples, drawn as torch.randn draws them, times std plus mean."""
-        return self._random_fill("normal_", mean, std)
-
-    def _random_fill(self, name, *args):
-        from ..nn import init
-        from .grad_mode import GradMode
-        if GradMode.enabled and self.requires_grad:
-            raise RuntimeError(messages.LEAF_INPLACE if self.is_leaf else
-                               f"{name}() of a tensor that requires grad is not supported in "
-                               f"gradcli (detach it first)")
-        return getattr(init, name)(self, *args)
-
-    def new_tensor(self, data, dtype=None, requires_grad=False):
-        from .. import ops
-        return ops.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
-    def new_filler(fill):
-        def make(self, *size, dtype=None, requires_grad=False):
-            from .. import ops
-            return ops.full(size[0] if len(size) == 1 and isinstance(size[0], (tuple, list))
-                            else size, fill, dtype=dtype or self.dtype,
-                            requires_grad=requires_grad)
-        return make
-
-    def new_full(self, size, fill_value, dtype=None, requires_grad=False):
-        from .. import ops
-        return ops.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
-    Tensor.to = to
-    for name, d in [("float", dtypes.float32), ("double", dtypes.float64), ("half", dtypes.float16),
-                    ("long", dtypes.int64), ("int", dtypes.int32), ("bool", dtypes.bool_),
-                    ("short", dtypes.int16), ("char", dtypes.int8), ("byte", dtypes.uint8)]:
-        setattr(Tensor, name, caster(d))
-    Tensor.zero_ = zero_
-    Tensor.uniform_ = uniform_
-    Tensor.normal_ = normal_
-    Tensor._random_fill = _random_fill
-    Tensor.new_tensor = new_tensor
-    Tensor.new_zeros = new_filler(0)
-    Tensor.new_ones = new_filler(1)
-    Tensor.new_empty = new_filler(0)
-    Tensor.new_full = new_full
+def install_attribute(name, value):
+    """Give Tensor the attribute `name`: the one way the layers above the engine add to it
+    (gradcli.ops.install gives it every op's method and operator and the hand-written ones of
+    gradcli.ops.tensor_methods); what the engine itself defines is in the class body, and is
+    not replaced."""
+    if name in ENGINE_ATTRIBUTES:
+        raise TypeError(f"Tensor.{name} is the engine's own")
+    setattr(Tensor, name, value)
+    INSTALLED.add(name)
 
 
-_conversions()
+ENGINE_ATTRIBUTES = frozenset(Tensor.__dict__)  # the class body's
+INSTALLED = set()  # the names install_attribute gave Tensor
+bind_tensor_class(Tensor)  # (the tensors a float gradient becomes: graph.tensor_gradient)
 
 
 class Layout(metaclass=TorchClass):

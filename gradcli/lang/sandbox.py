@@ -298,7 +298,7 @@ def _read_only_tensor_attributes(tensor_class):
 
 
 def _may_set_attributes(obj):
-    from ..engine.function import FunctionCtx
+    from ..autograd.function import FunctionCtx
     from ..engine.tensor import Tensor
     from ..nn.modules import Module
     if isinstance(obj, (Tensor, FunctionCtx, Module)) or type(obj) in PROGRAM_CLASSES:
@@ -900,7 +900,7 @@ GUARD_NAMES = frozenset(
 @functools.lru_cache(maxsize=None)
 def static_builtins():
     """The builtins every session shares: bare names, safe builtins and the guards."""
-    from ..engine.function import FunctionCtx
+    from ..autograd.function import FunctionCtx
     from ..engine.graph import Node
     from ..engine.tensor import Tensor
     from ..ops.registry import OpNode, Unbatchable

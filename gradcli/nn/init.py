@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from ..engine.grad_mode import no_grad
-from ..ops.creation import GENERATOR
+from ..ops.tensor_methods import fill_values, normal_values, uniform_values
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
@@ -34,25 +34,18 @@ def calculate_gain(nonlinearity, param=None):
 
 def _fill(tensor, values):
     with no_grad():
-        tensor._data[...] = values.reshape(tensor._data.shape)
-        tensor._counter[0] += 1
-    return tensor
+        return fill_values(tensor, values)
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Uniform samples in [a, b), drawn as PyTorch's uniform_ draws them (in the tensor's
     precision: x * (b - a) + a)."""
-    dtype = tensor._data.dtype
-    x = GENERATOR.uniform(tensor._data.size, dtype).astype(dtype)
-    a, b = dtype.type(a), dtype.type(b)
-    return _fill(tensor, x * (b - a) + a)
+    return _fill(tensor, uniform_values(tensor, a, b))
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Normal samples, drawn as torch.randn draws them, times std plus mean."""
-    dtype = tensor._data.dtype
-    x = GENERATOR.normal(tensor._data.size, dtype).astype(dtype)
-    return _fill(tensor, x * dtype.type(std) + dtype.type(mean))
+    return _fill(tensor, normal_values(tensor, mean, std))
 
 
 def constant_(tensor, val):

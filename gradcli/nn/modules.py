@@ -272,7 +272,7 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        from .. import empty
+        from ..ops import empty
         self.weight = Parameter(empty((out_features, in_features), dtype=dtype))
         if bias:
             self.bias = Parameter(empty(out_features, dtype=dtype))

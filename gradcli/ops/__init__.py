@@ -4,13 +4,13 @@ operators and in-place variants derived from it."""
 import re
 
 from ..engine import messages
-from ..engine.forward_ad import _set_tangent
+from ..engine.tangents import set_tangent as _set_tangent
 from ..engine.grad_mode import GradMode, no_grad
-from ..engine.tensor import Tensor
-from . import elision
+from ..engine.tensor import Tensor, install_attribute
 from .registry import ALIASES, OPS, Op, Overload, Sample
 
 from . import arith, elementwise, reductions, shape, linalg, creation, views  # noqa: E402,F401
+from . import tensor_methods  # noqa: E402
 from . import compare, sorting, extra, activations, products, more_reductions, decompositions, backward_ops  # noqa: E402,F401,E501  (declare)
 
 # Python operator -> (op name, reflected).  PyTorch's __radd__ is __add__ and its __rmul__ is
@@ -92,13 +92,6 @@ def _method(op):
     method.__name__ = op.name
     method.__doc__ = op.doc
     return method
-
-
-# the Tensor methods of one- and two-input ops call the op's specialised call: a path that
-# forward temporary elision knows (gradcli.ops.elision)
-for _code in _method.__code__.co_consts:
-    if getattr(_code, "co_name", None) == "method":
-        elision.WRAPPER_CODES[_code] = "method"
 
 
 def _operator(op, reflected):
@@ -258,7 +251,7 @@ class _FirstUse:
         self.name, self.make = name, make
 
     def __get__(self, obj, cls=None):
-        setattr(Tensor, self.name, self.make())
+        install_attribute(self.name, self.make())
         return getattr(Tensor if obj is None else obj, self.name)
 
     def renamed(self, name):
@@ -281,19 +274,20 @@ def _made_with(factory, target, *args):
 def _copy_attribute(source, name):
     """Tensor.name = Tensor.source, still made at first use if source is not made yet."""
     value = Tensor.__dict__[source]
-    setattr(Tensor, name, value.renamed(name) if isinstance(value, _FirstUse) else value)
+    install_attribute(name, value.renamed(name) if isinstance(value, _FirstUse) else value)
 
 
 def install():
     """Attach methods, operators and in-place variants to Tensor from the table (each made at
-    its first use)."""
+    its first use), and the hand-written methods of tensor_methods: every Tensor attribute that
+    is not the engine's own is installed here."""
     for name, op in OPS.items():
         if op.method:  # a function: the method's own argument order (Tensor.where)
-            setattr(Tensor, name, op.method if callable(op.method)
+            install_attribute(name, op.method if callable(op.method)
                     else _FirstUse(name, _made_with(_method, op)))
         if op.inplace:  # may name an op of its own: PyTorch's in-place node differs (fill_)
             target = op.inplace if isinstance(op.inplace, (Op, Overload)) else op
-            setattr(Tensor, name + "_", _FirstUse(name + "_", _made_with(
+            install_attribute(name + "_", _FirstUse(name + "_", _made_with(
                 _inplace if isinstance(target, Op) else _method_inplace, target)))
     for name, target in ALIASES.items():
         for attr in (target, target + "_"):
@@ -301,11 +295,15 @@ def install():
                 _copy_attribute(attr, attr.replace(target, name))
     for dunder, (name, reflected) in OPERATORS.items():
         if name in OPS:
-            setattr(Tensor, dunder, _FirstUse(dunder, _made_with(_operator, OPS[name],
+            install_attribute(dunder, _FirstUse(dunder, _made_with(_operator, OPS[name],
                                                                  reflected)))
     for dunder, name in INPLACE_OPERATORS.items():
         if name in Tensor.__dict__:
             _copy_attribute(name, dunder)
+    for name, value in tensor_methods.hand_written().items():
+        if name in Tensor.__dict__:  # (one definition of each: the table's or the hand's)
+            raise TypeError(f"Tensor.{name} is both an op's method and written by hand")
+        install_attribute(name, value)
 
 
 def _method_inplace(overload):

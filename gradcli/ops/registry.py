@@ -11,8 +11,6 @@ like PyTorch's derivatives.yaml.
 """
 
 import numbers
-import operator
-from sys import getrefcount
 import traceback
 from weakref import WeakSet as _WeakSet
 
@@ -20,13 +18,13 @@ import numpy as np
 
 from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode
-from ..engine import graph as _graph
-from ..engine.graph import (_UNARY, _ZERO_NRS, RELEASED, AnomalyMode, Donation, Node,
+from ..engine.graph import (_ZERO_NRS, RELEASED, AnomalyMode, Node, NodeRecorder,
                             PackedTensor, SavedHooks, _sequence, version_error)
+from ..engine.graph import tensor_gradient as _tensor_gradient
+from ..engine.tangents import ForwardAD, Unbatchable, set_tangent as _set_tangent
 from ..engine.tensor import Tensor, to_array
 from ..engine.torch_classes import TorchClass, torch_repr
-from . import elision, formulas
-from .elision import ELIDE_BYTES, EXPECTED_REFS
+from . import formulas
 
 OPS = {}            # public name -> Op or Overload, in declaration order
 ALIASES = {}        # alternative public name -> name in OPS (`divide` -> `div`)
@@ -35,39 +33,7 @@ _MISSING = object()
 G, INPUT, RESULT, ATTR, SHAPE, DTYPE, SHAPES = range(7)
 # dtype rules: promote the inputs (PyTorch's result_type), a fixed dtype, or the forward's own
 _PROMOTE, _FIXED, _AS_IS = "promote", "fixed", "as is"
-
-
-class _ForwardAD:
-    """The active forward-mode AD level (None when no dual_level is open); a slotted instance,
-    as GradMode."""
-    __slots__ = ("level", "duals", "batch")
-
-    def __init__(self):
-        self.level = None
-        self.duals = None  # weak references to the tensors given a tangent at this level
-        # jacobian(strategy="forward-mode", vectorize=True): every tangent at the level carries
-        # a leading batch dimension of this size (one column of the Jacobian each)
-        self.batch = None
-
-
-ForwardAD = _ForwardAD()
-
-
-class Unbatchable(Exception):
-    """A batched forward-mode evaluation met something it cannot batch (the caller falls back
-    to one column at a time)."""
-
-
-class _NodeRecorder:
-    """Optional observer of node creation (the CLI records values and source lines for graph and
-    explain); None in normal use, so the hot path pays one slot read (as GradMode)."""
-    __slots__ = ("callback",)
-
-    def __init__(self):
-        self.callback = None
-
-
-NodeRecorder = _NodeRecorder()
+_UNARY = "unary"  # a _PairNode's `_fb` when its op has one input
 
 
 class Sample:
@@ -638,15 +604,6 @@ def float64_ufunc(op):
     return None
 
 
-def _own_code(fn):
-    """Give fn (a closure made per op) a code object of its own.  CPython 3.11+ specialises
-    each attribute access in place, for the type it meets there; in code that every op's
-    closures share, the nodes of all ops meet there and the accesses fall back to generic
-    lookups, while this op's copy only ever sees this op's node class."""
-    fn.__code__ = fn.__code__.replace()
-    return fn
-
-
 def _save_plan(op, n):
     """For each combination of inputs having an edge (bit i: input i has one), what to save:
     (save input 0, [save input 1,] save the output)."""
@@ -660,9 +617,6 @@ def _save_plan(op, n):
         row.append(readers is not False and (readers is None or any(has_edge[i] for i in readers)))
         plan.append(tuple(row))
     return tuple(plan)
-
-
-elision.WRAPPER_CODES[Op.__call__.__code__] = "function"
 
 
 def _specialised_apply(op, general=None, swapped=False):
@@ -680,16 +634,6 @@ def _specialised_apply(op, general=None, swapped=False):
     # NumPy 2.1+; before, which is what Python 3.10 gets, its result is made an array)
     ufunc = isinstance(raw, np.ufunc) and not op.attr_names
     ufunc_out = ufunc and _UFUNC_OUT
-    # a gradient the engine offers (engine.graph._Donation) is taken by ufuncs whose result
-    # has their operands' dtype
-    takes_donation = ufunc and op.rule is _PROMOTE
-    # the ufunc that computes the op into an operand's array at the default attributes, for
-    # forward temporary elision (gradcli.ops.elision): add and sub have an attribute (alpha)
-    elide = None
-    if EXPECTED_REFS is not None and op.rule is _PROMOTE:
-        elide = raw if takes_donation else _OPERATOR_UFUNCS.get(op.on_floats)
-    # results this big are noted as fresh (elision.note); none where nothing is elided
-    note_bytes = ELIDE_BYTES if EXPECTED_REFS is not None else float("inf")
     if general is None:
         general = op._apply_general
     promote = op.rule is _PROMOTE
@@ -711,32 +655,9 @@ def _specialised_apply(op, general=None, swapped=False):
             node._anomaly = (AnomalyMode.location() if AnomalyMode.location
                              else "".join(traceback.format_stack()[:-4]))
 
-    def elidable(t, d, index, a, b):
-        """Whether the op may compute into operand t's array d (index: t's position), t being
-        referred to by the evaluation stack only (gradcli.ops.elision): d is t's own, t is no
-        view, the op will not save t, and nothing observes the operation.  (t, an op's fresh
-        result, is no leaf that requires grad: such results have a grad_fn.)"""
-        if (d.base is not None or not d.flags.writeable or t._base is not None
-                or t._fw is not None or ForwardAD.level is not None
-                or NodeRecorder.callback is not None or AnomalyMode.enabled or SavedHooks.stack):
-            return False
-        if no_saves or not differentiable or not GradMode.enabled:
-            return True
-        edges = 0
-        for i, x in enumerate((a, b) if b is not _UNARY else (a,)):
-            if type(x) is _Tensor and x.requires_grad_flag:
-                edges |= 1 << i
-        return not edges or not plan[edges][index]
-
     if op.n_inputs == 1:
         f64_ufunc = float64_ufunc(op)
         on_float = f64_ufunc if promote else None
-        # elision of a one-input op: a ufunc whose result has its operand's dtype (float32
-        # only when the forward is the ufunc itself, not one computing float32 in float64)
-        elide_one = None
-        if EXPECTED_REFS is not None and (promote or op.dtype_rule == "same"):
-            elide_one = f64_ufunc
-
         def record_one(x, attrs, result):
             node = _new_node(node_cls)
             node._seq = next(_sequence)
@@ -803,21 +724,9 @@ def _specialised_apply(op, general=None, swapped=False):
                 # a NumPy ufunc on a Python float: its 0-d loop (the same bits) without
                 # the array machinery (a quarter of the time)
                 out = _array(on_float(float(d)))
-            elif (elide_one is not None and shape and attrs is defaults
-                    and (d.dtype is _F64 or (d.dtype is _F32 and ufunc))
-                    and d.nbytes >= ELIDE_BYTES and Donation.tensor is None
-                    and getrefcount(d) == 3 and elidable(x, d, 0, x, _UNARY)
-                    and elision.on_stack(x) == getrefcount(x)):
-                # forward temporary elision (gradcli.ops.elision): `-(x * 2)` negates in place,
-                # `torch.exp(x * 2)` exponentiates in place
-                out = elide_one(d, out=d)
             elif ufunc:
                 try:
-                    if not takes_donation or Donation.tensor is not x:
-                        out = raw(d, out=...) if ufunc_out else _asarray(raw(d))
-                    else:  # x is a gradient only the engine holds: compute into its array
-                        Donation.tensor = None
-                        out = raw(d, out=d)
+                    out = raw(d, out=...) if ufunc_out else _asarray(raw(d))
                 except ValueError:
                     out = forward(d)
             else:
@@ -839,8 +748,6 @@ def _specialised_apply(op, general=None, swapped=False):
             result._vc = None
             if view:
                 _mark_view(result, x)
-            elif shape and out.nbytes >= note_bytes:
-                elision.note(result)
             if x.requires_grad_flag and differentiable and GradMode.enabled:
                 record_one(x, attrs, result)
             if ForwardAD.level is not None and x._fw is not None:
@@ -851,7 +758,6 @@ def _specialised_apply(op, general=None, swapped=False):
             if len(inputs) != 1:
                 return general(inputs, attrs)
             return call(inputs[0], attrs)
-        _own_code(record_one)
         return apply, call
 
     def record(a, b, attrs, result, npd, shape):
@@ -976,27 +882,9 @@ def _specialised_apply(op, general=None, swapped=False):
             except ArithmeticError:  # x / 0., a number too large for a float: NumPy's way
                 pass
         if out is None:
-            dst = None
-            if elide is not None and shape and Donation.tensor is None and (
-                    attrs is defaults or attrs == defaults):
-                # forward temporary elision (gradcli.ops.elision): `y * 0.5 + 0.1` adds into
-                # the product's array when only the evaluation stack holds the product
-                if (ta is _Tensor and da.nbytes >= ELIDE_BYTES and getrefcount(da) == 3
-                        and (tb is not _Tensor or db.shape == shape)
-                        and elidable(a, da, 0, a, b) and elision.on_stack(a) == getrefcount(a)):
-                    dst = da
-                elif (tb is _Tensor and db.nbytes >= ELIDE_BYTES and getrefcount(db) == 3
-                        and (ta is not _Tensor or db.shape == shape)
-                        and elidable(b, db, 1, a, b) and elision.on_stack(b) == getrefcount(b)):
-                    dst = db
-            if dst is not None:
-                out = elide(da, db, out=dst)
-            elif ufunc:
+            if ufunc:
                 try:
-                    if not takes_donation or Donation.tensor is None:
-                        out = raw(da, db, out=...) if ufunc_out else _asarray(raw(da, db))
-                    else:
-                        out = _into_donation(raw, a, b, da, db)
+                    out = raw(da, db, out=...) if ufunc_out else _asarray(raw(da, db))
                 except ValueError:
                     out = forward(da, db)
             else:
@@ -1018,8 +906,6 @@ def _specialised_apply(op, general=None, swapped=False):
         result._vc = None
         if view:
             _mark_view(result, a)
-        elif shape and out.nbytes >= note_bytes:
-            elision.note(result)
         if need_grad and differentiable and GradMode.enabled:
             record(a, b, attrs, result, npd, shape)
         if ForwardAD.level is not None and ((ta is _Tensor and a._fw is not None)
@@ -1032,29 +918,7 @@ def _specialised_apply(op, general=None, swapped=False):
             return general(inputs, attrs)
         a, b = inputs
         return call(a, b, attrs)
-    _own_code(record)
     return apply, call
-
-
-# the ufunc of an op whose forward on two floats is a Python operator (add and sub at alpha=1)
-_OPERATOR_UFUNCS = {operator.add: np.add, operator.sub: np.subtract,
-                    operator.mul: np.multiply, operator.truediv: np.divide}
-
-
-def _into_donation(ufunc, a, b, da, db):
-    """ufunc(da, db), written into the array of the gradient the engine offers
-    (engine.graph._Donation) when that is a or b and the result has its shape."""
-    donor = Donation.tensor
-    if donor is a:
-        dst, other = da, db
-    elif donor is b:
-        dst, other = db, da
-    else:
-        return ufunc(da, db, out=...) if _UFUNC_OUT else _asarray(ufunc(da, db))
-    Donation.tensor = None
-    if type(other) is _ndarray and other.shape != dst.shape:
-        return ufunc(da, db, out=...) if _UFUNC_OUT else _asarray(ufunc(da, db))
-    return ufunc(da, db, out=dst)
 
 
 def _ufunc_out_works():
@@ -1087,7 +951,7 @@ def _vjp_caller(entry):
     if fn is passthrough:
         return _passed_through
     if kinds == ((G, 0),):
-        return _own_code(lambda node, g: fn(g if type(g) is not float else _tensor_gradient(g)))
+        return lambda node, g: fn(g if type(g) is not float else _tensor_gradient(g))
     if len(kinds) == 2 and kinds[0] == (G, 0):
         kind, idx = kinds[1]
         methods = _float_formula(fn)  # (None: the tensor formula only)
@@ -1118,7 +982,7 @@ def _vjp_caller(entry):
                     xf = x
                 r = _on_floats(fn, g, xf)
                 return fn(_tensor_gradient(g), x) if r is None else r
-            return _own_code(call)
+            return call
         if kind == INPUT:
             def call(node, g):
                 x = node._s1 if idx else node._s0
@@ -1130,7 +994,7 @@ def _vjp_caller(entry):
                 elif isinstance(x, Tensor) or type(x) is PackedTensor:
                     x = node._unpack(idx)
                 return fn(g if type(g) is not float else _tensor_gradient(g), x)
-            return _own_code(call)
+            return call
         if kind == RESULT and methods is not None:
             def call(node, g):
                 r = node._unpack_result()
@@ -1141,13 +1005,13 @@ def _vjp_caller(entry):
                     if f is not None:
                         return f
                 return fn(g if type(g) is not float else _tensor_gradient(g), r)
-            return _own_code(call)
+            return call
         if kind == RESULT:
-            return _own_code(lambda node, g: fn(g if type(g) is not float else _tensor_gradient(g),
-                                                 node._unpack_result()))
+            return lambda node, g: fn(g if type(g) is not float else _tensor_gradient(g),
+                                      node._unpack_result())
         if kind == ATTR:
-            return _own_code(lambda node, g: fn(g if type(g) is not float else _tensor_gradient(g),
-                                                 node._attrs[idx]))
+            return lambda node, g: fn(g if type(g) is not float else _tensor_gradient(g),
+                                      node._attrs[idx])
     methods = _float_formula(fn) if kinds and kinds[0] == (G, 0) else None
     if methods is not None:
         def call(node, g):
@@ -1176,15 +1040,6 @@ def _vjp_caller(entry):
         return call
     return lambda node, g: fn(*node._resolve(
         kinds, g if type(g) is not float else _tensor_gradient(g)))
-
-
-def _tensor_gradient(g):
-    """Gradient g as a tensor: a float gradient (graph._run) as the 0-d float64 tensor it
-    stands for, a tensor as it is."""
-    return g if type(g) is not float else _Tensor._make(_array(g), None, 0, False)
-
-
-_graph._tensor_gradient = _tensor_gradient  # (the engine loop's, see graph._tensor_gradient)
 
 
 class _FloatArg(float):
@@ -1302,13 +1157,7 @@ def _specialised_vjp(op):
             meta = self._meta
             ga = gb = None
             if fa is not None and call_a is not None:
-                if fb is not None and call_b is not None and Donation.tensor is not None:
-                    donated = Donation.tensor  # only the last formula to read g may take its array
-                    Donation.tensor = None
-                    ga = call_a(self, g)
-                    Donation.tensor = donated
-                else:
-                    ga = call_a(self, g)
+                ga = call_a(self, g)
                 if ga is not None and (meta[0] or meta[1] is not _F64 if type(ga) is float else
                                        ga._data.shape != meta[0] or ga._data.dtype is not meta[1]):
                     ga = _fit(self, 0, ga, meta[0], meta[1])
@@ -1325,7 +1174,7 @@ def _specialised_vjp(op):
             if type(gi) is float:
                 out[i] = _tensor_gradient(gi)
         return out
-    return _own_code(apply), _own_code(apply_f)
+    return apply, apply_f
 
 
 _NRS0 = (0,)
@@ -1618,7 +1467,6 @@ class OpNode(Node):
         t.requires_grad_flag = True
         t._vc = vc
         if tangent and ForwardAD.level is not None:  # forward-over-reverse: a dual output
-            from ..engine.forward_ad import _set_tangent
             _set_tangent(t, tangent[0])
         return t
 
@@ -1718,6 +1566,10 @@ class _PairNode(OpNode):
 
     _saved_in = property(_get_saved, _set_saved)
 
+    def _build_edges(self):
+        fb = self._fb
+        return (self._fa,) if fb is _UNARY else (self._fa, fb)
+
     def release(self):
         if self._sst is not None or self._saved_out is not None:
             self._sst = RELEASED
@@ -1760,7 +1612,6 @@ def _forward_ad(op, inputs, attrs, results):
     """Propagate tangents (forward-mode AD) through op."""
     if not op.differentiable:  # (x == 0 and the like: no tangent, as in PyTorch)
         return
-    from ..engine.forward_ad import _set_tangent
     tangents = [x._fw if isinstance(x, Tensor) else None for x in inputs]
     if ForwardAD.batch is not None:
         _set_tangent(results[0], _batched_tangent(op, inputs, attrs, results, tangents))

@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from ..engine import dtypes, messages
-from ..engine.forward_ad import _set_tangent
+from ..engine.tangents import set_tangent as _set_tangent
 from ..engine.grad_mode import GradMode
 from ..engine.tensor import StaleView, Tensor, check_numel
 from .registry import (OPS, Composed, Op, Overload, Plain, Sample, alias, passthrough, register,
@@ -424,8 +424,6 @@ def _mT(self):
     return OPS["transpose"].apply((self,), (-2, -1))
 
 
-Tensor.T = property(_T)
-Tensor.mT = property(_mT)
 
 
 # ------------------------------------------------------------------ expand and repeat
@@ -1646,7 +1644,6 @@ def _setitem(self, index, value):
     regenerate(self, self if recording and self._base is not None else None)
 
 
-Tensor.__setitem__ = _setitem
 
 
 # ------------------------------------------------------------------ broadcasting
@@ -1681,4 +1678,3 @@ def _broadcast_to_method(self, *size):
     return broadcast_to(self, size)
 
 
-Tensor.broadcast_to = _broadcast_to_method

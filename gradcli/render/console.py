@@ -30,18 +30,7 @@ class ErrorInfo:
                           "column": self.column}}
 
 
-def json_ready(document):
-    """document with every non-finite float (nested in dicts and lists) as "inf"/"-inf"/"nan"."""
-    import math
-    if isinstance(document, float):
-        if math.isfinite(document):
-            return document
-        return "nan" if math.isnan(document) else ("inf" if document > 0 else "-inf")
-    if isinstance(document, dict):
-        return {k: json_ready(v) for k, v in document.items()}
-    if isinstance(document, (list, tuple)):
-        return [json_ready(v) for v in document]
-    return document
+from ..engine.text import json_ready  # noqa: E402,F401  (the CLI's too)
 
 
 def choose_mode(json_output=False, no_color=False, stream=None):
@@ -60,18 +49,7 @@ def _is_terminal(stream):
         return False
 
 
-def derivative_label(out, leaf, order=1):
-    """dz/dx, d2z/dx2; an output that is an expression is bracketed: d(x*2 + 1)/dx."""
-    from .values import wrt
-    out = wrt(out)
-    if order == 1:
-        return f"d{out}/d{leaf}"
-    if "," in leaf:  # a mixed partial, "x,x,w": d3y/dx2 dw
-        names = leaf.split(",")
-        counts = {n: names.count(n) for n in names}
-        return f"d{order}{out}/" + " ".join(f"d{n}{k if k > 1 else ''}"
-                                           for n, k in counts.items())
-    return f"d{order}{out}/d{leaf}{order}"
+from ..engine.text import derivative_label  # noqa: E402,F401  (the CLI's)
 
 
 class Renderer:

@@ -1,10 +1,10 @@
 """The explanation of a backward pass as text (SPEC §3 explain)."""
 
-from ..analysis.explain import Namer, defined_incoming
 from .values import short_value, value_text, wrt
 
 
 def render_explanation(ev, out_name, steps):
+    """The explanation as text; steps: gradcli.analysis.explain.explain_steps(ev, out_name)."""
     out = ev.values[out_name]
     lines = []
     leaves = ", ".join(f"{n} = {short_value(t)}" for n, t in ev.leaves.items())
@@ -13,15 +13,11 @@ def render_explanation(ev, out_name, steps):
         reason = next((r for (o, _), r in ev.reasons.items() if o == out_name), None)
         lines.append(f"  no backward steps: {reason or out_name + ' has no graph'}")
         return "\n".join(lines)
-    namer = Namer(ev.session.namespace, ev.recording)
     lines.append("")
     lines.append("forward")
-    for rec in (ev.recording.records.values() if ev.recording else []):
-        if any(s.node is rec.node for s in ev.steps.get(out_name, [])):
-            own = namer.by_output.get((rec.node, 0))
-            expr = namer.expression(rec.node)
-            text = f"{own} = {expr}" if own else expr
-            lines.append(f"  {text}  ->  {short_value(rec.outputs[0])}")
+    for op in steps.forward:
+        text = f"{op.name} = {op.expression}" if op.name else op.expression
+        lines.append(f"  {text}  ->  {short_value(op.value)}")
     lines.append("")
     seed = "1" if getattr(out, "numel", lambda: 0)() == 1 else "the given gradient"
     lines.append(f"backward (chain rule, in the order autograd runs it; d{out_name}/d{out_name} = {seed})")
@@ -29,7 +25,7 @@ def render_explanation(ev, out_name, steps):
         lines.append(f"  [{step.index}] {step.node}   {step.expression}")
         if step.formula:
             lines.append(f"      local derivative: {step.formula}")
-        defined = defined_incoming(step)
+        defined = step.defined_incoming()
         incoming = ", ".join(short_value(g) + (f" ({label})" if label else "")
                              for label, g in defined) or "None"
         # the factor of the chain-rule product: the one defined incoming gradient
@@ -62,16 +58,11 @@ def explanation_json(ev, out_name, steps):
     gradient, what it passes to each input and where it accumulates, kinks), the gradients and
     the why of a missing or zero one."""
     from .values import to_json
-    namer = Namer(ev.session.namespace, ev.recording)
-    forward = []
-    for rec in (ev.recording.records.values() if ev.recording else []):
-        if any(s.node is rec.node for s in ev.steps.get(out_name, [])):
-            own = namer.by_output.get((rec.node, 0))
-            forward.append({"name": own, "expression": namer.expression(rec.node),
-                            "value": to_json(rec.outputs[0])})
+    forward = [{"name": op.name, "expression": op.expression, "value": to_json(op.value)}
+               for op in steps.forward]
     json_steps = []
     for step in steps:
-        defined = defined_incoming(step)
+        defined = step.defined_incoming()
         json_steps.append({
             "index": step.index, "node": step.node, "expression": step.expression,
             "formula": step.formula or None,

@@ -2,7 +2,7 @@
 every node when asked.  Shared subgraphs are drawn once and referenced after; order follows
 `next_functions`, so output is deterministic."""
 
-from ..analysis.trace import reachable_nodes
+from ..engine.graph import reachable_nodes
 from ..engine.graph import AccumulateGrad
 from .pictures import DRAWN_FORMATS, escape as _escape
 from .values import short_value

@@ -5,6 +5,11 @@ frontend from the sampled curve (never in the evaluator, which may write no file
 
 import math
 import re
+from collections import namedtuple
+
+# What a plot draws: any object with these attributes (gradcli.analysis.plot.Curve, sampled in
+# the evaluator, or this tuple, read back from its JSON in the frontend)
+PlotData = namedtuple("PlotData", ["input", "output", "xs", "ys", "dys"])
 
 
 # on a terminal: the output's line and legend mark in one colour, the derivative's in another
@@ -181,9 +186,8 @@ IMAGE_DPI = 100
 
 
 def curve_from_json(document):
-    """The Curve of an evaluator's `plot --json` document, checked (the frontend trusts no data
-    from the evaluator): x, y, dy lists of one length of numbers or "inf"/"-inf"/"nan"."""
-    from ..analysis.plot import Curve
+    """The PlotData of an evaluator's `plot --json` document, checked (the frontend trusts no
+    data from the evaluator): x, y, dy lists of one length of numbers or "inf"/"-inf"/"nan"."""
     if not isinstance(document, dict):
         raise ValueError("not a plot document")
 
@@ -205,7 +209,7 @@ def curve_from_json(document):
     if len({len(v) for v in series}) != 1:
         raise ValueError("series of different lengths")
     names = [str(document.get(k, ""))[:200] for k in ("input", "output")]
-    return Curve(names[0], names[1], *series)
+    return PlotData(names[0], names[1], *series)
 
 
 def write_image(curve, path, fmt):

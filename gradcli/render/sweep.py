@@ -3,7 +3,7 @@
 
 import json
 
-from .console import json_ready
+from ..engine.text import json_ready
 from .values import to_json, value_text
 
 FORMATS = ("table", "csv", "json", "jsonl")

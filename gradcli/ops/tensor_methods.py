@@ -1,0 +1,111 @@
+"""The Tensor methods that are not one op of the table: dtype conversions, in-place random
+fills, `new_*` factories, and the properties and methods shape.py writes by hand (`T`, `mT`,
+item assignment, `broadcast_to`).  gradcli.ops.install() gives them to Tensor with the rest,
+through the engine's one way in (engine.tensor.install_attribute)."""
+
+from ..engine import dtypes, messages
+from ..engine.dtypes import dtype as _dtype_cls
+from ..engine.grad_mode import GradMode
+from ..engine.tensor import Device, Tensor
+
+
+def to(self, *args, **kwargs):
+    """Convert to a dtype (devices other than cpu are refused); returns self if unchanged."""
+    target = kwargs.get("dtype")
+    copy = kwargs.get("copy", False)
+    for a in args:
+        if isinstance(a, _dtype_cls):
+            target = a
+        elif isinstance(a, Tensor):
+            target = a.dtype
+        else:
+            Device(a)
+    if "device" in kwargs:
+        Device(kwargs["device"])
+    if target is None or (target is self.dtype and not copy):
+        return self
+    return self.to_dtype(target)
+
+
+def _caster(d):
+    def cast(self, memory_format=None):
+        return self.to(d)
+    return cast
+
+
+def uniform_values(tensor, a, b):
+    """Uniform samples in [a, b) for tensor's elements, drawn as PyTorch's uniform_ draws them
+    (in the tensor's precision: x * (b - a) + a)."""
+    from .creation import GENERATOR
+    dtype = tensor._data.dtype
+    x = GENERATOR.uniform(tensor._data.size, dtype).astype(dtype)
+    a, b = dtype.type(a), dtype.type(b)
+    return x * (b - a) + a
+
+
+def normal_values(tensor, mean, std):
+    """Normal samples for tensor's elements, drawn as torch.randn draws them, times std plus
+    mean."""
+    from .creation import GENERATOR
+    dtype = tensor._data.dtype
+    x = GENERATOR.normal(tensor._data.size, dtype).astype(dtype)
+    return x * dtype.type(std) + dtype.type(mean)
+
+
+def fill_values(tensor, values):
+    """Write values into tensor's array in place (one version bump), outside autograd."""
+    tensor._data[...] = values.reshape(tensor._data.shape)
+    tensor._counter[0] += 1
+    return tensor
+
+
+def _random_fill(self, name, draw, *args):
+    if GradMode.enabled and self.requires_grad:
+        raise RuntimeError(messages.LEAF_INPLACE if self.is_leaf else
+                           f"{name}() of a tensor that requires grad is not supported in "
+                           f"gradcli (detach it first)")
+    return fill_values(self, draw(self, *args))
+
+
+def uniform_(self, a=0, b=1, *, generator=None):
+    """Fill with uniform samples in [a, b), drawn as PyTorch draws them (nn.init.uniform_)."""
+    return _random_fill(self, "uniform_", uniform_values, a, b)
+
+
+def normal_(self, mean=0, std=1, *, generator=None):
+    """Fill with normal samples, drawn as torch.randn draws them, times std plus mean."""
+    return _random_fill(self, "normal_", normal_values, mean, std)
+
+
+def new_tensor(self, data, dtype=None, requires_grad=False):
+    from .creation import tensor
+    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _new_filler(fill):
+    def make(self, *size, dtype=None, requires_grad=False):
+        from .creation import full
+        return full(size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size,
+                    fill, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return make
+
+
+def new_full(self, size, fill_value, dtype=None, requires_grad=False):
+    from .creation import full
+    return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def hand_written():
+    """{name: attribute} of the Tensor methods and properties written by hand."""
+    from . import shape
+    methods = {"to": to, "uniform_": uniform_, "normal_": normal_,
+               "new_tensor": new_tensor, "new_zeros": _new_filler(0), "new_ones": _new_filler(1),
+               "new_empty": _new_filler(0), "new_full": new_full,
+               "T": property(shape._T), "mT": property(shape._mT),
+               "__setitem__": shape._setitem, "broadcast_to": shape._broadcast_to_method}
+    for name, d in [("float", dtypes.float32), ("double", dtypes.float64),
+                    ("half", dtypes.float16), ("long", dtypes.int64), ("int", dtypes.int32),
+                    ("bool", dtypes.bool_), ("short", dtypes.int16), ("char", dtypes.int8),
+                    ("byte", dtypes.uint8)]:
+        methods[name] = _caster(d)
+    return methods
