@@ -11,7 +11,8 @@ imports it (gradcli.kernel.process.prestart)."""
 
 import importlib as _importlib
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: F401
+
 _loaded = False
 
 

@@ -30,7 +30,7 @@ pi = 3.141592653589793
 e = 2.718281828459045
 inf = _np.inf
 nan = _np.nan
-from . import __version__  # noqa: E402,F401
+from .version import __version__  # noqa: E402,F401
 
 
 def is_tensor(obj):

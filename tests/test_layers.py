@@ -17,12 +17,13 @@ PACKAGE = Path(gradcli.__file__).resolve().parent
 # the packages of one row are siblings and import neither each other nor anything above.
 # "gradcli" is the package's own namespace (gradcli/__init__.py, `import gradcli as torch`).
 LAYERS = [
-    {"engine", "process"},              # Tensor, nodes, backward loop; process settings
+    {"engine", "process", "version"},   # Tensor, nodes, backward loop; process settings
     {"ops"},                            # the op table, registered into the engine
     {"autograd", "linalg", "cuda", "functions"},  # torch.autograd and the torch.* namespaces
     {"nn"},
     {"optim", "func"},
-    {"gradcli"},                        # the torch-like namespace, made of all of the above
+    {"api"},                            # the torch-like namespace, made of all of the above
+    {"gradcli"},                        # the package: loads api on first use
     {"lang"},                           # the language programs are written in
     {"analysis", "render"},             # results as data; results as text
     {"kernel"},                         # the evaluator process

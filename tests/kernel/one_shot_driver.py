@@ -1,5 +1,6 @@
 """`gradcli ARGS...` as the console script runs it, reporting on standard error, as each of
-its two processes exits, which modules it had imported: the frontend (NumPy? the engine?) and
+its two processes exits, which modules it had imported: the frontend (NumPy? Tensor, the
+op table, the language?) and
 the evaluator (typer? a gradcli module first imported after its wall?).  For
 tests/kernel/test_evaluator.py."""
 
@@ -14,7 +15,9 @@ frontend, real_exit = os.getpid(), os._exit
 def exit_(code):
     if os.getpid() == frontend:
         report = {"side": "frontend", "numpy": "numpy" in sys.modules,
-                  "engine": sorted(m for m in sys.modules if m.startswith(("gradcli.engine", "gradcli.ops")))}
+                  "engine": sorted(m for m in sys.modules if m.startswith(
+                      ("gradcli.engine.tensor", "gradcli.engine.graph", "gradcli.ops", "gradcli.api",
+                       "gradcli.lang.session")))}
     else:
         report = {"side": "evaluator", "typer": "typer" in sys.modules,
                   "after_wall": sorted(m for m in set(sys.modules) - seen.get("wall", set()) if m.startswith("gradcli"))}
