@@ -24,6 +24,15 @@ whole processes), which a loaded machine disturbs far less than wall time.
     .venv/bin/python bench/bench_suite.py --json run.json      # measure once, keep everything
     .venv/bin/python bench/bench_suite.py --from-json run.json --markdown   # table for README
 
+Interpreters: gradcli and hand-written NumPy run on the interpreter under test (--python, default
+the one running this script; its `gradcli` console script for the whole-process rows), PyTorch,
+autograd and micrograd on --torch-python (default: the same). PyTorch's wheel lies on this
+machine for CPython 3.11 only, so a run on 3.13 interleaves gradcli on 3.13 with PyTorch on 3.11;
+the goals against NumPy, `import numpy` or gradcli itself compare one interpreter's processes.
+bench/bench_versions.py builds the venvs and runs this on 3.10-3.13, one table for all:
+
+    python3 bench/bench_versions.py        # bench/.runs/versions/table.md; see bench/NOTES.md
+
 Workload NAMEs for --only (a prefix selects several, e.g. --only chain):
   oneshot      whole process: `gradcli eval "z=(2*x)**3" --at x=3` vs `python -c "import numpy"`
   chain10k     scalar chain x*w, x+b, sin(x), x*1.0001 repeated, forward+backward, per op
@@ -848,7 +857,8 @@ def report(m, meta, rows, quick, markdown):
     v = m["versions"]
     libs = (f"PyTorch {v['torch']}, autograd {v['autograd']}, micrograd {v['micrograd']}")
     if "torch_python" in v:  # the comparison libraries on an interpreter of their own
-        libs = f"on Python {v['torch_python']} with NumPy {v['torch_numpy']}: {libs}"
+        libs = (f"the comparison libraries on Python {v['torch_python']} "
+                f"(NumPy {v['torch_numpy']}): {libs}")
     head = (f"{m['date']}, {m['cores']} cores ({m['cpu']}), {m['memory']}, threads: "
             f"{m['threads']}; Python {v['python']}, NumPy {v['numpy']}, {libs}"
             + (f", hyperfine {v['hyperfine']}" if "hyperfine" in v else "")
