@@ -252,11 +252,24 @@ def parse_args(argv=None):
     return ap.parse_args(argv)
 
 
+def needs_numpy(args):
+    """The table reuses bench_suite.py's ratios, which import NumPy: without it here, run again
+    under the PyTorch venv's interpreter (or end with a hint)."""
+    import importlib.util
+    if importlib.util.find_spec("numpy") is not None:
+        return
+    python = Path(args.torch_python or Path(args.venvs) / f"torch-py{TORCH_VERSION}/bin/python")
+    if not python.exists():
+        raise SystemExit("rendering needs NumPy: run this with an interpreter that has it")
+    os.execv(str(python), [str(python), __file__, *sys.argv[1:]])
+
+
 def main(argv=None):
     args = parse_args(argv)
     versions = [v.strip() for v in args.versions.split(",") if v.strip()]
     out = Path(args.out)
     if args.render:
+        needs_numpy(args)
         runs = [(v, json.loads((out / f"py{v}.json").read_text())) for v in versions
                 if (out / f"py{v}.json").exists()]
         print(render(runs, cpu=not args.no_cpu))
@@ -278,6 +291,8 @@ def main(argv=None):
         for v in versions:
             warm(pythons[v], clean_env(XDG_CACHE_HOME=str(pythons[v].parent.parent / "cache")))
         return 0
+    if not args.setup:
+        needs_numpy(args)  # now rather than after the runs (a re-run skips the built venvs)
     runs = []
     for v in versions:
         python = pythons[v]
