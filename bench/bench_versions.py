@@ -49,6 +49,7 @@ TORCH = "torch==2.13.0"
 NUMPY = "numpy==2.4.6"                  # README's runs; the same on every version that has it
 NUMPY_PIN = {"3.10": "numpy==2.2.6"}    # NumPy 2.3 and later need 3.11
 COMPARISON = ("autograd", "micrograd")
+DEFAULT_IMPLS = "gradcli,torch,autograd,micrograd,numpy"  # bench_suite.py's --impls
 
 
 def log(msg):
@@ -214,6 +215,8 @@ def render(runs, cpu=True):
             + f"; {m['date']}, {meta.get('seconds', '?')} s"
             + ("; --quick" if data["args"].get("quick") else "")
             + (f"; --only {data['args']['only']}" if data["args"].get("only") else "")
+            + (f"; --impls {data['args']['impls']}"
+               if data["args"].get("impls", DEFAULT_IMPLS) != DEFAULT_IMPLS else "")
             + f"; load average {_load(load)} at start, {_load(load_end)} at end")
     return "\n".join(lines) + "\n\n" + "\n".join(notes)
 
