@@ -24,6 +24,15 @@ whole processes), which a loaded machine disturbs far less than wall time.
     .venv/bin/python bench/bench_suite.py --json run.json      # measure once, keep everything
     .venv/bin/python bench/bench_suite.py --from-json run.json --markdown   # table for README
 
+Interpreters: gradcli and hand-written NumPy run on the interpreter under test (--python, default
+the one running this script; its `gradcli` console script for the whole-process rows), PyTorch,
+autograd and micrograd on --torch-python (default: the same). PyTorch's wheel lies on this
+machine for CPython 3.11 only, so a run on 3.13 interleaves gradcli on 3.13 with PyTorch on 3.11;
+the goals against NumPy, `import numpy` or gradcli itself compare one interpreter's processes.
+bench/bench_versions.py builds the venvs and runs this on 3.10-3.13, one table for all:
+
+    python3 bench/bench_versions.py        # bench/.runs/versions/table.md; see bench/NOTES.md
+
 Workload NAMEs for --only (a prefix selects several, e.g. --only chain):
   oneshot      whole process: `gradcli eval "z=(2*x)**3" --at x=3` vs `python -c "import numpy"`
   chain10k     scalar chain x*w, x+b, sin(x), x*1.0001 repeated, forward+backward, per op
@@ -65,6 +74,13 @@ def parse_args(argv=None):
     ap.add_argument("--list", action="store_true", help="list the workload names and exit")
     ap.add_argument("--from-json", metavar="IN",
                     help="print the table of a run saved with --json (no measuring)")
+    ap.add_argument("--python", metavar="PATH",
+                    help="the interpreter under test: gradcli's and hand-written NumPy's rows, "
+                         "and the `gradcli` console script beside it (default: this one)")
+    ap.add_argument("--torch-python", metavar="PATH",
+                    help="the interpreter of the comparison libraries' rows (torch, autograd, "
+                         "micrograd; default: --python), e.g. a 3.11 venv with PyTorch while "
+                         "gradcli runs on 3.13 (bench/bench_versions.py)")
     return ap.parse_args(argv)
 
 
@@ -76,7 +92,6 @@ if ARGS is not None and ARGS.threads > 0:  # before NumPy is imported, and inher
 import datetime  # noqa: E402
 import json  # noqa: E402
 import pickle  # noqa: E402
-import platform  # noqa: E402
 import resource  # noqa: E402
 import shlex  # noqa: E402
 import shutil  # noqa: E402
@@ -95,9 +110,32 @@ sys.path.insert(0, str(BENCH))
 
 from workloads import inprocess  # noqa: E402
 
-PY = sys.executable
-GRADCLI = str(Path(PY).parent / "gradcli") if (Path(PY).parent / "gradcli").exists() \
-    else shutil.which("gradcli")
+# The interpreters (set_interpreters): PY runs the code under test, gradcli and hand-written
+# NumPy (NumPy is gradcli's floor, so it runs on the same interpreter), and GRADCLI is the console
+# script beside it; TORCH_PY runs the comparison libraries, PyTorch, autograd and micrograd,
+# which may be another interpreter (PyTorch's wheels lie on this machine for one CPython only).
+# Each implementation always runs in processes of its own, so one run can interleave gradcli on
+# 3.13 with PyTorch on 3.11; every goal whose reference is NumPy, `python -c "import numpy"` or
+# gradcli itself compares two processes of the same interpreter.
+PY = TORCH_PY = GRADCLI = None
+OWN = ("gradcli", "numpy")  # implementations that run on PY
+
+
+def console_script(python):
+    d = Path(python).parent
+    return str(d / "gradcli") if (d / "gradcli").exists() else shutil.which("gradcli")
+
+
+def set_interpreters(args):
+    global PY, TORCH_PY, GRADCLI
+    PY = args.python or sys.executable
+    TORCH_PY = args.torch_python or PY
+    GRADCLI = console_script(PY)
+
+
+def python_for(impl):
+    """The interpreter of impl's processes ("gradcli (CLI settings)" is gradcli's)."""
+    return PY if impl.split(" ")[0] in OWN else TORCH_PY
 
 WORKLOADS = ["oneshot", "chain10k", "chain100k", "chain1m", "mlp", "elementwise", "second",
              "hessian", "jacobian", "memory", "loop"]
@@ -281,9 +319,9 @@ class Worker:
     """A bench/workloads/worker.py process running one implementation's workload (see there)."""
 
     def __init__(self, spec):
-        self.proc = subprocess.Popen([PY, str(BENCH / "workloads" / "worker.py")],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         impl, function, args, options = spec
+        self.proc = subprocess.Popen([python_for(impl), str(BENCH / "workloads" / "worker.py")],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         options = dict(options, threads=ARGS.threads if ARGS is not None else 1)
         self.failure = self.call("setup", impl, function, args, options)[1]
 
@@ -516,9 +554,9 @@ class Suite:
             "gradcli eval": ([GRADCLI, "eval", "z=(2*x)**3", "--at", "x=3"], {}, "dz/dx = 216"),
             "numpy import": ([PY, "-c", "import numpy"], {}, None),
             "gradcli -c": ([PY, "-c", ONESHOT_GRADCLI_API], {}, "216"),
-            "torch -c": ([PY, "-c", ONESHOT_TORCH], {}, "216"),
-            "autograd -c": ([PY, "-c", ONESHOT_AUTOGRAD], {}, "216"),
-            "micrograd -c": ([PY, "-c", ONESHOT_MICROGRAD], {}, "216"),
+            "torch -c": ([TORCH_PY, "-c", ONESHOT_TORCH], {}, "216"),
+            "autograd -c": ([TORCH_PY, "-c", ONESHOT_AUTOGRAD], {}, "216"),
+            "micrograd -c": ([TORCH_PY, "-c", ONESHOT_MICROGRAD], {}, "216"),
         }
         rows = self.new_rows("oneshot", "one-shot CLI gradient (whole process)", cmds, "ms",
                              1e3, ref="numpy import", goal=1.5, goal_impl="gradcli eval")
@@ -555,7 +593,7 @@ class Suite:
                 if r.failure:
                     continue
                 try:
-                    kb, out = peak_rss_kb([PY, script, r.impl, "3"], dict(os.environ))
+                    kb, out = peak_rss_kb([python_for(r.impl), script, r.impl, "3"], dict(os.environ))
                 except RuntimeError as e:
                     r.failure = str(e)
                     continue
@@ -594,7 +632,7 @@ class Suite:
         cmds = {
             "gradcli run": ([GRADCLI, "run", str(gpath)], {}, expect),
             "gradcli": ([PY, str(ppath)], pp, expect),
-            "torch": ([PY, str(ppath)], {**pp, "LOOP_IMPL": "torch"}, expect),
+            "torch": ([TORCH_PY, str(ppath)], {**pp, "LOOP_IMPL": "torch"}, expect),
         }
         rows = self.new_rows("loop", f"{steps:,}-iteration loop program (whole process)", cmds,
                              "s", 1.0, ref="gradcli", goal=2.0, goal_impl="gradcli run")
@@ -753,6 +791,31 @@ class Suite:
         self.meta["seconds"] = round(time.time() - t_start)
 
 
+INTERPRETER_PROBE = """
+import importlib.util, json, platform, sys
+from importlib.metadata import version
+out = {"python": platform.python_version(), "executable": sys.executable}
+for mod in sys.argv[1:]:
+    try:
+        out[mod] = version(mod)
+    except Exception:
+        out[mod] = "not installed"
+spec = importlib.util.find_spec("gradcli")
+out["gradcli_origin"] = spec.origin if spec else None
+print(json.dumps(out))
+"""
+
+
+def probe_interpreter(python, modules):
+    """Python's and the modules' versions in another interpreter, and where its `import
+    gradcli` (outside any checkout: the console script's) comes from."""
+    p = subprocess.run([python, "-c", INTERPRETER_PROBE, *modules], capture_output=True,
+                       text=True, cwd="/")
+    if p.returncode != 0:
+        raise SystemExit(f"{python} does not run: {p.stderr.strip()[-300:]}")
+    return json.loads(p.stdout)
+
+
 def machine_description(args):
     cpu = "?"
     try:
@@ -768,33 +831,43 @@ def machine_description(args):
         mem = f"{kb / 2**20:.0f} GiB"
     except (OSError, ValueError, IndexError):
         pass
-    versions = {"python": platform.python_version(), "numpy": np.__version__}
-    for mod in ("torch", "autograd", "micrograd"):
-        try:
-            from importlib.metadata import version
-            versions[mod] = version(mod)
-        except Exception:  # noqa: BLE001
-            versions[mod] = "not installed"
+    own = probe_interpreter(PY, ["numpy"])
+    versions = {"python": own["python"], "numpy": own["numpy"]}
+    other = own if TORCH_PY == PY else probe_interpreter(TORCH_PY, ["numpy"])
+    versions.update({mod: v for mod, v in probe_interpreter(
+        TORCH_PY, ["torch", "autograd", "micrograd"]).items()
+        if mod in ("torch", "autograd", "micrograd")})
+    if TORCH_PY != PY:
+        versions["torch_python"] = other["python"]
+        versions["torch_numpy"] = other["numpy"]
     hf = shutil.which("hyperfine")
     if hf:
         versions["hyperfine"] = subprocess.run([hf, "--version"], capture_output=True,
                                                text=True).stdout.split()[-1]
     threads = "library defaults" if args.threads == 0 else f"{args.threads} per library"
+    interpreters = {"python": PY, "torch_python": TORCH_PY, "gradcli": GRADCLI,
+                    "gradcli_origin": own["gradcli_origin"]}
     return {"date": datetime.date.today().isoformat(), "cpu": cpu, "cores": os.cpu_count(),
             "memory": mem, "versions": versions, "threads": threads,
-            "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE")}
+            "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
+            "interpreters": interpreters}
 
 
 def report(m, meta, rows, quick, markdown):
     v = m["versions"]
+    libs = (f"PyTorch {v['torch']}, autograd {v['autograd']}, micrograd {v['micrograd']}")
+    if "torch_python" in v:  # the comparison libraries on an interpreter of their own
+        libs = (f"the comparison libraries on Python {v['torch_python']} "
+                f"(NumPy {v['torch_numpy']}): {libs}")
     head = (f"{m['date']}, {m['cores']} cores ({m['cpu']}), {m['memory']}, threads: "
-            f"{m['threads']}; Python {v['python']}, NumPy {v['numpy']}, PyTorch {v['torch']}, "
-            f"autograd {v['autograd']}, micrograd {v['micrograd']}"
+            f"{m['threads']}; Python {v['python']}, NumPy {v['numpy']}, {libs}"
             + (f", hyperfine {v['hyperfine']}" if "hyperfine" in v else "")
             + f"; load average {meta['load_start'][0]:.1f} at start, "
               f"{meta['load_end'][0]:.1f} at end; {meta['seconds']} s"
             + ("; --quick" if quick else ""))
     print(head + "\n")
+    if m.get("console_warning"):
+        print("warning: " + m["console_warning"] + "\n")
     print(table(rows, markdown=markdown))
     verdicts = [v for _, _, v in attach_ratios(rows) if v]
     print(f"\ngoals: {verdicts.count('PASS')} PASS, {verdicts.count('FAIL')} FAIL")
@@ -810,10 +883,22 @@ def main():
         report(data["machine"], data["meta"], [Row.from_json(d) for d in data["rows"]],
                data["args"].get("quick"), args.markdown)
         return 0
+    set_interpreters(args)
+    if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+        # with it, every import of a process whose bytecode cache was never written compiles
+        # again: start-up (the one-shot row) would measure the compiler
+        log("note: PYTHONDONTWRITEBYTECODE unset for the measured processes")
     suite = Suite(args)
     m = machine_description(args)
     if m["openblas_coretype"]:
         log("warning: OPENBLAS_CORETYPE is set, which slows a current NumPy")
+    origin = m["interpreters"]["gradcli_origin"]
+    if origin is None or not Path(origin).resolve().is_relative_to(ROOT):
+        # the workers and `python -c` import this checkout's gradcli (sys.path, cwd), but the
+        # console script (`gradcli eval`, `gradcli run`) imports the interpreter's own
+        m["console_warning"] = (f"the console script's gradcli is {origin}, not this checkout's "
+                                f"({ROOT}): pip install -e {ROOT} in {Path(PY).parent.parent}")
+        log("warning: " + m["console_warning"])
     suite.run()
     report(m, suite.meta, suite.rows, args.quick, args.markdown)
     if args.json:
