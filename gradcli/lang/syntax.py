@@ -6,8 +6,9 @@ order, f-string fields).  gradcli.lang.compiler then guards that same tree and c
 Positions: every node carries `lineno`, `col_offset`, `end_lineno` and `end_col_offset`, where
 gradcli locates it (columns count characters, not UTF-8 bytes as Python's own parser counts
 them: gradcli's errors and carets count characters).  A node starts where Python's starts,
-but for two places that gradcli's errors point at: an attribute starts at its name (`x.fo`
-fails at `fo`), and a node parsed out of an f-string field lies where its string lies."""
+but for three places that gradcli's errors point at: an attribute starts at its name (`x.fo`
+fails at `fo`), a binary operation where its left operand starts (`(a + b) * c` at `a`, inside
+the parenthesis), and a node parsed out of an f-string field lies where its string lies."""
 
 import ast
 
