@@ -109,6 +109,8 @@ class Guarding(ast.NodeTransformer):
     order the checks were always made (a value before its targets, a call's keywords before its
     arguments), so that of two faults a program has, the same one is reported."""
 
+    methods = {}                      # node class -> its visit method
+
     def __init__(self, echo, lines=()):
         self.echo = echo
         self.lines = lines
@@ -156,6 +158,17 @@ class Guarding(ast.NodeTransformer):
         return self.body(statements) or [ast.Pass()]
 
     # ------------------------------------------------------------------ expressions
+    def visit(self, node):
+        """NodeTransformer.visit, its method looked up once per node class."""
+        method = self.methods.get(type(node))
+        if method is None:
+            method = self.methods[type(node)] = getattr(
+                type(self), "visit_" + type(node).__name__, type(self).generic_visit)
+        return method(self, node)
+
+    def visit_Constant(self, node):
+        return node
+
     def visit_Name(self, node):
         self.name(node.id, node, load=isinstance(node.ctx, ast.Load))
         return node

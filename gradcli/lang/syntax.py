@@ -67,12 +67,18 @@ def place(node, line, column, end_line=None, end_column=None):
 
 def at_meta(node, meta):
     """node placed where a parse-tree node lies (nowhere: line 1, column 1)."""
-    return place(node, getattr(meta, "line", 0), getattr(meta, "column", 0),
-                 getattr(meta, "end_line", None), getattr(meta, "end_column", None))
+    try:
+        node.lineno, node.col_offset = meta.line, meta.column - 1
+        node.end_lineno, node.end_col_offset = meta.end_line, meta.end_column - 1
+    except AttributeError:  # (a tree that holds no token: lark leaves its meta empty)
+        place(node, 0, 0)
+    return node
 
 
 def at_token(node, token):
-    return place(node, token.line, token.column, token.end_line, token.end_column)
+    node.lineno, node.col_offset = token.line, token.column - 1
+    node.end_lineno, node.end_col_offset = token.end_line, token.end_column - 1
+    return node
 
 
 def from_to(node, first, last):
