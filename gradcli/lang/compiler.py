@@ -266,8 +266,11 @@ class Guarding(ast.NodeTransformer):
                 node.defaults.append(self.visit(default))
         if node.vararg is not None:
             self.visit(node.vararg)
-        node.kw_defaults = [(self.visit(arg), self.optional(default))[1]
-                            for arg, default in zip(node.kwonlyargs, node.kw_defaults)]
+        kw_defaults = []
+        for arg, default in zip(node.kwonlyargs, node.kw_defaults):
+            self.visit(arg)
+            kw_defaults.append(self.optional(default))
+        node.kw_defaults = kw_defaults
         if node.kwarg is not None:
             self.visit(node.kwarg)
         return node
