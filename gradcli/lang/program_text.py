@@ -77,7 +77,7 @@ class Call:
     receiver: str
     method: str
     args: str                      # the argument text, without the parentheses
-    receiver_root: object = None   # the receiver's first name
+    receiver_root: str = None      # the receiver's first name
     positional: list = field(default_factory=list)   # Argument each
     keywords: dict = field(default_factory=dict)     # name -> Argument
 
@@ -103,14 +103,25 @@ def _chain_root(target):
     return target.id if isinstance(target, ast.Name) else None
 
 
+def _statements(module):
+    """Every statement of module, nested ones too (a compound statement, then its bodies')."""
+    pending = list(reversed(module.body))
+    while pending:
+        stmt = pending.pop()
+        yield stmt
+        if isinstance(stmt, COMPOUND):
+            inner = [s for name in ("body", "orelse", "finalbody")
+                     for s in getattr(stmt, name, ())]
+            inner += [s for handler in getattr(stmt, "handlers", ()) for s in handler.body]
+            pending.extend(reversed(inner))
+
+
 def _units(module, line):
     """The parts of module on `line` that a failure there may lie in: each simple statement
     that spans the line, and the header (test, iterable, context managers) of each compound
     statement that starts on it."""
     found = []
-    pending = list(module.body)
-    while pending:
-        stmt = pending.pop(0)
+    for stmt in _statements(module):
         if isinstance(stmt, COMPOUND):
             if stmt.lineno == line:
                 header = [getattr(stmt, name) for name in ("test", "iter", "target")
@@ -118,10 +129,6 @@ def _units(module, line):
                 header += [item.context_expr for item in getattr(stmt, "items", ())]
                 if header:
                     found.append(header)
-            for name in ("body", "orelse", "finalbody"):
-                pending.extend(getattr(stmt, name, ()))
-            for handler in getattr(stmt, "handlers", ()):
-                pending.extend(handler.body)
         elif stmt.lineno <= line <= stmt.end_lineno:
             found.append([stmt])
     found.sort(key=lambda unit: start_of(unit[0]))
@@ -130,17 +137,8 @@ def _units(module, line):
 
 def simple_statements(module):
     """Every simple statement of module, nested ones too, in the order written."""
-    found, pending = [], list(module.body)
-    while pending:
-        stmt = pending.pop(0)
-        if isinstance(stmt, COMPOUND):
-            for name in ("body", "orelse", "finalbody"):
-                pending.extend(getattr(stmt, name, ()))
-            for handler in getattr(stmt, "handlers", ()):
-                pending.extend(handler.body)
-        else:
-            found.append(stmt)
-    return sorted(found, key=start_of)
+    return sorted((stmt for stmt in _statements(module) if not isinstance(stmt, COMPOUND)),
+                  key=start_of)
 
 
 class Fragment:
