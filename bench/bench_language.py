@@ -192,7 +192,7 @@ def in_process(name, n, rounds):
 
 def parse(rounds):
     from gradcli.lang import parser
-    from gradcli.lang.ast import parse_module
+    from gradcli.lang.syntax import parse_module
     from gradcli.lang.compiler import compile_program
     parser.lark_parser()            # the cached parser, loaded once
 

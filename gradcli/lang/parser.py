@@ -113,7 +113,7 @@ def prepare():
     lark's cache written if it is missing (lark words the errors of rejected sources), and the
     language's modules imported, so that their bytecode is cached where an installation did
     not compile it (an editable install) and the evaluator does not import them again."""
-    from . import calculator, session  # noqa: F401  (the compiler, AST and sandbox too)
+    from . import calculator, session  # noqa: F401  (syntax, compiler and sandbox too)
     tables_parser()
     path = cache_path(grammar_text())
     if path is not None and not os.path.isfile(path):

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..engine.pyversion import instruction_column
 from . import limits, parser
-from .ast import parse_expression, parse_module
+from .syntax import parse_expression, parse_module
 from .compiler import compile_expression, compile_program
 from .errors import ProgramError, from_exception
 from .sandbox import program_builtins, public_members

@@ -5,159 +5,17 @@ The hint reads the program text around the failure: `line` is the failing source
 `column` (1-based, as errors carry it) where the failing expression starts on it, so that in
 `y = x*2; x.add_(1)` the hint speaks of `x.add_(1)`, not of `y = x*2`."""
 
+import ast
 import difflib
 import re
 from dataclasses import dataclass
 
 from ..engine import messages
 from ..engine.tensor import Tensor
+from ..lang.program_text import Change, Fragment, failing, program_fragments, root
 
-_OPEN, _CLOSE = "([{", ")]}"
-_NAME = r"[A-Za-z_]\w*"
 # methods whose names end in `_` but change no tensor's values
 NOT_INPLACE = frozenset({"requires_grad_", "share_memory_", "retain_grad_"})
-_AUGMENTED = re.compile(r"\s*(" + _NAME + r"(?:\s*(?:\.\s*\w+|\[[^=]*\]))*)\s*"
-                        r"(\*\*|//|>>|<<|[-+*/@%&|^])=(?!=)\s*(.*?)\s*$")
-_ITEM_ASSIGN = re.compile(r"\s*(" + _NAME + r")\s*(\[.*\])\s*=(?!=)\s*(.*?)\s*$")
-_METHOD = re.compile(r"\.\s*(" + _NAME + r")\s*\(")
-
-
-# ---------------------------------------------------------------------- reading program text
-
-def _top_level(text, separators):
-    """Split text at separators outside brackets and strings (a comment ends it); yields
-    (start offset, piece)."""
-    depth, quote, start, i = 0, None, 0, 0
-    while i < len(text):
-        c = text[i]
-        if quote:
-            if c == "\\":
-                i += 1
-            elif c == quote:
-                quote = None
-        elif c in "'\"":
-            quote = c
-        elif c == "#":
-            break
-        elif c in _OPEN:
-            depth += 1
-        elif c in _CLOSE:
-            depth = max(depth - 1, 0)
-        elif c in separators and depth == 0:
-            yield start, text[start:i]
-            start = i + 1
-        i += 1
-    yield start, text[start:i]
-
-
-def _statement(line, column=None):
-    """(the statement of `line` that holds `column`, the text from `column` to its end)."""
-    pieces = list(_top_level(line or "", ";"))
-    for start, piece in pieces:
-        end = start + len(piece)
-        if column is not None and start <= column - 1 <= end:
-            return piece.strip(), line[column - 1:end].strip()
-    whole = (line or "").strip()
-    if len(pieces) == 1:
-        return pieces[0][1].strip(), pieces[0][1].strip()
-    return whole, whole
-
-
-def _matching(text, start, step):
-    """The index of the bracket matching the one at start: scanning forward (step 1) from an
-    opening bracket or backward (step -1) from a closing one; None if unmatched."""
-    deeper, shallower = (_OPEN, _CLOSE) if step > 0 else (_CLOSE, _OPEN)
-    depth = 0
-    for i in range(start, len(text) if step > 0 else -1, step):
-        if text[i] in deeper:
-            depth += 1
-        elif text[i] in shallower:
-            depth -= 1
-            if depth == 0:
-                return i
-    return None
-
-
-def _receiver_before(text, end):
-    """The primary expression that ends at `end` (exclusive): `x`, `x[0]`, `y.sum()`, `(a*b)`."""
-    i = end
-    while i > 0 and text[i - 1] == " ":
-        i -= 1
-    stop = i
-    while i > 0:
-        c = text[i - 1]
-        if c in _CLOSE:
-            j = _matching(text, i - 1, -1)
-            if j is None:
-                break
-            i = j
-            continue
-        if c.isalnum() or c == "_":
-            while i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_"):
-                i -= 1
-            if i > 0 and text[i - 1] == ".":
-                i -= 1
-                continue
-        break
-    return text[i:stop].strip()
-
-
-def _root(expr):
-    """The first name of an expression (`x` of `x[0].T`), or None."""
-    m = re.search(_NAME, expr or "")
-    return m.group(0) if m else None
-
-
-def _split_args(text):
-    """Top-level arguments of a call: (positional texts, keyword name -> text)."""
-    positional, keywords = [], {}
-    for _, piece in _top_level(text, ","):
-        piece = piece.strip()
-        if not piece:
-            continue
-        m = re.match(r"(" + _NAME + r")\s*=(?!=)\s*(.*)$", piece, re.S)
-        if m:
-            keywords[m.group(1)] = m.group(2).strip()
-        else:
-            positional.append(piece)
-    return positional, keywords
-
-
-def _elements(expr):
-    """The elements of a list or tuple display, or [expr] for anything else."""
-    expr = (expr or "").strip()
-    if expr[:1] in "[(" and _matching(expr, 0, 1) == len(expr) - 1:
-        inner = [p.strip() for _, p in _top_level(expr[1:-1], ",")]
-        inner = [p for p in inner if p]
-        if expr[0] == "[" or len(inner) != 1 or expr.rstrip(")").rstrip().endswith(","):
-            return inner
-    return [expr] if expr else []
-
-
-@dataclass
-class Call:
-    receiver: str       # `x` of `x.add_(1)`, `torch.autograd` of `torch.autograd.grad(…)`
-    method: str
-    args: str           # the argument text, without the parentheses
-
-    @property
-    def text(self):
-        return f"{self.receiver}.{self.method}({self.args})" if self.receiver \
-            else f"{self.method}({self.args})"
-
-
-def _calls(text, methods=None):
-    """The calls `receiver.method(args)` (and bare `method(args)`) in text, in order."""
-    found = []
-    for m in re.finditer(r"(?<![\w.])(" + _NAME + r")\s*\(|" + _METHOD.pattern, text):
-        method = m.group(1) or m.group(2)
-        if methods is not None and method not in methods:
-            continue
-        close = _matching(text, m.end() - 1, 1)
-        args = text[m.end():close] if close is not None else text[m.end():]
-        receiver = _receiver_before(text, m.start()) if m.group(2) else ""
-        found.append(Call(receiver, method, args.strip()))
-    return found
 
 
 def _is_tensor(namespace, name):
@@ -169,41 +27,64 @@ def _is_leaf(namespace, name):
     return isinstance(t, Tensor) and t.grad_fn is None and t.requires_grad
 
 
+def _is_true(argument):
+    return argument is not None and isinstance(argument.node, ast.Constant) and \
+        argument.node.value is True
+
+
+def _is_integer(node):
+    """Is node an integer literal (`3`, `-3`)?"""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+def _first_call(fragments, methods):
+    """The first call of one of methods in the first fragment that has one."""
+    for fragment in fragments:
+        calls = fragment.calls(methods)
+        if calls:
+            return calls[0]
+    return None
+
+
 # ---------------------------------------------------------------------- backward calls
 
 @dataclass
 class Backward:
     """A call that runs backward: the outputs' texts, the gradient text (None: implicit), and
     how it is spelled ("method" y.backward(g), "backward" autograd.backward, "grad" autograd.grad,
-    "eval" the CLI's own pass with --grad)."""
+    "eval" the CLI's own pass with --grad); inputs: the texts of the inputs' elements,
+    inputs_argument: the inputs as written (an Argument)."""
     outputs: list
     gradient: object
     form: str
     inputs: list = None
-    inputs_text: str = None
+    inputs_argument: object = None
+    output_root: str = None
 
 
-def _backward_call(text, namespace):
-    for call in _calls(text, {"backward", "grad"}):
-        positional, keywords = _split_args(call.args)
-        functional = call.method == "grad" or not call.receiver or \
-            call.receiver.split(".")[-1] == "autograd"
+def _backward_call(fragment, namespace):
+    for call in fragment.calls({"backward", "grad"}):
+        positional, keywords = call.positional, call.keywords
+        last = call.receiver.split(".")[-1] if call.receiver else ""
+        functional = call.method == "grad" or not call.receiver or last == "autograd"
         if call.method == "backward" and not functional:
             gradient = positional[0] if positional else keywords.get("gradient")
-            return Backward([call.receiver], gradient, "method")
-        if call.method == "grad" and call.receiver and \
-                call.receiver.split(".")[-1] != "autograd" and _is_tensor(namespace,
-                                                                           _root(call.receiver)):
+            return Backward([call.receiver], gradient and gradient.text, "method",
+                            output_root=call.receiver_root)
+        if call.method == "grad" and call.receiver and last != "autograd" and \
+                _is_tensor(namespace, call.receiver_root):
             continue  # not a function call: some tensor's attribute
         outputs = positional[0] if positional else keywords.get(
-            "outputs" if call.method == "grad" else "tensors", "")
-        gradient_key = "grad_outputs" if call.method == "grad" else "grad_tensors"
-        gradient = positional[2 if call.method == "grad" else 1] \
-            if len(positional) > (2 if call.method == "grad" else 1) else keywords.get(gradient_key)
-        inputs_text = (positional[1] if len(positional) > 1 else keywords.get("inputs")) \
+            "outputs" if call.method == "grad" else "tensors")
+        given = 2 if call.method == "grad" else 1
+        gradient = positional[given] if len(positional) > given else keywords.get(
+            "grad_outputs" if call.method == "grad" else "grad_tensors")
+        inputs = (positional[1] if len(positional) > 1 else keywords.get("inputs")) \
             if call.method == "grad" else keywords.get("inputs")
-        return Backward(_elements(outputs), gradient, call.method,
-                        _elements(inputs_text) if inputs_text else None, inputs_text)
+        return Backward(outputs.elements if outputs else [], gradient and gradient.text,
+                        call.method, inputs.elements if inputs else None, inputs)
     return None
 
 
@@ -222,15 +103,6 @@ def _shape_text(namespace, name):
 
 # ---------------------------------------------------------------------- in-place changes
 
-@dataclass
-class Change:
-    """An in-place change in the program text."""
-    root: str           # the variable changed (`x` of `x[0].add_(1)`)
-    target: str         # what is changed (`x[0]`)
-    text: str           # the change as written
-    replacement: str = None  # an out-of-place statement that does the same, when there is one
-
-
 def _out_of_place(receiver, method, args):
     base = method[:-1]
     if base == "zero":
@@ -243,51 +115,38 @@ def _out_of_place(receiver, method, args):
     return f"{receiver}.{base}({args})" if callable(attr) else None
 
 
-_COMPOUND = re.compile(r"\s*(with|for|while|if|elif|else|try|except|finally)\b")
+def _in_place(method):
+    return method.endswith("_") and not method.startswith("_") and method not in NOT_INPLACE
 
 
-def _changes(stmt, namespace):
-    """The in-place changes a statement makes, in the order written."""
-    found = []
-    if _COMPOUND.match(stmt):  # `with torch.no_grad(): w -= …`: the body after the header
-        stmt = list(_top_level(stmt, ":"))[-1][1]
-    m = _AUGMENTED.match(stmt)
-    if m:
-        target, op, value = m.groups()
-        replacement = f"{target} = {target} {op} {value}" if target == _root(target) else None
-        found.append(Change(_root(target), target, stmt.strip(), replacement))
-    else:
-        m = _ITEM_ASSIGN.match(stmt)
-        if m and _matching(m.group(2), 0, 1) == len(m.group(2)) - 1:
-            found.append(Change(m.group(1), m.group(1) + m.group(2), stmt.strip()))
-    for call in _calls(stmt):
-        method = call.method
-        if not method.endswith("_") or method.startswith("_") or method in NOT_INPLACE:
+def _changes(fragment, namespace):
+    """The in-place changes a fragment makes, in the order written: by assignment, then by
+    the calls of methods ending in `_`."""
+    found = fragment.assignments_in_place()
+    for call in fragment.calls():
+        if not _in_place(call.method):
             continue
-        receiver = call.receiver
-        if not receiver or not _is_tensor(namespace, _root(receiver)) and \
-                _root(receiver) in namespace:
+        receiver, name = call.receiver, call.receiver_root
+        if not receiver or not _is_tensor(namespace, name) and name in namespace:
             # torch.relu_(x): a function of the module, changing its first argument
-            positional, _ = _split_args(call.args)
-            if not positional:
+            if not call.positional:
                 continue
-            target = positional[0]
-            plain = f"{call.receiver}.{method[:-1]}" if receiver else method[:-1]
-            replacement = f"{target} = {plain}({call.args})" if target == _root(target) else None
-            found.append(Change(_root(target), target, call.text, replacement))
+            target = call.positional[0]
+            plain = f"{call.receiver}.{call.method[:-1]}" if receiver else call.method[:-1]
+            bare = isinstance(target.node, ast.Name)
+            replacement = f"{target.text} = {plain}({call.args})" if bare else None
+            found.append(Change(root(target.node), target.text, call.text, replacement))
             continue
-        oop = _out_of_place(receiver, method, call.args) if receiver == _root(receiver) else None
-        found.append(Change(_root(receiver), receiver, call.text,
-                            f"{receiver} = {oop}" if oop else None))
+        bare = receiver == name
+        oop = _out_of_place(receiver, call.method, call.args) if bare else None
+        found.append(Change(name, receiver, call.text, f"{receiver} = {oop}" if oop else None))
     return found
 
 
-def _program_changes(program, namespace):
+def _program_changes(program, line, namespace):
     found = []
-    for line in (program or "").splitlines():
-        for _, stmt in _top_level(line, ";"):
-            if stmt.strip():
-                found += _changes(stmt, namespace)
+    for fragment in program_fragments(program, line):
+        found += _changes(fragment, namespace)
     return found
 
 
@@ -297,9 +156,9 @@ def _leaf_hint(message, stmt, expr, namespace):
     if change is None and changes:
         change = changes[0]
     if change is None:  # a leaf named in the statement
-        names = [n for n in re.findall(_NAME, stmt) if _is_leaf(namespace, n)]
+        names = [n for n in stmt.names() if _is_leaf(namespace, n)]
         if names:
-            change = Change(names[0], names[0], stmt)
+            change = Change(names[0], names[0], "")
     if change is None:
         return ("a leaf that requires grad cannot change in place: change it under "
                 "`with torch.no_grad():`, or compute a new tensor instead")
@@ -317,9 +176,8 @@ _VERSION = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\](?:, which is output \d+ of 
                       r"is at version (\d+)")
 
 
-def _version_hint(message, program, namespace):
+def _version_hint(message, changes, namespace):
     m = _VERSION.search(message)
-    changes = _program_changes(program, namespace)
     if m and changes:
         shape = [int(s) for s in m.group(1).replace(" ", "").split(",") if s]
         current = int(m.group(3))
@@ -349,13 +207,6 @@ def _version_hint(message, program, namespace):
 
 # ---------------------------------------------------------------------- the hint
 
-def _program_up_to(program, line):
-    if not program:
-        return ""
-    lines = program.splitlines()
-    return "\n".join(lines[:line] if line else lines)
-
-
 def hint_for(error_type, message, source_line="", namespace=None, *, column=None, program=None,
              line=None, output=None):
     """The hint for an error, or None when there is nothing useful to add.
@@ -365,9 +216,9 @@ def hint_for(error_type, message, source_line="", namespace=None, *, column=None
     line's number in it; output: the output the CLI itself was differentiating when the error
     was not raised by the program (its gradient is then --grad)."""
     namespace = namespace or {}
-    stmt, expr = _statement(source_line or "", column)
+    stmt, expr = failing(source_line, column, program, line)
     if output is not None and line is None and column is None:
-        stmt = expr = ""  # raised by the CLI's own backward pass, not by a program line
+        stmt = expr = Fragment()  # raised by the CLI's own backward pass, not by a program line
     if message.startswith(messages.BACKWARD_TWICE[:40]):
         call = _backward_in(stmt, expr, namespace, output)
         name = call.outputs[0] if call and call.outputs else "the output"
@@ -378,7 +229,8 @@ def hint_for(error_type, message, source_line="", namespace=None, *, column=None
         if call is not None and call.form in ("grad", "backward"):
             return (f"{name} was already backpropagated; pass retain_graph=True the first "
                     f"time, or recompute {name}")
-        again = _root(name) if name != "the output" and _root(name) in namespace else name
+        named = call.output_root if call is not None and call.form == "method" else None
+        again = named if named in namespace else name
         return (f"{name} was already backpropagated; call {name}.backward(retain_graph=True) the "
                 f"first time, or recompute {again}")
     if message == messages.IMPLICIT_GRAD_NOT_SCALAR:
@@ -400,9 +252,11 @@ def hint_for(error_type, message, source_line="", namespace=None, *, column=None
     if message == messages.LEAF_INPLACE or message == messages.VIEW_OF_LEAF_INPLACE:
         return _leaf_hint(message, stmt, expr, namespace)
     if message.startswith("one of the variables needed for gradient computation"):
-        return _version_hint(message, _program_up_to(program, line) or source_line, namespace)
+        changes = _program_changes(program, line, namespace) if program else \
+            _program_changes(source_line or "", None, namespace)
+        return _version_hint(message, changes, namespace)
     if message == messages.NUMPY_REQUIRES_GRAD:
-        call = next(iter(_calls(expr, {"numpy"}) or _calls(stmt, {"numpy"})), None)
+        call = _first_call((expr, stmt), {"numpy"})
         name = call.receiver if call and call.receiver else "t"
         return f"call {name}.detach().numpy() to get the values without the graph"
     if message.startswith("element 0 of tensors does not require grad"):
@@ -424,25 +278,27 @@ def hint_for(error_type, message, source_line="", namespace=None, *, column=None
                 "it out of the inputs")
     if message in (messages.HOOK_ON_NO_GRAD, messages.RETAIN_GRAD_NO_GRAD):
         method = "register_hook" if message == messages.HOOK_ON_NO_GRAD else "retain_grad"
-        call = next(iter(_calls(expr, {method}) or _calls(stmt, {method})), None)
+        call = _first_call((expr, stmt), {method})
         name = call.receiver if call and call.receiver else "the tensor"
         return (f"{name} does not require grad, so no gradient ever reaches it: compute it from "
                 f"a tensor with requires_grad=True, or call {name}.requires_grad_() on a leaf")
     if message.startswith(messages.ONLY_LEAF_REQUIRES_GRAD):
-        call = next(iter(_calls(expr, {"requires_grad_"}) or _calls(stmt, {"requires_grad_"})),
-                    None)
-        m = re.search(r"(" + _NAME + r"(?:\.\w+)*)\s*\.\s*requires_grad\s*=(?!=)", stmt)
-        name = call.receiver if call and call.receiver else m.group(1) if m else "the tensor"
+        call = _first_call((expr, stmt), {"requires_grad_"})
+        assigned, assigned_root = stmt.attribute_assigned("requires_grad")
+        name = call.receiver if call and call.receiver else assigned or "the tensor"
+        name_root = call.receiver_root if call and call.receiver else assigned_root or name
         if message == messages.ONLY_LEAF_REQUIRES_GRAD_FALSE:
             return (f"{name} is computed from other tensors (not a leaf): use "
-                    f"{_root(name)}_const = {name}.detach() for a copy without the graph")
+                    f"{name_root}_const = {name}.detach() for a copy without the graph")
         return (f"{name} is computed from other tensors (not a leaf): its requires_grad "
                 f"follows its inputs'")
     if error_type == "RuntimeError" and message.startswith(
             "Only Tensors of floating point and complex dtype can require gradients"):
-        m = re.search(r"tensor\(\s*([^,]*?)\s*,[^)]*requires_grad\s*=\s*True", stmt)
-        literal = m.group(1) if m else None
-        if literal and re.fullmatch(r"[-+]?\d+", literal):
+        literal = next((call.positional[0] for call in stmt.calls()
+                        if call.method.endswith("tensor") and call.positional
+                        and _is_true(call.keywords.get("requires_grad"))), None)
+        if literal is not None and _is_integer(literal.node):
+            literal = literal.text
             return (f"{literal} is an integer, so the tensor is int64, and integer tensors "
                     f"cannot require grad: write {literal}. (a float), or pass "
                     f"dtype=torch.float32")
@@ -532,9 +388,9 @@ def _unused_hint(message, stmt, expr, namespace):
     if output is not None:
         target = output
     name = None
-    if call is not None and call.inputs_text and index is not None:
-        text = call.inputs_text.strip()
-        if call.inputs != [text]:  # a list or tuple display: its element
+    if call is not None and call.inputs_argument is not None and index is not None:
+        text = call.inputs_argument.text
+        if isinstance(call.inputs_argument.node, (ast.List, ast.Tuple)):  # a display
             name = call.inputs[index] if index < len(call.inputs) else None
         elif index == 0 and _is_tensor(namespace, text):
             name = text

@@ -262,7 +262,7 @@ def test_the_session_survives_a_run_of_attacks(attack):
 def test_compiled_programs_never_import_through_python():
     """Program imports go through the `_import` guard; the `__import__` in the program's
     builtins (for NumPy's lazy imports from C) is never reached from program code."""
-    from gradcli.lang.ast import parse_module
+    from gradcli.lang.syntax import parse_module
     from gradcli.lang.compiler import compile_program
     program = compile_program(parse_module("import torch\nfrom math import *\n"
                                            "import numpy.random as r\n"))

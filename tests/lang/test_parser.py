@@ -315,7 +315,7 @@ def test_python_keywords_the_language_lacks_are_not_names(word):
 def test_starred_targets_are_checked_as_cpython_checks_them(source):
     with pytest.raises(SyntaxError) as python:
         compile(source, "<program>", "exec")
-    from gradcli.lang.ast import parse_module
+    from gradcli.lang.syntax import parse_module
     with pytest.raises(ProgramError) as ours:
         parse_module(source)
     assert ours.value.message == python.value.msg
