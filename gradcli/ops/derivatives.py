@@ -1,9 +1,10 @@
 """Derivative formulas, written once per op as PyTorch's tools/autograd/derivatives.yaml writes
 them, and compiled into everything that needs them.
 
-An op declares, per differentiable input, one Python expression of its gradient `grad`:
+An op declares, per differentiable input, one Python expression of its gradient `grad` (the
+third argument of Op, where a VJP function used to be):
 
-    derivatives=("self: grad * other", "other: grad * self")
+    Op("mul", forward, ("self: grad * other", "other: grad * self"), inputs=("self", "other"))
 
 The names a formula may read are those of derivatives.yaml: `grad`, the op's inputs (`self`,
 `other`, …), `result` (its output), its attributes (`dim`, `alpha`, …), `<input>_shape` and
@@ -40,8 +41,9 @@ GRAD = "grad"
 
 def helper(fn=None, *, name=None, shows=None):
     """Register fn as a function (or a constant) formulas may name, under its name (or `name`;
-    the text shown drops a leading underscore).  `shows`: the text shown for a call of it (`{0}`, `{1}`, … its
-    arguments), instead of its name and arguments.  Usable as @helper or helper(fn, name=)."""
+    the text shown drops a leading underscore).  `shows`: the text shown for a call of it
+    (`{0}`, `{1}`, … its arguments) instead of its name and arguments.  Usable as @helper,
+    @helper(shows=...) or helper(fn, name=...)."""
     def register(f):
         key = name or f.__name__
         if key in HELPERS and HELPERS[key] is not f:
