@@ -153,9 +153,8 @@ class Op:
             self.prepare()
             return getattr(self, name)
         if name == "formula" and self.__dict__.get("derived"):  # the formulas of the ops it runs
-            self.formula = "; ".join(dict.fromkeys(
-                part for n in getattr(self, "via", ()) for part in OPS[n].formula.split("; ")
-                if part))
+            self.formula = " | ".join(f"{OPS[n].grad_fn_name}: {OPS[n].formula}"
+                                      for n in getattr(self, "via", ()) if OPS[n].formula)
             return self.formula
         if name == "formula" and "_declared" in self.__dict__:
             self.formula = derivatives.text(self._declared[0], self.name)
