@@ -23,6 +23,7 @@ from ..engine.tensor import Tensor
 from .elementwise import _erf
 from .numerics import fma
 from .derivatives import helper
+from .derivatives import show_local
 from .registry import OPS, Op, Sample, elementwise_samples, register
 
 REDUCTION = {"none": 0, "mean": 1, "sum": 2}   # at::Reduction
@@ -34,8 +35,12 @@ GELU_PDF = 2.0 / math.sqrt(math.pi) * math.sqrt(0.5) * 0.5   # M_2_SQRTPI * M_SQ
 
 
 def backward_op(name, forward, derivatives, doc, samples, inputs, attrs=(), jvp="elementwise",
-                **kw):
-    """Declare one of PyTorch's backward functions (internal: no function, no method)."""
+                local=None, **kw):
+    """Declare one of PyTorch's backward functions (internal: no function, no method).
+    local: how a formula that calls it shows (derivatives.show_local): the factor it multiplies
+    grad_output by, of its other arguments {1}, {2}, …"""
+    if local is not None:
+        show_local(name, local)
     return register(Op(name, forward, derivatives, inputs=inputs, attrs=attrs, jvp=jvp, doc=doc,
                        samples=samples, method=False, public=False,
                        inplace=False, kind="backward", **kw))
@@ -128,7 +133,8 @@ backward_op(
     ("grad_output: tanh_backward(grad, output)",
      "output: grad * (_mul_s(output, -2) * grad_output)"),
     "tanh's backward: grad_output * (1 - output^2)",
-    BINARY, inputs=("grad_output", "output"))
+    BINARY, inputs=("grad_output", "output"),
+    local="1 - {1}^2")
 
 
 @helper
@@ -141,7 +147,8 @@ backward_op(
     ("grad_output: sigmoid_backward(grad, output)",
      "output: grad * grad_output * _add_s(_mul_s(output, -2), 1)"),
     "sigmoid's backward: grad_output * output * (1 - output)",
-    BINARY, inputs=("grad_output", "output"))
+    BINARY, inputs=("grad_output", "output"),
+    local="{1} * (1 - {1})")
 
 
 # ------------------------------------------------------------------ relu, leaky_relu, hardtanh
@@ -156,7 +163,8 @@ backward_op(
     "threshold_backward", lambda go, a, threshold: np.where(a <= threshold, 0, go),
     ("grad_output: threshold_backward(grad, self, threshold)", "self: _zeros_like(grad)"),
     "relu's and threshold's backward: grad_output where self > threshold, else 0",
-    _with({"threshold": 0.1}), inputs=("grad_output", "self"), attrs=("threshold",))
+    _with({"threshold": 0.1}), inputs=("grad_output", "self"), attrs=("threshold",),
+    local="1 if {1} > {2} else 0")
 
 
 @helper
@@ -181,7 +189,8 @@ backward_op(
      "self: _zeros_like(grad)"),
     "leaky_relu's backward: grad_output where self > 0, else negative_slope * grad_output",
     _with({"negative_slope": 0.2, "self_is_result": False}), inputs=("grad_output", "self"),
-    attrs=("negative_slope", "self_is_result"))
+    attrs=("negative_slope", "self_is_result"),
+    local="1 if {1} > 0 else {2}")
 
 
 @helper
@@ -195,7 +204,8 @@ backward_op(
     ("grad_output: hardtanh_backward(grad, self, min_val, max_val)", "self: _zeros_like(grad)"),
     "hardtanh's backward: grad_output strictly inside (min_val, max_val), else 0",
     _with({"min_val": -0.5, "max_val": 1.5}), inputs=("grad_output", "self"),
-    attrs=("min_val", "max_val"))
+    attrs=("min_val", "max_val"),
+    local="1 if {2} < {1} < {3} else 0")
 
 
 # ------------------------------------------------------------------ elu (selu, celu)
@@ -332,7 +342,8 @@ backward_op(
     "softplus's backward: grad_output * sigmoid(beta * self) (grad_output past threshold)",
     _with({"beta": 1.0, "threshold": 20.0})
     + [Sample((2, 3), (2, 3), attrs={"beta": 2.0, "threshold": 1.0})],
-    inputs=("grad_output", "self"), attrs=("beta", "threshold"))
+    inputs=("grad_output", "self"), attrs=("beta", "threshold"),
+    local="sigmoid({2} * {1}) (1 where {2} * {1} > {3})")
 
 
 # ------------------------------------------------------------------ log_sigmoid
@@ -359,7 +370,8 @@ backward_op(
     ("grad_output: log_sigmoid_backward(grad, self)",
      "self: log_sigmoid_double_backward(grad * grad_output, self)"),
     "log_sigmoid's backward: grad_output * sigmoid(-self) (aten's buffer argument is unused)",
-    BINARY, inputs=("grad_output", "self"))
+    BINARY, inputs=("grad_output", "self"),
+    local="sigmoid(-{1})")
 
 
 # ------------------------------------------------------------------ hardswish
@@ -385,7 +397,8 @@ backward_op(
     ("grad_output: hardswish_backward(grad, self)",
      "self: _hardswish_double_backward(grad, grad_output, self)"),
     "hardswish's backward: 0 up to -3, grad_output * (self/3 + 1/2) below 3, grad_output above",
-    _with({}, low=-4.0, high=4.0), inputs=("grad_output", "self"))
+    _with({}, low=-4.0, high=4.0), inputs=("grad_output", "self"),
+    local="0 below -3, {1}/3 + 1/2 up to 3, 1 above")
 
 
 # ------------------------------------------------------------------ softmax, log_softmax

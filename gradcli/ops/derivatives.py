@@ -56,6 +56,14 @@ def helper(fn=None, *, name=None, shows=None):
 
 
 _SHOWS = {}
+_LOCAL = {}  # function name -> template of the local derivative a call of it multiplies by
+
+
+def show_local(name, template):
+    """Show a call `name(grad, a, b, …)`, linear in its first argument (PyTorch's backward
+    functions: threshold_backward, tanh_backward, …), as the gradient times template, whose
+    {1}, {2}, … are the call's other arguments (`1 if {1} > {2} else 0`)."""
+    _LOCAL[name] = template
 
 
 class Formula:
@@ -334,6 +342,10 @@ def _local_derivative(tree):
         if None in chosen:
             return None
         return ast.Call(tree.func, [tree.args[0]] + chosen, [])
+    if (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id in _LOCAL
+            and tree.args and isinstance(tree.args[0], ast.Name) and tree.args[0].id == GRAD
+            and not tree.keywords and not any(_has_grad(a) for a in tree.args[1:])):
+        return _Shown(_LOCAL[tree.func.id].format(*[render(a) for a in tree.args]))
     if isinstance(tree, ast.IfExp) and not _has_grad(tree.test):
         body, orelse = _local_derivative(tree.body), _local_derivative(tree.orelse)
         if body is None or orelse is None:
@@ -364,6 +376,11 @@ def _local_derivative(tree):
                 return None
             return tree.left if _is_number(inner, 1) else ast.BinOp(tree.left, ast.Mult(), inner)
     return None
+
+
+class _Shown(ast.expr):
+    """A local derivative shown as a text (show_local)."""
+    _fields = ("text",)
 
 
 _BINARY = {ast.Add: ("+", 4), ast.Sub: ("-", 4), ast.Mult: ("*", 5), ast.Div: ("/", 5),
@@ -399,6 +416,8 @@ def _wrap(part, below):
 
 def _render(tree):
     """(text, precedence) of tree."""
+    if isinstance(tree, _Shown):
+        return tree.text, 0.1
     if isinstance(tree, ast.Constant):
         if type(tree.value) in (int, float):
             text = _number(tree.value)
