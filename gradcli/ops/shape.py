@@ -198,13 +198,13 @@ register(VarArgsComposite(
 register(Composite(
     "view_as", lambda self, other: OPS["view"].apply((self,), (tuple(other._data.shape),)),
     via=("view",),
-    inputs=("self", "other"), function=False, doc="self.view(other.size())",
+    inputs=("self", "other"), edges=("self",), function=False, doc="self.view(other.size())",
     samples=[Sample((2, 3), (6,), gradgrad=True)]))
 
 register(Composite(
     "reshape_as", lambda self, other: _reshape_compose(self, tuple(other._data.shape)),
     via=("view", "clone", "_unsafe_view"),
-    inputs=("self", "other"), function=False, doc="self.reshape(other.size())",
+    inputs=("self", "other"), edges=("self",), function=False, doc="self.reshape(other.size())",
     samples=[Sample((2, 3), (3, 2))]))
 
 
@@ -467,7 +467,7 @@ register(VarArgsOp(
 register(Composite(
     "expand_as", lambda self, other: OPS["expand"].apply((self,), (tuple(other._data.shape),)),
     via=("expand",),
-    inputs=("self", "other"), function=False, doc="self.expand(other.size())",
+    inputs=("self", "other"), edges=("self",), function=False, doc="self.expand(other.size())",
     samples=[Sample((3,), (2, 3))]))
 
 

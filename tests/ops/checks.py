@@ -63,13 +63,16 @@ def ids(case_list):
 # ------------------------------------------------------------------ building calls
 
 def differentiable_positions(op, sample):
-    """Input positions that get a random float tensor the op has a VJP for."""
+    """Input positions that get a random float tensor the op has a VJP for (or, for a
+    composite op, that are edges of the nodes it makes)."""
     out = []
     for i, shape in enumerate(sample.shapes):
         if shape is None or i in sample.values:
             continue
         if op.per_input and not op.variadic and (i >= len(op.vjps) or op.vjps[i] is None):
             continue
+        if op.edge_index is not None and i not in op.edge_index:
+            continue  # (a composite op's input that only its shape is read from)
         out.append(i)
     return out
 
