@@ -6,8 +6,7 @@ gradcli.ops.derivatives, compiled into functions that carry their Formula as `fn
 - float_formula(fn): whether the formula gives on Python floats what it gives on 0-d float64
   tensors (registry._on_floats), so that a scalar graph's backward pass needs no tensor per node;
 - reads_gradient_once_by_operator(fn): whether the formula reads its gradient exactly once, as an
-  operand of + - * / or unary -, so that the operator may compute into the gradient's array
-  (engine.graph._Donation).
+  operand of + - * / or unary -, so that the operator may compute into the gradient's array.
 
 Both are answered from the formula's `ast`, never by running it, so the answer depends only on
 what the formula says: it is the same on every Python.  A function without a declaration (one
@@ -88,8 +87,8 @@ _BRANCHES = (ast.IfExp, ast.BoolOp, ast.Lambda, ast.ListComp, ast.SetComp, ast.D
 
 def reads_gradient_once_by_operator(fn):
     """Whether VJP fn reads its gradient (its first parameter) exactly once, as an operand of
-    +, -, * or / (or unary -), so that the operator's op may compute into the gradient's array
-    (engine.graph._Donation): nothing in fn reads the gradient after that operator has run.
+    +, -, * or / (or unary -), so that the operator's op may compute into the gradient's array:
+    nothing in fn reads the gradient after that operator has run.
     A formula that passes the gradient to a call or a container, reads an attribute of it,
     reads it twice, is the gradient itself, or branches or loops (`and`/`or`, a comprehension,
     a chained comparison, a conditional expression inside it) answers False; a formula that is

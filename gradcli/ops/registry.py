@@ -972,9 +972,9 @@ _UFUNC_OUT = _ufunc_out_works()
 
 def _reads_g_once_by_operator(fn):
     """Whether VJP fn reads its gradient parameter (the first) exactly once, as an operand of
-    +, -, * or / (or unary -), so that the operator's op may compute into the gradient's array
-    (engine.graph._Donation).  Decided by running fn once on stand-ins (gradcli.ops.formulas),
-    the same on every Python."""
+    +, -, * or / (or unary -), so that the operator's op may compute into the gradient's array.
+    Read from the formula's expression tree (gradcli.ops.formulas); False for a function
+    written by hand."""
     return formulas.reads_gradient_once_by_operator(fn)
 
 
@@ -1107,8 +1107,8 @@ def _float_formula(fn):
     the saved values that are ufunc ops (`g * other`, `-g * self / (other * other)`,
     `g * self.cos()`).  On 0-d float64 tensors those operators compute on Python floats (an
     op's `on_floats`) and those methods call their ufunc on a Python float, so the bits are
-    the same.  Decided by running fn once on stand-ins (gradcli.ops.formulas), the same on
-    every Python: None when not (a closure, a global, `2 / x`, a method of a computed value),
+    the same.  Read from the formula's expression tree (gradcli.ops.formulas): None when not
+    (a global, a helper, `2 / x`, a method of a computed value, a function written by hand),
     else whether the formula calls methods (its saved value is then passed as a _FloatArg)."""
     return formulas.float_formula(fn, _float_method)
 
