@@ -244,9 +244,11 @@ def explain_steps(ev, out_name):
 def _formula(op, rec):
     """op's derivative formula with its numeric attributes written as the values this node used
     (`x + y`: `d/dother = 1`, not `= alpha`; leaky_relu: `else 0.01`)."""
-    formula = op.formula
     if rec is None:
-        return formula
+        return op.formula
+    if getattr(op, "declaration", None) is not None:
+        return op.formula_at(rec.attrs)
+    formula = op.formula
     for name, value in zip(op.attr_names, rec.attrs):
         if type(value) in (int, float):
             formula = re.sub(rf"-\b{name}\b", f"{-value:g}" if value < 0 else f"-{value:g}",

@@ -18,6 +18,7 @@ from ..ops import OPS, _inplace
 from ..ops.elementwise import ELU_, LEAKY_RELU_
 from ..ops.activations import CELU_, SELU_, THRESHOLD_
 from ..ops.reductions import _float_sum
+from ..ops.derivatives import helper
 from ..ops.registry import Op, Sample, register
 
 __all__ = ["relu", "leaky_relu", "elu", "gelu", "softplus", "silu", "sigmoid", "tanh", "softmax",
@@ -233,33 +234,36 @@ LOSS_SAMPLES = [Sample((3,), (3,)), Sample((2, 3), (2, 3), attrs={"reduction": "
                 Sample((2, 3), (2, 3), attrs={"reduction": "none"}), Sample((), ())]
 
 
+@helper
 def _reduced_jvp(t, slope, reduction):
     """The JVP of a loss from its per-element slope (the VJP of a unit gradient)."""
     return t * slope if reduction == "none" else (t * slope).sum()
 
 
-def _loss(name, forward, vjp_input, vjp_target, jvp, grad_fn, doc, formula, attrs=(),
-          samples=LOSS_SAMPLES):
+def _loss(name, forward, backward, grad_fn, doc, attrs=(), samples=LOSS_SAMPLES):
+    """A regression loss whose derivative for self is backward(grad, self, target, *attrs,
+    reduction), a helper, and for target the same with self and target swapped."""
+    args = ", ".join(a[0] for a in attrs) + ", " if attrs else ""
     return register(Op(
-        name, forward, (vjp_input, vjp_target), jvp=jvp, inputs=("self", "target"),
-        attrs=tuple(attrs) + (("reduction", "mean"),), grad_fn=grad_fn, method=False,
-        public=False, kind="loss", doc=doc, formula=formula, samples=samples))
+        name, forward, (f"self: {backward}(grad, self, target, {args}reduction)",
+                                 f"target: {backward}(grad, target, self, {args}reduction)"),
+        jvp=(f"self: _reduced_jvp(self_t, {backward}(1, self, target, {args}reduction), "
+             "reduction)",
+             f"target: _reduced_jvp(target_t, -{backward}(1, self, target, {args}reduction), "
+             "reduction)"),
+        inputs=("self", "target"), attrs=tuple(attrs) + (("reduction", "mean"),),
+        grad_fn=grad_fn, method=False, public=False, kind="loss", doc=doc, samples=samples))
 
 
 # ------------------------------------------------------------------ regression losses
 
+@helper
 def _mse_vjp(g, self, target, reduction):
     return OPS["mse_loss_backward"](g, self, target, REDUCTIONS.index(reduction))
 
 
-_MSE = _loss(
-    "mse_loss", lambda a, b, reduction: _reduce((a - b) ** 2, reduction), _mse_vjp,
-    lambda g, self, target, reduction: OPS["mse_loss_backward"](g, target, self, REDUCTIONS.index(reduction)),
-    (lambda t, self, target, reduction: _reduced_jvp(t, _mse_vjp(1, self, target, reduction),
-                                                     reduction),
-     lambda t, self, target, reduction: _reduced_jvp(t, -_mse_vjp(1, self, target, reduction),
-                                                     reduction)), "MseLossBackward0",
-    "mean (or sum) of (self - target)^2", "d/dself = 2 (self - target) / n")
+_MSE = _loss("mse_loss", lambda a, b, reduction: _reduce((a - b) ** 2, reduction), "_mse_vjp",
+             "MseLossBackward0", "mean (or sum) of (self - target)^2")
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -289,19 +293,14 @@ def _smooth_l1_forward(a, b, beta, reduction):
     return _reduce(np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta).astype(d.dtype), reduction)
 
 
+@helper
 def _smooth_l1_vjp(g, self, target, beta, reduction):
     return OPS["smooth_l1_loss_backward"](g, self, target, REDUCTIONS.index(reduction), beta)
 
 
 _SMOOTH_L1 = _loss(
-    "smooth_l1_loss", _smooth_l1_forward, _smooth_l1_vjp,
-    lambda g, self, target, beta, reduction: _smooth_l1_vjp(g, target, self, beta, reduction),
-    (lambda t, self, target, beta, reduction: _reduced_jvp(
-        t, _smooth_l1_vjp(1, self, target, beta, reduction), reduction),
-     lambda t, self, target, beta, reduction: _reduced_jvp(
-        t, -_smooth_l1_vjp(1, self, target, beta, reduction), reduction)),
-    "SmoothL1LossBackward0", "0.5 d^2/beta where |d| < beta, else |d| - beta/2 (d = self - target)",
-    "d/beta where |d| < beta, else sign(d)", attrs=(("beta", 1.0),),
+    "smooth_l1_loss", _smooth_l1_forward, "_smooth_l1_vjp", "SmoothL1LossBackward0",
+    "0.5 d^2/beta where |d| < beta, else |d| - beta/2 (d = self - target)", attrs=(("beta", 1.0),),
     samples=LOSS_SAMPLES + [Sample((2, 3), (2, 3), attrs={"beta": 0.5})])
 
 
@@ -320,19 +319,14 @@ def _huber_forward(a, b, delta, reduction):
                    reduction)
 
 
+@helper
 def _huber_vjp(g, self, target, delta, reduction):
     return OPS["huber_loss_backward"](g, self, target, REDUCTIONS.index(reduction), delta)
 
 
 _HUBER = _loss(
-    "huber_loss", _huber_forward, _huber_vjp,
-    lambda g, self, target, delta, reduction: _huber_vjp(g, target, self, delta, reduction),
-    (lambda t, self, target, delta, reduction: _reduced_jvp(
-        t, _huber_vjp(1, self, target, delta, reduction), reduction),
-     lambda t, self, target, delta, reduction: _reduced_jvp(
-        t, -_huber_vjp(1, self, target, delta, reduction), reduction)),
-    "HuberLossBackward0", "0.5 d^2 where |d| < delta, else delta (|d| - delta/2)",
-    "d where |d| <= delta, else delta * sign(d)", attrs=(("delta", 1.0),),
+    "huber_loss", _huber_forward, "_huber_vjp", "HuberLossBackward0",
+    "0.5 d^2 where |d| < delta, else delta (|d| - delta/2)", attrs=(("delta", 1.0),),
     samples=LOSS_SAMPLES + [Sample((2, 3), (2, 3), attrs={"delta": 0.5})])
 
 
@@ -365,25 +359,27 @@ def _bce_forward(x, t, weight, reduction):
     return _reduce(np.asarray(loss, dtype=x.dtype), reduction)
 
 
+@helper
 def _bce_input_vjp(g, self, target, weight, reduction):
     return OPS["binary_cross_entropy_backward"](g, self, target, weight, REDUCTIONS.index(reduction))
 
 
+@helper
 def _bce_target_vjp(g, self, weight, reduction):
     grad = -self.logit() * g if weight is None else -self.logit() * g * weight
     return OPS["div.Scalar"](grad, self.numel()) if reduction == "mean" else grad
 
 
 _BCE = register(Op(
-    "binary_cross_entropy", _bce_forward, (_bce_input_vjp, _bce_target_vjp),
+    "binary_cross_entropy", _bce_forward,
+    ("self: _bce_input_vjp(grad, self, target, weight, reduction)",
+     "target: _bce_target_vjp(grad, self, weight, reduction)"),
     inputs=("self", "target"), attrs=(("weight", None), ("reduction", "mean")),
     grad_fn="BinaryCrossEntropyBackward0", method=False, public=False, kind="loss",
     doc="-(target log(self) + (1 - target) log(1 - self)), logs clamped at -100",
-    formula="d/dself = (self - target) / (self (1 - self)), d/dtarget = log(1 - self) - log(self)",
-    jvp=(lambda t, self, target, weight, reduction: _reduced_jvp(
-        t, _bce_input_vjp(1, self, target, weight, reduction), reduction),
-        lambda t, self, weight, reduction: _reduced_jvp(
-        t, _bce_target_vjp(1, self, weight, reduction), reduction)),
+    jvp=("self: _reduced_jvp(self_t, _bce_input_vjp(1, self, target, weight, reduction), "
+         "reduction)",
+         "target: _reduced_jvp(target_t, _bce_target_vjp(1, self, weight, reduction), reduction)"),
     samples=[Sample((3,), (3,), low=0.1, high=0.9),
              Sample((2, 3), (2, 3), low=0.1, high=0.9, attrs={"reduction": "sum"}),
              Sample((2, 3), (2, 3), low=0.1, high=0.9, attrs={"reduction": "none"}),
@@ -411,6 +407,7 @@ def _bce_logits_forward(x, t, weight, pos_weight, reduction):
     return _reduce(np.asarray(loss * _weight_array(weight), dtype=x.dtype), reduction)
 
 
+@helper
 def _bce_logits_input_vjp(g, self, target, weight, pos_weight, reduction):
     if pos_weight is None:
         slope = self.sigmoid() - target
@@ -420,6 +417,7 @@ def _bce_logits_input_vjp(g, self, target, weight, pos_weight, reduction):
     return grad if weight is None else grad * weight
 
 
+@helper
 def _bce_logits_target_vjp(g, self, target, weight, pos_weight, reduction):
     slope = -self if pos_weight is None else (pos_weight - 1) * OPS["softplus"](-self) - self
     grad = _scaled(g, reduction, _numel(tuple(self.shape), tuple(target.shape))) * slope
@@ -428,15 +426,16 @@ def _bce_logits_target_vjp(g, self, target, weight, pos_weight, reduction):
 
 _BCE_LOGITS = register(Op(
     "binary_cross_entropy_with_logits", _bce_logits_forward,
-    (_bce_logits_input_vjp, _bce_logits_target_vjp), inputs=("self", "target"),
+    ("self: _bce_logits_input_vjp(grad, self, target, weight, pos_weight, reduction)",
+     "target: _bce_logits_target_vjp(grad, self, target, weight, pos_weight, reduction)"),
+    inputs=("self", "target"),
     attrs=(("weight", None), ("pos_weight", None), ("reduction", "mean")),
     grad_fn="BinaryCrossEntropyWithLogitsBackward0", method=False, public=False, kind="loss",
     doc="binary cross-entropy of sigmoid(self) against target, computed stably",
-    formula="d/dself = sigmoid(self) - target, d/dtarget = -self",
-    jvp=(lambda t, self, target, weight, pos_weight, reduction: _reduced_jvp(
-        t, _bce_logits_input_vjp(1, self, target, weight, pos_weight, reduction), reduction),
-        lambda t, self, target, weight, pos_weight, reduction: _reduced_jvp(
-        t, _bce_logits_target_vjp(1, self, target, weight, pos_weight, reduction), reduction)),
+    jvp=("self: _reduced_jvp(self_t, _bce_logits_input_vjp(1, self, target, weight, pos_weight, "
+         "reduction), reduction)",
+         "target: _reduced_jvp(target_t, _bce_logits_target_vjp(1, self, target, weight, "
+         "pos_weight, reduction), reduction)"),
     samples=[Sample((3,), (3,), low=0.0, high=1.0, attrs={"reduction": "mean"}),
              Sample((2, 3), (2, 3), low=0.0, high=1.0, attrs={"reduction": "sum"}),
              Sample((2, 3), (2, 3), low=0.0, high=1.0, attrs={"reduction": "none"}),
@@ -516,6 +515,7 @@ def _nll_forward(x, target, weight, ignore_index, reduction):
     return np.asarray(total / w.sum(), dtype=x.dtype)
 
 
+@helper
 def _nll_vjp(g, self, target, weight, ignore_index, reduction):
     """Linear in g: -weight[target] (over the total weight, for 'mean') at each target class."""
     x = self._data
@@ -541,11 +541,10 @@ def _nll_vjp(g, self, target, weight, ignore_index, reduction):
 def _nll_op(grad_fn, samples):
     return register(Op(
         "nll_loss" if grad_fn == "NllLossBackward0" else "nll_loss2d", _nll_forward,
-        lambda g, self, target, weight, ignore_index, reduction: _nll_vjp(
-            g, self, target, weight, ignore_index, reduction),
+        "self: _nll_vjp(grad, self, target, weight, ignore_index, reduction)",
         attrs=("target", ("weight", None), ("ignore_index", -100), ("reduction", "mean")),
         jvp="linear", grad_fn=grad_fn, method=False, public=False, kind="loss",
-        doc="-self[target] (weighted), reduced", formula="-weight[target] at the target class",
+        doc="-self[target] (weighted), reduced",
         samples=samples))
 
 

@@ -7,7 +7,7 @@ and threshold)."""
 import numpy as np
 
 from ..engine import dtypes
-from .elementwise import _where
+from .derivatives import helper
 from .registry import OPS, Op, Sample, elementwise_samples, register, wrap_dim
 
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -23,9 +23,9 @@ def _floating(name, a):
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_short(a.dtype)}'")
 
 
-def activation(name, forward, vjp, doc, formula, samples, public=False, method=False, **kw):
+def activation(name, forward, derivative, doc, samples, public=False, method=False, **kw):
     kw.setdefault("dtype", "same")
-    return register(Op(name, forward, vjp, doc=doc, formula=formula, samples=samples,
+    return register(Op(name, forward, derivative, doc=doc, samples=samples,
                        method=method, public=public, inplace=False, **kw))
 
 
@@ -47,9 +47,8 @@ def _hardtanh(a, min_val, max_val):
 
 
 activation("hardtanh", _hardtanh,
-           lambda g, self, min_val, max_val: OPS["hardtanh_backward"](g, self, min_val, max_val),
+           "self: hardtanh_backward(grad, self, min_val, max_val)",
            "self clamped to [min_val, max_val] (relu6: [0, 6])",
-           "1 strictly inside (min_val, max_val), else 0",
            _samples(-2.0, 2.0, min_val=-0.5, max_val=1.5),
            attrs=(("min_val", -1.0), ("max_val", 1.0)))
 
@@ -59,8 +58,8 @@ def _hardsigmoid(a):
     return np.clip(a / 6 + 0.5, 0, 1).astype(a.dtype, copy=False)
 
 
-activation("hardsigmoid", _hardsigmoid, lambda g, self: _where((self > -3) & (self < 3), g / 6, 0.0),
-           "relu6(self + 3) / 6", "1/6 strictly inside (-3, 3), else 0", _samples(-4.0, 4.0))
+activation("hardsigmoid", _hardsigmoid, "self: where((self > -3) & (self < 3), grad / 6, 0.0)",
+           "relu6(self + 3) / 6", _samples(-4.0, 4.0))
 
 
 def _hardswish(a):
@@ -69,8 +68,8 @@ def _hardswish(a):
 
 
 activation("hardswish", _hardswish,
-           lambda g, self: OPS["hardswish_backward"](g, self),
-           "self * relu6(self + 3) / 6", "0 below -3, self/3 + 1/2 up to 3, 1 above",
+           "self: hardswish_backward(grad, self)",
+           "self * relu6(self + 3) / 6",
            _samples(-4.0, 4.0))
 
 
@@ -85,13 +84,13 @@ def _mish(a):
     return (a * np.tanh(_softplus(a))).astype(a.dtype, copy=False)
 
 
-def _mish_vjp(g, self):
+@helper(shows="tanh(softplus({0})) + {0} * sigmoid({0}) * (1 - tanh(softplus({0}))^2)")
+def _mish_derivative(self):
     t = OPS["softplus"](self).tanh()
-    return g * (t + self * self.sigmoid() * (1 - t * t))
+    return t + self * self.sigmoid() * (1 - t * t)
 
 
-activation("mish", _mish, _mish_vjp, "self * tanh(softplus(self))",
-           "tanh(sp) + self * sigmoid(self) * (1 - tanh(sp)^2), sp = softplus(self)",
+activation("mish", _mish, "self: grad * _mish_derivative(self)", "self * tanh(softplus(self))",
            _samples(-2.0, 2.0))
 
 
@@ -104,16 +103,11 @@ def _elu_like(name, alpha, scale, input_scale):
     return forward
 
 
-def _selu_vjp(g, self):
-    return OPS["elu_backward"](g, self, SELU_ALPHA, SELU_SCALE, 1, False)
-
-
-SELU_DOC = dict(doc="scale * (self if self > 0 else alpha * (e^self - 1)), PyTorch's constants",
-                formula="scale if self > 0 else scale * alpha * exp(self)")
-activation("selu", _elu_like("selu", SELU_ALPHA, SELU_SCALE, 1.0), _selu_vjp,
+SELU_DOC = dict(doc="scale * (self if self > 0 else alpha * (e^self - 1)), PyTorch's constants")
+activation("selu", _elu_like("selu", SELU_ALPHA, SELU_SCALE, 1.0), "self: elu_backward(grad, self, SELU_ALPHA, SELU_SCALE, 1, False)",
            samples=_samples(-2.0, 2.0), public=True, grad_fn="EluBackward0", **SELU_DOC)
 SELU_ = Op("selu_", _elu_like("selu", SELU_ALPHA, SELU_SCALE, 1.0),
-           lambda g, result: OPS["elu_backward"](g, result, SELU_ALPHA, SELU_SCALE, 1, True),
+           "self: elu_backward(grad, result, SELU_ALPHA, SELU_SCALE, 1, True)",
            grad_fn="EluBackward1", public=False, method=False, dtype="same", **SELU_DOC)
 
 
@@ -124,15 +118,11 @@ def _celu(a, alpha):
     return np.where(a > 0, a, alpha * np.expm1(a / alpha)).astype(a.dtype, copy=False)
 
 
-def _celu_vjp(g, self, alpha):
-    return OPS["elu_backward"](g, self, alpha, 1, 1.0 / alpha, False)
-
-
-CELU_DOC = dict(doc="self if self > 0 else alpha * (e^(self/alpha) - 1)",
-                formula="1 if self > 0 else exp(self / alpha)", attrs=(("alpha", 1.0),))
-activation("celu", _celu, _celu_vjp, samples=_samples(-2.0, 2.0, alpha=0.5), public=True,
+CELU_DOC = dict(doc="self if self > 0 else alpha * (e^(self/alpha) - 1)", attrs=(("alpha", 1.0),))
+activation("celu", _celu, "self: elu_backward(grad, self, alpha, 1, 1.0 / alpha, False)",
+           samples=_samples(-2.0, 2.0, alpha=0.5), public=True,
            **CELU_DOC)
-CELU_ = Op("celu_", _celu, lambda g, result, alpha: OPS["elu_backward"](g, result, alpha, 1, 1.0 / alpha, True),
+CELU_ = Op("celu_", _celu, "self: elu_backward(grad, result, alpha, 1, 1.0 / alpha, True)",
            grad_fn="CeluBackward1", public=False, method=False,
            dtype="same", **CELU_DOC)
 
@@ -142,8 +132,8 @@ def _log_sigmoid(a):
     return (np.minimum(a, 0) - np.log1p(np.exp(-np.abs(a)))).astype(a.dtype, copy=False)
 
 
-activation("log_sigmoid", _log_sigmoid, lambda g, self: OPS["log_sigmoid_backward"](g, self),
-           "log(sigmoid(self)), computed stably (F.logsigmoid)", "sigmoid(-self)",
+activation("log_sigmoid", _log_sigmoid, "self: log_sigmoid_backward(grad, self)",
+           "log(sigmoid(self)), computed stably (F.logsigmoid)",
            _samples(-2.0, 2.0), grad_fn="LogSigmoidBackward0")
 
 
@@ -164,9 +154,9 @@ def _softshrink(a, lambd):
 
 
 activation("softshrink", _softshrink,
-           lambda g, self, lambd: _where(self.abs() > lambd, g, 0.0),
+           "self: where(self.abs() > lambd, grad, 0.0)",
            "self - lambd above lambd, self + lambd below -lambd, else 0",
-           "1 where |self| > lambd, else 0", _samples(-2.0, 2.0, lambd=1.0),
+           _samples(-2.0, 2.0, lambd=1.0),
            attrs=(("lambd", 0.5),))
 
 
@@ -176,8 +166,8 @@ def _hardshrink(a, lambd):
 
 
 activation("hardshrink", _hardshrink,
-           lambda g, self, lambd: _where(self.abs() > lambd, g, 0.0),
-           "self where |self| > lambd, else 0", "1 where |self| > lambd, else 0",
+           "self: where(self.abs() > lambd, grad, 0.0)",
+           "self where |self| > lambd, else 0",
            _samples(-2.0, 2.0, lambd=1.0), attrs=(("lambd", 0.5),), public=True, method=True)
 
 
@@ -186,14 +176,13 @@ def _threshold(a, threshold, value):
 
 
 THRESHOLD_DOC = dict(doc="self where self > threshold, else value",
-                     formula="1 where self > threshold, else 0",
                      attrs=("threshold", "value"))
 activation("threshold", _threshold,
-           lambda g, self, threshold: OPS["threshold_backward"](g, self, threshold),
+           "self: threshold_backward(grad, self, threshold)",
            samples=[Sample(s, attrs={"threshold": 0.1, "value": 20.0}) for s in [(), (3,), (2, 3)]],
            public=True, **THRESHOLD_DOC)
 THRESHOLD_ = Op("threshold_", _threshold,
-                lambda g, self, threshold: OPS["threshold_backward"](g, self, threshold),
+                "self: threshold_backward(grad, self, threshold)",
                 grad_fn="ThresholdBackward1", public=False, method=False, dtype="same",
                 **THRESHOLD_DOC)
 
@@ -218,12 +207,14 @@ def _glu_halves(self, dim):
     return self.narrow(d, 0, n), self.narrow(d, n, n), d
 
 
+@helper
 def _glu_vjp(g, self, dim):
     a, b, d = _glu_halves(self, dim)
     s = b.sigmoid()
     return OPS["cat"]([g * s, g * a * s * (1 - s)], d)
 
 
+@helper
 def _glu_jvp(t, self, dim):
     a, b, d = _glu_halves(self, dim)
     ta, tb, _ = _glu_halves(t, dim)
@@ -232,7 +223,9 @@ def _glu_jvp(t, self, dim):
 
 
 register(Op(
-    "glu", _glu, _glu_vjp, jvp=_glu_jvp, attrs=(("dim", -1),), dtype="same", method=False,
+    "glu", _glu, "self: _glu_vjp(grad, self, dim)", jvp="self: _glu_jvp(self_t, self, dim)",
+    attrs=(("dim", -1),), dtype="same", method=False,
     public=False, kind="activation", doc="first half * sigmoid(second half) of self along dim",
-    formula="d/dfirst = sigmoid(second), d/dsecond = first * sigmoid' (second)",
     samples=[Sample((4,)), Sample((2, 4)), Sample((4, 3), attrs={"dim": 0})]))
+helper(SELU_ALPHA, name="SELU_ALPHA")
+helper(SELU_SCALE, name="SELU_SCALE")

@@ -5,8 +5,8 @@ import operator
 import numpy as np
 
 from ..engine.tensor import Tensor, check_numel
-from .registry import (OPS, Composed, Op, Overload, Sample, alias, elementwise_samples,
-                       passthrough, register, zeros_like_grad)
+from .derivatives import helper
+from .registry import OPS, Composed, Op, Overload, Sample, alias, elementwise_samples, register
 
 BINARY = elementwise_samples(unary=False)
 POSITIVE = elementwise_samples(0.5, 2.0, unary=False)
@@ -92,15 +92,15 @@ def _sub(a, b, alpha):
 
 
 register(Op(
-    "add", _add, (passthrough, lambda g, alpha: g if alpha == 1 else g * alpha),
+    "add", _add, ("self: grad", "other: grad if alpha == 1 else grad * alpha"),
     inputs=("self", "other"), attrs=(("alpha", 1),), jvp="elementwise", inplace=True,
-    on_floats=operator.add, doc="self + alpha * other", formula="d/dself = 1, d/dother = alpha",
+    on_floats=operator.add, doc="self + alpha * other",
     samples=BINARY + [Sample((2, 3), (3,), attrs={"alpha": 2.5})], kind="binary"))
 
 register(Op(
-    "sub", _sub, (passthrough, lambda g, alpha: -g if alpha == 1 else g * -alpha),
+    "sub", _sub, ("self: grad", "other: -grad if alpha == 1 else grad * -alpha"),
     inputs=("self", "other"), attrs=(("alpha", 1),), jvp="elementwise", inplace=True,
-    on_floats=operator.sub, doc="self - alpha * other", formula="d/dself = 1, d/dother = -alpha",
+    on_floats=operator.sub, doc="self - alpha * other",
     samples=BINARY + [Sample((3,), (), attrs={"alpha": -2})], kind="binary"))
 
 
@@ -113,27 +113,27 @@ def _rsub_floats(a, b):
 
 
 rsub_tensor = Op(
-    "rsub.Tensor", _rsub, (lambda g, alpha: -g if alpha == 1 else g * -alpha, passthrough),
+    "rsub.Tensor", _rsub, ("self: -grad if alpha == 1 else grad * -alpha", "other: grad"),
     inputs=("self", "other"), attrs=(("alpha", 1),), jvp="elementwise", grad_fn="RsubBackward0",
     on_floats=_rsub_floats, method=False, public=False, doc="other - alpha * self (tensors)",
-    formula="d/dself = -alpha, d/dother = 1", samples=BINARY, kind="binary")
+    samples=BINARY, kind="binary")
 rsub_scalar = Op(
-    "rsub.Scalar", _rsub, (lambda g, alpha: -g if alpha == 1 else g * -alpha, None),
+    "rsub.Scalar", _rsub, ("self: -grad if alpha == 1 else grad * -alpha",),
     inputs=("self", "other"), attrs=(("alpha", 1),), jvp="elementwise", grad_fn="RsubBackward1",
     edges=("self",), on_floats=_rsub_floats,
     method=False, public=False, doc="other - alpha * self (other a number: the reflected `-`)",
-    formula="d/dself = -alpha", samples=SCALAR_OTHER, kind="binary")
+    samples=SCALAR_OTHER, kind="binary")
 register(rsub_tensor)
 register(rsub_scalar)
 register(Overload(
     "rsub", lambda self=None, other=None, *a, **k: rsub_tensor if isinstance(other, Tensor)
     else rsub_scalar, (rsub_tensor, rsub_scalar), method=False, kind="binary",
-    doc="other - alpha * self (`2 - x` is RsubBackward1)", formula="d/dself = -alpha"))
+    doc="other - alpha * self (`2 - x` is RsubBackward1)"))
 
 register(Op(
-    "mul", broadcasting(np.multiply), (lambda g, other: g * other, lambda g, self: g * self),
+    "mul", broadcasting(np.multiply), ("self: grad * other", "other: grad * self"),
     inputs=("self", "other"), inplace=True, on_floats=operator.mul, doc="self * other",
-    formula="d/dself = other, d/dother = self", samples=BINARY, kind="binary"))
+    samples=BINARY, kind="binary"))
 
 _ZERO_DIVISION = "ZeroDivisionError"
 
@@ -165,6 +165,7 @@ def _int_trunc_div(a, b):
                     q + 1, q)
 
 
+@helper
 def _div_jvp(t, other, result):
     """PyTorch's forward derivative of division, (self_t - other_t * result) / other, an
     absent tangent being PyTorch's zero tensor (0 - x is -x, x - 0 is x; t: the tangents of
@@ -178,17 +179,18 @@ def _div_jvp(t, other, result):
 div_tensor = Op(
     # PyTorch's div_tensor_other_backward, -grad * ((self / other) / other): rounded in this
     # order, float32 gradients are PyTorch's to the bit
-    "div.Tensor", _div, (lambda g, other: g / other,
-                         lambda g, self, other: -g * ((self / other) / other)),
+    "div.Tensor", _div, ("self: grad / other", "other: -grad * (self / other / other)"),
     inputs=("self", "other"), inplace=True, dtype="float", grad_fn="DivBackward0", method=False,
-    public=False, on_floats=operator.truediv, doc="self / other", jvp=_div_jvp,
-    elementwise_jvp=True, formula="d/dself = 1/other, d/dother = -self/other^2",
+    public=False, on_floats=operator.truediv, doc="self / other",
+    jvp="result: _div_jvp(tangents, other, result)",
+    elementwise_jvp=True,
     samples=[Sample(a, b, low=0.5, high=2.0) for a, b in
              [((), ()), ((3,), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3))]], kind="binary")
 div_mode = Op(
-    "div.Tensor_mode", _div, (zeros_like_grad, zeros_like_grad), inputs=("self", "other"),
+    "div.Tensor_mode", _div, ("self: zeros_like(grad)", "other: zeros_like(grad)"),
+    inputs=("self", "other"),
     attrs=("rounding_mode",), inplace=True, grad_fn="DivBackward2", method=False, public=False,
-    doc="self / other rounded ('trunc' or 'floor')", formula="0 (piecewise constant)",
+    doc="self / other rounded ('trunc' or 'floor')",
     samples=[Sample(a, b, low=0.3, high=0.9, attrs={"rounding_mode": m}) for (a, b), m in
              [(((), ()), "floor"), (((3,), (3,)), "trunc"), (((2, 3), (3,)), "floor")]],
     kind="binary")
@@ -201,8 +203,7 @@ def _choose_div(self=None, other=None, *args, rounding_mode=None, **kwargs):
 
 
 register(Overload("div", _choose_div, (div_tensor, div_mode), kind="binary",
-                  doc="self / other (rounding_mode=None, 'trunc' or 'floor')",
-                  formula="d/dself = 1/other, d/dother = -self/other^2 (0 when rounded)"))
+                  doc="self / other (rounding_mode=None, 'trunc' or 'floor')"))
 for _alias, _target in {"divide": "div", "true_divide": "div", "multiply": "mul",
                         "subtract": "sub"}.items():
     alias(_alias, _target)
@@ -213,11 +214,9 @@ def _rdiv_compose(self, other):
 
 
 register(Composed(
-    "rdiv", _rdiv_compose, lambda a, b: np.true_divide(b, a),
-    (lambda g, self, other: -g * other / (self * self), None), inputs=("self", "other"),
+    "rdiv", _rdiv_compose, via=("reciprocal", "mul"), inputs=("self", "other"),
     method=False, public=False, dtype="float",
     doc="other / self (the reflected `/`: PyTorch computes reciprocal(self) * other)",
-    formula="d/dself = -other/self^2",
     samples=[Sample(s, None, low=0.5, high=2.0, values={1: v}) for s, v in
              [((), 2.0), ((3,), 2.0), ((2, 3), -1.5)]], kind="binary"))
 
@@ -234,27 +233,14 @@ _neg.float64_ufunc = np.negative  # (on float64 values: registry.float64_ufunc)
 
 
 register(Op(
-    "neg", _neg, lambda g: -g, inplace=True, doc="-self", formula="-1", dtype="same",
+    "neg", _neg, "self: -grad", inplace=True, doc="-self", dtype="same",
     samples=elementwise_samples()))
 alias("negative", "neg")
 register(Op(
     "positive", lambda a: a, None, method=True, doc="+self", dtype="same", kind="elementwise"))
 
 
-def _pow_tensor_scalar_vjp(g, self, exponent):
-    if exponent == 0:
-        return zeros_like_grad(g)
-    return g * (exponent * self ** (exponent - 1))
-
-
-def _pow_tensor_tensor_self(g, self, exponent):
-    return g * (exponent * self ** (exponent - 1))
-
-
-def _pow_tensor_tensor_exponent(g, self, exponent, result):
-    return g * (result * self.log()).masked_fill((self == 0) & (exponent >= 0), 0.0)
-
-
+@helper
 def _pow_scalar_tensor_exponent(g, self, result):
     if self == 0:
         return g * (result * 0).masked_fill(result != result, 0.0)
@@ -290,22 +276,26 @@ def _pow_tensor_scalar(a, exponent):
 
 
 pow_tensor_scalar = Op(
-    "pow.Tensor_Scalar", _pow_tensor_scalar, (_pow_tensor_scalar_vjp, None), inputs=("self", "exponent"),
+    "pow.Tensor_Scalar", _pow_tensor_scalar, ("self: zeros_like(grad) if exponent == 0 else "
+                                            "grad * (exponent * self ** (exponent - 1))",),
+    inputs=("self", "exponent"),
     grad_fn="PowBackward0", method=False, public=False, inplace=True, edges=("self",),
-    doc="self ** exponent (number)", formula="exponent * self^(exponent-1)",
+    doc="self ** exponent (number)",
     samples=[Sample((3,), None, low=0.5, high=2.0, values={1: 3}),
              Sample((2, 3), None, low=0.5, high=2.0, values={1: -1.5}),
              Sample((), None, values={1: 2})], kind="binary")
 pow_tensor_tensor = Op(
-    "pow.Tensor_Tensor", _np_pow, (_pow_tensor_tensor_self, _pow_tensor_tensor_exponent),
+    "pow.Tensor_Tensor", _np_pow, ("self: grad * (exponent * self ** (exponent - 1))",
+                                   "exponent: grad * (result * self.log()).masked_fill("
+                                   "(self == 0) & (exponent >= 0), 0.0)"),
     inputs=("self", "exponent"), grad_fn="PowBackward1", method=False, public=False,
     inplace=True, doc="self ** exponent (tensor)",
-    formula="d/dself = exponent * self^(exponent-1), d/dexponent = self^exponent * log(self)",
     samples=POSITIVE, kind="binary")
 pow_scalar_tensor = Op(
-    "pow.Scalar", _np_pow, (None, _pow_scalar_tensor_exponent), inputs=("self", "exponent"),
+    "pow.Scalar", _np_pow, ("exponent: _pow_scalar_tensor_exponent(grad, self, result)",),
+    inputs=("self", "exponent"),
     grad_fn="PowBackward2", method=False, public=False, edges=("exponent",),
-    doc="number ** exponent", formula="d/dexponent = self^exponent * log(self)",
+    doc="number ** exponent",
     samples=[Sample(None, s, values={0: 2.0}) for s in [(), (3,), (2, 3)]], kind="binary")
 for _op in (pow_tensor_scalar, pow_tensor_tensor, pow_scalar_tensor):
     register(_op)
@@ -318,8 +308,7 @@ def _choose_pow(self, exponent=None, **kwargs):
 
 
 register(Overload("pow", _choose_pow, (pow_tensor_scalar, pow_tensor_tensor, pow_scalar_tensor),
-                  doc="self ** exponent (also written ^ in gradcli)", kind="binary",
-                  formula="exponent * self^(exponent-1); self^exponent * log(self)"))
+                  doc="self ** exponent (also written ^ in gradcli)", kind="binary"))
 
 
 @broadcasting
@@ -356,26 +345,26 @@ BY_NUMBER = [Sample((), None, values={1: 0.7}), Sample((3,), None, values={1: 0.
              Sample((2, 3), None, values={1: -0.7})]
 
 remainder_scalar = Op(
-    "remainder.Scalar", _remainder, (passthrough, None), inputs=("self", "other"), inplace=True,
+    "remainder.Scalar", _remainder, ("self: grad",), inputs=("self", "other"), inplace=True,
     grad_fn="RemainderBackward0", method=False, public=False, edges=("self",),
-    doc="self - floor(self / other) * other (other a number)", formula="d/dself = 1",
+    doc="self - floor(self / other) * other (other a number)",
     samples=BY_NUMBER, kind="binary")
 remainder_tensor = Op(
     "remainder.Tensor", _remainder,
-    (passthrough, lambda g, self, other: g * -self.div(other, rounding_mode="floor")),
+    ("self: grad", "other: grad * -self.div(other, rounding_mode='floor')"),
     inputs=("self", "other"), inplace=True, grad_fn="RemainderBackward1", method=False,
     public=False, doc="self - floor(self / other) * other",
-    formula="d/dself = 1, d/dother = -floor(self/other)", samples=DIVISOR_SAMPLES, kind="binary")
+    samples=DIVISOR_SAMPLES, kind="binary")
 fmod_scalar = Op(
-    "fmod.Scalar", _fmod, (passthrough, None), inputs=("self", "other"), inplace=True,
+    "fmod.Scalar", _fmod, ("self: grad",), inputs=("self", "other"), inplace=True,
     grad_fn="FmodBackward0", method=False, public=False, edges=("self",),
-    doc="self - trunc(self / other) * other (other a number)", formula="d/dself = 1",
+    doc="self - trunc(self / other) * other (other a number)",
     samples=BY_NUMBER, kind="binary")
 fmod_tensor = Op(
     "fmod.Tensor", _fmod,
-    (passthrough, lambda g, self, other: g * -self.div(other, rounding_mode="trunc")),
+    ("self: grad", "other: grad * -self.div(other, rounding_mode='trunc')"),
     inputs=("self", "other"), inplace=True, grad_fn="FmodBackward1", method=False, public=False,
-    doc="self - trunc(self / other) * other", formula="d/dself = 1, d/dother = -trunc(self/other)",
+    doc="self - trunc(self / other) * other",
     samples=DIVISOR_SAMPLES, kind="binary")
 
 
@@ -385,12 +374,11 @@ def _by_other(scalar_op, tensor_op):
     return choose
 
 
-for _name, _ops, _formula in [
-        ("remainder", (remainder_scalar, remainder_tensor), "d/dself = 1, d/dother = -floor(self/other)"),
-        ("fmod", (fmod_scalar, fmod_tensor), "d/dself = 1, d/dother = -trunc(self/other)")]:
+for _name, _ops in [("remainder", (remainder_scalar, remainder_tensor)),
+                   ("fmod", (fmod_scalar, fmod_tensor))]:
     for _op in _ops:
         register(_op)
-    register(Overload(_name, _by_other(*_ops), _ops, kind="binary", formula=_formula,
+    register(Overload(_name, _by_other(*_ops), _ops, kind="binary",
                       doc=_ops[1].doc))
 
 
@@ -399,20 +387,20 @@ def _square_compose(self):
 
 
 register(Composed(
-    "square", _square_compose, np.square, lambda g, self: g * (2 * self), inplace=True,
+    "square", _square_compose, via=("pow.Tensor_Scalar",), inplace=True,
     grad_fn="PowBackward0",
-    dtype="same", doc="self * self (PyTorch computes pow(self, 2))", formula="2 * self",
+    dtype="same", doc="self * self (PyTorch computes pow(self, 2))",
     samples=elementwise_samples(), kind="elementwise"))
 
 
 register(Op(
-    "div.Scalar", lambda a, other: np.true_divide(a, other), (lambda g, other: g / other, None),
+    "div.Scalar", lambda a, other: np.true_divide(a, other), ("self: grad / other",),
     inputs=("self", "other"), dtype="float", grad_fn="DivBackward1", method=False, public=False,
     edges=("self",),
     doc="self / a number, as PyTorch's C++ composites divide (`x / 2` from Python is DivBackward0)",
-    formula="1/other", samples=SCALAR_OTHER, kind="binary"))
+    samples=SCALAR_OTHER, kind="binary"))
 register(Op(
-    "mul.Scalar", lambda a, other: np.multiply(a, other), (lambda g, other: g * other, None),
+    "mul.Scalar", lambda a, other: np.multiply(a, other), ("self: grad * other",),
     inputs=("self", "other"), grad_fn="MulBackward1", method=False, public=False,
     edges=("self",), doc="self * a number, as PyTorch's C++ composites multiply",
-    formula="other", samples=SCALAR_OTHER, kind="binary"))
+    samples=SCALAR_OTHER, kind="binary"))

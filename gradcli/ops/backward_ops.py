@@ -22,7 +22,9 @@ from ..engine.grad_mode import no_grad
 from ..engine.tensor import Tensor
 from .elementwise import _erf
 from .numerics import fma
-from .registry import OPS, Op, Sample, elementwise_samples, passthrough, register
+from .derivatives import helper
+from .derivatives import show_local
+from .registry import OPS, Op, Sample, elementwise_samples, register
 
 REDUCTION = {"none": 0, "mean": 1, "sum": 2}   # at::Reduction
 NONE, MEAN, SUM = 0, 1, 2
@@ -32,11 +34,15 @@ GELU_KAPPA = 0.044715
 GELU_PDF = 2.0 / math.sqrt(math.pi) * math.sqrt(0.5) * 0.5   # M_2_SQRTPI * M_SQRT1_2 * 0.5
 
 
-def backward_op(name, forward, vjps, doc, formula, samples, inputs, attrs=(), jvp="elementwise",
-                **kw):
-    """Declare one of PyTorch's backward functions (internal: no function, no method)."""
-    return register(Op(name, forward, vjps, inputs=inputs, attrs=attrs, jvp=jvp, doc=doc,
-                       formula=formula, samples=samples, method=False, public=False,
+def backward_op(name, forward, derivatives, doc, samples, inputs, attrs=(), jvp="elementwise",
+                local=None, **kw):
+    """Declare one of PyTorch's backward functions (internal: no function, no method).
+    local: how a formula that calls it shows (derivatives.show_local): the factor it multiplies
+    grad_output by, of its other arguments {1}, {2}, …"""
+    if local is not None:
+        show_local(name, local)
+    return register(Op(name, forward, derivatives, inputs=inputs, attrs=attrs, jvp=jvp, doc=doc,
+                       samples=samples, method=False, public=False,
                        inplace=False, kind="backward", **kw))
 
 
@@ -55,18 +61,19 @@ SCALAR_OTHER = [Sample((), None, values={1: 1.5}), Sample((3,), None, values={1:
                 Sample((2, 3), None, values={1: -0.75})]
 if "add.Scalar" not in OPS:
     register(Op(
-        "add.Scalar", lambda a, other: np.add(a, other), (passthrough, None),
+        "add.Scalar", lambda a, other: np.add(a, other), ("self: grad",),
         inputs=("self", "other"), grad_fn="AddBackward1", method=False, public=False,
-        edges=("self",), doc="self + a number, as PyTorch's C++ composites add", formula="1",
+        edges=("self",), doc="self + a number, as PyTorch's C++ composites add",
         samples=SCALAR_OTHER, kind="binary"))
 if "sub.Scalar" not in OPS:
     register(Op(
-        "sub.Scalar", lambda a, other: np.subtract(a, other), (passthrough, None),
+        "sub.Scalar", lambda a, other: np.subtract(a, other), ("self: grad",),
         inputs=("self", "other"), grad_fn="SubBackward1", method=False, public=False,
         edges=("self",), doc="self - a number, as PyTorch's C++ composites subtract",
-        formula="1", samples=SCALAR_OTHER, kind="binary"))
+        samples=SCALAR_OTHER, kind="binary"))
 
 
+@helper
 def _mul_s(t, s):
     return OPS["mul.Scalar"](t, s)
 
@@ -75,6 +82,7 @@ def _div_s(t, s):
     return OPS["div.Scalar"](t, s)
 
 
+@helper
 def _add_s(t, s):
     return OPS["add.Scalar"](t, s)
 
@@ -92,6 +100,7 @@ def _type_as(mask, like):
     return mask.to(like.dtype)
 
 
+@helper
 def _zeros_like(g):
     return OPS["zeros_like"](g)
 
@@ -114,48 +123,51 @@ def _with(attrs, samples=BINARY, **kw):
 
 # ------------------------------------------------------------------ tanh, sigmoid
 
+@helper
 def tanh_backward(grad_output, output):
     return _call("tanh_backward", grad_output, output)
 
 
 backward_op(
     "tanh_backward", lambda go, out: go * fma(-out, out, 1),  # (PyTorch's fused 1 - out^2)
-    (lambda g, output: tanh_backward(g, output),
-     lambda g, output, grad_output: g * (_mul_s(output, -2) * grad_output)),
+    ("grad_output: tanh_backward(grad, output)",
+     "output: grad * (_mul_s(output, -2) * grad_output)"),
     "tanh's backward: grad_output * (1 - output^2)",
-    "d/dgrad_output = 1 - output^2, d/doutput = -2 output grad_output",
-    BINARY, inputs=("grad_output", "output"))
+    BINARY, inputs=("grad_output", "output"),
+    local="1 - {1}^2")
 
 
+@helper
 def sigmoid_backward(grad_output, output):
     return _call("sigmoid_backward", grad_output, output)
 
 
 backward_op(
     "sigmoid_backward", lambda go, out: go * (1 - out) * out,
-    (lambda g, output: sigmoid_backward(g, output),
-     lambda g, output, grad_output: g * grad_output * _add_s(_mul_s(output, -2), 1)),
+    ("grad_output: sigmoid_backward(grad, output)",
+     "output: grad * grad_output * _add_s(_mul_s(output, -2), 1)"),
     "sigmoid's backward: grad_output * output * (1 - output)",
-    "d/dgrad_output = output (1 - output), d/doutput = grad_output (1 - 2 output)",
-    BINARY, inputs=("grad_output", "output"))
+    BINARY, inputs=("grad_output", "output"),
+    local="{1} * (1 - {1})")
 
 
 # ------------------------------------------------------------------ relu, leaky_relu, hardtanh
 # Piecewise linear: the derivative in `self` is zero (PyTorch's zeros_like(grad)).
 
+@helper
 def threshold_backward(grad_output, self, threshold):
     return _call("threshold_backward", grad_output, self, threshold)
 
 
 backward_op(
     "threshold_backward", lambda go, a, threshold: np.where(a <= threshold, 0, go),
-    (lambda g, self, threshold: threshold_backward(g, self, threshold),
-     lambda g: _zeros_like(g)),
+    ("grad_output: threshold_backward(grad, self, threshold)", "self: _zeros_like(grad)"),
     "relu's and threshold's backward: grad_output where self > threshold, else 0",
-    "d/dgrad_output = 1 where self > threshold, else 0; d/dself = 0",
-    _with({"threshold": 0.1}), inputs=("grad_output", "self"), attrs=("threshold",))
+    _with({"threshold": 0.1}), inputs=("grad_output", "self"), attrs=("threshold",),
+    local="1 if {1} > {2} else 0")
 
 
+@helper
 def leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
     return _call("leaky_relu_backward", grad_output, self, negative_slope, self_is_result)
 
@@ -173,14 +185,15 @@ def _leaky_relu_backward(go, a, negative_slope, self_is_result):
 
 backward_op(
     "leaky_relu_backward", _leaky_relu_backward,
-    (lambda g, self, negative_slope: leaky_relu_backward(g, self, negative_slope, False),
-     lambda g: _zeros_like(g)),
+    ("grad_output: leaky_relu_backward(grad, self, negative_slope, False)",
+     "self: _zeros_like(grad)"),
     "leaky_relu's backward: grad_output where self > 0, else negative_slope * grad_output",
-    "d/dgrad_output = 1 where self > 0, else negative_slope; d/dself = 0",
     _with({"negative_slope": 0.2, "self_is_result": False}), inputs=("grad_output", "self"),
-    attrs=("negative_slope", "self_is_result"))
+    attrs=("negative_slope", "self_is_result"),
+    local="1 if {1} > 0 else {2}")
 
 
+@helper
 def hardtanh_backward(grad_output, self, min_val, max_val):
     return _call("hardtanh_backward", grad_output, self, min_val, max_val)
 
@@ -188,16 +201,16 @@ def hardtanh_backward(grad_output, self, min_val, max_val):
 backward_op(
     "hardtanh_backward",
     lambda go, a, min_val, max_val: np.where((a <= min_val) | (a >= max_val), 0, go),
-    (lambda g, self, min_val, max_val: hardtanh_backward(g, self, min_val, max_val),
-     lambda g: _zeros_like(g)),
+    ("grad_output: hardtanh_backward(grad, self, min_val, max_val)", "self: _zeros_like(grad)"),
     "hardtanh's backward: grad_output strictly inside (min_val, max_val), else 0",
-    "d/dgrad_output = 1 strictly inside (min_val, max_val), else 0; d/dself = 0",
     _with({"min_val": -0.5, "max_val": 1.5}), inputs=("grad_output", "self"),
-    attrs=("min_val", "max_val"))
+    attrs=("min_val", "max_val"),
+    local="1 if {2} < {1} < {3} else 0")
 
 
 # ------------------------------------------------------------------ elu (selu, celu)
 
+@helper
 def elu_backward(grad_output, self_or_result, alpha, scale, input_scale, is_result):
     return _call("elu_backward", grad_output, self_or_result, alpha, scale, input_scale,
                  is_result)
@@ -213,6 +226,7 @@ def _elu_backward(go, x, alpha, scale, input_scale, is_result):
     return np.where(x <= 0, negative, np.multiply(go, scale))
 
 
+@helper
 def elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result, self_or_result):
     """FunctionsManual's elu_double_backward: only the exponential side curves."""
     negative = _type_as(self_or_result < 0, grad)
@@ -224,14 +238,10 @@ def elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result,
 
 backward_op(
     "elu_backward", _elu_backward,
-    (lambda g, self_or_result, alpha, scale, input_scale, is_result: elu_backward(
-        g, self_or_result, alpha, scale, input_scale, is_result),
-     lambda g, grad_output, self_or_result, alpha, scale, input_scale, is_result:
-        elu_double_backward(g, grad_output, alpha, scale, input_scale, is_result,
-                            self_or_result)),
+    ("grad_output: elu_backward(grad, self_or_result, alpha, scale, input_scale, is_result)",
+     "self_or_result: elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result, self_or_result)"),
     "elu's backward (selu, celu): grad_output * scale above 0, grad_output * the exponential "
-    "side's slope below", "d/dgrad_output = the slope of elu; d/dself_or_result = grad_output * "
-    "input_scale * (elu's slope below 0, or 1 when is_result), 0 above",
+    "side's slope below",
     _with({"alpha": 1.0, "scale": 1.0, "input_scale": 1.0, "is_result": False})
     + [Sample((2, 3), (2, 3), attrs={"alpha": 0.5, "scale": 1.0, "input_scale": 2.0,
                                      "is_result": False}),
@@ -245,6 +255,7 @@ backward_op(
 
 # ------------------------------------------------------------------ gelu
 
+@helper
 def gelu_backward(grad_output, self, approximate="none"):
     return _call("gelu_backward", grad_output, self, approximate)
 
@@ -263,6 +274,7 @@ def _gelu_backward(go, x, approximate):
     return go * (cdf + x * pdf)
 
 
+@helper
 def gelu_double_backward(ggI, gO, input, approximate):
     """FunctionsManual's gelu_double_backward, op for op."""
     if approximate == "tanh":
@@ -296,17 +308,16 @@ def _gelu_backward_checked(go, x, approximate):
 
 backward_op(
     "gelu_backward", _gelu_backward_checked,
-    (lambda g, self, approximate: gelu_backward(g, self, approximate),
-     lambda g, grad_output, self, approximate: gelu_double_backward(g, grad_output, self,
-                                                                    approximate)),
+    ("grad_output: gelu_backward(grad, self, approximate)",
+     "self: gelu_double_backward(grad, grad_output, self, approximate)"),
     "gelu's backward: grad_output * (Phi(self) + self * phi(self)) (or the tanh formula's slope)",
-    "d/dgrad_output = gelu'(self); d/dself = grad_output * gelu''(self)",
     _with({"approximate": "none"}) + _with({"approximate": "tanh"}, BINARY[1:4]),
     inputs=("grad_output", "self"), attrs=(("approximate", "none"),))
 
 
 # ------------------------------------------------------------------ softplus
 
+@helper
 def softplus_backward(grad_output, self, beta, threshold):
     return _call("softplus_backward", grad_output, self, beta, threshold)
 
@@ -318,6 +329,7 @@ def _softplus_backward(go, x, beta, threshold):
         return np.where(scaled > threshold, go, go * z / (z + 1.0))
 
 
+@helper
 def softplus_double_backward(grad, input, beta, threshold):
     x = _mul_s(input, beta)
     return _mul_s(sigmoid_backward(grad, x.sigmoid()) * _type_as(x < threshold, grad), beta)
@@ -325,19 +337,18 @@ def softplus_double_backward(grad, input, beta, threshold):
 
 backward_op(
     "softplus_backward", _softplus_backward,
-    (lambda g, self, beta, threshold: softplus_backward(g, self, beta, threshold),
-     lambda g, grad_output, self, beta, threshold: softplus_double_backward(
-        g * grad_output, self, beta, threshold)),
+    ("grad_output: softplus_backward(grad, self, beta, threshold)",
+     "self: softplus_double_backward(grad * grad_output, self, beta, threshold)"),
     "softplus's backward: grad_output * sigmoid(beta * self) (grad_output past threshold)",
-    "d/dgrad_output = sigmoid(beta self) (1 past threshold); d/dself = grad_output * beta * "
-    "sigmoid'(beta self) (0 from threshold on)",
     _with({"beta": 1.0, "threshold": 20.0})
     + [Sample((2, 3), (2, 3), attrs={"beta": 2.0, "threshold": 1.0})],
-    inputs=("grad_output", "self"), attrs=("beta", "threshold"))
+    inputs=("grad_output", "self"), attrs=("beta", "threshold"),
+    local="sigmoid({2} * {1}) (1 where {2} * {1} > {3})")
 
 
 # ------------------------------------------------------------------ log_sigmoid
 
+@helper
 def log_sigmoid_backward(grad_output, self):
     return _call("log_sigmoid_backward", grad_output, self)
 
@@ -348,6 +359,7 @@ def _log_sigmoid_backward(go, x):
     return go * (np.where(negative, 1.0, 0.0) - np.where(negative, 1.0, -1.0) * (z / (1 + z)))
 
 
+@helper
 def log_sigmoid_double_backward(grad, input):
     z = input.sigmoid()
     return grad * _sub_s(z, 1) * z
@@ -355,15 +367,16 @@ def log_sigmoid_double_backward(grad, input):
 
 backward_op(
     "log_sigmoid_backward", _log_sigmoid_backward,
-    (lambda g, self: log_sigmoid_backward(g, self),
-     lambda g, grad_output, self: log_sigmoid_double_backward(g * grad_output, self)),
+    ("grad_output: log_sigmoid_backward(grad, self)",
+     "self: log_sigmoid_double_backward(grad * grad_output, self)"),
     "log_sigmoid's backward: grad_output * sigmoid(-self) (aten's buffer argument is unused)",
-    "d/dgrad_output = sigmoid(-self); d/dself = -grad_output * sigmoid(self) (1 - sigmoid(self))",
-    BINARY, inputs=("grad_output", "self"))
+    BINARY, inputs=("grad_output", "self"),
+    local="sigmoid(-{1})")
 
 
 # ------------------------------------------------------------------ hardswish
 
+@helper
 def hardswish_backward(grad_output, self):
     return _call("hardswish_backward", grad_output, self)
 
@@ -372,6 +385,7 @@ def _hardswish_backward(go, x):
     return np.where(x <= -3, 0, np.where(x < 3, go * (x / 3 + 0.5), go))
 
 
+@helper
 def _hardswish_double_backward(g, grad_output, self):
     inside = OPS["logical_and"](-3.0 < self, self < 3.0)
     zero = Tensor._make(np.zeros((), self._data.dtype), None, 0, False)
@@ -380,10 +394,11 @@ def _hardswish_double_backward(g, grad_output, self):
 
 backward_op(
     "hardswish_backward", _hardswish_backward,
-    (lambda g, self: hardswish_backward(g, self), _hardswish_double_backward),
+    ("grad_output: hardswish_backward(grad, self)",
+     "self: _hardswish_double_backward(grad, grad_output, self)"),
     "hardswish's backward: 0 up to -3, grad_output * (self/3 + 1/2) below 3, grad_output above",
-    "d/dgrad_output = hardswish'(self); d/dself = grad_output / 3 strictly inside (-3, 3)",
-    _with({}, low=-4.0, high=4.0), inputs=("grad_output", "self"))
+    _with({}, low=-4.0, high=4.0), inputs=("grad_output", "self"),
+    local="0 below -3, {1}/3 + 1/2 up to 3, 1 above")
 
 
 # ------------------------------------------------------------------ softmax, log_softmax
@@ -408,19 +423,23 @@ def _softmax_backward(go, out, dim, input_dtype):
     return (o * (g - np.sum(g * o, axis=d, keepdims=True))).reshape(shape)
 
 
+@helper
 def log_softmax_backward_data(grad_output, output, dim, input_dtype):
     return _call("_log_softmax_backward_data", grad_output, output, dim, input_dtype)
 
 
+@helper
 def softmax_backward_data(grad_output, output, dim, input_dtype):
     return _call("_softmax_backward_data", grad_output, output, dim, input_dtype)
 
 
+@helper
 def softmax_double_backward(grad, grad_output, dim, output):
     return (grad_output * grad - (output * grad_output).sum(dim, True) * grad
             - grad_output * (output * grad).sum(dim, True))
 
 
+@helper
 def _as(t, like):
     return t if t.dtype == like.dtype else t.to(like.dtype)
 
@@ -438,28 +457,20 @@ def _dtype_samples():
 
 backward_op(
     "_log_softmax_backward_data", _log_softmax_backward,
-    (lambda g, output, dim: _as(g, output) - (_as(g, output) * output.exp()).sum(dim, True),
-     lambda g, grad_output, output, dim: _as(
-        -grad_output.sum(dim, True) * output.exp() * _as(g, output), output)),
+    ("grad_output: _as(grad, output) - (_as(grad, output) * output.exp()).sum(dim, True)",
+     "output: _as(-grad_output.sum(dim, True) * output.exp() * _as(grad, output), output)"),
     "log_softmax's backward: grad_output - exp(output) * sum(grad_output) along dim",
-    "d/dgrad_output = g - sum(g * exp(output)); d/doutput = -sum(grad_output) exp(output) g",
     _dtype_samples(), inputs=("grad_output", "output"), attrs=("dim", "input_dtype"),
-    jvp=(lambda t, output, dim, input_dtype: log_softmax_backward_data(t, output, dim,
-                                                                       input_dtype),
-         lambda t, grad_output, output, dim: -grad_output.sum(dim, True) * output.exp() * t))
+    jvp=("grad_output: log_softmax_backward_data(grad_output_t, output, dim, input_dtype)",
+         "output: -grad_output.sum(dim, True) * output.exp() * output_t"))
 backward_op(
     "_softmax_backward_data", _softmax_backward,
-    (lambda g, output, dim, input_dtype: softmax_backward_data(_as(g, output), output, dim,
-                                                               input_dtype),
-     lambda g, grad_output, output, dim: _as(
-        softmax_double_backward(_as(g, output), grad_output, dim, output), output)),
+    ("grad_output: softmax_backward_data(_as(grad, output), output, dim, input_dtype)",
+     "output: _as(softmax_double_backward(_as(grad, output), grad_output, dim, output), output)"),
     "softmax's backward: output * (grad_output - sum(grad_output * output)) along dim",
-    "d/dgrad_output = softmax's backward of g; d/doutput = grad_output g - sum(output "
-    "grad_output) g - grad_output sum(output g)",
     _dtype_samples(), inputs=("grad_output", "output"), attrs=("dim", "input_dtype"),
-    jvp=(lambda t, output, dim, input_dtype: softmax_backward_data(t, output, dim, input_dtype),
-         lambda t, grad_output, output, dim: t * (grad_output - (grad_output * output).sum(
-             dim, True)) - output * (grad_output * t).sum(dim, True)))
+    jvp=("grad_output: softmax_backward_data(grad_output_t, output, dim, input_dtype)",
+         "output: output_t * (grad_output - (grad_output * output).sum(dim, True)) - output * (grad_output * output_t).sum(dim, True)"))
 
 
 # ------------------------------------------------------------------ losses
@@ -472,11 +483,13 @@ def _mean_over(t, reduction, n):
     return _div_s(t, n) if reduction == MEAN else t
 
 
+@helper
 def _sum_to(t, shape):
     """PyTorch's at::sum_to for a 0-d grad_output: a full sum (SumBackward0)."""
     return t.sum() if not shape and t.dim() else t
 
 
+@helper
 def mse_loss_backward(grad_output, self, target, reduction):
     return _call("mse_loss_backward", grad_output, self, target, reduction)
 
@@ -486,6 +499,7 @@ def _mse_loss_backward(go, a, b, reduction):
     return (np.subtract(a, b) * norm) * go
 
 
+@helper
 def mse_loss_double_backward(grad, input, reduction):
     return _mean_over(_mul_s(grad, 2), reduction, input.numel())
 
@@ -497,22 +511,17 @@ LOSS_SAMPLES = [Sample((), (3,), (3,), attrs={"reduction": MEAN}),
 
 backward_op(
     "mse_loss_backward", _mse_loss_backward,
-    (lambda g, self, target, reduction, grad_output_shape: _sum_to(
-        mse_loss_backward(g, self, target, reduction), grad_output_shape),
-     lambda g, grad_output, self, reduction: mse_loss_double_backward(g * grad_output, self,
-                                                                      reduction),
-     lambda g, grad_output, target, reduction: -mse_loss_double_backward(
-        g * grad_output, target, reduction)),
+    ("grad_output: _sum_to(mse_loss_backward(grad, self, target, reduction), grad_output_shape)",
+     "self: mse_loss_double_backward(grad * grad_output, self, reduction)",
+     "target: -mse_loss_double_backward(grad * grad_output, target, reduction)"),
     "mse_loss's backward: 2 (self - target) grad_output (over numel for reduction=1, mean)",
-    "d/dgrad_output = 2 (self - target) / n; d/dself = 2 grad_output / n; d/dtarget = -that",
     LOSS_SAMPLES, inputs=("grad_output", "self", "target"), attrs=("reduction",),
-    jvp=(lambda t, self, target, reduction: mse_loss_backward(t, self, target, reduction),
-         lambda t, grad_output, self, reduction: mse_loss_double_backward(t * grad_output, self,
-                                                                          reduction),
-         lambda t, grad_output, target, reduction: -mse_loss_double_backward(
-             t * grad_output, target, reduction)))
+    jvp=("grad_output: mse_loss_backward(grad_output_t, self, target, reduction)",
+         "self: mse_loss_double_backward(self_t * grad_output, self, reduction)",
+         "target: -mse_loss_double_backward(target_t * grad_output, target, reduction)"))
 
 
+@helper
 def smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
     return _call("smooth_l1_loss_backward", grad_output, self, target, reduction, beta)
 
@@ -525,6 +534,7 @@ def _smooth_l1_loss_backward(go, a, b, reduction, beta):
     return np.where(x < -beta, -norm * go, np.where(x > beta, norm * go, inside))
 
 
+@helper
 def smooth_l1_loss_double_backward(grad, input, target, reduction, beta):
     if beta == 0:
         return OPS["zeros"](tuple(grad.shape), dtype=grad.dtype)
@@ -534,25 +544,19 @@ def smooth_l1_loss_double_backward(grad, input, target, reduction, beta):
 
 backward_op(
     "smooth_l1_loss_backward", _smooth_l1_loss_backward,
-    (lambda g, self, target, reduction, beta, grad_output_shape: _sum_to(
-        smooth_l1_loss_backward(g, self, target, reduction, beta), grad_output_shape),
-     lambda g, grad_output, self, target, reduction, beta: smooth_l1_loss_double_backward(
-        g * grad_output, self, target, reduction, beta),
-     lambda g, grad_output, self, target, reduction, beta: -smooth_l1_loss_double_backward(
-        g * grad_output, self, target, reduction, beta)),
+    ("grad_output: _sum_to(smooth_l1_loss_backward(grad, self, target, reduction, beta), grad_output_shape)",
+     "self: smooth_l1_loss_double_backward(grad * grad_output, self, target, reduction, beta)",
+     "target: -smooth_l1_loss_double_backward(grad * grad_output, self, target, reduction, beta)"),
     "smooth_l1_loss's backward: grad_output * (d/beta inside |d| <= beta, else sign(d))",
-    "d/dgrad_output = the slope; d/dself = grad_output / beta where |d| < beta, else 0; "
-    "d/dtarget = -that", [Sample(*s.shapes, attrs=dict(s.attrs, beta=1.0)) for s in LOSS_SAMPLES]
+    [Sample(*s.shapes, attrs=dict(s.attrs, beta=1.0)) for s in LOSS_SAMPLES]
     + [Sample((2, 3), (2, 3), (2, 3), attrs={"reduction": NONE, "beta": 0.5})],
     inputs=("grad_output", "self", "target"), attrs=("reduction", "beta"),
-    jvp=(lambda t, self, target, reduction, beta: smooth_l1_loss_backward(t, self, target,
-                                                                          reduction, beta),
-         lambda t, grad_output, self, target, reduction, beta: smooth_l1_loss_double_backward(
-             t * grad_output, self, target, reduction, beta),
-         lambda t, grad_output, self, target, reduction, beta: -smooth_l1_loss_double_backward(
-             t * grad_output, self, target, reduction, beta)))
+    jvp=("grad_output: smooth_l1_loss_backward(grad_output_t, self, target, reduction, beta)",
+         "self: smooth_l1_loss_double_backward(self_t * grad_output, self, target, reduction, beta)",
+         "target: -smooth_l1_loss_double_backward(target_t * grad_output, self, target, reduction, beta)"))
 
 
+@helper
 def huber_loss_backward(grad_output, self, target, reduction, delta):
     return _call("huber_loss_backward", grad_output, self, target, reduction, delta)
 
@@ -564,11 +568,13 @@ def _huber_loss_backward(go, a, b, reduction, delta):
                     np.where(x >= delta, norm * go * delta, norm * x * go))
 
 
+@helper
 def huber_loss_double_backward(grad, input, target, reduction, delta):
     d = (input - target).abs()
     return _mean_over(grad * (d < delta), reduction, input.numel())
 
 
+@helper
 def huber_loss_double_backward_grad_output(grad, grad_output, input, target, reduction, delta):
     if reduction == NONE:
         return huber_loss_backward(grad, input, target, reduction, delta)
@@ -578,25 +584,19 @@ def huber_loss_double_backward_grad_output(grad, grad_output, input, target, red
 
 backward_op(
     "huber_loss_backward", _huber_loss_backward,
-    (lambda g, grad_output, self, target, reduction, delta:
-        huber_loss_double_backward_grad_output(g, grad_output, self, target, reduction, delta),
-     lambda g, grad_output, self, target, reduction, delta: huber_loss_double_backward(
-        g * grad_output, self, target, reduction, delta),
-     lambda g, grad_output, self, target, reduction, delta: -huber_loss_double_backward(
-        g * grad_output, self, target, reduction, delta)),
+    ("grad_output: huber_loss_double_backward_grad_output(grad, grad_output, self, target, reduction, delta)",
+     "self: huber_loss_double_backward(grad * grad_output, self, target, reduction, delta)",
+     "target: -huber_loss_double_backward(grad * grad_output, self, target, reduction, delta)"),
     "huber_loss's backward: grad_output * (d inside |d| < delta, else delta * sign(d))",
-    "d/dgrad_output = the slope; d/dself = grad_output where |d| < delta, else 0; "
-    "d/dtarget = -that", [Sample(*s.shapes, attrs=dict(s.attrs, delta=1.0)) for s in LOSS_SAMPLES]
+    [Sample(*s.shapes, attrs=dict(s.attrs, delta=1.0)) for s in LOSS_SAMPLES]
     + [Sample((2, 3), (2, 3), (2, 3), attrs={"reduction": NONE, "delta": 0.5})],
     inputs=("grad_output", "self", "target"), attrs=("reduction", "delta"),
-    jvp=(lambda t, self, target, reduction, delta: huber_loss_backward(t, self, target, reduction,
-                                                                       delta),
-         lambda t, grad_output, self, target, reduction, delta: huber_loss_double_backward(
-             t * grad_output, self, target, reduction, delta),
-         lambda t, grad_output, self, target, reduction, delta: -huber_loss_double_backward(
-             t * grad_output, self, target, reduction, delta)))
+    jvp=("grad_output: huber_loss_backward(grad_output_t, self, target, reduction, delta)",
+         "self: huber_loss_double_backward(self_t * grad_output, self, target, reduction, delta)",
+         "target: -huber_loss_double_backward(target_t * grad_output, self, target, reduction, delta)"))
 
 
+@helper
 def binary_cross_entropy_backward(grad_output, self, target, weight=None, reduction=MEAN):
     return _call("binary_cross_entropy_backward", grad_output, self, target, weight, reduction)
 
@@ -610,6 +610,7 @@ def _bce_backward(go, x, t, weight, reduction):
     return out
 
 
+@helper
 def bce_double_backward(grad_output, grad, input, target, weight, reduction):
     """FunctionsManual's binary_cross_entropy_double_backward (the slope in self)."""
     inp_pl_eps = _add_s(input, EPSILON)
@@ -622,6 +623,7 @@ def bce_double_backward(grad_output, grad, input, target, weight, reduction):
     return _mean_over(gI, reduction, input.numel())
 
 
+@helper
 def bce_double_backward_grad_output(grad, input, target, weight, reduction):
     """The slope in grad_output, per element (reduced to grad_output's shape after)."""
     ggO = (input - target) / (_add_s(input, EPSILON) * _add_s(_rsub_wrapped(1, input), EPSILON))
@@ -631,6 +633,7 @@ def bce_double_backward_grad_output(grad, input, target, weight, reduction):
     return _mean_over(ggO, reduction, input.numel())
 
 
+@helper
 def bce_double_backward_target(grad, grad_output, self, target, weight, reduction):
     res = -grad * grad_output
     if weight is not None:
@@ -649,20 +652,12 @@ BCE_SAMPLES = [Sample((), (3,), (3,), low=0.1, high=0.9, attrs={"reduction": MEA
 
 backward_op(
     "binary_cross_entropy_backward", _bce_backward,
-    (lambda g, self, target, weight, reduction, grad_output_shape: _sum_to(
-        bce_double_backward_grad_output(g, self, target, weight, reduction), grad_output_shape),
-     lambda g, grad_output, self, target, weight, reduction: bce_double_backward(
-        grad_output, g, self, target, weight, reduction),
-     lambda g, grad_output, self, target, weight, reduction: bce_double_backward_target(
-        g, grad_output, self, target, weight, reduction)),
+    ("grad_output: _sum_to(bce_double_backward_grad_output(grad, self, target, weight, reduction), grad_output_shape)",
+     "self: bce_double_backward(grad_output, grad, self, target, weight, reduction)",
+     "target: bce_double_backward_target(grad, grad_output, self, target, weight, reduction)"),
     "binary_cross_entropy's backward: grad_output (self - target) / max(self (1 - self), eps)",
-    "d/dgrad_output = (self - target) / (self (1 - self)); d/dself = grad_output ((self - "
-    "target)^2 + target (1 - target)) / (self (1 - self))^2; d/dtarget = -grad_output / (self "
-    "(1 - self))", BCE_SAMPLES, inputs=("grad_output", "self", "target"),
+    BCE_SAMPLES, inputs=("grad_output", "self", "target"),
     attrs=(("weight", None), ("reduction", MEAN)),
-    jvp=(lambda t, self, target, weight, reduction: binary_cross_entropy_backward(
-        t, self, target, weight, reduction),
-         lambda t, grad_output, self, target, weight, reduction: bce_double_backward(
-        grad_output, t, self, target, weight, reduction),
-         lambda t, grad_output, self, target, weight, reduction: bce_double_backward_target(
-        t, grad_output, self, target, weight, reduction)))
+    jvp=("grad_output: binary_cross_entropy_backward(grad_output_t, self, target, weight, reduction)",
+         "self: bce_double_backward(grad_output, self_t, self, target, weight, reduction)",
+         "target: bce_double_backward_target(target_t, grad_output, self, target, weight, reduction)"))

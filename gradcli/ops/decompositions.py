@@ -15,7 +15,8 @@ import numpy as np
 from ..engine.tensor import Tensor
 from .linalg import _float_input, _square
 from .reductions import return_type
-from .registry import COMPOSITION, OPS, Composed, Op, Sample, register
+from .derivatives import helper
+from .registry import OPS, Composed, Op, Sample, register
 
 SvdResult = return_type("linalg_svd", ["U", "S", "Vh"])
 QrResult = return_type("linalg_qr", ["Q", "R"])
@@ -47,6 +48,7 @@ def _svd(a, full_matrices):
     return u, s, vh
 
 
+@helper
 def _svd_vjp(g, self, full_matrices):
     """Townsend's formula (PyTorch's svd_backward, real case); with full_matrices, the columns
     past min(m, n) of U and rows of Vh take no part."""
@@ -70,6 +72,7 @@ def _svd_vjp(g, self, full_matrices):
     return out
 
 
+@helper
 def _svd_jvp(t, self, full_matrices):
     U, S, Vh = OPS["linalg_svd"](self, full_matrices=False)
     V = Vh.mT
@@ -92,11 +95,11 @@ def _svd_jvp(t, self, full_matrices):
 
 
 register(Op(
-    "linalg_svd", _svd, _svd_vjp, jvp=_svd_jvp, attrs=(("full_matrices", True),), outputs=3,
+    "linalg_svd", _svd, "self: _svd_vjp(grad, self, full_matrices)",
+    jvp="self: _svd_jvp(self_t, self, full_matrices)", attrs=(("full_matrices", True),), outputs=3,
     output_wrapper=lambda r: SvdResult(*r), dtype="same", method=False, public=False,
     grad_fn="LinalgSvdBackward0", kind="linalg",
     doc="U, S, Vh with self = U diag(S) Vh (full_matrices: U and Vh square)",
-    formula="U [diag(gS) + J S + S K] Vh + the parts outside the column spaces",
     samples=[Sample((3, 2), attrs={"full_matrices": False}, gradgrad=False),
              Sample((3, 3), attrs={"full_matrices": False}, gradgrad=False)]))
 
@@ -109,8 +112,7 @@ def _torch_svd_compose(self, some=True, compute_uv=True):
 
 
 register(Composed(
-    "svd", _torch_svd_compose, lambda a, some=True, compute_uv=True: np.linalg.svd(
-        a, full_matrices=not some), None, attrs=(("some", True), ("compute_uv", True)),
+    "svd", _torch_svd_compose, via=("linalg_svd",), attrs=(("some", True), ("compute_uv", True)),
     differentiable=False, kind="linalg",
     doc="torch.svd: U, S, V with self = U diag(S) V^T (linalg.svd with V transposed back)"))
 
@@ -135,6 +137,7 @@ def _copyltu(M):
     return low + low.mT + M.diagonal(0, -2, -1).diag_embed()
 
 
+@helper
 def _qr_vjp(g, self, mode):
     """PyTorch's linalg_qr_backward for m >= n (reduced), in Tensor operations."""
     if mode == "r":
@@ -164,6 +167,7 @@ def _qr_vjp(g, self, mode):
     return OPS["cat"]([gA_x, gA_y], -1)
 
 
+@helper
 def _qr_jvp(t, self, mode):
     Q, R = OPS["linalg_qr"](self, mode="reduced")
     m, n = self.shape[-2], self.shape[-1]
@@ -179,11 +183,11 @@ def _qr_jvp(t, self, mode):
 
 
 register(Op(
-    "linalg_qr", _qr, _qr_vjp, jvp=_qr_jvp, attrs=(("mode", "reduced"),), outputs=2,
+    "linalg_qr", _qr, "self: _qr_vjp(grad, self, mode)", jvp="self: _qr_jvp(self_t, self, mode)",
+    attrs=(("mode", "reduced"),), outputs=2,
     output_wrapper=lambda r: QrResult(*r), dtype="same", method=False, public=False,
     grad_fn="LinalgQrBackward0", kind="linalg",
     doc="Q (orthonormal columns) and R (upper triangular) with self = Q R",
-    formula="(gQ + Q copyltu(R gR^T - gQ^T Q)) R^-T",
     samples=[Sample((3, 2), gradgrad=False), Sample((3, 3), gradgrad=False)]))
 
 
@@ -203,6 +207,7 @@ def _eigh(a, UPLO):
     return values, vectors
 
 
+@helper
 def _eigh_vjp(g, self, UPLO):
     """V (diag(gL) + skew(V^T gV) / E) V^T with E_ij = L_j - L_i, skew(X) = (X - X^T)/2
     (PyTorch's eigh backward: a symmetric gradient)."""
@@ -213,6 +218,7 @@ def _eigh_vjp(g, self, UPLO):
     return V.matmul(inner).matmul(V.mT)
 
 
+@helper
 def _eigh_jvp(t, self, UPLO):
     L, V = EIGH.apply((self,), (UPLO,))
     sym = (t.tril() + t.tril(-1).mT) if UPLO == "L" else (t.triu() + t.triu(1).mT)
@@ -221,11 +227,11 @@ def _eigh_jvp(t, self, UPLO):
 
 
 EIGH = Op(
-    "linalg_eigh", _eigh, _eigh_vjp, jvp=_eigh_jvp, attrs=(("UPLO", "L"),), outputs=2,
+    "linalg_eigh", _eigh, "self: _eigh_vjp(grad, self, UPLO)",
+    jvp="self: _eigh_jvp(self_t, self, UPLO)", attrs=(("UPLO", "L"),), outputs=2,
     output_wrapper=lambda r: EighResult(*r), dtype="same", method=False, public=False,
     grad_fn="LinalgEighBackward0", kind="linalg",
-    doc="eigenvalues (ascending) and eigenvectors of a symmetric matrix (one triangle read)",
-    formula="V (diag(gL) + skew(V^T gV) / (L_j - L_i)) V^T")
+    doc="eigenvalues (ascending) and eigenvectors of a symmetric matrix (one triangle read)")
 
 
 def eigh(A, UPLO="L"):
@@ -262,6 +268,7 @@ def _failing_minor(a):
     return m.shape[-1]
 
 
+@helper
 def _cholesky_vjp(g, result, upper):
     """PyTorch's cholesky_backward: L^-T Phi(L^T gL) L^-1, symmetrized."""
     L = result.mT if upper else result
@@ -273,6 +280,7 @@ def _cholesky_vjp(g, result, upper):
     return 0.5 * (gA + gA.mT)
 
 
+@helper
 def _cholesky_jvp(t, result, upper):
     L = result.mT if upper else result
     Linv = OPS["inverse"](L)
@@ -284,10 +292,10 @@ def _cholesky_jvp(t, result, upper):
 
 
 CHOLESKY = Op(
-    "linalg_cholesky", _cholesky, _cholesky_vjp, jvp=_cholesky_jvp, attrs=(("upper", False),),
+    "linalg_cholesky", _cholesky, "self: _cholesky_vjp(grad, result, upper)",
+    jvp="self: _cholesky_jvp(self_t, result, upper)", attrs=(("upper", False),),
     dtype="same", method=False, public=False, grad_fn="LinalgCholeskyExBackward0",
-    kind="linalg", doc="the lower (upper=True: upper) triangular L with L L^T = self",
-    formula="L^-T Phi(L^T gL) L^-1, symmetrized")
+    kind="linalg", doc="the lower (upper=True: upper) triangular L with L L^T = self")
 SYMMETRIC_INPUT = {"linalg_eigh": EIGH, "linalg_cholesky": CHOLESKY}
 
 
@@ -306,11 +314,8 @@ def _logdet_compose(self):
 
 register(Composed(
     "logdet", _logdet_compose,
-    lambda a: np.where(np.linalg.slogdet(a)[0] < 0, np.nan, np.linalg.slogdet(a)[1]),
-    lambda g, self: g.unsqueeze(-1).unsqueeze(-1) * OPS["inverse"](self).mT,
-    jvp=lambda t, self: (OPS["inverse"](self) * t.mT).sum((-2, -1)), dtype="same",
+    via=("linalg_slogdet", "where"), dtype="same",
     kind="linalg", doc="log det(self) (nan for a negative determinant)",
-    formula="inverse(self)^T",
     samples=[Sample((3, 3), low=1.0, high=2.0, name="(3, 3) det > 0")]))
 
 
@@ -339,9 +344,8 @@ def _matrix_power_compose(self, n):
 
 
 register(Composed(
-    "matrix_power", _matrix_power_compose, lambda a, n: np.linalg.matrix_power(a, n),
-    COMPOSITION, attrs=("n",), dtype="same", kind="linalg",
+    "matrix_power", _matrix_power_compose, via=("mm", "clone"), attrs=("n",), dtype="same",
+    kind="linalg",
     doc="self multiplied by itself n times (n < 0: its inverse; n = 0: the identity)",
-    formula="the sum of the products' derivatives (binary powering with matmul)",
     samples=[Sample((3, 3), attrs={"n": 3}), Sample((2, 2), attrs={"n": 2}),
              Sample((2, 2, 2), attrs={"n": 1})]))

@@ -9,15 +9,15 @@ from ..engine import dtypes
 from ..engine.tensor import _CPP_TYPE_NAMES, Tensor
 from .arith import broadcasting
 from .numerics import fma
+from .derivatives import helper
 from .registry import (OPS, Op, Overload, Sample, _bad_argument, alias, elementwise_samples,
-                       passthrough, register, zeros_like_grad)
+                       register)
 
 ANY = elementwise_samples()
 POSITIVE = elementwise_samples(0.5, 2.0)
 UNIT = elementwise_samples(-0.9, 0.9)
 BINARY = elementwise_samples(unary=False)
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
-TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
@@ -38,11 +38,11 @@ def _via_float64(fn):
     return forward
 
 
-def unary(name, forward, vjp, doc, formula, samples=ANY, **kw):
+def unary(name, forward, derivative, doc, samples=ANY, **kw):
     """Declare a one-input elementwise op whose JVP is its VJP applied to the tangent."""
     kw.setdefault("dtype", "float")
     kw.setdefault("inplace", True)
-    return register(Op(name, forward, vjp, doc=doc, formula=formula, samples=samples, **kw))
+    return register(Op(name, forward, derivative, doc=doc, samples=samples, **kw))
 
 
 def _cpp_name(np_dtype):
@@ -53,68 +53,58 @@ def _short(np_dtype):
     return dtypes.from_numpy_dtype(np_dtype).short
 
 
-def _where(condition, a, b):
-    return OPS["where"](condition, a, b)
-
 
 # ------------------------------------------------------------------ exponentials and logarithms
 
 _exp = _via_float64(np.exp)  # (sigmoid's too)
-unary("exp", _exp, lambda g, result: g * result, "e^self", "exp(self)")
-unary("exp2", _via_float64(np.exp2), lambda g, result: g * (result * math.log(2.0)), "2^self",
-      "2^self * ln(2)")
-unary("expm1", _via_float64(np.expm1), lambda g, result: g * (result + 1), "e^self - 1", "exp(self)")
-unary("log", np.log, lambda g, self: g / self, "natural logarithm", "1/self", POSITIVE)
-unary("log2", _via_float64(np.log2), lambda g, self: g / (self * math.log(2.0)), "base-2 logarithm",
-      "1/(self * ln(2))", POSITIVE)
-unary("log10", _via_float64(np.log10), lambda g, self: g / (self * math.log(10.0)), "base-10 logarithm",
-      "1/(self * ln(10))", POSITIVE)
-unary("log1p", _via_float64(np.log1p), lambda g, self: g / (self + 1), "log(1 + self)", "1/(1 + self)",
-      elementwise_samples(-0.5, 2.0), grad_fn="Log1PBackward0")
-unary("sqrt", np.sqrt, lambda g, result: g / (2 * result), "square root", "1/(2*sqrt(self))",
+unary("exp", _exp, "self: grad * result", "e^self")
+unary("exp2", _via_float64(np.exp2), "self: grad * (result * math.log(2.0))", "2^self")
+unary("expm1", _via_float64(np.expm1), "self: grad * (result + 1)", "e^self - 1")
+unary("log", np.log, "self: grad / self", "natural logarithm", POSITIVE)
+unary("log2", _via_float64(np.log2), "self: grad / (self * math.log(2.0))", "base-2 logarithm",
       POSITIVE)
-unary("rsqrt", lambda a: 1 / np.sqrt(a), lambda g, result: g * (-0.5 * result ** 3),
-      "1/sqrt(self)", "-1/(2 * self^(3/2))", POSITIVE)
-unary("reciprocal", lambda a: 1 / a, lambda g, result: g * -(result * result), "1/self",
-      "-1/self^2", POSITIVE)
+unary("log10", _via_float64(np.log10), "self: grad / (self * math.log(10.0))", "base-10 logarithm",
+      POSITIVE)
+unary("log1p", _via_float64(np.log1p), "self: grad / (self + 1)", "log(1 + self)",
+      elementwise_samples(-0.5, 2.0), grad_fn="Log1PBackward0")
+unary("sqrt", np.sqrt, "self: grad / (2 * result)", "square root",
+      POSITIVE)
+unary("rsqrt", lambda a: 1 / np.sqrt(a), "self: grad * (-0.5 * result ** 3)",
+      "1/sqrt(self)", POSITIVE)
+unary("reciprocal", lambda a: 1 / a, "self: grad * -(result * result)", "1/self",
+      POSITIVE)
 
 # ------------------------------------------------------------------ trigonometric and hyperbolic
 
-unary("sin", _via_float64(np.sin), lambda g, self: g * self.cos(), "sine", "cos(self)")
-unary("cos", _via_float64(np.cos), lambda g, self: g * -self.sin(), "cosine", "-sin(self)")
-unary("tan", np.tan, lambda g, result: g * (1 + result * result), "tangent",
-      "1 + tan(self)^2", elementwise_samples(-1.2, 1.2))
-unary("asin", _via_float64(np.arcsin), lambda g, self: g * (1 - self * self).rsqrt(), "arcsine",
-      "1/sqrt(1 - self^2)", UNIT)
-unary("acos", _via_float64(np.arccos), lambda g, self: g * -(1 - self * self).rsqrt(), "arccosine",
-      "-1/sqrt(1 - self^2)", UNIT)
-unary("atan", _via_float64(np.arctan), lambda g, self: g / (1 + self * self), "arctangent", "1/(1 + self^2)")
-unary("sinh", _via_float64(np.sinh), lambda g, self: g * self.cosh(), "hyperbolic sine", "cosh(self)")
-unary("cosh", _via_float64(np.cosh), lambda g, self: g * self.sinh(), "hyperbolic cosine", "sinh(self)")
-unary("tanh", _via_float64(np.tanh), lambda g, result: OPS["tanh_backward"](g, result), "hyperbolic tangent",
-      "1 - tanh(self)^2")
-unary("asinh", np.arcsinh, lambda g, self: g * (self * self + 1).rsqrt(),
-      "inverse hyperbolic sine", "1/sqrt(self^2 + 1)")
-unary("acosh", np.arccosh, lambda g, self: g * (self * self - 1).rsqrt(),
-      "inverse hyperbolic cosine", "1/sqrt(self^2 - 1)", elementwise_samples(1.2, 3.0))
-unary("atanh", _via_float64(np.arctanh), lambda g, self: g / (1 - self * self), "inverse hyperbolic tangent",
-      "1/(1 - self^2)", UNIT)
+unary("sin", _via_float64(np.sin), "self: grad * self.cos()", "sine")
+unary("cos", _via_float64(np.cos), "self: grad * -self.sin()", "cosine")
+unary("tan", np.tan, "self: grad * (1 + result * result)", "tangent",
+      elementwise_samples(-1.2, 1.2))
+unary("asin", _via_float64(np.arcsin), "self: grad * (1 - self * self).rsqrt()", "arcsine",
+      UNIT)
+unary("acos", _via_float64(np.arccos), "self: grad * -(1 - self * self).rsqrt()", "arccosine",
+      UNIT)
+unary("atan", _via_float64(np.arctan), "self: grad / (1 + self * self)", "arctangent")
+unary("sinh", _via_float64(np.sinh), "self: grad * self.cosh()", "hyperbolic sine")
+unary("cosh", _via_float64(np.cosh), "self: grad * self.sinh()", "hyperbolic cosine")
+unary("tanh", _via_float64(np.tanh), "self: tanh_backward(grad, result)", "hyperbolic tangent")
+unary("asinh", np.arcsinh, "self: grad * (self * self + 1).rsqrt()",
+      "inverse hyperbolic sine")
+unary("acosh", np.arccosh, "self: grad * (self * self - 1).rsqrt()",
+      "inverse hyperbolic cosine", elementwise_samples(1.2, 3.0))
+unary("atanh", _via_float64(np.arctanh), "self: grad / (1 - self * self)", "inverse hyperbolic tangent",
+      UNIT)
 for _alias, _target in {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh",
                         "arccosh": "acosh", "arctanh": "atanh"}.items():
     alias(_alias, _target)
 
 
-def _atan2_denominator(self, other):
-    return self * self + other * other
-
-
 register(Op(
     "atan2", broadcasting(np.arctan2),
-    (lambda g, self, other: g * other / _atan2_denominator(self, other),
-     lambda g, self, other: g * -self / _atan2_denominator(self, other)),
+    ("self: grad * other / (self * self + other * other)",
+     "other: grad * -self / (self * self + other * other)"),
     inputs=("self", "other"), dtype="float", inplace=True, kind="binary",
     doc="the angle of the point (other, self)",
-    formula="d/dself = other/(self^2 + other^2), d/dother = -self/(self^2 + other^2)",
     samples=elementwise_samples(0.3, 2.0, unary=False)))
 alias("arctan2", "atan2")
 
@@ -127,9 +117,8 @@ def _hypot(a, b):
 
 register(Op(
     "hypot", broadcasting(_hypot),
-    (lambda g, self, result: g * self / result, lambda g, other, result: g * other / result),
+    ("self: grad * self / result", "other: grad * other / result"),
     inputs=("self", "other"), inplace=True, kind="binary", doc="sqrt(self^2 + other^2)",
-    formula="d/dself = self/hypot, d/dother = other/hypot",
     samples=elementwise_samples(0.3, 2.0, unary=False)))
 
 # ------------------------------------------------------------------ activations
@@ -141,37 +130,32 @@ def _erf(a):
 
 _ERF = np.frompyfunc(math.erf, 1, 1)
 
-unary("erf", _erf, lambda g, self: g * (TWO_OVER_SQRT_PI * (-self * self).exp()),
-      "the error function", "2/sqrt(pi) * exp(-self^2)")
+unary("erf", _erf, "self: grad * (2 / math.sqrt(math.pi) * (-self * self).exp())",
+      "the error function")
 # (exp as the exp op computes it, then 1 / (1 + e) in the input's dtype: PyTorch's float32
 # digits four times more often than NumPy's float32 exp)
-unary("sigmoid", lambda a: 1 / (1 + _exp(-a)), lambda g, result: OPS["sigmoid_backward"](g, result),
-      "1/(1+e^-self)", "sigmoid(self) * (1 - sigmoid(self))")
+unary("sigmoid", lambda a: 1 / (1 + _exp(-a)), "self: sigmoid_backward(grad, result)",
+      "1/(1+e^-self)")
 
 
 def _relu(a):
     return np.maximum(a, 0).astype(a.dtype, copy=False)
 
 
-unary("relu", _relu, lambda g, result: OPS["threshold_backward"](g, result, 0), "max(self, 0)",
-      "1 if self > 0 else 0 (0 at the kink)", dtype="same")
+unary("relu", _relu, "self: threshold_backward(grad, result, 0)", "max(self, 0)",
+      dtype="same")
 
 
 def _leaky_relu(a, negative_slope):
     return np.where(a > 0, a, a * negative_slope).astype(a.dtype, copy=False)
 
 
-def _leaky_relu_vjp(g, self, negative_slope):
-    return OPS["leaky_relu_backward"](g, self, negative_slope, False)
-
-
 _LEAKY = dict(attrs=(("negative_slope", 0.01),), method=False,
-              doc="self if self > 0 else negative_slope * self",
-              formula="1 if self > 0 else negative_slope (negative_slope at the kink)")
-leaky_relu = unary("leaky_relu", _leaky_relu, _leaky_relu_vjp, inplace=False,
+              doc="self if self > 0 else negative_slope * self")
+leaky_relu = unary("leaky_relu", _leaky_relu, "self: leaky_relu_backward(grad, self, negative_slope, False)",
+                   inplace=False,
                    samples=ANY + [Sample((2, 3), attrs={"negative_slope": 0.2})], **_LEAKY)
-LEAKY_RELU_ = Op("leaky_relu_", _leaky_relu, lambda g, result, negative_slope: OPS[
-    "leaky_relu_backward"](g, result, negative_slope, True), grad_fn="LeakyReluBackward1",
+LEAKY_RELU_ = Op("leaky_relu_", _leaky_relu, "self: leaky_relu_backward(grad, result, negative_slope, True)", grad_fn="LeakyReluBackward1",
                  public=False, dtype="float", **_LEAKY)
 
 
@@ -179,16 +163,11 @@ def _elu(a, alpha):
     return np.where(a > 0, a, alpha * np.expm1(a)).astype(a.dtype, copy=False)
 
 
-def _elu_vjp(g, self, alpha):
-    return OPS["elu_backward"](g, self, alpha, 1, 1, False)
-
-
 _ELU = dict(attrs=(("alpha", 1.0),), method=False,
-            doc="self if self > 0 else alpha * (e^self - 1)",
-            formula="1 if self > 0 else alpha * exp(self)")
-unary("elu", _elu, _elu_vjp, inplace=False,
+            doc="self if self > 0 else alpha * (e^self - 1)")
+unary("elu", _elu, "self: elu_backward(grad, self, alpha, 1, 1, False)", inplace=False,
       samples=ANY + [Sample((2, 3), attrs={"alpha": 0.5})], **_ELU)
-ELU_ = Op("elu_", _elu, lambda g, result, alpha: OPS["elu_backward"](g, result, alpha, 1, 1, True),
+ELU_ = Op("elu_", _elu, "self: elu_backward(grad, result, alpha, 1, 1, True)",
            grad_fn="EluBackward1", public=False, dtype="float", **_ELU)
 
 
@@ -204,12 +183,9 @@ def _gelu(a, approximate):
     return 0.5 * a * (1 + _erf(a * math.sqrt(0.5)))
 
 
-def _gelu_vjp(g, self, approximate):
-    return OPS["gelu_backward"](g, self, approximate)
-
-
-unary("gelu", _gelu, _gelu_vjp, "self * Phi(self) (approximate='tanh': the tanh formula)",
-      "Phi(self) + self * phi(self)", attrs=(("approximate", "none"),), method=False,
+unary("gelu", _gelu, "self: gelu_backward(grad, self, approximate)",
+      "self * Phi(self) (approximate='tanh': the tanh formula)",
+      attrs=(("approximate", "none"),), method=False,
       inplace=False, samples=ANY + [Sample((2, 3), attrs={"approximate": "tanh"}),
                                     Sample((3,), attrs={"approximate": "tanh"})])
 
@@ -219,23 +195,16 @@ def _softplus(a, beta, threshold):
     return np.where(scaled > threshold, a, np.log1p(np.exp(scaled)) / beta).astype(a.dtype, copy=False)
 
 
-def _softplus_vjp(g, self, beta, threshold):
-    return OPS["softplus_backward"](g, self, beta, threshold)
-
-
-unary("softplus", _softplus, _softplus_vjp, "log(1 + e^(beta*self))/beta (self past threshold)",
-      "sigmoid(beta * self) (1 past threshold)", attrs=(("beta", 1.0), ("threshold", 20.0)),
+unary("softplus", _softplus, "self: softplus_backward(grad, self, beta, threshold)",
+      "log(1 + e^(beta*self))/beta (self past threshold)",
+      attrs=(("beta", 1.0), ("threshold", 20.0)),
       method=False, inplace=False,
       samples=ANY + [Sample((2, 3), attrs={"beta": 2.0, "threshold": 1.0})])
 
 
-def _silu_vjp(g, self):
-    s = self.sigmoid()
-    return g * (s * (1 + self * (1 - s)))
-
-
-unary("silu", lambda a: a / (1 + np.exp(-a)), _silu_vjp, "self * sigmoid(self)",
-      "sigmoid(self) * (1 + self * (1 - sigmoid(self)))", method=False, inplace=False)
+unary("silu", lambda a: a / (1 + np.exp(-a)),
+      "self: grad * (self.sigmoid() * (1 + self * (1 - self.sigmoid())))", "self * sigmoid(self)",
+      method=False, inplace=False)
 
 # ------------------------------------------------------------------ rounding, sign, abs
 
@@ -246,14 +215,15 @@ def _keep_integers(fn):
     return forward
 
 
-unary("abs", np.abs, lambda g, self: g * self.sign(), "absolute value",
-      "sign(self) (0 at the kink self=0)", dtype="same")
+unary("abs", np.abs, "self: grad * self.sign()", "absolute value",
+      dtype="same")
 alias("absolute", "abs")
-unary("sign", lambda a: np.sign(a) if a.dtype != np.bool_ else a.copy(), zeros_like_grad,
-      "sign of self", "0 (undefined at 0)", dtype="same")
-unary("floor", _keep_integers(np.floor), zeros_like_grad, "round down", "0", dtype="same")
-unary("ceil", _keep_integers(np.ceil), zeros_like_grad, "round up", "0", dtype="same")
-unary("trunc", _keep_integers(np.trunc), zeros_like_grad, "round toward zero", "0", dtype="same")
+unary("sign", lambda a: np.sign(a) if a.dtype != np.bool_ else a.copy(), "self: zeros_like(grad)",
+      "sign of self", dtype="same")
+unary("floor", _keep_integers(np.floor), "self: zeros_like(grad)", "round down", dtype="same")
+unary("ceil", _keep_integers(np.ceil), "self: zeros_like(grad)", "round up", dtype="same")
+unary("trunc", _keep_integers(np.trunc), "self: zeros_like(grad)", "round toward zero",
+      dtype="same")
 alias("fix", "trunc")
 
 
@@ -263,23 +233,24 @@ def _frac(a):
     return a - np.trunc(a)
 
 
-unary("frac", _frac, passthrough, "self - trunc(self)", "1", dtype="same")
+unary("frac", _frac, "self: grad", "self - trunc(self)", dtype="same")
 
 round_default = Op(
-    "round.default", _keep_integers(np.round), zeros_like_grad, dtype="same", inplace=True,
-    method=False, public=False, grad_fn="RoundBackward0", doc="round half to even", formula="0",
+    "round.default", _keep_integers(np.round), "self: zeros_like(grad)", dtype="same", inplace=True,
+    method=False, public=False, grad_fn="RoundBackward0", doc="round half to even",
     samples=ANY)
 round_decimals = Op(
     "round.decimals", lambda a, decimals: a.copy() if a.dtype.kind in "biu" else np.round(a, decimals),
-    zeros_like_grad, attrs=("decimals",), dtype="same", inplace=True, method=False, public=False,
-    grad_fn="RoundBackward1", doc="round half to even at `decimals` decimal places", formula="0",
+    "self: zeros_like(grad)", attrs=("decimals",), dtype="same", inplace=True, method=False,
+    public=False,
+    grad_fn="RoundBackward1", doc="round half to even at `decimals` decimal places",
     samples=[Sample(s, attrs={"decimals": 1}) for s in [(), (3,), (2, 3)]])
 register(round_default)
 register(round_decimals)
 register(Overload(
     "round", lambda self=None, *args, **kwargs: round_decimals if args or "decimals" in kwargs
     else round_default, (round_default, round_decimals),
-    doc="round half to even (decimals=: at that many decimal places)", formula="0"))
+    doc="round half to even (decimals=: at that many decimal places)"))
 
 # ------------------------------------------------------------------ clamp
 
@@ -303,6 +274,7 @@ def _clamp(a, min, max):
     return out.astype(a.dtype, copy=out is a)
 
 
+@helper
 def _inside(self, min, max):
     mask = None
     if min is not None:
@@ -313,10 +285,9 @@ def _inside(self, min, max):
 
 
 clamp_scalar = Op(
-    "clamp.default", _clamp, lambda g, self, min, max: _where(_inside(self, min, max), g, 0.0),
+    "clamp.default", _clamp, "self: where(_inside(self, min, max), grad, 0.0)",
     attrs=(("min", None), ("max", None)), dtype="numpy", inplace=True, method=False,
     public=False, grad_fn="ClampBackward1", doc="self limited to [min, max] (numbers)",
-    formula="1 if min <= self <= max else 0 (1 at the boundary)",
     samples=[Sample((), attrs={"min": -0.5, "max": 0.5}), Sample((3,), attrs={"min": -0.5}),
              Sample((2, 3), attrs={"max": 0.3}), Sample((2, 3), attrs={"min": -1.0, "max": 1.0})])
 
@@ -347,12 +318,11 @@ def _unbounded(np_dtype, sign):
 
 clamp_tensor = _TensorBounds(
     "clamp.Tensor", broadcasting(lambda a, low, high: np.minimum(np.maximum(a, low), high)),
-    (lambda g, self, min, max: _where((self >= min) & (self <= max), g, 0.0),
-     lambda g, self, min, max: _where((self < min) & (min < max), g, 0.0),
-     lambda g, self, min, max: _where((self > max) | (max < min), g, 0.0)),
+    ("self: where((self >= min) & (self <= max), grad, 0.0)",
+     "min: where((self < min) & (min < max), grad, 0.0)",
+     "max: where((self > max) | (max < min), grad, 0.0)"),
     inputs=("self", "min", "max"), inplace=True, method=False, public=False,
     grad_fn="ClampBackward0", kind="binary", doc="self limited to [min, max] (tensors)",
-    formula="d/dself = 1 inside [min, max]; d/dmin = 1 below min; d/dmax = 1 above max",
     samples=[Sample(*shapes) for shapes in
              [((), (), ()), ((3,), (3,), (3,)), ((2, 3), (3,), (2, 1))]])
 
@@ -368,8 +338,7 @@ def _choose_clamp(self=None, min=None, max=None, **kwargs):
 register(clamp_scalar)
 register(clamp_tensor)
 register(Overload("clamp", _choose_clamp, (clamp_scalar, clamp_tensor),
-                  doc="self limited to [min, max] (numbers or tensors)",
-                  formula="1 if min <= self <= max else 0 (1 at the boundary)"))
+                  doc="self limited to [min, max] (numbers or tensors)"))
 alias("clip", "clamp")
 
 
@@ -381,36 +350,32 @@ def _register_bound(name, scalar, tensor):
     register(Overload(
         name, lambda self=None, bound=None, *a, **k: tensor if isinstance(
             k.get(key, bound), Tensor) else scalar, (scalar, tensor),
-        doc=f"self limited to {'at least' if key == 'min' else 'at most'} {key}",
-        formula="1 where self is kept, else 0 (1 at the boundary)"))
+        doc=f"self limited to {'at least' if key == 'min' else 'at most'} {key}"))
 
 
 BOUND_SAMPLES = [Sample(s, attrs={"min": 0.2}) for s in [(), (3,), (2, 3)]]
 _register_bound(
     "clamp_min",
     Op("clamp_min.default", lambda a, min: np.maximum(_bound_dtype(a, min, None), min),
-       lambda g, self, min: _where(self >= min, g, 0.0), attrs=("min",), dtype="numpy", inplace=True,
+       "self: where(self >= min, grad, 0.0)", attrs=("min",), dtype="numpy", inplace=True,
        method=False, public=False, grad_fn="ClampMinBackward0", doc="max(self, min), min a number",
-       formula="1 where self >= min, else 0", samples=BOUND_SAMPLES),
+       samples=BOUND_SAMPLES),
     Op("clamp_min.Tensor", broadcasting(np.maximum),
-       (lambda g, self, min: _where(self >= min, g, 0.0),
-        lambda g, self, min: _where(self >= min, 0.0, g)),
+       ("self: where(self >= min, grad, 0.0)", "min: where(self >= min, 0.0, grad)"),
        inputs=("self", "min"), inplace=True, method=False, public=False,
        grad_fn="ClampMinBackward1", kind="binary", doc="max(self, min), min a tensor",
-       formula="d/dself = 1 where self >= min; d/dmin = 1 elsewhere", samples=BINARY))
+       samples=BINARY))
 _register_bound(
     "clamp_max",
     Op("clamp_max.default", lambda a, max: np.minimum(_bound_dtype(a, max, None), max),
-       lambda g, self, max: _where(self <= max, g, 0.0), attrs=("max",), dtype="numpy", inplace=True,
+       "self: where(self <= max, grad, 0.0)", attrs=("max",), dtype="numpy", inplace=True,
        method=False, public=False, grad_fn="ClampMaxBackward0", doc="min(self, max), max a number",
-       formula="1 where self <= max, else 0",
        samples=[Sample(s, attrs={"max": 0.2}) for s in [(), (3,), (2, 3)]]),
     Op("clamp_max.Tensor", broadcasting(np.minimum),
-       (lambda g, self, max: _where(self <= max, g, 0.0),
-        lambda g, self, max: _where(self <= max, 0.0, g)),
+       ("self: where(self <= max, grad, 0.0)", "max: where(self <= max, 0.0, grad)"),
        inputs=("self", "max"), inplace=True, method=False, public=False,
        grad_fn="ClampMaxBackward1", kind="binary", doc="min(self, max), max a tensor",
-       formula="d/dself = 1 where self <= max; d/dmax = 1 elsewhere", samples=BINARY))
+       samples=BINARY))
 
 # ------------------------------------------------------------------ maximum, minimum, where, lerp
 
@@ -425,6 +390,7 @@ class TensorsOnly(Op):
         return super().apply(inputs, attrs)
 
 
+@helper
 def _tie_split(g, self, other, lose):
     """The gradient of maximum/minimum for one input: g where it wins, g/2 at ties."""
     return (g * ((self == other) * -0.5 + 1)).masked_fill(lose, 0.0)
@@ -432,16 +398,16 @@ def _tie_split(g, self, other, lose):
 
 register(TensorsOnly(
     "maximum", broadcasting(np.maximum),
-    (lambda g, self, other: _tie_split(g, self, other, self < other),
-     lambda g, self, other: _tie_split(g, self, other, self > other)),
+    ("self: _tie_split(grad, self, other, self < other)",
+     "other: _tie_split(grad, self, other, self > other)"),
     inputs=("self", "other"), kind="binary", doc="the larger of self and other, elementwise",
-    formula="1 to the larger input, 1/2 to each at ties", samples=BINARY))
+    samples=BINARY))
 register(TensorsOnly(
     "minimum", broadcasting(np.minimum),
-    (lambda g, self, other: _tie_split(g, self, other, self > other),
-     lambda g, self, other: _tie_split(g, self, other, self < other)),
+    ("self: _tie_split(grad, self, other, self > other)",
+     "other: _tie_split(grad, self, other, self < other)"),
     inputs=("self", "other"), kind="binary", doc="the smaller of self and other, elementwise",
-    formula="1 to the smaller input, 1/2 to each at ties", samples=BINARY))
+    samples=BINARY))
 
 
 class _Where(Op):
@@ -465,12 +431,10 @@ def _where_forward(condition, a, b):
 
 register(_Where(
     "where", broadcasting(_where_forward),
-    (None, lambda g, condition: OPS["where"](condition, g, 0.0),  # PyTorch's formulas
-     lambda g, condition: OPS["where"](condition, 0.0, g)),
+    ("self: where(condition, grad, 0.0)", "other: where(condition, 0.0, grad)"),
     inputs=("condition", "self", "other"), edges=("self", "other"), kind="binary",
     method=lambda self, condition, y: OPS["where"](condition, self, y),
     doc="self where condition is True, else other",
-    formula="d/dself = 1 where condition, d/dother = 1 elsewhere",
     samples=[Sample(None, s, t, values={0: np.array(c)}) for s, t, c in
              [((), (), True), ((3,), (3,), [True, False, True]),
               ((2, 3), (3,), [[True, False, True], [False, False, True]]),
@@ -488,27 +452,23 @@ def _lerp_forward(a, end, weight):
 
 lerp_scalar = Op(
     "lerp.Scalar", broadcasting(_lerp_forward),
-    (lambda g, weight: g * (1 - weight), lambda g, weight: g * weight),
+    ("self: grad * (1 - weight)", "end: grad * weight"),
     inputs=("self", "end"), attrs=("weight",), dtype="same", inplace=True, method=False,
     public=False, grad_fn="LerpBackward0", kind="binary", doc="self + weight * (end - self)",
-    formula="d/dself = 1 - weight, d/dend = weight",
     samples=[Sample(a, b, attrs={"weight": w}) for (a, b), w in
              [(((), ()), 0.3), (((3,), (3,)), 0.7), (((2, 3), (3,)), -0.4)]])
 lerp_tensor = Op(
     "lerp.Tensor", broadcasting(_lerp_forward),
-    (lambda g, weight: g * (1 - weight), lambda g, weight: g * weight,
-     lambda g, self, end: g * (end - self)),
+    ("self: grad * (1 - weight)", "end: grad * weight", "weight: grad * (end - self)"),
     inputs=("self", "end", "weight"), dtype="same", inplace=True, method=False, public=False,
     grad_fn="LerpBackward1", kind="binary", doc="self + weight * (end - self), weight a tensor",
-    formula="d/dself = 1 - weight, d/dend = weight, d/dweight = end - self",
     samples=[Sample(*s) for s in [((), (), ()), ((3,), (3,), (3,)), ((2, 3), (3,), (2, 1))]])
 register(lerp_scalar)
 register(lerp_tensor)
 register(Overload(
     "lerp", lambda self=None, end=None, weight=None, **k: lerp_tensor if isinstance(
         k.get("weight", weight), Tensor) else lerp_scalar, (lerp_scalar, lerp_tensor),
-    kind="binary", doc="self + weight * (end - self)",
-    formula="d/dself = 1 - weight, d/dend = weight, d/dweight = end - self"))
+    kind="binary", doc="self + weight * (end - self)"))
 
 # ------------------------------------------------------------------ masked_fill, fill_, zero_, copy_
 
@@ -538,19 +498,17 @@ MASKS = [Sample((), None, None, values={1: np.array(True), 2: 0.5}),
          Sample((2, 3), None, None, values={1: np.array([False, True, True]), 2: -1.0})]
 masked_fill_scalar = _MaskedFill(
     "masked_fill.Scalar", broadcasting(_masked_fill),
-    (lambda g, mask: g.masked_fill(mask, 0.0), None, None), inputs=("self", "mask", "value"),
+    ("self: grad.masked_fill(mask, 0.0)",), inputs=("self", "mask", "value"),
     edges=("self",),
     dtype="same", inplace=True, method=False, public=False, grad_fn="MaskedFillBackward0",
     doc="self with value (a number) where mask is True",
-    formula="d/dself = 1 where mask is False, else 0", samples=MASKS)
+    samples=MASKS)
 masked_fill_tensor = _MaskedFill(
     "masked_fill.Tensor", broadcasting(_masked_fill),
-    (lambda g, mask: g.masked_fill(mask, 0.0), None,
-     lambda g, mask: g.masked_fill(~mask, 0.0).sum()),
-    jvp=(lambda t, mask: t.masked_fill(mask, 0.0), None, lambda t, mask: t * mask),
+    ("self: grad.masked_fill(mask, 0.0)", "value: grad.masked_fill(~mask, 0.0).sum()"),
+    jvp=("self: self_t.masked_fill(mask, 0.0)", "value: value_t * mask"),
     inputs=("self", "mask", "value"), edges=("self", "value"), dtype="same", inplace=True, method=False, public=False,
     grad_fn="MaskedFillBackward1", doc="self with value (a 0-d tensor) where mask is True",
-    formula="d/dself = 1 where mask is False; d/dvalue = the sum of the gradient where mask",
     samples=[Sample(s, None, (), values={1: m}) for s, m in
              [((), np.array(False)), ((3,), np.array([True, False, True])),
               ((2, 3), np.array([False, True, True]))]])
@@ -559,8 +517,7 @@ register(masked_fill_tensor)
 register(Overload(
     "masked_fill", lambda self=None, mask=None, value=None, **k: masked_fill_tensor if isinstance(
         k.get("value", value), Tensor) else masked_fill_scalar,
-    (masked_fill_scalar, masked_fill_tensor), doc="self with value where mask is True",
-    formula="d/dself = 1 where mask is False, else 0"))
+    (masked_fill_scalar, masked_fill_tensor), doc="self with value where mask is True"))
 
 
 def _fill(a, value):
@@ -572,21 +529,20 @@ def _fill(a, value):
 
 def _fill_ops(scalar_node, tensor_node, inplace):
     scalar = Op(
-        f"fill{'_' if inplace else ''}.Scalar", _fill, (zeros_like_grad, None),
+        f"fill{'_' if inplace else ''}.Scalar", _fill, ("self: zeros_like(grad)",),
         inputs=("self", "value"), edges=("self",), dtype="same", method=False, public=False,
         grad_fn=scalar_node, kind="creation", doc="a tensor like self filled with a number",
-        formula="0", samples=[Sample(s, None, values={1: 2.5}) for s in [(), (3,), (2, 3)]])
+        samples=[Sample(s, None, values={1: 2.5}) for s in [(), (3,), (2, 3)]])
     tensor = Op(
-        f"fill{'_' if inplace else ''}.Tensor", _fill, (zeros_like_grad, lambda g: g.sum()),
+        f"fill{'_' if inplace else ''}.Tensor", _fill, ("self: zeros_like(grad)",
+                                                        "value: grad.sum()"),
         inputs=("self", "value"), dtype="same", method=False, public=False,
         grad_fn=tensor_node, kind="creation", doc="a tensor like self filled with a 0-d tensor",
-        formula="d/dself = 0, d/dvalue = the sum of the gradient",
         samples=[Sample(s, ()) for s in [(), (3,), (2, 3)]])
     return Overload(
         "fill", lambda self=None, value=None, **k: tensor if isinstance(
             k.get("value", value), Tensor) else scalar, (scalar, tensor), method=False,
-        kind="creation", doc="a tensor like self filled with value (fill_: in place)",
-        formula="d/dself = 0, d/dvalue = the sum of the gradient")
+        kind="creation", doc="a tensor like self filled with value (fill_: in place)")
 
 
 fill = register(_fill_ops("FillBackward0", "FillBackward1", inplace=False))
@@ -596,9 +552,9 @@ for _op in fill.ops + FILL_.ops:
 fill.inplace = FILL_
 
 register(Op(
-    "zero", np.zeros_like, zeros_like_grad, method=False, function=False, public=False,
+    "zero", np.zeros_like, "self: zeros_like(grad)", method=False, function=False, public=False,
     inplace=True, dtype="same", grad_fn="ZeroBackward0", kind="creation",
-    doc="a tensor of zeros like self (zero_: in place)", formula="0",
+    doc="a tensor of zeros like self (zero_: in place)",
     samples=[Sample(s) for s in [(), (3,), (2, 3)]]))
 
 
@@ -621,11 +577,10 @@ def _copy_broadcast_error(shape, src_shape):
 
 
 copy = register(Op(
-    "copy", _copy, (zeros_like_grad, passthrough), inputs=("self", "src"),
+    "copy", _copy, ("self: zeros_like(grad)", "src: grad"), inputs=("self", "src"),
     attrs=(("non_blocking", False),), method=False, function=False, public=False, inplace=True,
     dtype="same", grad_fn="CopyBackwards", kind="creation",
     doc="src (broadcast and converted to self's dtype) written into self (copy_)",
-    formula="d/dself = 0, d/dsrc = 1 (summed over broadcast dims)",
     samples=[Sample(a, b) for a, b in [((), ()), ((3,), (3,)), ((2, 3), (3,))]]))
 copy.node_cls.name = lambda self: "torch::autograd::CopyBackwards"
 
@@ -636,8 +591,8 @@ def _nan_to_num(a, nan, posinf, neginf):
     return np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
 
 
-unary("nan_to_num", _nan_to_num, lambda g, self: g * self.isfinite(),
-      "self with nan, +inf and -inf replaced by numbers", "1 where self is finite, else 0",
+unary("nan_to_num", _nan_to_num, "self: grad * self.isfinite()",
+      "self with nan, +inf and -inf replaced by numbers",
       attrs=(("nan", 0.0), ("posinf", None), ("neginf", None)), dtype="same")
 
 # ------------------------------------------------------------------ tests of values, comparisons

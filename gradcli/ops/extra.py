@@ -16,13 +16,11 @@ from ..engine.tensor import Tensor
 from .arith import broadcasting
 from .numerics import fma
 from .elementwise import BINARY, UNIT, unary
-from .registry import (COMPOSITION, OPS, Composed, Op, Overload, Sample, elementwise_samples,
-                       passthrough, register, zeros_like_grad)
+from .derivatives import helper
+from .registry import OPS, Composed, Op, Overload, Sample, elementwise_samples, register
 from .sorting import FailingNode
 
 TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
-SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2.0
-LN2 = math.log(2.0)
 
 
 def _short(np_dtype):
@@ -58,17 +56,15 @@ def _logaddexp(fn, name):
 
 register(TensorsOnly(
     "logaddexp", _logaddexp(np.logaddexp, "logaddexp"),
-    (lambda g, self, other: g * (self - other).sigmoid(),
-     lambda g, self, other: g * (other - self).sigmoid()),
+    ("self: grad * (self - other).sigmoid()", "other: grad * (other - self).sigmoid()"),
     inputs=("self", "other"), kind="binary", doc="log(exp(self) + exp(other)), computed stably",
-    formula="d/dself = sigmoid(self - other), d/dother = sigmoid(other - self)", samples=BINARY))
+    samples=BINARY))
 register(TensorsOnly(
     "logaddexp2", _logaddexp(np.logaddexp2, "logaddexp2"),
-    (lambda g, self, other: g * ((self - other) * LN2).sigmoid(),
-     lambda g, self, other: g * ((other - self) * LN2).sigmoid()),
+    ("self: grad * ((self - other) * math.log(2.0)).sigmoid()",
+     "other: grad * ((other - self) * math.log(2.0)).sigmoid()"),
     inputs=("self", "other"), kind="binary", grad_fn="Logaddexp2Backward0",
     doc="log2(2^self + 2^other), computed stably",
-    formula="d/dself = sigmoid((self - other) ln 2), d/dother = sigmoid((other - self) ln 2)",
     samples=BINARY))
 
 
@@ -81,33 +77,23 @@ def _xlogy(x, y):
     return np.where((x == 0) & ~np.isnan(y), 0.0, out).astype(out.dtype, copy=False)
 
 
-def _xlogy_self(g, self, other):
-    return g * (other.log() * (self != 0)).masked_fill(self == 0, 0.0)
-
-
-def _xlogy_other(g, self, other):
-    return g * self / other
-
-
 XLOGY_DOC = "self * log(other), 0 where self == 0 (unless other is nan)"
 xlogy_tensor = Op(
-    "xlogy.Tensor", broadcasting(_xlogy), (_xlogy_self, _xlogy_other), inputs=("self", "other"),
+    "xlogy.Tensor", broadcasting(_xlogy), ("self: grad * (other.log() * (self != 0)).masked_fill(self == 0, 0.0)",
+                                         "other: grad * self / other"), inputs=("self", "other"),
     dtype="float", inplace=True, method=False, public=False, grad_fn="XlogyBackward0",
     kind="binary", doc=XLOGY_DOC,
-    formula="d/dself = log(other) (0 where self == 0), d/dother = self / other",
     samples=elementwise_samples(0.3, 2.0, unary=False))
 xlogy_scalar_self = Op(
-    "xlogy.Scalar_Self", _xlogy, (None, lambda g, self, other: g * self / other),
+    "xlogy.Scalar_Self", _xlogy, ("other: grad * self / other",),
     inputs=("self", "other"), edges=("other",), dtype="float", method=False, public=False,
     grad_fn="XlogyBackward1", kind="binary", doc=XLOGY_DOC + " (self a number)",
-    formula="d/dother = self / other",
     samples=[Sample(None, s, low=0.3, values={0: 1.5}) for s in [(), (3,), (2, 3)]])
 xlogy_scalar_other = Op(
-    "xlogy.Scalar_Other", _xlogy, (lambda g, self, other: g * (
-        math.log(other) if other > 0 else math.nan) * (self != 0), None),
+    "xlogy.Scalar_Other", _xlogy,
+    ("self: grad * (math.log(other) if other > 0 else math.nan) * (self != 0)",),
     inputs=("self", "other"), edges=("self",), dtype="float", inplace=True, method=False,
     public=False, grad_fn="XlogyBackward2", kind="binary", doc=XLOGY_DOC + " (other a number)",
-    formula="d/dself = log(other) (0 where self == 0)",
     samples=[Sample(s, None, values={1: 2.5}) for s in [(), (3,), (2, 3)]])
 for _op in (xlogy_tensor, xlogy_scalar_self, xlogy_scalar_other):
     register(_op)
@@ -122,8 +108,7 @@ def _choose_xlogy(self=None, other=None, **kwargs):
 
 
 register(Overload("xlogy", _choose_xlogy, (xlogy_tensor, xlogy_scalar_self, xlogy_scalar_other),
-                  kind="binary", doc=XLOGY_DOC, formula="d/dself = log(other), "
-                                                        "d/dother = self / other"))
+                  kind="binary", doc=XLOGY_DOC))
 
 
 # ------------------------------------------------------------------ addcmul, addcdiv
@@ -148,33 +133,31 @@ THREE = [Sample(*s) for s in [((), (), ()), ((3,), (3,), (3,)), ((2, 3), (2, 3),
                               ((3,), (2, 1), (3,))]]
 register(TensorsOnly(
     "addcmul", broadcasting(_addcmul),
-    (passthrough, lambda g, tensor2, value: g * (tensor2 * value),  # (derivatives.yaml's order)
-     lambda g, tensor1, value: g * (tensor1 * value)),
+    ("self: grad", "tensor1: grad * (tensor2 * value)", "tensor2: grad * (tensor1 * value)"),
     inputs=("self", "tensor1", "tensor2"), attrs=(("value", 1),), inplace=True, kind="binary",
     doc="self + value * tensor1 * tensor2",
-    formula="d/dself = 1, d/dtensor1 = value * tensor2, d/dtensor2 = value * tensor1",
     samples=THREE + [Sample((2, 3), (3,), (2, 3), attrs={"value": -0.5})]))
 register(TensorsOnly(
     "addcdiv", broadcasting(_addcdiv),
     # derivatives.yaml's order; value / tensor2 is C++'s Scalar / Tensor, a true division
-    (passthrough, lambda g, tensor2, value: g * (tensor2.new_full((), value) / tensor2),
-     lambda g, tensor1, tensor2, value: -g * (value * tensor1 / (tensor2 * tensor2))),
+    ("self: grad", "tensor1: grad * (tensor2.new_full((), value) / tensor2)",
+     "tensor2: -grad * (value * tensor1 / (tensor2 * tensor2))"),
     inputs=("self", "tensor1", "tensor2"), attrs=(("value", 1),), inplace=True, kind="binary",
     doc="self + value * tensor1 / tensor2",
-    formula="d/dself = 1, d/dtensor1 = value / tensor2, d/dtensor2 = -value * tensor1 / tensor2^2",
     samples=[Sample(*s.shapes, low=0.5, high=2.0) for s in THREE]
     + [Sample((2, 3), (3,), (2, 3), low=0.5, high=2.0, attrs={"value": 2.0})]))
 
 
 # ------------------------------------------------------------------ sinc, logit, deg2rad, sgn
 
-def _sinc_vjp(g, self):
+@helper(shows="(cos(pi {0}) - sin(pi {0}) / (pi {0})) / {0}, 0 at 0")
+def _sinc_derivative(self):
     x = self * math.pi
-    return g * ((x * x.cos() - x.sin()) / (x * self)).masked_fill(self == 0, 0.0)
+    return ((x * x.cos() - x.sin()) / (x * self)).masked_fill(self == 0, 0.0)
 
 
-unary("sinc", lambda a: np.sinc(a), _sinc_vjp, "sin(pi self) / (pi self), 1 at 0",
-      "(cos(pi self) pi self - sin(pi self)) / (pi self^2), 0 at 0")
+unary("sinc", lambda a: np.sinc(a), "self: grad * _sinc_derivative(self)",
+      "sin(pi self) / (pi self), 1 at 0")
 
 
 def _logit(a, eps):
@@ -184,21 +167,16 @@ def _logit(a, eps):
         return np.log(a / (1 - a))
 
 
-def _logit_vjp(g, self, eps):
-    out = g / (self * (1 - self))
-    if eps is None:
-        return out
-    return out.masked_fill((self < eps) | (self > 1 - eps), 0.0)
-
-
-unary("logit", _logit, _logit_vjp, "log(self / (1 - self)) (self clamped to [eps, 1 - eps])",
-      "1 / (self (1 - self)) (0 outside [eps, 1 - eps])", attrs=(("eps", None),),
+unary("logit", _logit, "self: grad / (self * (1 - self)) if eps is None else (grad / (self * (1 - self)))"
+      ".masked_fill((self < eps) | (self > 1 - eps), 0.0)",
+      "log(self / (1 - self)) (self clamped to [eps, 1 - eps])",
+      attrs=(("eps", None),),
       samples=elementwise_samples(0.1, 0.9) + [Sample((2, 3), low=0.05, high=0.95,
                                                        attrs={"eps": 0.2})])
-unary("deg2rad", lambda a: a * (math.pi / 180), lambda g: g * (math.pi / 180),
-      "self converted from degrees to radians", "pi / 180", jvp="linear", grad_fn="Deg2RadBackward0")
-unary("rad2deg", lambda a: a * (180 / math.pi), lambda g: g * (180 / math.pi),
-      "self converted from radians to degrees", "180 / pi", jvp="linear", grad_fn="Rad2DegBackward0")
+unary("deg2rad", lambda a: a * (math.pi / 180), "self: grad * (math.pi / 180)",
+      "self converted from degrees to radians", jvp="linear", grad_fn="Deg2RadBackward0")
+unary("rad2deg", lambda a: a * (180 / math.pi), "self: grad * (180 / math.pi)",
+      "self converted from radians to degrees", jvp="linear", grad_fn="Rad2DegBackward0")
 class _ZeroDerivative(Op):
     """sgn: PyTorch's SgnBackward0 returns an unallocated zero tensor for real inputs, which the
     table's oracle tests cannot read back; the op is declared without samples (not
@@ -212,9 +190,9 @@ class _ZeroDerivative(Op):
 
 
 register(_ZeroDerivative(
-    "sgn", lambda a: np.sign(a) if a.dtype != np.bool_ else a.copy(), zeros_like_grad,
+    "sgn", lambda a: np.sign(a) if a.dtype != np.bool_ else a.copy(), "self: zeros_like(grad)",
     differentiable=False, dtype="same", inplace=True,
-    doc="the sign of self (sign for real tensors; derivative 0)", formula="0"))
+    doc="the sign of self (sign for real tensors; derivative 0)"))
 
 
 # ------------------------------------------------------------------ erfc, erfinv
@@ -227,8 +205,9 @@ def _float64(fn, a):
     return np.asarray(fn(np.asarray(a, dtype=np.float64)), dtype=np.float64)
 
 
-unary("erfc", lambda a: _float64(_ERFC, a), lambda g, self: g * (-TWO_OVER_SQRT_PI * (-self * self).exp()),
-      "the complementary error function 1 - erf(self)", "-2/sqrt(pi) * exp(-self^2)")
+unary("erfc", lambda a: _float64(_ERFC, a),
+      "self: grad * (-2.0 / math.sqrt(math.pi) * (-self * self).exp())",
+      "the complementary error function 1 - erf(self)")
 
 
 def _erfinv(a):
@@ -255,8 +234,8 @@ def _erfinv(a):
         return np.where((np.abs(x) > 1) | np.isnan(x), np.nan, y)
 
 
-unary("erfinv", _erfinv, lambda g, result: g * (SQRT_PI_OVER_2 * (result * result).exp()),
-      "the inverse error function", "sqrt(pi)/2 * exp(erfinv(self)^2)", UNIT)
+unary("erfinv", _erfinv, "self: grad * (math.sqrt(math.pi) / 2.0 * (result * result).exp())",
+      "the inverse error function", UNIT)
 
 
 # ------------------------------------------------------------------ lgamma, digamma, polygamma
@@ -314,11 +293,10 @@ def _polygamma(n, a):
     return np.where(np.isnan(raw), np.nan, out)
 
 
-unary("lgamma", lambda a: _float64(_LGAMMA, a), lambda g, self: g * self.digamma(),
-      "log|Gamma(self)|", "digamma(self)",
-      elementwise_samples(0.3, 3.0) + [Sample((3,), low=-0.9, high=-0.1)])
-unary("digamma", lambda a: _polygamma(0, a), lambda g, self: g * OPS["polygamma"](1, self),
-      "the logarithmic derivative of Gamma: lgamma'(self)", "polygamma(1, self)",
+unary("lgamma", lambda a: _float64(_LGAMMA, a), "self: grad * self.digamma()",
+      "log|Gamma(self)|", elementwise_samples(0.3, 3.0) + [Sample((3,), low=-0.9, high=-0.1)])
+unary("digamma", lambda a: _polygamma(0, a), "self: grad * polygamma(1, self)",
+      "the logarithmic derivative of Gamma: lgamma'(self)",
       elementwise_samples(0.3, 3.0) + [Sample((3,), low=-0.9, high=-0.1)])
 
 
@@ -329,10 +307,10 @@ def _polygamma_forward(n, a):
 
 
 register(Op(
-    "polygamma", _polygamma_forward, (None, lambda g, n, self: g * OPS["polygamma"](n + 1, self)),
+    "polygamma", _polygamma_forward, ("self: grad * polygamma(n + 1, self)",),
     inputs=("n", "self"), edges=("self",), dtype="float",
     method=lambda self, n: OPS["polygamma"](n, self),
-    doc="the n-th derivative of digamma (n = 0: digamma)", formula="polygamma(n + 1, self)",
+    doc="the n-th derivative of digamma (n = 0: digamma)",
     samples=[Sample(None, s, low=0.3, high=3.0, values={0: n})
              for s, n in [((), 1), ((3,), 2), ((2, 3), 1), ((3,), 0)]]))
 
@@ -343,30 +321,25 @@ def _copysign(a, b):
     return np.copysign(a, b)
 
 
-def _copysign_self(g, self, result):
-    return g * (result / self).masked_fill(self == 0, 0.0)
-
-
 copysign_tensor = Op(
-    "copysign.Tensor", broadcasting(_copysign), (_copysign_self, zeros_like_grad),
+    "copysign.Tensor", broadcasting(_copysign), ("self: grad * (result / self).masked_fill(self == 0, 0.0)",
+                                                 "other: zeros_like(grad)"),
     inputs=("self", "other"), dtype="float", inplace=True, method=False, public=False,
     grad_fn="CopysignBackward0", kind="binary", doc="|self| with the sign of other",
-    formula="d/dself = sign(self) * sign(other) (0 at self == 0), d/dother = 0",
     samples=elementwise_samples(0.3, 2.0, unary=False)
     + [Sample((2, 3), (3,), low=-2.0, high=2.0)])
 copysign_scalar = Op(
-    "copysign.Scalar", _copysign, (_copysign_self, None), inputs=("self", "other"),
+    "copysign.Scalar", _copysign, ("self: grad * (result / self).masked_fill(self == 0, 0.0)",),
+    inputs=("self", "other"),
     edges=("self",), dtype="float", inplace=True, method=False, public=False,
     grad_fn="CopysignBackward1", kind="binary", doc="|self| with the sign of a number",
-    formula="d/dself = sign(self) * sign(other) (0 at self == 0)",
     samples=[Sample(s, None, values={1: v}) for s, v in [((), -1.0), ((3,), 2.0), ((2, 3), -0.5)]])
 register(copysign_tensor)
 register(copysign_scalar)
 register(Overload(
     "copysign", lambda self=None, other=None, **k: copysign_tensor if isinstance(
         k.get("other", other), Tensor) else copysign_scalar, (copysign_tensor, copysign_scalar),
-    kind="binary", doc="|self| with the sign of other",
-    formula="d/dself = sign(self) * sign(other), d/dother = 0"))
+    kind="binary", doc="|self| with the sign of other"))
 
 HEAVISIDE_NODE = FailingNode("NotImplemented", "derivative for aten::heaviside is not implemented",
                              inputs=("self", "values"), error=RuntimeError)
@@ -405,10 +378,9 @@ def _float_power_compose(self, exponent):
 
 register(Composed(
     "float_power", _float_power_compose,
-    lambda a, b: np.power(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)),
-    COMPOSITION, inputs=("self", "exponent"), kind="binary",
+    via=("pow.Tensor_Scalar", "pow.Tensor_Tensor", "pow.Scalar"), inputs=("self", "exponent"),
+    kind="binary",
     doc="self ** exponent computed in float64 (pow of the inputs converted to double)",
-    formula="as pow, in float64",
     samples=[Sample((3,), None, low=0.5, high=2.0, values={1: 2})]
     + [Sample(s, t, low=0.5, high=2.0) for s, t in [((), ()), ((2, 3), (3,))]]
     + [Sample(None, (2, 3), values={0: 2.0})]))

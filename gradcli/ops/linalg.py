@@ -11,7 +11,8 @@ import numpy as np
 from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode
 from ..engine.tensor import _CPP_TYPE_NAMES, Tensor
-from .registry import COMPOSITION, OPS, Op, Overload, Sample, alias, register, wrap_dim
+from .derivatives import helper
+from .registry import OPS, Op, Overload, Sample, alias, register, wrap_dim
 from .shape import Composite, _diagonal, _reshape_compose
 
 
@@ -64,10 +65,9 @@ def _mm(a, b):
 
 
 register(Op(
-    "mm", _mm, (lambda g, mat2: g.mm(mat2.t()), lambda g, self: self.t().mm(g)),
-    inputs=("self", "mat2"), jvp=(lambda t, mat2: t.mm(mat2), lambda t, self: self.mm(t)),
+    "mm", _mm, ("self: grad.mm(mat2.t())", "mat2: self.t().mm(grad)"),
+    inputs=("self", "mat2"), jvp=("self: self_t.mm(mat2)", "mat2: self.mm(mat2_t)"),
     dtype="same", kind="linalg", doc="matrix product of two matrices",
-    formula="d/dself = g @ mat2^T, d/dmat2 = self^T @ g",
     samples=[Sample((2, 3), (3, 4)), Sample((1, 1), (1, 2))]))
 
 
@@ -106,10 +106,9 @@ def _mv(a, v):
 
 
 register(Op(
-    "mv", _mv, (lambda g, vec: g.outer(vec), lambda g, self: self.t().mv(g)),
-    inputs=("self", "vec"), jvp=(lambda t, vec: t.mv(vec), lambda t, self: self.mv(t)),
+    "mv", _mv, ("self: grad.outer(vec)", "vec: self.t().mv(grad)"),
+    inputs=("self", "vec"), jvp=("self: self_t.mv(vec)", "vec: self.mv(vec_t)"),
     dtype="same", kind="linalg", doc="matrix-vector product",
-    formula="d/dself = outer(g, vec), d/dvec = self^T @ g",
     samples=[Sample((2, 3), (3,)), Sample((1, 2), (2,))]))
 
 
@@ -130,10 +129,9 @@ def _bmm(a, b):
 
 register(Op(
     "bmm", _bmm,
-    (lambda g, mat2: g.bmm(mat2.transpose(1, 2)), lambda g, self: self.transpose(1, 2).bmm(g)),
-    inputs=("self", "mat2"), jvp=(lambda t, mat2: t.bmm(mat2), lambda t, self: self.bmm(t)),
+    ("self: grad.bmm(mat2.transpose(1, 2))", "mat2: self.transpose(1, 2).bmm(grad)"),
+    inputs=("self", "mat2"), jvp=("self: self_t.bmm(mat2)", "mat2: self.bmm(mat2_t)"),
     dtype="same", kind="linalg", doc="batched matrix product of 3-D tensors",
-    formula="d/dself = g @ mat2^T, d/dmat2 = self^T @ g (per batch)",
     samples=[Sample((2, 2, 3), (2, 3, 4))]))
 
 
@@ -159,10 +157,9 @@ def _dot(a, b):
 
 
 register(Op(
-    "dot", _dot, (lambda g, tensor: g * tensor, lambda g, self: g * self),
-    inputs=("self", "tensor"), jvp=(lambda t, tensor: t.dot(tensor), lambda t, self: self.dot(t)),
+    "dot", _dot, ("self: grad * tensor", "tensor: grad * self"),
+    inputs=("self", "tensor"), jvp=("self: self_t.dot(tensor)", "tensor: self.dot(tensor_t)"),
     dtype="same", kind="linalg", doc="inner product of two vectors",
-    formula="d/dself = g * tensor, d/dtensor = g * self",
     samples=[Sample((3,), (3,)), Sample((1,), (1,))]))
 
 
@@ -269,32 +266,11 @@ def _broadcast_error(a, b):
     return "shape mismatch"
 
 
-def _matmul_vjp_self(g, other, self_shape):
-    if len(self_shape) == 1 and other.dim() == 1:
-        return g * other
-    if other.dim() == 1:
-        return g.unsqueeze(-1) * other
-    if len(self_shape) == 1:
-        return g.unsqueeze(-2).matmul(other.mT)
-    return g.matmul(other.mT)
-
-
-def _matmul_vjp_other(g, self, other_shape):
-    if self.dim() == 1 and len(other_shape) == 1:
-        return g * self
-    if len(other_shape) == 1:
-        return self.mT.matmul(g.unsqueeze(-1)).squeeze(-1)
-    if self.dim() == 1:
-        return self.unsqueeze(-1) * g.unsqueeze(-2)
-    return self.mT.matmul(g)
-
-
 register(Composite(
-    "matmul", _matmul_compose, lambda a, b: np.matmul(a, b),
-    (_matmul_vjp_self, _matmul_vjp_other), inputs=("self", "other"),
-    jvp=(lambda t, other: t.matmul(other), lambda t, self: self.matmul(t)), kind="linalg",
+    "matmul", _matmul_compose,
+    via=("dot", "mv", "mm", "bmm", "unsqueeze", "expand", "view", "_unsafe_view"),
+    inputs=("self", "other"), kind="linalg",
     dtype="same", doc="matrix product: dot, mv, mm or batched as aten::matmul decides",
-    formula="d/dself = g @ other^T, d/dother = self^T @ g",
     samples=[Sample((3,), (3,)), Sample((2, 3), (3,)), Sample((3,), (3, 2)), Sample((2, 3), (3, 4)),
              Sample((2, 2, 3), (3, 2)), Sample((2, 2, 3), (2, 3, 2)), Sample((3,), (2, 3, 2)),
              Sample((2, 2, 3), (3,)), Sample((2, 3), (2, 3, 2)), Sample((1, 2, 3), (2, 3, 2)),
@@ -309,11 +285,9 @@ def _outer_compose(self, vec2):
 
 
 register(Composite(
-    "outer", _outer_compose, np.outer,
-    (lambda g, vec2: g.mv(vec2), lambda g, self: g.t().mv(self)), inputs=("self", "vec2"),
-    jvp=(lambda t, vec2: t.outer(vec2), lambda t, self: self.outer(t)), kind="linalg",
+    "outer", _outer_compose, via=("view", "mul"), inputs=("self", "vec2"), kind="linalg",
     dtype="promote", doc="outer product of two vectors (self[:, None] * vec2)",
-    formula="d/dself = g @ vec2, d/dvec2 = g^T @ self", samples=[Sample((3,), (2,))]))
+    samples=[Sample((3,), (2,))]))
 alias("ger", "outer")
 
 
@@ -326,15 +300,15 @@ def _trace(a):
     return out if a.dtype.kind in "fc" else out.astype(np.int64)
 
 
+@helper
 def _eye_like(shape, dtype):
     return Tensor._make(np.eye(shape[0], shape[1], dtype=dtype.np), None, 0, False)
 
 
 register(Op(
-    "trace", _trace, lambda g, self_shape, self_dtype: g.expand(self_shape) * _eye_like(
-        self_shape, self_dtype),
+    "trace", _trace, "self: grad.expand(self_shape) * _eye_like(self_shape, self_dtype)",
     jvp="linear", dtype="numpy", kind="linalg", doc="sum of the diagonal of a matrix",
-    formula="identity matrix * g", samples=[Sample((3, 3)), Sample((2, 3))]))
+    samples=[Sample((3, 3)), Sample((2, 3))]))
 
 
 def _diag_embed(a, offset=0, dim1=-2, dim2=-1):
@@ -353,9 +327,9 @@ def _diag_embed(a, offset=0, dim1=-2, dim2=-1):
 
 
 register(Op(
-    "diag_embed", _diag_embed, lambda g, offset, dim1, dim2: g.diagonal(offset, dim1, dim2),
+    "diag_embed", _diag_embed, "self: grad.diagonal(offset, dim1, dim2)",
     attrs=(("offset", 0), ("dim1", -2), ("dim2", -1)), jvp="linear", dtype="same", kind="linalg",
-    doc="matrices with self's last dimension on their diagonal", formula="diagonal of g",
+    doc="matrices with self's last dimension on their diagonal",
     samples=[Sample((3,)), Sample((2, 3), attrs={"offset": 1})]))
 
 
@@ -368,16 +342,15 @@ def _diag_matrix(a, diagonal=0):
 
 
 diag_vector = register(Op(
-    "diag.vector", _diag_vector, lambda g, diagonal: g.diagonal(diagonal),
+    "diag.vector", _diag_vector, "self: grad.diagonal(diagonal)",
     attrs=(("diagonal", 0),), grad_fn="DiagEmbedBackward0", jvp="linear", dtype="same",
     kind="linalg", method=False, public=False, doc="a square matrix with self on a diagonal",
-    formula="diagonal of g", samples=[Sample((3,)), Sample((2,), attrs={"diagonal": -1})]))
+    samples=[Sample((3,)), Sample((2,), attrs={"diagonal": -1})]))
 diag_matrix = register(Op(
     "diag.matrix", _diag_matrix,
-    lambda g, self_shape, diagonal: OPS["diagonal_backward"].apply((g,), (self_shape, diagonal, 0, 1)),
+    "self: diagonal_backward.apply((grad,), (self_shape, diagonal, 0, 1))",
     attrs=(("diagonal", 0),), grad_fn="DiagonalBackward0_copy", jvp="linear", dtype="same",
     kind="linalg", method=False, public=False, doc="a copy of a matrix's diagonal",
-    formula="g on the diagonal of zeros",
     samples=[Sample((3, 3)), Sample((2, 3), attrs={"diagonal": 1})]))
 
 
@@ -391,7 +364,7 @@ def _choose_diag(self, diagonal=0, **kwargs):
 
 register(Overload("diag", _choose_diag, (diag_vector, diag_matrix),
                   doc="vector -> diagonal matrix; matrix -> its diagonal (diagonal= offset)",
-                  kind="linalg", formula="diagonal of g; g on a diagonal of zeros"))
+                  kind="linalg"))
 
 
 def _triangle(name, fn):
@@ -403,15 +376,15 @@ def _triangle(name, fn):
 
 
 register(Op(
-    "tril", _triangle("tril", np.tril), lambda g, diagonal: g.tril(diagonal),
+    "tril", _triangle("tril", np.tril), "self: grad.tril(diagonal)",
     attrs=(("diagonal", 0),), jvp="linear", dtype="same", kind="linalg",
     doc="the lower triangle (entries on and below the diagonal-th diagonal)",
-    formula="tril of g", samples=[Sample((3, 3)), Sample((2, 3, 4), attrs={"diagonal": 1})]))
+    samples=[Sample((3, 3)), Sample((2, 3, 4), attrs={"diagonal": 1})]))
 register(Op(
-    "triu", _triangle("triu", np.triu), lambda g, diagonal: g.triu(diagonal),
+    "triu", _triangle("triu", np.triu), "self: grad.triu(diagonal)",
     attrs=(("diagonal", 0),), jvp="linear", dtype="same", kind="linalg",
     doc="the upper triangle (entries on and above the diagonal-th diagonal)",
-    formula="triu of g", samples=[Sample((3, 3)), Sample((3, 4), attrs={"diagonal": -1})]))
+    samples=[Sample((3, 3)), Sample((3, 4), attrs={"diagonal": -1})]))
 
 
 # ------------------------------------------------------------------ determinants, inverses
@@ -457,6 +430,7 @@ def _adjugate_t(a):
     return np.swapaxes(adj, -1, -2) * sign[..., None, None]
 
 
+@helper
 def _det_vjp(g, self, result):
     """PyTorch's linalg_det_backward: solve(A^T, diag(g * det)).  Exactly singular matrices get
     a zero gradient, or the adjugate (from the SVD) when the graph is being differentiated."""
@@ -471,10 +445,9 @@ def _det_vjp(g, self, result):
 
 
 register(Op(
-    "det", _det, _det_vjp, grad_fn="LinalgDetBackward0",
-    jvp=lambda t, self, result: result * (self.inverse() * t.mT).sum((-2, -1)),
+    "det", _det, "self: _det_vjp(grad, self, result)", grad_fn="LinalgDetBackward0",
+    jvp="self: result * (self.inverse() * self_t.mT).sum((-2, -1))",
     dtype="same", kind="linalg", doc="determinant of a square matrix (or of each in a batch)",
-    formula="det(self) * inverse(self)^T (the adjugate^T when singular)",
     samples=[Sample((3, 3)), Sample((2, 2, 2)), Sample((1, 1))]))
 
 
@@ -490,10 +463,9 @@ def _inv(a):
 
 
 register(Op(
-    "inverse", _inv, lambda g, result: -result.mT.matmul(g.matmul(result.mT)),
-    grad_fn="LinalgInvExBackward0", jvp=lambda t, result: -result.matmul(t.matmul(result)),
+    "inverse", _inv, "self: -result.mT.matmul(grad.matmul(result.mT))",
+    grad_fn="LinalgInvExBackward0", jvp="self: -result.matmul(self_t.matmul(result))",
     dtype="same", kind="linalg", doc="inverse of a square matrix (or of each in a batch)",
-    formula="-inverse^T @ g @ inverse^T",
     samples=[Sample((3, 3), low=1.0, high=2.0), Sample((2, 2, 2), low=1.0, high=2.0)]))
 
 
@@ -528,12 +500,14 @@ def _solve(a, b, left=True):
     return x if left else np.swapaxes(x, -1, -2)
 
 
+@helper
 def _solve_grad_B(g, A, B_shape, left):
     if not left:
         return OPS["linalg_solve"](A, g.mT).mT
     return OPS["linalg_solve"](A.mT, g)
 
 
+@helper
 def _solve_grad_A(g, A, B_shape, result, left):
     gB = _solve_grad_B(g, A, B_shape, left)
     if not left:
@@ -543,6 +517,7 @@ def _solve_grad_A(g, A, B_shape, result, left):
     return -gB.matmul(result.mT)
 
 
+@helper
 def _solve_jvp_A(t, A, result, left):
     return OPS["linalg_solve"](A, -t.matmul(result.unsqueeze(-1)).squeeze(-1)
                                if result.dim() == A.dim() - 1 and left else
@@ -550,12 +525,12 @@ def _solve_jvp_A(t, A, result, left):
 
 
 register(Op(
-    "linalg_solve", _solve, (_solve_grad_A, _solve_grad_B), inputs=("A", "B"),
+    "linalg_solve", _solve, ("A: _solve_grad_A(grad, A, B_shape, result, left)",
+                             "B: _solve_grad_B(grad, A, B_shape, left)"), inputs=("A", "B"),
     attrs=(("left", True),), grad_fn="LinalgSolveExBackward0",
-    jvp=(_solve_jvp_A, lambda t, A, left: OPS["linalg_solve"](A, t, left=left)),
+    jvp=("A: _solve_jvp_A(A_t, A, result, left)", "B: linalg_solve(A, B_t, left=left)"),
     dtype="same", kind="linalg", public=False, method=False,
     doc="the solution X of A @ X = B (X @ A = B when left=False)",
-    formula="d/dB = solve(A^T, g), d/dA = -d/dB @ X^T",
     samples=[Sample((3, 3), (3,), low=1.0, high=2.0), Sample((3, 3), (3, 2), low=1.0, high=2.0),
              Sample((2, 2, 2), (2, 2), low=1.0, high=2.0),
              Sample((2, 2), (3, 2), low=1.0, high=2.0, attrs={"left": False})]))
@@ -578,12 +553,12 @@ def _slogdet(a):
 
 register(Op(
     "linalg_slogdet", _slogdet,
-    lambda g, self: g[1].unsqueeze(-1).unsqueeze(-1) * self.inverse().mT, outputs=2,
+    "self: grad[1].unsqueeze(-1).unsqueeze(-1) * self.inverse().mT", outputs=2,
     grad_fn="LinalgSlogdetBackward0",
-    jvp=lambda t, self: ((t * 0).sum((-2, -1)), (self.inverse() * t.mT).sum((-2, -1))),
+    jvp="self: ((self_t * 0).sum((-2, -1)), (self.inverse() * self_t.mT).sum((-2, -1)))",
     dtype="same", kind="linalg", public=False, method=False,
     output_wrapper=lambda results: SlogdetResult(*results),
-    doc="sign and log|det| of a square matrix", formula="d log|det| = inverse(self)^T",
+    doc="sign and log|det| of a square matrix",
     samples=[Sample((3, 3), low=1.0, high=2.0)]))
 
 
@@ -628,6 +603,7 @@ def _kept(t, shape, dim, keepdim):
     return t.reshape(tuple(1 if i in ax else s for i, s in enumerate(shape)))
 
 
+@helper
 def _vector_norm_vjp(g, self, result, ord, dim, keepdim):
     """PyTorch's linalg_vector_norm_backward, in Tensor operations (for ord 2: grad * (self /
     norm), in that order, so that a norm of one element gives exactly +-1)."""
@@ -651,6 +627,7 @@ def _vector_norm_vjp(g, self, result, ord, dim, keepdim):
     return scaled * (g / norm ** (ord - 1)).masked_fill(norm == 0, 0.0)
 
 
+@helper
 def _vector_norm_jvp(t, self, result, ord, dim, keepdim):
     if ord == 0:
         return result * 0
@@ -660,11 +637,12 @@ def _vector_norm_jvp(t, self, result, ord, dim, keepdim):
 
 
 register(Op(
-    "linalg_vector_norm", _vector_norm, _vector_norm_vjp,
+    "linalg_vector_norm", _vector_norm,
+    "self: _vector_norm_vjp(grad, self, result, ord, dim, keepdim)",
     attrs=(("ord", 2), ("dim", None), ("keepdim", False), ("dtype", None)),
-    jvp=_vector_norm_jvp, dtype="numpy", kind="linalg", public=False, method=False,
+    jvp="self: _vector_norm_jvp(self_t, self, result, ord, dim, keepdim)", dtype="numpy",
+    kind="linalg", public=False, method=False,
     doc="(sum |self|^ord)^(1/ord) over dim (max/min |self| for ord=±inf, count for 0)",
-    formula="self*|self|^(ord-2) / norm^(ord-1); self/norm for ord=2",
     samples=[Sample((3,), low=0.3, high=2.0), Sample((2, 3), low=0.3, high=2.0, attrs={"dim": 1}),
              Sample((2, 3), low=0.3, high=2.0, attrs={"ord": 1, "dim": 0, "keepdim": True}),
              Sample((2, 3), low=0.3, high=2.0, attrs={"ord": 3}),
@@ -677,6 +655,7 @@ def _svdvals(a):
     return np.linalg.svd(a, compute_uv=False)
 
 
+@helper
 def _svdvals_vjp(g, self):
     """U diag(g) V^H with U, V of the saved input (first derivatives; U and V are not
     differentiated again)."""
@@ -687,13 +666,13 @@ def _svdvals_vjp(g, self):
 
 
 register(Op(
-    "linalg_svdvals", _svdvals, _svdvals_vjp, grad_fn="LinalgSvdBackward0",
-    jvp=lambda t, self: _svdvals_jvp(t, self), dtype="same", kind="linalg", public=False,
+    "linalg_svdvals", _svdvals, "self: _svdvals_vjp(grad, self)", grad_fn="LinalgSvdBackward0",
+    jvp="self: _svdvals_jvp(self_t, self)", dtype="same", kind="linalg", public=False,
     method=False, doc="singular values of a matrix (or each in a batch), largest first",
-    formula="U diag(g) V^T",
     samples=[Sample((3, 2), gradgrad=False), Sample((2, 2, 3), gradgrad=False)]))
 
 
+@helper
 def _svdvals_jvp(t, self):
     u, _, vh = np.linalg.svd(self._data, full_matrices=False)
     U = Tensor._make(u, None, 0, False)
@@ -748,12 +727,11 @@ def _svd_norm(A, d, keepdim, reduce):
 
 
 register(Composite(
-    "linalg_matrix_norm", _matrix_norm_compose, lambda a, ord="fro", dim=(-2, -1),
-    keepdim=False, dtype=None: np.linalg.norm(a, ord, axis=tuple(dim), keepdims=keepdim),
-    COMPOSITION, attrs=(("ord", "fro"), ("dim", (-2, -1)), ("keepdim", False), ("dtype", None)),
+    "linalg_matrix_norm", _matrix_norm_compose,
+    via=("linalg_vector_norm", "amax", "sum.dim_IntList", "linalg_svdvals"),
+    attrs=(("ord", "fro"), ("dim", (-2, -1)), ("keepdim", False), ("dtype", None)),
     kind="linalg", public=False, method=False,
     doc="matrix norm: 'fro', 'nuc', 1, -1, 2, -2, inf, -inf over the two dims",
-    formula="self/||self|| (fro); column/row sums; U V^T (nuc); u1 v1^T (2)",
     samples=[Sample((2, 3), low=0.3, high=2.0), Sample((3, 3), low=0.3, high=2.0, attrs={"ord": 1}),
              Sample((2, 3), low=0.3, high=2.0, attrs={"ord": float("inf"), "keepdim": True}),
              Sample((3, 2), attrs={"ord": "nuc"}, gradgrad=False),
@@ -781,10 +759,9 @@ def _norm_compose(A, ord=None, dim=None, keepdim=False, dtype=None):
 
 
 register(Composite(
-    "linalg_norm", _norm_compose, lambda a, ord=None, dim=None, keepdim=False, dtype=None:
-    np.linalg.norm(a, ord, dim, keepdim), COMPOSITION,
+    "linalg_norm", _norm_compose, via=("linalg_vector_norm", "linalg_matrix_norm"),
     attrs=(("ord", None), ("dim", None), ("keepdim", False), ("dtype", None)), kind="linalg", public=False, method=False,
-    doc="vector_norm or matrix_norm, as ord and dim ask", formula="as the norm chosen",
+    doc="vector_norm or matrix_norm, as ord and dim ask",
     samples=[Sample((2, 3), low=0.3, high=2.0), Sample((3,), low=0.3, high=2.0, attrs={"ord": 1}),
              Sample((2, 3), low=0.3, high=2.0, attrs={"ord": 1})]))
 
@@ -810,14 +787,12 @@ def _cross(a, b, dim=-1):
 
 register(Op(
     "linalg_cross", _cross,
-    (lambda g, other, dim: OPS["linalg_cross"](other, g, dim=dim),
-     lambda g, self, dim: OPS["linalg_cross"](g, self, dim=dim)),
+    ("self: linalg_cross(other, grad, dim=dim)", "other: linalg_cross(grad, self, dim=dim)"),
     inputs=("self", "other"), attrs=(("dim", -1),), grad_fn="LinalgCrossBackward0",
-    jvp=(lambda t, other, dim: OPS["linalg_cross"](t, other, dim=dim),
-         lambda t, self, dim: OPS["linalg_cross"](self, t, dim=dim)),
+    jvp=("self: linalg_cross(self_t, other, dim=dim)",
+         "other: linalg_cross(self, other_t, dim=dim)"),
     dtype="same", kind="linalg", public=False, method=False,
     doc="cross product of 3-vectors along dim (broadcast)",
-    formula="d/dself = other x g, d/dother = g x self",
     samples=[Sample((3,), (3,)), Sample((2, 3), (1, 3)), Sample((3, 2), (3, 2), attrs={"dim": 0})]))
 
 
@@ -830,7 +805,7 @@ def _cross_compose(self, other, dim=None):
 
 
 register(Composite(
-    "cross", _cross_compose, lambda a, b, dim=None: np.cross(a, b, axis=-1 if dim is None else dim),
-    COMPOSITION, inputs=("self", "other"), attrs=(("dim", None),), kind="linalg",
+    "cross", _cross_compose, via=("linalg_cross",), inputs=("self", "other"),
+    attrs=(("dim", None),), kind="linalg",
     doc="cross product along dim (default: the first dimension of size 3)",
-    formula="d/dself = other x g, d/dother = g x self", samples=[Sample((3,), (3,))]))
+    samples=[Sample((3,), (3,))]))

@@ -7,6 +7,7 @@ from ..engine.tensor import Tensor
 from .reductions import (MOMENT_ATTRS, _amax_forward, _amax_jvp, _amax_vjp, _correction, _count, _moment,
                          _reverse_cumsum, _std_vjp, _var_vjp, axes, return_type,
                          unreduce)
+from .derivatives import helper
 from .registry import OPS, Composed, Op, Sample, register, wrap_dim
 
 AminmaxResult = return_type("aminmax", ["min", "max"])
@@ -34,45 +35,51 @@ def _with_mean(name, root):
     return forward
 
 
+@helper
 def _std_mean_vjp(g, self, result, dim, unbiased, keepdim, correction):
     return (_std_vjp(g[0], self, result, dim, unbiased, keepdim, correction)
             + _mean_vjp(g[1], self, dim, unbiased, keepdim))
 
 
+@helper
 def _var_mean_vjp(g, self, dim, unbiased, keepdim, correction):
     return (_var_vjp(g[0], self, dim, unbiased, keepdim, correction)
             + _mean_vjp(g[1], self, dim, unbiased, keepdim))
 
 
-def _pair_jvp(vjp, uses_result):
-    def jvp(t, self, result, dim, unbiased, keepdim, correction):
-        d, _ = _correction(dim, unbiased, correction)
-        ax = axes(d, self.dim())
-        ax = ax if ax is not None else tuple(range(self.dim()))
-        ones = result * 0 + 1
-        zeros = result * 0
-        args = (self, result) if uses_result else (self,)
-        first = vjp([ones, zeros], *args, dim, unbiased, keepdim, correction)
-        second = vjp([zeros, ones], *args, dim, unbiased, keepdim, correction)
-        return [(t * first).sum(ax, keepdim), (t * second).sum(ax, keepdim)]
-    return jvp
+@helper
+def _pair_jvp(vjp, uses_result, t, self, result, dim, unbiased, keepdim, correction):
+    """The forward derivative of std_mean or var_mean, from its VJP vjp."""
+    d, _ = _correction(dim, unbiased, correction)
+    ax = axes(d, self.dim())
+    ax = ax if ax is not None else tuple(range(self.dim()))
+    ones = result * 0 + 1
+    zeros = result * 0
+    args = (self, result) if uses_result else (self,)
+    first = vjp([ones, zeros], *args, dim, unbiased, keepdim, correction)
+    second = vjp([zeros, ones], *args, dim, unbiased, keepdim, correction)
+    return [(t * first).sum(ax, keepdim), (t * second).sum(ax, keepdim)]
 
 
 MOMENT_SAMPLES = [Sample((3,)), Sample((2, 3), attrs={"dim": 1}),
                   Sample((2, 3), attrs={"dim": 0, "keepdim": True, "correction": 0}),
                   Sample((2, 3, 2), attrs={"dim": (0, 2), "unbiased": False})]
 register(Op(
-    "std_mean", _with_mean("std_mean", True), _std_mean_vjp,
-    jvp=_pair_jvp(_std_mean_vjp, True), attrs=MOMENT_ATTRS, outputs=2,
+    "std_mean", _with_mean("std_mean", True),
+    "self: _std_mean_vjp(grad, self, result, dim, unbiased, keepdim, correction)",
+    jvp="self: _pair_jvp(_std_mean_vjp, True, self_t, self, result, dim, unbiased, keepdim, "
+        "correction)", attrs=MOMENT_ATTRS, outputs=2,
     output_wrapper=tuple, dtype="same", method=False, kind="reduction",
-    doc="(std, mean) over dim in one call", formula="std's derivative + mean's (1/n)",
+    doc="(std, mean) over dim in one call",
     samples=MOMENT_SAMPLES))
 register(Op(
-    "var_mean", _with_mean("var_mean", False), _var_mean_vjp,
-    jvp=_pair_jvp(_var_mean_vjp, False),
+    "var_mean", _with_mean("var_mean", False),
+    "self: _var_mean_vjp(grad, self, dim, unbiased, keepdim, correction)",
+    jvp="self: _pair_jvp(_var_mean_vjp, False, self_t, self, result, dim, unbiased, keepdim, "
+        "correction)",
     attrs=MOMENT_ATTRS, outputs=2, output_wrapper=tuple, dtype="same", method=False,
     kind="reduction", doc="(var, mean) over dim in one call",
-    formula="2 (self - mean) / (n - correction) + 1/n", samples=MOMENT_SAMPLES))
+    samples=MOMENT_SAMPLES))
 
 
 # ------------------------------------------------------------------ nansum, nanmean
@@ -86,17 +93,16 @@ def _nansum(a, dim, keepdim, dtype):
     return out.astype(a.dtype, copy=False)
 
 
+@helper
 def _nansum_vjp(g, self, dim, keepdim):
     return unreduce(g, tuple(self.shape), dim, keepdim) * (self == self)
 
 
 register(Op(
-    "nansum", _nansum, _nansum_vjp,
-    jvp=lambda t, self, dim, keepdim: (t * (self == self)).sum(
-        axes(dim, self.dim()) or tuple(range(self.dim())), keepdim),
+    "nansum", _nansum, "self: _nansum_vjp(grad, self, dim, keepdim)",
+    jvp="self: (self_t * (self == self)).sum(axes(dim, self.dim()) or tuple(range(self.dim())), keepdim)",
     attrs=(("dim", None), ("keepdim", False), ("dtype", None)), dtype="numpy",
     kind="reduction", doc="the sum of the elements (over dim), nan counted as 0",
-    formula="1 where self is not nan, else 0",
     samples=[Sample((3,)), Sample((2, 3), attrs={"dim": 1}),
              Sample((2, 3), attrs={"dim": 0, "keepdim": True})]))
 
@@ -113,16 +119,9 @@ def _nanmean_compose(self, dim=None, keepdim=False, dtype=None):
 
 register(Composed(
     "nanmean", _nanmean_compose,
-    lambda a, dim=None, keepdim=False, dtype=None: np.nanmean(a, axis=axes(dim, a.ndim),
-                                                              keepdims=keepdim),
-    lambda g, self, dim, keepdim: _nansum_vjp(g, self, dim, keepdim) / (~self.isnan()).sum(
-        axes(dim, self.dim()) or tuple(range(self.dim())), keepdim=True),
-    jvp=lambda t, self, dim, keepdim: (t * (self == self)).sum(
-        axes(dim, self.dim()) or tuple(range(self.dim())), keepdim) / (~self.isnan()).sum(
-        axes(dim, self.dim()) or tuple(range(self.dim())), keepdim),
+    via=("nansum", "div.Tensor"),
     attrs=(("dim", None), ("keepdim", False), ("dtype", None)), dtype="same", kind="reduction",
     doc="the mean of the elements that are not nan (over dim)",
-    formula="1/(count of non-nan) where self is not nan, else 0",
     samples=[Sample((3,)), Sample((2, 3), attrs={"dim": 1}),
              Sample((2, 3), attrs={"dim": 0, "keepdim": True})]))
 
@@ -138,6 +137,7 @@ def _aminmax(a, dim, keepdim):
             _amax_forward("aminmax", np.max)(a, d, keepdim))
 
 
+@helper
 def _aminmax_vjp(g, self, dim, keepdim):
     low, high = _aminmax(self._data, dim, keepdim)
     d = () if dim is None else (dim,)
@@ -146,6 +146,7 @@ def _aminmax_vjp(g, self, dim, keepdim):
     return _amax_vjp(g[0], self, low, d, keepdim) + _amax_vjp(g[1], self, high, d, keepdim)
 
 
+@helper
 def _aminmax_jvp(t, self, dim, keepdim):
     low, high = _aminmax(self._data, dim, keepdim)
     d = () if dim is None else (dim,)
@@ -154,11 +155,11 @@ def _aminmax_jvp(t, self, dim, keepdim):
 
 
 register(Op(
-    "aminmax", _aminmax, _aminmax_vjp, jvp=_aminmax_jvp,
+    "aminmax", _aminmax, "self: _aminmax_vjp(grad, self, dim, keepdim)",
+    jvp="self: _aminmax_jvp(self_t, self, dim, keepdim)",
     attrs=(("dim", None), ("keepdim", False)), outputs=2,
     output_wrapper=lambda r: AminmaxResult(*r), dtype="same", kind="reduction",
     doc="(min, max) of the elements (over dim)",
-    formula="1 at the minimum for min, at the maximum for max (ties split evenly)",
     samples=[Sample((4,)), Sample((2, 3), attrs={"dim": 1}),
              Sample((2, 3), attrs={"dim": 0, "keepdim": True})]))
 
@@ -175,6 +176,7 @@ def _logcumsumexp(a, dim):
     return np.logaddexp.accumulate(a, axis=d)
 
 
+@helper
 def _logcumsumexp_vjp(g, self, result, dim):
     if not self.dim():
         return g
@@ -182,11 +184,9 @@ def _logcumsumexp_vjp(g, self, result, dim):
 
 
 register(Op(
-    "logcumsumexp", _logcumsumexp, _logcumsumexp_vjp,
-    jvp=lambda t, self, result, dim: (t * self.exp()).cumsum(dim) * (-result).exp()
-    if self.dim() else t,
+    "logcumsumexp", _logcumsumexp, "self: _logcumsumexp_vjp(grad, self, result, dim)",
+    jvp="self: (self_t * self.exp()).cumsum(dim) * (-result).exp() if self.dim() else self_t",
     attrs=("dim",), dtype="same", kind="reduction",
     doc="log(cumsum(exp(self))) along dim, computed stably",
-    formula="exp(self_i) * sum over j >= i of g_j exp(-result_j)",
     samples=[Sample((4,), attrs={"dim": 0}), Sample((2, 3), attrs={"dim": 1}),
              Sample((3, 2), attrs={"dim": 0}), Sample((), attrs={"dim": 0})]))

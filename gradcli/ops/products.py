@@ -8,6 +8,7 @@ from ..engine import dtypes
 from ..engine.tensor import Tensor, check_numel
 from .extra import TensorsOnly
 from .linalg import _vector_norm, _vector_norm_vjp, check_vectors
+from .derivatives import helper
 from .registry import OPS, Composed, Op, Plain, Sample, register, wrap_dim
 
 
@@ -46,6 +47,7 @@ def _combine(a, product, beta, alpha):
     return (a if beta == 1 else a * beta) + product
 
 
+@helper
 def _scaled(g, factor):
     return g if factor == 1 else g * factor
 
@@ -80,13 +82,14 @@ def _addmm(a, m1, m2, beta, alpha):
 BETA_ALPHA = (("beta", 1), ("alpha", 1))
 register(TensorsOnly(
     "addmm", _addmm,
-    (lambda g, beta: _scaled(g, beta), lambda g, mat2, alpha: _scaled(g.mm(mat2.t()), alpha),
-     lambda g, mat1, alpha: _scaled(mat1.t().mm(g), alpha)),
-    jvp=(lambda t, beta: _scaled(t, beta), lambda t, mat2, alpha: _scaled(t.mm(mat2), alpha),
-         lambda t, mat1, alpha: _scaled(mat1.mm(t), alpha)),
+    ("self: _scaled(grad, beta)",
+     "mat1: _scaled(grad.mm(mat2.t()), alpha)",
+     "mat2: _scaled(mat1.t().mm(grad), alpha)"),
+    jvp=("self: _scaled(self_t, beta)",
+         "mat1: _scaled(mat1_t.mm(mat2), alpha)",
+         "mat2: _scaled(mat1.mm(mat2_t), alpha)"),
     inputs=("self", "mat1", "mat2"), attrs=BETA_ALPHA, inplace=True, kind="linalg", dtype="same",
     doc="beta * self + alpha * (mat1 @ mat2)",
-    formula="d/dself = beta, d/dmat1 = alpha g @ mat2^T, d/dmat2 = alpha mat1^T @ g",
     samples=[Sample((2, 4), (2, 3), (3, 4)),
              Sample((4,), (2, 3), (3, 4), attrs={"beta": 0.5, "alpha": 2.0})]))
 
@@ -102,13 +105,14 @@ def _addmv(a, mat, vec, beta, alpha):
 
 register(TensorsOnly(
     "addmv", _addmv,
-    (lambda g, beta: _scaled(g, beta), lambda g, vec, alpha: _scaled(g.outer(vec), alpha),
-     lambda g, mat, alpha: _scaled(mat.t().mv(g), alpha)),
-    jvp=(lambda t, beta: _scaled(t, beta), lambda t, vec, alpha: _scaled(t.mv(vec), alpha),
-         lambda t, mat, alpha: _scaled(mat.mv(t), alpha)),
+    ("self: _scaled(grad, beta)",
+     "mat: _scaled(grad.outer(vec), alpha)",
+     "vec: _scaled(mat.t().mv(grad), alpha)"),
+    jvp=("self: _scaled(self_t, beta)",
+         "mat: _scaled(mat_t.mv(vec), alpha)",
+         "vec: _scaled(mat.mv(vec_t), alpha)"),
     inputs=("self", "mat", "vec"), attrs=BETA_ALPHA, inplace=True, kind="linalg", dtype="same",
     doc="beta * self + alpha * (mat @ vec)",
-    formula="d/dself = beta, d/dmat = alpha outer(g, vec), d/dvec = alpha mat^T @ g",
     samples=[Sample((2,), (2, 3), (3,)), Sample((), (2, 3), (3,), attrs={"beta": 2.0,
                                                                          "alpha": -1.0})]))
 
@@ -123,13 +127,14 @@ def _addr(a, v1, v2, beta, alpha):
 
 register(TensorsOnly(
     "addr", _addr,
-    (lambda g, beta: _scaled(g, beta), lambda g, vec2, alpha: _scaled(g.mv(vec2), alpha),
-     lambda g, vec1, alpha: _scaled(g.t().mv(vec1), alpha)),
-    jvp=(lambda t, beta: _scaled(t, beta), lambda t, vec2, alpha: _scaled(t.outer(vec2), alpha),
-         lambda t, vec1, alpha: _scaled(vec1.outer(t), alpha)),
+    ("self: _scaled(grad, beta)",
+     "vec1: _scaled(grad.mv(vec2), alpha)",
+     "vec2: _scaled(grad.t().mv(vec1), alpha)"),
+    jvp=("self: _scaled(self_t, beta)",
+         "vec1: _scaled(vec1_t.outer(vec2), alpha)",
+         "vec2: _scaled(vec1.outer(vec2_t), alpha)"),
     inputs=("self", "vec1", "vec2"), attrs=BETA_ALPHA, inplace=True, kind="linalg", dtype="same",
     doc="beta * self + alpha * outer(vec1, vec2)",
-    formula="d/dself = beta, d/dvec1 = alpha g @ vec2, d/dvec2 = alpha g^T @ vec1",
     samples=[Sample((2, 3), (2,), (3,)), Sample((3,), (2,), (3,), attrs={"beta": 0.5,
                                                                         "alpha": 3.0})]))
 
@@ -153,14 +158,14 @@ def _baddbmm(a, b1, b2, beta, alpha):
 
 register(TensorsOnly(
     "baddbmm", _baddbmm,
-    (lambda g, beta: _scaled(g, beta),
-     lambda g, batch2, alpha: _scaled(g.bmm(batch2.transpose(1, 2)), alpha),
-     lambda g, batch1, alpha: _scaled(batch1.transpose(1, 2).bmm(g), alpha)),
-    jvp=(lambda t, beta: _scaled(t, beta), lambda t, batch2, alpha: _scaled(t.bmm(batch2), alpha),
-         lambda t, batch1, alpha: _scaled(batch1.bmm(t), alpha)),
+    ("self: _scaled(grad, beta)",
+     "batch1: _scaled(grad.bmm(batch2.transpose(1, 2)), alpha)",
+     "batch2: _scaled(batch1.transpose(1, 2).bmm(grad), alpha)"),
+    jvp=("self: _scaled(self_t, beta)",
+         "batch1: _scaled(batch1_t.bmm(batch2), alpha)",
+         "batch2: _scaled(batch1.bmm(batch2_t), alpha)"),
     inputs=("self", "batch1", "batch2"), attrs=BETA_ALPHA, inplace=True, kind="linalg", dtype="same",
     doc="beta * self + alpha * (batch1 @ batch2), per batch",
-    formula="d/dself = beta, d/dbatch1 = alpha g @ batch2^T, d/dbatch2 = alpha batch1^T @ g",
     samples=[Sample((2, 2, 4), (2, 2, 3), (2, 3, 4)),
              Sample((4,), (2, 2, 3), (2, 3, 4), attrs={"beta": 0.5, "alpha": 2.0})]))
 
@@ -171,23 +176,21 @@ def _addbmm(a, b1, b2, beta, alpha):
     return _combine(a, np.matmul(b1, b2).sum(0), beta, alpha)
 
 
+@helper
 def _batched(g, batch):
     return g.unsqueeze(0).expand((batch,) + tuple(g.shape))
 
 
 register(TensorsOnly(
     "addbmm", _addbmm,
-    (lambda g, beta: _scaled(g, beta),
-     lambda g, batch2, alpha: _scaled(_batched(g, batch2.shape[0]).bmm(batch2.transpose(1, 2)),
-                                      alpha),
-     lambda g, batch1, alpha: _scaled(batch1.transpose(1, 2).bmm(_batched(g, batch1.shape[0])),
-                                      alpha)),
-    jvp=(lambda t, beta: _scaled(t, beta),
-         lambda t, batch2, alpha: _scaled(t.bmm(batch2).sum(0), alpha),
-         lambda t, batch1, alpha: _scaled(batch1.bmm(t).sum(0), alpha)),
+    ("self: _scaled(grad, beta)",
+     "batch1: _scaled(_batched(grad, batch2.shape[0]).bmm(batch2.transpose(1, 2)), alpha)",
+     "batch2: _scaled(batch1.transpose(1, 2).bmm(_batched(grad, batch1.shape[0])), alpha)"),
+    jvp=("self: _scaled(self_t, beta)",
+         "batch1: _scaled(batch1_t.bmm(batch2).sum(0), alpha)",
+         "batch2: _scaled(batch1.bmm(batch2_t).sum(0), alpha)"),
     inputs=("self", "batch1", "batch2"), attrs=BETA_ALPHA, inplace=True, kind="linalg", dtype="same",
     doc="beta * self + alpha * (sum over the batch of batch1 @ batch2)",
-    formula="d/dself = beta, d/dbatch1 = alpha g @ batch2^T, d/dbatch2 = alpha batch1^T @ g",
     samples=[Sample((2, 4), (3, 2, 3), (3, 3, 4)),
              Sample((4,), (2, 2, 3), (2, 3, 4), attrs={"beta": -1.0, "alpha": 0.5})]))
 
@@ -300,10 +303,12 @@ def _einsum_grad(g, operands, equation, k):
     return EINSUM.apply(tuple(tensors), (",".join(terms) + "->" + "".join(target),))
 
 
+@helper
 def _einsum_vjp(g, operands, equation):
     return [_einsum_grad(g, operands, equation, k) for k in range(len(operands))]
 
 
+@helper
 def _einsum_jvp(t, operands, equation):
     if isinstance(t, Tensor):  # one operand: the registry hands its tangent alone
         t = [t]
@@ -338,10 +343,10 @@ class _Einsum(Op):
 
 
 EINSUM = _Einsum(
-    "_einsum", _einsum_forward, _einsum_vjp, jvp=_einsum_jvp, inputs=("*operands",),
+    "_einsum", _einsum_forward, "operands: _einsum_vjp(grad, operands, equation)",
+    jvp="operands: _einsum_jvp(operands_t, operands, equation)", inputs=("*operands",),
     attrs=("equation",), dtype="same", method=False, public=False, grad_fn="ViewBackward0",
     kind="linalg", doc="Einstein summation over the operands (the op behind torch.einsum)",
-    formula="for each operand: einsum of g with the other operands",
     samples=[Sample((2, 3), (3, 4), attrs={"equation": "ij,jk->ik"}),
              Sample((3, 3), attrs={"equation": "ii"}),
              Sample((3, 3), attrs={"equation": "ii->i"}),
@@ -393,6 +398,7 @@ def _tensordot_dims(a_ndim, b_ndim, dims):
     return [wrap_dim(d, a_ndim) for d in first], [wrap_dim(d, b_ndim) for d in second]
 
 
+@helper
 def _tensordot_compose(a, b, dims=2):
     da, db = _tensordot_dims(a.dim(), b.dim(), dims)
     for x, y in zip(da, db):
@@ -411,31 +417,14 @@ def _tensordot_compose(a, b, dims=2):
 
 register(Composed(
     "tensordot", _tensordot_compose,
-    lambda a, b, dims=2: np.tensordot(a, b, dims if isinstance(dims, int) else tuple(dims)),
-    (lambda g, self, other, dims: _tensordot_grads(g, self, other, dims)[0],
-     lambda g, self, other, dims: _tensordot_grads(g, self, other, dims)[1]),
+    via=("permute", "_reshape_alias", "mm", "view"),
     inputs=("self", "other"), attrs=(("dims", 2),), method=False, dtype="same", kind="linalg",
-    jvp=(lambda t, other, dims: _tensordot_compose(t, other, dims),
-         lambda t, self, dims: _tensordot_compose(self, t, dims)),
     doc="the sum of products over dims of self and other (an int: the last/first dims)",
-    formula="d/dself = g contracted with other over its free dims (and symmetrically)",
     samples=[Sample((2, 3), (3, 4), attrs={"dims": 1}), Sample((2, 3), (2, 3)),
              Sample((3, 2), (3, 4), attrs={"dims": ([0], [0])})]))
 
 
-def _tensordot_grads(g, self, other, dims):
-    da, db = _tensordot_dims(self.dim(), other.dim(), dims)
-    a_labels = LETTERS[:self.dim()]
-    b_labels = list(LETTERS[self.dim():self.dim() + other.dim()])
-    for x, y in zip(da, db):
-        b_labels[y] = a_labels[x]
-    b_labels = "".join(b_labels)
-    out = "".join(a_labels[i] for i in range(self.dim()) if i not in da) + "".join(
-        b_labels[i] for i in range(other.dim()) if i not in db)
-    return (EINSUM.apply((g, other), (f"{out},{b_labels}->{a_labels}",)),
-            EINSUM.apply((g, self), (f"{out},{a_labels}->{b_labels}",)))
-
-
+@helper
 def _inner_compose(self, other):
     if not self.dim() or not other.dim():
         return self * other
@@ -446,16 +435,13 @@ def _inner_compose(self, other):
 
 
 register(Composed(
-    "inner", _inner_compose, lambda a, b: np.inner(a, b),
-    (lambda g, self, other: _tensordot_grads(g, self, other, ([-1], [-1]))[0],
-     lambda g, self, other: _tensordot_grads(g, self, other, ([-1], [-1]))[1]),
+    "inner", _inner_compose, via=("permute", "_reshape_alias", "mm", "view"),
     inputs=("self", "other"), dtype="same", kind="linalg",
-    jvp=(lambda t, other: _inner_compose(t, other), lambda t, self: _inner_compose(self, t)),
     doc="the sum of products over the last dimensions of self and other",
-    formula="d/dself = g contracted with other, d/dother = g contracted with self",
     samples=[Sample((3,), (3,)), Sample((2, 3), (4, 3))]))
 
 
+@helper
 def _kron_compose(self, other):
     n = max(self.dim(), other.dim())
     a = self.reshape((1,) * (n - self.dim()) + tuple(self.shape))
@@ -466,30 +452,10 @@ def _kron_compose(self, other):
     return OPS["_unsafe_view"].apply((a_view * b_view,), (shape,))
 
 
-def _kron_grads(g, self, other):
-    """Each input's gradient: g, viewed as (self dim, other dim) pairs, contracted with the
-    other input."""
-    n = max(self.dim(), other.dim())
-    a_shape = (1,) * (n - self.dim()) + tuple(self.shape)
-    b_shape = (1,) * (n - other.dim()) + tuple(other.shape)
-    a_labels, b_labels = LETTERS[:n], LETTERS[n:2 * n]
-    g_view = g.reshape(tuple(s for pair in zip(a_shape, b_shape) for s in pair))
-    g_labels = "".join(x + y for x, y in zip(a_labels, b_labels))
-    a = self.reshape(a_shape)
-    b = other.reshape(b_shape)
-    grad_a = EINSUM.apply((g_view, b), (f"{g_labels},{b_labels}->{a_labels}",))
-    grad_b = EINSUM.apply((g_view, a), (f"{g_labels},{a_labels}->{b_labels}",))
-    return grad_a.reshape(tuple(self.shape)), grad_b.reshape(tuple(other.shape))
-
-
 register(Composed(
-    "kron", _kron_compose, np.kron,
-    (lambda g, self, other: _kron_grads(g, self, other)[0],
-     lambda g, self, other: _kron_grads(g, self, other)[1]),
+    "kron", _kron_compose, via=("view", "mul", "_unsafe_view"),
     inputs=("self", "other"), dtype="same", kind="linalg",
-    jvp=(lambda t, other: _kron_compose(t, other), lambda t, self: _kron_compose(self, t)),
     doc="the Kronecker product of self and other",
-    formula="d/dself = g's blocks contracted with other (and symmetrically)",
     samples=[Sample((2, 2), (2, 3)), Sample((3,), (2,)), Sample((2, 3), (2,))]))
 
 
@@ -501,11 +467,10 @@ def _vdot(a, b):
 
 
 register(Op(
-    "vdot", _vdot, (lambda g, other: g * other, lambda g, self: g * self),
+    "vdot", _vdot, ("self: grad * other", "other: grad * self"),
     inputs=("self", "other"),
-    jvp=(lambda t, other: OPS["vdot"](t, other), lambda t, self: OPS["vdot"](self, t)),
+    jvp=("self: vdot(self_t, other)", "other: vdot(self, other_t)"),
     dtype="same", kind="linalg", doc="the inner product of two vectors (conjugating self)",
-    formula="d/dself = g * other, d/dother = g * self",
     samples=[Sample((3,), (3,)), Sample((1,), (1,))]))
 
 
@@ -513,20 +478,18 @@ def _dist(a, b, p):
     return _vector_norm(np.asarray(a - b), p)
 
 
+@helper
 def _dist_vjp(g, self, other, result, p):
     return _vector_norm_vjp(g, self - other, result, p, None, False)
 
 
 register(TensorsOnly(
     "dist", _dist,
-    (lambda g, self, other, result, p: _dist_vjp(g, self, other, result, p),
-     lambda g, self, other, result, p: -_dist_vjp(g, self, other, result, p)),
-    jvp=(lambda t, self, other, result, p: (t * _dist_vjp(result * 0 + 1, self, other, result,
-                                                          p)).sum(),
-         lambda t, self, other, result, p: -(t * _dist_vjp(result * 0 + 1, self, other, result,
-                                                           p)).sum()),
+    ("self: _dist_vjp(grad, self, other, result, p)",
+     "other: -_dist_vjp(grad, self, other, result, p)"),
+    jvp=("self: (self_t * _dist_vjp(result * 0 + 1, self, other, result, p)).sum()",
+         "other: -(other_t * _dist_vjp(result * 0 + 1, self, other, result, p)).sum()"),
     inputs=("self", "other"), attrs=(("p", 2),), dtype="promote", kind="linalg",
     doc="the p-norm of self - other (broadcast)",
-    formula="d/dself = the p-norm's derivative at self - other, d/dother = its negative",
     samples=[Sample((3,), (3,)), Sample((2, 3), (3,), attrs={"p": 1}),
              Sample((2, 3), (2, 3), attrs={"p": 3})]))

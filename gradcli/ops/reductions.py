@@ -12,6 +12,7 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.tensor import Tensor
+from .derivatives import helper
 from .registry import OPS, Op, Overload, Plain, Sample, register, wrap_dim
 
 ALL = [Sample(()), Sample((3,)), Sample((2, 3))]
@@ -22,6 +23,7 @@ ONE_DIM = [Sample((3,), attrs={"dim": 0}), Sample((2, 3), attrs={"dim": 1}),
            Sample((2, 3), attrs={"dim": 0, "keepdim": True}), Sample((2, 3), attrs={"dim": -1})]
 
 
+@helper
 def axes(dim, ndim):
     """NumPy axes for a `dim` argument (None: all)."""
     if dim is None:
@@ -49,6 +51,7 @@ def _kept_shape(shape, dim):
     return tuple(1 if ax is None or i in ax else s for i, s in enumerate(shape))
 
 
+@helper
 def keep(g, shape, dim, keepdim):
     """A reduced tensor with its reduced dimensions back as size 1 (broadcasts over self)."""
     if keepdim or not len(shape):
@@ -56,11 +59,13 @@ def keep(g, shape, dim, keepdim):
     return g.reshape(_kept_shape(shape, dim))
 
 
+@helper
 def unreduce(g, shape, dim, keepdim):
     """Broadcast a reduced gradient back over the input's shape."""
     return keep(g, shape, dim, keepdim).expand(shape)
 
 
+@helper
 def _count(shape, dim):
     ax = axes(dim, len(shape))
     n = 1
@@ -78,7 +83,7 @@ def _by_dim(name, everything, over_dim):
     register(everything)
     register(over_dim)
     return register(Overload(name, choose, (everything, over_dim), kind="reduction",
-                             doc=over_dim.doc, formula=over_dim.formula))
+                             doc=over_dim.doc))
 
 
 def _cast(out, dtype):
@@ -300,14 +305,14 @@ def _sum(a, dim, keepdim, dtype):
 _by_dim(
     "sum",
     Op("sum.default", lambda a, dtype: _sum(a, None, False, dtype),
-       lambda g, self_shape: g.expand(self_shape), attrs=(("dtype", None),), jvp="linear",
+       "self: grad.expand(self_shape)", attrs=(("dtype", None),), jvp="linear",
        dtype="numpy", method=False, public=False, grad_fn="SumBackward0", kind="reduction",
-       doc="sum of all elements", formula="1 for every element", samples=ALL),
+       doc="sum of all elements", samples=ALL),
     Op("sum.dim_IntList", _sum,
-       lambda g, self_shape, dim, keepdim: unreduce(g, self_shape, dim, keepdim),
+       "self: unreduce(grad, self_shape, dim, keepdim)",
        attrs=("dim", ("keepdim", False), ("dtype", None)), jvp="linear", dtype="numpy",
        method=False, public=False, grad_fn="SumBackward1", kind="reduction",
-       doc="sum of elements (over dim)", formula="1 for every element", samples=REDUCE))
+       doc="sum of elements (over dim)", samples=REDUCE))
 
 
 def _mean(a, dim, keepdim, dtype):
@@ -327,16 +332,15 @@ def _mean(a, dim, keepdim, dtype):
 _by_dim(
     "mean",
     Op("mean.default", lambda a, dtype: _mean(a, None, False, dtype),
-       lambda g, self_shape: g.expand(self_shape) / _count(self_shape, None),
+       "self: grad.expand(self_shape) / _count(self_shape, None)",
        attrs=(("dtype", None),), jvp="linear", dtype="numpy", method=False, public=False,
        grad_fn="MeanBackward0", kind="reduction", doc="mean of all elements",
-       formula="1/n for every element", samples=ALL),
+       samples=ALL),
     Op("mean.dim", _mean,
-       lambda g, self_shape, dim, keepdim:
-       unreduce(g, self_shape, dim, keepdim) / _count(self_shape, dim),
+       "self: unreduce(grad, self_shape, dim, keepdim) / _count(self_shape, dim)",
        attrs=("dim", ("keepdim", False), ("dtype", None)), jvp="linear", dtype="numpy",
        method=False, public=False, grad_fn="MeanBackward1", kind="reduction",
-       doc="mean of elements (over dim)", formula="1/n for every element", samples=REDUCE))
+       doc="mean of elements (over dim)", samples=REDUCE))
 
 
 def _prod(a, dim, keepdim, dtype):
@@ -373,6 +377,7 @@ def _products_of_others(self, result, dim):
     return others.prod(-1).transpose(d, -1)
 
 
+@helper
 def _prod_vjp(g, self, result, dim=None, keepdim=False):
     if not self.dim():  # PyTorch's prod_backward: the gradient itself, with no graph of its own
         return g
@@ -384,18 +389,17 @@ def _prod_vjp(g, self, result, dim=None, keepdim=False):
 _by_dim(
     "prod",
     Op("prod.default", lambda a, dtype: _prod(a, None, False, dtype),
-       lambda g, self, result: _prod_vjp(g, self, result),
-       jvp=lambda t, self, result: (t * _prod_vjp(result * 0 + 1, self, result)).sum(),
+       "self: _prod_vjp(grad, self, result)",
+       jvp="self: (self_t * _prod_vjp(result * 0 + 1, self, result)).sum()",
        attrs=(("dtype", None),), dtype="numpy", method=False, public=False,
        grad_fn="ProdBackward0", kind="reduction", doc="product of all elements",
-       formula="the product of the other elements", samples=ALL + [Sample((4,), low=0.5)]),
+       samples=ALL + [Sample((4,), low=0.5)]),
     Op("prod.dim_int", _prod,
-       lambda g, self, result, dim, keepdim: _prod_vjp(g, self, result, dim, keepdim),
-       jvp=lambda t, self, result, dim, keepdim: (t * _prod_vjp(
-           result * 0 + 1, self, result, dim, keepdim)).sum(dim, keepdim),
+       "self: _prod_vjp(grad, self, result, dim, keepdim)",
+       jvp="self: (self_t * _prod_vjp(result * 0 + 1, self, result, dim, keepdim)).sum(dim, keepdim)",
        attrs=("dim", ("keepdim", False), ("dtype", None)), dtype="numpy", method=False,
        public=False, grad_fn="ProdBackward1", kind="reduction",
-       doc="product of elements over dim", formula="the product of the other elements",
+       doc="product of elements over dim",
        samples=ONE_DIM))
 
 # ------------------------------------------------------------------ max, min, amax, amin, argmax
@@ -426,12 +430,14 @@ def _tie_mask(self, value):
     return self == value
 
 
+@helper
 def _evenly(g, self, result):
     """PyTorch's evenly_distribute_backward (CPU): zeros with grad / count at the ties."""
     mask = _tie_mask(self, result)
     return OPS["where"](mask, g / mask.sum(), 0.0)
 
 
+@helper
 def _evenly_jvp(t, self, result):
     mask = _tie_mask(self, result)
     return (t * mask).sum() / mask.sum()
@@ -450,8 +456,11 @@ def _extreme_dim(name, fn, arg):
     return forward
 
 
-def _selected(self, dim, arg):
-    """A mask of the element each slice along dim selected (the index max/min returns)."""
+@helper
+def _selected(self, dim, which):
+    """A mask of the element each slice along dim selected (the index max/min returns; which:
+    "max" or "min")."""
+    arg = np.argmax if which == "max" else np.argmin
     if not self.dim():
         return Tensor._make(np.ones((), bool), None, 0, False)
     d = wrap_dim(dim, self.dim())
@@ -465,20 +474,21 @@ def _reduction_pair(name, np_fn, np_arg, binary, doc_word):
     Result = return_type(name, ["values", "indices"])
     everything = Op(
         f"{name}.default", lambda a: (_empty_check(name, a), np_fn(a))[1],
-        lambda g, self, result: _evenly(g, self, result), jvp=_evenly_jvp, dtype="same",
+        "self: _evenly(grad, self, result)", jvp="self: _evenly_jvp(self_t, self, result)",
+        dtype="same",
         method=False, public=False, grad_fn=f"{name.capitalize()}Backward1", kind="reduction",
-        doc=f"the {doc_word} element", formula="1 at the maximum, split evenly among ties",
+        doc=f"the {doc_word} element",
         samples=ALL)
     over_dim = Op(
         f"{name}.dim", _extreme_dim(name, np_fn, np_arg),
-        lambda g, self, dim, keepdim: OPS["where"](  # (zeros with g scattered, as PyTorch's)
-            _selected(self, dim, np_arg), keep(g[0], tuple(self.shape), dim, keepdim), 0.0),
-        jvp=lambda t, self, dim, keepdim: [
-            (t * _selected(self, dim, np_arg)).sum(dim, keepdim) if self.dim() else t, None],
+        f"self: where(_selected(self, dim, {name!r}), keep(grad[0], tuple(self.shape), dim, "
+        "keepdim), 0.0)",
+        jvp=f"self: [(self_t * _selected(self, dim, {name!r})).sum(dim, keepdim) if self.dim() "
+        "else self_t, None]",
         attrs=("dim", ("keepdim", False)), outputs=2, output_wrapper=lambda r: Result(*r),
         dtype="same", method=False, public=False, grad_fn=f"{name.capitalize()}Backward0",
         kind="reduction", doc=f"the {doc_word} along dim and its index (values, indices)",
-        formula="1 at the selected index", samples=ONE_DIM)
+        samples=ONE_DIM)
 
     def choose(self=None, *args, **kwargs):
         other = args[0] if args else kwargs.get("other", kwargs.get("dim"))
@@ -492,8 +502,7 @@ def _reduction_pair(name, np_fn, np_arg, binary, doc_word):
     register(over_dim)
     register(Overload(
         name, choose, (everything, over_dim), kind="reduction",
-        doc=f"the {doc_word} element; with dim, (values, indices); with a tensor, {binary}",
-        formula="1 at the selected element (ties split evenly without dim)"))
+        doc=f"the {doc_word} element; with dim, (values, indices); with a tensor, {binary}"))
     return Result
 
 
@@ -510,6 +519,7 @@ def _amax_forward(name, fn):
     return forward
 
 
+@helper
 def _amax_vjp(g, self, result, dim, keepdim):
     shape = tuple(self.shape)
     mask = self == keep(result, shape, dim, keepdim)
@@ -518,6 +528,7 @@ def _amax_vjp(g, self, result, dim, keepdim):
     return keep(g, shape, dim, keepdim) / count * mask
 
 
+@helper
 def _amax_jvp(t, self, result, dim, keepdim):
     shape = tuple(self.shape)
     ax = axes(dim, len(shape))
@@ -531,10 +542,11 @@ AMAX_SAMPLES = [Sample(()), Sample((3,)), Sample((2, 3), attrs={"dim": 1}),
                 Sample((2, 3, 2), attrs={"dim": (0, 2)})]
 for _name, _fn in (("amax", np.max), ("amin", np.min)):
     register(Op(
-        _name, _amax_forward(_name, _fn), _amax_vjp, jvp=_amax_jvp,
+        _name, _amax_forward(_name, _fn), "self: _amax_vjp(grad, self, result, dim, keepdim)",
+        jvp="self: _amax_jvp(self_t, self, result, dim, keepdim)",
         attrs=(("dim", ()), ("keepdim", False)), dtype="same", kind="reduction",
         doc=f"the {'largest' if _name == 'amax' else 'smallest'} elements over dim",
-        formula="1 at the extreme, split evenly among ties", samples=AMAX_SAMPLES))
+        samples=AMAX_SAMPLES))
 
 
 def _arg_forward(fn):
@@ -587,6 +599,7 @@ def _moment(name, root):
     return forward
 
 
+@helper
 def _var_vjp(g, self, dim, unbiased, keepdim, correction):
     """PyTorch's var_backward: (2 / dof) * grad * (self - mean), in that order; over all
     elements with dof <= 0, grad times inf, or nan where self is its mean (inf * 0)."""
@@ -603,19 +616,25 @@ def _var_vjp(g, self, dim, unbiased, keepdim, correction):
             * (self - self.mean(ax, keepdim=True)))
 
 
+@helper
 def _std_vjp(g, self, result, dim, unbiased, keepdim, correction):
     return _var_vjp((g / (2 * result)).masked_fill(result == 0, 0.0), self, dim, unbiased,
                     keepdim, correction)
 
 
-def _moment_jvp(vjp):
-    def jvp(t, self, result, dim, unbiased, keepdim, correction):
-        ones = result * 0 + 1
-        slope = vjp(ones, self, result, dim, unbiased, keepdim, correction)
-        d, _ = _correction(dim, unbiased, correction)
-        ax = axes(d, self.dim())
-        return (t * slope).sum(ax if ax is not None else tuple(range(self.dim())), keepdim)
-    return jvp
+@helper
+def _moment_jvp(vjp, t, self, result, dim, unbiased, keepdim, correction):
+    """The forward derivative of var or std, from its VJP vjp (of the result too)."""
+    ones = result * 0 + 1
+    slope = vjp(ones, self, result, dim, unbiased, keepdim, correction)
+    d, _ = _correction(dim, unbiased, correction)
+    ax = axes(d, self.dim())
+    return (t * slope).sum(ax if ax is not None else tuple(range(self.dim())), keepdim)
+
+
+@helper
+def _var_vjp_of_result(g, self, result, *args):
+    return _var_vjp(g, self, *args)
 
 
 MOMENT_SAMPLES = [Sample((3,)), Sample((2, 3), attrs={"dim": 1}),
@@ -624,15 +643,17 @@ MOMENT_SAMPLES = [Sample((3,)), Sample((2, 3), attrs={"dim": 1}),
                   Sample((4,), attrs={"dim": False})]
 MOMENT_ATTRS = (("dim", None), ("unbiased", None), ("keepdim", False), ("correction", None))
 register(Op(
-    "var", _moment("var", False), lambda g, self, dim, unbiased, keepdim, correction: _var_vjp(
-        g, self, dim, unbiased, keepdim, correction),
-    jvp=_moment_jvp(lambda g, self, result, *a: _var_vjp(g, self, *a)), attrs=MOMENT_ATTRS,
-    dtype="same", kind="reduction", doc="variance over dim (correction=1: Bessel's)",
-    formula="2 * (self - mean) / (n - correction)", samples=MOMENT_SAMPLES))
+    "var", _moment("var", False), "self: _var_vjp(grad, self, dim, unbiased, keepdim, correction)",
+    jvp="self: _moment_jvp(_var_vjp_of_result, self_t, self, result, dim, unbiased, keepdim, "
+        "correction)",
+    attrs=MOMENT_ATTRS, dtype="same", kind="reduction", doc="variance over dim (correction=1: Bessel's)",
+    samples=MOMENT_SAMPLES))
 register(Op(
-    "std", _moment("std", True), _std_vjp, jvp=_moment_jvp(_std_vjp), attrs=MOMENT_ATTRS,
+    "std", _moment("std", True),
+    "self: _std_vjp(grad, self, result, dim, unbiased, keepdim, correction)",
+    jvp="self: _moment_jvp(_std_vjp, self_t, self, result, dim, unbiased, keepdim, correction)",
+    attrs=MOMENT_ATTRS,
     dtype="same", kind="reduction", doc="standard deviation over dim (correction=1: Bessel's)",
-    formula="(self - mean) / ((n - correction) * std) (0 where std = 0)",
     samples=MOMENT_SAMPLES))
 
 # ------------------------------------------------------------------ norm, logsumexp
@@ -671,11 +692,13 @@ def _logsumexp(a, dim, keepdim):
     return out.astype(a.dtype, copy=False)
 
 
+@helper
 def _logsumexp_vjp(g, self, result, dim, keepdim):
     shape = tuple(self.shape)
     return keep(g, shape, dim, keepdim) * (self - keep(result, shape, dim, keepdim)).exp()
 
 
+@helper
 def _logsumexp_jvp(t, self, result, dim, keepdim):
     shape = tuple(self.shape)
     ax = axes(dim, len(shape))
@@ -684,9 +707,10 @@ def _logsumexp_jvp(t, self, result, dim, keepdim):
 
 
 register(Op(
-    "logsumexp", _logsumexp, _logsumexp_vjp, jvp=_logsumexp_jvp,
+    "logsumexp", _logsumexp, "self: _logsumexp_vjp(grad, self, result, dim, keepdim)",
+    jvp="self: _logsumexp_jvp(self_t, self, result, dim, keepdim)",
     attrs=("dim", ("keepdim", False)), dtype="float", kind="reduction",
-    doc="log(sum(exp(self))) over dim, computed stably", formula="softmax(self) over dim",
+    doc="log(sum(exp(self))) over dim, computed stably",
     samples=[Sample((3,), attrs={"dim": 0}), Sample((2, 3), attrs={"dim": 1}),
              Sample((2, 3), attrs={"dim": 0, "keepdim": True}),
              Sample((2, 3, 2), attrs={"dim": (0, 2)})]))
@@ -707,6 +731,7 @@ def _cumulative(fn):
     return forward
 
 
+@helper
 def _reverse_cumsum(g, dim):
     if not g.dim():
         return g
@@ -714,13 +739,14 @@ def _reverse_cumsum(g, dim):
 
 
 register(Op(
-    "cumsum", _cumulative(np.cumsum), lambda g, dim: _reverse_cumsum(g, dim), jvp="linear",
+    "cumsum", _cumulative(np.cumsum), "self: _reverse_cumsum(grad, dim)", jvp="linear",
     attrs=("dim", ("dtype", None)), dtype="numpy", inplace=True, kind="reduction",
-    doc="running sums along dim", formula="the reversed running sum of the gradient",
+    doc="running sums along dim",
     samples=[Sample((3,), attrs={"dim": 0}), Sample((2, 3), attrs={"dim": 1}),
              Sample((2, 3), attrs={"dim": -2}), Sample((), attrs={"dim": 0})]))
 
 
+@helper
 def _cumprod_vjp(g, self, result, dim):
     if not self.dim():
         return g
@@ -738,6 +764,7 @@ def _cumprod_vjp(g, self, result, dim):
     return weights.sum(-1).transpose(d, -1)
 
 
+@helper
 def _cumprod_jvp(t, self, result, dim):
     if not self.dim():
         return t
@@ -754,10 +781,10 @@ def _cumprod_jvp(t, self, result, dim):
 
 
 register(Op(
-    "cumprod", _cumulative(np.cumprod), _cumprod_vjp, jvp=_cumprod_jvp,
+    "cumprod", _cumulative(np.cumprod), "self: _cumprod_vjp(grad, self, result, dim)",
+    jvp="self: _cumprod_jvp(self_t, self, result, dim)",
     attrs=("dim", ("dtype", None)), dtype="numpy", inplace=True, kind="reduction",
     doc="running products along dim",
-    formula="sum over k >= i of g_k * the running product to k without self_i",
     samples=[Sample((3,), attrs={"dim": 0}), Sample((2, 3), attrs={"dim": 1}),
              Sample((2, 3), attrs={"dim": 0}), Sample((), attrs={"dim": 0})]))
 
@@ -798,6 +825,7 @@ def _log_softmax(a, dim, dtype):
         shifted - np.log(np.sum(np.exp(shifted), axis=d, keepdims=True))).reshape(a.shape)
 
 
+@helper
 def _along(t, dim):
     return t.sum(dim, keepdim=True) if t.dim() else t
 
@@ -806,14 +834,14 @@ SOFTMAX_SAMPLES = [Sample((3,), attrs={"dim": 0}), Sample((2, 3), attrs={"dim": 
                    Sample((2, 3), attrs={"dim": 0}), Sample((), attrs={"dim": 0}),
                    Sample((2, 3, 2), attrs={"dim": -1})]
 register(_WithDtype(
-    "softmax", _softmax, lambda g, result, dim: OPS["_softmax_backward_data"](g, result, dim, result.dtype),
+    "softmax", _softmax, "self: _softmax_backward_data(grad, result, dim, result.dtype)",
     attrs=("dim", ("dtype", None)), dtype="same", kind="reduction",
-    doc="exp(self) / sum(exp(self)) along dim", formula="softmax * (g - sum(g * softmax))",
+    doc="exp(self) / sum(exp(self)) along dim",
     samples=SOFTMAX_SAMPLES))
 register(_WithDtype(
     "log_softmax", _log_softmax,
-    lambda g, result, dim: OPS["_log_softmax_backward_data"](g, result, dim, result.dtype),
-    jvp=lambda t, result, dim: t - _along(result.exp() * t, dim),
+    "self: _log_softmax_backward_data(grad, result, dim, result.dtype)",
+    jvp="self: self_t - _along(result.exp() * self_t, dim)",
     attrs=("dim", ("dtype", None)), dtype="same", kind="reduction",
-    doc="self - logsumexp(self) along dim", formula="g - softmax * sum(g)",
+    doc="self - logsumexp(self) along dim",
     samples=SOFTMAX_SAMPLES))

@@ -1,13 +1,13 @@
 """The op table machinery: one `Op` declaration per operation, and the dispatcher that runs its
 forward on NumPy arrays and records its backward node.
 
-An op declares its forward (a NumPy function), one VJP per differentiable input (a function of
-the incoming gradient `g` written in Tensor operations, so that create_graph differentiates it
-again), its JVP, its grad_fn name, method and operator names, a doc line with the derivative
-formula, and sample domains for tests.  What a node saves for backward is derived from the VJPs'
-parameter names: a VJP that reads `self` saves the input `self`, one that reads `result` saves
-the output.  So an op saves exactly what its formulas need, only for inputs that need a gradient,
-like PyTorch's derivatives.yaml.
+An op declares its forward (a NumPy function), its derivative formulas as derivatives.yaml
+writes them (`"self: grad * self.cos()"`, one per differentiable input, written in Tensor
+operations so that create_graph differentiates them again; gradcli.ops.derivatives compiles
+them), its JVP, its grad_fn name, method and operator names, a doc line, and sample domains for
+tests.  What a node saves for backward is derived from the names the formulas read: a formula
+that reads `self` saves the input `self`, one that reads `result` saves the output.  So an op
+saves exactly what its formulas need, only for inputs that need a gradient, like PyTorch.
 """
 
 import numbers
@@ -24,7 +24,7 @@ from ..engine.graph import tensor_gradient as _tensor_gradient
 from ..engine.tangents import ForwardAD, Unbatchable, set_tangent as _set_tangent
 from ..engine.tensor import Tensor, to_array
 from ..engine.torch_classes import TorchClass, torch_repr
-from . import formulas
+from . import derivatives, formulas
 
 OPS = {}            # public name -> Op or Overload, in declaration order
 ALIASES = {}        # alternative public name -> name in OPS (`divide` -> `div`)
@@ -74,6 +74,7 @@ COMPOSITION = "composition"
 
 
 _PREPARED = frozenset({"vjps", "jvps", "saves", "save_inputs", "save_result", "node_cls"})
+_HAND_WRITTEN = object()  # (formula=: the text of a VJP written as a function, not declared)
 
 
 class Op:
@@ -83,7 +84,8 @@ class Op:
     operator_call = None  # two-input ops: call for `a op b` (NotImplemented, not TypeError)
 
     def __init__(self, name, forward, vjp=None, *, inputs=("self",), attrs=(), jvp="elementwise",
-                 grad_fn=None, method=True, function=True, inplace=False, doc="", formula="",
+                 grad_fn=None, method=True, function=True, inplace=False, doc="",
+                 formula=_HAND_WRITTEN,
                  samples=(), dtype="promote", differentiable=True, outputs=1, view=False,
                  public=True, kind="elementwise", signature=None, output_wrapper=None,
                  edges=None, on_floats=None, elementwise_jvp=False):
@@ -99,7 +101,15 @@ class Op:
         self.function = function
         self.inplace = inplace
         self.doc = doc
-        self.formula = formula
+        # vjp: the op's derivative formulas, declared as derivatives.yaml writes them ("self:
+        # grad * self.cos()", gradcli.ops.derivatives), compiled at first use; the text
+        # explain and `gradcli ops` show (self.formula) is derived from the same declaration
+        declared = derivatives.is_declaration(vjp)
+        if declared and formula is not _HAND_WRITTEN:
+            raise TypeError(f"op {name}: the formula text is derived from the declaration")
+        self.declaration = vjp if declared else None  # (and jvp, when it is one)
+        if not declared and not (vjp == COMPOSITION and formula is _HAND_WRITTEN):
+            self.formula = "" if formula is _HAND_WRITTEN else formula
         self.samples = list(samples)
         self.dtype_rule = dtype
         # vjp=COMPOSITION: a composite op whose derivative is that of the ops it runs (PyTorch's
@@ -118,7 +128,12 @@ class Op:
         # take part in the computation but not in next_functions); None: every input
         names = [n.lstrip("*") for n in self.inputs]
         self.edge_index = None if edges is None else tuple(names.index(e) for e in edges)
-        self.per_input = isinstance(vjp, tuple)
+        if declared:  # one formula per input, or one for them all (`self, other: ...`)
+            entries = derivatives.entry_names(vjp)
+            self.per_input = not (len(entries) == 1 and (len(entries[0]) > 1 or (
+                len(names) == 1 and entries[0] == (names[0],))))
+        else:
+            self.per_input = isinstance(vjp, tuple)
         # the forward on two Python floats, for 0-d float64 operands at the default attributes:
         # only for operations IEEE 754 rounds exactly (+ - * /), so that the result is NumPy's
         # to the bit, in a third of the time NumPy's ufunc machinery takes on 0-d arrays
@@ -137,6 +152,16 @@ class Op:
         if name in _PREPARED and "_declared" in self.__dict__:
             self.prepare()
             return getattr(self, name)
+        if name == "formula" and self.__dict__.get("derived"):  # the formulas of the ops it runs
+            self.formula = " | ".join(f"{OPS[n].grad_fn_name}: {OPS[n].formula}"
+                                      for n in getattr(self, "via", ()) if OPS[n].formula)
+            return self.formula
+        if name == "formula" and "_declared" in self.__dict__:
+            self.formula = derivatives.text(self._declared[0], self.name)
+            return self.formula
+        if name == "formula" and "_text_from" in self.__dict__:  # (prepared already)
+            self.formula = derivatives.text(self.__dict__.pop("_text_from"), self.name)
+            return self.formula
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def prepare(self):
@@ -149,6 +174,12 @@ class Op:
         if declared is None:
             return self
         vjp, jvp = declared
+        if derivatives.is_declaration(vjp):
+            if "formula" not in self.__dict__:
+                self._text_from = vjp
+            vjp = derivatives.compile_vjps(self, vjp, self.per_input)
+        if derivatives.is_declaration(jvp):
+            jvp = derivatives.compile_jvps(self, jvp)
         if vjp is None:
             self.vjps = ()
         elif self.per_input:
@@ -199,6 +230,13 @@ class Op:
         (engine.graph._Donation)."""
         return all(entry is None or _reads_g_once_by_operator(entry[0]) for entry in self.vjps)
 
+    def formula_at(self, attrs):
+        """The shown derivative formula with these attribute values in the attributes' place
+        (explain: `x + y` shows `d/dother = 1`, not `1 if alpha == 1 else alpha`)."""
+        if self.declaration is None:
+            return self.formula
+        return derivatives.text(self.declaration, self.name, dict(zip(self.attr_names, attrs)))
+
     def operator_variant(self, swapped=False):
         """The specialised call of a two-input op as a Python operator: NotImplemented for
         operands it cannot take.  swapped=True: for `2 * x`, which PyTorch computes as
@@ -219,7 +257,7 @@ class Op:
         kinds = []
         names = [n.lstrip("*") for n in self.inputs]
         for p in code.co_varnames[:code.co_argcount]:
-            if p in ("g", "t"):
+            if p in ("g", "t", "grad", "tangents") or p.endswith("_t") and p[:-2] in names:
                 kinds.append((G, 0))
             elif p in names:
                 kinds.append((INPUT, names.index(p)))
@@ -934,9 +972,9 @@ _UFUNC_OUT = _ufunc_out_works()
 
 def _reads_g_once_by_operator(fn):
     """Whether VJP fn reads its gradient parameter (the first) exactly once, as an operand of
-    +, -, * or / (or unary -), so that the operator's op may compute into the gradient's array
-    (engine.graph._Donation).  Decided by running fn once on stand-ins (gradcli.ops.formulas),
-    the same on every Python."""
+    +, -, * or / (or unary -), so that the operator's op may compute into the gradient's array.
+    Read from the formula's expression tree (gradcli.ops.formulas); False for a function
+    written by hand."""
     return formulas.reads_gradient_once_by_operator(fn)
 
 
@@ -1069,8 +1107,8 @@ def _float_formula(fn):
     the saved values that are ufunc ops (`g * other`, `-g * self / (other * other)`,
     `g * self.cos()`).  On 0-d float64 tensors those operators compute on Python floats (an
     op's `on_floats`) and those methods call their ufunc on a Python float, so the bits are
-    the same.  Decided by running fn once on stand-ins (gradcli.ops.formulas), the same on
-    every Python: None when not (a closure, a global, `2 / x`, a method of a computed value),
+    the same.  Read from the formula's expression tree (gradcli.ops.formulas): None when not
+    (a global, a helper, `2 / x`, a method of a computed value, a function written by hand),
     else whether the formula calls methods (its saved value is then passed as a _FloatArg)."""
     return formulas.float_formula(fn, _float_method)
 
@@ -1808,6 +1846,9 @@ def zeros_like_grad(g):
     return Tensor._make(np.zeros_like(g._data), None, 0, False)
 
 
+derivatives.helper(zeros_like_grad, name="zeros_like")
+
+
 def register(op):
     """Add op to the table (public ops become functions and, if declared, methods)."""
     OPS[op.name] = op
@@ -1822,12 +1863,13 @@ def alias(name, target):
 class Composed(Op):
     """An op PyTorch implements by calling other ops (`2 / x` is reciprocal then mul, `square`
     is pow): calling it runs `compose(*inputs, *attrs)` on tensors, so the graph holds PyTorch's
-    nodes; the declared forward and VJPs document it and drive the table's tests (or
-    vjp=COMPOSITION says the derivative is the composition's own)."""
+    nodes, and its derivative is theirs (PyTorch's CompositeImplicit ops).  `via`: the ops it
+    runs, whose derivative formulas are the ones shown for it."""
 
-    def __init__(self, name, compose, forward, vjp, **kw):
-        super().__init__(name, forward, vjp, **kw)
+    def __init__(self, name, compose, via=(), **kw):
+        super().__init__(name, None, COMPOSITION, **kw)
         self.compose = compose
+        self.via = tuple(via)
 
     def apply(self, inputs, attrs):
         if self.variadic:
@@ -1870,8 +1912,16 @@ class Overload:
         self.inplace = any(o.inplace for o in ops)
         self.kind = kind
         self.signature = signature
-        self.formula = formula
+        self._formula = formula
         self.public = True
+
+    @property
+    def formula(self):
+        """The derivative formulas of the ops it picks from (or the text it was given)."""
+        if self._formula:
+            return self._formula
+        return "; ".join(dict.fromkeys(part for o in self.ops for part in o.formula.split("; ")
+                                       if part))
 
     def __call__(self, *args, **kwargs):
         return self.choose(*args, **kwargs)(*args, **kwargs)
@@ -1884,6 +1934,7 @@ def as_tensor_arg(x, like=None):
     return Tensor._make(to_array(x), None, 0, False)
 
 
+@derivatives.helper
 def wrap_dim(dim, ndim):
     n = max(ndim, 1)
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):

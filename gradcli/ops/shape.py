@@ -15,17 +15,17 @@ from ..engine import dtypes, messages
 from ..engine.tangents import set_tangent as _set_tangent
 from ..engine.grad_mode import GradMode
 from ..engine.tensor import StaleView, Tensor, check_numel
-from .registry import (OPS, Composed, Op, Overload, Plain, Sample, alias, passthrough, register,
-                       wrap_dim)
+from .derivatives import helper
+from .registry import OPS, Composed, Op, Overload, Plain, Sample, alias, register, wrap_dim
 
 
 class Composite(Composed):
     """A composed op of the shape family (see `Composed`)."""
 
-    def __init__(self, name, compose, forward, vjp, **kw):
+    def __init__(self, name, compose, **kw):
         kw.setdefault("kind", "shape")
         kw.setdefault("dtype", "same")
-        super().__init__(name, compose, forward, vjp, **kw)
+        super().__init__(name, compose, **kw)
 
 
 class VarArgs:
@@ -126,6 +126,8 @@ def _infer_shape(shape, numel):
     return shape
 
 
+@helper
+@helper
 def _reshape_back(g, self_shape):
     """The derivative of the reshape family: the gradient reshaped to the input's shape (a
     validated tuple of sizes, so without `Tensor.reshape`'s argument parsing)."""
@@ -153,25 +155,25 @@ def _view(a, shape):
 RESHAPE_SAMPLES = [Sample((2, 3), attrs={"shape": (3, 2)}), Sample((6,), attrs={"shape": (2, -1)}),
                    Sample((), attrs={"shape": (1, 1)})]
 register(VarArgsOp(
-    "view", _view, _reshape_back, attrs=("shape",),
+    "view", _view, "self: _reshape_back(grad, self_shape)", attrs=("shape",),
     grad_fn="ViewBackward0", view=True, jvp="linear", dtype="same", kind="shape", function=False,
     doc="a view with a new shape (the elements must be contiguous enough)",
-    formula="reshape back", samples=[Sample((2, 3), attrs={"shape": (3, 2)})]))
+    samples=[Sample((2, 3), attrs={"shape": (3, 2)})]))
 
 register(Op(
     "_unsafe_view", lambda a, shape: a.reshape(_infer_shape(shape, a.size)),
-    _reshape_back, attrs=("shape",),
+    "self: _reshape_back(grad, self_shape)", attrs=("shape",),
     grad_fn="UnsafeViewBackward0", jvp="linear", dtype="same", kind="shape", method=False,
-    public=False, doc="a reshape of a fresh copy (not tracked as a view)", formula="reshape back",
+    public=False, doc="a reshape of a fresh copy (not tracked as a view)",
     samples=[Sample((2, 3), attrs={"shape": (6,)})]))
 
 
 register(Op(
     "_reshape_alias", lambda a, shape: a.reshape(shape, copy=False),
-    _reshape_back, attrs=("shape",),
+    "self: _reshape_back(grad, self_shape)", attrs=("shape",),
     grad_fn="ReshapeAliasBackward0", view=True, jvp="linear", dtype="same", kind="shape",
     method=False, public=False, doc="reshape of a non-contiguous tensor that needs no copy",
-    formula="reshape back", samples=[Sample((2, 3), attrs={"shape": (3, 2)})]))
+    samples=[Sample((2, 3), attrs={"shape": (3, 2)})]))
 
 
 def _reshape_compose(self, shape):
@@ -188,23 +190,22 @@ def _reshape_compose(self, shape):
 
 
 register(VarArgsComposite(
-    "reshape", _reshape_compose, lambda a, shape: a.reshape(_infer_shape(shape, a.size)),
-    _reshape_back, attrs=("shape",), jvp="linear",
+    "reshape", _reshape_compose, via=("view", "clone", "_unsafe_view"), attrs=("shape",),
     doc="the same elements in a new shape: a view when possible, else a copy",
-    formula="reshape back", samples=RESHAPE_SAMPLES + [
+    samples=RESHAPE_SAMPLES + [
         Sample((3, 2), attrs={"shape": (6,)}, name="(3, 2)->6")]))
 
 register(Composite(
     "view_as", lambda self, other: OPS["view"].apply((self,), (tuple(other._data.shape),)),
-    lambda a, b: a.reshape(b.shape), (_reshape_back, None),
-    inputs=("self", "other"), jvp="linear", function=False, doc="self.view(other.size())",
-    formula="reshape back", samples=[Sample((2, 3), (6,), gradgrad=True)]))
+    via=("view",),
+    inputs=("self", "other"), edges=("self",), function=False, doc="self.view(other.size())",
+    samples=[Sample((2, 3), (6,), gradgrad=True)]))
 
 register(Composite(
     "reshape_as", lambda self, other: _reshape_compose(self, tuple(other._data.shape)),
-    lambda a, b: a.reshape(b.shape), (_reshape_back, None),
-    inputs=("self", "other"), jvp="linear", function=False, doc="self.reshape(other.size())",
-    formula="reshape back", samples=[Sample((2, 3), (3, 2))]))
+    via=("view", "clone", "_unsafe_view"),
+    inputs=("self", "other"), edges=("self",), function=False, doc="self.reshape(other.size())",
+    samples=[Sample((2, 3), (3, 2))]))
 
 
 def _flatten_shape(shape, start_dim, end_dim):
@@ -226,9 +227,8 @@ def _flatten_compose(self, start_dim, end_dim):
 
 register(Composite(
     "flatten", _flatten_compose,
-    lambda a, start_dim, end_dim: a.reshape(_flatten_shape(a.shape, start_dim, end_dim)),
-    _reshape_back, attrs=(("start_dim", 0), ("end_dim", -1)),
-    jvp="linear", doc="merge dims start_dim..end_dim into one", formula="reshape back",
+    via=("view", "clone", "_unsafe_view"), attrs=(("start_dim", 0), ("end_dim", -1)),
+    doc="merge dims start_dim..end_dim into one",
     samples=[Sample((2, 3)), Sample((2, 3, 2), attrs={"start_dim": 1}), Sample(())]))
 
 
@@ -250,9 +250,8 @@ register(Composite(
     "unflatten",
     lambda self, dim, sizes: OPS["view"].apply(
         (self,), (_unflatten_shape(self._data.shape, dim, sizes),)),
-    lambda a, dim, sizes: a.reshape(_unflatten_shape(a.shape, dim, sizes)),
-    _reshape_back, attrs=("dim", "sizes"), jvp="linear",
-    doc="split dim into sizes", formula="reshape back",
+    via=("view",), attrs=("dim", "sizes"),
+    doc="split dim into sizes",
     samples=[Sample((2, 6), attrs={"dim": 1, "sizes": (2, 3)})]))
 
 
@@ -267,6 +266,7 @@ def _squeeze(a, dim=None):
     return np.squeeze(a, axis=ax) if ax else a.view()
 
 
+@helper
 def _unsqueeze_to(g, self_shape, dim):
     for d in _squeeze_dims(self_shape, dim):
         g = g.unsqueeze(d)
@@ -274,26 +274,26 @@ def _unsqueeze_to(g, self_shape, dim):
 
 
 squeeze_all = register(Op(
-    "squeeze.all", _squeeze, lambda g, self_shape: _unsqueeze_to(g, self_shape, None),
+    "squeeze.all", _squeeze, "self: _unsqueeze_to(grad, self_shape, None)",
     grad_fn="SqueezeBackward0", view=True, jvp="linear", dtype="same", kind="shape",
-    method=False, public=False, doc="remove every size-1 dimension", formula="unsqueeze back",
+    method=False, public=False, doc="remove every size-1 dimension",
     samples=[Sample((2, 1, 3)), Sample((1, 1))]))
 squeeze_dim = register(Op(
-    "squeeze.dim", _squeeze, lambda g, self_shape, dim: _unsqueeze_to(g, self_shape, dim),
+    "squeeze.dim", _squeeze, "self: _unsqueeze_to(grad, self_shape, dim)",
     attrs=("dim",), grad_fn="SqueezeBackward1", view=True, jvp="linear", dtype="same",
     kind="shape", method=False, public=False, doc="remove dimension dim if its size is 1",
-    formula="unsqueeze back", samples=[Sample((1, 3), attrs={"dim": 0}),
+    samples=[Sample((1, 3), attrs={"dim": 0}),
                                        Sample((2, 3), attrs={"dim": 1})]))
 squeeze_dims = register(Op(
-    "squeeze.dims", _squeeze, lambda g, self_shape, dim: _unsqueeze_to(g, self_shape, dim),
+    "squeeze.dims", _squeeze, "self: _unsqueeze_to(grad, self_shape, dim)",
     attrs=("dim",), grad_fn="SqueezeBackward2", view=True, jvp="linear", dtype="same",
     kind="shape", method=False, public=False, doc="remove the size-1 dimensions among dim",
-    formula="unsqueeze back", samples=[Sample((1, 3, 1), attrs={"dim": (0, 2)})]))
+    samples=[Sample((1, 3, 1), attrs={"dim": (0, 2)})]))
 # matmul's `mm(...).squeeze_(0)`: the in-place squeeze of a fresh result (not a view)
 register(Op(
-    "_squeeze_inplace_dim", _squeeze, lambda g, self_shape, dim: _unsqueeze_to(g, self_shape, dim),
+    "_squeeze_inplace_dim", _squeeze, "self: _unsqueeze_to(grad, self_shape, dim)",
     attrs=("dim",), grad_fn="SqueezeBackward4", jvp="linear", dtype="same", kind="shape",
-    method=False, public=False, doc="squeeze_(dim) of a fresh result", formula="unsqueeze back",
+    method=False, public=False, doc="squeeze_(dim) of a fresh result",
     samples=[Sample((1, 3), attrs={"dim": 0})]))
 
 
@@ -307,7 +307,7 @@ def _choose_squeeze(self=None, dim=None, **kwargs):
 
 register(Overload("squeeze", _choose_squeeze, (squeeze_all, squeeze_dim, squeeze_dims),
                   doc="remove size-1 dimensions (all, dim, or a tuple of dims); a view",
-                  kind="shape", formula="unsqueeze back"))
+                  kind="shape"))
 
 
 def _unsqueeze(a, dim):
@@ -315,15 +315,15 @@ def _unsqueeze(a, dim):
 
 
 register(Op(
-    "unsqueeze", _unsqueeze, lambda g, dim: g.squeeze(dim), attrs=("dim",), view=True,
+    "unsqueeze", _unsqueeze, "self: grad.squeeze(dim)", attrs=("dim",), view=True,
     jvp="linear", dtype="same", kind="shape", doc="insert a size-1 dimension at dim (a view)",
-    formula="squeeze back", samples=[Sample((), attrs={"dim": 0}), Sample((3,), attrs={"dim": 0}),
+    samples=[Sample((), attrs={"dim": 0}), Sample((3,), attrs={"dim": 0}),
                                      Sample((2, 3), attrs={"dim": -1})]))
 
 register(Op(
-    "alias", lambda a: a.view(), passthrough, grad_fn="AliasBackward0", view=True, jvp="linear",
+    "alias", lambda a: a.view(), "self: grad", grad_fn="AliasBackward0", view=True, jvp="linear",
     dtype="same", kind="shape", method=False, public=False, doc="the same tensor as a new view",
-    formula="1", samples=[Sample((2, 3))]))
+    samples=[Sample((2, 3))]))
 
 
 def _transpose(a, dim0, dim1):
@@ -334,9 +334,9 @@ def _transpose(a, dim0, dim1):
 
 
 register(Op(
-    "transpose", _transpose, lambda g, dim0, dim1: g.transpose(dim0, dim1),
+    "transpose", _transpose, "self: grad.transpose(dim0, dim1)",
     attrs=("dim0", "dim1"), view=True, jvp="linear", dtype="same", kind="shape",
-    doc="swap dimensions dim0 and dim1 (a view)", formula="transpose back",
+    doc="swap dimensions dim0 and dim1 (a view)",
     samples=[Sample((2, 3), attrs={"dim0": 0, "dim1": 1}),
              Sample((2, 3, 4), attrs={"dim0": -1, "dim1": 0})]))
 alias("swapaxes", "transpose")
@@ -356,14 +356,16 @@ def _permute(a, dims):
     return np.transpose(a, wrapped) if a.ndim else a.view()
 
 
+@helper
 def _permute_vjp(g, dims):
     wrapped = [wrap_dim(d, len(dims)) for d in dims]
     return g.permute(tuple(int(i) for i in np.argsort(wrapped)))
 
 
 register(VarArgsOp(
-    "permute", _permute, _permute_vjp, attrs=("dims",), view=True, jvp="linear", dtype="same",
-    kind="shape", doc="reorder the dimensions (a view)", formula="permute back by the inverse",
+    "permute", _permute, "self: _permute_vjp(grad, dims)", attrs=("dims",), view=True,
+    jvp="linear", dtype="same",
+    kind="shape", doc="reorder the dimensions (a view)",
     samples=[Sample((2, 3), attrs={"dims": (1, 0)}), Sample((2, 3, 4), attrs={"dims": (2, 0, 1)})]))
 
 
@@ -382,10 +384,9 @@ def _movedim_compose(self, source, destination):
 
 
 register(Composite(
-    "movedim", _movedim_compose, lambda a, source, destination: np.moveaxis(a, source, destination),
-    lambda g, source, destination: g.movedim(destination, source), attrs=("source", "destination"),
-    jvp="linear", doc="move dims source to positions destination (a permute)",
-    formula="move back", samples=[Sample((2, 3, 4), attrs={"source": 0, "destination": 2})]))
+    "movedim", _movedim_compose, via=("permute",), attrs=("source", "destination"),
+    doc="move dims source to positions destination (a permute)",
+    samples=[Sample((2, 3, 4), attrs={"source": 0, "destination": 2})]))
 alias("moveaxis", "movedim")
 
 
@@ -396,8 +397,8 @@ def _t(a):
 
 
 register(Op(
-    "t", _t, lambda g: g.t(), view=True, jvp="linear", dtype="same", kind="shape",
-    doc="transpose a matrix (0-D and 1-D tensors as they are)", formula="transpose back",
+    "t", _t, "self: grad.t()", view=True, jvp="linear", dtype="same", kind="shape",
+    doc="transpose a matrix (0-D and 1-D tensors as they are)",
     samples=[Sample((2, 3)), Sample((3,))]))
 
 
@@ -457,26 +458,17 @@ def _expand(a, size):
 
 
 register(VarArgsOp(
-    "expand", _expand, lambda g, self_shape: g.sum_to_size(self_shape), attrs=("size",),
+    "expand", _expand, "self: grad.sum_to_size(self_shape)", attrs=("size",),
     view=True, jvp="linear", dtype="same", kind="shape", function=False,
-    doc="broadcast size-1 dimensions to size (a view)", formula="sum over the expanded dims",
+    doc="broadcast size-1 dimensions to size (a view)",
     samples=[Sample((3,), attrs={"size": (2, 3)}), Sample((2, 1), attrs={"size": (2, 3)}),
              Sample((), attrs={"size": (2,)})]))
 
 register(Composite(
     "expand_as", lambda self, other: OPS["expand"].apply((self,), (tuple(other._data.shape),)),
-    lambda a, b: np.broadcast_to(a, b.shape), (lambda g, self_shape: g.sum_to_size(self_shape), None),
-    inputs=("self", "other"), jvp="linear", function=False, doc="self.expand(other.size())",
-    formula="sum over the expanded dims", samples=[Sample((3,), (2, 3))]))
-
-
-def _sum_to_size(a, size):
-    size = tuple(size)
-    lead = a.ndim - len(size)
-    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size)
-                                      if s == 1 and a.shape[lead + i] != 1)
-    out = np.sum(a, axis=axes, keepdims=True) if axes else a
-    return out.reshape(size)
+    via=("expand",),
+    inputs=("self", "other"), edges=("self",), function=False, doc="self.expand(other.size())",
+    samples=[Sample((3,), (2, 3))]))
 
 
 def _sum_to_size_compose(self, size):
@@ -497,9 +489,9 @@ def _sum_to_size_compose(self, size):
 
 
 register(VarArgsComposite(
-    "sum_to_size", _sum_to_size_compose, _sum_to_size, lambda g, self_shape: g.expand(self_shape),
-    attrs=("size",), jvp="linear", function=False,
-    doc="sum broadcast dimensions away down to size", formula="1 (broadcast back)",
+    "sum_to_size", _sum_to_size_compose, via=("sum.dim_IntList", "view"),
+    attrs=("size",), function=False,
+    doc="sum broadcast dimensions away down to size",
     samples=[Sample((2, 3), attrs={"size": (1, 3)}), Sample((2, 3), attrs={"size": (3,)})]))
 
 
@@ -518,6 +510,7 @@ def _repeat(a, repeats):
     return np.tile(a.reshape(shape), repeats)
 
 
+@helper
 def _repeat_vjp(g, self_shape, repeats):
     shape = (1,) * (len(repeats) - len(self_shape)) + tuple(self_shape)
     split = []
@@ -529,9 +522,9 @@ def _repeat_vjp(g, self_shape, repeats):
 
 
 register(VarArgsOp(
-    "repeat", _repeat, _repeat_vjp, attrs=("repeats",), jvp="linear", dtype="same", kind="shape",
+    "repeat", _repeat, "self: _repeat_vjp(grad, self_shape, repeats)", attrs=("repeats",),
+    jvp="linear", dtype="same", kind="shape",
     function=False, doc="tile the tensor repeats[i] times along each dimension",
-    formula="sum of the gradient over the copies",
     samples=[Sample((3,), attrs={"repeats": (2,)}), Sample((2, 3), attrs={"repeats": (2, 1, 2)}),
              Sample((), attrs={"repeats": (3,)})]))
 
@@ -544,10 +537,8 @@ def _tile_compose(self, dims):
 
 register(VarArgsComposite(
     "tile", _tile_compose,
-    lambda a, dims: np.tile(a, dims), lambda g, self_shape, dims: _repeat_vjp(
-        g, self_shape, (1,) * (len(self_shape) - len(dims)) + tuple(dims)),
-    attrs=("dims",), jvp="linear", doc="repeat, padding dims with leading 1s",
-    formula="sum of the gradient over the copies",
+    via=("repeat",),
+    attrs=("dims",), doc="repeat, padding dims with leading 1s",
     samples=[Sample((2, 3), attrs={"dims": (2,)})]))
 
 
@@ -577,6 +568,7 @@ def _cat(arrays, dim):
     return np.concatenate(arrays, axis=d)
 
 
+@helper
 def _cat_vjp(g, dim, shapes):
     d = wrap_dim(dim, len(shapes[0]))
     out = []
@@ -601,10 +593,10 @@ class _ListOp(Op):
 
 
 register(_ListOp(
-    "cat", _cat, _cat_vjp, inputs=("*tensors",), attrs=(("dim", 0),), jvp="linear",
+    "cat", _cat, "tensors: _cat_vjp(grad, dim, shapes)", inputs=("*tensors",),
+    attrs=(("dim", 0),), jvp="linear",
     empty_error=ValueError("torch.cat(): expected a non-empty list of Tensors"), dtype="promote",
     kind="shape", method=False, doc="join tensors along an existing dimension",
-    formula="the matching slice of the gradient for each input",
     samples=[Sample((2,), (3,)), Sample((2, 3), (1, 3)), Sample((2, 3), (2, 1), attrs={"dim": 1})]))
 alias("concat", "cat")
 alias("concatenate", "cat")
@@ -623,10 +615,10 @@ def _stack(arrays, dim):
 
 register(_ListOp(
     "stack", _stack,
-    lambda g, dim, shapes: OPS["unbind"].apply((g,), (wrap_dim(dim, len(shapes[0]) + 1),)),
+    "tensors: unbind.apply((grad,), (wrap_dim(dim, len(shapes[0]) + 1),))",
     inputs=("*tensors",), attrs=(("dim", 0),), jvp="linear", dtype="promote", kind="shape",
     empty_error=RuntimeError("stack expects a non-empty TensorList"),
-    method=False, doc="join tensors along a new dimension", formula="unbind",
+    method=False, doc="join tensors along a new dimension",
     samples=[Sample((), ()), Sample((3,), (3,)), Sample((2, 3), (2, 3), attrs={"dim": 1})]))
 
 
@@ -649,25 +641,14 @@ def _vstack_compose(tensors):
     return OPS["cat"].apply([_atleast(t, 2) for t in tensors], (0,))
 
 
-def _hstack_vjp(g, shapes):
-    if all(len(s) <= 1 for s in shapes):
-        return _cat_vjp(g, 0, [s or (1,) for s in shapes])
-    return _cat_vjp(g, 1, shapes)
-
-
 register(Composite(
-    "hstack", _hstack_compose, lambda arrays: np.hstack(arrays), _hstack_vjp, inputs=("*tensors",),
-    jvp="linear", dtype="promote", method=False,
-    doc="cat along dim 1 (dim 0 for vectors)", formula="the matching slice of the gradient",
+    "hstack", _hstack_compose, via=("cat",), inputs=("*tensors",), dtype="promote", method=False,
+    doc="cat along dim 1 (dim 0 for vectors)",
     samples=[Sample((2,), (3,)), Sample((2, 3), (2, 1))]))
-def _vstack_vjp(g, shapes):
-    return _cat_vjp(g, 0, [s if len(s) >= 2 else (1, max(math.prod(s), 1)) for s in shapes])
-
-
 register(Composite(
-    "vstack", _vstack_compose, lambda arrays: np.vstack(arrays), _vstack_vjp,
-    inputs=("*tensors",), jvp="linear", dtype="promote", method=False,
-    doc="cat along dim 0 after making each input at least 2-D", formula="the matching rows",
+    "vstack", _vstack_compose, via=("unsqueeze", "cat"),
+    inputs=("*tensors",), dtype="promote", method=False,
+    doc="cat along dim 0 after making each input at least 2-D",
     samples=[Sample((3,), (3,)), Sample((2, 3), (3,))]))
 alias("row_stack", "vstack")
 
@@ -715,19 +696,22 @@ def _split_with_sizes(a, split_sizes, dim):
     return _split_at(a, sizes, d)
 
 
+@helper
 def _split_vjp(g, dim, self_shape):
     return OPS["cat"].apply(list(g), (wrap_dim(dim, len(self_shape)),))
 
 
 split_int = register(Op(
-    "split.int", _split, _split_vjp, attrs=("split_size", ("dim", 0)), outputs="many",
+    "split.int", _split, "self: _split_vjp(grad, dim, self_shape)",
+    attrs=("split_size", ("dim", 0)), outputs="many",
     grad_fn="SplitBackward0", view=True, jvp="linear", dtype="same", kind="shape", method=False,
-    public=False, doc="pieces of split_size along dim (views)", formula="cat of the gradients",
+    public=False, doc="pieces of split_size along dim (views)",
     samples=[Sample((5,), attrs={"split_size": 2}), Sample((2, 4), attrs={"split_size": 2, "dim": 1})]))
 split_with_sizes = register(Op(
-    "split_with_sizes", _split_with_sizes, _split_vjp, attrs=("split_sizes", ("dim", 0)),
+    "split_with_sizes", _split_with_sizes, "self: _split_vjp(grad, dim, self_shape)",
+    attrs=("split_sizes", ("dim", 0)),
     outputs="many", grad_fn="SplitWithSizesBackward0", view=True, jvp="linear", dtype="same",
-    kind="shape", doc="pieces of the given sizes along dim (views)", formula="cat of the gradients",
+    kind="shape", doc="pieces of the given sizes along dim (views)",
     samples=[Sample((5,), attrs={"split_sizes": [2, 3]}),
              Sample((2, 3), attrs={"split_sizes": [1, 2], "dim": 1})]))
 
@@ -750,7 +734,7 @@ class _Split(Overload):
 
 register(_Split("split", _choose_split, (split_int, split_with_sizes),
                 doc="split into pieces of a size, or of a list of sizes, along dim (views)",
-                kind="shape", formula="cat of the gradients"))
+                kind="shape"))
 
 
 def _chunk_compose(self, chunks, dim):
@@ -764,9 +748,8 @@ def _chunk_compose(self, chunks, dim):
 
 register(Composite(
     "chunk", _chunk_compose,
-    lambda a, chunks, dim: _split(a, (a.shape[wrap_dim(dim, a.ndim)] + chunks - 1) // chunks, dim),
-    _split_vjp, attrs=("chunks", ("dim", 0)), outputs="many", jvp="linear",
-    doc="split into `chunks` nearly equal pieces (views)", formula="cat of the gradients",
+    via=("split.int",), attrs=("chunks", ("dim", 0)), outputs="many",
+    doc="split into `chunks` nearly equal pieces (views)",
     samples=[Sample((5,), attrs={"chunks": 2}), Sample((2, 3), attrs={"chunks": 3, "dim": 1})]))
 
 
@@ -778,10 +761,9 @@ def _unbind(a, dim):
 
 
 register(Op(
-    "unbind", _unbind, lambda g, dim, self_shape: OPS["stack"].apply(
-        list(g), (wrap_dim(dim, len(self_shape)),)),
+    "unbind", _unbind, "self: stack.apply(list(grad), (wrap_dim(dim, len(self_shape)),))",
     attrs=(("dim", 0),), outputs="many", jvp="linear", dtype="same", kind="shape", view=True,
-    doc="the slices along dim, as a tuple of views", formula="stack",
+    doc="the slices along dim, as a tuple of views",
     samples=[Sample((2, 3)), Sample((2, 3), attrs={"dim": 1})]))
 
 
@@ -817,8 +799,8 @@ def _like_preserve(a, values):
 
 
 register(VarArgsOp(
-    "flip", _flip, lambda g, dims: g.flip(dims), attrs=("dims",), jvp="linear", dtype="same",
-    kind="shape", doc="reverse the order of elements along dims (a copy)", formula="flip back",
+    "flip", _flip, "self: grad.flip(dims)", attrs=("dims",), jvp="linear", dtype="same",
+    kind="shape", doc="reverse the order of elements along dims (a copy)",
     samples=[Sample((3,), attrs={"dims": (0,)}), Sample((2, 3), attrs={"dims": (0, 1)})]))
 
 
@@ -835,15 +817,15 @@ def _roll(a, shifts, dims):
     return np.roll(a, tuple(shifts), _dims(dims, a.ndim))
 
 
+@helper
 def _neg_shifts(shifts):
     return tuple(-s for s in shifts) if isinstance(shifts, (list, tuple)) else -shifts
 
 
 register(Op(
-    "roll", _roll, lambda g, shifts, dims: g.roll(_neg_shifts(shifts), dims),
+    "roll", _roll, "self: grad.roll(_neg_shifts(shifts), dims)",
     attrs=("shifts", ("dims", None)), jvp="linear", dtype="same", kind="shape",
     doc="shift elements cyclically along dims (flattened when dims is None)",
-    formula="roll back by -shifts",
     samples=[Sample((4,), attrs={"shifts": 1}), Sample((2, 3), attrs={"shifts": (1, -1), "dims": (0, 1)}),
              Sample((2, 3), attrs={"shifts": 2})]))
 
@@ -879,18 +861,16 @@ def _select_backward(g, input_sizes, dim, index):
 
 
 register(Op(
-    "select_backward", _select_backward, lambda g, dim, index: g.select(dim, index),
+    "select_backward", _select_backward, "self: grad.select(dim, index)",
     attrs=("input_sizes", "dim", "index"), grad_fn="SelectBackwardBackward0", jvp="linear",
     dtype="same", kind="shape", method=False, public=False,
-    doc="zeros of input_sizes with g at index along dim", formula="select again",
+    doc="zeros of input_sizes with g at index along dim",
     samples=[Sample((3,), attrs={"input_sizes": (2, 3), "dim": 0, "index": 1})]))
 
 register(Op(
-    "select", _select, lambda g, self_shape, dim, index: OPS["select_backward"].apply(
-        (g,), (self_shape, dim, index)),
+    "select", _select, "self: select_backward.apply((grad,), (self_shape, dim, index))",
     attrs=("dim", "index"), view=True, jvp="linear", dtype="same", kind="shape",
     doc="the slice at index along dim, without that dim (a view)",
-    formula="scatter into zeros at index",
     samples=[Sample((3,), attrs={"dim": 0, "index": 1}), Sample((2, 3), attrs={"dim": 1, "index": -1})]))
 
 
@@ -922,20 +902,26 @@ def _slice_backward(g, input_sizes, dim, start, end, step):
     return out
 
 
+
+@helper(shows="slice({0}, {1}, {2}, {3}, {4})")
+def _slice_op(g, dim, start, end, step):
+    """The slice op (not Python's slice) on the gradient."""
+    return OPS["slice"].apply((g,), (dim, start, end, step))
+
+
 register(Op(
     "slice_backward", _slice_backward,
-    lambda g, dim, start, end, step: OPS["slice"].apply((g,), (dim, start, end, step)),
+    "self: _slice_op(grad, dim, start, end, step)",
     attrs=("input_sizes", "dim", "start", "end", "step"), grad_fn="SliceBackwardBackward0",
     jvp="linear", dtype="same", kind="shape", method=False, public=False,
-    doc="zeros of input_sizes with g at start:end:step along dim", formula="slice again",
+    doc="zeros of input_sizes with g at start:end:step along dim",
     samples=[Sample((2,), attrs={"input_sizes": (4,), "dim": 0, "start": 1, "end": 4, "step": 2})]))
 
 register(Op(
-    "slice", _slice, lambda g, self_shape, dim, start, end, step: OPS["slice_backward"].apply(
-        (g,), (self_shape, dim, start, end, step)),
+    "slice", _slice, "self: slice_backward.apply((grad,), (self_shape, dim, start, end, step))",
     attrs=(("dim", 0), ("start", None), ("end", None), ("step", 1)), view=True, jvp="linear",
     dtype="same", kind="shape", method=False, public=False,
-    doc="self[start:end:step] along dim (a view)", formula="scatter into zeros at the slice",
+    doc="self[start:end:step] along dim (a view)",
     samples=[Sample((5,), attrs={"start": 1, "end": 4}),
              Sample((2, 5), attrs={"dim": 1, "start": 0, "end": 5, "step": 2})]))
 
@@ -962,11 +948,9 @@ def _narrow_compose(self, dim, start, length):
 
 register(Composite(
     "narrow", _narrow_compose,
-    lambda a, dim, start, length: _slice(a, dim, start, start + length, 1),
-    lambda g, self_shape, dim, start, length: OPS["slice_backward"].apply(
-        (g,), (self_shape, dim, start, start + length, 1)),
-    attrs=("dim", "start", "length"), jvp="linear", view=True,
-    doc="length elements from start along dim (a view)", formula="scatter into zeros",
+    via=("slice",),
+    attrs=("dim", "start", "length"), view=True,
+    doc="length elements from start along dim (a view)",
     samples=[Sample((5,), attrs={"dim": 0, "start": 1, "length": 3}),
              Sample((2, 4), attrs={"dim": 1, "start": 2, "length": 2})]))
 
@@ -1000,18 +984,17 @@ def _diagonal_backward(g, input_sizes, offset, dim1, dim2):
 
 register(Op(
     "diagonal_backward", _diagonal_backward,
-    lambda g, offset, dim1, dim2: g.diagonal(offset, dim1, dim2),
+    "self: grad.diagonal(offset, dim1, dim2)",
     attrs=("input_sizes", "offset", "dim1", "dim2"), grad_fn="DiagonalBackwardBackward0",
     jvp="linear", dtype="same", kind="shape", method=False, public=False,
-    doc="zeros of input_sizes with g on the diagonal", formula="diagonal again",
+    doc="zeros of input_sizes with g on the diagonal",
     samples=[Sample((2,), attrs={"input_sizes": (2, 3), "offset": 1, "dim1": 0, "dim2": 1})]))
 
 register(Op(
-    "diagonal", _diagonal, lambda g, self_shape, offset, dim1, dim2: OPS["diagonal_backward"].apply(
-        (g,), (self_shape, offset, dim1, dim2)),
+    "diagonal", _diagonal,
+    "self: diagonal_backward.apply((grad,), (self_shape, offset, dim1, dim2))",
     attrs=(("offset", 0), ("dim1", 0), ("dim2", 1)), view=True, jvp="linear", dtype="same",
     kind="shape", doc="the diagonal (offset above it when > 0) of dims dim1, dim2 (a view)",
-    formula="g on the diagonal of zeros",
     samples=[Sample((3, 3)), Sample((2, 3), attrs={"offset": 1}),
              Sample((2, 3, 3), attrs={"offset": -1, "dim1": 1, "dim2": 2})]))
 
@@ -1052,18 +1035,17 @@ def _index_add_zeros(g, input_sizes, dim, index):
 
 register(Op(
     "index_select_backward", _index_add_zeros,
-    lambda g, dim, index: OPS["index_select"].apply((g,), (dim, index)),
+    "self: index_select.apply((grad,), (dim, index))",
     attrs=("input_sizes", "dim", "index"), grad_fn="IndexAddBackward0", jvp="linear",
     dtype="same", kind="shape", method=False, public=False,
-    doc="zeros of input_sizes with g added at index along dim", formula="index_select again",
+    doc="zeros of input_sizes with g added at index along dim",
     samples=[Sample((2,), attrs={"input_sizes": (3,), "dim": 0, "index": [0, 0]})]))
 
 register(Op(
     "index_select", _index_select,
-    lambda g, self_shape, dim, index: OPS["index_select_backward"].apply(
-        (g,), (self_shape, dim, index)),
+    "self: index_select_backward.apply((grad,), (self_shape, dim, index))",
     attrs=("dim", "index"), jvp="linear", dtype="same", kind="shape",
-    doc="the entries at index (a 1-D long tensor) along dim", formula="scatter-add into zeros",
+    doc="the entries at index (a 1-D long tensor) along dim",
     samples=[Sample((3,), attrs={"dim": 0, "index": [2, 0, 2]}),
              Sample((2, 3), attrs={"dim": 1, "index": [1]})]))
 
@@ -1113,17 +1095,17 @@ def _scatter_add_zeros(g, input_sizes, dim, index):
 
 register(Op(
     "gather_backward", _scatter_add_zeros,
-    lambda g, dim, index: OPS["gather"].apply((g,), (dim, index)),
+    "self: gather.apply((grad,), (dim, index))",
     attrs=("input_sizes", "dim", "index"), grad_fn="ScatterAddBackward0", jvp="linear",
     dtype="same", kind="shape", method=False, public=False,
-    doc="zeros of input_sizes with g added at index along dim", formula="gather again",
+    doc="zeros of input_sizes with g added at index along dim",
     samples=[Sample((2, 1), attrs={"input_sizes": (2, 3), "dim": 1, "index": [[0], [0]]})]))
 
 register(Op(
     "gather", _gather,
-    lambda g, self_shape, dim, index: OPS["gather_backward"].apply((g,), (self_shape, dim, index)),
+    "self: gather_backward.apply((grad,), (self_shape, dim, index))",
     attrs=("dim", "index"), jvp="linear", dtype="same", kind="shape",
-    doc="out[i][j] = self[i][index[i][j]] (for dim=1)", formula="scatter-add into zeros",
+    doc="out[i][j] = self[i][index[i][j]] (for dim=1)",
     samples=[Sample((2, 3), attrs={"dim": 1, "index": [[0, 0], [2, 1]]}),
              Sample((3,), attrs={"dim": 0, "index": [1, 1, 0, 2]})]))
 
@@ -1149,11 +1131,9 @@ def _take_along_dim_compose(self, indices, dim=None):
 
 register(Composite(
     "take_along_dim", _take_along_dim_compose,
-    lambda a, indices, dim=None: np.take_along_axis(a, _array(indices), dim),
-    lambda g, self_shape, indices, dim: OPS["gather_backward"].apply((g,), (self_shape, dim, indices)),
-    attrs=("indices", ("dim", None)), jvp="linear",
+    via=("expand", "gather"),
+    attrs=("indices", ("dim", None)),
     doc="gather after broadcasting self and indices (flattened when dim is None)",
-    formula="scatter-add into zeros",
     samples=[Sample((2, 3), attrs={"indices": [[0], [2]], "dim": 1})]))
 
 
@@ -1189,17 +1169,16 @@ def _masked_scatter_zeros(g, input_sizes, mask):
 
 register(Op(
     "masked_select_backward", _masked_scatter_zeros,
-    lambda g, mask: OPS["masked_select"].apply((g,), (mask,)), attrs=("input_sizes", "mask"),
+    "self: masked_select.apply((grad,), (mask,))", attrs=("input_sizes", "mask"),
     grad_fn="MaskedScatterBackward0", jvp="linear", dtype="same", kind="shape", method=False,
-    public=False, doc="zeros with g at the True entries of mask", formula="masked_select again",
+    public=False, doc="zeros with g at the True entries of mask",
     samples=[Sample((2,), attrs={"input_sizes": (3,), "mask": [True, False, True]})]))
 
 register(Op(
     "masked_select", _masked_select,
-    lambda g, self_shape, mask: OPS["masked_select_backward"].apply((g,), (self_shape, mask)),
+    "self: masked_select_backward.apply((grad,), (self_shape, mask))",
     attrs=("mask",), jvp="linear", dtype="same", kind="shape",
     doc="the entries where mask (broadcast) is True, as a 1-D tensor",
-    formula="scatter into zeros at the mask",
     samples=[Sample((3,), attrs={"mask": [True, False, True]}),
              Sample((2, 3), attrs={"mask": [False, True, True]})]))
 
@@ -1212,9 +1191,9 @@ def _clone(a, memory_format=None):
 
 
 register(Op(
-    "clone", _clone, passthrough, attrs=(("memory_format", None),), jvp="linear", dtype="same",
+    "clone", _clone, "self: grad", attrs=(("memory_format", None),), jvp="linear", dtype="same",
     kind="shape", doc="a copy (strides preserved unless memory_format says contiguous)",
-    formula="1", samples=[Sample((2, 3)), Sample(())]))
+    samples=[Sample((2, 3)), Sample(())]))
 
 
 def _contiguous_compose(self, memory_format=None):
@@ -1224,9 +1203,9 @@ def _contiguous_compose(self, memory_format=None):
 
 
 register(Composite(
-    "contiguous", _contiguous_compose, lambda a, memory_format=None: np.ascontiguousarray(a),
-    passthrough, attrs=(("memory_format", None),), jvp="linear", function=False,
-    doc="self if contiguous, else a contiguous copy", formula="1", samples=[Sample((2, 3))]))
+    "contiguous", _contiguous_compose, via=("clone",), attrs=(("memory_format", None),),
+    function=False,
+    doc="self if contiguous, else a contiguous copy", samples=[Sample((2, 3))]))
 
 
 def _to(a, dtype):
@@ -1234,9 +1213,9 @@ def _to(a, dtype):
 
 
 register(Op(
-    "to_dtype", _to, lambda g, self_dtype: g.to_dtype(self_dtype), attrs=("dtype",),
+    "to_dtype", _to, "self: grad.to_dtype(self_dtype)", attrs=("dtype",),
     grad_fn="ToCopyBackward0", jvp="linear", dtype="numpy", kind="shape", method=True,
-    public=False, doc="convert to dtype", formula="1 (converted back)",
+    public=False, doc="convert to dtype",
     samples=[Sample((3,), attrs={"dtype": dtypes.float64})]))
 
 
@@ -1279,24 +1258,23 @@ def _index_put_accumulate(zeros, g, path):
 
 register(Op(
     "index_backward", _index_put_accumulate,
-    (passthrough, lambda g, path: OPS["index"].apply((g,), (path,))), inputs=("self", "values"),
+    ("self: grad", "values: index.apply((grad,), (path,))"), inputs=("self", "values"),
     attrs=("path",), grad_fn="IndexPutImplBackward0", jvp="linear", dtype="same",
     kind="shape", method=False, public=False,
     doc="self (zeros) with values added at path (repeated indices accumulate)",
-    formula="index again",
     samples=[Sample((4,), (3,), attrs={"path": ((), (np.array([0, 2, 0]),))})]))
 
 
+@helper
 def _index_vjp(g, self_shape, path):
     zeros = Tensor._make(np.zeros(self_shape, g._data.dtype), None, 0, False)
     return OPS["index_backward"].apply((zeros, g), (path,))
 
 
 register(Op(
-    "index", _index, _index_vjp,
+    "index", _index, "self: _index_vjp(grad, self_shape, path)",
     attrs=("path",), grad_fn="IndexBackward0", jvp="linear", dtype="same", kind="shape",
     method=False, public=False, doc="self[indices] with tensor indices (a copy)",
-    formula="scatter-add into zeros (repeated indices accumulate)",
     samples=[Sample((4,), attrs={"path": ((), (np.array([0, 2, 0]),))}),
              Sample((2, 3), attrs={"path": ((), (slice(None), np.array([True, False, True])))})]))
 
@@ -1350,6 +1328,7 @@ def _classify(item):
     raise IndexError(messages.VALID_INDICES.format(type(item).__name__))
 
 
+@helper
 def _parse_index(shape, index, setitem):
     """PyTorch's applySlicing: the basic steps, the tensor indices (as a NumPy key over the
     result of the steps) and the shape after the steps."""
@@ -1467,13 +1446,9 @@ def _getitem_compose(self, index):
 
 
 register(Composite(
-    "getitem", _getitem_compose, lambda a, index: _index(
-        a, _parse_index(a.shape, index, setitem=False)[:2]),
-    lambda g, self_shape, index: _index_vjp(
-        g, self_shape, _parse_index(self_shape, index, setitem=False)[:2]),
-    attrs=("index",), jvp="linear", method=False, public=False,
+    "getitem", _getitem_compose, via=("select", "slice", "unsqueeze", "index"),
+    attrs=("index",), method=False, public=False,
     doc="self[index]: ints, slices, None, ..., lists, long tensors, masks",
-    formula="scatter into zeros (repeated indices accumulate)",
     samples=[Sample((3,), attrs={"index": 1}), Sample((2, 3), attrs={"index": (slice(None), 1)}),
              Sample((4,), attrs={"index": [0, 2, 0]}), Sample((2, 3), attrs={"index": (None, 1)}),
              Sample((2, 3), attrs={"index": (Ellipsis, slice(0, 3, 2))}),
@@ -1491,14 +1466,17 @@ def _index_put(a, value, path):
     return out
 
 
+@helper
 def _index_put_self_vjp(g, path):
     return _SETITEM_OPS["CopySlices"].apply((g, 0.0), (path,))
 
 
+@helper
 def _index_put_value_vjp(g, path):
     return OPS["index"].apply((g,), (path,))
 
 
+@helper
 def _index_put_values_jvp(t, self_shape, path):
     zeros = Tensor._make(np.zeros(self_shape, t._data.dtype), None, 0, False)
     return _SETITEM_OPS["CopySlices"].apply((zeros, t), (path,))
@@ -1506,12 +1484,13 @@ def _index_put_values_jvp(t, self_shape, path):
 
 def _setitem_op(name):
     return Op(
-        "index_put_path", _index_put, (_index_put_self_vjp, _index_put_value_vjp),
+        "index_put_path", _index_put, ("self: _index_put_self_vjp(grad, path)",
+         "values: _index_put_value_vjp(grad, path)"),
         inputs=("self", "values"), attrs=("path",), grad_fn=name,
-        jvp=(_index_put_self_vjp, _index_put_values_jvp), dtype="same",
+        jvp=("self: _index_put_self_vjp(self_t, path)",
+             "values: _index_put_values_jvp(values_t, self_shape, path)"), dtype="same",
         kind="shape", method=False, public=False,
         doc="self with values written at path (item assignment)",
-        formula="d/dself = 1 outside path, 0 inside; d/dvalues = the gradient at path",
         samples=[Sample((3,), (), attrs={"path": ((("select", 0, 1),), None)}),
                  Sample((2, 3), (3,), attrs={"path": ((), (np.array([1, 0]),))})])
 

@@ -12,7 +12,8 @@ import numpy as np
 from ..engine import dtypes
 from ..engine.grad_mode import GradMode
 from ..engine.tensor import Tensor
-from .reductions import _evenly, _evenly_jvp, return_type
+from .reductions import return_type
+from .derivatives import helper
 from .registry import OPS, Op, Overload, Plain, Sample, register, wrap_dim
 from .shape import Composite
 
@@ -43,6 +44,7 @@ def _order(a, d, descending):
     return a.shape[d] - 1 - np.flip(flipped, d)
 
 
+@helper
 def _scatter(g, self_shape, dim, indices, keepdim=True):
     """Zeros of self_shape with g put at indices along dim (differentiable: its VJP gathers)."""
     if not self_shape:
@@ -54,6 +56,7 @@ def _scatter(g, self_shape, dim, indices, keepdim=True):
     return OPS["gather_backward"].apply((g,), (tuple(self_shape), d, indices))
 
 
+@helper
 def _gather(t, dim, indices, keepdim=True):
     """t at indices along dim (the JVP of a value-selecting op)."""
     if not t.dim():
@@ -75,6 +78,7 @@ def _sort(a, dim=-1, descending=False):
     return np.take_along_axis(a, index, d), _long(index)
 
 
+@helper
 def _sort_index(self, dim, descending):
     return _sort(self._data, dim, descending)[1]
 
@@ -83,21 +87,24 @@ SORT_SAMPLES = [Sample((4,)), Sample((2, 3), attrs={"dim": 0}),
                 Sample((2, 3), attrs={"descending": True}), Sample(())]
 
 
+@helper
 def _sort_vjp(g, self, dim, descending):
     return _scatter(g[0], tuple(self.shape), dim, _sort_index(self, dim, descending))
 
 
+@helper
 def _sort_jvp(t, self, dim, descending):
     return [_gather(t, dim, _sort_index(self, dim, descending)), None]
 
 
 def _sort_op(name, forward, grad_fn, attrs, samples):
     return register(Op(
-        name, forward, _sort_vjp, jvp=_sort_jvp, attrs=attrs, outputs=2,
+        name, forward, "self: _sort_vjp(grad, self, dim, descending)",
+        jvp="self: _sort_jvp(self_t, self, dim, descending)", attrs=attrs, outputs=2,
         output_wrapper=lambda r: SortResult(*r), dtype="same", method=False, public=False,
         grad_fn=grad_fn, kind="sorting",
         doc="the elements sorted along dim and their original indices (values, indices)",
-        formula="g scattered back to the original positions", samples=samples))
+        samples=samples))
 
 
 sort_default = _sort_op("sort.default", _sort, "SortBackward0",
@@ -110,8 +117,7 @@ sort_stable = _sort_op(
 register(Overload(
     "sort", lambda self=None, *args, **kwargs: sort_stable if "stable" in kwargs else sort_default,
     (sort_default, sort_stable), kind="sorting",
-    doc="the elements sorted along dim and their original indices (values, indices)",
-    formula="g scattered back to the original positions"))
+    doc="the elements sorted along dim and their original indices (values, indices)"))
 
 
 def _argsort(a, dim, descending, stable):
@@ -128,11 +134,8 @@ def _msort_compose(self):
 
 
 register(Composite(
-    "msort", _msort_compose, lambda a: np.sort(a, axis=0, kind="stable") if a.ndim else a.copy(),
-    lambda g, self: _scatter(g, tuple(self.shape), 0, _sort_index(self, 0, False)),
-    jvp=lambda t, self: _gather(t, 0, _sort_index(self, 0, False)), method=True,
+    "msort", _msort_compose, via=("sort.default",), method=True,
     kind="sorting", doc="self sorted along its first dimension (sort(self, 0).values)",
-    formula="g scattered back to the original positions",
     samples=[Sample((4,)), Sample((3, 2))]))
 
 
@@ -149,20 +152,19 @@ def _topk(a, k, dim=-1, largest=True, sorted=True):
     return np.take_along_axis(a, index, d), _long(index)
 
 
+@helper
 def _topk_index(self, k, dim, largest):
     return _topk(self._data, k, dim, largest)[1]
 
 
 register(Op(
     "topk", _topk,
-    lambda g, self, k, dim, largest: _scatter(g[0], tuple(self.shape), dim,
-                                              _topk_index(self, k, dim, largest)),
-    jvp=lambda t, self, k, dim, largest: [_gather(t, dim, _topk_index(self, k, dim, largest)),
-                                          None],
+    "self: _scatter(grad[0], tuple(self.shape), dim, _topk_index(self, k, dim, largest))",
+    jvp="self: [_gather(self_t, dim, _topk_index(self, k, dim, largest)), None]",
     attrs=("k", ("dim", -1), ("largest", True), ("sorted", True)), outputs=2,
     output_wrapper=lambda r: TopkResult(*r), dtype="same", grad_fn="TopkBackward0",
     kind="sorting", doc="the k largest (largest=False: smallest) elements along dim and their "
-                        "indices", formula="g scattered back to the selected positions",
+                        "indices",
     samples=[Sample((5,), attrs={"k": 2}), Sample((2, 4), attrs={"k": 3, "dim": -1}),
              Sample((3, 2), attrs={"k": 2, "dim": 0, "largest": False})]))
 
@@ -183,20 +185,19 @@ def _kthvalue(a, k, dim=-1, keepdim=False):
     return values, _long(index)
 
 
+@helper
 def _kth_index(self, k, dim, keepdim):
     return _kthvalue(self._data, k, dim, keepdim)[1]
 
 
 register(Op(
     "kthvalue", _kthvalue,
-    lambda g, self, k, dim, keepdim: _scatter(g[0], tuple(self.shape), dim,
-                                              _kth_index(self, k, dim, keepdim), keepdim),
-    jvp=lambda t, self, k, dim, keepdim: [
-        _gather(t, dim, _kth_index(self, k, dim, keepdim), keepdim), None],
+    "self: _scatter(grad[0], tuple(self.shape), dim, _kth_index(self, k, dim, keepdim), "
+    "keepdim)",
+    jvp="self: [_gather(self_t, dim, _kth_index(self, k, dim, keepdim), keepdim), None]",
     attrs=("k", ("dim", -1), ("keepdim", False)), outputs=2,
     output_wrapper=lambda r: KthvalueResult(*r), dtype="same", grad_fn="KthvalueBackward0",
     kind="sorting", doc="the k-th smallest element along dim and its index",
-    formula="g at the selected position",
     samples=[Sample((5,), attrs={"k": 2}), Sample((2, 3), attrs={"k": 3}),
              Sample((3, 2), attrs={"k": 1, "dim": 0, "keepdim": True}), Sample((), attrs={"k": 1})]))
 
@@ -248,25 +249,24 @@ def _median_pair(name, ignore_nan, Result):
 
     def index(self, dim, keepdim):
         return over_dim(self._data, dim, keepdim)[1]
+    index_name = f"_{name}_index"
+    helper(index, name=index_name)
 
     everything = Op(
-        f"{name}.default", _median_all(ignore_nan), lambda g, self, result: _evenly(g, self, result),
-        jvp=_evenly_jvp, dtype="same", method=False, public=False,
+        f"{name}.default", _median_all(ignore_nan), "self: _evenly(grad, self, result)",
+        jvp="self: _evenly_jvp(self_t, self, result)", dtype="same", method=False, public=False,
         grad_fn=f"{capital}Backward0", kind="sorting",
         doc=f"the lower median of all elements{' (NaN ignored)' if ignore_nan else ''}",
-        formula="g to the median element, split evenly among ties",
         samples=[Sample((5,)), Sample((2, 3)), Sample(())])
     by_dim = Op(
         f"{name}.dim", over_dim,
-        lambda g, self, dim, keepdim: _scatter(g[0], tuple(self.shape), dim,
-                                               index(self, dim, keepdim), keepdim),
-        jvp=lambda t, self, dim, keepdim: [_gather(t, dim, index(self, dim, keepdim), keepdim),
-                                           None],
+        f"self: _scatter(grad[0], tuple(self.shape), dim, {index_name}(self, dim, keepdim), "
+        "keepdim)",
+        jvp=f"self: [_gather(self_t, dim, {index_name}(self, dim, keepdim), keepdim), None]",
         attrs=(("dim", -1), ("keepdim", False)), outputs=2,
         output_wrapper=lambda r: Result(*r), dtype="same", method=False, public=False,
         grad_fn=f"{capital}Backward1", kind="sorting",
         doc=f"the lower median along dim and its index{' (NaN ignored)' if ignore_nan else ''}",
-        formula="g at the median's position",
         samples=[Sample((5,), attrs={"dim": 0}), Sample((2, 3), attrs={"dim": 1}),
                  Sample((4, 2), attrs={"dim": 0, "keepdim": True})])
     register(everything)
@@ -275,7 +275,7 @@ def _median_pair(name, ignore_nan, Result):
         name, lambda self=None, *args, **kwargs: by_dim if args or "dim" in kwargs else everything,
         (everything, by_dim), kind="sorting",
         doc=f"the lower median{' ignoring NaN' if ignore_nan else ''}; with dim, (values, "
-            "indices)", formula="g to the median element"))
+            "indices)"))
 
 
 _median_pair("median", False, MedianResult)
@@ -310,20 +310,19 @@ def _mode(a, dim=-1, keepdim=False):
     return values, index
 
 
+@helper
 def _mode_index(self, dim, keepdim):
     return _mode(self._data, dim, keepdim)[1]
 
 
 register(Op(
     "mode", _mode,
-    lambda g, self, dim, keepdim: _scatter(g[0], tuple(self.shape), dim,
-                                           _mode_index(self, dim, keepdim), keepdim),
-    jvp=lambda t, self, dim, keepdim: [_gather(t, dim, _mode_index(self, dim, keepdim), keepdim),
-                                       None],
+    "self: _scatter(grad[0], tuple(self.shape), dim, _mode_index(self, dim, keepdim), "
+    "keepdim)",
+    jvp="self: [_gather(self_t, dim, _mode_index(self, dim, keepdim), keepdim), None]",
     attrs=(("dim", -1), ("keepdim", False)), outputs=2, output_wrapper=lambda r: ModeResult(*r),
     dtype="same", grad_fn="ModeBackward0", kind="sorting",
     doc="the most frequent value along dim (the smallest among ties) and its last index",
-    formula="g at the selected position",
     samples=[Sample((4,)), Sample((2, 3), attrs={"dim": 0}),
              Sample((2, 3), attrs={"keepdim": True})]))
 
@@ -355,17 +354,18 @@ def _cumulative_pair(name, better, Result):
 
     def index(self, dim):
         return forward(self._data, dim)[1]
+    index_name = f"_{name}_index"
+    helper(index, name=index_name)
 
     register(Op(
         name, forward,
-        lambda g, self, dim: OPS["gather_backward"].apply(
-            (g[0],), (tuple(self.shape), wrap_dim(dim, self.dim()), index(self, dim)))
-        if self.dim() else g[0],
-        jvp=lambda t, self, dim: [_gather(t, dim, index(self, dim)), None],
+        f"self: gather_backward.apply((grad[0],), (tuple(self.shape), wrap_dim(dim, self.dim()), "
+        f"{index_name}(self, dim))) if self.dim() else grad[0]",
+        jvp=f"self: [_gather(self_t, dim, {index_name}(self, dim)), None]",
         attrs=("dim",), outputs=2, output_wrapper=lambda r: Result(*r), dtype="same",
         kind="sorting",
         doc=f"the running {'maximum' if name == 'cummax' else 'minimum'} along dim and where it "
-            "was attained", formula="g summed into the positions the running extreme came from",
+            "was attained",
         samples=[Sample((5,), attrs={"dim": 0}), Sample((2, 3), attrs={"dim": 1}),
                  Sample((3, 2), attrs={"dim": 0}), Sample((), attrs={"dim": 0})]))
 
@@ -376,10 +376,10 @@ _cumulative_pair("cummin", np.less_equal, CumminResult)
 
 # ------------------------------------------------------------------ unique
 
+@helper
 def _not_implemented(message, error):
-    def vjp(g):
-        raise error(message)
-    return vjp
+    """derivatives.yaml's not_implemented: raises error(message) when the VJP runs."""
+    raise error(message)
 
 
 class FailingNode:
@@ -387,7 +387,8 @@ class FailingNode:
     heaviside: NotImplemented): the output requires grad, backward through it raises."""
 
     def __init__(self, name, message, inputs=("self",), error=NotImplementedError):
-        self.op = Op(name, None, _not_implemented(message, error), inputs=inputs, grad_fn=name,
+        derivative = f"{', '.join(inputs)}: _not_implemented({message!r}, {error.__name__})"
+        self.op = Op(name, None, derivative, inputs=inputs, grad_fn=name,
                      public=False, method=False, differentiable=False)
 
     def attach(self, inputs, results):

@@ -31,22 +31,20 @@ def _scatter(g, pos, base_shape):
 
 register(Op(
     "as_strided", _gather,
-    lambda g, self_shape, positions: OPS["as_strided_scatter"](g, positions, self_shape),
+    "self: as_strided_scatter(grad, positions, self_shape)",
     attrs=("positions",), grad_fn="AsStridedBackward0", jvp="linear", dtype="same",
     kind="shape", method=False, function=False, public=False,
     doc="the elements of self at the flat positions of a view (a view's history after an "
         "in-place write)",
-    formula="scatter into zeros at the positions",
     samples=[Sample((2, 3), attrs={"positions": np.array([[0, 1], [3, 4]])}),
              Sample((4,), attrs={"positions": np.array([3, 1])})]))
 
 register(Op(
     "as_strided_scatter", _scatter,
-    lambda g, positions: OPS["as_strided"](g, positions),
+    "self: as_strided(grad, positions)",
     attrs=("positions", "base_shape"), grad_fn="AsStridedScatterBackward0", jvp="linear",
     dtype="same", kind="shape", method=False, function=False, public=False,
     doc="zeros of base_shape with self added at the flat positions",
-    formula="gather at the positions",
     samples=[Sample((2, 2), attrs={"positions": np.array([[0, 1], [3, 4]]),
                                    "base_shape": (2, 3)})]))
 

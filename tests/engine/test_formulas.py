@@ -1,18 +1,14 @@
 """The fast paths that depend on the shape of the op table's VJP formulas (gradcli.ops.formulas:
-float formulas for scalar graphs, gradient donation for big ones) apply to the same formulas on
-every Python: the answers for the whole table are pinned in fast_paths.json, so a formula that
-stops taking a fast path, on any interpreter, fails here by name instead of quietly running
-slower."""
+float formulas for scalar graphs, gradient donation for big ones), read from each declared
+formula's expression tree: the answers for the whole table are pinned in fast_paths.json, so a
+formula that stops taking a fast path fails here by name instead of quietly running slower."""
 
-import ast
-import inspect
 import json
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from gradcli.ops import registry
+from gradcli.ops import derivatives, registry
 
 PINNED = Path(__file__).with_name("fast_paths.json")
 
@@ -56,53 +52,71 @@ def regenerate():
     PINNED.write_text("{\n" + ",\n".join(lines) + "\n}\n")
 
 
-def _formula_sources():
-    """Every lambda and function of the op modules whose first parameter is the gradient."""
-    for path in sorted(Path(registry.__file__).parent.glob("*.py")):
-        tree = ast.parse(path.read_text())
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.Lambda, ast.FunctionDef)) and node.args.args:
-                if node.args.args[0].arg in ("g", "t"):
-                    yield path.name, node
+def _vjp(expression):
+    """The function the declaration `self: expression` compiles to."""
+    op = registry.Op("probe", None, f"self: {expression}")
+    return op.prepare().vjps[0][0]
 
 
-def test_table_formulas_have_no_identity_test():
-    # the stand-ins cannot see `x is None`: a formula that branched on one would be judged on
-    # one branch only (see gradcli.ops.formulas)
-    analysed = {id(e[0].__code__) for op in registry.OPS.values() if isinstance(op, registry.Op)
-                for e in op.vjps if e is not None}
-    assert analysed
-    for name, node in _formula_sources():
-        if not isinstance(node, ast.Lambda):
-            continue
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Compare) and any(isinstance(o, (ast.Is, ast.IsNot))
-                                                    for o in sub.ops):
-                pytest.fail(f"{name}:{node.lineno}: a formula with an identity test")
-
-
-@pytest.mark.parametrize("fn, answer", [
-    (lambda g, s: g * s, False),
-    (lambda g, s: g * s.exp(), True),
-    (lambda g, s: g * s if s else g, None),       # a branch
-    (lambda g, s: g * s ** 2, None),              # ** is not followed
-    (lambda g, s: g * s.exp(2), None),            # a method with arguments
-    (lambda g, s: g * len(s), None),              # a builtin
-    (lambda g, s: g * (s == 0), None),            # a comparison
-    (lambda g, s: (g, s), None),                  # not a value
-    (lambda g, *s: g, None),                      # *args
+@pytest.mark.parametrize("formula, answer", [
+    ("grad * self", False),
+    ("grad * self.exp()", True),
+    ("grad * self if self else grad", None),     # a branch
+    ("grad * self ** 2", None),                  # ** is not followed
+    ("grad * self.exp(2)", None),                # a method with arguments
+    ("grad * len(self)", None),                  # a builtin
+    ("grad * (self == 0)", None),                # a comparison
+    ("(grad, self)", None),                      # not a value
 ])
-def test_float_formula_answers(fn, answer):
-    assert registry._float_formula(fn) is answer
+def test_float_formula_answers(formula, answer):
+    assert registry._float_formula(_vjp(formula)) is answer
 
 
-def test_stand_ins_never_run_the_formula_s_globals():
+def test_the_answers_come_from_the_expression_never_from_running_it():
     ran = []
 
+    @derivatives.helper(name="_spy_for_test")
     def spy(*args):
         ran.append(args)
         return 1.0
-    fn = eval("lambda g, s: g * spy(s)", {"spy": spy})
+    fn = _vjp("grad * _spy_for_test(self)")
     assert registry._reads_g_once_by_operator(fn) is True
     assert registry._float_formula(fn) is None
     assert ran == []
+
+
+@derivatives.helper  # (a function the formulas below may call)
+def f(x):
+    return x * 2.0
+
+
+def _compiled(expression, inputs=("self",), attrs=()):
+    """The VJP for inputs[0] that the declaration `inputs[0]: expression` compiles to."""
+    op = registry.Op("probe", None, f"{inputs[0]}: {expression}", inputs=inputs, attrs=attrs)
+    return op.prepare().vjps[0][0]
+
+
+@pytest.mark.parametrize("formula, takes", [
+    ("grad * self.cos()", True),
+    ("-grad * other / (self * self)", True),
+    ("grad * (1 + result * result)", True),
+    ("other * grad", True),
+    ("2 * grad / result", True),
+    ("-grad if alpha == 1 else grad * -alpha", True),   # each branch reads it once so
+    ("grad if alpha == 1 else grad * alpha", False),    # one branch returns it as it is
+    ("grad * self + grad", False),                      # read twice
+    ("grad", False),                                    # returned as it is
+    ("grad.sum()", False),                              # a method may keep it
+    ("self.mul(grad)", False),
+    ("f(grad) * self", False),                          # so may a function
+    ("grad[0] * self", False),
+    ("(grad if self else 1.0) * 2", False),             # a branch inside the formula
+    ("[grad * y for y in self]", False),                # a loop
+], ids=lambda v: "" if not isinstance(v, str) else v)
+def test_which_formulas_read_the_gradient_once_by_operator(formula, takes):
+    fn = _compiled(formula, ("self", "other"), attrs=("alpha",))
+    assert registry._reads_g_once_by_operator(fn) is takes
+
+
+def test_a_function_written_by_hand_reads_it_otherwise():
+    assert registry._reads_g_once_by_operator(lambda g, x: g * x) is False

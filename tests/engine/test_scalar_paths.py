@@ -201,21 +201,29 @@ def test_float_path_leaves_create_graph_division_by_zero_and_errors_alone():
     assert f.grad.dtype == torch.float32 and f.grad.item() == float(np.float32(3.3))
 
 
+def _vjp(expression):
+    """The function the declaration `self: expression` of a two-input op compiles to."""
+    from gradcli.ops.registry import Op
+    op = Op("probe", None, f"self: {expression}", inputs=("self", "other"))
+    return op.prepare().vjps[0][0]
+
+
 def test_float_formula_reads_the_formula():
     from gradcli.ops.registry import _float_formula
-    arithmetic = [lambda g, other: g * other, lambda g, s: -g * s / (s * 2.0),
-                  lambda g, s: g * (1 - s), lambda g, r: g / (2 * r)]
-    with_methods = [lambda g, s: g * s.cos(), lambda g, s: g * -s.sin(),
-                    lambda g, s: s.exp() * g + s.log()]
-    rejected = [lambda g, s: g ** 2, lambda g, s: 2.0 / s * g, lambda g, s: g * True,
-                lambda g, s: g * abs(s), lambda g, s: g // s, (lambda c: lambda g, s: g * c)(2.0),
-                lambda g, s: g * (1 - s * s).rsqrt(),  # a method of a computed value
-                lambda g, s: g * s.cos().sin(), lambda g, s: g.cos() * s,
-                lambda g, s: g * s.relu(),  # not a ufunc op
-                lambda g, s: g * s.sum(), lambda g, s: g * s.cos(1), lambda g, s: g * s.shape]
-    assert all(_float_formula(fn) is False for fn in arithmetic)
-    assert all(_float_formula(fn) is True for fn in with_methods)
-    assert all(_float_formula(fn) is None for fn in rejected)
+    arithmetic = ["grad * other", "-grad * self / (self * 2.0)", "grad * (1 - self)",
+                  "grad / (2 * other)"]
+    with_methods = ["grad * self.cos()", "grad * -self.sin()", "self.exp() * grad + self.log()"]
+    rejected = ["grad ** 2", "2.0 / self * grad", "grad * True", "grad * abs(self)",
+                "grad // self", "grad * math.pi",  # a global
+                "grad * (1 - self * self).rsqrt()",  # a method of a computed value
+                "grad * self.cos().sin()", "grad.cos() * self",
+                "grad * self.relu()",  # not a ufunc op
+                "grad * self.sum()", "grad * self.cos(1)", "grad * self.shape",
+                "grad * self if self else grad"]  # a branch
+    assert all(_float_formula(_vjp(f)) is False for f in arithmetic)
+    assert all(_float_formula(_vjp(f)) is True for f in with_methods)
+    assert all(_float_formula(_vjp(f)) is None for f in rejected)
+    assert _float_formula(lambda g, s: g * s) is None  # written by hand: the tensor formula
 
 
 def _ufunc_ops():

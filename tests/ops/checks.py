@@ -47,26 +47,13 @@ def overload_of(op):
     return None
 
 
-def is_composite(op):
-    """Whether op runs a composition of other ops (its declared forward and VJPs document it)."""
-    return hasattr(op, "compose")
+def cases(predicate=lambda op: True):
+    """(op, sample) for every sample of every table op that satisfies predicate."""
+    return [(op, s) for op in table_ops() if predicate(op) for s in op.samples]
 
 
-def cases(predicate=lambda op: True, declared=False):
-    """(op, sample, declared) for every sample of every table op that satisfies predicate; with
-    declared=True, composite ops come a second time to check their declared forward and VJPs
-    (not those whose derivative is their composition's: they declare none)."""
-    out = []
-    for op in table_ops():
-        if predicate(op):
-            out += [(op, s, False) for s in op.samples]
-            if declared and is_composite(op) and not op.derived:
-                out += [(op, s, True) for s in op.samples]
-    return out
-
-
-def case_id(op, sample, declared=False):
-    return f"{op.name}-{sample!r}" + ("-declared" if declared else "")
+def case_id(op, sample):
+    return f"{op.name}-{sample!r}"
 
 
 def ids(case_list):
@@ -76,13 +63,16 @@ def ids(case_list):
 # ------------------------------------------------------------------ building calls
 
 def differentiable_positions(op, sample):
-    """Input positions that get a random float tensor the op has a VJP for."""
+    """Input positions that get a random float tensor the op has a VJP for (or, for a
+    composite op, that are edges of the nodes it makes)."""
     out = []
     for i, shape in enumerate(sample.shapes):
         if shape is None or i in sample.values:
             continue
         if op.per_input and not op.variadic and (i >= len(op.vjps) or op.vjps[i] is None):
             continue
+        if op.edge_index is not None and i not in op.edge_index:
+            continue  # (a composite op's input that only its shape is read from)
         out.append(i)
     return out
 
@@ -117,13 +107,9 @@ def as_input(lib, value, dtype=None, requires_grad=False):
     return value
 
 
-def call(op, inputs, attrs, declared=False):
-    """Call op as a user would: a list for a list input, attributes by keyword.  declared=True
-    runs a composite op's declared forward and VJPs instead of its composition."""
+def call(op, inputs, attrs):
+    """Call op as a user would: a list for a list input, attributes by keyword."""
     args = (list(inputs),) if op.variadic else tuple(inputs)
-    if declared:
-        inputs, attrs = op.bind(args, dict(attrs))
-        return Op.apply(op, inputs, attrs)
     return op(*args, **attrs)
 
 
@@ -140,7 +126,7 @@ def float_outputs(result):
     return [t for t in tensors_of(result) if t._data.dtype.kind == "f"]
 
 
-def op_function(op, sample, declared=False):
+def op_function(op, sample):
     """(f, xs): f maps the differentiable inputs (float64 tensors) to the op's float outputs;
     xs are their values."""
     args = sample_arrays(op, sample)
@@ -151,7 +137,7 @@ def op_function(op, sample, declared=False):
         inputs = list(fixed)
         for i, t in zip(positions, tensors):
             inputs[i] = t
-        return float_outputs(call(op, inputs, sample.attrs, declared))
+        return float_outputs(call(op, inputs, sample.attrs))
 
     return f, [args[i] for i in positions]
 
@@ -257,11 +243,11 @@ def grad_function(fn, xs, rng):
     return g, list(xs) + vs
 
 
-def check_grads(op, sample, orders=(1, 2), modes=("rev", "fwd"), declared=False):
+def check_grads(op, sample, orders=(1, 2), modes=("rev", "fwd")):
     """HIPS autograd's check_grads for one op on one sample: reverse mode to first and (when
     sample.gradgrad) second order, and forward mode, against central differences."""
-    fn, xs = op_function(op, sample, declared)
-    name = case_id(op, sample, declared)
+    fn, xs = op_function(op, sample)
+    name = case_id(op, sample)
     if not xs:
         raise AssertionError(f"{name}: the sample has no differentiable input")
     rng = rng_for(op, sample, "upstream")

@@ -187,8 +187,8 @@ def without_cpp_warnings(answer):
 
 @pytest.mark.filterwarnings("ignore")
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-@pytest.mark.parametrize("op, sample, declared", CASES, ids=ids(CASES))
-def test_op_matches_pytorch(op, sample, declared, dtype, oracle):
+@pytest.mark.parametrize("op, sample", CASES, ids=ids(CASES))
+def test_op_matches_pytorch(op, sample, dtype, oracle):
     answer = oracle(lambda torch_module: torch_answer(torch_module, op, sample, dtype),
                     stable=without_cpp_warnings)
     if answer.get("missing"):
