@@ -232,7 +232,9 @@ def _internal(obj, name):
         internal = (isinstance(obj, ENGINE_CLASSES["Node"]) and name not in NODE_ATTRIBUTES and
                     not isinstance(obj, ENGINE_CLASSES["FunctionCtx"]) and
                     type(obj) not in PROGRAM_CLASSES)
-    if internal:
+    if internal and name not in getattr(type(obj), "LAZY_ATTRIBUTES", ()):
+        # (an attribute its class makes on first use counts as there: the answer must not
+        # depend on whether the program, or anything before it, used the object)
         try:
             inspect.getattr_static(obj, name)
         except AttributeError:

@@ -147,6 +147,8 @@ class Op:
         self.fixed_dtype = {"bool": _BOOL, "long": _LONG}.get(dtype)
         self._declared = (vjp, jvp)  # the rest is made by prepare(), at the op's first use
 
+    LAZY_ATTRIBUTES = _PREPARED  # (made by prepare(), at first use: see __getattr__)
+
     def __getattr__(self, name):
         # only for attributes not set yet: those prepare() makes
         if name in _PREPARED and "_declared" in self.__dict__:
