@@ -389,3 +389,85 @@ def torch_sum(a, ax, threads=None):
             index = (slice(None),) * best + (slice(b, e),)
             _serial(view[index], sub, out, b * shape[best][2], item, lanes)
     return out.reshape(out_shape)
+
+
+# ------------------------------------------------------------------ vector norms
+
+def _fma_square(t, b):
+    """fma(t, t, b): b + t*t rounded once.  For float32, t*t is exact in float64 and the sum
+    rounds there first (a second rounding that differs only on an exact float32 tie, some
+    2**-29 of the time); for float64, t*t = p + e exactly (Dekker's product) and b + p = s + r
+    exactly (Knuth's two-sum), so s + (r + e) is the fused result but in the same rare ties."""
+    if t.dtype == np.float32:
+        return (b.astype(np.float64) + t.astype(np.float64) ** 2).astype(np.float32)
+    p = t * t
+    c = t * 134217729.0                    # Veltkamp's split: t = hi + lo, 26 bits each
+    hi = c - (c - t)
+    lo = t - hi
+    e = ((hi * hi - p) + 2.0 * hi * lo) + lo * lo
+    s = b + p
+    bb = s - b
+    r = (b - (s - bb)) + (p - bb)
+    exact = s + (r + e)
+    return np.where(np.isfinite(exact), exact, s)
+
+
+def torch_vector_norm(a, ord, ax, threads=None):
+    """linalg_vector_norm of ord 2 or 1 over the axes `ax` as PyTorch's CPU kernel adds it
+    (aten/src/ATen/native/cpu/ReduceOpsKernel.cpp, norm_kernel_tensor_iterator_impl), without
+    keepdim; None for what is not emulated.
+
+    Ord 2 over one contiguous innermost dimension (the whole of a contiguous tensor too) runs
+    the vectorised kernel: 8 float (4 double) lanes of squares, added lane by lane, then the
+    lanes in turn, then the leftovers one by one as the compiler made the loop: by four,
+    squared and rounded before the addition, the last (fewer than four) by fused multiply-adds.  Otherwise (and for ord 1) each output
+    is 0 + x0*x0 + x1*x1 + ... (|x0| + |x1| + ...) in the iterator's order, without fused
+    multiply-adds; one output of 32768 elements or more is split between threads, whose partial
+    sums are then added in turn."""
+    if a.dtype.kind != "f" or a.itemsize not in (4, 8) or a.size == 0 or ord not in (1, 2):
+        return None
+    threads = _threads[0] if threads is None else threads
+    if any(s < 0 for s in a.strides):
+        a = np.ascontiguousarray(a)
+    item = a.itemsize
+    red = set(range(a.ndim)) if ax is None else set(ax)
+    out_shape = tuple(s for d, s in enumerate(a.shape) if d not in red)
+    shape = _iterator(a, red)
+    view = _view(a, shape)
+    red_axes = [i for i, e in enumerate(shape) if e[2] == 0 and e[0] > 1]
+    kept_axes = [i for i, e in enumerate(shape) if e[2] != 0]
+    ones = [i for i, e in enumerate(shape) if e[2] == 0 and e[0] == 1]
+    rows = view.transpose(kept_axes[::-1] + ones + red_axes[::-1])
+    kept = int(np.prod([shape[i][0] for i in kept_axes], dtype=np.int64))
+    rows = rows.reshape(kept, -1)                         # (outputs, reduced in iterator order)
+    pos = np.zeros([shape[i][0] for i in kept_axes[::-1]], np.int64)
+    for k, i in enumerate(kept_axes[::-1]):
+        pos = pos + (np.arange(shape[i][0]) * shape[i][2]).reshape(
+            [-1 if j == k else 1 for j in range(len(kept_axes))])
+    lastdim = ord == 2 and len(red_axes) == 1 and red_axes[0] == 0 and shape[0][1] == item
+    terms = rows * rows if ord == 2 else np.abs(rows)
+    if lastdim:
+        lanes = _VEC_BYTES // item
+        v = terms.shape[1] // lanes
+        body = terms[:, :v * lanes].reshape(kept, v, lanes)
+        acc = np.add.reduce(_rows_outside(body, 1), axis=1) if v > 1 else (
+            body[:, 0] if v else np.zeros((kept, lanes), a.dtype))
+        total = np.cumsum(acc, axis=1)[:, -1]
+        # the leftovers as the compiled loop adds them: four at a time squared apart (rounded),
+        # the last ones (fewer than four) with a fused multiply-add
+        tail = rows[:, v * lanes:]
+        four = tail.shape[1] // 4 * 4
+        for j in range(four):
+            total = total + terms[:, v * lanes + j]
+        for j in range(four, tail.shape[1]):
+            total = _fma_square(tail[:, j], total)
+    elif kept == 1 and terms.shape[1] >= GRAIN_SIZE and threads > 1:
+        buffer = np.zeros(threads, a.dtype)
+        for t, b, e in _parallel_for(0, terms.shape[1], GRAIN_SIZE, threads):
+            buffer[t] = np.cumsum(terms[0, b:e])[-1]
+        total = np.cumsum(buffer)[-1:]
+    else:
+        total = np.cumsum(terms, axis=1)[:, -1] if terms.shape[1] else np.zeros(kept, a.dtype)
+    out = np.zeros(kept, a.dtype)
+    out[pos.reshape(-1)] = np.sqrt(total) if ord == 2 else total
+    return out.reshape(out_shape)

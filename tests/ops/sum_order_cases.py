@@ -1,4 +1,4 @@
-"""Fixed float sums whose bits PyTorch 2.13 gave (tests/ops/sum_order_golden.json), so that a
+"""Fixed float sums, means and vector norms whose bits PyTorch 2.13 gave (tests/ops/sum_order_golden.json), so that a
 run without torch checks gradcli's summation order bit for bit.
 
 `python tests/ops/sum_order_cases.py` (torch installed) records the golden file again.  The inputs
@@ -64,6 +64,26 @@ def _cases():
                         cases.append(dict(op=op, dtype=dtype, shape=shape, layout=how, dim=dim,
                                           keepdim=op == "mean" and dim is not None,
                                           threads=2))
+    for dtype in ("float32", "float64"):   # vector norms of ord 2 and 1 (where emulated)
+        for n in (1, 7, 8, 9, 100, 1000, 40000, 100000):
+            for op in ("norm2", "norm1"):
+                cases.append(dict(op=op, dtype=dtype, shape=[n], layout="contiguous",
+                                  dim=None, keepdim=False, threads=2))
+        for shape, how, dim in [([64, 33], "contiguous", [0]), ([64, 33], "transposed", [1]),
+                                ([300, 300], "contiguous", [0]), ([5, 300, 7], "contiguous",
+                                                                   [0, 1]),
+                                ([40000, 3], "contiguous", [0]), ([40000, 3], "strided", None),
+                                ([7, 11, 13], "transposed", None)]:
+            for op in ("norm2", "norm1"):
+                cases.append(dict(op=op, dtype=dtype, shape=shape, layout=how, dim=dim,
+                                  keepdim=True, threads=2))
+        for shape, how, dim in [([64, 33], "contiguous", [1]), ([5, 300, 7], "contiguous",
+                                                                 [2]),
+                                ([400, 7], "contiguous", [1]), ([300, 13], "contiguous", [1]),
+                                ([33, 64], "transposed", [0])]:
+            for op in ("norm2", "norm1"):
+                cases.append(dict(op=op, dtype=dtype, shape=shape, layout=how, dim=dim,
+                                  keepdim=False, threads=2))
     for i, case in enumerate(cases):
         case["seed"] = i
     return cases
@@ -75,8 +95,11 @@ def compute(torch, case):
     torch.set_num_threads(case["threads"])
     a = torch.from_numpy(inputs(case["shape"], case["dtype"], case["seed"]))
     t = layout(a, case["layout"])
-    f = getattr(t, case["op"])
-    out = f() if case["dim"] is None else f(case["dim"], keepdim=case["keepdim"])
+    if case["op"] in ("norm2", "norm1"):
+        out = torch.linalg.vector_norm(t, int(case["op"][-1]), case["dim"], case["keepdim"])
+    else:
+        f = getattr(t, case["op"])
+        out = f() if case["dim"] is None else f(case["dim"], keepdim=case["keepdim"])
     values = np.ascontiguousarray(out.detach().numpy()).reshape(-1)
     digest = hashlib.sha256(values.astype(values.dtype.newbyteorder("<")).tobytes()).hexdigest()
     return {"out_shape": list(out.shape), "sha256": digest,

@@ -1,4 +1,4 @@
-"""Float sums add in PyTorch's order, bit for bit: the committed answers PyTorch 2.13 gave
+"""Float sums (and means, and vector norms) add in PyTorch's order, bit for bit: the committed answers PyTorch 2.13 gave
 (sum_order_golden.json, checked with or without torch), and random sums of many lengths, shapes,
 layouts and thread counts against PyTorch itself (with torch installed)."""
 
@@ -6,12 +6,12 @@ import json
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import gradcli
 from gradcli.ops import summation
-from sum_order_cases import GOLDEN, _cases, compute
+from sum_order_cases import GOLDEN, _cases, compute, inputs, layout
 
 GOLDEN_CASES = json.loads(GOLDEN.read_text(encoding="utf-8"))["cases"]
 
@@ -99,3 +99,28 @@ def test_long_sums_match_pytorch_bit_for_bit(n, dtype, threads):
     finally:
         torch.set_num_threads(old)
     assert compute(gradcli, case) == expected
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_sums(), st.sampled_from(["norm2", "norm1"]))
+def test_random_vector_norms_match_pytorch_bit_for_bit(case, op):
+    torch = pytest.importorskip("torch")
+    case = {**case, "op": op}
+    a = layout(gradcli.from_numpy(inputs(case["shape"], case["dtype"], case["seed"])),
+               case["layout"]).numpy()
+    ax = tuple(range(a.ndim)) if case["dim"] is None else tuple(case["dim"])
+    assume(summation.torch_vector_norm(a, int(op[-1]), ax) is not None)
+    threads = torch.get_num_threads()
+    try:
+        expected = compute(torch, case)
+    finally:
+        torch.set_num_threads(threads)
+    assert compute(gradcli, case) == expected
+
+
+def test_only_ord_1_and_2_norms_are_emulated():
+    a = inputs([4, 30], "float32", 1)
+    assert summation.torch_vector_norm(a, 2, (1,)) is not None
+    assert summation.torch_vector_norm(a, 1, (0,)) is not None
+    assert summation.torch_vector_norm(a, 3, (0, 1)) is None
+    assert summation.torch_vector_norm(a.astype(np.float16), 2, (0, 1)) is None
