@@ -46,6 +46,10 @@ def numel(input):
     return input.numel()
 
 
+def is_inference(input):
+    return input.is_inference()
+
+
 __all__ = sorted(
     list(_PUBLIC) + [
         "Tensor", "Size", "dtype", "device", "bool", "complex64", "complex128", "float16",
@@ -56,5 +60,5 @@ __all__ = sorted(
         "autograd", "linalg", "nn", "optim", "cuda", "func", "pi", "e", "inf", "nan", "is_tensor", "numel",
         "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "strided",
         "set_element_limit", "finfo", "iinfo", "result_type", "tensor_split",
-        "is_inference_mode_enabled", "get_num_threads", "set_num_threads",
+        "is_inference_mode_enabled", "get_num_threads", "set_num_threads", "is_inference",
         *_INPLACE_FUNCTIONS])

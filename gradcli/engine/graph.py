@@ -15,7 +15,7 @@ from sys import getrefcount
 from typing import NamedTuple
 
 from . import messages
-from .grad_mode import GradMode
+from .grad_mode import INFERENCE_SAVED, GradMode, InferenceCounter, InferenceMode
 from .pyversion import CALL_REFERENCES, REFERENCE_COUNTS
 from .torch_classes import TorchClass, torch_repr
 
@@ -309,6 +309,8 @@ class SavedTensor:
     def __init__(self, tensor):
         self.tensor = tensor
         self.version = tensor._counter
+        if type(self.version) is InferenceCounter and not InferenceMode.enabled:
+            raise RuntimeError(INFERENCE_SAVED)
         self.saved_version = tensor._counter[0]
         self.origin = None  # PyTorch names the tensor's grad_fn at the time of the error
 

@@ -14,7 +14,8 @@ import numpy as np
 
 from . import dtypes, messages
 from .dtypes import dtype as _dtype_cls
-from .grad_mode import GradMode
+from .grad_mode import (INFERENCE_REQUIRES_GRAD, INFERENCE_VERSION, GradMode, InferenceCounter,
+                        InferenceMode)
 from .graph import AccumulateGrad, _add_hook, run_backward
 from .torch_classes import TorchClass
 
@@ -151,7 +152,7 @@ class Tensor(metaclass=TorchClass):
         t.requires_grad_flag = requires_grad
         t.grad_fn = grad_fn
         t._output_nr = output_nr
-        t._vc = None
+        t._vc = InferenceMode.counter
         return t
 
     @property
@@ -171,7 +172,13 @@ class Tensor(metaclass=TorchClass):
         """How many in-place changes this tensor (or a view sharing its data) has had, as
         PyTorch's `x._version` shows it."""
         vc = self._vc
+        if type(vc) is InferenceCounter:
+            raise RuntimeError(INFERENCE_VERSION)
         return 0 if vc is None else vc[0]
+
+    def is_inference(self):
+        """Made in inference mode (or a view of such a tensor)."""
+        return type(self._vc) is InferenceCounter
 
     # ------------------------------------------------------------------ autograd metadata
     @property
@@ -193,6 +200,8 @@ class Tensor(metaclass=TorchClass):
             raise RuntimeError(messages.ONLY_LEAF_REQUIRES_GRAD_FALSE)
         if requires_grad and self.dtype.category < 2:
             raise RuntimeError(messages.ONLY_FLOAT_REQUIRES_GRAD_METHOD)
+        if requires_grad and type(self._vc) is InferenceCounter and not InferenceMode.enabled:
+            raise RuntimeError(INFERENCE_REQUIRES_GRAD)
         self.requires_grad_flag = requires_grad
         return self
 
@@ -312,6 +321,8 @@ class Tensor(metaclass=TorchClass):
     @property
     def data(self):
         t = Tensor._make(self._data, None, 0, False)
+        if type(self._vc) is InferenceCounter:
+            t._vc = self._vc
         return t
 
     @data.setter
@@ -543,7 +554,7 @@ def _init(t, data, grad_fn, output_nr, requires_grad):
     t.requires_grad_flag = requires_grad
     t.grad_fn = grad_fn
     t._output_nr = output_nr
-    t._vc = None
+    t._vc = InferenceMode.counter
 
 
 def _wrap_dim(dim, ndim):
@@ -694,7 +705,8 @@ def _conversions():
 
     def _random_fill(self, name, *args):
         from ..nn import init
-        from .grad_mode import GradMode
+        from .grad_mode import (INFERENCE_REQUIRES_GRAD, INFERENCE_VERSION, GradMode, InferenceCounter,
+                        InferenceMode)
         if GradMode.enabled and self.requires_grad:
             raise RuntimeError(messages.LEAF_INPLACE if self.is_leaf else
                                f"{name}() of a tensor that requires grad is not supported in "

@@ -19,7 +19,7 @@ from weakref import WeakSet as _WeakSet
 import numpy as np
 
 from ..engine import dtypes, messages
-from ..engine.grad_mode import GradMode
+from ..engine.grad_mode import GradMode, InferenceMode
 from ..engine import graph as _graph
 from ..engine.graph import (_UNARY, _ZERO_NRS, RELEASED, AnomalyMode, Donation, Node,
                             PackedTensor, SavedHooks, _sequence, version_error)
@@ -399,7 +399,7 @@ class Op:
         result.grad_fn = None
         result.requires_grad_flag = False
         result._output_nr = 0
-        result._vc = None
+        result._vc = _INFERENCE.counter
         if self.view:
             _mark_view(result, inputs[0])
         if need_grad and GradMode.enabled and self.differentiable:
@@ -836,7 +836,7 @@ def _specialised_apply(op, general=None, swapped=False):
             result.grad_fn = None
             result.requires_grad_flag = False
             result._output_nr = 0
-            result._vc = None
+            result._vc = _INFERENCE.counter
             if view:
                 _mark_view(result, x)
             elif shape and out.nbytes >= note_bytes:
@@ -1015,7 +1015,7 @@ def _specialised_apply(op, general=None, swapped=False):
         result.grad_fn = None
         result.requires_grad_flag = False
         result._output_nr = 0
-        result._vc = None
+        result._vc = _INFERENCE.counter
         if view:
             _mark_view(result, a)
         elif shape and out.nbytes >= note_bytes:
@@ -1343,6 +1343,7 @@ def _scalar_meta(npd, kind):
 _NRS00 = (0, 0)
 _Tensor = Tensor
 _new_tensor = Tensor.__new__
+_INFERENCE = InferenceMode  # (its counter: None, or inference tensors' in inference mode)
 _array = np.array
 _new_node = object.__new__
 _ndarray = np.ndarray

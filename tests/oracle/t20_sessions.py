@@ -54,6 +54,85 @@ for step in range(6):
 
 """,
     },
+    "pytorch_code_inference": {
+        "tensors made in inference mode are inference tensors": """\
+import torch
+print(torch.is_inference_mode_enabled())
+x = torch.ones(3, requires_grad=True)
+with torch.inference_mode():
+    print(torch.is_inference_mode_enabled(), torch.is_grad_enabled())
+    a = torch.ones(3)
+    b = x * 2
+    a.add_(1)
+    with torch.inference_mode(False):
+        c = torch.ones(1)
+
+print(a.is_inference(), b.is_inference(), b.requires_grad, c.is_inference())
+print(torch.is_inference(a), a.view(3).is_inference(), a.detach().is_inference())
+print(a.clone().is_inference(), (a * 2).is_inference(), a.data.is_inference())
+print(a, x.is_inference())
+@torch.inference_mode()
+def infer(t):
+    return t * 3
+
+print(infer(x).is_inference(), infer(x).requires_grad)
+""",
+        "in-place changes, requires_grad and saving for backward outside the mode fail": """\
+import torch
+x = torch.ones(3, requires_grad=True)
+with torch.inference_mode():
+    a = torch.ones(3)
+    m = torch.ones(2, 2)
+
+a.add_(1)
+a
+a.mul_(2)
+a[0] = 5.
+a.zero_()
+a.copy_(torch.zeros(3))
+a._version
+a.requires_grad_()
+a.requires_grad = True
+a.requires_grad_(False)
+torch.nn.Parameter(a)
+x * a
+torch.dot(x, a)
+(x + a).sum()
+(torch.exp(a) * x).sum()
+try:
+    m.exp_()
+except RuntimeError as e:
+    print(type(e).__name__, str(e)[:60])
+
+class Scale(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, p, q):
+        ctx.save_for_backward(q)
+        return p * 2
+    @staticmethod
+    def backward(ctx, g):
+        q, = ctx.saved_tensors
+        return g * q, None
+
+Scale.apply(x, a)
+Scale.apply(x, a.clone())
+""",
+        "inside the mode, inference tensors change in place; normal ones keep their version": """\
+import torch
+n = torch.ones(3)
+with torch.inference_mode():
+    a = torch.ones(3)
+    a.add_(1)
+    a.requires_grad_()
+    n.add_(1)
+    v = n[:2]
+    print(a, n._version, v.is_inference())
+
+print(a.requires_grad, n._version)
+v.add_(1)
+print(n, n._version)
+""",
+    },
 }
 
 
