@@ -151,6 +151,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     inputs_tuple = _inputs_tuple(inputs)
     if not inputs_tuple:
         raise RuntimeError(messages.GRAD_EMPTY_INPUTS)
+    if is_grads_batched:  # (one backward pass a batch row, gradcli/autograd/batched.py)
+        from ..autograd.batched import batched_grad
+        return batched_grad(grad, outputs, inputs, grad_outputs, retain_graph, create_graph,
+                            allow_unused, materialize_grads)
     if not only_inputs:
         warnings.warn(messages.ONLY_INPUTS_DEPRECATED, FutureWarning, stacklevel=2)
     grads = _make_grads(outputs, _grads_tuple(grad_outputs, len(outputs)))

@@ -187,8 +187,9 @@ class Node(metaclass=TorchClass):
         self._hooked = True
 
     def short_name(self):
-        """The node name without its `Backward0` suffix, as PyTorch's messages print it."""
-        return re.sub(r"Backward\d*$", "", self.name())
+        """The node name without its `Backward0` suffix, as PyTorch's messages print it (of
+        another overload, the number stays: PowBackward2 is `Pow2`)."""
+        return re.sub(r"Backward(?:0|(\d*))$", lambda m: m.group(1) or "", self.name())
 
     def release(self):
         """Free saved tensors after a backward pass without retain_graph."""

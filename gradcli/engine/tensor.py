@@ -705,8 +705,7 @@ def _conversions():
 
     def _random_fill(self, name, *args):
         from ..nn import init
-        from .grad_mode import (INFERENCE_REQUIRES_GRAD, INFERENCE_VERSION, GradMode, InferenceCounter,
-                        InferenceMode)
+        from .grad_mode import GradMode
         if GradMode.enabled and self.requires_grad:
             raise RuntimeError(messages.LEAF_INPLACE if self.is_leaf else
                                f"{name}() of a tensor that requires grad is not supported in "

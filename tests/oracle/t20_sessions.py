@@ -133,6 +133,70 @@ v.add_(1)
 print(n, n._version)
 """,
     },
+    "pytorch_code_messages": {
+        "the version-counter error names the node that saved the output": """\
+import torch
+x = torch.tensor([1., 2.], requires_grad=True)
+for make in [lambda: torch.pow(2, x), lambda: 2 ** x, lambda: torch.pow(x, x),
+             lambda: x.prod(), lambda: x.exp()]:
+    y = make()
+    z = y.exp()
+    y.add_(1)
+    try:
+        z.sum().backward()
+    except RuntimeError as e:
+        print(type(y.grad_fn).__name__, "|", str(e).split(", is at")[0].split("output 0 of ")[1])
+
+""",
+        "writing into an expanded tensor": """\
+import torch
+a = torch.zeros(3)
+e = a.expand(2, 3)
+e.add_(1)
+e.mul_(2)
+e.copy_(torch.ones(2, 3))
+e += 1
+torch.ones(3, 1).expand(3, 4).sin_()
+e.fill_(2)
+print(a, a._version)
+e.zero_()
+e[0] = torch.tensor([1., 2., 3.])
+print(a, e, a._version)
+e[:, 0] = 5.
+b = torch.zeros(3, 1)
+f = b.expand(3, 4)
+f[:, 1] = torch.tensor([7., 8., 9.])
+print(b.t())
+f[0] = 1.
+c = torch.ones(3)
+c.expand(3).add_(1)
+print(c, c._version)
+""",
+        "autograd.grad with is_grads_batched": """\
+import torch
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+torch.autograd.grad(x ** 2, x, torch.eye(3), is_grads_batched=True)
+w = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+z = w @ w
+torch.autograd.grad(z, w, torch.ones(4, 2, 2), retain_graph=True, is_grads_batched=True)
+torch.autograd.grad(z, w, torch.ones(2, 3, 2), retain_graph=True, is_grads_batched=True)
+torch.autograd.grad(z, w, torch.ones(2, 2), retain_graph=True, is_grads_batched=True)
+torch.autograd.grad(z.sum(), w, None, retain_graph=True, is_grads_batched=True)
+s = (x * 2).sum()
+torch.autograd.grad(s, x, torch.tensor([1., 2., 3.]), is_grads_batched=True)
+torch.autograd.grad([x ** 2, x.sin()], x, [torch.eye(3), torch.ones(3, 3)], is_grads_batched=True)
+torch.autograd.grad([x ** 2, x.sin()], x, [torch.eye(3), torch.ones(2, 3)], is_grads_batched=True)
+torch.autograd.grad(x ** 2, [x, w], torch.eye(3), is_grads_batched=True, allow_unused=True)
+torch.autograd.grad(x ** 2, [x, w], torch.eye(3), is_grads_batched=True)
+torch.autograd.grad(x ** 2, [x, w], torch.eye(3), is_grads_batched=True, materialize_grads=True)
+torch.autograd.grad(x ** 2, x, torch.ones(0, 3), is_grads_batched=True)
+torch.autograd.grad(x ** 2, x, torch.ones(2, 3, dtype=torch.int64), is_grads_batched=True)
+y = x ** 2
+g, = torch.autograd.grad(y, x, torch.eye(3), is_grads_batched=True, retain_graph=True)
+torch.autograd.grad(y, x, torch.ones(1, 3), is_grads_batched=True)
+torch.autograd.grad(y, x, torch.ones(1, 3), is_grads_batched=True)
+""",
+    },
 }
 
 
