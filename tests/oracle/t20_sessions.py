@@ -197,6 +197,44 @@ torch.autograd.grad(y, x, torch.ones(1, 3), is_grads_batched=True)
 torch.autograd.grad(y, x, torch.ones(1, 3), is_grads_batched=True)
 """,
     },
+    "pytorch_code_names": {
+        "in-place shape methods: squeeze_, unsqueeze_, transpose_, t_": """\
+import torch
+x = torch.tensor([[1., 2., 3.]], requires_grad=True)
+y = x * 2
+y.squeeze_()
+print(y.grad_fn, y._version, y.shape)
+y = x * 2
+y.squeeze_(0)
+y.unsqueeze_(1)
+print(y.grad_fn, y._version, y.is_leaf)
+y.transpose_(0, 1)
+print(y.grad_fn, y._version, y.is_contiguous())
+y.t_()
+print(y.grad_fn, y._version)
+y.sum().backward()
+x.grad
+y = (x * 2).unsqueeze(-1)
+y.squeeze_((0, 2))
+y.grad_fn
+x.squeeze_()
+z = torch.ones(2, 3)
+z.t_()
+print(z.shape, z._version)
+torch.ones(2, 2, 2).t_()
+torch.ones(1, 2, 1).squeeze_((0, 2)).shape
+torch.ones(2).unsqueeze_(3)
+torch.ones(2).transpose_(0, 2)
+b = torch.ones(2, 3)
+v = b[0]
+v.unsqueeze_(0)
+print(v.shape, b.shape, b._version)
+w = torch.ones(2, 3, requires_grad=True).clone()
+vv = w[0]
+vv.unsqueeze_(0)
+print("t_" in dir(torch), "squeeze_" in dir(torch), "t_" in dir(z))
+""",
+    },
 }
 
 
