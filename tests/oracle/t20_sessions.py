@@ -234,6 +234,40 @@ vv = w[0]
 vv.unsqueeze_(0)
 print("t_" in dir(torch), "squeeze_" in dir(torch), "t_" in dir(z))
 """,
+        "torch.linalg.multi_dot, pinv and solve_triangular": """\
+import torch
+A = torch.tensor([[2., 1.], [1., 3.]], requires_grad=True)
+B = torch.tensor([[1., 2., 0.], [0., 1., 1.]], requires_grad=True)
+C = torch.tensor([[1.], [2.], [3.]], requires_grad=True)
+D = torch.tensor([[1., 2., 3., 4.]], requires_grad=True)
+v = torch.tensor([1., 2.], requires_grad=True)
+m = torch.linalg.multi_dot([A, B, C])
+print(m, m.grad_fn.next_functions[0][0].next_functions)
+m = torch.linalg.multi_dot([A, B, C, D])
+m.grad_fn.next_functions[0][0].next_functions
+s = torch.linalg.multi_dot([v, A, v])
+s.backward()
+print(s, v.grad, A.grad)
+p = torch.linalg.pinv(B)
+p
+torch.linalg.pinv(A, hermitian=True)
+U = torch.tensor([[2., 1.], [0., 3.]], requires_grad=True)
+b = torch.tensor([[1.], [2.]], requires_grad=True)
+x = torch.linalg.solve_triangular(U, b, upper=True)
+x.sum().backward()
+print(x, U.grad, b.grad)
+torch.linalg.solve_triangular(U, b.t(), upper=True, left=False)
+torch.linalg.solve_triangular(U, b, upper=False, unitriangular=True)
+torch.linalg.multi_dot([A])
+torch.linalg.multi_dot([A, C])
+torch.linalg.multi_dot([torch.ones(2, 2, 2), A])
+torch.linalg.multi_dot([A, v, A])
+torch.linalg.multi_dot([A, A.double()])
+torch.linalg.solve_triangular(U, b)
+torch.linalg.solve_triangular(U, torch.ones(3, 1), upper=True)
+torch.linalg.solve_triangular(U, torch.ones(3, 1), upper=True, left=False)
+torch.linalg.pinv(v)
+""",
     },
 }
 
