@@ -268,6 +268,73 @@ torch.linalg.solve_triangular(U, torch.ones(3, 1), upper=True)
 torch.linalg.solve_triangular(U, torch.ones(3, 1), upper=True, left=False)
 torch.linalg.pinv(v)
 """,
+        "the scatter/index family: scatter, scatter_add, index_add, index_copy, index_fill": """\
+import torch
+x = torch.zeros(3, 4, requires_grad=True)
+src = torch.arange(1., 13.).reshape(3, 4).requires_grad_()
+idx = torch.tensor([[0, 1, 2, 0], [2, 0, 0, 1]])
+torch.scatter(x, 0, idx, src)
+x.scatter(0, idx, 5.)
+x.scatter_add(0, idx, src)
+x.scatter(0, idx.float(), src)
+x.scatter(0, idx + 5, src)
+x.scatter(0, idx[0], src)
+x.scatter(0, torch.zeros(4, 4, dtype=torch.long), src)
+x.scatter(0, idx, torch.ones(1, 1))
+x.scatter(0, idx, src.double())
+i1 = torch.tensor([0, 2])
+s2 = torch.ones(2, 4, requires_grad=True)
+x.index_add(0, i1, s2, alpha=2)
+x.index_copy(0, i1, s2)
+x.index_fill(1, i1, -1.)
+x.index_fill(1, i1, torch.tensor(-1., requires_grad=True))
+x.index_add(0, i1, torch.ones(3, 4))
+x.index_add(0, idx, s2)
+x.index_add(0, i1.float(), s2)
+x.index_add(0, torch.tensor([0, 5]), s2)
+x.index_copy(0, i1, torch.ones(3, 4))
+x.index_copy(0, torch.tensor([0, 5]), s2)
+x.index_fill(1, torch.tensor([7]), 1.)
+x.index_fill(1, i1, torch.ones(2))
+y = x.clone()
+y.scatter_(0, idx, src).grad_fn
+y = x.clone()
+y.index_add_(0, i1, s2).grad_fn
+y = x.clone()
+y.index_fill_(0, i1, 2.).grad_fn
+y = x.clone()
+y.index_copy_(0, i1, s2).grad_fn
+y = x.clone()
+(y.scatter_add_(0, idx, src).grad_fn, y)
+out = torch.scatter(x * 2, 0, idx, src[:2] * 3).sum() + x.index_add(1, torch.tensor([1, 1]), torch.ones(3, 2, requires_grad=True) * src[:, :2], alpha=0.5).pow(2).sum()
+out.backward(); print(x.grad, src.grad)
+v = torch.tensor(2., requires_grad=True)
+x.index_fill(0, i1, v).sum().backward(); print(v.grad)
+x.scatter_(0, idx, 1.)
+torch.index_add(torch.zeros(3), 0, torch.tensor([1, 1]), torch.ones(2))
+torch.index_fill(torch.zeros(3), 0, torch.tensor([1]), 4.)
+torch.scatter_add(torch.zeros(3), 0, torch.tensor([1, 1]), torch.ones(2))
+""",
+        "index_put and index_put_": """\
+import torch
+x = torch.zeros(3, 4, requires_grad=True)
+i1 = torch.tensor([0, 2])
+vals = torch.ones(4, requires_grad=True)
+x.index_put((i1,), vals)
+torch.index_put(x, (torch.tensor([0, 0]),), torch.ones(2, 4), accumulate=True)
+x.index_put((torch.tensor([0, 0]), torch.tensor([1, 3])), torch.tensor([5., 6.]), True)
+x.index_put((torch.tensor([True, False, True]),), torch.tensor(3.))
+x.index_put((i1,), torch.ones(3))
+x.index_put((i1,), torch.ones(4, dtype=torch.float64))
+x.index_put(i1, vals)
+x.index_put((i1.float(),), vals)
+out = (x * 2).index_put((i1,), vals * 3).pow(2).sum() + x.index_put((torch.tensor([1, 1]),), vals, accumulate=True).sum()
+out.backward(); print(x.grad, vals.grad)
+y = x.detach().clone()
+(y.index_put_((i1,), torch.tensor(7.)), y._version)
+z = (x * 1)
+z.index_put_((i1,), vals).grad_fn
+""",
     },
 }
 
