@@ -1,8 +1,10 @@
-"""torch.linalg: norms, solve, inv, det, slogdet, cross — entries of the op table."""
+"""torch.linalg: norms, solve, inv, det, slogdet, cross, multi_dot, pinv, solve_triangular —
+entries of the op table."""
 
 from .ops import OPS
 from .ops.decompositions import cholesky, eigh, eigvalsh
 from .ops.linalg import _LinAlgError
+from .ops.linalg_extra import multi_dot, pinv, solve_triangular
 
 LinAlgError = _LinAlgError
 
@@ -23,4 +25,4 @@ matrix_power = OPS["matrix_power"]
 
 __all__ = ["LinAlgError", "det", "inv", "solve", "slogdet", "norm", "vector_norm",
            "matrix_norm", "svdvals", "cross", "matmul", "diagonal", "svd", "qr", "eigh",
-           "eigvalsh", "cholesky", "matrix_power"]
+           "eigvalsh", "cholesky", "matrix_power", "multi_dot", "pinv", "solve_triangular"]

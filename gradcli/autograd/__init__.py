@@ -1,7 +1,7 @@
 """torch.autograd: backward, grad, custom Functions, the functional API, forward-mode AD,
 gradcheck and anomaly detection."""
 
-from . import forward_ad, function, functional, graph  # noqa: F401  (submodules)
+from . import batched, forward_ad, function, functional, graph  # noqa: F401  (submodules)
 from . import gradcheck as _gradcheck_module  # noqa: F401  (loaded first: the name is the function)
 from ..engine.anomaly import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                               set_detect_anomaly)

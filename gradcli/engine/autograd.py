@@ -139,6 +139,15 @@ def _warn_create_graph():
     warnings.warn(messages.CREATE_GRAPH_CYCLE, UserWarning, stacklevel=4)
 
 
+_BATCHED_GRAD = [None]  # what autograd(is_grads_batched=True) runs: register_batched_grad
+
+
+def register_batched_grad(fn):
+    """The layer above the engine (gradcli.autograd.batched, which stacks tensors with the op
+    table) gives grad its batched form."""
+    _BATCHED_GRAD[0] = fn
+
+
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """The gradients of outputs with respect to inputs, returned instead of accumulated (as a
@@ -151,6 +160,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     inputs_tuple = _inputs_tuple(inputs)
     if not inputs_tuple:
         raise RuntimeError(messages.GRAD_EMPTY_INPUTS)
+    if is_grads_batched:  # (one backward pass a batch row: gradcli/autograd/batched.py)
+        return _BATCHED_GRAD[0](grad, outputs, inputs, grad_outputs, retain_graph, create_graph,
+                                allow_unused, materialize_grads)
     if not only_inputs:
         warnings.warn(messages.ONLY_INPUTS_DEPRECATED, FutureWarning, stacklevel=2)
     grads = _make_grads(outputs, _grads_tuple(grad_outputs, len(outputs)))

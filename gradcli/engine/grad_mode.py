@@ -51,8 +51,100 @@ class enable_grad(_GradModeManager):
     mode = True
 
 
-class InferenceMode:
-    enabled = False
+INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details.")
+INFERENCE_REQUIRES_GRAD = ("Setting requires_grad=True on inference tensor outside "
+                           "InferenceMode is not allowed.")
+INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`.")
+INFERENCE_VERSION = "Inference tensors do not track version counter."
+
+
+class _InferenceVersion:
+    """The version an inference tensor does not have: reading it to save the tensor for backward
+    raises PyTorch's error, bumping it (`vc[0] += 1`) leaves it as it is."""
+
+    __slots__ = ()
+
+    def __bool__(self):
+        raise RuntimeError(INFERENCE_SAVED)
+
+    def __eq__(self, other):
+        raise RuntimeError(INFERENCE_SAVED)
+
+    def __ne__(self, other):
+        raise RuntimeError(INFERENCE_SAVED)
+
+    __hash__ = None
+
+    def __add__(self, other):
+        return self
+
+    def __index__(self):
+        raise RuntimeError(INFERENCE_VERSION)
+
+    __int__ = __index__
+
+    def __repr__(self):
+        raise RuntimeError(INFERENCE_VERSION)
+
+
+class _NoViews:
+    """The views of an inference tensor, which have no history to regenerate: none kept."""
+
+    __slots__ = ()
+
+    def add(self, view):
+        pass
+
+    def __bool__(self):
+        return False
+
+    def __iter__(self):
+        return iter(())
+
+
+class InferenceCounter:
+    """The version counter of inference tensors (a tensor made in inference mode, and its views,
+    share the one instance): an in-place change outside inference mode raises PyTorch's error
+    when the change bumps it, after the change, as PyTorch's does."""
+
+    __slots__ = ()
+    version = _InferenceVersion()
+    views = _NoViews()  # (a normal counter's second item: the views regenerated on a change)
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        return self.version if i == 0 else self.views
+
+    def __setitem__(self, i, value):
+        if not InferenceMode.enabled:
+            raise RuntimeError(INFERENCE_INPLACE)
+
+
+class _InferenceMode:
+    """enabled: inference mode is on; counter: the version counter of the tensors made now
+    (None: a fresh one on first use; in inference mode, the inference counter)."""
+    __slots__ = ("enabled", "counter")
+    INFERENCE = InferenceCounter()
+
+    def __init__(self):
+        self.enabled = False
+        self.counter = None
+
+
+InferenceMode = _InferenceMode()
+
+
+def is_inference(tensor):
+    return type(tensor._vc) is InferenceCounter
 
 
 def is_inference_mode_enabled():
@@ -60,8 +152,9 @@ def is_inference_mode_enabled():
 
 
 class inference_mode(_GradModeManager):
-    """Like no_grad (gradcli has no separate inference tensors); also a bare decorator
-    (`@torch.inference_mode`)."""
+    """no_grad, and the tensors made inside are inference tensors (`is_inference()`): no
+    version counter, no in-place change, requires_grad or saving for backward outside the
+    mode.  Also a bare decorator (`@torch.inference_mode`)."""
 
     def __new__(cls, mode=True):
         if callable(mode):
@@ -76,9 +169,11 @@ class inference_mode(_GradModeManager):
         super().__enter__()
         self._prev_inference = InferenceMode.enabled
         InferenceMode.enabled = self.inference
+        InferenceMode.counter = InferenceMode.INFERENCE if self.inference else None
 
     def __exit__(self, *exc):
         InferenceMode.enabled = self._prev_inference
+        InferenceMode.counter = InferenceMode.INFERENCE if self._prev_inference else None
         return super().__exit__(*exc)
 
     def __call__(self, fn):

@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import messages
-from .grad_mode import GradMode
+from .grad_mode import INFERENCE_SAVED, GradMode, InferenceCounter, InferenceMode
 from .torch_classes import TorchClass, torch_repr
 
 _sequence = itertools.count()
@@ -181,8 +181,9 @@ class Node(metaclass=TorchClass):
         self._hooked = True
 
     def short_name(self):
-        """The node name without its `Backward0` suffix, as PyTorch's messages print it."""
-        return re.sub(r"Backward\d*$", "", self.name())
+        """The node name without its `Backward0` suffix, as PyTorch's messages print it (of
+        another overload, the number stays: PowBackward2 is `Pow2`)."""
+        return re.sub(r"Backward(?:0|(\d*))$", lambda m: m.group(1) or "", self.name())
 
     def release(self):
         """Free saved tensors after a backward pass without retain_graph."""
@@ -278,6 +279,8 @@ class SavedTensor:
     def __init__(self, tensor):
         self.tensor = tensor
         self.version = tensor._counter
+        if type(self.version) is InferenceCounter and not InferenceMode.enabled:
+            raise RuntimeError(INFERENCE_SAVED)
         self.saved_version = tensor._counter[0]
         self.origin = None  # PyTorch names the tensor's grad_fn at the time of the error
 

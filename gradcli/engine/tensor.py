@@ -13,7 +13,8 @@ import numpy as np
 
 from . import dtypes, messages
 from .dtypes import dtype as _dtype_cls
-from .grad_mode import GradMode
+from .grad_mode import (INFERENCE_REQUIRES_GRAD, INFERENCE_VERSION, GradMode, InferenceCounter,
+                        InferenceMode)
 from .graph import AccumulateGrad, _add_hook, bind_tensor_class, run_backward
 from .torch_classes import TorchClass
 
@@ -128,7 +129,7 @@ class Tensor(metaclass=TorchClass):
         t.requires_grad_flag = requires_grad
         t.grad_fn = grad_fn
         t._output_nr = output_nr
-        t._vc = None
+        t._vc = InferenceMode.counter
         return t
 
     @property
@@ -148,7 +149,13 @@ class Tensor(metaclass=TorchClass):
         """How many in-place changes this tensor (or a view sharing its data) has had, as
         PyTorch's `x._version` shows it."""
         vc = self._vc
+        if type(vc) is InferenceCounter:
+            raise RuntimeError(INFERENCE_VERSION)
         return 0 if vc is None else vc[0]
+
+    def is_inference(self):
+        """Made in inference mode (or a view of such a tensor)."""
+        return type(self._vc) is InferenceCounter
 
     # ------------------------------------------------------------------ autograd metadata
     @property
@@ -170,6 +177,8 @@ class Tensor(metaclass=TorchClass):
             raise RuntimeError(messages.ONLY_LEAF_REQUIRES_GRAD_FALSE)
         if requires_grad and self.dtype.category < 2:
             raise RuntimeError(messages.ONLY_FLOAT_REQUIRES_GRAD_METHOD)
+        if requires_grad and type(self._vc) is InferenceCounter and not InferenceMode.enabled:
+            raise RuntimeError(INFERENCE_REQUIRES_GRAD)
         self.requires_grad_flag = requires_grad
         return self
 
@@ -289,6 +298,8 @@ class Tensor(metaclass=TorchClass):
     @property
     def data(self):
         t = Tensor._make(self._data, None, 0, False)
+        if type(self._vc) is InferenceCounter:
+            t._vc = self._vc
         return t
 
     @data.setter
@@ -520,7 +531,7 @@ def _init(t, data, grad_fn, output_nr, requires_grad):
     t.requires_grad_flag = requires_grad
     t.grad_fn = grad_fn
     t._output_nr = output_nr
-    t._vc = None
+    t._vc = InferenceMode.counter
 
 
 def _wrap_dim(dim, ndim):

@@ -12,6 +12,7 @@ from .registry import ALIASES, OPS, Op, Overload, Sample
 from . import arith, elementwise, reductions, shape, linalg, creation, views  # noqa: E402,F401
 from . import tensor_methods  # noqa: E402
 from . import compare, sorting, extra, activations, products, more_reductions, decompositions, backward_ops  # noqa: E402,F401,E501  (declare)
+from . import inplace_shape, linalg_extra, scatter  # noqa: E402,F401  (declare)
 
 # Python operator -> (op name, reflected).  PyTorch's __radd__ is __add__ and its __rmul__ is
 # __mul__ (`2 * x` is mul(x, 2)); "swapped" says the program wrote the operands the other way
@@ -235,8 +236,32 @@ def _write_into(self, result, name):
         if src.category > dst.category:
             raise RuntimeError(f"result type {src.short} can't be cast to the desired output "
                                f"type {dst.short}")
-    self._data[...] = out
+    data = self._data
+    if not data.flags.writeable:
+        data = _expanded_target(data, name)
+    data[...] = out
     self._counter[0] += 1
+
+
+INTERNAL_OVERLAP = ("unsupported operation: more than one element of the written-to tensor "
+                    "refers to a single memory location. Please clone() the tensor before "
+                    "performing the operation.")
+
+
+def _expanded_target(data, name):
+    """Where an in-place op writes an expanded tensor (a read-only np.broadcast_to view): as
+    PyTorch, refused when elements share memory (a stride 0 over more than one element), but
+    for fill_ and zero_, which PyTorch lets write every alias with the one value; written
+    through a writeable alias of the same memory otherwise."""
+    import numpy as np
+    overlap = 0 in [st if n > 1 else 1 for st, n in zip(data.strides, data.shape)]
+    if overlap and name.split(".")[0] not in ("fill", "fill_", "zero"):
+        raise RuntimeError(INTERNAL_OVERLAP)
+    base = data.base
+    if (isinstance(base, np.ndarray) and base.flags.writeable
+            and base.__array_interface__["data"][0] == data.__array_interface__["data"][0]):
+        return np.lib.stride_tricks.as_strided(base, data.shape, data.strides)
+    raise RuntimeError(INTERNAL_OVERLAP)
 
 
 class _FirstUse:

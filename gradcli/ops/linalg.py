@@ -14,6 +14,7 @@ from ..engine.tensor import _CPP_TYPE_NAMES, Tensor
 from .derivatives import helper
 from .registry import OPS, Op, Overload, Sample, alias, register, wrap_dim
 from .shape import Composite, _diagonal, _reshape_compose
+from .summation import torch_vector_norm
 
 
 class _LinAlgError(RuntimeError):
@@ -579,6 +580,10 @@ def _vector_norm(a, ord=2, dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         a = a.astype(dtype.np)
     ax = _norm_axes(dim, a.ndim)
+    out = torch_vector_norm(a, ord, ax)   # in PyTorch's order (gradcli/ops/summation.py)
+    if out is not None:
+        return out.reshape(tuple(1 if d in ax else n for d, n in enumerate(a.shape))) \
+            if keepdim else out
     x = np.abs(a)
     if ord == 2:
         out = np.sqrt(np.sum(x * x, axis=ax, keepdims=keepdim))

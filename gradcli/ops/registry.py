@@ -17,7 +17,7 @@ from weakref import WeakSet as _WeakSet
 import numpy as np
 
 from ..engine import dtypes, messages
-from ..engine.grad_mode import GradMode
+from ..engine.grad_mode import GradMode, InferenceMode
 from ..engine.graph import (_ZERO_NRS, RELEASED, AnomalyMode, Node, NodeRecorder,
                             PackedTensor, SavedHooks, _sequence, version_error)
 from ..engine.graph import tensor_gradient as _tensor_gradient
@@ -405,7 +405,7 @@ class Op:
         result.grad_fn = None
         result.requires_grad_flag = False
         result._output_nr = 0
-        result._vc = None
+        result._vc = _INFERENCE.counter
         if self.view:
             _mark_view(result, inputs[0])
         if need_grad and GradMode.enabled and self.differentiable:
@@ -785,7 +785,7 @@ def _specialised_apply(op, general=None, swapped=False):
             result.grad_fn = None
             result.requires_grad_flag = False
             result._output_nr = 0
-            result._vc = None
+            result._vc = _INFERENCE.counter
             if view:
                 _mark_view(result, x)
             if x.requires_grad_flag and differentiable and GradMode.enabled:
@@ -943,7 +943,7 @@ def _specialised_apply(op, general=None, swapped=False):
         result.grad_fn = None
         result.requires_grad_flag = False
         result._output_nr = 0
-        result._vc = None
+        result._vc = _INFERENCE.counter
         if view:
             _mark_view(result, a)
         if need_grad and differentiable and GradMode.enabled:
@@ -1232,6 +1232,7 @@ def _scalar_meta(npd, kind):
 _NRS00 = (0, 0)
 _Tensor = Tensor
 _new_tensor = Tensor.__new__
+_INFERENCE = InferenceMode  # (its counter: None, or inference tensors' in inference mode)
 _array = np.array
 _new_node = object.__new__
 _ndarray = np.ndarray

@@ -1561,6 +1561,24 @@ def _check_index_put_dtype(self, index, value):
                        f"source.")
 
 
+def _write_expanded(data, steps, key, new):
+    """`expanded[index] = value` (data: a read-only np.broadcast_to view): as PyTorch, refused
+    when two of the written elements share memory, else written through a writeable alias."""
+    from . import INTERNAL_OVERLAP, _expanded_target
+    mask = np.zeros(data.shape, bool)
+    region = _region(mask, steps)
+    if key is None:
+        region[...] = True
+    else:
+        region[key] = True
+    where = np.nonzero(mask)
+    offsets = sum(np.asarray(i, np.int64) * st for i, st in zip(where, data.strides)) \
+        if data.ndim else np.zeros(1, np.int64)
+    if len(np.unique(offsets)) != len(offsets):
+        raise RuntimeError(INTERNAL_OVERLAP)
+    _expanded_target(data, "fill")[mask] = new[mask]
+
+
 def _setitem(self, index, value):
     """`self[index] = value`: writes in place and bumps the version counter; when autograd
     records it, self's grad_fn becomes CopySlices (or IndexPutBackward0, CopyBackwards, …) as in
@@ -1604,11 +1622,10 @@ def _setitem(self, index, value):
             result = op.apply((self, value), ((steps, key),))
         finally:
             GradMode.enabled = prev
-    if not self._data.flags.writeable:
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
-                           "refers to a single memory location. Please clone() the tensor before "
-                           "performing the operation.")
-    self._data[...] = result._data
+    if self._data.flags.writeable:
+        self._data[...] = result._data
+    else:
+        _write_expanded(self._data, steps, key, result._data)
     self._counter[0] += 1
     if result._fw is not None:
         _set_tangent(self, result._fw)

@@ -14,7 +14,10 @@ PINNED = Path(__file__).with_name("fast_paths.json")
 
 
 def table_answers():
-    """{"op/vjp index": [float formula answer, donation answer]} for the whole op table."""
+    """{"op/vjp index": [float formula answer, donation answer]} for the whole op table (all of
+    it: torch.nn.functional's ops too, which the namespace's first use declares)."""
+    import gradcli
+    gradcli._load()
     answers = {}
     for name, op in sorted(registry.OPS.items()):
         if not isinstance(op, registry.Op):

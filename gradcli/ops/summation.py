@@ -1,0 +1,473 @@
+"""PyTorch's CPU float sum, added in PyTorch's order.
+
+PyTorch's CPU `sum` (aten/src/ATen/native/cpu/SumKernel.cpp, `cascade_sum`) adds float32 in
+float32 and float64 in float64, in its own order: TensorIterator orders and coalesces the
+dimensions, each 2-d loop runs one of four kernels (vectorised inner or outer sum, scalar inner
+or outer sum) built on `row_sum` (four interleaved partial sums) and `multi_row_sum` (a
+four-level cascade whose level holds 2**max(4, ceil(log2 n) / 4) rows), and each result is added
+into an output filled with zeros.  The vectors are 32 bytes (8 floats, 4 doubles) on every CPU:
+the sum kernel is not compiled for AVX512, which runs the AVX2 kernel.  CPU `mean` is that sum
+divided by n.  From 32768 elements on, `parallel_reduce` splits the work between threads
+(`two_pass_reduction` for one output element, `parallel_dim_reduction` otherwise), which
+changes the order again: the split is reproduced for `get_num_threads()` threads.
+
+Everything here works on whole NumPy arrays: a level of the cascade is one `np.add.reduce`
+over the axis of a reshaped view whose inner axes are kept, which NumPy adds row after row
+(never pairwise, which it does only along the innermost reduced axis).
+"""
+import os
+
+import numpy as np
+
+GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE
+MAX_THREADS = 4096
+_VEC_BYTES = 32     # Vectorized<float> of the AVX2 (and default) kernel: 8 floats, 4 doubles
+
+
+def _default_threads():
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+_threads = [_default_threads()]
+
+
+def get_num_threads():
+    """The number of threads whose split of a long sum is reproduced (torch.get_num_threads)."""
+    return _threads[0]
+
+
+def set_num_threads(n):
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise RuntimeError(f"set_num_threads expects an int, but got {type(n).__name__}")
+    if n <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    if n > MAX_THREADS:
+        raise RuntimeError(f"gradcli reproduces the sums of at most {MAX_THREADS} threads")
+    _threads[0] = int(n)
+
+
+# ------------------------------------------------------------------ the kernels, on arrays
+# Each takes x of shape (n, ...) and reduces axis 0 in the kernel's order; the trailing axes are
+# independent columns (or batches of loops).
+
+def _rows_outside(x, axis):
+    """x, laid out so that NumPy's reduction over `axis` adds whole rows one after another:
+    NumPy adds pairwise along the axis its inner loop runs over, the one of smallest stride."""
+    inner = [abs(st) for d, (n, st) in enumerate(zip(x.shape, x.strides)) if d != axis and n > 1]
+    if inner and min(inner) < abs(x.strides[axis]) and min(x.strides) >= 0:
+        return x
+    return np.ascontiguousarray(x)
+
+
+def _seq(x):
+    """0 + x[0] + x[1] + ... along axis 0, one row after another (but the sign of a zero)."""
+    if x.shape[0] <= 1:
+        return x[0].copy() if x.shape[0] else np.zeros(x.shape[1:], x.dtype)
+    if x[0].size > 1:
+        return np.add.reduce(_rows_outside(x, 0), axis=0)
+    return np.cumsum(x, axis=0)[-1]       # add.accumulate: one element after another
+
+
+def _seq1(x):
+    """_seq of the blocks of rows: x (blocks, step, ...) -> (blocks, ...)."""
+    if x[0, 0].size > 1:
+        return np.add.reduce(_rows_outside(x, 1), axis=1)
+    return np.cumsum(x, axis=1)[:, -1]
+
+
+def _ceil_log2(n):
+    return 0 if n <= 1 else int(n - 1).bit_length()
+
+
+def multi_row_sum(x):
+    """multi_row_sum over axis 0 of x (n, ...): the four-level cascade."""
+    n = x.shape[0]
+    power = max(4, _ceil_log2(n) // 4)
+    step = 1 << power
+    blocks = n // step
+    tail = _seq(x[blocks * step:])
+    if not blocks:
+        return tail
+    rest = x.shape[1:]
+    sums = _seq1(x[:blocks * step].reshape(blocks, step, *rest))
+    groups = blocks // step
+    acc = tail + _seq(sums[groups * step:])
+    if not groups:
+        return acc
+    gsums = _seq1(sums[:groups * step].reshape(groups, step, *rest))
+    supers = groups // step
+    acc = acc + _seq(gsums[supers * step:])
+    if not supers:
+        return acc
+    return acc + _seq(_seq1(gsums[:supers * step].reshape(supers, step, *rest)))
+
+
+def row_sum(x):
+    """row_sum over axis 0 of x (n, ...): four interleaved partial sums."""
+    n = x.shape[0]
+    k = n // 4
+    if k:
+        parts = multi_row_sum(x[:4 * k].reshape(k, 4, *x.shape[1:]))  # (4, ...)
+        first = parts[0]
+    else:
+        first = parts = None
+    for i in range(4 * k, n):
+        first = x[i] if first is None else first + x[i]
+    if first is None:
+        return np.zeros(x.shape[1:], x.dtype)
+    if parts is not None:
+        first = first + parts[1] + parts[2] + parts[3]
+    return first
+
+
+def inner_vectorized(x, lanes):
+    """vectorized_inner_sum over axis 0 of x (n, ...), contiguous along axis 0, n >= lanes."""
+    n = x.shape[0]
+    v = n // lanes
+    vec = row_sum(x[:v * lanes].reshape(v, lanes, *x.shape[1:]))  # (lanes, ...)
+    return _seq(np.concatenate([x[v * lanes:], vec]))
+
+
+def outer_vectorized(x, lanes):
+    """vectorized_outer_sum: x (size0, size1, ...), contiguous along axis 1, size1 >= lanes."""
+    size1 = x.shape[1]
+    wide = size1 // (4 * lanes) * 4 * lanes
+    narrow = size1 // lanes * lanes
+    parts = []
+    if wide:
+        parts.append(multi_row_sum(x[:, :wide]))
+    if narrow > wide:
+        m = (narrow - wide) // lanes
+        # each vector a row_sum of its own: (size0, m, lanes, ...) reduced over axis 0
+        parts.append(row_sum(x[:, wide:narrow].reshape(x.shape[0], m, lanes, *x.shape[2:]))
+                     .reshape(narrow - wide, *x.shape[2:]))
+    if size1 > narrow:
+        parts.append(row_sum(x[:, narrow:]))
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def scalar_outer(x):
+    """scalar_outer_sum: four columns at a time through multi_row_sum, the rest by row_sum."""
+    four = x.shape[1] // 4 * 4
+    if four == x.shape[1]:
+        return multi_row_sum(x)
+    if not four:
+        return row_sum(x)
+    return np.concatenate([multi_row_sum(x[:, :four]), row_sum(x[:, four:])])
+
+
+def loop2d(x, in0, in1, item, lanes):
+    """cascade_sum's 2-d loop over x (size0, size1, ...), axis 0 reduced: (size1, ...)."""
+    size0, size1 = x.shape[0], x.shape[1]
+    if in0 == item and size0 >= lanes:
+        return inner_vectorized(x, lanes)
+    if in1 == item and size1 >= lanes:
+        return outer_vectorized(x, lanes)
+    if in0 < in1:
+        return row_sum(x)
+    return scalar_outer(x)
+
+
+def sum_contiguous(flat):
+    """The sum of a contiguous 1-d array, as one 1-d loop (a 0-d array, not yet added to 0)."""
+    lanes = _VEC_BYTES // flat.itemsize
+    if flat.size >= lanes:
+        return inner_vectorized(flat, lanes)
+    return row_sum(flat)
+
+
+def _parallel_for(begin, end, grain, threads):
+    """at::parallel_for's chunks (OpenMP): [(thread, begin, end), ...]."""
+    n = end - begin
+    if n <= grain or n <= 1 or threads <= 1:
+        return [(0, begin, end)]
+    nt = min(threads, -(-n // grain)) if grain > 0 else threads
+    chunk = -(-n // nt)
+    return [(t, begin + t * chunk, min(end, begin + (t + 1) * chunk))
+            for t in range(nt) if begin + t * chunk < end]
+
+
+# ------------------------------------------------------------------ the iterator
+
+def _iterator(a, red):
+    """TensorIterator's reduction shape: [[size, input stride, output stride], ...] with
+    dimension 0 the innermost, reordered and coalesced as TensorIterator does."""
+    ndim = a.ndim
+    out_strides, s = {}, 1
+    for d in reversed(range(ndim)):
+        out_strides[d] = 0 if d in red else s
+        s *= 1 if d in red else a.shape[d]
+    dims = [d for d in range(ndim) if a.shape[d] != 1]
+    in_strides = {d: a.strides[d] for d in range(ndim)}
+
+    def should_swap(d0, d1):
+        o0, o1 = out_strides[d0], out_strides[d1]
+        if (o0 == 0) != (o1 == 0):
+            return 1 if o1 == 0 else -1
+        if o0 and o1:
+            if o0 != o1:
+                return -1 if o0 < o1 else 1
+            if a.shape[d0] > a.shape[d1]:
+                return 1
+        i0, i1 = in_strides[d0], in_strides[d1]
+        if i0 and i1:
+            if i0 != i1:
+                return -1 if i0 < i1 else 1
+            if a.shape[d0] > a.shape[d1]:
+                return 1
+        return 0
+
+    perm = dims[::-1]
+    for i in range(1, len(perm)):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    shape = []
+    for d in perm:
+        entry = [a.shape[d], in_strides[d], out_strides[d]]
+        if shape and shape[-1][0] * shape[-1][1] == entry[1] \
+                and shape[-1][0] * shape[-1][2] == entry[2]:
+            shape[-1][0] *= entry[0]
+        else:
+            shape.append(entry)
+    while len(shape) < 2:
+        shape.append([1, 0, 0])
+    return shape
+
+
+def _accumulate(out, pos, vals):
+    """out[p] = ((out[p] + v0) + v1) + ... with the values of each position in their order;
+    pos and vals flat, in iteration order."""
+    if len(pos) == 1 or (len(pos) <= out.size and len(np.unique(pos)) == len(pos)):
+        out[pos] = out[pos] + vals
+        return
+    order = np.argsort(pos, kind="stable")
+    pos, vals = pos[order], vals[order]
+    uniq = np.unique(pos)
+    count = len(pos) // len(uniq)   # a regular iteration: as many values for each position
+    table = np.concatenate([out[uniq][:, None], vals.reshape(len(uniq), count)], axis=1)
+    out[uniq] = np.cumsum(table, axis=1)[:, -1]   # add.accumulate: one after another
+
+
+def _serial(view, shape, out, out_offset, item, lanes):
+    """serial_for_each over the whole of an iterator (view: its elements, axis 0 innermost):
+    every 2-d loop at once, batched over the outer dimensions, then added into `out` in
+    iteration order (2-d loops one after another, the second outer dimension fastest)."""
+    if 0 in view.shape:
+        return
+    s0, s1 = shape[0], shape[1]
+    outer = shape[2:]
+    if not outer and (s0[2] == 0 or s1[2] == 0):    # one 2-d loop, a reduction
+        if s0[2] != 0:
+            view, s0, s1 = np.swapaxes(view, 0, 1), s1, s0
+        vals = loop2d(view, s0[1], s1[1], item, lanes)
+        if s1[2] != 0:                               # columns: each its own output
+            pos = slice(out_offset, out_offset + s1[2] * (s1[0] - 1) + 1, s1[2])
+            out[pos] = out[pos] + vals
+        elif s1[0] == 1:
+            out[out_offset] = out[out_offset] + vals[0]
+        else:                                        # rows added into one output in turn
+            out[out_offset] = np.cumsum(np.concatenate([out[out_offset:out_offset + 1],
+                                                        vals]))[-1]
+        return
+    nout = len(outer)
+    base = np.full([1] * nout, out_offset, np.int64)
+    for k, e in enumerate(outer):
+        base = base + (np.arange(e[0], dtype=np.int64) * e[2]).reshape(
+            [-1 if j == k else 1 for j in range(nout)])
+    if s0[2] != 0 and s1[2] != 0:                # not a reduction: out += x
+        pos = base[None, None] \
+            + (np.arange(s0[0]) * s0[2]).reshape(-1, 1, *([1] * nout)) \
+            + (np.arange(s1[0]) * s1[2]).reshape(1, -1, *([1] * nout))
+        vals = view
+    else:
+        if s0[2] != 0:                           # the reduced dimension first
+            view, s0, s1 = np.swapaxes(view, 0, 1), s1, s0
+        vals = loop2d(view, s0[1], s1[1], item, lanes)       # (size1, outer...)
+        pos = base[None] + (np.arange(s1[0]) * s1[2]).reshape(-1, *([1] * nout))
+    pos = np.broadcast_to(pos, vals.shape)
+    _accumulate(out, pos.reshape(-1, order="F"), np.asarray(vals).reshape(-1, order="F"))
+
+
+def _view(a, shape):
+    return np.lib.stride_tricks.as_strided(a, [e[0] for e in shape], [e[1] for e in shape],
+                                           writeable=False)
+
+
+def _ranged(view, shape, begin, end, out, out_offset, item, lanes):
+    """serial_for_each over the range [begin, end) of the iteration: the loops DimCounter
+    gives (a part of a row, whole 2-d loops, a part of a row), one after another."""
+    sizes = [e[0] for e in shape]
+    ndim = len(sizes)
+    values = [int(v) for v in np.unravel_index(begin, sizes[::-1])][::-1]
+    offset = begin
+    while offset < end:
+        step0 = min(sizes[0] - values[0], end - offset)
+        step1 = 1
+        if values[0] == 0:
+            step1 = max(1, min(sizes[1] - values[1], (end - offset) // sizes[0]))
+        index = (slice(values[0], values[0] + step0), slice(values[1], values[1] + step1),
+                 *values[2:])
+        outp = out_offset + sum(v * e[2] for v, e in zip(values, shape))
+        _serial(view[index], [[step0, *shape[0][1:]], [step1, *shape[1][1:]]], out, outp,
+                item, lanes)
+        offset += step0 * step1                  # DimCounter.increment
+        i, overflow = (1, step1) if step1 != 1 else (0, step0)
+        while i < ndim and overflow > 0:
+            v = values[i] + overflow
+            overflow = int(v >= sizes[i])
+            values[i] = v - sizes[i] if overflow else v
+            i += 1
+
+
+def torch_sum(a, ax, threads=None):
+    """The float sum of `a` over the axes `ax` (None: all) in the order PyTorch's CPU kernel
+    adds, without keepdim; None for what is not emulated (other dtypes, no elements)."""
+    if a.dtype.kind != "f" or a.itemsize not in (4, 8) or a.size == 0:
+        return None
+    threads = _threads[0] if threads is None else threads
+    item = a.itemsize
+    lanes = _VEC_BYTES // item
+    full = ax is None or len(set(ax)) == a.ndim
+    if full and (a.flags.c_contiguous or a.flags.f_contiguous):
+        flat = a.reshape(-1, order="A")
+        chunks = _parallel_for(0, flat.size, GRAIN_SIZE, threads) \
+            if flat.size >= GRAIN_SIZE and threads > 1 else [(0, 0, flat.size)]
+        if len(chunks) == 1:
+            return np.asarray(sum_contiguous(flat) + a.dtype.type(0))
+        buffer = np.zeros(threads, a.dtype)
+        for t, b, e in chunks:
+            buffer[t] = buffer[t] + sum_contiguous(flat[b:e])
+        return np.asarray(sum_contiguous(buffer) + a.dtype.type(0))
+    if any(s < 0 for s in a.strides):
+        a = np.ascontiguousarray(a)    # PyTorch's views have no negative strides
+    red = set(range(a.ndim)) if ax is None else set(ax)
+    out_shape = tuple(s for d, s in enumerate(a.shape) if d not in red)
+    out_numel = int(np.prod(out_shape, dtype=np.int64))
+    shape = _iterator(a, red)
+    view = _view(a, shape)
+    out = np.zeros(out_numel, a.dtype)
+    numel = a.size
+    if numel < GRAIN_SIZE or threads <= 1:
+        _serial(view, shape, out, 0, item, lanes)
+    elif out_numel == 1:                       # two_pass_reduction
+        buffer = np.zeros(threads, a.dtype)
+        for t, b, e in _parallel_for(0, numel, GRAIN_SIZE, threads):
+            _ranged(view, shape, b, e, buffer, t, item, lanes)
+        out[0] = out[0] + sum_contiguous(buffer)
+    else:                                      # parallel_dim_reduction
+        reduced = [e[2] == 0 and e[0] > 1 for e in shape]
+        dim = len(shape) - 1
+        best = dim
+        while dim >= 0 and not reduced[dim]:
+            if shape[dim][0] >= threads:
+                best = dim
+                break
+            if shape[dim][0] > shape[best][0]:
+                best = dim
+            dim -= 1
+        cols = shape[best][0]
+        round_cols = shape[best][1] == item
+        for _, b, e in _parallel_for(0, cols, 1, threads):
+            if round_cols:
+                per = 128 // item
+                b = b - b % per
+                if e != cols:
+                    e = e - e % per
+            if b == e:
+                continue
+            sub = [list(x) for x in shape]
+            sub[best][0] = e - b
+            index = (slice(None),) * best + (slice(b, e),)
+            _serial(view[index], sub, out, b * shape[best][2], item, lanes)
+    return out.reshape(out_shape)
+
+
+# ------------------------------------------------------------------ vector norms
+
+def _fma_square(t, b):
+    """fma(t, t, b): b + t*t rounded once.  For float32, t*t is exact in float64 and the sum
+    rounds there first (a second rounding that differs only on an exact float32 tie, some
+    2**-29 of the time); for float64, t*t = p + e exactly (Dekker's product) and b + p = s + r
+    exactly (Knuth's two-sum), so s + (r + e) is the fused result but in the same rare ties."""
+    if t.dtype == np.float32:
+        return (b.astype(np.float64) + t.astype(np.float64) ** 2).astype(np.float32)
+    p = t * t
+    c = t * 134217729.0                    # Veltkamp's split: t = hi + lo, 26 bits each
+    hi = c - (c - t)
+    lo = t - hi
+    e = ((hi * hi - p) + 2.0 * hi * lo) + lo * lo
+    s = b + p
+    bb = s - b
+    r = (b - (s - bb)) + (p - bb)
+    exact = s + (r + e)
+    return np.where(np.isfinite(exact), exact, s)
+
+
+def torch_vector_norm(a, ord, ax, threads=None):
+    """linalg_vector_norm of ord 2 or 1 over the axes `ax` as PyTorch's CPU kernel adds it
+    (aten/src/ATen/native/cpu/ReduceOpsKernel.cpp, norm_kernel_tensor_iterator_impl), without
+    keepdim; None for what is not emulated.
+
+    Ord 2 over one contiguous innermost dimension (the whole of a contiguous tensor too) runs
+    the vectorised kernel: 8 float (4 double) lanes of squares, added lane by lane, then the
+    lanes in turn, then the leftovers one by one as the compiler made the loop: by four,
+    squared and rounded before the addition, the last (fewer than four) by fused multiply-adds.  Otherwise (and for ord 1) each output
+    is 0 + x0*x0 + x1*x1 + ... (|x0| + |x1| + ...) in the iterator's order, without fused
+    multiply-adds; one output of 32768 elements or more is split between threads, whose partial
+    sums are then added in turn."""
+    if a.dtype.kind != "f" or a.itemsize not in (4, 8) or a.size == 0 or ord not in (1, 2):
+        return None
+    threads = _threads[0] if threads is None else threads
+    if any(s < 0 for s in a.strides):
+        a = np.ascontiguousarray(a)
+    item = a.itemsize
+    red = set(range(a.ndim)) if ax is None else set(ax)
+    out_shape = tuple(s for d, s in enumerate(a.shape) if d not in red)
+    shape = _iterator(a, red)
+    view = _view(a, shape)
+    red_axes = [i for i, e in enumerate(shape) if e[2] == 0 and e[0] > 1]
+    kept_axes = [i for i, e in enumerate(shape) if e[2] != 0]
+    ones = [i for i, e in enumerate(shape) if e[2] == 0 and e[0] == 1]
+    rows = view.transpose(kept_axes[::-1] + ones + red_axes[::-1])
+    kept = int(np.prod([shape[i][0] for i in kept_axes], dtype=np.int64))
+    rows = rows.reshape(kept, -1)                         # (outputs, reduced in iterator order)
+    pos = np.zeros([shape[i][0] for i in kept_axes[::-1]], np.int64)
+    for k, i in enumerate(kept_axes[::-1]):
+        pos = pos + (np.arange(shape[i][0]) * shape[i][2]).reshape(
+            [-1 if j == k else 1 for j in range(len(kept_axes))])
+    lastdim = ord == 2 and len(red_axes) == 1 and red_axes[0] == 0 and shape[0][1] == item
+    terms = rows * rows if ord == 2 else np.abs(rows)
+    if lastdim:
+        lanes = _VEC_BYTES // item
+        v = terms.shape[1] // lanes
+        body = terms[:, :v * lanes].reshape(kept, v, lanes)
+        acc = np.add.reduce(_rows_outside(body, 1), axis=1) if v > 1 else (
+            body[:, 0] if v else np.zeros((kept, lanes), a.dtype))
+        total = np.cumsum(acc, axis=1)[:, -1]
+        # the leftovers as the compiled loop adds them: four at a time squared apart (rounded),
+        # the last ones (fewer than four) with a fused multiply-add
+        tail = rows[:, v * lanes:]
+        four = tail.shape[1] // 4 * 4
+        for j in range(four):
+            total = total + terms[:, v * lanes + j]
+        for j in range(four, tail.shape[1]):
+            total = _fma_square(tail[:, j], total)
+    elif kept == 1 and terms.shape[1] >= GRAIN_SIZE and threads > 1:
+        buffer = np.zeros(threads, a.dtype)
+        for t, b, e in _parallel_for(0, terms.shape[1], GRAIN_SIZE, threads):
+            buffer[t] = np.cumsum(terms[0, b:e])[-1]
+        total = np.cumsum(buffer)[-1:]
+    else:
+        total = np.cumsum(terms, axis=1)[:, -1] if terms.shape[1] else np.zeros(kept, a.dtype)
+    out = np.zeros(kept, a.dtype)
+    out[pos.reshape(-1)] = np.sqrt(total) if ord == 2 else total
+    return out.reshape(out_shape)

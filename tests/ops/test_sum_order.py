@@ -1,0 +1,126 @@
+"""Float sums (and means, and vector norms) add in PyTorch's order, bit for bit: the committed answers PyTorch 2.13 gave
+(sum_order_golden.json, checked with or without torch), and random sums of many lengths, shapes,
+layouts and thread counts against PyTorch itself (with torch installed)."""
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import gradcli
+from gradcli.ops import summation
+from sum_order_cases import GOLDEN, _cases, compute, inputs, layout
+
+GOLDEN_CASES = json.loads(GOLDEN.read_text(encoding="utf-8"))["cases"]
+
+
+@pytest.fixture(autouse=True)
+def _threads():
+    threads = gradcli.get_num_threads()
+    yield
+    gradcli.set_num_threads(threads)
+
+
+def _id(case):
+    dim = "all" if case["dim"] is None else ",".join(map(str, case["dim"]))
+    return (f"{case['op']}-{case['dtype']}-{'x'.join(map(str, case['shape']))}-{case['layout']}"
+            f"-dim{dim}-t{case['threads']}")
+
+
+def test_the_golden_file_covers_the_cases():
+    assert [{k: c[k] for k in case} for c, case in zip(GOLDEN_CASES, _cases())] == _cases()
+
+
+@pytest.mark.parametrize("case", GOLDEN_CASES, ids=[_id(c) for c in GOLDEN_CASES])
+def test_gradcli_adds_as_pytorch_did(case):
+    got = compute(gradcli, case)
+    assert got == {k: case[k] for k in ("out_shape", "sha256", "first")}, \
+        "regenerate the golden file with: python tests/ops/sum_order_cases.py"
+
+
+def test_set_num_threads_errors():
+    for value, message in [(0, "set_num_threads expects a positive integer"),
+                           (-3, "set_num_threads expects a positive integer"),
+                           (2.5, "set_num_threads expects an int, but got float"),
+                           (summation.MAX_THREADS + 1, "at most 4096 threads")]:
+        with pytest.raises(RuntimeError, match=message):
+            gradcli.set_num_threads(value)
+    gradcli.set_num_threads(3)
+    assert gradcli.get_num_threads() == 3
+
+
+def test_only_float32_and_float64_are_emulated():
+    a = np.arange(10, dtype=np.int64)
+    assert summation.torch_sum(a, None) is None
+    assert summation.torch_sum(np.zeros((0, 3), np.float32), None) is None
+    assert gradcli.tensor([1, 2, 3]).sum().item() == 6
+
+
+# ------------------------------------------------------------------ against PyTorch itself
+
+@st.composite
+def _sums(draw):
+    dtype = draw(st.sampled_from(["float32", "float64"]))
+    ndim = draw(st.integers(1, 4))
+    limit = {1: 70000, 2: 400, 3: 60, 4: 20}[ndim]
+    shape = [draw(st.integers(1, limit)) for _ in range(ndim)]
+    how = draw(st.sampled_from(["contiguous", "transposed", "strided", "expanded"]))
+    dims = draw(st.one_of(st.none(), st.lists(st.integers(0, ndim - 1), min_size=1,
+                                              max_size=ndim, unique=True)))
+    return dict(op=draw(st.sampled_from(["sum", "mean"])), dtype=dtype, shape=shape,
+                layout=how, dim=None if dims is None else sorted(dims),
+                keepdim=draw(st.booleans()), threads=draw(st.integers(1, 4)),
+                seed=draw(st.integers(0, 10 ** 6)))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_sums())
+def test_random_sums_match_pytorch_bit_for_bit(case):
+    torch = pytest.importorskip("torch")
+    threads = torch.get_num_threads()
+    try:
+        expected = compute(torch, case)
+    finally:
+        torch.set_num_threads(threads)
+    assert compute(gradcli, case) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 300000), st.sampled_from(["float32", "float64"]), st.integers(1, 4))
+def test_long_sums_match_pytorch_bit_for_bit(n, dtype, threads):
+    torch = pytest.importorskip("torch")
+    case = dict(op="sum", dtype=dtype, shape=[n], layout="contiguous", dim=None,
+                keepdim=False, threads=threads, seed=n)
+    old = torch.get_num_threads()
+    try:
+        expected = compute(torch, case)
+    finally:
+        torch.set_num_threads(old)
+    assert compute(gradcli, case) == expected
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_sums(), st.sampled_from(["norm2", "norm1"]))
+def test_random_vector_norms_match_pytorch_bit_for_bit(case, op):
+    torch = pytest.importorskip("torch")
+    case = {**case, "op": op}
+    a = layout(gradcli.from_numpy(inputs(case["shape"], case["dtype"], case["seed"])),
+               case["layout"]).numpy()
+    ax = tuple(range(a.ndim)) if case["dim"] is None else tuple(case["dim"])
+    assume(summation.torch_vector_norm(a, int(op[-1]), ax) is not None)
+    threads = torch.get_num_threads()
+    try:
+        expected = compute(torch, case)
+    finally:
+        torch.set_num_threads(threads)
+    assert compute(gradcli, case) == expected
+
+
+def test_only_ord_1_and_2_norms_are_emulated():
+    a = inputs([4, 30], "float32", 1)
+    assert summation.torch_vector_norm(a, 2, (1,)) is not None
+    assert summation.torch_vector_norm(a, 1, (0,)) is not None
+    assert summation.torch_vector_norm(a, 3, (0, 1)) is None
+    assert summation.torch_vector_norm(a.astype(np.float16), 2, (0, 1)) is None
