@@ -80,7 +80,7 @@ def readable_paths():
     import gradcli
     from ..lang.parser import cache_dir, grammar_path
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-             os.path.dirname(os.path.abspath(gradcli.__file__)), str(grammar_path().parent),
+             os.path.dirname(os.path.abspath(gradcli.__file__)), os.path.dirname(grammar_path()),
              "/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib"}
     paths.update(p for p in sys.path if p and os.path.isabs(p) and "site-packages" in p)
     cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
