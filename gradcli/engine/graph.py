@@ -188,6 +188,12 @@ class Node(metaclass=TorchClass):
     def release(self):
         """Free saved tensors after a backward pass without retain_graph."""
 
+    def refers_to(self, array):
+        """Whether this node's VJP formulas may have been given `array` or may keep it (its
+        saved values and attributes): a node class that cannot tell says yes, and the engine
+        then owns none of the gradients its formulas return (see _formula_made)."""
+        return True
+
 
 class AccumulateGrad(Node):
     """The sink of a leaf tensor: adds incoming gradients into `variable.grad`."""
@@ -248,6 +254,32 @@ def _fresh(grad):
     """A gradient tensor not aliased with anything the program holds."""
     from .tensor import Tensor
     return Tensor._make(grad._data.copy(), None, 0, False)
+
+
+def _formula_made(node, g, gi, grads_in):
+    """Whether gradient gi, which node's VJP formulas (`apply_f`, one formula per input) returned
+    for one of its inputs, is a tensor the formula made: a plain tensor of a C-contiguous,
+    writeable array of its own (no view: no NumPy base, no `_base`), outside any graph, neither
+    the gradient g the node was given nor anything the node refers to (its saved values and
+    attributes, node.refers_to), and returned once.  Nothing but the engine holds such a
+    gradient (formulas keep nothing), so the engine may add into it and a leaf may keep it as
+    its `.grad` uncopied, as PyTorch's AccumulateGrad steals a gradient nobody else holds.
+    Decided from the objects alone, on every Python: no reference counts."""
+    if type(gi) is not _Tensor_cls or gi.grad_fn is not None or gi.requires_grad_flag:
+        return False
+    d = gi._data
+    if (d.base is not None or gi._base is not None or gi._fw is not None
+            or not d.flags.c_contiguous or not d.flags.writeable):
+        return False
+    if g is gi or g._data is d or g._data.base is d:
+        return False
+    seen = 0
+    for other in grads_in:
+        if other is gi:
+            seen += 1
+        elif other is not None and type(other) is not float and other._data is d:
+            return False
+    return seen == 1 and not node.refers_to(d)
 
 
 def _add_into(d, s):
@@ -879,11 +911,15 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
     floats (NumPy's bits).  Anything else sees the tensor (_tensor_gradient): other nodes,
     hooks, retained and captured gradients, AccumulateGrad.
 
-    `owned` holds the nodes whose buffered gradient the engine made itself (a sum of two
-    gradients, or a float gradient made a tensor) while nothing else can have seen it yet: a
-    further gradient for such a node is added into its array, and an AccumulateGrad stores it
-    as the leaf's `.grad` without a copy.  Every other gradient may be referred to elsewhere
-    (a VJP may return its gradient or a saved tensor), so it is never written."""
+    `owned` holds the nodes whose buffered gradient is the engine's own while nothing else can
+    have seen it yet: a sum of two gradients, a float gradient made a tensor, or a tensor an
+    op's VJP formula made from a tensor gradient (_formula_made: not the gradient it was
+    given, nothing the node saved, no view; outside create_graph).  A further gradient for such a node is added into
+    its array, and an AccumulateGrad stores it as the leaf's `.grad` without a copy.  Every
+    other gradient may be referred to elsewhere (a VJP may return its gradient or a saved
+    tensor, a hook may keep what it saw), so it is never written.  A node whose formulas may
+    own their results releases its saved values only once its gradients are passed on (what
+    it saved tells which results are not its formulas' own)."""
     heappush, heappop = heapq.heappush, heapq.heappop
     buffer_get = buffers.get
     buffer_pop = buffers.pop
@@ -912,21 +948,28 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
                         g, mine = _tensor_gradient(g), True
                     node.accumulate(g, create_graph, mine)
                 continue
+            given = None  # the gradient node's formulas were given, when they may own theirs
             if g is None:
                 grads_in = None
             else:
                 apply_f = node.apply_f
-                if apply_f is None and type(g) is float:
-                    g = _tensor_gradient(g)
-                grads_in = node.apply([g]) if apply_f is None else apply_f(g)
+                if apply_f is None:
+                    if type(g) is float:
+                        g = _tensor_gradient(g)
+                    grads_in = node.apply([g])
+                else:
+                    grads_in = apply_f(g)
+                    if not create_graph and type(g) is not float:
+                        given = g
                 g = apply_f = None
                 if AnomalyMode.enabled:
                     _check_nan(node, grads_in)
-            if not retain_graph:
-                node.release()
+            if not retain_graph and given is None:  # (else once its gradients are passed on:
+                node.release()                      #  what it saved tells which are its own)
         else:
             if owned:
                 owned.discard(node)
+            given = None
             grads_in = _run_node(node, single, buffer_pop, needed, capture, results,
                                  retain_graph, create_graph)
             if grads_in is _SKIP:
@@ -942,6 +985,13 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
                     old = buffer_get(child)
                     if old is None:
                         buffers[child] = g
+                        # a gradient the formula made is the engine's: a leaf may keep it, a
+                        # later gradient for child is added into it (decided where it matters)
+                        if (given is not None and type(g) is not float
+                                and (type(child) is AccumulateGrad
+                                     or (child._deps if deps is None else deps[child]) > 1)
+                                and _formula_made(node, given, g, grads_in)):
+                            owned.add(child)
                     elif type(old) is float and type(g) is float:
                         buffers[child] = old + g
                     else:
@@ -953,10 +1003,14 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
                         if create_graph:
                             buffers[child] = old + g
                         else:
-                            if ((fresh or child in owned) and old is not g
-                                    and old._data.shape == g._data.shape
-                                    and old._data.dtype == g._data.dtype):
+                            if old is g or old._data.shape != g._data.shape or (
+                                    old._data.dtype != g._data.dtype):
+                                old = old + g
+                            elif fresh or child in owned:
                                 _add_into(old._data, g._data)  # the engine's own buffer
+                            elif given is not None and _formula_made(node, given, g, grads_in):
+                                _add_into(g._data, old._data)  # the formula's fresh result
+                                old = g
                             else:
                                 old = old + g
                             buffers[child] = old
@@ -985,6 +1039,10 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
                         heappush(ready, _ready_entry(nxt))
                         nxt = None
                     heappush(ready, _ready_entry(child))
+        if given is not None:
+            if not retain_graph:
+                node.release()
+            given = None
         g = grads_in = None
 
 
@@ -999,12 +1057,14 @@ def tensor_gradient(g):
 _tensor_gradient = tensor_gradient
 _array = np.array
 _make_tensor = None  # Tensor._make, once engine.tensor has made the class (it imports this)
+_Tensor_cls = None   # and the class itself
 
 
 def bind_tensor_class(tensor_cls):
     """Called once by engine.tensor: the class gradients are made of."""
-    global _make_tensor
+    global _make_tensor, _Tensor_cls
     _make_tensor = tensor_cls._make
+    _Tensor_cls = tensor_cls
 
 
 def _run_node(node, single, buffer_pop, needed, capture, results, retain_graph, create_graph):

@@ -1616,6 +1616,36 @@ class _PairNode(OpNode):
             self._sst = RELEASED
             self._s0 = self._s1 = self._saved_out = None
 
+    def refers_to(self, array):
+        """Whether the node's formulas may have been given `array` (Node.refers_to): a saved
+        input's or output's array or its base, an attribute; yes for values packed by saved
+        tensors hooks (their unpack hook may give anything), and once released."""
+        st = self._sst
+        if st is RELEASED:
+            return True
+        if st == 1:
+            if _holds(self._s0, array) or (not self._one_input and _holds(self._s1, array)):
+                return True
+        out = self._saved_out
+        if out is not None and _holds(out[0], array):
+            return True
+        return _holds(self._attrs, array)
+
+
+def _holds(value, array):
+    """Whether a saved value or attribute is, or may give, `array`: a tensor or array when it
+    or its base is `array`, a tuple or list when an item does, anything but a number, a
+    string or a dtype may."""
+    tv = type(value)
+    if tv is float or tv is int or tv is bool or tv is str or value is None:
+        return False
+    if tv is _ndarray or isinstance(value, Tensor):
+        d = value if tv is _ndarray else value._data
+        return d is array or d.base is array
+    if tv is tuple or tv is list:
+        return any(_holds(v, array) for v in value)
+    return not isinstance(value, (numbers.Number, np.dtype, dtypes.dtype))
+
 
 class _UnaryNode(_PairNode):
     """The node of a one-input op (sin, exp, sum, ...)."""

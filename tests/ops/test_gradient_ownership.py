@@ -1,7 +1,9 @@
 """Which gradients the backward pass may write into: only those it made itself (the sum of two
-gradients meeting at a node, which later ones are added into, and which a leaf then keeps as
-its `.grad`), decided without asking the interpreter who else refers to them.  Nothing the
-program, a hook or the graph holds may change, and every gradient is exact."""
+gradients meeting at a node, a tensor an op's VJP formula made and returned), which later ones
+are added into and which a leaf then keeps as its `.grad` uncopied, decided without asking the
+interpreter who else refers to them.  Nothing the program, a hook or the graph holds may
+change (a formula that returns its gradient, a saved value or a view gives none of them
+away), and every gradient is exact."""
 
 import numpy as np
 import pytest
@@ -155,3 +157,249 @@ def test_a_gradient_the_program_gave_is_not_added_into():
     (y + y * 2.0).backward(v)
     np.testing.assert_array_equal(v._data, given)
     np.testing.assert_allclose(x.grad._data, 3 * given)
+
+
+# ------------------------------------------------- what a formula returns: whose is it?
+# The engine owns a gradient a node's VJP formula returned when the formula made it: a tensor
+# of a new array, not one the formula was given (its gradient, a saved input or output, an
+# attribute), no view, outside any graph.  It may then add into it and a leaf keeps it uncopied.
+# The probes below are ops of the table's kind (one formula per input) whose formulas return
+# what the engine must not own; none is registered in the op table.
+
+from gradcli.engine import graph as _graph
+from gradcli.ops.registry import Op
+
+
+def _probe(vjp, inputs=("self",)):
+    """A one- or two-input op computing 2 * self (+ other) whose VJPs are `vjp` (a function or
+    a tuple, one per input), outside the op table."""
+    if len(inputs) == 1:
+        forward = lambda a: a * 2.0  # noqa: E731
+    else:
+        forward = lambda a, b: a * 2.0 + b  # noqa: E731
+    return Op("ownership_probe", forward, vjp, inputs=inputs, jvp=None, public=False,
+              method=False, function=False)
+
+
+def _leaf(n=8, lo=-1.0, hi=1.0):
+    return gradcli.linspace(lo, hi, n, dtype=gradcli.float64, requires_grad=True)
+
+
+def _given(n=8):
+    v = gradcli.linspace(0.5, 2.0, n, dtype=gradcli.float64)
+    return v, v._data.copy()
+
+
+def test_a_probe_node_is_one_the_engine_may_own_results_of():
+    # the probes run through the engine's formula path (apply_f), as the table's ops do
+    x = _leaf()
+    y = _probe(lambda g: g * 2.0)(x)
+    assert type(y.grad_fn).apply_f is not None
+    y.backward(gradcli.ones(8, dtype=gradcli.float64))
+    np.testing.assert_allclose(x.grad._data, np.full(8, 2.0))
+
+
+@pytest.mark.parametrize("first", ["probe", "product"])
+def test_a_formula_that_returns_its_gradient_does_not_give_it_away(first):
+    probe = _probe(lambda g: g)  # the gradient itself: the program's v reaches the leaf
+    x = _leaf()
+    v, given = _given()
+    probe(x).backward(v)
+    assert not np.shares_memory(x.grad._data, v._data)
+    x.grad.add_(1.0)
+    np.testing.assert_array_equal(v._data, given)
+    # x reached twice (add hands v on): the product's fresh gradient and v meet at x, in
+    # either order; v is added into neither
+    x = _leaf()
+    y = probe(x) + x * 3.0 if first == "probe" else x * 3.0 + probe(x)
+    y.backward(v)
+    np.testing.assert_array_equal(v._data, given)
+    np.testing.assert_allclose(x.grad._data, 4.0 * given)
+    x.grad.add_(1.0)
+    np.testing.assert_array_equal(v._data, given)
+
+
+@pytest.mark.parametrize("first", ["probe", "product"])
+def test_a_formula_that_returns_a_saved_input_does_not_give_it_away(first):
+    probe = _probe((lambda g, other: other, lambda g: g), inputs=("self", "other"))
+    x = _leaf()
+    w = gradcli.linspace(3.0, 4.0, 8, dtype=gradcli.float64)  # saved, held by the program
+    kept = w._data.copy()
+    loss = probe(x, w) + x * 5.0 if first == "probe" else x * 5.0 + probe(x, w)
+    loss.backward(gradcli.ones(8, dtype=gradcli.float64))
+    np.testing.assert_array_equal(w._data, kept)
+    np.testing.assert_allclose(x.grad._data, kept + 5.0)
+    x.grad.add_(1.0)
+    np.testing.assert_array_equal(w._data, kept)
+    x = _leaf()
+    probe(x, w).backward(gradcli.ones(8, dtype=gradcli.float64))  # alone: the leaf copies
+    x.grad.add_(1.0)
+    np.testing.assert_array_equal(w._data, kept)
+
+
+@pytest.mark.parametrize("first", ["probe", "product"])
+def test_a_formula_that_returns_its_saved_output_does_not_give_it_away(first):
+    # the node made last runs first: its gradient reaches x first
+    probe = _probe(lambda g, result: result)
+    x = _leaf()
+    if first == "probe":
+        other = x * 5.0
+        y = probe(x)
+    else:
+        y = probe(x)
+        other = x * 5.0
+    kept = y._data.copy()
+    (y + other).backward(gradcli.ones(8, dtype=gradcli.float64), retain_graph=True)
+    np.testing.assert_array_equal(y._data, kept)
+    np.testing.assert_allclose(x.grad._data, kept + 5.0)
+    x.grad.add_(1.0)
+    np.testing.assert_array_equal(y._data, kept)
+
+
+@pytest.mark.parametrize("view", ["reshape", "slice", "transpose"])
+def test_a_formula_that_returns_a_view_does_not_give_it_away(view):
+    make = {"reshape": lambda g: g.reshape(2, 4).reshape(8),
+            "slice": lambda g: g[::1],
+            "transpose": lambda g: g.unsqueeze(0).t().squeeze(1)}[view]
+    probe = _probe(make)
+    x = _leaf()
+    v, given = _given()
+    (probe(x) + x * 3.0).backward(v)
+    np.testing.assert_array_equal(v._data, given)
+    np.testing.assert_allclose(x.grad._data, 4.0 * given)
+    x = _leaf()
+    probe(x).backward(v)
+    x.grad.add_(1.0)
+    np.testing.assert_array_equal(v._data, given)
+
+
+def test_a_formula_returning_one_tensor_for_both_inputs_is_added_once_each():
+    made = []
+
+    def twice(g):  # one tensor for both inputs: the engine must not add into it
+        if not made:
+            made.append(g * 2.0)
+        return made[-1]
+    probe = _probe((twice, twice), inputs=("self", "other"))
+    x = _leaf()
+    probe(x, x).backward(gradcli.ones(8, dtype=gradcli.float64))
+    np.testing.assert_allclose(x.grad._data, np.full(8, 4.0))
+    np.testing.assert_allclose(made[0]._data, np.full(8, 2.0))
+    made.clear()
+    x, w = _leaf(), _leaf()
+    probe(x, w).backward(gradcli.ones(8, dtype=gradcli.float64))
+    (x * 1.0).backward(gradcli.ones(8, dtype=gradcli.float64))  # into x.grad, not w.grad
+    np.testing.assert_allclose(x.grad._data, np.full(8, 3.0))
+    np.testing.assert_allclose(w.grad._data, np.full(8, 2.0))
+
+
+def test_a_fresh_formula_result_is_the_leaf_s_gradient_uncopied():
+    # the rule's gain: the product's fresh gradient becomes x.grad as it is (PyTorch steals it)
+    x = _leaf()
+    seen = []
+    probe = _probe(lambda g: seen.append(g * 2.0) or seen[-1])
+    probe(x).backward(gradcli.ones(8, dtype=gradcli.float64))
+    assert x.grad is seen[0]
+    assert _graph._formula_made is not None
+
+
+def test_a_hook_that_keeps_a_leaf_s_gradient_sees_it_unchanged_by_later_passes():
+    x = _leaf()
+    kept = []
+    x.register_hook(lambda g: kept.append(g))
+    (x * 2.0).sum().backward()
+    snapshot = kept[0]._data.copy()
+    (x * 3.0).sum().backward()  # adds into x.grad: not into what the hook kept
+    np.testing.assert_array_equal(kept[0]._data, snapshot)
+    np.testing.assert_allclose(x.grad._data, np.full(8, 5.0))
+    assert not np.shares_memory(x.grad._data, kept[0]._data)
+
+
+def test_a_hook_that_keeps_an_intermediate_gradient_then_another_accumulates():
+    x = _leaf()
+    y = x.exp()
+    kept = []
+    y.register_hook(lambda g: kept.append(g))  # y's gradient: one fresh product
+    (y * 2.0).sum().backward(retain_graph=True)
+    snapshot = kept[0]._data.copy()
+    np.testing.assert_allclose(snapshot, np.full(8, 2.0))
+    (y * 3.0 + x * 4.0).sum().backward()  # more gradients for x and for y
+    np.testing.assert_array_equal(kept[0]._data, snapshot)
+    ex = np.exp(x._data)
+    np.testing.assert_allclose(x.grad._data, 2.0 * ex + 3.0 * ex + 4.0)
+
+
+def test_retain_grad_on_an_intermediate_reached_twice(oracle):
+    def run(lib, x0):
+        x = lib.tensor(x0, dtype=lib.float64, requires_grad=True)
+        y = x.exp()
+        y.retain_grad()
+        loss = (y * 2.0 + y.sin() * 3.0).sum()
+        loss.backward(retain_graph=True)
+        first = (y.grad.detach().numpy().copy(), x.grad.detach().numpy().copy())
+        loss.backward()
+        return first, (y.grad.detach().numpy(), x.grad.detach().numpy())
+    x0 = np.linspace(-1.0, 1.0, 8)
+    expected = oracle(lambda torch: run(torch, x0))
+    got = run(gradcli, x0)
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(a[0], b[0], rtol=1e-15)
+        np.testing.assert_allclose(a[1], b[1], rtol=1e-15)
+    assert not np.shares_memory(got[1][0], got[1][1])
+
+
+def test_a_leaf_reached_twice_keeps_the_sum_and_holds_nothing_else(oracle):
+    def run(lib, x0, v0):
+        x = lib.tensor(x0, dtype=lib.float64, requires_grad=True)
+        v = lib.tensor(v0, dtype=lib.float64)
+        (x * x * 2.0 + x.exp()).backward(v)  # x: three fresh gradients
+        first = x.grad.detach().numpy().copy()
+        (x * 3.0).backward(v)  # into the kept sum
+        return first, x.grad.detach().numpy(), v.numpy()
+    x0, v0 = np.linspace(-1.0, 1.0, 8), np.linspace(0.5, 2.0, 8)
+    expected = oracle(lambda torch: run(torch, x0, v0))
+    got = run(gradcli, x0, v0)
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(a, b, rtol=1e-15)
+    np.testing.assert_array_equal(got[2], v0)
+
+
+def test_create_graph_gradients_stay_graph_tensors(oracle):
+    def run(lib, x0):
+        x = lib.tensor(x0, dtype=lib.float64, requires_grad=True)
+        y = (x * x * 2.0 + x.exp() * 3.0).sum()  # x reached three times
+        (g,) = lib.autograd.grad(y, x, create_graph=True)
+        assert g.requires_grad and g.grad_fn is not None
+        (h,) = lib.autograd.grad((g * g).sum(), x, create_graph=True)
+        y2 = (x * x * 2.0 + x.exp() * 3.0).sum()
+        y2.backward(create_graph=True)  # the leaf's .grad: a graph tensor too
+        assert x.grad.requires_grad
+        (gg,) = lib.autograd.grad(x.grad.sum(), x)
+        return g.detach().numpy(), h.detach().numpy(), x.grad.detach().numpy(), gg.numpy()
+    x0 = np.linspace(-1.0, 1.0, 8)
+    expected = oracle(lambda torch: run(torch, x0))
+    got = run(gradcli, x0)
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(a, b, rtol=1e-14)
+
+
+def test_the_table_s_fresh_results_reach_leaves_uncopied(monkeypatch):
+    # the gain the rule is for: the MLP's weight gradients (mm's self^T @ g), the elementwise
+    # chain's input gradient (mul's g * other) and a leaf reached twice are kept as they are
+    copies = []
+    fresh = _graph._fresh
+    monkeypatch.setattr(_graph, "_fresh", lambda g: copies.append(g) or fresh(g))
+    rng = np.random.default_rng(0)
+    h = gradcli.tensor(rng.standard_normal((4, 6)))
+    w = gradcli.tensor(rng.standard_normal((6, 5)), requires_grad=True)
+    x = gradcli.tensor(rng.standard_normal(6), requires_grad=True)
+    ((h @ w).tanh().sum() + (x * 0.5).exp().sum() + (x * x).sum()).backward()
+    assert copies == []
+    np.testing.assert_allclose(
+        w.grad._data, h._data.T @ (1 - np.tanh(h._data @ w._data) ** 2))
+    np.testing.assert_allclose(x.grad._data, 0.5 * np.exp(0.5 * x._data) + 2 * x._data)
+    x.backward(gradcli.ones(6, dtype=gradcli.float64))  # a gradient the program gave: copied
+    assert len(copies) == 0  # (x.grad exists: added into)
+    y = gradcli.tensor(rng.standard_normal(6), requires_grad=True)
+    y.backward(gradcli.ones(6, dtype=gradcli.float64))
+    assert len(copies) == 1
