@@ -9,7 +9,7 @@ import numpy as np
 from ..engine.tensor import Tensor, install_attribute
 from .derivatives import helper
 from .registry import OPS, Op, Plain, Sample, register, wrap_dim
-from .shape import _array, _gather_key
+from .shape import _array, _gather_key, check_index_bounds
 
 
 def _short_name(dtype):
@@ -38,12 +38,7 @@ def _scatter_check(name, a, dim, index, src=None):
                         if src is not None else "")
             raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self "
                                f"{list(a.shape)} apart from dimension {d}{src_part}")
-    size = a.shape[d] if a.ndim else 1
-    if index.size:
-        bad = index[(index < -size) | (index >= size)]
-        if bad.size:
-            raise RuntimeError(f"index {bad.flat[0]} is out of bounds for dimension {d} with "
-                               f"size {size}")
+    check_index_bounds(a, d, index)
     return index, d
 
 

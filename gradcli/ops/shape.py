@@ -1061,13 +1061,18 @@ def _gather_check(a, dim, index):
             raise RuntimeError(f"Size does not match at dimension {k} expected index "
                                f"{list(index.shape)} to be no larger than self {list(a.shape)} "
                                f"apart from dimension {d}")
+    check_index_bounds(a, d, index)
+    return d
+
+
+def check_index_bounds(a, d, index):
+    """gather's and scatter's bounds check of index along dimension d of a (PyTorch's words)."""
     size = a.shape[d] if a.ndim else 1
     if index.size:
         bad = index[(index < -size) | (index >= size)]
         if bad.size:
             raise RuntimeError(f"index {bad.flat[0]} is out of bounds for dimension {d} with "
                                f"size {size}")
-    return d
 
 
 def _gather_key(index, d):
