@@ -144,16 +144,10 @@ def _zeros(meta):
 def _validate(node, i, g, meta):
     """Reduce a gradient to its input's shape and cast it to its dtype (PyTorch's
     validate_outputs)."""
+    from ..ops.registry import _reduce_to
     shape, dtype = meta
     if g._data.shape != shape:
-        try:
-            ok = np.broadcast_shapes(g._data.shape, shape) == g._data.shape
-        except ValueError:
-            ok = False
-        if not ok:
-            raise RuntimeError(messages.INVALID_GRADIENT_SHAPE.format(
-                node=node.name(), index=i, got=list(g._data.shape), expected=list(shape)))
-        g = g.sum_to_size(shape)
+        g = _reduce_to(node, i, g, shape)
     if g.dtype is not dtype:
         g = g.to(dtype)
     return g

@@ -94,9 +94,10 @@ class Channel:
     def __init__(self, fd):
         self.fd = fd
 
-    def send(self, message):
-        # (ASCII: text with lone surrogates, from input that was not UTF-8, goes through too)
-        data = (json.dumps(message, allow_nan=False) + "\n").encode("ascii")
+    def send(self, message, allow_nan=False):
+        # (ASCII: text with lone surrogates, from input that was not UTF-8, goes through too;
+        # allow_nan: a task document's options, from the frontend, may be inf or nan)
+        data = (json.dumps(message, allow_nan=allow_nan) + "\n").encode("ascii")
         view = memoryview(data)
         while view:
             written = os.write(self.fd, view)
@@ -583,14 +584,12 @@ def run_document(document, run, *, timeout=None, out=None, err=None):
     evaluator._started(pid, messages_r, raw_r, None)
     message = {"task": document, "tty": [evaluator._tty_out, evaluator._tty_err],
                "environment": _terminal_size(evaluator.out), "timeout": timeout}
-    data = memoryview((json.dumps(message) + "\n").encode("ascii"))
     try:  # (an evaluator that died: EPIPE, not the frontend's SIGPIPE)
         previous = signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     except ValueError:  # (not the main thread)
         previous = None
     try:
-        while data:
-            data = data[os.write(task_w, data):]
+        Channel(task_w).send(message, allow_nan=True)
     except OSError:
         pass  # it died: finish() finds out why
     finally:

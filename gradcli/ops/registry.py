@@ -1668,8 +1668,9 @@ def _zeros_for(node, nr):
 
 
 def _reduce_to(node, i, g, shape):
+    """g summed to shape, or PyTorch's error when g's shape is not shape broadcast (the
+    engine's validate_outputs; custom Functions' gradients go through it too)."""
     try:
-        np.broadcast_shapes(g._data.shape, shape)
         ok = np.broadcast_shapes(g._data.shape, shape) == g._data.shape
     except ValueError:
         ok = False
