@@ -1,9 +1,10 @@
 """The `gradcli` console script's entry point.  It lives outside the gradcli package so that it
-runs before the package imports: it pauses the cyclic garbage collector, and
-gradcli.cli.main.run, once NumPy, the op table and typer are imported, freezes all of that
-(it lives as long as the process) and starts the collector again.  Those imports allocate a
-few hundred thousand objects, and the ~90 collections they set off cost a one-shot
-`gradcli eval` some 7 ms."""
+runs before the package imports: it pauses the cyclic garbage collector.  A one-shot command's
+evaluator (forked first) imports NumPy, the engine and the language with it paused, and
+gradcli.cli.main.run has the frontend import typer so; each process then freezes what it
+imported (it lives as long as the process) and starts the collector again.  Those imports
+allocate a few hundred thousand objects; with the collector running they set off some 70
+collections."""
 
 import gc
 
