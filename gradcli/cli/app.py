@@ -462,10 +462,13 @@ def _from_evaluator(cmd, document, check, what):
 
 def _write_graph_picture(cmd, document, fmt, output):
     """The evaluator's graph document (checked: untrusted data) drawn by Graphviz in fmt."""
-    from ..render.pictures import dot_from_json, render_with_graphviz
-    dot_text = _from_evaluator(cmd, document, dot_from_json, "graph")
+    from ..render.pictures import PictureTooLarge, dot_from_json, render_with_graphviz
+    dot_text, nodes = _from_evaluator(
+        cmd, document, lambda graph: (dot_from_json(graph), len(graph["nodes"])), "graph")
     try:
-        data = render_with_graphviz(dot_text, fmt)
+        data = render_with_graphviz(dot_text, fmt, timeout=cmd.timeout, nodes=nodes)
+    except PictureTooLarge as e:
+        raise UsageError(f"--format {fmt}: {e}") from None
     except FileNotFoundError:
         raise UsageError(f"--format {fmt} needs Graphviz's dot on PATH (install graphviz)") \
             from None

@@ -49,22 +49,109 @@ def dot_from_json(document):
     return "\n".join(lines)
 
 
-def render_with_graphviz(dot_text, fmt, timeout=60):
-    """Graphviz's `dot -T fmt` of dot_text: the picture's bytes.  Raises FileNotFoundError when
-    dot is not on PATH, RuntimeError when it fails."""
+# Graphviz runs in the frontend, on a graph a program chose: it is bounded as the evaluator is
+PICTURE_NODES = 2000  # more boxes than a picture can show legibly (--format dot has no limit)
+PICTURE_TIMEOUT = 60  # seconds, without --timeout
+PICTURE_MEMORY = 2 ** 30  # bytes of address space, or GRADCLI_MAX_MEMORY when that is less
+# dot's network simplex (ranking and placement) can take minutes on a graph whose leaf feeds
+# hundreds of nodes; past this many nodes its iterations are bounded (a looser layout)
+BOUNDED_LAYOUT_NODES = 100
+BOUNDED_LAYOUT = ("-Gnslimit=1", "-Gnslimit1=1")
+
+
+class PictureTooLarge(ValueError):
+    """A graph with more nodes than a picture shows."""
+
+
+def render_with_graphviz(dot_text, fmt, timeout=None, nodes=0):
+    """Graphviz's `dot -T fmt` of dot_text (a graph of `nodes` nodes): the picture's bytes.
+    dot gets at most `timeout` seconds (PICTURE_TIMEOUT without one) and PICTURE_MEMORY, and
+    dies with this process.  Raises FileNotFoundError when dot is not on PATH, RuntimeError
+    when it fails or runs out of time or memory, PictureTooLarge (before it starts) for a graph
+    of more than PICTURE_NODES nodes."""
     import shutil
+    import signal
     import subprocess
+    if nodes > PICTURE_NODES:
+        raise PictureTooLarge(f"the graph has {nodes} nodes; a picture shows at most "
+                              f"{PICTURE_NODES} (--format dot or ascii draws any graph)")
     dot = shutil.which("dot")
     if dot is None:
         raise FileNotFoundError("dot")
+    seconds = PICTURE_TIMEOUT if timeout is None else timeout
+    options = BOUNDED_LAYOUT if nodes > BOUNDED_LAYOUT_NODES else ()
+    # (a dot that ends before it reads all of its input must not end this process with
+    # SIGPIPE, which the frontend leaves at its default for `gradcli … | head`; dot itself
+    # starts with the default again: restore_signals)
+    pipe = signal.signal(signal.SIGPIPE, signal.SIG_IGN) if hasattr(signal, "SIGPIPE") else None
     try:
-        p = subprocess.run([dot, f"-T{fmt}"], input=dot_text.encode("utf-8"),
-                           capture_output=True, timeout=timeout)
+        p = subprocess.run([dot, f"-T{fmt}", *options], input=dot_text.encode("utf-8"),
+                           capture_output=True, timeout=seconds,
+                           preexec_fn=_bounded_child(seconds))
     except subprocess.TimeoutExpired:
-        raise RuntimeError(f"no picture after {timeout} s") from None
+        raise RuntimeError(f"no picture after {seconds:g} s") from None
+    except subprocess.SubprocessError as e:  # (the preexec function failed)
+        raise RuntimeError(str(e)) from None
+    finally:
+        if pipe is not None:
+            signal.signal(signal.SIGPIPE, pipe)
+    if p.returncode < 0:
+        raise RuntimeError(_ended_by(-p.returncode, seconds))
     if p.returncode != 0:
-        raise RuntimeError(p.stderr.decode("utf-8", "replace").strip().split("\n")[0])
+        message = p.stderr.decode("utf-8", "replace").strip().split("\n")[0]
+        raise RuntimeError(message or f"exit status {p.returncode}")
     return p.stdout
+
+
+def _ended_by(number, seconds):
+    """Why dot ended by signal `number` (its CPU limit, or a crash: Graphviz's png renderer
+    crashes on some big graphs, and a failed allocation under PICTURE_MEMORY may end so)."""
+    import signal
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        name = f"signal {number}"
+    if name == "SIGXCPU":
+        return f"no picture after {seconds:g} s"
+    return f"it crashed ({name}; out of memory, or try --format svg)"
+
+
+def _bounded_child(seconds):
+    """The function Graphviz's process runs before dot: limits on CPU time and memory, and
+    death with this process (a frontend killed with SIGKILL takes dot with it)."""
+    import ctypes
+    import math
+    import os
+    import resource
+    import signal
+    from ..process import memory_limit
+    memory = PICTURE_MEMORY
+    if memory_limit():
+        memory = min(memory, memory_limit())
+    cpu = math.ceil(seconds) + 1
+    prctl = None
+    if hasattr(os, "uname") and os.uname().sysname == "Linux":
+        try:
+            prctl = ctypes.CDLL(None, use_errno=True).prctl
+        except (OSError, AttributeError):
+            prctl = None
+    parent = os.getpid()
+
+    def bound():  # (in the child, between fork and exec: nothing that takes a lock)
+        if prctl is not None:
+            prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+            if os.getppid() != parent:  # the frontend went before that was set
+                os._exit(1)
+        for limit, value in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_AS, memory),
+                             (resource.RLIMIT_CORE, 0)):
+            try:
+                soft, hard = resource.getrlimit(limit)
+                if hard != resource.RLIM_INFINITY:
+                    value = min(value, hard)
+                resource.setrlimit(limit, (value, hard))
+            except (ValueError, OSError):
+                pass  # a limit this system does not offer
+    return bound
 
 
 def escape(text):
