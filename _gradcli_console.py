@@ -7,12 +7,16 @@ allocate a few hundred thousand objects; with the collector running they set off
 collections."""
 
 import gc
+import signal
 
 
 def run():
+    # Ctrl-C from here until gradcli.cli.main.run takes it over is kept for it to report
+    interrupts = []
+    signal.signal(signal.SIGINT, lambda number, frame: interrupts.append(number))
     gc.disable()  # gradcli.cli.main.run enables it again
     from gradcli.cli.main import run as gradcli_run
-    return gradcli_run()
+    return gradcli_run(interrupts)
 
 
 if __name__ == "__main__":

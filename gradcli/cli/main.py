@@ -38,6 +38,8 @@ def main(argv=None):
         if sys.stderr is not None and not sys.stderr.closed:
             print(CLOSED_STDOUT, file=sys.stderr)
         return 2
+    if sys.stderr is None:  # started with `2>&-`: errors go unseen, their exit codes stay
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")
     if sys.stdin is None:  # started with `<&-`: read end of input at once
         sys.stdin = open(os.devnull, encoding="utf-8")
     limit_memory()
@@ -72,7 +74,27 @@ def _prestart(argv):
     return True
 
 
-def run():
+def interrupted(argv):
+    """Ctrl-C in the frontend while no program runs (its imports, typer, reading standard
+    input, Graphviz drawing a picture): what an interrupted program gives, at once: the line
+    `KeyboardInterrupt: interrupted` (a JSON error document with --json/--jsonl), exit 2."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # (interrupted in the middle of a write: what was written stays)
+            pass
+    if "--json" in argv or "--jsonl" in argv:
+        os.write(1, b'{\n  "error": {\n    "type": "KeyboardInterrupt",\n    "message": '
+                 b'"interrupted",\n    "line": null,\n    "column": null\n  }\n}\n')
+    else:
+        os.write(2, INTERRUPTED)
+    os._exit(2)
+
+
+INTERRUPTED = b"KeyboardInterrupt: interrupted\n"
+
+
+def run(interrupts=()):
     """The `gradcli` console script: its process's collector and allocator set up for it
     (the app imported with the collector paused, then tune_collector, tune_allocator), main(),
     then, for a one-shot command, exit at once with
@@ -81,9 +103,15 @@ def run():
     clean up).  The REPL exits the usual way: prompt-toolkit and its history clean up then.
 
     A command that runs a program has its evaluator started first (_prestart): this process,
-    the frontend, then imports typer but never NumPy or the engine."""
+    the frontend, then imports typer but never NumPy or the engine.  interrupts: the SIGINTs
+    the console script received before this could take Ctrl-C over (interrupted)."""
     gc.disable()  # (paused since the console script started: _gradcli_console)
     argv = sys.argv[1:]
+    # (click would print "Aborted!" and exit 1; while a program runs, the evaluator's
+    # frontend forwards Ctrl-C to it instead, and the REPL's prompt reads it as a key)
+    signal.signal(signal.SIGINT, lambda number, frame: interrupted(argv))
+    if interrupts:  # (the console script kept a Ctrl-C that came while this module loaded)
+        interrupted(argv)
     try:
         prestarted = _prestart(argv)
         from . import app  # noqa: F401  (typer: imported now, frozen with the rest)
@@ -99,9 +127,16 @@ def run():
         tune_collector()
         gc.enable()
     tune_allocator()
-    code = main(argv)
     if not argv or argv[0] == "repl":
+        # the REPL reads Ctrl-C as a key at its prompt and interrupts a statement by its
+        # evaluator: between them, as in Python's REPL, it is a KeyboardInterrupt
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            code = main(argv)
+        except KeyboardInterrupt:
+            interrupted(argv)
         sys.exit(code)
+    code = main(argv)
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None:

@@ -31,6 +31,8 @@ def run_task(message):
     program's errors are reported here, with their hints."""
     task = Task(**message["state"])
     try:
+        if message.get("interrupted"):  # (Ctrl-C while the evaluator loaded)
+            raise KeyboardInterrupt
         code = TASKS[message["task"]](task, **message["params"])
     except SystemExit as e:
         code = e.code

@@ -180,12 +180,19 @@ def _terminal_size(stream):
     if "COLUMNS" in os.environ and "LINES" in os.environ:
         return {}
     try:
-        size = os.get_terminal_size(stream.fileno())
+        columns, lines = os.get_terminal_size(stream.fileno())
     except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
-        size = shutil.get_terminal_size()
-    return {name: value for name, value in (("COLUMNS", str(size.columns)),
-                                            ("LINES", str(size.lines)))
+        columns, lines = shutil.get_terminal_size()
+    # a terminal that says 0 (a serial line, some emulators' first moment) is of unknown size,
+    # as shutil takes it; one narrower than a short table gets lines it wraps itself, rather
+    # than rich's output cut to nothing
+    columns = max(columns, MIN_COLUMNS) if columns > 0 else 80
+    lines = lines if lines > 0 else 24
+    return {name: value for name, value in (("COLUMNS", str(columns)), ("LINES", str(lines)))
             if name not in os.environ}
+
+
+MIN_COLUMNS = 40
 
 
 # ---------------------------------------------------------------------- the frontend's side
@@ -259,7 +266,14 @@ class Evaluator:
         if tty:
             text = terminal_safe(text)
         try:
-            stream.write(text)
+            try:
+                stream.write(text)
+            except UnicodeEncodeError:
+                # a character the stream cannot encode (a lone surrogate, or any non-ASCII
+                # one with PYTHONIOENCODING=ascii) is shown escaped, as repr shows it, rather
+                # than the whole write lost
+                encoding = getattr(stream, "encoding", None) or "utf-8"
+                stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
             stream.flush()
         except (OSError, ValueError):
             pass  # a closed stream (a reader gone away): the evaluator still runs to its end
@@ -520,6 +534,12 @@ def prestart(load, run):
     task_r, task_w = os.pipe()
     pid = os.fork()
     if pid == 0:  # the evaluator
+        # Ctrl-C while it loads (the terminal's, before it leaves the frontend's process
+        # group, or the frontend's, forwarded) is kept for its task to report, as the
+        # task would report it a moment later
+        interrupts = []
+        signal.signal(signal.SIGINT, lambda number, frame: interrupts.append(number))
+
         def evaluator():
             os.close(messages_r)
             os.close(raw_r)
@@ -530,11 +550,15 @@ def prestart(load, run):
             if os.getppid() == 1:  # (it went before that was set)
                 return 2
             channel = _detach([task_r], False, False, messages_w, raw_w)
+            signal.signal(signal.SIGINT, lambda number, frame: interrupts.append(number))
             load()
             raise_wall(memory=memory_limit())
             message = _read_document(task_r)
             if message is None:  # the frontend needed no evaluator
                 return 0
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            if interrupts:
+                message["task"]["interrupted"] = True
             sys.stdout._tty, sys.stderr._tty = message["tty"]
             os.environ.update(message["environment"])
             if message["timeout"]:

@@ -158,3 +158,122 @@ def test_a_one_shot_command_exits_at_once_with_all_its_output(tmp_path, args, co
     assert len(text.splitlines()) == lines
     if args[0] == "run":
         assert text.endswith("19999\n")
+
+
+def test_closed_standard_error_keeps_the_exit_codes():
+    # `2>&-`: the errors go unseen; a program's error is still exit 2, not an exit 1 from
+    # writing to a stream that is not there
+    for program, code in (("z = y*2", 2), ("z = x*2", 0)):
+        p = subprocess.run(["sh", "-c", 'exec "$@" 2>&-', "sh",
+                            *_cmd("eval", program, "--at", "x=3")],
+                           capture_output=True, text=True, env=_env(), timeout=60)
+        assert p.returncode == code, (program, p.stdout)
+        assert "Traceback" not in p.stdout
+    p = subprocess.run(["sh", "-c", 'exec "$@" 2>&-', "sh",
+                        *_cmd("check", "z = x*2", "--at", "x=3", "--expect", "x.grad=3")],
+                       capture_output=True, text=True, env=_env(), timeout=60)
+    assert p.returncode == 1 and "FAIL x.grad" in p.stdout
+
+
+@pytest.mark.parametrize("encoding, line", [("utf-8", "a\\ud800b é"),
+                                            ("ascii", "a\\ud800b \\xe9")])
+def test_text_the_output_cannot_encode_is_shown_escaped(encoding, line):
+    # a lone surrogate (or, on an ASCII stream, any non-ASCII character) in printed text is
+    # written escaped, as repr writes it, not the line lost
+    p = subprocess.run(_cmd("eval", 'print("a\\ud800b é"); print("next")'),
+                       capture_output=True, env=_env(PYTHONIOENCODING=encoding), timeout=60)
+    assert p.stdout.decode(encoding).splitlines() == [line, "next"]
+
+
+# Ctrl-C from the terminal reaches the process group: the frontend while it imports (before
+# any program runs) and the evaluator while it loads, before it leaves that group
+EARLY = [0.002, 0.01, 0.02, 0.04, 0.06, 0.09, 0.13, 0.2, 0.3, 0.5]
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="no process groups on this platform")
+@pytest.mark.parametrize("json_output", [False, True])
+def test_ctrl_c_at_any_moment_of_start_up_is_one_line(json_output):
+    # as the console script starts (_gradcli_console); R is written once its code runs
+    # (its first call, gc.disable, writes it)
+    code = ("import gc, os, sys\nimport _gradcli_console\npause = gc.disable\n"
+            "def disable():\n    pause()\n    gc.disable = pause\n    os.write(2, b'R')\n"
+            "gc.disable = disable\n"
+            "sys.argv = ['gradcli', 'eval', 'while True: pass'"
+            + (", '--json'" if json_output else "") + "]\n_gradcli_console.run()\n")
+    seen = set()
+    for delay in EARLY:
+        p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=_env(), start_new_session=True)
+        assert p.stderr.read(1) == b"R"
+        import time
+        time.sleep(delay)
+        os.killpg(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+        assert p.returncode == 2, (delay, out, err)
+        if json_output:
+            import json
+            assert err == b""
+            assert json.loads(out) == {"error": {"type": "KeyboardInterrupt",
+                                                 "message": "interrupted",
+                                                 "line": None, "column": None}}
+        else:
+            assert (delay, out, err) == (delay, b"", b"KeyboardInterrupt: interrupted\n")
+        seen.add(delay)
+    assert seen == set(EARLY)
+
+
+def test_an_interrupt_while_the_evaluator_loaded_is_reported_by_its_task():
+    from gradcli.cli.tasks import run_task
+    import io
+    err = io.StringIO()
+    import contextlib
+    with contextlib.redirect_stderr(err):
+        code = run_task({"task": "eval", "interrupted": True,
+                         "state": {"mode": "plain"},
+                         "params": {}})
+    assert code == 2
+    assert err.getvalue() == "KeyboardInterrupt: interrupted\n"
+
+
+@pytest.mark.parametrize("size, expected", [((0, 0), ("80", "24")), ((1, 1), ("40", "1")),
+                                            ((132, 50), ("132", "50"))])
+def test_the_evaluator_gets_a_terminal_size_it_can_print_in(monkeypatch, size, expected):
+    # a terminal that says 0x0 is of unknown size (rich printed nothing at 0 columns); a
+    # narrower one than a short table gets lines it wraps itself
+    from gradcli.kernel import process
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
+    monkeypatch.setattr(os, "get_terminal_size", lambda fd=None: os.terminal_size(size))
+    assert process._terminal_size(sys.stdout) == dict(zip(("COLUMNS", "LINES"), expected))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a pty of size 0x0")
+def test_a_terminal_of_size_zero_still_shows_the_results():
+    import pty
+    import struct
+    import termios
+    import fcntl
+    pid, fd = pty.fork()
+    if pid == 0:  # (the child: a terminal of 0 rows and 0 columns, as a serial line says)
+        try:
+            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 0, 0, 0, 0))
+            os.environ.update(_env())
+            os.environ.pop("NO_COLOR", None)
+            os.execv(sys.executable, _cmd("eval", "z = (2*x)**3", "--at", "x=3"))
+        finally:
+            os._exit(127)
+    output = b""
+    while True:
+        try:
+            data = os.read(fd, 1 << 16)
+        except OSError:  # (the pty's end)
+            break
+        if not data:
+            break
+        output += data
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    import re
+    text = re.sub(rb"\x1b\[[0-9;]*m", b"", output).decode()
+    assert [line.split() for line in text.splitlines() if line.strip()] == [
+        ["name", "value"], ["x", "3."], ["z", "216."], ["gradient", "value"], ["dz/dx", "216."]]
