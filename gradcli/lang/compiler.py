@@ -209,6 +209,13 @@ class Guarding(ast.NodeTransformer):
         node.value = _at(_guard("_store_target", value, ast.Constant(value=attr)), node)
         return node
 
+    def visit_Subscript(self, node):
+        """`x[a:b] = v` stores through `_slice_target(x)`, which meters a list that grows."""
+        self.generic_visit(node)
+        if isinstance(node.ctx, ast.Store) and isinstance(node.slice, ast.Slice):
+            node.value = _at(_guard("_slice_target", node.value), node)
+        return node
+
     def visit_Call(self, node):
         """`f(x)` is `_callable(f)(x)`: one check of f, and Python passes the arguments.
         `super()` in a method is `super(__class__, self)` (the sandbox's super checks both)."""

@@ -477,6 +477,26 @@ def inplace_item(obj, key, guard, value):
     obj[key] = guard(obj[key], value)
 
 
+def slice_target(obj):
+    """The object of `obj[a:b] = value`: a list or bytearray, which a slice assignment can
+    grow (`x[:0] = x` doubles it), through a view that meters the result; anything else as
+    it is (an array's or a tensor's slice keeps its size)."""
+    return MeteredSlices(obj) if type(obj) in (list, bytearray) else obj
+
+
+class MeteredSlices:
+    __slots__ = ("_target",)
+
+    def __init__(self, target):
+        self._target = target
+
+    def __setitem__(self, key, value):
+        if not hasattr(value, "__len__"):
+            value = list(value)
+        limits.check_items(len(self._target) + len(value))
+        self._target[key] = value
+
+
 def inplace_guard_name(guard):
     """`_op_add` -> `_iop_add`: the guard of `+=`."""
     return "_i" + guard[1:]
@@ -762,6 +782,7 @@ GUARD_NAMES = frozenset(
     [guard for guard, *_ in OPERATORS.values()] +
     [inplace_guard_name(guard) for guard, *_ in OPERATORS.values()] +
     ["_getattr", "_store_target", "_callable", "_inplace_attr", "_inplace_item", "_import",
+     "_slice_target",
      "_import_from", "_format_field", "_compared", "_catchable", "_caught", "_raisable",
      "_tick", "_expr", "_import_star"])
 
@@ -796,7 +817,8 @@ def static_builtins():
     ENGINE_SIGNALS[:] = [Unbatchable, ProgramError]
     names.update(_getattr=guarded_getattr, _store_target=store_target,
                  _callable=checked_callable, _inplace_attr=inplace_attr,
-                 _inplace_item=inplace_item, _import=import_module, _import_from=import_from,
+                 _inplace_item=inplace_item, _slice_target=slice_target,
+                 _import=import_module, _import_from=import_from,
                  _format_field=format_field, _compared=limits.check_numpy_result,
                  _catchable=catchable, _caught=caught, _raisable=raisable, _tick=tick,
                  __build_class__=build_class, __name__="__main__")

@@ -46,6 +46,10 @@ RUNAWAYS = {
              "GRADCLI_MAX_ITEMS"),
     "sum of lists": ("sum([[0] * 10 ** 6] * 9 + [[1] * 10 ** 6] * 9, [])", "MemoryError",
                      "GRADCLI_MAX_ITEMS"),
+    "doubling by slice assignment": ("x = [0] * 10 ** 6\nfor i in range(40):\n    x[:0] = x",
+                                     "MemoryError", "GRADCLI_MAX_ITEMS"),
+    "slice assignment from a range": ("x = []\nx[:] = range(10 ** 7 + 1)", "MemoryError",
+                                      "GRADCLI_MAX_ITEMS"),
     "str.replace": ("('a' * 10 ** 6).replace('a', 'aaaaaaaaaaaaaaaaaaaa')", "MemoryError",
                     "GRADCLI_MAX_ITEMS"),
     "range": ("list(range(10 ** 12))", "MemoryError", "GRADCLI_MAX_ITEMS"),
@@ -120,6 +124,18 @@ def test_endless_recursion_in_a_loop_stops_at_the_timeout(session):
 def test_the_timeout_covers_parsing(session):
     source = "y = x * 2 + sin(x) - x.sum() / 3\n" * 20_000
     assert error_of(session, source, timeout=0.05).type_name == "TimeoutError"
+
+
+def test_slice_assignment_within_the_limits_is_python_s(session):
+    session.run("x = [1, 2, 3, 4]\nx[1:3] = [7]\ny = [0] * 4\ny[::2] = [8, 9]\n"
+                "y[1:2] = (i for i in range(3))\na = torch.ones(4)\na[1:3] = 5\n"
+                "w = list(range(5))\nw[1:3], k = [9], 1")
+    assert session.namespace["x"] == [1, 7, 4]
+    assert session.namespace["y"] == [8, 0, 1, 2, 9, 0]
+    assert session.namespace["a"].tolist() == [1.0, 5.0, 5.0, 1.0]
+    assert session.namespace["w"] == [0, 9, 3, 4]
+    with pytest.raises(ProgramError, match="extended slice of size 2"):
+        session.run("y = [1, 2, 3, 4]\ny[::2] = [8]")
 
 
 def test_a_loop_that_just_fits_the_limits_runs(session):
