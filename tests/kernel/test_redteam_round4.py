@@ -1,0 +1,282 @@
+"""Red team, round 4: regression tests that state the SAFE behaviour (they fail until fixed).
+
+Most attacks here assume the language wall is broken: they run as arbitrary Python inside an
+evaluator (run_task / Evaluator, the test-only way past the language's checks), as a program
+that forged a pointer would, and look for what the OS wall or the frontend still lets through:
+information from outside the readable files, effects on the machine beyond the evaluator, and a
+frontend that a hostile evaluator can make hang or swell."""
+
+import asyncio
+import ctypes
+import io
+import json
+import os
+import signal
+import sys
+import threading
+import time
+import tracemalloc
+import uuid
+
+import pytest
+
+from gradcli.kernel import wall
+from gradcli.kernel.process import GRACE, Evaluator, EvaluatorGone, run_task
+
+LINUX = sys.platform.startswith("linux")
+FULL_WALL = LINUX and wall.landlock_abi() >= 1 and wall.seccomp_available()
+needs_wall = pytest.mark.skipif(not FULL_WALL, reason="Landlock and seccomp both needed")
+
+
+def _in_evaluator(attack, timeout=10, env=None):
+    """attack() run in a one-shot evaluator; the dict it returns, sent back as JSON."""
+    out = io.StringIO()
+
+    def body():
+        result = attack()
+        sys.stdout.write("\n@@" + json.dumps(result) + "\n")
+        return 0
+
+    run_task(body, timeout=timeout, out=out, err=out)
+    for line in out.getvalue().splitlines():
+        if line.startswith("@@"):
+            return json.loads(line[2:])
+    raise AssertionError(f"no result from the evaluator: {out.getvalue()!r}")
+
+
+def _try(f):
+    try:
+        return ["ok", repr(f())[:300]]
+    except OSError as e:
+        return ["err", e.errno]
+    except Exception as e:  # noqa: BLE001
+        return ["exc", f"{type(e).__name__}: {e}"[:300]]
+
+
+def _libc_call(name, *args):
+    libc = ctypes.CDLL(None, use_errno=True)
+    result = getattr(libc, name)(*args)
+    if result < 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    return result
+
+
+# ---------------------------------------------------------------------- the OS wall alone
+
+@needs_wall
+def test_the_evaluator_does_not_see_the_users_environment(monkeypatch):
+    """The frontend's environment (API keys, tokens, AWS_SECRET_ACCESS_KEY...) is the user's:
+    /proc/FRONTEND/environ is refused (test_wall.py), yet the evaluator is a fork and holds the
+    same variables in os.environ and in the C environment.  It should keep only what a program
+    needs (gradcli's own settings, COLUMNS/LINES, locale)."""
+    secret = "rt4-" + uuid.uuid4().hex
+    monkeypatch.setenv("RT4_API_TOKEN", secret)
+
+    def attack():
+        libc = ctypes.CDLL(None)
+        libc.getenv.restype = ctypes.c_char_p
+        return {"os.environ": os.environ.get("RT4_API_TOKEN"),
+                "getenv": (libc.getenv(b"RT4_API_TOKEN") or b"").decode() or None,
+                "anywhere": any(secret in v for v in os.environ.values())}
+
+    result = _in_evaluator(attack)
+    assert result == {"os.environ": None, "getenv": None, "anywhere": False}, result
+
+
+@needs_wall
+def test_inotify_cannot_watch_a_directory_outside_the_installation(tmp_path):
+    """Landlock refuses listing tmp_path, but inotify (allowed by the seccomp filter) watches
+    it: the evaluator learns the name of every file the user creates or opens there (a home
+    directory, ~/.ssh) as it happens.  inotify should be refused (EPERM) or the watch fail."""
+    watched = tmp_path / "project"
+    watched.mkdir()
+    path = str(watched).encode()
+
+    def attack():
+        def watch():
+            fd = _libc_call("inotify_init1", 0)
+            return _libc_call("inotify_add_watch", fd, path, 0x100 | 0x20)  # CREATE|OPEN
+        return {"inotify_add_watch": _try(watch)}
+
+    result = _in_evaluator(attack)
+    assert result["inotify_add_watch"][0] == "err", result
+
+
+@needs_wall
+def test_file_metadata_outside_the_installation_cannot_be_read(tmp_path):
+    """Landlock governs opening, not stat(), access(), getxattr() or listxattr(): the evaluator
+    tells which files exist anywhere (~/.ssh/id_ed25519), their sizes, owners and times, and
+    reads extended attributes (user.xdg.origin.url of a download).  The wall's promise is
+    "every file but the installation" given up: these should fail like open() does."""
+    secret = tmp_path / "id_ed25519"
+    secret.write_text("x" * 411)
+    try:
+        os.setxattr(secret, "user.xdg.origin.url", b"https://example.com/secret")
+        has_xattr = True
+    except OSError:
+        has_xattr = False
+    target = str(secret)
+
+    def attack():
+        r = {"stat": _try(lambda: os.stat(target).st_size),
+             "exists": _try(lambda: os.path.exists(target) or (_ for _ in ()).throw(
+                 PermissionError(13, "refused")))}
+        if has_xattr:
+            r["getxattr"] = _try(lambda: os.getxattr(target, "user.xdg.origin.url"))
+        return r
+
+    result = _in_evaluator(attack)
+    assert result["stat"][0] == "err", result
+    assert result["exists"][0] != "ok", result
+    if has_xattr:
+        assert result["getxattr"][0] == "err", result
+
+
+@needs_wall
+def test_the_evaluator_cannot_start_thousands_of_threads(monkeypatch):
+    """Threads are allowed (BLAS) and bounded only by the address space: with the default
+    memory limit (half the machine) small-stack threads are cheap, and a few tens of
+    thousands exhaust the machine's process ids (kernel.pid_max, 32768 here), so that no
+    process of any user can fork.  The evaluator's tasks should be bounded (RLIMIT_NPROC or
+    the like) far below 2048."""
+    monkeypatch.delenv("GRADCLI_MAX_MEMORY", raising=False)
+
+    def attack():
+        threading.stack_size(64 << 10)
+        gate = threading.Event()
+        started = 0
+        try:
+            for _ in range(2048):
+                threading.Thread(target=gate.wait, daemon=True).start()
+                started += 1
+        except RuntimeError:
+            pass
+        finally:
+            gate.set()
+        return {"started": started}
+
+    result = _in_evaluator(attack, timeout=20)
+    assert result["started"] < 2048, result
+
+
+@needs_wall
+def test_the_evaluator_cannot_join_another_process_group():
+    """setpgid() is allowed: the evaluator moves itself into the frontend's process group (or
+    the shell's, the same session), so that signals meant for the user's job (the terminal's
+    Ctrl-C, Ctrl-Z, `kill -- -PGID`) reach it and job control counts it as the user's."""
+    def attack():
+        frontend_group = os.getpgid(os.getppid())
+        return {"setpgid": _try(lambda: os.setpgid(0, frontend_group)),
+                "group": os.getpgid(0) == frontend_group}
+
+    result = _in_evaluator(attack)
+    assert result["setpgid"][0] == "err" and result["group"] is False, result
+
+
+# ---------------------------------------------------------------------- the frontend
+
+def test_one_message_does_not_swell_the_frontends_memory():
+    """Every line from the evaluator is json.loads'ed before its shape is checked: a 6 MB
+    line of `[{},{},...]` becomes 2 million dicts (~140 MB) in the frontend, and a line may be
+    256 MiB (MAX_MESSAGE): some 6 GB in the frontend, which no rlimit bounds.  What is not an
+    output message or an answer of a sensible size should be dropped unparsed (or refused):
+    the frontend's peak memory stays a small multiple of the line."""
+    n = 2_000_000
+    line = b"[" + b"{}," * n + b"{}]\n"
+
+    def task():
+        fd = sys.stdout._channel.fd
+        os.write(fd, line)
+        os.write(fd, b'{"r": 0}\n')
+        os._exit(0)
+
+    tracemalloc.start()
+    try:
+        try:
+            run_task(task, timeout=20, out=io.StringIO(), err=io.StringIO())
+        except EvaluatorGone:
+            pass
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * len(line), f"peak {peak >> 20} MiB for a {len(line) >> 20} MiB line"
+
+
+def test_a_request_to_an_evaluator_that_stopped_reading_ends_at_the_timeout():
+    """Evaluator.request() writes the whole request before its deadline starts: an evaluator
+    that answered once and then stopped reading its requests (a broken-out program that
+    sleeps) leaves the frontend blocked in os.write for ever once a request is bigger than
+    the pipe (a :load of a long file, a pasted block): `repl --timeout 1` hangs, silently."""
+    def serve(channel, fd):
+        os.read(fd, 1 << 16)
+        channel.send({"r": "first"})
+        time.sleep(30)  # never reads again
+        return 0
+
+    out = io.StringIO()
+    evaluator = Evaluator(serve, requests=True, out=out, err=out)
+    box = {}
+    try:
+        assert evaluator.request({"op": "transcript"}, timeout=1) == "first"
+
+        def second():
+            started = time.monotonic()
+            try:
+                box["answer"] = evaluator.request(
+                    {"op": "statements", "sources": ["x = 1"] * 50_000}, timeout=1)
+            except EvaluatorGone as e:
+                box["answer"] = e.kind
+            box["seconds"] = time.monotonic() - started
+
+        thread = threading.Thread(target=second, daemon=True)
+        thread.start()
+        thread.join(1 + GRACE + 2)
+        ended_in_time = not thread.is_alive()
+    finally:
+        try:
+            os.kill(evaluator.pid, signal.SIGKILL)  # (our own child: unblocks the write)
+        except OSError:
+            pass
+        thread.join(5)
+    assert ended_in_time, "request() still blocked 2 s past its timeout"
+    assert box.get("answer") == "timeout", box
+
+
+def test_a_replacement_repl_evaluator_holds_no_history(tmp_path):
+    """The REPL's first evaluator is forked before the history is read, but a replacement
+    (after a crash, a timeout or an unanswered Ctrl-C) is forked from the frontend as it is
+    then: with the user's whole history (past sessions' pasted tokens and data) in its memory,
+    where a program that broke the language wall reads it.  A replacement should hold no more
+    of the user's than the first one did (forked from a clean template, or the like)."""
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from gradcli.cli.repl import Repl
+    from gradcli.cli.replcore import _default_session
+    marker = "rt4-" + uuid.uuid4().hex
+    history = tmp_path / "history"
+    history.write_text(f"\n# 2026-01-01 00:00:00\n+token = '{marker}'\n")
+
+    def session_factory(out):
+        import gc
+        seen = any(isinstance(o, list) and any(isinstance(s, str) and marker in s for s in o)
+                   for o in gc.get_objects())
+        sys.stdout.write("EVALUATOR SEES HISTORY\n" if seen else "evaluator clean\n")
+        return _default_session(out)
+
+    with create_pipe_input() as inp:
+        repl = Repl(out=io.StringIO(), color=False, input=inp, output=DummyOutput(),
+                    history_file=str(history), session_factory=session_factory)
+        try:
+            async def load():  # (what the prompt does when it starts)
+                async for _ in repl.history.load():
+                    pass
+            asyncio.run(load())
+            assert any(marker in s for s in repl.history.get_strings())
+            repl.evaluator.kill()  # (as a crash or a timeout ends it)
+            repl.execute("x = 1")  # -> a new evaluator
+        finally:
+            repl.close()
+    text = repl.out.getvalue()
+    assert text.count("evaluator clean") + text.count("EVALUATOR SEES HISTORY") == 2, text
+    assert "EVALUATOR SEES HISTORY" not in text, text
