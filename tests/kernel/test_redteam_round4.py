@@ -280,3 +280,24 @@ def test_a_replacement_repl_evaluator_holds_no_history(tmp_path):
     text = repl.out.getvalue()
     assert text.count("evaluator clean") + text.count("EVALUATOR SEES HISTORY") == 2, text
     assert "EVALUATOR SEES HISTORY" not in text, text
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("hostile", ["\x1b[>4;2m",   # XTMODKEYS: modifyOtherKeys=2, kept after exit
+                                     "\x1b[?4m",     # XTQMODKEYS: a query, answered on the tty's input
+                                     "\x1b[>1;1m", "\x1b[=5m", "\x1b[1$m"])
+def test_only_real_colours_reach_a_terminal(hostile):
+    """terminal_safe keeps any CSI sequence that ends in `m` (its test is startswith('\\x1b[')
+    and endswith('m')), so private-marker and intermediate-byte sequences pass as if they were
+    colours: `print("\\x1b[>4;2m")` (both walls up) switches xterm's modifyOtherKeys on for the
+    rest of the user's shell session, and `\\x1b[?4m` makes the terminal type an answer into
+    the shell's input.  Only SGR (`ESC [` digits, `;` and `:` then `m`) should pass."""
+    from gradcli.kernel.process import terminal_safe
+    assert terminal_safe("a" + hostile + "b") == "ab"
+    out = _Terminal()
+    assert run_task(lambda: print("a" + hostile + "b"), out=out, err=out) == 0
+    assert out.getvalue() == "ab\n"
