@@ -32,3 +32,32 @@ def test_the_same_view_in_and_out_is_allowed(cli):
     r = cli("run", "-", input="import torch\na = torch.arange(4.)\na[:2].add_(a[:2])\n"
                               "a.mul_(a)\nprint(a)\n")
     assert (r.code, r.stdout) == (0, "tensor([0., 4., 4., 9.])\n"), r.stderr
+
+
+def test_the_piped_repl_splits_a_wide_statement_within_its_timeout():
+    """The piped REPL's frontend groups lines into statements with the language's is_complete,
+    which is re-run over the whole open statement at every line, at some 20-60 us a token: an
+    80 KB statement of 20 long lines in a bracket costs the frontend ~30 s of CPU before the
+    evaluator sees it (400 KB: minutes), and neither --timeout nor any rlimit bounds the
+    frontend.  (`gradcli run --timeout 1` on the same file ends in 2.5 s.)  The interactive
+    REPL runs the same check at every Enter and every paste: the prompt freezes.
+    Expected: the statement reaches the evaluator in about linear, fast time and the session
+    ends within its timeout (a result, or a one-line TimeoutError)."""
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    source = "x = (\n" + ("1+" * 2000 + "\n") * 20 + "1)\nprint(x)\n"
+    env = dict(os.environ, PYTHONPATH=str(root))
+    started = time.monotonic()
+    try:
+        p = subprocess.run([sys.executable, "-m", "gradcli.cli.main", "repl", "--timeout", "1"],
+                           input=source, capture_output=True, text=True, env=env, cwd=root,
+                           timeout=4.5)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"the piped REPL still splitting after "
+                             f"{time.monotonic() - started:.0f} s (--timeout 1)") from None
+    last = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else p.stderr
+    assert last == "40001" or last.startswith("TimeoutError:"), (p.stdout, p.stderr)
