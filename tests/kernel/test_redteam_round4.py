@@ -301,3 +301,74 @@ def test_only_real_colours_reach_a_terminal(hostile):
     out = _Terminal()
     assert run_task(lambda: print("a" + hostile + "b"), out=out, err=out) == 0
     assert out.getvalue() == "ab\n"
+
+
+@needs_wall
+def test_the_evaluator_cannot_renice_its_process_group():
+    """setpriority() is refused only when `who` is not 0, but who=0 names the caller's whole
+    process group (PRIO_PGRP) or every process of the caller's user (PRIO_USER).  With the
+    evaluator in another group of the session (setpgid, above), PRIO_PGRP renices that group;
+    raising niceness needs no privilege and lowering it back does (CAP_SYS_NICE).  (Run as
+    root, the victim gives up its capabilities as a user's process has none: the kernel lets
+    a process renice only a process whose capabilities are a subset of its own.)"""
+    import subprocess
+    victim = subprocess.Popen(["sleep", "30"], process_group=0,  # (the same session)
+                              preexec_fn=wall._drop_capabilities if os.geteuid() == 0 else None)
+    try:
+        group = victim.pid
+
+        def attack():
+            r = {"setpgid": _try(lambda: os.setpgid(0, group))}
+            r["PRIO_PGRP"] = _try(lambda: os.setpriority(os.PRIO_PGRP, 0, 19))
+            return r
+
+        result = _in_evaluator(attack)
+        nice = os.getpriority(os.PRIO_PROCESS, victim.pid)
+    finally:
+        victim.kill()
+        victim.wait()
+    assert nice == 0, (nice, result)
+    assert result["PRIO_PGRP"][0] == "err", result
+
+
+RENICE_ALL = r"""
+import io, json, os, shutil, resource, selectors, subprocess, threading, time, sys
+from gradcli.kernel.process import run_task
+run_task(lambda: 0, out=io.StringIO(), err=io.StringIO())  # (imports done before setuid)
+uid = int(sys.argv[1])
+os.setgroups([]); os.setresgid(uid, uid, uid); os.setresuid(uid, uid, uid)
+victim = subprocess.Popen(["sleep", "30"])  # another process of the same user
+out = io.StringIO()
+def attack():
+    try:
+        os.setpriority(os.PRIO_USER, 0, 19)
+        print("renice: ok")
+    except OSError as e:
+        print("renice: refused", e.errno)
+    return 0
+run_task(attack, out=out, err=out)
+print(json.dumps({"said": out.getvalue().strip(),
+                  "victim": os.getpriority(os.PRIO_PROCESS, victim.pid),
+                  "frontend": os.getpriority(os.PRIO_PROCESS, 0)}))
+victim.kill()
+"""
+
+
+@needs_wall
+@pytest.mark.skipif(not LINUX or os.geteuid() != 0, reason="needs root to run as a spare uid")
+def test_the_evaluator_cannot_renice_every_process_of_its_user(tmp_path):
+    """setpriority(PRIO_USER, 0, 19) passes the filter (who == 0) and sets every process of
+    the user (shell, editor, the frontend) to nice 19, which the user cannot undo without
+    root.  Run here as a spare uid, so that only that uid's two processes are touched."""
+    import subprocess
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    script = tmp_path / "renice.py"
+    script.write_text(RENICE_ALL)
+    tmp_path.chmod(0o755)
+    script.chmod(0o644)
+    p = subprocess.run([sys.executable, str(script), "47123"], capture_output=True, text=True,
+                       cwd=root, env=dict(os.environ, PYTHONPATH=str(root)), timeout=30)
+    assert p.returncode == 0, p.stderr
+    result = json.loads(p.stdout.strip().splitlines()[-1])
+    assert result == {"said": "renice: refused 1", "victim": 0, "frontend": 0}, result
