@@ -61,3 +61,25 @@ def test_the_piped_repl_splits_a_wide_statement_within_its_timeout():
                              f"{time.monotonic() - started:.0f} s (--timeout 1)") from None
     last = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else p.stderr
     assert last == "40001" or last.startswith("TimeoutError:"), (p.stdout, p.stderr)
+
+
+def test_the_piped_repl_reads_a_huge_line_without_a_traceback():
+    """lines_of() reads standard input with an unbounded readline(): one line longer than
+    the frontend's memory (its RLIMIT_DATA is GRADCLI_MAX_MEMORY, half the machine by default;
+    200M here) is a MemoryError traceback from the frontend, exit 1.  GRADCLI_MAX_SOURCE (1M
+    characters) should stop the read long before: one line `MemoryError: program too long
+    ...`, and the session goes on to the end of its input (exit 0)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(root), GRADCLI_MAX_MEMORY="200M")
+    command = (f"head -c 300000000 /dev/zero | tr '\\0' a; printf '\\nprint(6 * 7)\\n'")
+    p = subprocess.run(["bash", "-c", f"({command}) | '{sys.executable}' -m gradcli.cli.main "
+                        "repl"], capture_output=True, text=True, env=env, cwd=root, timeout=60)
+    output = p.stdout + p.stderr
+    assert "Traceback" not in output, output[-2000:]
+    assert p.returncode == 0, output[-2000:]
+    assert output.splitlines()[0].startswith("MemoryError: program too long"), output[:500]
+    assert output.splitlines()[-1] == "42", output[-500:]
