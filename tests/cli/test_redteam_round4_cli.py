@@ -83,3 +83,36 @@ def test_the_piped_repl_reads_a_huge_line_without_a_traceback():
     assert p.returncode == 0, output[-2000:]
     assert output.splitlines()[0].startswith("MemoryError: program too long"), output[:500]
     assert output.splitlines()[-1] == "42", output[-500:]
+
+
+def test_the_piped_repl_survives_an_evaluator_that_died_between_statements():
+    """The frontend sets SIGPIPE to its default (`gradcli ... | head` ends quietly), and
+    Evaluator.request() writes the next request to an evaluator it has not yet seen die: when
+    the evaluator died between two statements (the OOM killer picks it, it is killed, or a
+    broken-out program exits after its answer), the REPL's frontend is killed by SIGPIPE: exit
+    141, no word.  (run_document guards its write with SIG_IGN; request() does not.)
+    Expected: the crash line, a new session, the rest of the input run, exit 0."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(root))
+    p = subprocess.Popen([sys.executable, "-m", "gradcli.cli.main", "repl"], cwd=root, env=env,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True)
+    try:
+        p.stdin.write("x = 1\nprint('ready')\n")
+        p.stdin.flush()
+        assert p.stdout.readline() == "ready\n"
+        with open(f"/proc/{p.pid}/task/{p.pid}/children") as f:
+            (evaluator,) = [int(pid) for pid in f.read().split()]
+        os.kill(evaluator, signal.SIGKILL)  # (our grandchild: as the OOM killer would)
+        out, _ = p.communicate("print(x)\nprint(2)\n", timeout=20)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 0, (p.returncode, out)
+    assert out.splitlines()[-1] == "2", out
+    assert "the program crashed the evaluator (SIGKILL)" in out, out
