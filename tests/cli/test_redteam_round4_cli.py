@@ -116,3 +116,51 @@ def test_the_piped_repl_survives_an_evaluator_that_died_between_statements():
     assert p.returncode == 0, (p.returncode, out)
     assert out.splitlines()[-1] == "2", out
     assert "the program crashed the evaluator (SIGKILL)" in out, out
+
+
+# A program's subclass of torch.Tensor may define names starting with one `_` in its class body
+# (the compiler refuses `_` attributes, not `_` names there) and public names the engine reads
+# from NumPy arrays: a property named `_data` shadows the engine's slot, so that an op's
+# "array" is a program object whose shape, strides, ndim and flags the program chose.
+# diagonal() then hands them to np.lib.stride_tricks.as_strided over a one-element buffer.
+FAKE_ARRAY = """import torch
+class Flags:
+    writeable = True
+class Arr(torch.Tensor):
+    shape = (SIZE, SIZE)
+    strides = (8, 0)
+    ndim = 2
+    flags = Flags()
+inner = Arr([[5.]])
+class S(torch.Tensor):
+    _data = property(lambda self: inner, lambda self, value: None)
+s = S([[1., 2.]])
+r = s.diagonal()
+print(r.shape)
+"""
+
+
+def test_a_tensor_subclass_cannot_read_memory_outside_its_storage(cli):
+    """Both walls up: the diagonal of a 1x2 tensor comes out as 64 elements read past a
+    one-element buffer (heap words: pointers, other objects), the primitive issue 17 turned
+    into arbitrary Python.  Expected: a one-line error (the subclass's `_data` refused, or the
+    engine reading its own slots, not what a subclass shows), or the diagonal of the tensor's
+    real data, [1.]."""
+    r = cli("run", "-", input=FAKE_ARRAY.replace("SIZE", "64") + "print(r)\n")
+    if r.code == 0:
+        assert r.stdout == "torch.Size([1])\ntensor([1.])\n", r.stdout
+    else:
+        assert (r.code, r.stdout) == (2, ""), (r.code, r.stdout, r.stderr)
+        assert len(r.stderr.strip().splitlines()) <= 3, r.stderr  # (run: position and caret)
+
+
+def test_a_tensor_subclass_cannot_write_memory_outside_its_storage(cli):
+    """The same view written: 4M elements past the buffer, SIGSEGV (heap corruption with a
+    smaller one).  Expected: as above, never a crash of the evaluator."""
+    r = cli("run", "-", input=FAKE_ARRAY.replace("SIZE", "2 ** 22") + "r.fill_(7.)\n"
+                                                                     "print('wrote')\n")
+    assert "crashed the evaluator" not in r.stderr, r.stderr
+    if r.code == 0:
+        assert r.stdout == "torch.Size([1])\nwrote\n", r.stdout
+    else:
+        assert (r.code, r.stdout) == (2, ""), (r.code, r.stdout, r.stderr)
