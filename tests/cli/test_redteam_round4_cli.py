@@ -164,3 +164,22 @@ def test_a_tensor_subclass_cannot_write_memory_outside_its_storage(cli):
         assert r.stdout == "torch.Size([1])\nwrote\n", r.stdout
     else:
         assert (r.code, r.stdout) == (2, ""), (r.code, r.stdout, r.stderr)
+
+
+def test_a_tensor_subclass_cannot_hide_its_in_place_changes_from_autograd(cli):
+    """The same hole, without memory: a property named `_vc` gives the version counter a fresh
+    [0] at every read, so x.mul_(10) after x was saved goes unnoticed and backward computes
+    with the changed value: w.grad is [10., 20.] where PyTorch (and gradcli for a plain
+    subclass) refuses: `RuntimeError: one of the variables needed for gradient computation
+    has been modified by an inplace operation`.  Expected: that error (or the class refused),
+    exit 2, no gradient printed."""
+    r = cli("run", "-", input="import torch\n"
+                              "class S(torch.Tensor):\n"
+                              "    _vc = property(lambda self: [0], lambda self, value: None)\n"
+                              "w = torch.ones(2, requires_grad=True)\n"
+                              "x = S([1., 2.])\n"
+                              "z = w * x\n"
+                              "x.mul_(10)\n"
+                              "z.sum().backward()\n"
+                              "print(w.grad)\n")
+    assert (r.code, r.stdout) == (2, ""), (r.code, r.stdout, r.stderr)
