@@ -96,6 +96,7 @@ def test_the_piped_repl_survives_an_evaluator_that_died_between_statements():
     import signal
     import subprocess
     import sys
+    import time
     from pathlib import Path
     root = Path(__file__).resolve().parents[2]
     env = dict(os.environ, PYTHONPATH=str(root))
@@ -106,9 +107,19 @@ def test_the_piped_repl_survives_an_evaluator_that_died_between_statements():
         p.stdin.write("x = 1\nprint('ready')\n")
         p.stdin.flush()
         assert p.stdout.readline() == "ready\n"
+        for _ in range(500):  # (until the frontend has the answer and reads its input again)
+            with open(f"/proc/{p.pid}/syscall") as f:
+                if f.read().split()[1:2] == ["0x0"]:  # (a call on fd 0: read(0, ...))
+                    break
+            time.sleep(0.01)
         with open(f"/proc/{p.pid}/task/{p.pid}/children") as f:
             (evaluator,) = [int(pid) for pid in f.read().split()]
         os.kill(evaluator, signal.SIGKILL)  # (our grandchild: as the OOM killer would)
+        for _ in range(200):  # (until it is dead, its pipes closed: a zombie, not yet reaped)
+            with open(f"/proc/{evaluator}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] in "ZX":
+                    break
+            time.sleep(0.01)
         out, _ = p.communicate("print(x)\nprint(2)\n", timeout=20)
     finally:
         if p.poll() is None:
