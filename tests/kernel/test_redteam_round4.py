@@ -312,8 +312,14 @@ def test_the_evaluator_cannot_renice_its_process_group():
     root, the victim gives up its capabilities as a user's process has none: the kernel lets
     a process renice only a process whose capabilities are a subset of its own.)"""
     import subprocess
-    victim = subprocess.Popen(["sleep", "30"], process_group=0,  # (the same session)
-                              preexec_fn=wall._drop_capabilities if os.geteuid() == 0 else None)
+    root = os.geteuid() == 0
+
+    def own_group():  # (a group of its own in the same session)
+        os.setpgid(0, 0)
+        if root:
+            wall._drop_capabilities()
+
+    victim = subprocess.Popen(["sleep", "30"], preexec_fn=own_group)
     try:
         group = victim.pid
 
