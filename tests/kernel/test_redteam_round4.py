@@ -378,3 +378,38 @@ def test_the_evaluator_cannot_renice_every_process_of_its_user(tmp_path):
     assert p.returncode == 0, p.stderr
     result = json.loads(p.stdout.strip().splitlines()[-1])
     assert result == {"said": "renice: refused 1", "victim": 0, "frontend": 0}, result
+
+
+@needs_wall
+@pytest.mark.parametrize("abi", [5, 0])
+def test_without_landlock_scopes_no_signal_reaches_another_process(monkeypatch, abi):
+    """The seccomp filter refuses kill, tkill, tgkill and the sigqueue calls, but not fcntl's
+    F_SETOWN/F_SETSIG: an O_ASYNC pipe whose owner is another process (or, with a negative
+    pid, a whole process group: the user's shell and the frontend) gets it any signal, SIGKILL
+    included, when the pipe becomes readable.  Here Landlock's signal scope (ABI 6, Linux
+    6.12) stops it; on the kernels most machines run today (ABI 1-5) or with no Landlock, the
+    filter alone must (README: each wall is enough on its own for processes).  Simulated here
+    as test_attacks.py simulates a machine without Landlock."""
+    import fcntl
+    import subprocess
+    monkeypatch.setattr(wall, "landlock_abi", lambda: abi)
+    victim = subprocess.Popen(["sleep", "30"])
+    try:
+        def attack():
+            def sigio():
+                r, w = os.pipe()
+                fcntl.fcntl(r, fcntl.F_SETOWN, victim.pid)
+                fcntl.fcntl(r, 10, signal.SIGKILL)  # F_SETSIG
+                fcntl.fcntl(r, fcntl.F_SETFL, fcntl.fcntl(r, fcntl.F_GETFL) | os.O_ASYNC)
+                os.write(w, b"x")
+                time.sleep(0.2)
+            return {"F_SETOWN": _try(sigio)}
+
+        result = _in_evaluator(attack)
+        time.sleep(0.1)
+        alive = victim.poll() is None
+    finally:
+        victim.kill()
+        victim.wait()
+    assert alive, result
+    assert result["F_SETOWN"][0] == "err", result
