@@ -413,3 +413,38 @@ def test_without_landlock_scopes_no_signal_reaches_another_process(monkeypatch, 
         victim.wait()
     assert alive, result
     assert result["F_SETOWN"][0] == "err", result
+
+
+@pytest.mark.skipif(not LINUX or wall.landlock_abi() < 4, reason="Landlock with TCP rules needed")
+def test_with_seccomp_missing_landlock_still_refuses_the_network(tmp_path, monkeypatch):
+    """Degrading (no libseccomp, simulated as test_attacks.py does): Landlock alone refuses
+    files and TCP, but not UDP nor connect() to a UNIX socket that exists on disk (only
+    abstract ones are scoped): the evaluator sends data anywhere over UDP, and talks to the
+    user's D-Bus session bus (systemd --user runs commands for it), an X server, ssh-agent or
+    docker.sock.  README: each wall is enough on its own for the network."""
+    import socket
+    monkeypatch.setattr(wall, "_libseccomp", lambda: None)
+    path = str(tmp_path / "bus")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(path)
+    server.listen(1)
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    port = udp.getsockname()[1]
+    try:
+        def attack():
+            def unix():
+                s = socket.socket(socket.AF_UNIX)
+                s.connect(path)
+                s.send(b"hello")
+            def datagram():
+                s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                s.sendto(b"secret", ("127.0.0.1", port))
+            return {"unix connect": _try(unix), "udp sendto": _try(datagram)}
+
+        result = _in_evaluator(attack)
+    finally:
+        server.close()
+        udp.close()
+    assert result["unix connect"][0] == "err", result
+    assert result["udp sendto"][0] == "err", result
