@@ -448,3 +448,26 @@ def test_with_seccomp_missing_landlock_still_refuses_the_network(tmp_path, monke
         udp.close()
     assert result["unix connect"][0] == "err", result
     assert result["udp sendto"][0] == "err", result
+
+
+@pytest.mark.skipif(not LINUX or not wall.seccomp_available(), reason="seccomp needed")
+def test_with_landlock_missing_seccomp_still_refuses_reading_files(tmp_path, monkeypatch):
+    """Degrading (no Landlock: Linux before 5.13, or Landlock off at boot; simulated as
+    test_attacks.py does): the filter refuses writing opens only, so the evaluator reads
+    every file of the user's (~/.ssh, browser profiles), the frontend's environment and,
+    through /proc/FRONTEND/mem, its memory.  README: each wall is enough on its own for
+    files; test_attacks.py checks writes only."""
+    monkeypatch.setattr(wall, "landlock_abi", lambda: 0)
+    secret = tmp_path / "id_ed25519"
+    secret.write_text("PRIVATE KEY")
+    target = str(secret)
+    frontend = os.getpid()
+
+    def attack():
+        return {"read": _try(lambda: open(target).read()),
+                "frontend environ": _try(lambda: len(open(f"/proc/{frontend}/environ",
+                                                          "rb").read()))}
+
+    result = _in_evaluator(attack)
+    assert result["read"][0] == "err", result
+    assert result["frontend environ"][0] == "err", result
