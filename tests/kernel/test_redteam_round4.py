@@ -471,3 +471,61 @@ def test_with_landlock_missing_seccomp_still_refuses_reading_files(tmp_path, mon
     result = _in_evaluator(attack)
     assert result["read"][0] == "err", result
     assert result["frontend environ"][0] == "err", result
+
+
+def _tiocsti_enabled():
+    try:
+        with open("/proc/sys/dev/tty/legacy_tiocsti") as f:
+            return f.read().strip() == "1"
+    except OSError:
+        return LINUX  # (before Linux 6.2 TIOCSTI is always there)
+
+
+@pytest.mark.skipif(not LINUX or not wall.seccomp_available() or not _tiocsti_enabled(),
+                    reason="seccomp and TIOCSTI needed")
+def test_the_terminal_cannot_be_typed_into_through_the_high_bits_of_ioctl(monkeypatch):
+    """The filter refuses ioctl(fd, TIOCSTI) by comparing the 64-bit argument with 0x5412,
+    but the kernel reads the request as a 32-bit unsigned int: 0xffffffff00005412 passes the
+    filter and is TIOCSTI.  Where /dev/tty can be opened (no Landlock: simulated here), the
+    evaluator types into the user's terminal, and what it types runs in the user's shell once
+    gradcli exits.  (Compare the low 32 bits: SCMP_CMP_MASKED_EQ with 0xffffffff.)"""
+    import pty
+    import select
+    import termios
+    import tty
+    monkeypatch.setattr(wall, "landlock_abi", lambda: 0)
+    pid, master = pty.fork()
+    if pid == 0:  # a session leader whose controlling terminal is the pty, as a shell's child
+        code = 1
+        try:
+            def attack():
+                libc = ctypes.CDLL(None, use_errno=True)
+                fd = os.open("/dev/tty", os.O_RDONLY)
+                for request in (0x5412, 0xFFFFFFFF00005412):
+                    libc.ioctl(fd, ctypes.c_ulong(request), ctypes.c_char_p(b"Q"))
+                return 0
+            run_task(attack, out=io.StringIO(), err=io.StringIO())
+            tty.setraw(0, termios.TCSANOW)  # (what was typed stays to be read)
+            ready, _, _ = select.select([0], [], [], 0.5)
+            typed = os.read(0, 100) if ready else b""
+            os.write(2, b"\r\nTYPED " + repr(typed).encode() + b"\r\n")
+            code = 0
+        finally:
+            os._exit(code)
+    output = b""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 1)
+        if not ready:
+            continue
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        output += chunk
+    os.waitpid(pid, 0)
+    assert b"TYPED " in output, output
+    assert b"TYPED b''" in output, output
+    assert not output.startswith(b"Q"), output  # (nor its echo)
