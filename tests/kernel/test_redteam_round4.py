@@ -529,3 +529,51 @@ def test_the_terminal_cannot_be_typed_into_through_the_high_bits_of_ioctl(monkey
     assert b"TYPED " in output, output
     assert b"TYPED b''" in output, output
     assert not output.startswith(b"Q"), output  # (nor its echo)
+
+
+OUTLIVE = r"""
+import ctypes, os, time
+from gradcli.kernel.process import run_task
+def attack():
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    # prctl(PR_SET_PDEATHSIG, 0) with the option's high 32 bits set: the filter compares 64
+    # bits (not PR_SET_PDEATHSIG: allowed), the kernel reads an int (PR_SET_PDEATHSIG)
+    libc.syscall(ctypes.c_long(157), ctypes.c_long(0xFFFFFFFF00000001 - (1 << 64)),
+                 ctypes.c_long(0), ctypes.c_long(0), ctypes.c_long(0), ctypes.c_long(0))
+    print(os.getpid(), flush=True)
+    os.closerange(1, 1024)
+    time.sleep(5)
+run_task(attack, timeout=1)
+"""
+
+
+@needs_wall
+def test_the_evaluator_dies_with_its_frontend_whatever_the_high_bits(tmp_path):
+    """The filter refuses prctl(PR_SET_PDEATHSIG, ...) by comparing the 64-bit option with 1,
+    but prctl's option is an int: 0xffffffff00000001 passes and clears the death signal, and
+    the evaluator outlives its frontend (no --timeout, no Ctrl-C can reach it then).  (As
+    test_attacks.py's test_the_evaluator_dies_with_its_frontend, with the high bits set.)"""
+    import subprocess
+    from pathlib import Path
+    script = tmp_path / "frontend.py"
+    script.write_text(OUTLIVE)
+    root = Path(__file__).resolve().parents[2]
+    frontend = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
+                                cwd=root, env=dict(os.environ, PYTHONPATH=str(root)))
+    evaluator = int(frontend.stdout.readline())
+    time.sleep(0.3)
+    frontend.kill()
+    frontend.wait()
+    time.sleep(0.5)
+    try:
+        with open(f"/proc/{evaluator}/stat") as f:
+            alive = f.read().rsplit(") ", 1)[1][0] not in "ZX"
+    except OSError:
+        alive = False
+    if alive:
+        try:
+            os.kill(evaluator, signal.SIGKILL)  # (our own grandchild: the attack's leftover)
+        except OSError:
+            pass
+    assert not alive
