@@ -201,8 +201,9 @@ LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"  # string.ascii
 
 
 def _parse(equation, shapes):
-    """(input subscripts, output subscripts, sizes): the ellipsis expanded to letters the
-    equation does not use; PyTorch's errors for a malformed equation."""
+    """(input subscripts, output subscripts, ellipsis letters): the ellipsis expanded to
+    letters the equation does not use (right-aligned, as each operand's ellipsis covers its
+    last dimensions before its named ones); PyTorch's errors for a malformed equation."""
     eq = equation.replace(" ", "")
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
@@ -250,102 +251,135 @@ def _parse(equation, shapes):
             for c in t:
                 counts[c] = counts.get(c, 0) + 1
         out = "".join(dots) + "".join(sorted((c for c in counts if counts[c] == 1
-                                              and c not in dots),
-                                             key=lambda c: (c.isupper() is False, c)))
-    sizes = {}
-    for k, (term, shape) in enumerate(zip(inputs, shapes)):
-        for c, size in zip(term, shape):
-            if c in sizes and sizes[c] != size:
-                if c in dots:
-                    raise NotImplementedError("einsum(): broadcasting over ellipsis dimensions "
-                                              "of different sizes is not supported")
-                raise RuntimeError(f"einsum(): subscript {c} has size {size} for operand {k} "
-                                   f"which does not broadcast with previously seen size "
-                                   f"{sizes[c]}")
-            sizes[c] = size
-    return inputs, out, sizes
+                                              and c not in dots), key=_label_order))
+    return inputs, out, dots
 
 
-def _einsum_forward(operands, equation):
-    dts = {a.dtype for a in operands}
-    if len(dts) > 1:
-        first = operands[0]
-        other = next(a for a in operands if a.dtype != first.dtype)
-        raise RuntimeError(f"expected scalar type {_short(first)} but found {_short(other)}")
-    inputs, out, sizes = _parse(equation, [a.shape for a in operands])
-    check_numel([sizes[c] for c in out])  # (the output, before NumPy allocates it)
-    return np.einsum(",".join(inputs) + "->" + out, *operands, optimize=len(operands) > 2)
+def _label_order(letter):
+    """PyTorch numbers subscripts A-Z then a-z: the order of implicit outputs and of the
+    dimensions summed out."""
+    return letter.islower(), letter
 
 
-def _einsum_grad(g, operands, equation, k):
-    """The gradient for operand k: one einsum of g with the other operands, an identity matrix
-    per repeated subscript of operand k and a vector of ones per subscript only k has."""
-    inputs, out, sizes = _parse(equation, [tuple(x.shape) for x in operands])
-    spare = iter(c for c in LETTERS if c not in "".join(inputs) + out)
-    terms, tensors = [out], [g]
-    for j, term in enumerate(inputs):
-        if j != k:
-            terms.append(term)
-            tensors.append(operands[j])
-    target = []
-    npd = g._data.dtype
-    for c in inputs[k]:
-        if c in target:
-            fresh = next(spare)
-            terms.append(c + fresh)
-            tensors.append(Tensor._make(np.eye(sizes[c], dtype=npd), None, 0, False))
-            target.append(fresh)
+@helper
+def _einsum_compose(operands, equation):
+    """torch.einsum as PyTorch's einsum (aten/src/ATen/native/Linear.cpp) runs it: each
+    operand's repeated subscripts to diagonals, its missing ones unsqueezed, and the whole
+    permuted to one order (the output's subscripts, then those summed out); then, left to
+    right, each pair summed and multiplied (sumproduct_pair: a mul, or a bmm between
+    permutes and reshapes), so the graph holds PyTorch's nodes and they differentiate it."""
+    inputs, out, dots = _parse(equation, [tuple(x.shape) for x in operands])
+    order = list(out) + [d for d in dots if d not in out]
+    order += sorted({c for t in inputs for c in t} - set(order), key=_label_order)
+    position = {c: k for k, c in enumerate(order)}
+    sizes, counts, aligned = {}, [0] * len(order), []
+    for i, (op, term) in enumerate(zip(operands, inputs)):
+        permutation, dim = [-1] * len(order), 0
+        for c in term:
+            p = position[c]
+            if permutation[p] != -1:  # a repeated subscript: its diagonal
+                before = permutation[p]
+                if op.shape[dim] != op.shape[before]:
+                    raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {i} "
+                                       f"but the sizes don't match, {op.shape[dim]} != "
+                                       f"{op.shape[before]}")
+                op = op.diagonal(0, before, dim).movedim(-1, before)
+                continue
+            size = op.shape[dim]
+            if size != 1:
+                seen = sizes.get(c, 1)
+                if seen not in (1, size):
+                    if c in dots:
+                        raise RuntimeError(
+                            f"einsum(): dimension {dim} covered by ellipsis in operand {i}has "
+                            f"size {size} which does not broadcast with previously seen "
+                            f"ellipsis with size {seen} for the respective dimension")
+                    raise RuntimeError(f"einsum(): subscript {c} has size {size} for operand "
+                                       f"{i} which does not broadcast with previously seen "
+                                       f"size {seen}")
+                sizes[c] = size
+                counts[p] += 1
+            permutation[p] = dim
+            dim += 1
+        for p, at in enumerate(permutation):
+            if at == -1:
+                op = op.unsqueeze(dim)
+                permutation[p] = dim
+                dim += 1
+        aligned.append(op.permute(permutation))
+    kept = len(out)
+    while len(aligned) > 1:
+        a, b = aligned.pop(0), aligned.pop(0)
+        summed, a_only, b_only = [], [], []
+        for d in range(kept, len(order)):
+            if a.shape[d] != 1 and b.shape[d] != 1:
+                counts[d] -= 1
+                if counts[d] == 1:  # no later operand has it: summed in this product
+                    summed.append(d)
+                    counts[d] = 0
+            elif counts[d] == 1:  # only one of the two has it: summed before the product
+                if a.shape[d] != 1:
+                    a_only.append(d)
+                    counts[d] = 0
+                elif b.shape[d] != 1:
+                    b_only.append(d)
+                    counts[d] = 0
+        if a_only:
+            a = a.sum(a_only, True)
+        if b_only:
+            b = b.sum(b_only, True)
+        aligned.insert(0, _sumproduct_pair(a, b, summed))
+    result = aligned[0]
+    if len(order) > kept:
+        if len(operands) > 1:  # (what was summed out is of size 1 now)
+            return result.view(tuple(result.shape[:kept]))
+        return result.sum(list(range(kept, len(order))))
+    return result
+
+
+@helper
+def _sumproduct_pair(left, right, summed):
+    """left * right summed over the dimensions `summed` (kept, of size 1), both of one rank:
+    a mul, or permutes and reshapes around one bmm (PyTorch's sumproduct_pair)."""
+    if not summed:
+        return left * right
+    both, left_only, right_only = [], [], []
+    both_size = left_size = right_size = summed_size = 1
+    for i in range(left.dim()):
+        in_left, in_right = left.shape[i] != 1, right.shape[i] != 1
+        if i in summed:
+            if in_left and in_right:
+                summed_size *= left.shape[i]
+            elif in_left:
+                left = left.sum(i, True)
+            elif in_right:
+                right = right.sum(i, True)
+        elif in_left and in_right:
+            both.append(i)
+            both_size *= left.shape[i]
+        elif in_left:
+            left_only.append(i)
+            left_size *= left.shape[i]
         else:
-            target.append(c)
-            if not any(c in t for t in terms):
-                terms.append(c)
-                tensors.append(Tensor._make(np.ones(sizes[c], dtype=npd), None, 0, False))
-    return EINSUM.apply(tuple(tensors), (",".join(terms) + "->" + "".join(target),))
+            right_only.append(i)
+            right_size *= right.shape[i]
+    out_size = ([left.shape[d] for d in both] + [left.shape[d] for d in left_only] +
+                [1] * len(summed) + [right.shape[d] for d in right_only])
+    layout = both + left_only + summed + right_only
+    back = [0] * len(layout)
+    for k, d in enumerate(layout):
+        back[d] = k
+    left = left.permute(layout).reshape(both_size, left_size, summed_size)
+    right = right.permute(both + summed + right_only + left_only).reshape(
+        both_size, summed_size, right_size)
+    return left.bmm(right).view(out_size).permute(back)
 
 
-@helper
-def _einsum_vjp(g, operands, equation):
-    return [_einsum_grad(g, operands, equation, k) for k in range(len(operands))]
-
-
-@helper
-def _einsum_jvp(t, operands, equation):
-    if isinstance(t, Tensor):  # one operand: the registry hands its tangent alone
-        t = [t]
-    out = None
-    for k, tangent in enumerate(t):
-        if tangent is None:
-            continue
-        args = list(operands)
-        args[k] = tangent
-        term = EINSUM.apply(tuple(args), (equation,))
-        out = term if out is None else out + term
-    return out
-
-
-def _top_node(equation, shapes):
-    """The node PyTorch's einsum ends in: it permutes, sums and multiplies or bmm's the
-    operands, and the last step depends on the equation."""
-    inputs, out, _ = _parse(equation, shapes)
-    if len(inputs) == 1:
-        return "SumBackward1" if any(c not in out for c in inputs[0]) else "PermuteBackward0"
-    shared = {c for c in set("".join(inputs)) if sum(c in t for t in inputs) > 1}
-    return "ViewBackward0" if any(c not in out for c in shared) else "MulBackward0"
-
-
-class _Einsum(Op):
-    """einsum as one node, named like the last node of PyTorch's decomposition."""
-
-    def apply(self, inputs, attrs):
-        shapes = [x._data.shape if isinstance(x, Tensor) else () for x in inputs]
-        self.node_cls = self.nodes[_top_node(attrs[0], shapes)]
-        return super().apply(inputs, attrs)
-
-
-EINSUM = _Einsum(
-    "_einsum", _einsum_forward, "operands: _einsum_vjp(grad, operands, equation)",
-    jvp="operands: _einsum_jvp(operands_t, operands, equation)", inputs=("*operands",),
-    attrs=("equation",), dtype="same", method=False, public=False, grad_fn="ViewBackward0",
+EINSUM = Composed(
+    "_einsum", _einsum_compose,
+    via=("diagonal", "movedim", "unsqueeze", "permute", "sum.dim_IntList", "mul",
+         "_reshape_alias", "bmm", "view"),
+    inputs=("*operands",), attrs=("equation",), dtype="same", method=False, public=False,
     kind="linalg", doc="Einstein summation over the operands (the op behind torch.einsum)",
     samples=[Sample((2, 3), (3, 4), attrs={"equation": "ij,jk->ik"}),
              Sample((3, 3), attrs={"equation": "ii"}),
@@ -355,9 +389,8 @@ EINSUM = _Einsum(
              Sample((2, 2, 3), (2, 3, 2), attrs={"equation": "bij,bjk->bik"}),
              Sample((2, 3), (3,), attrs={"equation": "...j,j"}),
              Sample((2, 3), (3, 4), (4,), attrs={"equation": "ij,jk,k->i"}),
-             Sample((2, 3), (2, 3), attrs={"equation": "ij,ij->"})])
-EINSUM.nodes = {name: type(name, (EINSUM.node_cls,), {"__slots__": ()})
-                for name in ("ViewBackward0", "SumBackward1", "PermuteBackward0", "MulBackward0")}
+             Sample((2, 3), (2, 3), attrs={"equation": "ij,ij->"}),
+             Sample((2, 1), (3, 4), attrs={"equation": "ij,jk->ik"})])
 register(EINSUM)
 
 

@@ -169,13 +169,36 @@ def _node_name(fn):
     return fn.name() if type(fn).__module__.startswith("gradcli") else type(fn).__name__
 
 
+def _graph(fn, lib, depth=0):
+    """The backward graph under fn, one line a node, indented by depth."""
+    if fn is None:
+        return ["  " * depth + "None"]
+    name = fn.name() if lib is gradcli else type(fn).__name__
+    lines = ["  " * depth + name.replace("torch::autograd::", "")]
+    for next_fn, _ in fn.next_functions:
+        lines += _graph(next_fn, lib, depth + 1)
+    return lines
+
+
 @pytest.mark.parametrize("equation, shapes", [
     ("ij,jk->ik", [(2, 3), (3, 4)]), ("ii", [(3, 3)]), ("ii->i", [(3, 3)]), ("ij->", [(2, 3)]),
     ("ij->ji", [(2, 3)]), ("i,j->ij", [(3,), (2,)]), ("i,i->", [(3,), (3,)]),
     ("bij,bjk->bik", [(2, 2, 3), (2, 3, 2)]), ("ij,ij->ij", [(2, 3), (2, 3)]),
     ("...ij,...jk->...ik", [(2, 2, 3), (2, 3, 2)]), ("ij,jk,kl->il", [(2, 3), (3, 3), (3, 2)]),
-    ("ij,jk", [(2, 3), (3, 4)])])
-def test_einsum_matches_torch_with_its_last_node(equation, shapes, oracle):
+    ("ij,jk", [(2, 3), (3, 4)]),
+    # broadcasting over size-1 dimensions, ellipses summed out, repeated subscripts, three
+    # and more operands, capitals (numbered before small letters), scalars, empty dimensions
+    ("ij,jk->ik", [(2, 1), (3, 4)]), ("...j,...j->...", [(2, 3), (1, 3)]), ("i,i", [(3,), (1,)]),
+    ("ij,kj->", [(2, 3), (1, 3)]), ("bij,bjk->bik", [(1, 2, 3), (4, 3, 2)]),
+    ("...j,j", [(2, 3), (3,)]), ("iij->j", [(2, 2, 3)]), ("...ii->...i", [(2, 3, 3)]),
+    ("ijk,kj->i", [(2, 3, 4), (4, 3)]), ("Ab,bA->", [(2, 3), (3, 2)]),
+    ("ij,jk,k->i", [(2, 3), (3, 4), (4,)]), ("a,b,c->abc", [(2,), (3,), (2,)]),
+    ("bn,anm,bm->ba", [(2, 3), (4, 3, 5), (2, 5)]), ("i,i,i->i", [(3,), (3,), (3,)]),
+    ("ij,jk->ikj", [(2, 3), (3, 2)]), ("ab,cd->", [(2, 3), (2, 2)]), ("i,->i", [(3,), ()]),
+    ("ij->j", [(0, 3)]), ("ij,jk->ik", [(2, 0), (0, 3)])])
+def test_einsum_matches_torch_with_its_whole_graph(equation, shapes, oracle):
+    # PyTorch's einsum is a composite: diagonals, unsqueezes and permutes of each operand,
+    # then mul or permute/reshape/bmm/view for each pair; the same graph, node for node
     rng = np.random.default_rng(0)
     arrays = [rng.standard_normal(s) for s in shapes]
 
@@ -183,13 +206,30 @@ def test_einsum_matches_torch_with_its_last_node(equation, shapes, oracle):
         xs = [lib.tensor(a, requires_grad=True) for a in arrays]
         y = lib.einsum(equation, *xs)
         (y * lib.arange(y.numel(), dtype=y.dtype).reshape(y.shape)).sum().backward()
-        name = y.grad_fn.name() if lib is gradcli else type(y.grad_fn).__name__
-        return np.asarray(y.tolist()), [x.grad.tolist() for x in xs], name
+        return np.asarray(y.tolist()), [x.grad.tolist() for x in xs], _graph(y.grad_fn, lib)
     results = each(oracle, result)
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-5, atol=1e-6)
     for ours, theirs in zip(results[0][1], results[1][1]):
         np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
     assert results[0][2] == results[1][2]
+
+
+@pytest.mark.parametrize("equation, shapes, dtypes", [
+    ("ij,jk->ik", [(2, 3), (4, 4)], None), ("...j,...j->...", [(2, 3), (4, 3)], None),
+    ("ii", [(2, 3)], None), ("ij,jk->ii", [(2, 3), (3, 3)], None),
+    ("ij,jk", [(3, 3), (3, 3)], ("float32", "float64")),
+    ("i,i->", [(3,), (3,)], ("float32", "float64"))])
+def test_einsum_errors_are_pytorch_s(equation, shapes, dtypes, oracle):
+    dtypes = dtypes or ("float32",) * len(shapes)
+    same_error(lambda t: t.einsum(equation, *[t.ones(*s, dtype=getattr(t, d))
+                                              for s, d in zip(shapes, dtypes)]), oracle)
+
+
+def test_einsum_promotes_mixed_dtypes_where_its_product_is_a_mul(oracle):
+    # (a mul promotes as PyTorch's does: only a bmm refuses mixed dtypes)
+    ours, theirs = both(lambda t: t.einsum("i,i->i", t.ones(3), t.ones(3, dtype=t.float64)),
+                        oracle, lambda r: str(r.dtype))
+    assert ours == theirs == "torch.float64"
 
 
 def _symmetric(n, seed=0):
