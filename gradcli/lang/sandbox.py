@@ -770,8 +770,33 @@ def build_class(body, name, *bases, **keywords):
                             f"torch.autograd.Function, torch.nn.Module or Exception, not "
                             f"{base!r}")
     cls = builtins.__build_class__(body, name, *bases)
+    _check_overrides(cls, body.__code__.co_names)
     PROGRAM_CLASSES.add(cls)
     return cls
+
+
+def _check_overrides(cls, body_names):
+    """A program's class may not redefine what the engine's code reads from its engine bases:
+    nothing of Tensor's (the engine reads a tensor's memory through its attributes: a
+    subclass's `_data` or `shape` property would point it outside its buffers), and no
+    `_`-name of any other engine class (their internals); methods such as forward and
+    backward are what a subclass of Function or Module is for.  body_names: the names the
+    class body uses (what the engine's own class machinery adds, such as a Function's
+    backward class, is not the program's)."""
+    engine_bases = [base for base in cls.__mro__[1:]
+                    if base is not object and base not in PROGRAM_CLASSES and _engine_class(base)]
+    tensor = ENGINE_CLASSES.get("Tensor")
+    for name in cls.__dict__:
+        if name not in body_names or name.startswith("__"):
+            continue  # (`__init__` is a program's; `__module__` and the like, Python's)
+        for base in engine_bases:
+            if not hasattr(base, name):
+                continue
+            if (tensor is not None and issubclass(base, tensor)) or name.startswith("_"):
+                shown = "torch.Tensor" if tensor is not None and base is tensor else \
+                    base.__name__
+                raise TypeError(f"class {cls.__name__} cannot redefine {name!r} of "
+                                f"{shown} in gradcli programs")
 
 
 # ---------------------------------------------------------------------- the builtins

@@ -181,6 +181,9 @@ def _inplace(op):
             for a in args:
                 if isinstance(a, Tensor) and a.requires_grad_flag:
                     recording = True
+        for a in args:
+            if isinstance(a, Tensor) and a is not self:
+                assert_no_partial_overlap(self, a)
         if recording:
             if self._no_grad_view:
                 from .views import no_grad_view_error
@@ -246,6 +249,52 @@ def _write_into(self, result, name):
 INTERNAL_OVERLAP = ("unsupported operation: more than one element of the written-to tensor "
                     "refers to a single memory location. Please clone() the tensor before "
                     "performing the operation.")
+
+
+PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the "
+                   "written-to tensor refer to a single memory location. Please clone() the "
+                   "tensor before performing the operation.")
+
+
+def assert_no_partial_overlap(output, source):
+    """PyTorch's check before an op writes `output` while it reads `source`
+    (assert_no_partial_overlap): refused when both are dense and non-overlapping, in the same
+    memory, and share some elements but not all of them in the same order (the result would
+    depend on the order the elements are written); anything harder to tell is let through,
+    as PyTorch lets it through."""
+    a, b = output._data, source._data
+    if a.size == 0 or b.size == 0 or not (_dense(a) and _dense(b)) or _owner(a) is not _owner(b):
+        return
+    from ..engine.storage import _address
+    a_begin, b_begin = _address(a), _address(b)
+    a_end, b_end = a_begin + a.nbytes, b_begin + b.nbytes
+    if (a_begin, a_end) == (b_begin, b_end):
+        if a.strides == b.strides or a.itemsize != b.itemsize:
+            return
+        raise RuntimeError(PARTIAL_OVERLAP)
+    if a_begin < b_end and b_begin < a_end:
+        raise RuntimeError(PARTIAL_OVERLAP)
+
+
+def _owner(array):
+    """The array that owns array's memory (the end of its chain of bases)."""
+    while array.base is not None and hasattr(array.base, "base"):
+        array = array.base
+    return array if array.base is None else array.base
+
+
+def _dense(array):
+    """Whether array's elements fill a block of memory, each once (PyTorch's
+    is_non_overlapping_and_dense): its strides, smallest first, are those of a contiguous
+    array of its sizes in some order (axes of length 1 aside)."""
+    size = array.itemsize
+    axes = sorted((s, n) for n, s in zip(array.shape, array.strides) if n > 1)
+    expected = size
+    for stride, n in axes:
+        if stride != expected:
+            return False
+        expected *= n
+    return True
 
 
 def _expanded_target(data, name):

@@ -269,6 +269,11 @@ def _einsum_compose(operands, equation):
     right, each pair summed and multiplied (sumproduct_pair: a mul, or a bmm between
     permutes and reshapes), so the graph holds PyTorch's nodes and they differentiate it."""
     inputs, out, dots = _parse(equation, [tuple(x.shape) for x in operands])
+    largest = {}
+    for x, term in zip(operands, inputs):
+        for c, n in zip(term, x.shape):
+            largest[c] = max(largest.get(c, 1), n)
+    check_numel([largest[c] for c in out])  # (the output, before any product is made)
     order = list(out) + [d for d in dots if d not in out]
     order += sorted({c for t in inputs for c in t} - set(order), key=_label_order)
     position = {c: k for k, c in enumerate(order)}

@@ -216,3 +216,45 @@ def test_every_guard_is_a_name_programs_may_not_use():
     from gradcli.lang.sandbox import GUARD_NAMES, static_builtins
     guards = {n for n in static_builtins() if n.startswith("_") and not n.startswith("__")}
     assert guards <= GUARD_NAMES, guards - GUARD_NAMES
+
+
+@pytest.mark.parametrize("body, message", [
+    ("class S(torch.Tensor):\n    _data = property(lambda self: 1)",
+     "class S cannot redefine '_data' of torch.Tensor in gradcli programs"),
+    ("class S(torch.Tensor):\n    shape = (64, 64)",
+     "class S cannot redefine 'shape' of torch.Tensor in gradcli programs"),
+    ("class P(torch.Tensor):\n    pass\nclass S(P):\n    def stride(self):\n        return 1",
+     "class S cannot redefine 'stride' of torch.Tensor in gradcli programs"),
+    ("class M(torch.nn.Module):\n    def _convert(self, x):\n        return x",
+     "class M cannot redefine '_convert' of Module in gradcli programs"),
+])
+def test_a_class_cannot_redefine_what_the_engine_reads(run, body, message):
+    # the engine reads a tensor's memory through its attributes, and its classes' internals
+    # through `_` names: a program's subclass may add to them, never replace them
+    error = run.error("import torch\n" + body)
+    assert error.format()[0] == "TypeError: " + message + error.format()[0].split(message)[1]
+
+
+def test_subclasses_add_methods_and_override_what_they_are_for(run):
+    assert run("import torch\n"
+               "class S(torch.Tensor):\n"
+               "    def twice(self):\n"
+               "        return self * 2\n"
+               "    _note = 'mine'\n"
+               "class M(torch.nn.Module):\n"
+               "    def __init__(self):\n"
+               "        super().__init__()\n"
+               "        self.lin = torch.nn.Linear(2, 1)\n"
+               "    def forward(self, x):\n"
+               "        return self.lin(x).shape\n"
+               "    def _helper(self):\n"
+               "        return 1\n"
+               "class F(torch.autograd.Function):\n"
+               "    @staticmethod\n"
+               "    def forward(ctx, x):\n"
+               "        return x * 2\n"
+               "    @staticmethod\n"
+               "    def backward(ctx, g):\n"
+               "        return g * 2\n"
+               "print(S([1.]).twice(), M()(torch.ones(2)), F.apply(torch.ones(1)))\n") == \
+        "tensor([2.]) torch.Size([1]) tensor([2.])\n"
