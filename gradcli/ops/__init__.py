@@ -183,7 +183,7 @@ def _inplace(op):
                     recording = True
         for a in args:
             if isinstance(a, Tensor) and a is not self:
-                assert_no_partial_overlap(self, a)
+                assert_no_partial_overlap(self._data, a._data)
         if recording:
             if self._no_grad_view:
                 from .views import no_grad_view_error
@@ -256,13 +256,12 @@ PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and
                    "tensor before performing the operation.")
 
 
-def assert_no_partial_overlap(output, source):
-    """PyTorch's check before an op writes `output` while it reads `source`
+def assert_no_partial_overlap(a, b):
+    """PyTorch's check before an op writes array a while it reads array b
     (assert_no_partial_overlap): refused when both are dense and non-overlapping, in the same
     memory, and share some elements but not all of them in the same order (the result would
     depend on the order the elements are written); anything harder to tell is let through,
     as PyTorch lets it through."""
-    a, b = output._data, source._data
     if a.size == 0 or b.size == 0 or not (_dense(a) and _dense(b)) or _owner(a) is not _owner(b):
         return
     from ..engine.storage import _address

@@ -1594,6 +1594,9 @@ def _setitem(self, index, value):
     if key is not None:
         _check_index_put_dtype(self, index, value)
     is_tensor = isinstance(value, Tensor)
+    if is_tensor and key is None:  # (a copy_ into the region, as PyTorch runs it)
+        from . import assert_no_partial_overlap
+        assert_no_partial_overlap(_region(self._data, steps), value._data)
     recording = GradMode.enabled and (
         self.requires_grad_flag or (is_tensor and value.requires_grad_flag))
     if steps:
