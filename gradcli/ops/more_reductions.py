@@ -23,7 +23,7 @@ def _mean_of(a, dim, unbiased, keepdim, correction):
 def _mean_vjp(g, self, dim, unbiased, keepdim):
     d, _ = _correction(dim, unbiased, None)
     shape = tuple(self.shape)
-    return unreduce(g, shape, d, keepdim) / _count(shape, d)
+    return OPS["div.Scalar"](unreduce(g, shape, d, keepdim), _count(shape, d))
 
 
 def _with_mean(name, root):
