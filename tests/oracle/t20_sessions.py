@@ -429,6 +429,44 @@ x.scatter(0, idx, src, reduce="mean")
 x.scatter(0, idx - 1, 1., reduce="add")
 """,
     },
+    "pytorch_code_graph_fidelity": {
+        "in-place activations that read self save a clone of it (CloneBackward0)": """\
+import torch
+import torch.nn.functional as F
+x = torch.tensor([[-2., 0.5, 3.], [7., -0.2, 1.]], requires_grad=True)
+y = F.hardtanh(x * 1, inplace=True)
+y.grad_fn._saved_self
+g, = torch.autograd.grad((y * 2).sum(), x, create_graph=True)
+g.grad_fn.next_functions[0][0].next_functions
+y = F.relu6(x.clone(), inplace=True)
+(y.grad_fn, y.grad_fn._saved_self.grad_fn.next_functions)
+y = torch.threshold_(x * 1, 0.3, -1.)
+y.grad_fn._saved_self
+F.threshold(x * 1, 0.3, -1., inplace=True).grad_fn._saved_self.grad_fn
+v = x.clone()[1]
+F.hardtanh_(v, -0.5, 1.5)
+torch.selu_(x * 1).grad_fn._saved_result
+torch.celu_(x * 1, 2.)
+torch.threshold_(x, 0.3, -1.)
+""",
+        "autograd.functional.jvp(create_graph=True) through reductions: SqueezeBackward1": """\
+import torch
+from torch.autograd.functional import jvp
+x = torch.tensor([[2., 3., -1.], [0.5, 1., 4.]], requires_grad=True)
+v = torch.tensor([[1., 0., 2.], [0.5, -1., 1.]])
+out, t = jvp(lambda a: a.prod(1), x, v, create_graph=True)
+t
+t.grad_fn.next_functions
+jvp(lambda a: a.logsumexp(1), x, v, create_graph=True)[1].grad_fn
+jvp(lambda a: a.norm(dim=1), x, v, create_graph=True)[1].grad_fn
+jvp(lambda a: a.var(1), x, v, create_graph=True)[1].grad_fn.next_functions
+jvp(lambda a: a ** 3, x, v, create_graph=True)[1].grad_fn.next_functions
+g, = torch.autograd.grad((x.max(1).values ** 2).sum(), x, create_graph=True)
+(g, g._version)
+g, = torch.autograd.grad((x.mean(1) ** 2).sum(), x, create_graph=True)
+g.grad_fn
+""",
+    },
 }
 
 
