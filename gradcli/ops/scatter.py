@@ -27,6 +27,11 @@ def _short_name(dtype):
 
 def _scatter_check(name, a, dim, index, src=None):
     index = _array(index)
+    if not index.size:  # PyTorch checks an empty index for nothing but dim and the dtypes
+        d = wrap_dim(dim, a.ndim)
+        if src is not None and src.dtype != a.dtype:
+            raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+        return index, d
     if index.dtype not in (np.int64, np.int32):
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     if src is not None and src.dtype != a.dtype:
@@ -64,6 +69,8 @@ def _src_part(src, index):
 def _scatter_src(a, src, dim, index):
     index, d = _scatter_check("scatter", a, dim, index, src)
     out = a.copy()
+    if not index.size:
+        return out
     if a.ndim == 0:
         if index.size:
             out[...] = src.reshape(-1)[-1] if src.ndim else src
@@ -75,6 +82,8 @@ def _scatter_src(a, src, dim, index):
 def _scatter_value(a, dim, index, value):
     index, d = _scatter_check("scatter", a, dim, index)
     out = a.copy()
+    if not index.size:
+        return out
     if a.ndim == 0:
         if index.size:
             out[...] = value
@@ -86,6 +95,8 @@ def _scatter_value(a, dim, index, value):
 def _scatter_add(a, src, dim, index):
     index, d = _scatter_check("scatter_add", a, dim, index, src)
     out = a.copy()
+    if not index.size:
+        return out
     if a.ndim == 0:
         out[...] = out + _src_part(src, index).sum()
         return out
@@ -158,6 +169,8 @@ def _reduce_into(a, src, d, index, kind, include_self):
     PyTorch's CPU kernel (sum and prod in that order, amax/amin propagating nan, mean the sum
     over the count, floored for integers)."""
     out = a.copy()
+    if not index.size:
+        return out
     target = out.reshape(1) if a.ndim == 0 else out
     if a.ndim == 0:
         key = (np.zeros(index.size, np.intp),)
@@ -228,13 +241,14 @@ def _scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, 
         n_zeros = _reduce_into(np.zeros_like(self._data), zero.astype(self._data.dtype), d, idx,
                                "sum", True)
         n_zeros = gather.apply((_constant(n_zeros),), (dim, index))._data
-        single = _constant(zero & (n_zeros == 1))
+        # (a src larger than index fails here, with PyTorch's message)
+        single = _constant(zero) & _constant(n_zeros == 1)
         masked_src_result = OPS["scatter_reduce.two"].apply(
             (self, src.masked_fill(single, 1)), (dim, index, reduce, include_self))
         grad_src = OPS["where"](single, gather.apply((grad * masked_src_result,), (dim, index)),
                                 gather.apply((grad * result,), (dim, index))
                                 / src.masked_fill(_constant(zero), 1))
-        if GradMode.enabled and (n_zeros > 1).any():
+        if GradMode.enabled and bool((n_zeros > 1).any()):
             grad_src = _delayed_error(grad_src)
     elif reduce == "mean":
         n = _reduce_into(np.full(grad._data.shape, 1 if include_self else 0, grad._data.dtype),
@@ -244,14 +258,13 @@ def _scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, 
         grad_src = gather.apply((grad,), (dim, index)) / gather.apply((_constant(n),),
                                                                       (dim, index))
     elif reduce in ("amax", "amin"):
-        value = gather.apply((result.detach(),), (dim, index))._data
-        self_is = self._data == result._data
-        src_is = src._data == value
-        n = scatter_add.apply((_constant(self_is.astype(self._data.dtype)),
-                               _constant(src_is.astype(self._data.dtype))), (dim, index))
+        value = gather.apply((result.detach(),), (dim, index))
+        self_is = _constant(self._data == result._data)
+        src_is = src.detach() == value  # (a src larger than index fails here, as in PyTorch)
+        n = scatter_add.apply((self_is.to(self.dtype), src_is.to(self.dtype)), (dim, index))
         grad_distributed = grad / n
-        grad_self = _constant(self_is) * grad_distributed
-        grad_src = _constant(src_is) * gather.apply((grad_distributed,), (dim, index))
+        grad_self = self_is * grad_distributed
+        grad_src = src_is * gather.apply((grad_distributed,), (dim, index))
     else:
         raise RuntimeError(f"Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', "
                            f"'amin' but got {reduce}.")
