@@ -14,7 +14,7 @@ from ..engine import dtypes
 from ..engine.tensor import Tensor
 from .derivatives import helper
 from .registry import OPS, Op, Overload, Plain, Sample, register, wrap_dim
-from .summation import torch_sum
+from .summation import torch_sum, torch_var
 
 ALL = [Sample(()), Sample((3,)), Sample((2, 3))]
 REDUCE = [Sample((3,), attrs={"dim": 0}), Sample((2, 3), attrs={"dim": 1}),
@@ -429,6 +429,9 @@ def _moment(name, root):
                 "the reduction factor (input numel divided by output numel). (Triggered "
                 "internally at /__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)",
                 UserWarning, stacklevel=4)
+        out = torch_var(a, ax, ddof, root)   # (in PyTorch's order, for float32 and float64)
+        if out is not None:
+            return out.reshape(_kept_shape(a.shape, dim)) if keepdim else out
         mean = np.mean(a, axis=ax, keepdims=True)
         total = np.sum((a - mean) ** 2, axis=ax, keepdims=keepdim)
         out = np.asarray(total / np.asarray(_count(a.shape, dim) - ddof, dtype=a.dtype))
