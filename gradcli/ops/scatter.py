@@ -158,9 +158,9 @@ def _identity(kind, dtype):
         return 1
     if dtype.kind == "b":
         return kind == "amin"
-    info = np.finfo(dtype) if dtype.kind in "fc" else np.iinfo(dtype)
     if dtype.kind in "fc":
         return -np.inf if kind == "amax" else np.inf
+    info = np.iinfo(dtype)
     return info.min if kind == "amax" else info.max
 
 
