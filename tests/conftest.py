@@ -21,7 +21,9 @@ def _warn_once_as_a_fresh_process():
     """PyTorch gives some warnings once per process (Tensor.T off 2-D): each test starts as a
     fresh process would, whatever ran before it in this worker."""
     from gradcli.ops import shape
+    from gradcli.ops.scatter import WARNED as WARNED_SCATTER
     shape.WARNED_T.clear()
+    WARNED_SCATTER.clear()
     yield
 
 

@@ -139,8 +139,10 @@ def fresh_interpreter():
     Tensor._warned_scalar = False  # PyTorch's once-per-process warnings warn again
     from ..engine import autograd
     from ..ops import shape
+    from ..ops.scatter import WARNED as WARNED_SCATTER
     autograd._warned_create_graph = False
     shape.WARNED_T.clear()
+    WARNED_SCATTER.clear()
     set_printoptions(profile="default")
     try:
         yield

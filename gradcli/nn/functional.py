@@ -19,6 +19,7 @@ from ..ops.elementwise import ELU_, LEAKY_RELU_
 from ..ops.activations import CELU_, SELU_, THRESHOLD_
 from ..ops.reductions import _float_sum
 from ..ops.derivatives import helper
+from ..ops.original_self import SavesOriginalSelf
 from ..ops.registry import Op, Sample, register
 
 __all__ = ["relu", "leaky_relu", "elu", "gelu", "softplus", "silu", "sigmoid", "tanh", "softmax",
@@ -64,7 +65,7 @@ def elu(input, alpha=1.0, inplace=False):
 
 def silu(input, inplace=False):
     """input * sigmoid(input)."""
-    return _inplace(OPS["silu"])(input) if inplace else OPS["silu"](input)
+    return _inplace(SavesOriginalSelf(OPS["silu"]))(input) if inplace else OPS["silu"](input)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -72,7 +73,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     if inplace:
-        return _inplace(OPS["hardtanh"])(input, min_val, max_val)
+        return _inplace(SavesOriginalSelf(OPS["hardtanh"]))(input, min_val, max_val)
     return OPS["hardtanh"](input, min_val, max_val)
 
 
@@ -87,7 +88,9 @@ def relu6(input, inplace=False):
 
 
 def _maybe_inplace(name, input, inplace, *args):
-    return _inplace(OPS[name])(input, *args) if inplace else OPS[name](input, *args)
+    if inplace:
+        return _inplace(SavesOriginalSelf(OPS[name]))(input, *args)
+    return OPS[name](input, *args)
 
 
 def hardsigmoid(input, inplace=False):
@@ -143,13 +146,13 @@ def hardshrink(input, lambd=0.5):
 def threshold(input, threshold, value, inplace=False):
     """input where input > threshold, else value (in place: ThresholdBackward1)."""
     if inplace:
-        return _inplace(THRESHOLD_)(input, threshold, value)
+        return _inplace(SavesOriginalSelf(THRESHOLD_))(input, threshold, value)
     return OPS["threshold"](input, threshold, value)
 
 
 def threshold_(input, threshold, value):
     """threshold in place."""
-    return _inplace(THRESHOLD_)(input, threshold, value)
+    return _inplace(SavesOriginalSelf(THRESHOLD_))(input, threshold, value)
 
 
 def glu(input, dim=-1):

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..engine import dtypes
 from .derivatives import helper
-from .registry import OPS, Op, Sample, elementwise_samples, register, wrap_dim
+from .registry import OPS, Op, Plain, Sample, elementwise_samples, register, wrap_dim
 
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
@@ -229,3 +229,21 @@ register(Op(
     samples=[Sample((4,)), Sample((2, 4)), Sample((4, 3), attrs={"dim": 0})]))
 helper(SELU_ALPHA, name="SELU_ALPHA")
 helper(SELU_SCALE, name="SELU_SCALE")
+
+
+# ------------------------------------------------------------------ torch.threshold_, selu_, celu_
+
+def _in_place_function(name, op, doc, signature):
+    """torch.<name>: the in-place activation as a function (the Tensor has no such method)."""
+    def fn(input, *args):
+        from . import _inplace
+        from .original_self import SavesOriginalSelf
+        return _inplace(SavesOriginalSelf(op))(input, *args)
+    fn.__name__ = name
+    register(Plain(name, fn, doc, kind="elementwise", signature=signature))
+
+
+_in_place_function("threshold_", THRESHOLD_, "threshold in place (ThresholdBackward1)",
+                   "threshold_(input, threshold, value)")
+_in_place_function("selu_", SELU_, "selu in place (EluBackward1)", "selu_(input)")
+_in_place_function("celu_", CELU_, "celu in place (CeluBackward1)", "celu_(input, alpha=1.0)")

@@ -276,8 +276,9 @@ def _pow_tensor_scalar(a, exponent):
 
 
 pow_tensor_scalar = Op(
+    # (pow_backward's `exp * self.pow(exp - 1)` is C++'s Scalar multiply: MulBackward1)
     "pow.Tensor_Scalar", _pow_tensor_scalar, ("self: zeros_like(grad) if exponent == 0 else "
-                                            "grad * (exponent * self ** (exponent - 1))",),
+                                            "grad * _mul_s(self ** (exponent - 1), exponent)",),
     inputs=("self", "exponent"),
     grad_fn="PowBackward0", method=False, public=False, inplace=True, edges=("self",),
     doc="self ** exponent (number)",
@@ -400,7 +401,8 @@ register(Op(
     doc="self / a number, as PyTorch's C++ composites divide (`x / 2` from Python is DivBackward0)",
     samples=SCALAR_OTHER, kind="binary"))
 register(Op(
-    "mul.Scalar", lambda a, other: np.multiply(a, other), ("self: grad * other",),
+    # (its derivative is C++'s Scalar multiply too: MulBackward1 again in a double backward)
+    "mul.Scalar", lambda a, other: np.multiply(a, other), ("self: _mul_s(grad, other)",),
     inputs=("self", "other"), grad_fn="MulBackward1", method=False, public=False,
     edges=("self",), doc="self * a number, as PyTorch's C++ composites multiply",
     samples=SCALAR_OTHER, kind="binary"))

@@ -14,6 +14,7 @@ attributes under aten's names (the losses' `reduction` is aten's integer: 0 none
 the first-order VJPs of the activations and losses call them.
 """
 
+import ast
 import math
 
 import numpy as np
@@ -73,11 +74,15 @@ if "sub.Scalar" not in OPS:
         samples=SCALAR_OTHER, kind="binary"))
 
 
-@helper
+@helper(shows=lambda t, s: ast.BinOp(s, ast.Mult(), t))  # (shown as `s * t`)
 def _mul_s(t, s):
     return OPS["mul.Scalar"](t, s)
 
 
+show_local("_mul_s", "{1}")
+
+
+@helper(shows=lambda t, s: ast.BinOp(t, ast.Div(), s))  # (shown as `t / s`)
 def _div_s(t, s):
     return OPS["div.Scalar"](t, s)
 

@@ -42,7 +42,8 @@ GRAD = "grad"
 def helper(fn=None, *, name=None, shows=None):
     """Register fn as a function (or a constant) formulas may name, under its name (or `name`;
     the text shown drops a leading underscore).  `shows`: the text shown for a call of it
-    (`{0}`, `{1}`, … its arguments) instead of its name and arguments.  Usable as @helper,
+    (`{0}`, `{1}`, … its arguments) instead of its name and arguments, or a function of the
+    call's argument trees that gives the expression tree to show.  Usable as @helper,
     @helper(shows=...) or helper(fn, name=...)."""
     def register(f):
         key = name or f.__name__
@@ -485,7 +486,10 @@ def _render(tree):
         elif isinstance(func, ast.Name):
             name = func.id
             if name in _SHOWS:
-                return _SHOWS[name].format(*args), 0
+                shown = _SHOWS[name]
+                if callable(shown):  # the expression tree to show, of the argument trees
+                    return _render(shown(*tree.args))
+                return shown.format(*args), 0
             name = name.lstrip("_")
         else:
             return ast.unparse(tree), _ATOM

@@ -601,11 +601,13 @@ def _vector_norm(a, ord=2, dim=None, keepdim=False, dtype=None):
 
 
 def _kept(t, shape, dim, keepdim):
-    """A reduced tensor with the reduced dimensions back as size 1 (broadcasts over self)."""
-    if keepdim or not shape:
+    """A reduced tensor with the reduced dimensions back as size 1 (broadcasts over self):
+    PyTorch's unsqueeze_multiple, one unsqueeze per dimension (none over every element)."""
+    if keepdim or not shape or dim is None or (isinstance(dim, (list, tuple)) and not dim):
         return t
-    ax = _norm_axes(dim, len(shape))
-    return t.reshape(tuple(1 if i in ax else s for i, s in enumerate(shape)))
+    for d in _norm_axes(dim, len(shape)):
+        t = t.unsqueeze(d)
+    return t
 
 
 @helper

@@ -8,6 +8,7 @@ from .reductions import (MOMENT_ATTRS, _amax_forward, _amax_jvp, _amax_vjp, _cor
                          _reverse_cumsum, _std_vjp, _var_vjp, axes, return_type,
                          unreduce)
 from .derivatives import helper
+from .summation import torch_var_mean
 from .registry import OPS, Composed, Op, Sample, register, wrap_dim
 
 AminmaxResult = return_type("aminmax", ["min", "max"])
@@ -23,15 +24,19 @@ def _mean_of(a, dim, unbiased, keepdim, correction):
 def _mean_vjp(g, self, dim, unbiased, keepdim):
     d, _ = _correction(dim, unbiased, None)
     shape = tuple(self.shape)
-    return unreduce(g, shape, d, keepdim) / _count(shape, d)
+    return OPS["div.Scalar"](unreduce(g, shape, d, keepdim), _count(shape, d))
 
 
 def _with_mean(name, root):
-    moment = _moment(name.split("_")[0], root)
+    moment = _moment(name, root)
 
     def forward(a, dim, unbiased, keepdim, correction):
-        return moment(a, dim, unbiased, keepdim, correction), _mean_of(a, dim, unbiased, keepdim,
-                                                                       correction)
+        value = moment(a, dim, unbiased, keepdim, correction)   # (its checks and warning)
+        d, ddof = _correction(dim, unbiased, correction)
+        pair = torch_var_mean(a, axes(d, a.ndim), ddof, root)   # PyTorch's Welford, in order
+        if pair is None:
+            return value, _mean_of(a, dim, unbiased, keepdim, correction)
+        return pair[0].reshape(value.shape), pair[1].reshape(value.shape)
     return forward
 
 

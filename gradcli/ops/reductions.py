@@ -14,7 +14,7 @@ from ..engine import dtypes
 from ..engine.tensor import Tensor
 from .derivatives import helper
 from .registry import OPS, Op, Overload, Plain, Sample, register, wrap_dim
-from .summation import torch_sum
+from .summation import torch_sum, torch_var
 
 ALL = [Sample(()), Sample((3,)), Sample((2, 3))]
 REDUCE = [Sample((3,), attrs={"dim": 0}), Sample((2, 3), attrs={"dim": 1}),
@@ -61,9 +61,24 @@ def keep(g, shape, dim, keepdim):
 
 
 @helper
+def unsqueezed(g, shape, dim, keepdim):
+    """PyTorch's unsqueeze_multiple in the backward of sum, mean, prod, var, logsumexp, norm,
+    max/min(dim): the reduced dimensions back as size 1, one unsqueeze each in increasing
+    order (UnsqueezeBackward0, whose own derivative is squeeze: SqueezeBackward1 in a double
+    backward, where a reshape would show ViewBackward0); as it is when kept, for a 0-d input
+    or over every element (a 0-d gradient broadcasts).  (amax/amin reshape: `keep`.)"""
+    ax = None if keepdim or not len(shape) else axes(dim, len(shape))
+    if ax is None:
+        return g
+    for d in ax:
+        g = g.unsqueeze(d)
+    return g
+
+
+@helper
 def unreduce(g, shape, dim, keepdim):
     """Broadcast a reduced gradient back over the input's shape."""
-    return keep(g, shape, dim, keepdim).expand(shape)
+    return unsqueezed(g, shape, dim, keepdim).expand(shape)
 
 
 @helper
@@ -142,12 +157,12 @@ def _mean(a, dim, keepdim, dtype):
 _by_dim(
     "mean",
     Op("mean.default", lambda a, dtype: _mean(a, None, False, dtype),
-       "self: grad.expand(self_shape) / _count(self_shape, None)",
+       "self: _div_s(grad.expand(self_shape), _count(self_shape, None))",
        attrs=(("dtype", None),), jvp="linear", dtype="numpy", method=False, public=False,
        grad_fn="MeanBackward0", kind="reduction", doc="mean of all elements",
        samples=ALL),
     Op("mean.dim", _mean,
-       "self: unreduce(grad, self_shape, dim, keepdim) / _count(self_shape, dim)",
+       "self: _div_s(unreduce(grad, self_shape, dim, keepdim), _count(self_shape, dim))",
        attrs=("dim", ("keepdim", False), ("dtype", None)), jvp="linear", dtype="numpy",
        method=False, public=False, grad_fn="MeanBackward1", kind="reduction",
        doc="mean of elements (over dim)", samples=REDUCE))
@@ -192,8 +207,8 @@ def _prod_vjp(g, self, result, dim=None, keepdim=False):
     if not self.dim():  # PyTorch's prod_backward: the gradient itself, with no graph of its own
         return g
     shape = tuple(self.shape)
-    kept = keep(result, shape, dim, keepdim)
-    return keep(g, shape, dim, keepdim) * _products_of_others(self, kept, dim)
+    kept = unsqueezed(result, shape, dim, keepdim)
+    return unsqueezed(g, shape, dim, keepdim) * _products_of_others(self, kept, dim)
 
 
 _by_dim(
@@ -280,6 +295,19 @@ def _selected(self, dim, which):
     return Tensor._make(positions == index, None, 0, False)
 
 
+@helper
+def value_selecting_backward(g, self, dim, keepdim, which):
+    """PyTorch's value_selecting_reduction_backward (max/min over dim): the gradient scattered
+    in place into zeros at the index each slice selected (ScatterBackward0; version 2, as
+    at::zeros is empty().zero_())."""
+    arg = np.argmax if which == "max" else np.argmin
+    index = (np.zeros((), np.int64) if not self.dim()
+             else arg(self._data, axis=wrap_dim(dim, self.dim()), keepdims=True))
+    zeros = Tensor._make(np.zeros(self._data.shape, g._data.dtype), None, 0, False)
+    return zeros.zero_().scatter_(dim, Tensor._make(index, None, 0, False),
+                                  unsqueezed(g, tuple(self.shape), dim, keepdim))
+
+
 def _reduction_pair(name, np_fn, np_arg, binary, doc_word):
     Result = return_type(name, ["values", "indices"])
     everything = Op(
@@ -291,8 +319,7 @@ def _reduction_pair(name, np_fn, np_arg, binary, doc_word):
         samples=ALL)
     over_dim = Op(
         f"{name}.dim", _extreme_dim(name, np_fn, np_arg),
-        f"self: where(_selected(self, dim, {name!r}), keep(grad[0], tuple(self.shape), dim, "
-        "keepdim), 0.0)",
+        f"self: value_selecting_backward(grad[0], self, dim, keepdim, {name!r})",
         jvp=f"self: [(self_t * _selected(self, dim, {name!r})).sum(dim, keepdim) if self.dim() "
         "else self_t, None]",
         attrs=("dim", ("keepdim", False)), outputs=2, output_wrapper=lambda r: Result(*r),
@@ -402,6 +429,9 @@ def _moment(name, root):
                 "the reduction factor (input numel divided by output numel). (Triggered "
                 "internally at /__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)",
                 UserWarning, stacklevel=4)
+        out = torch_var(a, ax, ddof, root)   # (in PyTorch's order, for float32 and float64)
+        if out is not None:
+            return out.reshape(_kept_shape(a.shape, dim)) if keepdim else out
         mean = np.mean(a, axis=ax, keepdims=True)
         total = np.sum((a - mean) ** 2, axis=ax, keepdims=keepdim)
         out = np.asarray(total / np.asarray(_count(a.shape, dim) - ddof, dtype=a.dtype))
@@ -422,7 +452,8 @@ def _var_vjp(g, self, dim, unbiased, keepdim, correction):
         if dof <= 0:
             return g * OPS["where"](self == mean, float("nan"), float("inf"))
         return float(np.float64(2.0) / np.float64(dof)) * g * (self - mean)
-    return (float(np.float64(2.0) / np.float64(dof)) * keep(g, shape, dim, keepdim)
+    return (OPS["mul.Scalar"](unsqueezed(g, shape, dim, keepdim),
+                              float(np.float64(2.0) / np.float64(dof)))
             * (self - self.mean(ax, keepdim=True)))
 
 
@@ -505,7 +536,8 @@ def _logsumexp(a, dim, keepdim):
 @helper
 def _logsumexp_vjp(g, self, result, dim, keepdim):
     shape = tuple(self.shape)
-    return keep(g, shape, dim, keepdim) * (self - keep(result, shape, dim, keepdim)).exp()
+    return (unsqueezed(g, shape, dim, keepdim)
+            * (self - unsqueezed(result, shape, dim, keepdim)).exp())
 
 
 @helper

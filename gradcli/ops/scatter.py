@@ -4,12 +4,16 @@ methods, with their in-place variants (same nodes), and PyTorch's messages.  The
 index as an attribute (not differentiable), as gather does; the public functions put the
 arguments in PyTorch's order (self, dim, index, src)."""
 
+import warnings
+
 import numpy as np
 
+from ..engine.grad_mode import GradMode
 from ..engine.tensor import Tensor, install_attribute
 from .derivatives import helper
-from .registry import OPS, Op, Plain, Sample, register, wrap_dim
-from .shape import _array, _gather_key, check_index_bounds
+from .registry import OPS, ForwardAD, Op, Plain, Sample, register, wrap_dim
+from .shape import _array, _gather_key
+from .sorting import FailingNode
 
 
 def _short_name(dtype):
@@ -23,6 +27,11 @@ def _short_name(dtype):
 
 def _scatter_check(name, a, dim, index, src=None):
     index = _array(index)
+    if not index.size:  # PyTorch checks an empty index for nothing but dim and the dtypes
+        d = wrap_dim(dim, a.ndim)
+        if src is not None and src.dtype != a.dtype:
+            raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+        return index, d
     if index.dtype not in (np.int64, np.int32):
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     if src is not None and src.dtype != a.dtype:
@@ -38,8 +47,18 @@ def _scatter_check(name, a, dim, index, src=None):
                         if src is not None else "")
             raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self "
                                f"{list(a.shape)} apart from dimension {d}{src_part}")
-    check_index_bounds(a, d, index)
+    _check_bounds(a, d, index)
     return index, d
+
+
+def _check_bounds(a, d, index):
+    """scatter's bounds check: a negative index is out of bounds too, as in PyTorch (whose
+    scatter kernels do not wrap them; shape.check_index_bounds lets -size..-1 through)."""
+    size = a.shape[d] if a.ndim else 1
+    bad = index[(index < 0) | (index >= size)] if index.size else index
+    if bad.size:
+        raise RuntimeError(f"index {bad.flat[0]} is out of bounds for dimension {d} with size "
+                           f"{size}")
 
 
 def _src_part(src, index):
@@ -50,6 +69,8 @@ def _src_part(src, index):
 def _scatter_src(a, src, dim, index):
     index, d = _scatter_check("scatter", a, dim, index, src)
     out = a.copy()
+    if not index.size:
+        return out
     if a.ndim == 0:
         if index.size:
             out[...] = src.reshape(-1)[-1] if src.ndim else src
@@ -61,6 +82,8 @@ def _scatter_src(a, src, dim, index):
 def _scatter_value(a, dim, index, value):
     index, d = _scatter_check("scatter", a, dim, index)
     out = a.copy()
+    if not index.size:
+        return out
     if a.ndim == 0:
         if index.size:
             out[...] = value
@@ -72,6 +95,8 @@ def _scatter_value(a, dim, index, value):
 def _scatter_add(a, src, dim, index):
     index, d = _scatter_check("scatter_add", a, dim, index, src)
     out = a.copy()
+    if not index.size:
+        return out
     if a.ndim == 0:
         out[...] = out + _src_part(src, index).sum()
         return out
@@ -117,13 +142,251 @@ register(Op(
     samples=_SCATTER_SAMPLES))
 
 
-def scatter(input, dim, index, src=None, value=None, *, reduce=None):
-    if reduce is not None:
-        raise RuntimeError("scatter(..., reduce=...) is not supported in gradcli: use "
-                           "scatter_add, or scatter_reduce")
+# ------------------------------------------------------------------ scatter_reduce
+
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+_LEGACY_NAMES = {"max": "amax", "min": "amin"}  # (the forward takes them; backward does not)
+_UFUNCS = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum,
+           "amin": np.minimum}
+
+
+def _identity(kind, dtype):
+    """What a position that include_self=False leaves out starts from (PyTorch's kernel)."""
+    if kind in ("sum", "mean"):
+        return 0
+    if kind == "prod":
+        return 1
+    if dtype.kind == "b":
+        return kind == "amin"
+    if dtype.kind in "fc":
+        return -np.inf if kind == "amax" else np.inf
+    info = np.iinfo(dtype)
+    return info.min if kind == "amax" else info.max
+
+
+def _reduce_into(a, src, d, index, kind, include_self):
+    """a with src reduced into it at index along dimension d: every element in index order, as
+    PyTorch's CPU kernel (sum and prod in that order, amax/amin propagating nan, mean the sum
+    over the count, floored for integers)."""
+    out = a.copy()
+    if not index.size:
+        return out
+    target = out.reshape(1) if a.ndim == 0 else out
+    if a.ndim == 0:
+        key = (np.zeros(index.size, np.intp),)
+        values = src.reshape(-1)[:index.size]
+    else:
+        key = _gather_key(index, d)
+        values = _src_part(src, index)
+    if not include_self:
+        hit = np.zeros(target.shape, bool)
+        hit[key] = True
+        target[hit] = _identity(kind, a.dtype)
+    _UFUNCS[kind].at(target, key, values)
+    if kind == "mean":
+        count = np.full(target.shape, 1 if include_self else 0, a.dtype)
+        np.add.at(count, key, 1)
+        count[count == 0] = 1
+        target[...] = (target / count if a.dtype.kind in "fc"
+                       else np.floor_divide(target, count))
+    return out
+
+
+def _scatter_reduce(a, src, dim, index, reduce, include_self):
+    index, d = _scatter_check("scatter", a, dim, index, src)
+    kind = _LEGACY_NAMES.get(reduce, reduce)
+    if kind not in _REDUCTIONS:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    if kind == "mean" and a.dtype.kind == "b":
+        raise NotImplementedError('"scatter_gather_tensor_cpu_reduce_mean" not implemented for '
+                                  "'Bool'")
+    return _reduce_into(a, src, d, index, kind, include_self)
+
+
+def _constant(array):
+    return Tensor._make(np.ascontiguousarray(array), None, 0, False)
+
+
+DOUBLE_BACKWARD_ZEROS = ("scatter_reduce(): Double backward is unsupported for src when >1 zeros "
+                         "in src are scattered to the same position in self")
+_ZEROS_ERROR = FailingNode("Error", DOUBLE_BACKWARD_ZEROS, error=RuntimeError)
+
+
+def _delayed_error(t):
+    """t behind PyTorch's DelayedError node (grad_fn Error): differentiating it raises."""
+    if not (GradMode.enabled and t.requires_grad):
+        return t
+    out = Tensor._make(t._data, None, 0, False)
+    _ZEROS_ERROR.attach((t,), (out,))
+    return out
+
+
+@helper
+def _scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result):
+    """PyTorch's scatter_reduce_backward (FunctionsManual.cpp): (grad_self, grad_src), the
+    gradient of amax/amin shared evenly among ties, of prod exclusive of zeros."""
+    gather, scatter_add = OPS["gather"], OPS["scatter_add.default"]
+    idx = _array(index)
+    d = wrap_dim(dim, max(self.dim(), 1))
+    if reduce == "sum":
+        grad_self = grad
+        grad_src = gather.apply((grad,), (dim, index))
+    elif reduce == "prod":
+        masked_self = self.masked_fill(self == 0, 1)
+        masked_self_result = OPS["scatter_reduce.two"].apply(
+            (masked_self, src), (dim, index, reduce, include_self))
+        grad_self = grad * masked_self_result / masked_self
+        zero = src._data == 0
+        n_zeros = _reduce_into(np.zeros_like(self._data), zero.astype(self._data.dtype), d, idx,
+                               "sum", True)
+        n_zeros = gather.apply((_constant(n_zeros),), (dim, index))._data
+        # (a src larger than index fails here, with PyTorch's message)
+        single = _constant(zero) & _constant(n_zeros == 1)
+        masked_src_result = OPS["scatter_reduce.two"].apply(
+            (self, src.masked_fill(single, 1)), (dim, index, reduce, include_self))
+        grad_src = OPS["where"](single, gather.apply((grad * masked_src_result,), (dim, index)),
+                                gather.apply((grad * result,), (dim, index))
+                                / src.masked_fill(_constant(zero), 1))
+        if GradMode.enabled and bool((n_zeros > 1).any()):
+            grad_src = _delayed_error(grad_src)
+    elif reduce == "mean":
+        n = _reduce_into(np.full(grad._data.shape, 1 if include_self else 0, grad._data.dtype),
+                         np.ones(src._data.shape, grad._data.dtype), d, idx, "sum", True)
+        n[n == 0] = 1
+        grad_self = grad / _constant(n)
+        grad_src = gather.apply((grad,), (dim, index)) / gather.apply((_constant(n),),
+                                                                      (dim, index))
+    elif reduce in ("amax", "amin"):
+        value = gather.apply((result.detach(),), (dim, index))
+        self_is = _constant(self._data == result._data)
+        src_is = src.detach() == value  # (a src larger than index fails here, as in PyTorch)
+        n = scatter_add.apply((self_is.to(self.dtype), src_is.to(self.dtype)), (dim, index))
+        grad_distributed = grad / n
+        grad_self = self_is * grad_distributed
+        grad_src = src_is * gather.apply((grad_distributed,), (dim, index))
+    else:
+        raise RuntimeError(f"Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', "
+                           f"'amin' but got {reduce}.")
+    if not include_self:
+        grad_self = _zeros_at(grad_self, dim, index)
+    return grad_self, grad_src
+
+
+@helper
+def _scatter_reduce_jvp(tangents, self, dim, index, src, reduce, include_self, result):
+    """PyTorch's scatter_reduce_jvp: the op itself for sum and mean (linear), the tangents of
+    the elements that attain amax/amin averaged; none for prod (PyTorch gives no tangent)."""
+    self_t, src_t = (t if t is not None else OPS["zeros_like"](x)
+                     for t, x in zip(tangents, (self, src)))
+    op = OPS["scatter_reduce.two"]
+    if reduce in ("sum", "mean"):
+        return op.apply((self_t, src_t), (dim, index, reduce, include_self))
+    if reduce in ("amax", "amin"):
+        mask_self = self == result
+        mask_src = src == OPS["gather"].apply((result,), (dim, index))
+        div = op.apply((mask_self.to(self_t.dtype), mask_src.to(self_t.dtype)),
+                       (dim, index, "sum", include_self))
+        return op.apply((OPS["where"](mask_self, self_t, 0.0), OPS["where"](mask_src, src_t, 0.0)),
+                        (dim, index, "sum", include_self)).div(div)
+    return None
+
+
+class _ScatterReduce(Op):
+    """scatter_reduce: PyTorch's forward-mode AD gives prod (and the legacy names max/min,
+    which its JVP does not know) no tangent at all, so the output is not a dual tensor.  (A
+    JVP that returns None means the same to the engine once registry._forward_ad takes it so;
+    until then the tangents are kept out of the call.)"""
+
+    def apply(self, inputs, attrs):
+        if attrs[2] in ("sum", "mean", "amax", "amin") or ForwardAD.level is None:
+            return Op.apply(self, inputs, attrs)
+        duals = [(x, x._fw) for x in inputs if isinstance(x, Tensor) and x._fw is not None]
+        try:
+            for x, _ in duals:
+                x._fw = None
+            return Op.apply(self, inputs, attrs)
+        finally:
+            for x, t in duals:
+                x._fw = t
+
+
+register(_ScatterReduce(
+    "scatter_reduce.two", _scatter_reduce,
+    "self, src: _scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, "
+    "result)",
+    inputs=("self", "src"), attrs=("dim", "index", "reduce", ("include_self", True)),
+    grad_fn="ScatterReduceBackward0",
+    jvp="result: _scatter_reduce_jvp(tangents, self, dim, index, src, reduce, include_self, "
+        "result)",
+    dtype="same", kind="shape", method=False, public=False,
+    doc="self with src reduced in at index along dim (sum, prod, mean, amax, amin)",
+    samples=[Sample(*shapes, attrs={"dim": dim, "index": index, "reduce": reduce,
+                                    "include_self": include_self}, low=0.5 if reduce == "prod"
+                    else -2.0)
+             for reduce in _REDUCTIONS for include_self in (True, False)
+             for shapes, dim, index in [
+                 (((3, 4), (2, 4)), 0, [[0, 1, 2, 0], [2, 0, 0, 1]]),
+                 (((3, 4), (3, 3)), 1, [[0, 3, 0], [1, 1, 2], [3, 0, 3]])]]))
+
+
+def scatter_reduce(input, dim, index, src, reduce=None, *, include_self=True, _position=4):
+    if not isinstance(src, Tensor):
+        raise TypeError(f"scatter_reduce(): argument 'src' (position {_position}) must be "
+                        f"Tensor, not {type(src).__name__}")
+    if reduce is None:
+        raise TypeError('scatter_reduce() missing 1 required positional arguments: "reduce"')
+    if not isinstance(include_self, bool):
+        raise TypeError(f"scatter_reduce(): argument 'include_self' must be bool, not "
+                        f"{type(include_self).__name__}")
+    return OPS["scatter_reduce.two"].apply((input, src), (dim, index, reduce, include_self))
+
+
+def _scatter_reduce_method(self, dim, index, src, reduce=None, *, include_self=True):
+    return scatter_reduce(self, dim, index, src, reduce, include_self=include_self, _position=3)
+
+
+def _scatter_in_place(self, dim, index, src=None, value=None, *, reduce=None):
+    return scatter(self, dim, index, src, value, reduce=reduce, _name="scatter_")
+
+
+# scatter(..., reduce="add" | "multiply"): no derivative in PyTorch (grad_fn NotImplemented)
+_SCATTER_NOT_IMPLEMENTED = {name: FailingNode(
+    "NotImplemented", f"derivative for aten::{name} is not implemented", inputs=("self", "src"),
+    error=RuntimeError) for name in ("scatter", "scatter_")}
+SCATTER_REDUCE_DEPRECATED = (
+    "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in "
+    "a future PyTorch release. Use torch.scatter_reduce instead for more reduction options. "
+    "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+    "TensorAdvancedIndexing.cpp:225.)")
+WARNED = set()  # PyTorch gives the deprecation once per process
+
+
+def _scatter_reduce_legacy(input, dim, index, src, reduce, name="scatter"):
+    a = input._data
+    if isinstance(src, Tensor):
+        if SCATTER_REDUCE_DEPRECATED not in WARNED:
+            WARNED.add(SCATTER_REDUCE_DEPRECATED)
+            warnings.warn(SCATTER_REDUCE_DEPRECATED, UserWarning, stacklevel=3)
+        index, d = _scatter_check("scatter", a, dim, index, src._data)
+        values = src._data
+    else:
+        index, d = _scatter_check("scatter", a, dim, index)
+        values = np.full(index.shape, src).astype(a.dtype)
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    out = Tensor._make(_reduce_into(a, values, d, index, "sum" if reduce == "add" else "prod",
+                                    True), None, 0, False)
+    _SCATTER_NOT_IMPLEMENTED[name].attach((input, src), (out,))
+    return out
+
+
+def scatter(input, dim, index, src=None, value=None, *, reduce=None, _name="scatter"):
     if src is None and value is None:
         raise TypeError("scatter() missing 1 required positional argument: 'src' or 'value'")
     src = value if src is None else src
+    if reduce is not None:
+        return _scatter_reduce_legacy(input, dim, index, src, reduce, _name)
     if isinstance(src, Tensor):
         return OPS["scatter.src"].apply((input, src), (dim, index))
     return OPS["scatter.value"].apply((input,), (dim, index, src))
@@ -283,11 +546,18 @@ def _in_place(fn, op_name):
     return method
 
 
+_METHODS = {"scatter_reduce": _scatter_reduce_method}  # (whose messages count self out)
+_IN_PLACE = {"scatter": _scatter_in_place}  # (its NotImplemented node names scatter_)
+
 for _name, _fn, _sig, _via, _doc in [
-        ("scatter", scatter, "scatter(input, dim, index, src | value)",
+        ("scatter", scatter, "scatter(input, dim, index, src | value, *, reduce=None)",
          ("scatter.src", "scatter.value"), "input with src (or value) written at index along dim"),
         ("scatter_add", scatter_add, "scatter_add(input, dim, index, src)",
          ("scatter_add.default",), "input with src added at index along dim"),
+        ("scatter_reduce", scatter_reduce,
+         "scatter_reduce(input, dim, index, src, reduce, include_self=True)",
+         ("scatter_reduce.two",), "input with src reduced in at index along dim (reduce: sum, "
+         "prod, mean, amax or amin)"),
         ("index_add", index_add, "index_add(input, dim, index, source, alpha=1)",
          ("index_add.default",), "input with alpha * source added at index along dim"),
         ("index_copy", index_copy, "index_copy(input, dim, index, source)",
@@ -296,8 +566,8 @@ for _name, _fn, _sig, _via, _doc in [
          ("index_fill.int_Scalar", "index_fill.int_Tensor"),
          "input with value at index along dim")]:
     _entry = register(Plain(_name, _fn, _doc, kind="shape", signature=_sig, via=_via))
-    _entry.method = _fn
-    install_attribute(_name + "_", _in_place(_fn, _via[0]))
+    _entry.method = _METHODS.get(_name, _fn)
+    install_attribute(_name + "_", _in_place(_IN_PLACE.get(_name, _entry.method), _via[0]))
 
 
 # ------------------------------------------------------------------ index_put

@@ -387,14 +387,26 @@ class FailingNode:
     heaviside: NotImplemented): the output requires grad, backward through it raises."""
 
     def __init__(self, name, message, inputs=("self",), error=NotImplementedError):
-        derivative = f"{', '.join(inputs)}: _not_implemented({message!r}, {error.__name__})"
-        self.op = Op(name, None, derivative, inputs=inputs, grad_fn=name,
-                     public=False, method=False, differentiable=False)
+        self.name, self.message, self.inputs, self.error = name, message, inputs, error
+        self.ops = {}  # number of edges -> the node's op
 
     def attach(self, inputs, results):
-        if GradMode.enabled and any(isinstance(x, Tensor) and x.requires_grad_flag
-                                    for x in inputs):
-            self.op._record(tuple(inputs), (), tuple(results))
+        """Record the node on results; its edges are the inputs that require grad only (as
+        PyTorch's NotImplemented and DelayedError nodes collect them)."""
+        if not GradMode.enabled:
+            return
+        edges = tuple(x for x in inputs if isinstance(x, Tensor) and x.requires_grad_flag)
+        if edges:
+            self._op(len(edges))._record(edges, (), tuple(results))
+
+    def _op(self, n):
+        if n not in self.ops:
+            names = self.inputs[:n]
+            derivative = (f"{', '.join(names)}: _not_implemented({self.message!r}, "
+                          f"{self.error.__name__})")
+            self.ops[n] = Op(self.name, None, derivative, inputs=names, grad_fn=self.name,
+                             public=False, method=False, differentiable=False)
+        return self.ops[n]
 
 
 UNIQUE_NODE = FailingNode("Unique2Backward0", "the derivative for '_unique2' is not implemented.")

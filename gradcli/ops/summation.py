@@ -471,3 +471,177 @@ def torch_vector_norm(a, ord, ax, threads=None):
     out = np.zeros(kept, a.dtype)
     out[pos.reshape(-1)] = np.sqrt(total) if ord == 2 else total
     return out.reshape(out_shape)
+
+
+# ------------------------------------------------------------------ var and std
+
+def torch_var(a, ax, correction, take_sqrt, threads=None):
+    """var (take_sqrt: std) of float `a` over the axes `ax` (None: all), without keepdim, as
+    PyTorch's CPU computes it (ReduceOps.cpp, std_var_out); None for what is not emulated.
+
+    One output element (every dimension reduced, or the others of size 1): std_var_all_cpu,
+    the mean in a's dtype (PyTorch's own sum), then sum((double(x) - mean)**2) in double, one
+    element after another in TensorIterator's order, each 2-d loop of serial_for_each from 0
+    and added into its thread's sum, the threads' sums added in order (parallel_reduce); the
+    root and the division in double, rounded to a's dtype once.  Several: Welford's algorithm
+    in double (WelfordOps), each output's elements one after another in the iterator's order."""
+    if a.dtype.kind != "f" or a.itemsize not in (4, 8) or a.size == 0:
+        return None
+    threads = _threads[0] if threads is None else threads
+    if any(s < 0 for s in a.strides):
+        a = np.ascontiguousarray(a)    # PyTorch's views have no negative strides
+    red = set(range(a.ndim)) if ax is None else set(ax)
+    out_shape = tuple(s for d, s in enumerate(a.shape) if d not in red)
+    n_out = int(np.prod(out_shape, dtype=np.int64))
+    if n_out != 1 and not _welford_emulated(n_out, a.size // max(n_out, 1)):
+        return None
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if n_out == 1:
+            out = _var_all(a, correction, take_sqrt, threads)
+        else:
+            out = _var_welford(a, red, correction, take_sqrt)
+        return np.asarray(out).astype(a.dtype).reshape(out_shape)
+
+
+def _var_all(a, correction, take_sqrt, threads):
+    n = a.size
+    mean = float(np.asarray(torch_sum(a, None, threads) / a.dtype.type(n), a.dtype))
+    shape = _iterator(a, set(range(a.ndim)))
+    flat = np.ascontiguousarray(_view(a, shape).T).reshape(-1)   # iteration order
+    dx = flat.astype(np.float64) - mean
+    dx2 = dx * dx
+    s0, s1 = shape[0][0], shape[1][0]
+    results = []
+    for _, begin, end in _parallel_for(0, n, GRAIN_SIZE, threads):
+        thread_sum, p = 0.0, begin
+        while p < end:                       # serial_for_each's 2-d loops (DimCounter)
+            v0, v1 = p % s0, (p // s0) % s1
+            step = min(s0 - v0, end - p)
+            if v0 == 0:
+                step *= max(1, min(s1 - v1, (end - p) // s0))
+            thread_sum += float(np.cumsum(dx2[p:p + step])[-1])   # from 0, in order
+            p += step
+        results.append(thread_sum)
+    total = 0.0
+    for r in results:
+        total += r
+    var = np.float64(total) / np.float64(max(0.0, n - correction))
+    return np.sqrt(var) if take_sqrt else var
+
+
+def _var_welford(a, red, correction, take_sqrt):
+    x, order = _by_output(a, red)
+    mean, m2, n = _welford(x)
+    return _project(m2, n, correction, take_sqrt)[order]
+
+
+def _by_output(a, red):
+    """(x, order): a as (outputs, reduced elements) in double, each row an output's elements
+    in TensorIterator's order (its reduced dimensions, innermost fastest), and the row of each
+    output element (in C order of the output)."""
+    shape = _iterator(a, red)
+    view = _view(a, shape)
+    reduced = [k for k, e in enumerate(shape) if e[2] == 0]
+    kept = [k for k, e in enumerate(shape) if e[2] != 0]
+    x = np.transpose(view, kept[::-1] + reduced[::-1])
+    n_red = int(np.prod([shape[k][0] for k in reduced]))
+    x = x.reshape(-1, n_red).astype(np.float64)
+    position = np.zeros([shape[k][0] for k in kept[::-1]], np.int64)
+    for j, k in enumerate(kept[::-1]):
+        position = position + (np.arange(shape[k][0]) * shape[k][2]).reshape(
+            [-1 if i == j else 1 for i in range(len(kept))])
+    order = np.empty(x.shape[0], np.int64)
+    order[position.reshape(-1)] = np.arange(x.shape[0])
+    return x, order
+
+
+WELFORD_STEPS = 20_000   # past this many elements an output (of many), NumPy's two passes
+WELFORD_ELEMENTS = 200_000  # ... and past this many in all, when there are only a few
+
+
+def _welford_emulated(n_out, n_red):
+    """Whether Welford's loop is run element by element (in Python, as no NumPy reduction
+    follows its order): for an output of up to WELFORD_STEPS elements, or a few outputs of up
+    to WELFORD_ELEMENTS in all; past that var and std may differ from PyTorch in the last bit."""
+    return n_red <= WELFORD_STEPS or (n_out <= 8 and n_out * n_red <= WELFORD_ELEMENTS)
+
+
+def _welford(x):
+    """WelfordOps.reduce over the columns of x, one after another: (mean, m2, n) per row."""
+    if x.shape[0] <= 8:   # a few rows: Python's floats (IEEE doubles) are faster than ufuncs
+        rows = [_welford_row(row) for row in x.tolist()]
+        return (np.array([r[0] for r in rows]), np.array([r[1] for r in rows]),
+                float(x.shape[1]))
+    mean = np.zeros(x.shape[0])
+    m2 = np.zeros(x.shape[0])
+    for i in range(x.shape[1]):
+        data = x[:, i]
+        delta = data - mean
+        mean = mean + delta / float(i + 1)
+        m2 = m2 + delta * (data - mean)
+    return mean, m2, float(x.shape[1])
+
+
+def _welford_row(values):
+    mean = m2 = 0.0
+    k = 0.0
+    for data in values:
+        k += 1.0
+        delta = data - mean
+        mean = mean + delta / k
+        m2 = m2 + delta * (data - mean)
+    return mean, m2
+
+
+def _project(m2, n, correction, take_sqrt):
+    """WelfordOps.project: m2 over the degrees of freedom (0 when there are none), its root."""
+    divisor = n - correction if n > correction else 0.0
+    var = m2 / np.float64(divisor)
+    return np.sqrt(var) if take_sqrt else var
+
+
+def _welford_combine(a, b):
+    """WelfordOps.combine of two (mean, m2, n) (scalars)."""
+    if a[2] == 0:
+        return b
+    if b[2] == 0:
+        return a
+    delta = b[0] - a[0]
+    count = a[2] + b[2]
+    nb_over_n = b[2] / count
+    return (a[0] + delta * nb_over_n, a[1] + b[1] + delta * delta * a[2] * nb_over_n, count)
+
+
+def torch_var_mean(a, ax, correction, take_sqrt, threads=None):
+    """(var or std, mean) of float `a` over the axes `ax` (None: all), without keepdim, as
+    PyTorch's CPU var_mean/std_mean compute them: Welford's algorithm in double for every
+    output element (no special case for one), the mean Welford's; one output of 32768 elements
+    or more is split between threads (binary_kernel_reduce), their accumulators combined in
+    order.  None for what is not emulated."""
+    if a.dtype.kind != "f" or a.itemsize not in (4, 8) or a.size == 0:
+        return None
+    threads = _threads[0] if threads is None else threads
+    if any(s < 0 for s in a.strides):
+        a = np.ascontiguousarray(a)
+    red = set(range(a.ndim)) if ax is None else set(ax)
+    out_shape = tuple(s for d, s in enumerate(a.shape) if d not in red)
+    n_out = int(np.prod(out_shape, dtype=np.int64))
+    if not _welford_emulated(n_out, a.size // max(n_out, 1)):
+        return None
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        x, order = _by_output(a, red)
+        if n_out == 1 and a.size >= GRAIN_SIZE and threads > 1:
+            flat = x.reshape(-1)
+            acc = (0.0, 0.0, 0.0)
+            parts = {t: _welford(flat[None, b:e]) for t, b, e in
+                     _parallel_for(0, flat.size, GRAIN_SIZE, threads)}
+            for t in range(threads):
+                if t in parts:
+                    mean, m2, n = parts[t]
+                    acc = _welford_combine(acc, (mean[0], m2[0], n))
+            mean, m2, n = np.array([acc[0]]), np.array([acc[1]]), acc[2]
+        else:
+            mean, m2, n = _welford(x)
+        var = _project(m2, n, correction, take_sqrt)[order]
+        return (np.asarray(var).astype(a.dtype).reshape(out_shape),
+                np.asarray(mean[order]).astype(a.dtype).reshape(out_shape))

@@ -106,6 +106,18 @@ def compute(torch, case):
             "first": [float(v).hex() for v in values[:4].tolist()]}
 
 
+def torch_answer(compute_fn, case):
+    """compute_fn(torch, case) from PyTorch itself (skipped without torch), its thread count
+    restored afterwards."""
+    import pytest
+    torch = pytest.importorskip("torch")
+    threads = torch.get_num_threads()
+    try:
+        return compute_fn(torch, case)
+    finally:
+        torch.set_num_threads(threads)
+
+
 def record():
     import torch
     threads = torch.get_num_threads()

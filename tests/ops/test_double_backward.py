@@ -89,6 +89,16 @@ CASES = {
     "celu_inplace": (lambda lib, x, _: lib.nn.functional.celu(x * 1, 0.5, True), X, {}),
     "sigmoid_inplace": (lambda lib, x, _: (x * 1).sigmoid_(), X, {}),
     "tanh_inplace": (lambda lib, x, _: (x * 1).tanh_(), X, {}),
+    # in place, the backward reading self: PyTorch saves self.clone() taken before the write
+    # (original_self), so the second derivative goes through a CloneBackward0
+    "hardtanh_inplace": (lambda lib, x, _: lib.nn.functional.hardtanh(x * 1, -0.5, 1.5, True),
+                         X2, {}),
+    "hardtanh_": (lambda lib, x, _: lib.nn.functional.hardtanh_(x * 2), X, {}),
+    "relu6_inplace": (lambda lib, x, _: lib.nn.functional.relu6(x * 3, True), X, {}),
+    "threshold_inplace": (lambda lib, x, _: lib.nn.functional.threshold(x * 1, 0.1, 20.0, True),
+                          X, {}),
+    "threshold_": (lambda lib, x, _: lib.nn.functional.threshold_(x * 1, 0.1, 20.0), X2, {}),
+    "hardswish_inplace": (lambda lib, x, _: lib.nn.functional.hardswish(x * 2, True), X, {}),
 }
 NAMES = sorted(CASES)
 
@@ -156,6 +166,47 @@ def assert_same(ours, theirs, path):
 def test_double_backward_matches_pytorch(name, weighted, oracle):
     assert_same(run(gradcli, name, weighted), oracle(lambda torch: run(torch, name, weighted)),
                 name)
+
+
+def _find(graph, name):
+    """The first subgraph (depth first) whose node is called name."""
+    if not isinstance(graph, tuple):
+        return None
+    if graph[0] == name:
+        return graph
+    for part in graph[1:]:
+        found = _find(part, name)
+        if found is not None:
+            return found
+    return None
+
+
+VIEW_CASES = {
+    "hardtanh_": ("HardtanhBackwardBackward0",
+                  lambda F, v: F.hardtanh(v, -0.5, 1.5, inplace=True)),
+    "relu6_": ("HardtanhBackwardBackward0", lambda F, v: F.relu6(v * 1, inplace=True)),
+    "threshold_": ("ThresholdBackwardBackward0", lambda F, v: F.threshold_(v, 0.1, 20.0)),
+}
+
+
+@pytest.mark.parametrize("view", ["select", "slice", "t"])
+@pytest.mark.parametrize("name", sorted(VIEW_CASES))
+def test_inplace_on_a_view_saves_a_clone_of_the_view(name, view, oracle):
+    """On a view of a leaf's clone, the saved self is a clone of the view before the write:
+    the second derivative reaches the view's own node through CloneBackward0.  (Around it,
+    PyTorch's double backward of CopySlices is a CopySlices node, gradcli's a where: not
+    compared here.)"""
+    node, f = VIEW_CASES[name]
+    take = {"select": lambda b: b[1], "slice": lambda b: b[:, 1:], "t": lambda b: b.t()}[view]
+
+    def inner(lib):
+        x = lib.tensor(X2, dtype=lib.float64, requires_grad=True)
+        y = f(lib.nn.functional, take(x.clone()))
+        g, = lib.autograd.grad((y * 2).sum(), x, create_graph=True)
+        return [_find(_graph(g.grad_fn, max_depth=12), node), str(y.grad_fn._saved_self)
+                if hasattr(y.grad_fn, "_saved_self") else None]
+
+    assert inner(gradcli) == oracle(inner)
 
 
 # ------------------------------------------------------------------ the nodes themselves

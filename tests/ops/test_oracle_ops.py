@@ -19,8 +19,15 @@ from golden import torch_module
 
 torch = torch_module()  # (None without torch: its answers are the golden ones)
 
-SPELLED_DIFFERENTLY = {"getitem": operator.getitem,
-                       "to_dtype": lambda x, dtype: torch.ops.aten._to_copy(x, dtype=dtype)}
+SPELLED_DIFFERENTLY = {
+    "getitem": operator.getitem,
+    "to_dtype": lambda x, dtype: torch.ops.aten._to_copy(x, dtype=dtype),
+    # the scatter family's ops take src before the attributes, torch's functions after them
+    "scatter.src": lambda self, src, dim, index: torch.scatter(self, dim, index, src),
+    "scatter.value": lambda self, dim, index, value: torch.scatter(self, dim, index, value),
+    "scatter_add.default": lambda self, src, dim, index: torch.scatter_add(self, dim, index, src),
+    "scatter_reduce.two": lambda self, src, dim, index, reduce, include_self=True:
+        torch.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)}
 REFLECTED_OPERATORS = {name: dunder for dunder, (name, reflected) in OPERATORS.items()
                        if not reflected}
 TOLERANCES = {"float32": dict(rtol=1e-5, atol=1e-6), "float64": dict(rtol=1e-7, atol=1e-10)}

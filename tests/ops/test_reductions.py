@@ -133,6 +133,31 @@ PROGRAMS = {
     "normalize": "torch.nn.functional.normalize(x)",
     "normalize_dim0_p1": "torch.nn.functional.normalize(x, p=1, dim=0)",
     "normalize_zero_row": "torch.nn.functional.normalize(torch.zeros(2, 3, requires_grad=True))",
+    # the double backward of reductions that unsqueeze the gradient back (unsqueeze_multiple):
+    # SqueezeBackward1 in the graph, as autograd.functional.jvp(create_graph=True) shows it
+    "jvp_graph_prod_dim": "torch.autograd.functional.jvp(lambda t: t.prod(1), x, x.detach() * 0 + 1, "
+                          "create_graph=True)[1]",
+    "jvp_graph_norm_dim": "torch.autograd.functional.jvp(lambda t: t.norm(dim=1), x, x.detach(), "
+                          "create_graph=True)[1]",
+    "jvp_graph_logsumexp": "torch.autograd.functional.jvp(lambda t: t.logsumexp((0, 2)), b, "
+                           "b.detach(), create_graph=True)[1]",
+    "jvp_graph_var_dim": "torch.autograd.functional.jvp(lambda t: t.var(1), x, x.detach(), "
+                         "create_graph=True)[1]",
+    "jvp_graph_pow": "torch.autograd.functional.jvp(lambda t: t ** 3, v, v.detach(), "
+                     "create_graph=True)[1]",
+    "double_backward_max_dim": "g, = torch.autograd.grad((x.max(1).values ** 2).sum(), x, "
+                               "create_graph=True)\ng",
+    "double_backward_sum_tuple": "g, = torch.autograd.grad((b.sum((0, 2)) ** 2).sum(), b, "
+                                 "create_graph=True)\ng",
+    "double_backward_mean_dim": "g, = torch.autograd.grad((x.mean(1) ** 2).sum(), x, "
+                                "create_graph=True)\ng",
+    "double_backward_min_dim_keepdim": "g, = torch.autograd.grad((x.min(0, keepdim=True)[0] ** 2)"
+                                       ".sum(), x, create_graph=True)\ng",
+    "double_backward_max_0d": "g, = torch.autograd.grad(s.max(0).values ** 2, s, "
+                              "create_graph=True)\ng",
+    "double_backward_mean": "g, = torch.autograd.grad(x.mean() ** 2, x, create_graph=True)\ng",
+    "double_backward_amax_dim": "g, = torch.autograd.grad((x.amax(1) ** 2).sum(), x, "
+                                "create_graph=True)\ng",
 }
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import gradcli
 from gradcli.ops import summation
-from sum_order_cases import GOLDEN, _cases, compute, inputs, layout
+from sum_order_cases import GOLDEN, _cases, compute, inputs, layout, torch_answer
 
 GOLDEN_CASES = json.loads(GOLDEN.read_text(encoding="utf-8"))["cases"]
 
@@ -78,44 +78,27 @@ def _sums(draw):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_sums())
 def test_random_sums_match_pytorch_bit_for_bit(case):
-    torch = pytest.importorskip("torch")
-    threads = torch.get_num_threads()
-    try:
-        expected = compute(torch, case)
-    finally:
-        torch.set_num_threads(threads)
-    assert compute(gradcli, case) == expected
+    assert compute(gradcli, case) == torch_answer(compute, case)
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 300000), st.sampled_from(["float32", "float64"]), st.integers(1, 4))
 def test_long_sums_match_pytorch_bit_for_bit(n, dtype, threads):
-    torch = pytest.importorskip("torch")
     case = dict(op="sum", dtype=dtype, shape=[n], layout="contiguous", dim=None,
                 keepdim=False, threads=threads, seed=n)
-    old = torch.get_num_threads()
-    try:
-        expected = compute(torch, case)
-    finally:
-        torch.set_num_threads(old)
-    assert compute(gradcli, case) == expected
+    assert compute(gradcli, case) == torch_answer(compute, case)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_sums(), st.sampled_from(["norm2", "norm1"]))
 def test_random_vector_norms_match_pytorch_bit_for_bit(case, op):
-    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch")
     case = {**case, "op": op}
     a = layout(gradcli.from_numpy(inputs(case["shape"], case["dtype"], case["seed"])),
                case["layout"]).numpy()
     ax = tuple(range(a.ndim)) if case["dim"] is None else tuple(case["dim"])
     assume(summation.torch_vector_norm(a, int(op[-1]), ax) is not None)
-    threads = torch.get_num_threads()
-    try:
-        expected = compute(torch, case)
-    finally:
-        torch.set_num_threads(threads)
-    assert compute(gradcli, case) == expected
+    assert compute(gradcli, case) == torch_answer(compute, case)
 
 
 def test_only_ord_1_and_2_norms_are_emulated():

@@ -336,6 +336,137 @@ z = (x * 1)
 z.index_put_((i1,), vals).grad_fn
 """,
     },
+    "pytorch_code_scatter_reduce": {
+        "scatter_reduce: each reduction, with and without self": """\
+import torch
+x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+src = torch.tensor([[10., 20., 30.], [40., 50., 60.]], requires_grad=True)
+idx = torch.tensor([[0, 1, 0], [1, 0, 0]])
+for reduce in ["sum", "prod", "mean", "amax", "amin"]:
+    for include_self in [True, False]:
+        y = torch.scatter_reduce(x, 0, idx, src, reduce, include_self=include_self)
+        g = torch.autograd.grad((y * torch.arange(1., 7.).reshape(2, 3)).sum(), (x, src))
+        print(reduce, include_self, y.tolist(), g[0].tolist(), g[1].tolist())
+
+y = x.scatter_reduce(1, torch.tensor([[2, 2, 0], [1, 1, 1]]), src, "mean")
+y
+fn = y.grad_fn
+(fn._saved_dim, fn._saved_reduce, fn._saved_include_self, fn._saved_index)
+fn._saved_result
+fn.next_functions
+torch.scatter_reduce(torch.tensor([-7, 3]), 0, torch.tensor([0, 0, 1]), torch.tensor([2, 1, -8]), "mean")
+torch.scatter_reduce(torch.zeros(3), 0, torch.tensor([2, 2]), torch.tensor([1., float('nan')]), "amax")
+""",
+        "amax and amin share the gradient among ties; prod's gradient with zeros": """\
+import torch
+a = torch.tensor([1., 3., 3., 0.], requires_grad=True)
+s = torch.tensor([3., 3., 1., 0., 0.], requires_grad=True)
+i = torch.tensor([0, 0, 1, 3, 3])
+for reduce in ["amax", "amin"]:
+    for include_self in [True, False]:
+        a.grad = s.grad = None
+        a.scatter_reduce(0, i, s, reduce, include_self=include_self).backward(torch.tensor([1., 2., 3., 4.]))
+        print(reduce, include_self, a.grad.tolist(), s.grad.tolist())
+
+b = torch.tensor([2., 0., 3.], requires_grad=True)
+z = torch.tensor([0., 5., 0., 0., 4.], requires_grad=True)
+j = torch.tensor([0, 0, 1, 2, 2])
+y = b.scatter_reduce(0, j, z, "prod")
+gb, gz = torch.autograd.grad(y.sum(), (b, z), create_graph=True)
+gb, gz
+torch.autograd.grad(gz.sum(), (b, z))
+zz = torch.tensor([0., 0., 1., 2., 4.], requires_grad=True)
+gb, gz = torch.autograd.grad(b.scatter_reduce(0, j, zz, "prod").sum(), (b, zz), create_graph=True)
+gz
+gz.grad_fn.next_functions
+torch.autograd.grad(gz.sum(), zz)
+""",
+        "in place, forward mode and the messages": """\
+import torch
+x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+src = torch.tensor([[10., 20., 30.], [40., 50., 60.]], requires_grad=True)
+idx = torch.tensor([[0, 1, 0], [1, 0, 0]])
+y = x.clone()
+y.scatter_reduce_(0, idx, src, "amax", include_self=False)
+(y.grad_fn.next_functions, y._version)
+x.scatter_reduce_(0, idx, src, "sum")
+x.scatter_reduce(0, idx, src, "max")
+x.scatter_reduce(0, idx, src, "max").sum().backward()
+x.scatter_reduce(0, idx, src, "add")
+x.scatter_reduce(0, idx, 2., "sum")
+x.scatter_reduce(0, idx, src)
+x.scatter_reduce(0, idx, src, "sum", include_self=1)
+x.scatter_reduce(0, idx.float(), src, "sum")
+x.scatter_reduce(0, idx - 1, src, "sum")
+x.scatter_reduce(0, idx, src.double(), "sum")
+x.scatter_reduce(0, idx[0], src, "sum")
+torch.scatter_reduce(torch.tensor([True, False]), 0, torch.tensor([0, 1]), torch.tensor([False, True]), "mean")
+import torch.autograd.forward_ad as fwAD
+with fwAD.dual_level():
+    d = fwAD.make_dual(torch.tensor([1., 3., 3., 0.]), torch.tensor([1., 2., 3., 4.]))
+    e = fwAD.make_dual(torch.tensor([3., 3., 1., 0., 0.]), torch.tensor([5., 6., 7., 8., 9.]))
+    for reduce in ["sum", "mean", "amax", "amin", "prod"]:
+        print(reduce, fwAD.unpack_dual(d.scatter_reduce(0, torch.tensor([0, 0, 1, 3, 3]), e, reduce)).tangent)
+
+""",
+        "scatter with reduce='add' or 'multiply' (no derivative in PyTorch)": """\
+import torch
+x = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+src = torch.tensor([[10., 20., 30.], [40., 50., 60.]], requires_grad=True)
+idx = torch.tensor([[0, 1, 0], [1, 0, 0]])
+y = x.scatter(0, idx, src, reduce="add")
+y
+y.grad_fn.next_functions
+x.scatter(0, idx, src, reduce="multiply")
+torch.scatter(x, 0, idx, 2.5, reduce="multiply").grad_fn.next_functions
+x.detach().scatter(0, idx, src, reduce="add").grad_fn.next_functions
+y.sum().backward()
+z = x.clone()
+z.scatter_(0, idx, 3., reduce="add")
+z.sum().backward()
+torch.scatter(torch.arange(6).reshape(2, 3), 0, idx, 2.7, reduce="multiply")
+x.scatter(0, idx, src, reduce="mean")
+x.scatter(0, idx - 1, 1., reduce="add")
+""",
+    },
+    "pytorch_code_graph_fidelity": {
+        "in-place activations that read self save a clone of it (CloneBackward0)": """\
+import torch
+import torch.nn.functional as F
+x = torch.tensor([[-2., 0.5, 3.], [7., -0.2, 1.]], requires_grad=True)
+y = F.hardtanh(x * 1, inplace=True)
+y.grad_fn._saved_self
+g, = torch.autograd.grad((y * 2).sum(), x, create_graph=True)
+g.grad_fn.next_functions[0][0].next_functions
+y = F.relu6(x.clone(), inplace=True)
+(y.grad_fn, y.grad_fn._saved_self.grad_fn.next_functions)
+y = torch.threshold_(x * 1, 0.3, -1.)
+y.grad_fn._saved_self
+F.threshold(x * 1, 0.3, -1., inplace=True).grad_fn._saved_self.grad_fn
+v = x.clone()[1]
+F.hardtanh_(v, -0.5, 1.5)
+torch.selu_(x * 1).grad_fn._saved_result
+torch.celu_(x * 1, 2.)
+torch.threshold_(x, 0.3, -1.)
+""",
+        "autograd.functional.jvp(create_graph=True) through reductions: SqueezeBackward1": """\
+import torch
+from torch.autograd.functional import jvp
+x = torch.tensor([[2., 3., -1.], [0.5, 1., 4.]], requires_grad=True)
+v = torch.tensor([[1., 0., 2.], [0.5, -1., 1.]])
+out, t = jvp(lambda a: a.prod(1), x, v, create_graph=True)
+t
+t.grad_fn.next_functions
+jvp(lambda a: a.logsumexp(1), x, v, create_graph=True)[1].grad_fn
+jvp(lambda a: a.norm(dim=1), x, v, create_graph=True)[1].grad_fn
+jvp(lambda a: a.var(1), x, v, create_graph=True)[1].grad_fn.next_functions
+jvp(lambda a: a ** 3, x, v, create_graph=True)[1].grad_fn.next_functions
+g, = torch.autograd.grad((x.max(1).values ** 2).sum(), x, create_graph=True)
+(g, g._version)
+g, = torch.autograd.grad((x.mean(1) ** 2).sum(), x, create_graph=True)
+g.grad_fn
+""",
+    },
 }
 
 
