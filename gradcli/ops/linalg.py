@@ -13,7 +13,8 @@ from ..engine.grad_mode import GradMode
 from ..engine.tensor import _CPP_TYPE_NAMES, Tensor
 from .derivatives import helper
 from .registry import OPS, Op, Overload, Sample, alias, register, wrap_dim
-from .shape import Composite, _diagonal, _reshape_compose
+from .shape import Composite, _reshape_compose
+from .slicing import _diagonal
 from .summation import torch_vector_norm
 
 

@@ -12,7 +12,7 @@ from ..engine.grad_mode import GradMode
 from ..engine.tensor import Tensor, install_attribute
 from .derivatives import helper
 from .registry import OPS, ForwardAD, Op, Plain, Sample, register, wrap_dim
-from .shape import _array, _gather_key
+from .gather import _array, _gather_key
 from .sorting import FailingNode
 
 

@@ -1,6 +1,6 @@
 """The Tensor methods that are not one op of the table: dtype conversions, in-place random
-fills, `new_*` factories, and the properties and methods shape.py writes by hand (`T`, `mT`,
-item assignment, `broadcast_to`).  gradcli.ops.install() gives them to Tensor with the rest,
+fills, `new_*` factories, and the properties and methods shape.py and indexing.py write by
+hand (`T`, `mT`, item assignment, `broadcast_to`).  gradcli.ops.install() gives them to Tensor with the rest,
 through the engine's one way in (engine.tensor.install_attribute)."""
 
 from ..engine import dtypes, messages
@@ -97,12 +97,12 @@ def new_full(self, size, fill_value, dtype=None, requires_grad=False):
 
 def hand_written():
     """{name: attribute} of the Tensor methods and properties written by hand."""
-    from . import shape
+    from . import indexing, shape
     methods = {"to": to, "uniform_": uniform_, "normal_": normal_,
                "new_tensor": new_tensor, "new_zeros": _new_filler(0), "new_ones": _new_filler(1),
                "new_empty": _new_filler(0), "new_full": new_full,
                "T": property(shape._T), "mT": property(shape._mT),
-               "__setitem__": shape._setitem, "broadcast_to": shape._broadcast_to_method}
+               "__setitem__": indexing._setitem, "broadcast_to": indexing._broadcast_to_method}
     for name, d in [("float", dtypes.float32), ("double", dtypes.float64),
                     ("half", dtypes.float16), ("long", dtypes.int64), ("int", dtypes.int32),
                     ("bool", dtypes.bool_), ("short", dtypes.int16), ("char", dtypes.int8),

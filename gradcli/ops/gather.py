@@ -1,0 +1,197 @@
+"""Gathering elements by index or mask: index_select, gather, take_along_dim, masked_select,
+masked_scatter (and the index checks scatter shares)."""
+
+import numpy as np
+
+from ..engine.tensor import Tensor
+from .registry import OPS, Op, Sample, register, wrap_dim
+from .shape import Composite, _reshape_compose
+
+
+# ------------------------------------------------------------------ gather-like ops
+
+def _array(x):
+    """An index or mask argument as an array (tensors, or Python lists in test samples)."""
+    if isinstance(x, Tensor):
+        return x._data
+    return np.asarray(x)
+
+
+def _index_select(a, dim, index):
+    index = _array(index)
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if index.dtype not in (np.int64, np.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    d = wrap_dim(dim, a.ndim)
+    size = a.shape[d] if a.ndim else 1
+    if index.size and (index.min() < -size or index.max() >= size):
+        raise IndexError("index out of range in self")
+    if a.ndim == 0:
+        return a.copy()
+    return np.take(a, index.reshape(-1), axis=d)
+
+
+def _index_add_zeros(g, input_sizes, dim, index):
+    out = np.zeros(input_sizes, g.dtype)
+    if not input_sizes:
+        out[...] = g.sum()
+        return out
+    d = wrap_dim(dim, len(input_sizes))
+    np.add.at(out, (slice(None),) * d + (_array(index).reshape(-1),), g)
+    return out
+
+
+register(Op(
+    "index_select_backward", _index_add_zeros,
+    "self: index_select.apply((grad,), (dim, index))",
+    attrs=("input_sizes", "dim", "index"), grad_fn="IndexAddBackward0", jvp="linear",
+    dtype="same", kind="shape", method=False, public=False,
+    doc="zeros of input_sizes with g added at index along dim",
+    samples=[Sample((2,), attrs={"input_sizes": (3,), "dim": 0, "index": [0, 0]})]))
+
+register(Op(
+    "index_select", _index_select,
+    "self: index_select_backward.apply((grad,), (self_shape, dim, index))",
+    attrs=("dim", "index"), jvp="linear", dtype="same", kind="shape",
+    doc="the entries at index (a 1-D long tensor) along dim",
+    samples=[Sample((3,), attrs={"dim": 0, "index": [2, 0, 2]}),
+             Sample((2, 3), attrs={"dim": 1, "index": [1]})]))
+
+
+def _gather_check(a, dim, index):
+    if index.dtype not in (np.int64, np.int32):
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+    if index.ndim != a.ndim and not (a.ndim == 0 and index.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    d = wrap_dim(dim, a.ndim)
+    for k in range(a.ndim):
+        if k != d and index.shape[k] > a.shape[k]:
+            raise RuntimeError(f"Size does not match at dimension {k} expected index "
+                               f"{list(index.shape)} to be no larger than self {list(a.shape)} "
+                               f"apart from dimension {d}")
+    check_index_bounds(a, d, index)
+    return d
+
+
+def check_index_bounds(a, d, index):
+    """gather's and scatter's bounds check of index along dimension d of a (PyTorch's words)."""
+    size = a.shape[d] if a.ndim else 1
+    if index.size:
+        bad = index[(index < -size) | (index >= size)]
+        if bad.size:
+            raise RuntimeError(f"index {bad.flat[0]} is out of bounds for dimension {d} with "
+                               f"size {size}")
+
+
+def _gather_key(index, d):
+    grid = list(np.indices(index.shape, sparse=True))
+    grid[d] = index
+    return tuple(grid)
+
+
+def _gather(a, dim, index):
+    index = _array(index)
+    d = _gather_check(a, dim, index)
+    if a.ndim == 0:
+        return np.broadcast_to(a, index.shape).copy()
+    return a[_gather_key(index, d)]
+
+
+def _scatter_add_zeros(g, input_sizes, dim, index):
+    out = np.zeros(input_sizes, g.dtype)
+    if not input_sizes:
+        out[...] = g.sum()
+        return out
+    np.add.at(out, _gather_key(_array(index), wrap_dim(dim, len(input_sizes))), g)
+    return out
+
+
+register(Op(
+    "gather_backward", _scatter_add_zeros,
+    "self: gather.apply((grad,), (dim, index))",
+    attrs=("input_sizes", "dim", "index"), grad_fn="ScatterAddBackward0", jvp="linear",
+    dtype="same", kind="shape", method=False, public=False,
+    doc="zeros of input_sizes with g added at index along dim",
+    samples=[Sample((2, 1), attrs={"input_sizes": (2, 3), "dim": 1, "index": [[0], [0]]})]))
+
+register(Op(
+    "gather", _gather,
+    "self: gather_backward.apply((grad,), (self_shape, dim, index))",
+    attrs=("dim", "index"), jvp="linear", dtype="same", kind="shape",
+    doc="out[i][j] = self[i][index[i][j]] (for dim=1)",
+    samples=[Sample((2, 3), attrs={"dim": 1, "index": [[0, 0], [2, 1]]}),
+             Sample((3,), attrs={"dim": 0, "index": [1, 1, 0, 2]})]))
+
+
+def _take_along_dim_compose(self, indices, dim=None):
+    if dim is None:
+        flat = _reshape_compose(self, (-1,))
+        return OPS["gather"].apply((flat,), (0, _array(indices).reshape(-1)))
+    a, idx = self._data, _array(indices)
+    if a.ndim != idx.ndim:
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same number "
+                           f"of dimensions, but got {a.ndim} dimensions for input, and {idx.ndim} "
+                           "dimensions for indices")
+    d = wrap_dim(dim, a.ndim)
+    self_sizes = list(a.shape)
+    self_sizes[d] = idx.shape[d]
+    broadcast = list(np.broadcast_shapes(tuple(self_sizes), idx.shape))
+    index = np.broadcast_to(idx, tuple(broadcast))
+    broadcast[d] = a.shape[d]
+    expanded = OPS["expand"].apply((self,), (tuple(broadcast),))
+    return OPS["gather"].apply((expanded,), (d, index))
+
+
+register(Composite(
+    "take_along_dim", _take_along_dim_compose,
+    via=("expand", "gather"),
+    attrs=("indices", ("dim", None)),
+    doc="gather after broadcasting self and indices (flattened when dim is None)",
+    samples=[Sample((2, 3), attrs={"indices": [[0], [2]], "dim": 1})]))
+
+
+def _masked_select(a, mask):
+    mask = _array(mask)
+    if mask.dtype != np.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    shape = _broadcast(a.shape, mask.shape)
+    return np.broadcast_to(a, shape)[np.broadcast_to(mask, shape)]
+
+
+def _broadcast(*shapes):
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        a, b = shapes
+        n = max(len(a), len(b))
+        a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+        for i in range(n - 1, -1, -1):
+            if a[i] != b[i] and 1 not in (a[i], b[i]):
+                raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b "
+                                   f"({b[i]}) at non-singleton dimension {i}") from None
+        raise
+
+
+def _masked_scatter_zeros(g, input_sizes, mask):
+    mask = _array(mask)
+    shape = _broadcast(tuple(input_sizes), mask.shape)
+    out = np.zeros(shape, g.dtype)
+    out[np.broadcast_to(mask, shape)] = g
+    return out
+
+
+register(Op(
+    "masked_select_backward", _masked_scatter_zeros,
+    "self: masked_select.apply((grad,), (mask,))", attrs=("input_sizes", "mask"),
+    grad_fn="MaskedScatterBackward0", jvp="linear", dtype="same", kind="shape", method=False,
+    public=False, doc="zeros with g at the True entries of mask",
+    samples=[Sample((2,), attrs={"input_sizes": (3,), "mask": [True, False, True]})]))
+
+register(Op(
+    "masked_select", _masked_select,
+    "self: masked_select_backward.apply((grad,), (self_shape, mask))",
+    attrs=("mask",), jvp="linear", dtype="same", kind="shape",
+    doc="the entries where mask (broadcast) is True, as a 1-D tensor",
+    samples=[Sample((3,), attrs={"mask": [True, False, True]}),
+             Sample((2, 3), attrs={"mask": [False, True, True]})]))
