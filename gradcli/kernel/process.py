@@ -31,18 +31,21 @@ POLL = 0.1  # the longest wait between two looks at Ctrl-C and the deadlines
 MAX_MESSAGE = 256 << 20  # bytes of one message line (more: the evaluator is ended)
 
 # what may reach a terminal of what an evaluator prints: text, tabs, newlines, carriage
-# returns, backspaces and colours (SGR); no other control character or escape sequence (one
-# could set the clipboard, the window title or the terminal's answerback)
-_UNSAFE = re.compile(r"\x1b\[[0-9;:]*m|(\x1b(\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(\x07|\x1b\\)?|"
-                     r"[PX^_][^\x1b]*(\x1b\\)?|.?)|[\x00-\x07\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f])",
-                     re.S)
+# returns, backspaces and colours (SGR: `ESC [`, numbers separated by `;`, with `:`
+# sub-parameters as in 38:2::r:g:b, then `m`); no other control character or escape sequence
+# (one could set the clipboard, the window title or the terminal's answerback).  A sequence
+# ending in `m` with a private marker or an intermediate byte is no colour: `ESC [ > 4 ; 2 m`
+# switches xterm's modifyOtherKeys on for the rest of the shell's session, `ESC [ ? 4 m` makes
+# the terminal type an answer into the shell's input.
+_UNSAFE = re.compile(r"(?P<sgr>\x1b\[[0-9;:]*m)|"
+                     r"\x1b(\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(\x07|\x1b\\)?|[PX^_][^\x1b]*(\x1b\\)?|.?)|"
+                     r"[\x00-\x07\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]", re.S)
 
 
 def terminal_safe(text):
     """text without the control characters and escape sequences a terminal should not get
     from a program (colours are kept)."""
-    return _UNSAFE.sub(lambda m: m.group(0) if m.group(0).endswith("m") and
-                       m.group(0).startswith("\x1b[") else "", text)
+    return _UNSAFE.sub(lambda m: m.group("sgr") or "", text)
 
 
 class EvaluatorGone(Exception):
