@@ -359,13 +359,11 @@ def graph_command(program: Program, at: At = None, of: Of = None, grad: Grad = N
         if not picture and output is None:
             cmd.evaluate("graph", **params)
             return
-        import io
-        captured = io.StringIO()
-        cmd.evaluate("graph", out=captured, **params)
+        captured = _captured(cmd, "graph", params)
         if picture:
-            _write_graph_picture(cmd, captured.getvalue(), fmt, output)
+            _write_graph_picture(cmd, captured, fmt, output)
         else:
-            _write_file(output, captured.getvalue().encode("utf-8"))
+            _write_file(output, captured.encode("utf-8"))
 
 
 @app.command("explain")
@@ -449,12 +447,26 @@ def _write_file(path, data):
         raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
 
 
+def _captured(cmd, command, params):
+    """What the evaluator printed for `command` (a document for -o), at most MAX_CAPTURE
+    characters: more ends the command with one EvaluatorCrash line."""
+    from ..kernel.process import MAX_CAPTURE, CapturedOutput
+    captured = CapturedOutput()
+    cmd.evaluate(command, out=captured, **params)
+    if captured.overflowed:
+        cmd.renderer.error(ErrorInfo("EvaluatorCrash", f"the evaluator printed more than "
+                                     f"{MAX_CAPTURE >> 20} MiB for --output"))
+        raise typer.Exit(Exit.ERROR)
+    return captured.getvalue()
+
+
 def _from_evaluator(cmd, document, check, what):
-    """check(the JSON document the evaluator printed): untrusted data, so anything else ends
-    the command with one EvaluatorCrash line."""
-    import json
+    """check(the JSON document the evaluator printed): untrusted data, so anything else (or a
+    document that would swell the frontend's memory) ends the command with one EvaluatorCrash
+    line."""
+    from ..kernel.process import loads_bounded
     try:
-        return check(json.loads(document))
+        return check(loads_bounded(document))
     except (ValueError, RecursionError):
         cmd.renderer.error(ErrorInfo("EvaluatorCrash", f"the evaluator sent no valid {what}"))
         raise typer.Exit(Exit.ERROR) from None

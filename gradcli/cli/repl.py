@@ -23,7 +23,7 @@ from ..lang.console import is_compound
 from ..lang.parser import is_complete as source_is_complete
 from ..render.console import ErrorInfo, Renderer
 from . import meta
-from .completer import Candidate, ReplCompleter, complete
+from .completer import MAX_CANDIDATES, Candidate, ReplCompleter, complete
 from .history import history_warning, open_history
 from .lexer import ReplLexer
 from .replcore import ReplCore, _default_session, program_names, split_statements  # noqa: F401
@@ -181,8 +181,8 @@ class Repl:
             command = meta.COMMANDS.get(name)
             if space and command is not None and command.argument == "file":
                 return complete(text, cursor, {}, meta.COMMANDS)
-        found = self._ask({"op": "complete", "text": text, "cursor": cursor}) or []
-        return [Candidate(str(t), int(start), str(m)) for t, start, m in found]
+        found = self._ask({"op": "complete", "text": text, "cursor": cursor})
+        return completions_of(found, cursor)
 
     def _toolbar(self):
         from prompt_toolkit.application import get_app_or_none
@@ -318,6 +318,22 @@ class Repl:
                 warned = True
                 self.renderer.text(f"{note}; history kept in memory only", "yellow")
         return 0
+
+
+def completions_of(found, cursor):
+    """The candidates in an evaluator's answer to a completion request (untrusted data): at
+    most MAX_CANDIDATES of [text, start, meta] triples of strings of at most 200 characters and
+    a start within the text before the cursor; anything else is left out."""
+    if not isinstance(found, list):
+        return []
+    candidates = []
+    for item in found[:MAX_CANDIDATES]:
+        if isinstance(item, list) and len(item) == 3:
+            text, start, meta_text = item
+            if isinstance(text, str) and isinstance(meta_text, str) and type(start) is int \
+                    and -cursor <= start <= 0 and len(text) <= 200:
+                candidates.append(Candidate(text, start, meta_text[:200]))
+    return candidates
 
 
 def _indent_after(text):

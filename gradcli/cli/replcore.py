@@ -300,9 +300,9 @@ class ReplCore:
                                 and n not in self.initial_names)}
 
     def complete(self, text, cursor):
-        from .completer import complete
+        from .completer import MAX_CANDIDATES, complete
         return [[c.text, c.start, c.meta]
-                for c in complete(text, cursor, self.namespace, meta.COMMANDS)]
+                for c in complete(text, cursor, self.namespace, meta.COMMANDS)[:MAX_CANDIDATES]]
 
 
 # ---------------------------------------------------------------------- Python habits

@@ -29,6 +29,10 @@ import time
 GRACE = 1.0  # seconds an evaluator has, after its timeout or Ctrl-C, before SIGKILL
 POLL = 0.1  # the longest wait between two looks at Ctrl-C and the deadlines
 MAX_MESSAGE = 256 << 20  # bytes of one message line (more: the evaluator is ended)
+# the shapes of a message line (Channel.send writes them so): {"o": "..."}, {"e": "..."}, {"r": ...}
+_OUTPUT = re.compile(rb'\{[ \t\r]*"([oe])"[ \t\r]*:[ \t\r]*"')
+_CLOSE = re.compile(r"[ \t\r]*\}[ \t\r]*\Z")
+_ANSWER = re.compile(rb'\{[ \t\r]*"r"[ \t\r]*:')
 
 # what may reach a terminal of what an evaluator prints: text, tabs, newlines, carriage
 # returns, backspaces and colours (SGR: `ESC [`, numbers separated by `;`, with `:`
@@ -46,6 +50,78 @@ def terminal_safe(text):
     """text without the control characters and escape sequences a terminal should not get
     from a program (colours are kept)."""
     return _UNSAFE.sub(lambda m: m.group("sgr") or "", text)
+
+
+# What the frontend parses of what an evaluator sends is bounded before json.loads builds it:
+# a line of `[{},{},...]` is some 24 bytes of Python objects a byte, and a message line may be
+# MAX_MESSAGE bytes.  An upper bound of the objects a parse builds (also a parse that fails
+# half-way) is counted from the document's structure outside its strings, at these costs (the
+# worst measured on CPython: a dict, a list and each further value or key), plus twice the
+# text (the strings, and json.loads's own decoded copy of bytes).
+_OBJECT_COST = {"{": 128, "[": 128, ",": 96, ":": 96}
+PARSE_FLOOR = 64 << 20  # bytes of objects any document may build
+PARSE_RATIO = 4         # and more only up to this multiple of its length
+_WINDOW = 1 << 20       # (the exact count reads the document a window at a time)
+
+
+class DocumentTooLarge(ValueError):
+    """A JSON document from an evaluator that would build too many objects in the frontend."""
+
+
+def parsed_size(data):
+    """An upper bound of the bytes of objects json.loads(data) builds (str or bytes)."""
+    def cost(text):
+        return sum(text.count(c) * n for c, n in costs)
+
+    kind = type(data)
+    costs = [(c if kind is str else c.encode(), n) for c, n in _OBJECT_COST.items()]
+    size = cost(data)  # (counted in the strings too: exact when they hold none of these)
+    if size + 2 * len(data) <= _parse_budget(data):
+        return size + 2 * len(data)
+    # exactly: without the strings.  An escaped backslash, then an escaped quote, is no
+    # string's end; every other quote opens or closes one (as a parser reads valid JSON, and
+    # an invalid document's parse stops where this reading and the parser's could part)
+    backslash, quote = ("\\", '\\"') if kind is str else (b"\\", b'\\"')
+    plain = data.replace(backslash + backslash, backslash[:0]).replace(quote, quote[:0])
+    inside, size = False, 0
+    for start in range(0, len(plain), _WINDOW):
+        parts = plain[start:start + _WINDOW].split(quote[1:])
+        size += cost(quote[:0].join(parts[1 if inside else 0::2]))
+        inside ^= len(parts) % 2 == 0
+    return size + 2 * len(data)
+
+
+def _parse_budget(data):
+    return max(PARSE_FLOOR, PARSE_RATIO * len(data))
+
+
+def loads_bounded(data):
+    """json.loads(data) for a document from an evaluator (untrusted): DocumentTooLarge when
+    the objects it would build are more than PARSE_RATIO times its length (PARSE_FLOOR at
+    least); ValueError or RecursionError when it is no JSON."""
+    if parsed_size(data) > _parse_budget(data):
+        raise DocumentTooLarge(f"a document of {len(data):,} bytes that would build more than "
+                               f"{_parse_budget(data) >> 20} MiB of objects")
+    return json.loads(data)
+
+
+class CapturedOutput(io.StringIO):
+    """What an evaluator prints, kept for the frontend (graph -o, plot -o), at most `limit`
+    characters: `overflowed` tells when more came (the rest is dropped)."""
+
+    def __init__(self, limit=None):
+        super().__init__()
+        self.limit = MAX_CAPTURE if limit is None else limit
+        self.overflowed = False
+
+    def write(self, text):
+        if self.overflowed or self.tell() + len(text) > self.limit:
+            self.overflowed = True
+            return len(text)
+        return super().write(text)
+
+
+MAX_CAPTURE = 64 << 20  # characters of an evaluator's output the frontend keeps (CapturedOutput)
 
 
 class EvaluatorGone(Exception):
@@ -282,20 +358,37 @@ class Evaluator:
             pass  # a closed stream (a reader gone away): the evaluator still runs to its end
 
     def _on_line(self, line):
-        """One message line: output is written at once; an answer is returned.  A line that
-        is not a message of the protocol (an evaluator past its walls can write anything) is
-        dropped."""
+        """One message line (bytes): output is written at once; an answer is returned.  A
+        line that is not a message of the protocol (an evaluator past its walls can write
+        anything) is dropped; only an answer is parsed whole, and only one that builds no more
+        objects than loads_bounded allows (else the evaluator is ended)."""
+        output = _OUTPUT.match(line)
+        if output is not None:
+            # {"o": text} or {"e": text}: the one string, read where it starts
+            text = line.decode("utf-8", "surrogateescape")
+            try:
+                value, end = json.decoder.scanstring(text, output.end())
+            except ValueError:
+                return None
+            if _CLOSE.match(text, end) is None:
+                return None
+            del text
+            if output.group(1) == b"o":
+                self._write(self.out, value, self._tty_out)
+            else:
+                self._write(self.err, value, self._tty_err)
+            return None
+        if _ANSWER.match(line) is None:
+            return None
         try:
-            message = json.loads(line)
+            message = loads_bounded(line)
+        except DocumentTooLarge as e:
+            self.kill()
+            raise EvaluatorGone("crash", f"the evaluator sent an answer too large to read "
+                                f"({len(line) >> 20} MiB)") from e
         except (ValueError, RecursionError):
             return None
-        if not isinstance(message, dict):
-            return None
-        if isinstance(message.get("o"), str):
-            self._write(self.out, message["o"], self._tty_out)
-        elif isinstance(message.get("e"), str):
-            self._write(self.err, message["e"], self._tty_err)
-        elif "r" in message:
+        if isinstance(message, dict) and "r" in message:
             return message
         return None
 
@@ -310,10 +403,12 @@ class Evaluator:
                     raise EvaluatorGone("crash", "the evaluator sent a message longer than "
                                         f"{MAX_MESSAGE >> 20} MiB")
                 return None
-            line = bytes(self._buffer[:end])
+            with memoryview(self._buffer) as view:  # (one copy of the line, not two)
+                line = bytes(view[:end])
             del self._buffer[:end + 1]
             self._scanned = 0
-            answer = self._on_line(line.decode("utf-8", "surrogateescape"))
+            answer = self._on_line(line)
+            del line
             if answer is not None and want_answer:
                 return answer
 
