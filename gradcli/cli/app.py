@@ -416,6 +416,7 @@ def plot_command(program: Program, at: At = None, of: Of = None,
 
     Two panels, each with its own axes: the output above, its derivative below."""
     with Command(json_output, no_color, timeout=timeout) as cmd:
+        _check_plot_range(at or [])
         fmt = _image_format(output) if output is not None else None
         cmd.read(program, at=at)
         params = dict(of=of, points=points, width=width, height=height, ascii_only=ascii_only,
@@ -423,10 +424,25 @@ def plot_command(program: Program, at: At = None, of: Of = None,
         if fmt is None:
             cmd.evaluate("plot", **params)
             return
-        import io
-        captured = io.StringIO()
-        cmd.evaluate("plot", out=captured, **params)
-        _write_plot_image(cmd, captured.getvalue(), output, fmt)
+        _write_plot_image(cmd, _captured(cmd, "plot", params), output, fmt)
+
+
+def _check_plot_range(at):
+    """A range's ends must be finite and less than the largest float apart: its points are
+    spaced (STOP - START) / (POINTS - 1), and -1e308:1e308 made them inf and nan, which
+    plotille refused with an AssertionError.  (The rest of the range, the evaluator checks.)"""
+    import math
+    for spec in at:
+        parts = spec.partition("=")[2].split(":")
+        if len(parts) not in (2, 3):
+            continue
+        try:
+            start, stop = float(parts[0]), float(parts[1])
+        except ValueError:
+            continue
+        if not (math.isfinite(start) and math.isfinite(stop) and math.isfinite(stop - start)):
+            raise UsageError(f"--at {spec!r}: START and STOP must be finite and less than "
+                             f"{sys.float_info.max:.3g} apart")
 
 
 def _check_graphviz(fmt, output):
