@@ -16,6 +16,7 @@ message) goes through the frontend to standard error.  The frontend ends an eval
 overruns its timeout or does not answer Ctrl-C (SIGKILL), and turns an evaluator that dies
 into one line: `gradcli: the program crashed the evaluator (SIGSEGV)`."""
 
+import contextlib
 import io
 import json
 import os
@@ -338,7 +339,11 @@ class Evaluator:
         except (AttributeError, OSError):  # (before Python 3.9 / Linux 5.3)
             self._pidfd = None
         self._messages, self._raw = messages_r, raw_r
-        self._requests = Channel(requests_w) if requests_w is not None else None
+        # (written without blocking, within a request's deadline: an evaluator that stops
+        # reading its requests must not hold the frontend in a write)
+        self._requests = requests_w
+        if requests_w is not None:
+            os.set_blocking(requests_w, False)
 
     # ------------------------------------------------------------------ relaying
     def _write(self, stream, text, tty):
@@ -412,9 +417,10 @@ class Evaluator:
             if answer is not None and want_answer:
                 return answer
 
-    def _pump(self, deadline, want_answer):
+    def _pump(self, deadline, want_answer, send=b""):
         """Relay output until an answer arrives (want_answer) or the evaluator ends; ends it at
         the deadline, or when it ignores Ctrl-C, or when it closes its pipes but lives on.
+        `send`: a request, written to the evaluator as it reads it (within the same deadline).
         Returns the answer's message, or None when the evaluator has ended (self.status)."""
         interrupted_at = closed_at = None
         noted = None  # the interrupt count when on_unanswered was called
@@ -422,6 +428,9 @@ class Evaluator:
         open_fds = {self._messages, self._raw} if self.status is None else set()
         for fd in open_fds:
             selector.register(fd, selectors.EVENT_READ)
+        unsent = memoryview(send) if send and open_fds else None
+        if unsent is not None:
+            selector.register(self._requests, selectors.EVENT_WRITE)
         previous = _forward_interrupts(self)
         try:
             answer = self._lines(want_answer)
@@ -458,6 +467,11 @@ class Evaluator:
                 wait = min([d for d in (deadline, interrupted_at is not None and noted is None
                                         and interrupted_at + GRACE) if d] + [now + POLL]) - now
                 for key, _ in selector.select(max(wait, 0.001)):
+                    if key.fd == self._requests:
+                        unsent = self._send(unsent)
+                        if not unsent:
+                            selector.unregister(key.fd)
+                        continue
                     chunk = os.read(key.fd, 1 << 16)
                     if not chunk:
                         selector.unregister(key.fd)
@@ -474,6 +488,18 @@ class Evaluator:
         finally:
             selector.close()
             _restore_interrupts(previous)
+
+    def _send(self, unsent):
+        """Write what the requests pipe takes now of `unsent`; what is left (None when the
+        evaluator has gone: EPIPE, which is not the frontend's SIGPIPE)."""
+        with _sigpipe_held():
+            try:
+                written = os.write(self._requests, unsent[:1 << 16])
+            except BlockingIOError:
+                return unsent
+            except OSError:
+                return None  # (it died: the pump finds out why)
+        return unsent[written:]
 
     def _await_exit(self, seconds):
         """Wait until the evaluator exits, at most `seconds` (its pidfd, where Linux has them,
@@ -514,13 +540,10 @@ class Evaluator:
         EvaluatorGone when the evaluator dies, overruns `timeout` or ignores Ctrl-C."""
         if self.status is not None:
             raise EvaluatorGone("crash", "the evaluator has ended")
-        try:
-            self._requests.send(message)
-        except OSError:
-            pass  # it died: _pump finds out why
+        data = (json.dumps(message) + "\n").encode("ascii")
         self.timeout = timeout
         deadline = time.monotonic() + timeout + GRACE if timeout else None
-        answer = self._pump(deadline, want_answer=True)
+        answer = self._pump(deadline, want_answer=True, send=data)
         if answer is None:
             code = self._code(self.status)
             raise EvaluatorGone("crash", f"the evaluator ended (exit code {code})")
@@ -551,8 +574,7 @@ class Evaluator:
 
     def _ended(self, status):
         self.status = status
-        for fd in (self._messages, self._raw, self._pidfd) + \
-                ((self._requests.fd,) if self._requests else ()):
+        for fd in (self._messages, self._raw, self._pidfd, self._requests):
             if fd is None:
                 continue
             try:
@@ -575,6 +597,25 @@ class Evaluator:
         self._signal(signal.SIGINT)
 
     _interrupts = 0
+
+
+@contextlib.contextmanager
+def _sigpipe_held():
+    """SIGPIPE held back from this thread while it writes to an evaluator: the frontend keeps
+    SIGPIPE's default (`gradcli ... | head` ends quietly), and a write to an evaluator that died
+    between two requests would end the frontend without a word.  The write gets EPIPE; the
+    signal it raised is taken off before SIGPIPE is let through again."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGPIPE})
+    try:
+        yield
+    finally:
+        if signal.SIGPIPE not in previous:
+            while signal.SIGPIPE in signal.sigpending():
+                signal.sigtimedwait({signal.SIGPIPE}, 0)
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _forward_interrupts(evaluator):
