@@ -89,8 +89,8 @@ class Repl:
         self.session_factory = session_factory or _default_session
         self.timeout = timeout
         self.state = {"grad": True, "dtype": "float32", "names": []}
-        self.evaluator = None
-        self._start_evaluator()
+        self.evaluator = self.zygote = None
+        self._start_evaluator()  # (and the zygote of every evaluator: before the history)
         self.history, self.history_note = open_history(history_file)
         self.prompt = PromptSession(
             message=[("class:prompt", ">>> ")],
@@ -115,9 +115,16 @@ class Repl:
         def core():
             return ReplCore(sys.stdout, color, factory, unicode)
 
-        self.evaluator = Evaluator(lambda channel, fd: serve(channel, fd, core, self.timeout),
-                                   requests=True, out=self.out, err=self.out,
-                                   on_unanswered=self._unanswered)
+        def task(channel, fd):
+            return serve(channel, fd, core, self.timeout)
+
+        if self.zygote is None:
+            # every evaluator is forked from this clean copy of the frontend, made before it
+            # reads the history: a replacement holds no more of the user's than the first
+            from ..kernel.process import Zygote
+            self.zygote = Zygote(task, requests=True)
+        self.evaluator = Evaluator(task, requests=True, out=self.out, err=self.out,
+                                   on_unanswered=self._unanswered, zygote=self.zygote)
         self._ask({"op": "transcript"})  # (the evaluator's first answer: its state)
 
     def _unanswered(self):
@@ -160,6 +167,8 @@ class Repl:
         if self.evaluator is not None and self.evaluator.status is None:
             self._final_transcript = self.transcript
             self.evaluator.kill()
+        if self.zygote is not None:
+            self.zygote.close()
 
     # ------------------------------------------------------------------ what the prompt asks
     def width(self):
