@@ -19,7 +19,7 @@ from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.styles import Style
 
-from ..lang.console import is_compound
+from ..lang.console import StatementReader, is_compound
 from ..lang.parser import is_complete as source_is_complete
 from ..render.console import ErrorInfo, Renderer
 from . import meta
@@ -47,22 +47,28 @@ def _at_indentation():
 # ---------------------------------------------------------------------- statements
 
 def input_is_ready(text, is_complete):
-    """Should Enter run `text` (True) or start a continuation line (False)?"""
+    """Should Enter run `text` (True) or start a continuation line (False)?  The statements
+    are grouped as the piped REPL groups them (StatementReader: linear in the text, parsing
+    only short statements), not by parsing the whole text at every Enter."""
     if not text.strip() or text.lstrip().startswith(":"):
         return True
-    try:
-        complete = is_complete(text)
-    except Exception:
-        complete = True
     lines = text.split("\n")
-    if len(lines) > 1 and not lines[-1].strip():
-        # an empty line ends a compound statement (even an unfinished one, which then reports
-        # its error as Python does); inside an open bracket or string it is just a line
-        return complete or is_compound(text)
-    if not complete:
-        return False
-    found = split_statements(text, is_complete)
-    return not (found and is_compound(found[-1]))
+    blank_end = len(lines) > 1 and not lines[-1].strip()
+    while len(lines) > 1 and not lines[-1].strip():
+        lines.pop()
+    reader = StatementReader(is_complete)
+    try:
+        for line in lines:
+            reader.add(line)
+        if blank_end:
+            # an empty line ends a compound statement (even an unfinished one, which then
+            # reports its error as Python does); inside an open bracket or string it is just
+            # a line
+            return is_compound(text) or reader.complete()
+    except Exception:  # (the session reports what its parser could not take)
+        return True
+    # a compound statement waits for its empty line
+    return not reader.pending
 
 
 # ---------------------------------------------------------------------- the REPL

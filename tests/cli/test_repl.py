@@ -556,3 +556,20 @@ def test_pasted_doctest_text_runs_without_prompts_or_expected_output(repl_run):
                ">>> y.backward()\n>>> x.grad\ntensor(99.)\n")
     _, out, _ = repl_run(paste(snippet))
     assert lines(out) == ["0", "1", "tensor(12.)"]
+
+
+def test_enter_groups_a_wide_statement_without_parsing_it_whole():
+    from gradcli.cli.repl import input_is_ready
+    from gradcli.lang.parser import is_complete
+    seen = []
+
+    def counting(source):
+        seen.append(len(source))
+        return is_complete(source)
+    text = "x = (\n" + ("1+" * 2000 + "\n") * 20
+    assert input_is_ready(text, counting) is False
+    assert input_is_ready(text + "1)", counting) is True
+    assert input_is_ready("def f():\n" + text + "1)", counting) is False
+    assert input_is_ready("def f():\n" + text + "1)\n", counting) is True
+    assert sum(seen) < 20_000
+
