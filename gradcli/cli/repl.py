@@ -73,6 +73,25 @@ def input_is_ready(text, is_complete):
 
 # ---------------------------------------------------------------------- the REPL
 
+class FrontendRenderer(Renderer):
+    """The REPL frontend's own lines (its errors, :save's note), which quote what the user typed
+    (a file name) and what the system said of it: through terminal_safe, as an evaluator's
+    output is, so that no escape sequence in them reaches the terminal (colours are the
+    renderer's own)."""
+
+    def text(self, text, style=None, highlights=(), ansi=False):
+        from ..kernel.process import terminal_safe
+        super().text(terminal_safe(text), style, highlights, ansi)
+
+    def error(self, info):
+        import dataclasses
+        from ..kernel.process import terminal_safe
+        super().error(dataclasses.replace(info, **{
+            name: terminal_safe(getattr(info, name))
+            for name in ("type", "message", "source_line", "hint", "filename")
+            if isinstance(getattr(info, name), str)}))
+
+
 def use_color(no_color, out):
     return not (no_color or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb"
                 or not getattr(out, "isatty", lambda: False)())
@@ -91,7 +110,8 @@ class Repl:
         self.out = out or sys.stdout
         self.color = use_color(False, self.out) if color is None else color
         self.unicode = (getattr(self.out, "encoding", None) or "").lower().startswith("utf")
-        self.renderer = Renderer("rich" if self.color else "plain", out=self.out, err=self.out)
+        self.renderer = FrontendRenderer("rich" if self.color else "plain", out=self.out,
+                                         err=self.out)
         self.session_factory = session_factory or _default_session
         self.timeout = timeout
         self.state = {"grad": True, "dtype": "float32", "names": []}

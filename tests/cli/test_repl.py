@@ -573,3 +573,24 @@ def test_enter_groups_a_wide_statement_without_parsing_it_whole():
     assert input_is_ready("def f():\n" + text + "1)\n", counting) is True
     assert sum(seen) < 20_000
 
+
+def test_a_file_name_typed_at_the_prompt_reaches_the_terminal_without_its_escapes():
+    """(The frontend's own error line quotes the name: an OSC 52 in it set the clipboard.)"""
+    import io
+    import os
+
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from gradcli.cli.repl import Repl
+    with create_pipe_input() as inp:
+        repl = Repl(out=io.StringIO(), color=False, input=inp, output=DummyOutput(),
+                    history_file=os.devnull)
+        try:
+            repl.execute(":load /nonexistent\x1b]52;c;aGk=\x07\x1b[2J-file")
+            repl.execute(":save /nonexistent/\x1b[>4;2mx")
+        finally:
+            repl.close()
+    assert repl.out.getvalue() == ("OSError: cannot read /nonexistent-file: No such file or "
+                                   "directory\nOSError: cannot write /nonexistent/x: No such "
+                                   "file or directory\n")
