@@ -547,7 +547,7 @@ class Evaluator:
         EvaluatorGone when the evaluator dies, overruns `timeout` or ignores Ctrl-C."""
         if self.status is not None:
             raise EvaluatorGone("crash", "the evaluator has ended")
-        data = (json.dumps(message) + "\n").encode("ascii")
+        data = (json.dumps(message, allow_nan=False) + "\n").encode("ascii")
         self.timeout = timeout
         deadline = time.monotonic() + timeout + GRACE if timeout else None
         answer = self._pump(deadline, want_answer=True, send=data)
@@ -738,6 +738,10 @@ def _zygote_main(sock, task, requests, frontend):
         _prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: it ends with the frontend
     if os.getppid() != frontend:
         return
+    # it keeps no descriptor of the frontend's but its standard streams (a pipe the frontend
+    # opened must not stay open here) and its socket
+    os.closerange(3, sock.fileno())
+    os.closerange(sock.fileno() + 1, os.sysconf("SC_OPEN_MAX"))
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(sock, 1 << 16, 3)
