@@ -30,7 +30,8 @@ import time
 GRACE = 1.0  # seconds an evaluator has, after its timeout or Ctrl-C, before SIGKILL
 POLL = 0.1  # the longest wait between two looks at Ctrl-C and the deadlines
 MAX_MESSAGE = 256 << 20  # bytes of one message line (more: the evaluator is ended)
-# the shapes of a message line (Channel.send writes them so): {"o": "..."}, {"e": "..."}, {"r": ...}
+# the shapes of a message line (as Channel.send writes them): {"o": "..."}, {"e": "..."},
+# {"r": ...}
 _OUTPUT = re.compile(rb'\{[ \t\r]*"([oe])"[ \t\r]*:[ \t\r]*"')
 _CLOSE = re.compile(r"[ \t\r]*\}[ \t\r]*\Z")
 _ANSWER = re.compile(rb'\{[ \t\r]*"r"[ \t\r]*:')
@@ -43,7 +44,8 @@ _ANSWER = re.compile(rb'\{[ \t\r]*"r"[ \t\r]*:')
 # switches xterm's modifyOtherKeys on for the rest of the shell's session, `ESC [ ? 4 m` makes
 # the terminal type an answer into the shell's input.
 _UNSAFE = re.compile(r"(?P<sgr>\x1b\[[0-9;:]*m)|"
-                     r"\x1b(\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(\x07|\x1b\\)?|[PX^_][^\x1b]*(\x1b\\)?|.?)|"
+                     r"\x1b(\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(\x07|\x1b\\)?|"
+                     r"[PX^_][^\x1b]*(\x1b\\)?|.?)|"
                      r"[\x00-\x07\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]", re.S)
 
 
@@ -106,6 +108,9 @@ def loads_bounded(data):
     return json.loads(data)
 
 
+MAX_CAPTURE = 64 << 20  # characters of an evaluator's output the frontend keeps (CapturedOutput)
+
+
 class CapturedOutput(io.StringIO):
     """What an evaluator prints, kept for the frontend (graph -o, plot -o), at most `limit`
     characters: `overflowed` tells when more came (the rest is dropped)."""
@@ -120,9 +125,6 @@ class CapturedOutput(io.StringIO):
             self.overflowed = True
             return len(text)
         return super().write(text)
-
-
-MAX_CAPTURE = 64 << 20  # characters of an evaluator's output the frontend keeps (CapturedOutput)
 
 
 class EvaluatorGone(Exception):
@@ -680,7 +682,8 @@ class Zygote:
             return None
         import socket
         try:
-            socket.send_fds(self._socket, [json.dumps(setup).encode("ascii")], fds)
+            with _sigpipe_held():  # (a zygote gone: EPIPE)
+                socket.send_fds(self._socket, [json.dumps(setup).encode("ascii")], fds)
             pid = int(self._socket.recv(64) or b"0")
         except (OSError, ValueError):
             pid = 0
