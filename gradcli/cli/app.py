@@ -359,13 +359,11 @@ def graph_command(program: Program, at: At = None, of: Of = None, grad: Grad = N
         if not picture and output is None:
             cmd.evaluate("graph", **params)
             return
-        import io
-        captured = io.StringIO()
-        cmd.evaluate("graph", out=captured, **params)
+        captured = _captured(cmd, "graph", params)
         if picture:
-            _write_graph_picture(cmd, captured.getvalue(), fmt, output)
+            _write_graph_picture(cmd, captured, fmt, output)
         else:
-            _write_file(output, captured.getvalue().encode("utf-8"))
+            _write_file(output, captured.encode("utf-8"))
 
 
 @app.command("explain")
@@ -418,6 +416,7 @@ def plot_command(program: Program, at: At = None, of: Of = None,
 
     Two panels, each with its own axes: the output above, its derivative below."""
     with Command(json_output, no_color, timeout=timeout) as cmd:
+        _check_plot_range(at or [])
         fmt = _image_format(output) if output is not None else None
         cmd.read(program, at=at)
         params = dict(of=of, points=points, width=width, height=height, ascii_only=ascii_only,
@@ -425,10 +424,25 @@ def plot_command(program: Program, at: At = None, of: Of = None,
         if fmt is None:
             cmd.evaluate("plot", **params)
             return
-        import io
-        captured = io.StringIO()
-        cmd.evaluate("plot", out=captured, **params)
-        _write_plot_image(cmd, captured.getvalue(), output, fmt)
+        _write_plot_image(cmd, _captured(cmd, "plot", params), output, fmt)
+
+
+def _check_plot_range(at):
+    """A range's ends must be finite and less than the largest float apart: its points are
+    spaced (STOP - START) / (POINTS - 1), and -1e308:1e308 made them inf and nan, which
+    plotille refused with an AssertionError.  (The rest of the range, the evaluator checks.)"""
+    import math
+    for spec in at:
+        parts = spec.partition("=")[2].split(":")
+        if len(parts) not in (2, 3):
+            continue
+        try:
+            start, stop = float(parts[0]), float(parts[1])
+        except ValueError:
+            continue
+        if not (math.isfinite(start) and math.isfinite(stop) and math.isfinite(stop - start)):
+            raise UsageError(f"--at {spec!r}: START and STOP must be finite and less than "
+                             f"{sys.float_info.max:.3g} apart")
 
 
 def _check_graphviz(fmt, output):
@@ -449,12 +463,26 @@ def _write_file(path, data):
         raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
 
 
+def _captured(cmd, command, params):
+    """What the evaluator printed for `command` (a document for -o), at most MAX_CAPTURE
+    characters: more ends the command with one EvaluatorCrash line."""
+    from ..kernel.process import MAX_CAPTURE, CapturedOutput
+    captured = CapturedOutput()
+    cmd.evaluate(command, out=captured, **params)
+    if captured.overflowed:
+        cmd.renderer.error(ErrorInfo("EvaluatorCrash", f"the evaluator printed more than "
+                                     f"{MAX_CAPTURE >> 20} MiB for --output"))
+        raise typer.Exit(Exit.ERROR)
+    return captured.getvalue()
+
+
 def _from_evaluator(cmd, document, check, what):
-    """check(the JSON document the evaluator printed): untrusted data, so anything else ends
-    the command with one EvaluatorCrash line."""
-    import json
+    """check(the JSON document the evaluator printed): untrusted data, so anything else (or a
+    document that would swell the frontend's memory) ends the command with one EvaluatorCrash
+    line."""
+    from ..kernel.process import loads_bounded
     try:
-        return check(json.loads(document))
+        return check(loads_bounded(document))
     except (ValueError, RecursionError):
         cmd.renderer.error(ErrorInfo("EvaluatorCrash", f"the evaluator sent no valid {what}"))
         raise typer.Exit(Exit.ERROR) from None

@@ -19,11 +19,11 @@ from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.styles import Style
 
-from ..lang.console import is_compound
+from ..lang.console import StatementReader, is_compound
 from ..lang.parser import is_complete as source_is_complete
 from ..render.console import ErrorInfo, Renderer
 from . import meta
-from .completer import Candidate, ReplCompleter, complete
+from .completer import MAX_CANDIDATES, Candidate, ReplCompleter, complete
 from .history import history_warning, open_history
 from .lexer import ReplLexer
 from .replcore import ReplCore, _default_session, program_names, split_statements  # noqa: F401
@@ -47,25 +47,50 @@ def _at_indentation():
 # ---------------------------------------------------------------------- statements
 
 def input_is_ready(text, is_complete):
-    """Should Enter run `text` (True) or start a continuation line (False)?"""
+    """Should Enter run `text` (True) or start a continuation line (False)?  The statements
+    are grouped as the piped REPL groups them (StatementReader: linear in the text, parsing
+    only short statements), not by parsing the whole text at every Enter."""
     if not text.strip() or text.lstrip().startswith(":"):
         return True
-    try:
-        complete = is_complete(text)
-    except Exception:
-        complete = True
     lines = text.split("\n")
-    if len(lines) > 1 and not lines[-1].strip():
-        # an empty line ends a compound statement (even an unfinished one, which then reports
-        # its error as Python does); inside an open bracket or string it is just a line
-        return complete or is_compound(text)
-    if not complete:
-        return False
-    found = split_statements(text, is_complete)
-    return not (found and is_compound(found[-1]))
+    blank_end = len(lines) > 1 and not lines[-1].strip()
+    while len(lines) > 1 and not lines[-1].strip():
+        lines.pop()
+    reader = StatementReader(is_complete)
+    try:
+        for line in lines:
+            reader.add(line)
+        if blank_end:
+            # an empty line ends a compound statement (even an unfinished one, which then
+            # reports its error as Python does); inside an open bracket or string it is just
+            # a line
+            return is_compound(text) or reader.complete()
+    except Exception:  # (the session reports what its parser could not take)
+        return True
+    # a compound statement waits for its empty line
+    return not reader.pending
 
 
 # ---------------------------------------------------------------------- the REPL
+
+class FrontendRenderer(Renderer):
+    """The REPL frontend's own lines (its errors, :save's note), which quote what the user typed
+    (a file name) and what the system said of it: through terminal_safe, as an evaluator's
+    output is, so that no escape sequence in them reaches the terminal (colours are the
+    renderer's own)."""
+
+    def text(self, text, style=None, highlights=(), ansi=False):
+        from ..kernel.process import terminal_safe
+        super().text(terminal_safe(text), style, highlights, ansi)
+
+    def error(self, info):
+        import dataclasses
+        from ..kernel.process import terminal_safe
+        super().error(dataclasses.replace(info, **{
+            name: terminal_safe(getattr(info, name))
+            for name in ("type", "message", "source_line", "hint", "filename")
+            if isinstance(getattr(info, name), str)}))
+
 
 def use_color(no_color, out):
     return not (no_color or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb"
@@ -85,12 +110,13 @@ class Repl:
         self.out = out or sys.stdout
         self.color = use_color(False, self.out) if color is None else color
         self.unicode = (getattr(self.out, "encoding", None) or "").lower().startswith("utf")
-        self.renderer = Renderer("rich" if self.color else "plain", out=self.out, err=self.out)
+        self.renderer = FrontendRenderer("rich" if self.color else "plain", out=self.out,
+                                         err=self.out)
         self.session_factory = session_factory or _default_session
         self.timeout = timeout
         self.state = {"grad": True, "dtype": "float32", "names": []}
-        self.evaluator = None
-        self._start_evaluator()
+        self.evaluator = self.zygote = None
+        self._start_evaluator()  # (and the zygote of every evaluator: before the history)
         self.history, self.history_note = open_history(history_file)
         self.prompt = PromptSession(
             message=[("class:prompt", ">>> ")],
@@ -115,9 +141,16 @@ class Repl:
         def core():
             return ReplCore(sys.stdout, color, factory, unicode)
 
-        self.evaluator = Evaluator(lambda channel, fd: serve(channel, fd, core, self.timeout),
-                                   requests=True, out=self.out, err=self.out,
-                                   on_unanswered=self._unanswered)
+        def task(channel, fd):
+            return serve(channel, fd, core, self.timeout)
+
+        if self.zygote is None:
+            # every evaluator is forked from this clean copy of the frontend, made before it
+            # reads the history: a replacement holds no more of the user's than the first
+            from ..kernel.process import Zygote
+            self.zygote = Zygote(task, requests=True)
+        self.evaluator = Evaluator(task, requests=True, out=self.out, err=self.out,
+                                   on_unanswered=self._unanswered, zygote=self.zygote)
         self._ask({"op": "transcript"})  # (the evaluator's first answer: its state)
 
     def _unanswered(self):
@@ -160,6 +193,8 @@ class Repl:
         if self.evaluator is not None and self.evaluator.status is None:
             self._final_transcript = self.transcript
             self.evaluator.kill()
+        if self.zygote is not None:
+            self.zygote.close()
 
     # ------------------------------------------------------------------ what the prompt asks
     def width(self):
@@ -181,8 +216,8 @@ class Repl:
             command = meta.COMMANDS.get(name)
             if space and command is not None and command.argument == "file":
                 return complete(text, cursor, {}, meta.COMMANDS)
-        found = self._ask({"op": "complete", "text": text, "cursor": cursor}) or []
-        return [Candidate(str(t), int(start), str(m)) for t, start, m in found]
+        found = self._ask({"op": "complete", "text": text, "cursor": cursor})
+        return completions_of(found, cursor)
 
     def _toolbar(self):
         from prompt_toolkit.application import get_app_or_none
@@ -318,6 +353,22 @@ class Repl:
                 warned = True
                 self.renderer.text(f"{note}; history kept in memory only", "yellow")
         return 0
+
+
+def completions_of(found, cursor):
+    """The candidates in an evaluator's answer to a completion request (untrusted data): at
+    most MAX_CANDIDATES of [text, start, meta] triples of strings of at most 200 characters and
+    a start within the text before the cursor; anything else is left out."""
+    if not isinstance(found, list):
+        return []
+    candidates = []
+    for item in found[:MAX_CANDIDATES]:
+        if isinstance(item, list) and len(item) == 3:
+            text, start, meta_text = item
+            if isinstance(text, str) and isinstance(meta_text, str) and type(start) is int \
+                    and -cursor <= start <= 0 and len(text) <= 200:
+                candidates.append(Candidate(text, start, meta_text[:200]))
+    return candidates
 
 
 def _indent_after(text):

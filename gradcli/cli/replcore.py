@@ -300,9 +300,9 @@ class ReplCore:
                                 and n not in self.initial_names)}
 
     def complete(self, text, cursor):
-        from .completer import complete
+        from .completer import MAX_CANDIDATES, complete
         return [[c.text, c.start, c.meta]
-                for c in complete(text, cursor, self.namespace, meta.COMMANDS)]
+                for c in complete(text, cursor, self.namespace, meta.COMMANDS)[:MAX_CANDIDATES]]
 
 
 # ---------------------------------------------------------------------- Python habits
@@ -577,11 +577,16 @@ class PipedSession:
 
 def run_piped_in_evaluator(stdin, stdout, timeout=None) -> int:
     """The piped REPL (see PipedSession); returns 0 at the end of input."""
-    from ..lang.console import lines_of
+    from ..lang.console import TooLong, lines_of
     from ..lang.parser import is_complete
+    from ..lang.source import MAX_SOURCE
     piped = PipedSession(stdout, timeout)
     try:
-        for source in statements(lines_of(stdin), is_complete):
+        for source in statements(lines_of(stdin), is_complete, MAX_SOURCE):
+            if isinstance(source, TooLong):  # (not kept: the frontend reads it no further)
+                stdout.write("\n".join(source.error().format()) + "\n")
+                stdout.flush()
+                continue
             if piped.run(source) is False:
                 break
     finally:

@@ -16,6 +16,7 @@ message) goes through the frontend to standard error.  The frontend ends an eval
 overruns its timeout or does not answer Ctrl-C (SIGKILL), and turns an evaluator that dies
 into one line: `gradcli: the program crashed the evaluator (SIGSEGV)`."""
 
+import contextlib
 import io
 import json
 import os
@@ -29,20 +30,101 @@ import time
 GRACE = 1.0  # seconds an evaluator has, after its timeout or Ctrl-C, before SIGKILL
 POLL = 0.1  # the longest wait between two looks at Ctrl-C and the deadlines
 MAX_MESSAGE = 256 << 20  # bytes of one message line (more: the evaluator is ended)
+# the shapes of a message line (as Channel.send writes them): {"o": "..."}, {"e": "..."},
+# {"r": ...}
+_OUTPUT = re.compile(rb'\{[ \t\r]*"([oe])"[ \t\r]*:[ \t\r]*"')
+_CLOSE = re.compile(r"[ \t\r]*\}[ \t\r]*\Z")
+_ANSWER = re.compile(rb'\{[ \t\r]*"r"[ \t\r]*:')
 
 # what may reach a terminal of what an evaluator prints: text, tabs, newlines, carriage
-# returns, backspaces and colours (SGR); no other control character or escape sequence (one
-# could set the clipboard, the window title or the terminal's answerback)
-_UNSAFE = re.compile(r"\x1b\[[0-9;:]*m|(\x1b(\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(\x07|\x1b\\)?|"
-                     r"[PX^_][^\x1b]*(\x1b\\)?|.?)|[\x00-\x07\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f])",
-                     re.S)
+# returns, backspaces and colours (SGR: `ESC [`, numbers separated by `;`, with `:`
+# sub-parameters as in 38:2::r:g:b, then `m`); no other control character or escape sequence
+# (one could set the clipboard, the window title or the terminal's answerback).  A sequence
+# ending in `m` with a private marker or an intermediate byte is no colour: `ESC [ > 4 ; 2 m`
+# switches xterm's modifyOtherKeys on for the rest of the shell's session, `ESC [ ? 4 m` makes
+# the terminal type an answer into the shell's input.
+_UNSAFE = re.compile(r"(?P<sgr>\x1b\[[0-9;:]*m)|"
+                     r"\x1b(\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(\x07|\x1b\\)?|"
+                     r"[PX^_][^\x1b]*(\x1b\\)?|.?)|"
+                     r"[\x00-\x07\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]", re.S)
 
 
 def terminal_safe(text):
     """text without the control characters and escape sequences a terminal should not get
     from a program (colours are kept)."""
-    return _UNSAFE.sub(lambda m: m.group(0) if m.group(0).endswith("m") and
-                       m.group(0).startswith("\x1b[") else "", text)
+    return _UNSAFE.sub(lambda m: m.group("sgr") or "", text)
+
+
+# What the frontend parses of what an evaluator sends is bounded before json.loads builds it:
+# a line of `[{},{},...]` is some 24 bytes of Python objects a byte, and a message line may be
+# MAX_MESSAGE bytes.  An upper bound of the objects a parse builds (also a parse that fails
+# half-way) is counted from the document's structure outside its strings, at these costs (the
+# worst measured on CPython: a dict, a list and each further value or key), plus twice the
+# text (the strings, and json.loads's own decoded copy of bytes).
+_OBJECT_COST = {"{": 128, "[": 128, ",": 96, ":": 96}
+PARSE_FLOOR = 64 << 20  # bytes of objects any document may build
+PARSE_RATIO = 4         # and more only up to this multiple of its length
+_WINDOW = 1 << 20       # (the exact count reads the document a window at a time)
+
+
+class DocumentTooLarge(ValueError):
+    """A JSON document from an evaluator that would build too many objects in the frontend."""
+
+
+def parsed_size(data):
+    """An upper bound of the bytes of objects json.loads(data) builds (str or bytes)."""
+    def cost(text):
+        return sum(text.count(c) * n for c, n in costs)
+
+    kind = type(data)
+    costs = [(c if kind is str else c.encode(), n) for c, n in _OBJECT_COST.items()]
+    size = cost(data)  # (counted in the strings too: exact when they hold none of these)
+    if size + 2 * len(data) <= _parse_budget(data):
+        return size + 2 * len(data)
+    # exactly: without the strings.  An escaped backslash, then an escaped quote, is no
+    # string's end; every other quote opens or closes one (as a parser reads valid JSON, and
+    # an invalid document's parse stops where this reading and the parser's could part)
+    backslash, quote = ("\\", '\\"') if kind is str else (b"\\", b'\\"')
+    plain = data.replace(backslash + backslash, backslash[:0]).replace(quote, quote[:0])
+    inside, size = False, 0
+    for start in range(0, len(plain), _WINDOW):
+        parts = plain[start:start + _WINDOW].split(quote[1:])
+        size += cost(quote[:0].join(parts[1 if inside else 0::2]))
+        inside ^= len(parts) % 2 == 0
+    return size + 2 * len(data)
+
+
+def _parse_budget(data):
+    return max(PARSE_FLOOR, PARSE_RATIO * len(data))
+
+
+def loads_bounded(data):
+    """json.loads(data) for a document from an evaluator (untrusted): DocumentTooLarge when
+    the objects it would build are more than PARSE_RATIO times its length (PARSE_FLOOR at
+    least); ValueError or RecursionError when it is no JSON."""
+    if parsed_size(data) > _parse_budget(data):
+        raise DocumentTooLarge(f"a document of {len(data):,} bytes that would build more than "
+                               f"{_parse_budget(data) >> 20} MiB of objects")
+    return json.loads(data)
+
+
+MAX_CAPTURE = 64 << 20  # characters of an evaluator's output the frontend keeps (CapturedOutput)
+
+
+class CapturedOutput(io.StringIO):
+    """What an evaluator prints, kept for the frontend (graph -o, plot -o), at most `limit`
+    characters: `overflowed` tells when more came (the rest is dropped)."""
+
+    def __init__(self, limit=None):
+        super().__init__()
+        self.limit = MAX_CAPTURE if limit is None else limit
+        self.overflowed = False
+
+    def write(self, text):
+        if self.overflowed or self.tell() + len(text) > self.limit:
+            self.overflowed = True
+            return len(text)
+        return super().write(text)
 
 
 class EvaluatorGone(Exception):
@@ -206,7 +288,7 @@ class Evaluator:
     sends one and relays output until the answer."""
 
     def __init__(self, task, *, requests=False, timeout=None, out=None, err=None,
-                 on_unanswered=None):
+                 on_unanswered=None, zygote=None):
         self.out = out if out is not None else sys.stdout
         self.err = err if err is not None else sys.stderr
         self.timeout = timeout
@@ -218,9 +300,11 @@ class Evaluator:
         self._buffer = bytearray()
         self._scanned = 0  # how much of the buffer holds no newline
         if task is not None:
-            self._start(task, requests)
+            self._start(task, requests, zygote)
 
-    def _start(self, task, requests):
+    def _start(self, task, requests, zygote=None):
+        """Fork the evaluator: from `zygote` (a Zygote made of this task) when there is one
+        that can, else from the frontend as it is now."""
         from ..lang.parser import prepare
         prepare()
         for stream in (sys.stdout, sys.stderr):
@@ -233,7 +317,12 @@ class Evaluator:
         messages_r, messages_w = os.pipe()
         raw_r, raw_w = os.pipe()
         requests_r, requests_w = os.pipe() if requests else (None, None)
-        pid = os.fork()
+        pid = None if zygote is None else zygote.spawn(
+            [messages_w, raw_w] + ([requests_r] if requests else []),
+            {"tty": [tty_out, tty_err], "timeout": self.timeout,
+             "environment": {k: os.environ[k] for k in ("COLUMNS", "LINES") if k in os.environ}})
+        if pid is None:
+            pid = os.fork()
         if pid == 0:  # the evaluator
             def run():
                 os.close(messages_r)
@@ -259,7 +348,11 @@ class Evaluator:
         except (AttributeError, OSError):  # (before Python 3.9 / Linux 5.3)
             self._pidfd = None
         self._messages, self._raw = messages_r, raw_r
-        self._requests = Channel(requests_w) if requests_w is not None else None
+        # (written without blocking, within a request's deadline: an evaluator that stops
+        # reading its requests must not hold the frontend in a write)
+        self._requests = requests_w
+        if requests_w is not None:
+            os.set_blocking(requests_w, False)
 
     # ------------------------------------------------------------------ relaying
     def _write(self, stream, text, tty):
@@ -279,20 +372,37 @@ class Evaluator:
             pass  # a closed stream (a reader gone away): the evaluator still runs to its end
 
     def _on_line(self, line):
-        """One message line: output is written at once; an answer is returned.  A line that
-        is not a message of the protocol (an evaluator past its walls can write anything) is
-        dropped."""
+        """One message line (bytes): output is written at once; an answer is returned.  A
+        line that is not a message of the protocol (an evaluator past its walls can write
+        anything) is dropped; only an answer is parsed whole, and only one that builds no more
+        objects than loads_bounded allows (else the evaluator is ended)."""
+        output = _OUTPUT.match(line)
+        if output is not None:
+            # {"o": text} or {"e": text}: the one string, read where it starts
+            text = line.decode("utf-8", "surrogateescape")
+            try:
+                value, end = json.decoder.scanstring(text, output.end())
+            except ValueError:
+                return None
+            if _CLOSE.match(text, end) is None:
+                return None
+            del text
+            if output.group(1) == b"o":
+                self._write(self.out, value, self._tty_out)
+            else:
+                self._write(self.err, value, self._tty_err)
+            return None
+        if _ANSWER.match(line) is None:
+            return None
         try:
-            message = json.loads(line)
+            message = loads_bounded(line)
+        except DocumentTooLarge as e:
+            self.kill()
+            raise EvaluatorGone("crash", f"the evaluator sent an answer too large to read "
+                                f"({len(line) >> 20} MiB)") from e
         except (ValueError, RecursionError):
             return None
-        if not isinstance(message, dict):
-            return None
-        if isinstance(message.get("o"), str):
-            self._write(self.out, message["o"], self._tty_out)
-        elif isinstance(message.get("e"), str):
-            self._write(self.err, message["e"], self._tty_err)
-        elif "r" in message:
+        if isinstance(message, dict) and "r" in message:
             return message
         return None
 
@@ -307,16 +417,19 @@ class Evaluator:
                     raise EvaluatorGone("crash", "the evaluator sent a message longer than "
                                         f"{MAX_MESSAGE >> 20} MiB")
                 return None
-            line = bytes(self._buffer[:end])
+            with memoryview(self._buffer) as view:  # (one copy of the line, not two)
+                line = bytes(view[:end])
             del self._buffer[:end + 1]
             self._scanned = 0
-            answer = self._on_line(line.decode("utf-8", "surrogateescape"))
+            answer = self._on_line(line)
+            del line
             if answer is not None and want_answer:
                 return answer
 
-    def _pump(self, deadline, want_answer):
+    def _pump(self, deadline, want_answer, send=b""):
         """Relay output until an answer arrives (want_answer) or the evaluator ends; ends it at
         the deadline, or when it ignores Ctrl-C, or when it closes its pipes but lives on.
+        `send`: a request, written to the evaluator as it reads it (within the same deadline).
         Returns the answer's message, or None when the evaluator has ended (self.status)."""
         interrupted_at = closed_at = None
         noted = None  # the interrupt count when on_unanswered was called
@@ -324,6 +437,9 @@ class Evaluator:
         open_fds = {self._messages, self._raw} if self.status is None else set()
         for fd in open_fds:
             selector.register(fd, selectors.EVENT_READ)
+        unsent = memoryview(send) if send and open_fds else None
+        if unsent is not None:
+            selector.register(self._requests, selectors.EVENT_WRITE)
         previous = _forward_interrupts(self)
         try:
             answer = self._lines(want_answer)
@@ -360,6 +476,11 @@ class Evaluator:
                 wait = min([d for d in (deadline, interrupted_at is not None and noted is None
                                         and interrupted_at + GRACE) if d] + [now + POLL]) - now
                 for key, _ in selector.select(max(wait, 0.001)):
+                    if key.fd == self._requests:
+                        unsent = self._send(unsent)
+                        if not unsent:
+                            selector.unregister(key.fd)
+                        continue
                     chunk = os.read(key.fd, 1 << 16)
                     if not chunk:
                         selector.unregister(key.fd)
@@ -376,6 +497,18 @@ class Evaluator:
         finally:
             selector.close()
             _restore_interrupts(previous)
+
+    def _send(self, unsent):
+        """Write what the requests pipe takes now of `unsent`; what is left (None when the
+        evaluator has gone: EPIPE, which is not the frontend's SIGPIPE)."""
+        with _sigpipe_held():
+            try:
+                written = os.write(self._requests, unsent[:1 << 16])
+            except BlockingIOError:
+                return unsent
+            except OSError:
+                return None  # (it died: the pump finds out why)
+        return unsent[written:]
 
     def _await_exit(self, seconds):
         """Wait until the evaluator exits, at most `seconds` (its pidfd, where Linux has them,
@@ -416,13 +549,10 @@ class Evaluator:
         EvaluatorGone when the evaluator dies, overruns `timeout` or ignores Ctrl-C."""
         if self.status is not None:
             raise EvaluatorGone("crash", "the evaluator has ended")
-        try:
-            self._requests.send(message)
-        except OSError:
-            pass  # it died: _pump finds out why
+        data = (json.dumps(message, allow_nan=False) + "\n").encode("ascii")
         self.timeout = timeout
         deadline = time.monotonic() + timeout + GRACE if timeout else None
-        answer = self._pump(deadline, want_answer=True)
+        answer = self._pump(deadline, want_answer=True, send=data)
         if answer is None:
             code = self._code(self.status)
             raise EvaluatorGone("crash", f"the evaluator ended (exit code {code})")
@@ -453,8 +583,7 @@ class Evaluator:
 
     def _ended(self, status):
         self.status = status
-        for fd in (self._messages, self._raw, self._pidfd) + \
-                ((self._requests.fd,) if self._requests else ()):
+        for fd in (self._messages, self._raw, self._pidfd, self._requests):
             if fd is None:
                 continue
             try:
@@ -477,6 +606,198 @@ class Evaluator:
         self._signal(signal.SIGINT)
 
     _interrupts = 0
+
+
+@contextlib.contextmanager
+def _sigpipe_held():
+    """SIGPIPE held back from this thread while it writes to an evaluator: the frontend keeps
+    SIGPIPE's default (`gradcli ... | head` ends quietly), and a write to an evaluator that died
+    between two requests would end the frontend without a word.  The write gets EPIPE; the
+    signal it raised is taken off before SIGPIPE is let through again."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGPIPE})
+    try:
+        yield
+    finally:
+        if signal.SIGPIPE not in previous:
+            while signal.SIGPIPE in signal.sigpending():
+                signal.sigtimedwait({signal.SIGPIPE}, 0)
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+# ---------------------------------------------------------------------- a clean template
+
+class Zygote:
+    """A copy of the frontend made before it holds anything of the user's (the REPL makes it
+    before it reads its history), from which its evaluators are forked.  A replacement
+    evaluator (after a crash, a timeout, an unanswered Ctrl-C) forked from the frontend as it
+    is by then would carry in its memory all the frontend has read since: the whole history
+    (past sessions' pasted tokens and data), :load'ed files, what is typed at the prompt, where
+    a program past the language wall finds it.  (Re-executing Python for each evaluator would
+    give as clean a one but cost a second of imports and lose the task's closure.)
+
+    The zygote is the frontend's child, in a process group of its own (the terminal's Ctrl-C
+    is not for it), and ends with the frontend.  For each evaluator it receives the pipes'
+    ends over a UNIX socket (SCM_RIGHTS) and forks an intermediate process, which forks the
+    evaluator and exits; orphaned, the evaluator goes to the nearest subreaper, the frontend
+    (PR_SET_CHILD_SUBREAPER, set for the moment of the spawn), and is its child from then on,
+    as if forked there: waitpid, its pidfd and its exit status work as for any evaluator.  It
+    waits to be the frontend's child before it sets itself up (the wall's parent-death
+    signal).  Where none of this can be (not Linux), or the zygote has gone (killed from
+    outside: an evaluator cannot signal it), evaluators are forked from the frontend."""
+
+    SPAWN_TIMEOUT = 10.0  # seconds the frontend waits for a new evaluator's pid
+
+    def __init__(self, task, *, requests=False):
+        self.pid = None
+        self._socket = None
+        if not _subreaper(False):  # (can this kernel make the frontend a subreaper at all?)
+            return
+        import socket
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        frontend = os.getpid()
+        pid = os.fork()
+        if pid == 0:  # the zygote
+            try:
+                ours.close()
+                _zygote_main(theirs, task, requests, frontend)
+            finally:
+                os._exit(0)
+        theirs.close()
+        ours.settimeout(self.SPAWN_TIMEOUT)
+        self.pid, self._socket = pid, ours
+
+    def spawn(self, fds, setup):
+        """The pid of a new evaluator, the frontend's child, that runs the zygote's task with
+        these descriptors (messages, raw output, requests) and setup (its terminals, timeout
+        and environment); None when the zygote cannot make one."""
+        if self._socket is None or not _subreaper(True):
+            return None
+        import socket
+        try:
+            with _sigpipe_held():  # (a zygote gone: EPIPE)
+                socket.send_fds(self._socket, [json.dumps(setup).encode("ascii")], fds)
+            pid = int(self._socket.recv(64) or b"0")
+        except (OSError, ValueError):
+            pid = 0
+        finally:
+            _subreaper(False)
+        if pid <= 0:
+            self.close()
+            return None
+        return pid
+
+    def close(self):
+        """End the zygote (the REPL is over)."""
+        if self._socket is not None:
+            self._socket.close()
+            self._socket = None
+        if self.pid is not None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+            self.pid = None
+
+
+_prctl = None
+
+
+def _subreaper(on):
+    """Make the frontend the subreaper of its orphaned descendants (on) or not; False when
+    this system cannot."""
+    global _prctl
+    if not sys.platform.startswith("linux"):
+        return False
+    if _prctl is None:
+        try:
+            import ctypes
+            _prctl = ctypes.CDLL(None, use_errno=True).prctl
+        except (OSError, AttributeError):
+            _prctl = False
+    return bool(_prctl) and _prctl(_PR_SET_CHILD_SUBREAPER, 1 if on else 0, 0, 0, 0) == 0
+
+
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _zygote_main(sock, task, requests, frontend):
+    """The zygote's life: a new evaluator for each request on sock, until the frontend ends."""
+    import socket
+    try:
+        os.setpgid(0, 0)
+    except OSError:
+        pass
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if _prctl:
+        _prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: it ends with the frontend
+    if os.getppid() != frontend:
+        return
+    # it keeps no descriptor of the frontend's but its standard streams (a pipe the frontend
+    # opened must not stay open here) and its socket
+    os.closerange(3, sock.fileno())
+    os.closerange(sock.fileno() + 1, os.sysconf("SC_OPEN_MAX"))
+    while True:
+        try:
+            data, fds, _, _ = socket.recv_fds(sock, 1 << 16, 3)
+        except OSError:
+            return
+        if not data:
+            return
+        reply = b"0"
+        try:
+            setup = json.loads(data)
+            read, write = os.pipe()
+            middle = os.fork()
+            if middle == 0:  # the intermediate: forks the evaluator, tells its pid, exits
+                try:
+                    os.close(read)
+                    pid = os.fork()
+                    if pid == 0:
+                        os.close(write)
+                        _zygote_evaluator(task, requests, setup, fds, frontend)
+                    os.write(write, b"%d" % pid)
+                finally:
+                    os._exit(0)
+            os.close(write)
+            reply = os.read(read, 64) or b"0"
+            os.close(read)
+            os.waitpid(middle, 0)  # (the evaluator is the frontend's child now)
+        except Exception:  # noqa: BLE001  (the frontend forks the evaluator itself then)
+            pass
+        finally:
+            for fd in fds:
+                os.close(fd)
+        try:
+            sock.send(reply)
+        except OSError:
+            return
+
+
+def _zygote_evaluator(task, requests, setup, fds, frontend):
+    """An evaluator forked by the zygote: once it is the frontend's child, as Evaluator._start's."""
+    def run():
+        deadline = time.monotonic() + Zygote.SPAWN_TIMEOUT
+        while os.getppid() != frontend:
+            if time.monotonic() > deadline:
+                return 2
+            time.sleep(0.001)
+        os.environ.update(setup["environment"])
+        messages_w, raw_w = fds[0], fds[1]
+        requests_r = fds[2] if requests else None
+        tty_out, tty_err = setup["tty"]
+        channel = _child_setup([requests_r] if requests else [], tty_out, tty_err,
+                               setup["timeout"], messages_w, raw_w)
+        return task(channel, requests_r) if requests else task(channel)
+    _evaluator_main(run)
 
 
 def _forward_interrupts(evaluator):

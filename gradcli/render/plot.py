@@ -187,7 +187,8 @@ IMAGE_DPI = 100
 
 def curve_from_json(document):
     """The PlotData of an evaluator's `plot --json` document, checked (the frontend trusts no
-    data from the evaluator): x, y, dy lists of one length of numbers or "inf"/"-inf"/"nan"."""
+    data from the evaluator): x, y, dy lists of one length of numbers or "inf"/"-inf"/"nan"
+    (x finite)."""
     if not isinstance(document, dict):
         raise ValueError("not a plot document")
 
@@ -206,6 +207,8 @@ def curve_from_json(document):
         if not isinstance(values, list) or not 1 <= len(values) <= 100_000:
             raise ValueError(f"bad {key}")
         series.append([number(v) for v in values])
+    if not all(math.isfinite(x) for x in series[0]):  # (axis limits: matplotlib refuses them)
+        raise ValueError("x not finite")
     if len({len(v) for v in series}) != 1:
         raise ValueError("series of different lengths")
     names = [str(document.get(k, ""))[:200] for k in ("input", "output")]

@@ -641,6 +641,17 @@ def test_plot_rejects_malformed_data_from_the_evaluator():
     curve = curve_from_json({"x": [0, 1], "y": ["inf", 2], "dy": ["nan", "-inf"],
                              "input": "x", "output": "y"})
     assert curve.ys[0] == float("inf") and curve.dys[1] == float("-inf")
+    with pytest.raises(ValueError):  # (matplotlib's axis limits would raise)
+        curve_from_json({"x": ["nan", 1], "y": [1, 2], "dy": [1, 2]})
+
+
+@pytest.mark.parametrize("spec", ["x=-1e308:1e308", "x=-inf:0", "x=0:nan:5"])
+def test_plot_of_a_range_whose_points_overflow_is_a_usage_error(gradcli_process, spec):
+    """(-1e308:1e308 spaced its points by inf: plotille's AssertionError reached the user.)"""
+    r = gradcli_process("plot", "y = x * 2", "--at", spec)
+    assert (r.code, r.stdout) == (2, "")
+    assert r.stderr == (f"UsageError: --at {spec!r}: START and STOP must be finite and less "
+                        f"than 1.8e+308 apart\n")
 
 
 needs_dot = pytest.mark.skipif(__import__("shutil").which("dot") is None,

@@ -556,3 +556,41 @@ def test_pasted_doctest_text_runs_without_prompts_or_expected_output(repl_run):
                ">>> y.backward()\n>>> x.grad\ntensor(99.)\n")
     _, out, _ = repl_run(paste(snippet))
     assert lines(out) == ["0", "1", "tensor(12.)"]
+
+
+def test_enter_groups_a_wide_statement_without_parsing_it_whole():
+    from gradcli.cli.repl import input_is_ready
+    from gradcli.lang.parser import is_complete
+    seen = []
+
+    def counting(source):
+        seen.append(len(source))
+        return is_complete(source)
+    text = "x = (\n" + ("1+" * 2000 + "\n") * 20
+    assert input_is_ready(text, counting) is False
+    assert input_is_ready(text + "1)", counting) is True
+    assert input_is_ready("def f():\n" + text + "1)", counting) is False
+    assert input_is_ready("def f():\n" + text + "1)\n", counting) is True
+    assert sum(seen) < 20_000
+
+
+def test_a_file_name_typed_at_the_prompt_reaches_the_terminal_without_its_escapes():
+    """(The frontend's own error line quotes the name: an OSC 52 in it set the clipboard.)"""
+    import io
+    import os
+
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from gradcli.cli.repl import Repl
+    with create_pipe_input() as inp:
+        repl = Repl(out=io.StringIO(), color=False, input=inp, output=DummyOutput(),
+                    history_file=os.devnull)
+        try:
+            repl.execute(":load /nonexistent\x1b]52;c;aGk=\x07\x1b[2J-file")
+            repl.execute(":save /nonexistent/\x1b[>4;2mx")
+        finally:
+            repl.close()
+    assert repl.out.getvalue() == ("OSError: cannot read /nonexistent-file: No such file or "
+                                   "directory\nOSError: cannot write /nonexistent/x: No such "
+                                   "file or directory\n")

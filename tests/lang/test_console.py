@@ -66,3 +66,46 @@ def test_an_unindented_line_also_ends_a_compound_statement():
 def _complete(source):
     from gradcli.lang.parser import is_complete
     return is_complete(source)
+
+
+def _counting():
+    from gradcli.lang.parser import is_complete
+    seen = []
+
+    def counting(source):
+        seen.append(len(source))
+        return is_complete(source)
+    return counting, seen
+
+
+def test_a_wide_statement_is_grouped_without_parsing_it_whole():
+    """(20 lines of 4,000 characters in a bracket: the parser took some 5 s a parse of the
+    whole, and it ran at every line.)"""
+    lines = ["x = ("] + ["1+" * 2000] * 20 + ["1)", "print(x)"]
+    counting, seen = _counting()
+    assert list(statements(lines, counting)) == ["\n".join(lines[:-1]), "print(x)"]
+    assert sum(seen) < 10_000
+
+
+def test_a_syntax_error_in_a_short_open_bracket_still_ends_the_statement():
+    assert list(statements(["z = [1, 2 3,", "print(5)"], _complete)) == ["z = [1, 2 3,",
+                                                                         "print(5)"]
+
+
+def test_a_line_too_long_is_not_kept_and_is_one_error():
+    from gradcli.lang.console import LongLine, TooLong, lines_of
+    found = list(lines_of(io.StringIO("a = 1\n" + "b" * 100 + "\nc = (\n" + "d" * 50 + "\n"
+                                      + "1)\n"), limit=40))
+    assert found[0] == "a = 1" and isinstance(found[1], LongLine)
+    grouped = list(statements(found, _complete, 40))
+    assert grouped[0] == "a = 1" and isinstance(grouped[1], TooLong)
+    assert isinstance(grouped[2], TooLong) and len(grouped) == 3  # (c = (... is 57 long)
+    assert grouped[1].error().format() == [
+        "MemoryError: program too long (the limit is 40 characters; set GRADCLI_MAX_SOURCE "
+        "to raise it)"]
+
+
+def test_a_decorated_definition_is_one_statement_however_long():
+    long_decorator = "@dec(" + "1, " * 1000 + "1)"
+    lines = [long_decorator, "def f():", "    pass", "g = 1"]
+    assert list(statements(lines, _complete)) == ["\n".join(lines[:3]), "g = 1"]
