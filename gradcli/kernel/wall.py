@@ -152,11 +152,23 @@ _REFUSED = (
     "setreuid", "setregid", "setresuid", "setresgid", "setfsuid", "setfsgid", "setgroups",
     "ioprio_set", "migrate_pages", "move_pages", "kcmp", "process_madvise", "process_mrelease",
     "quotactl_fd", "uselib", "nfsservctl",
+    # another directory's events: inotify watches what Landlock refuses to list or open
+    "inotify_init", "inotify_init1", "inotify_add_watch",
+    # process groups and sessions: the evaluator has its own group (set before the filter) and
+    # joins no other, where the terminal's and the shell's signals for the user's job go
+    "setpgid", "setsid",
 )
 # calls that name a process: refused unless it is 0 (this process or thread itself)
 _OWN_PROCESS_ONLY = ("prlimit64", "sched_setscheduler", "sched_setparam", "sched_setattr",
                      "sched_setaffinity")
 _FCNTL_LOCKS = (5, 6, 7, 36, 37, 38, 1024, 1026)  # F_GETLK.., F_OFD_*, F_SETLEASE, F_NOTIFY
+# F_SETOWN, F_SETSIG, F_SETOWN_EX: a descriptor's SIGIO (any signal, SIGKILL too) sent to another
+# process or process group when it becomes readable
+_FCNTL_OWNER = (8, 10, 15)
+# ioctl requests refused on any descriptor: typing into a terminal (TIOCSTI, TIOCLINUX), taking
+# its foreground group, controlling or console (TIOCSPGRP, TIOCSCTTY, TIOCCONS), and a
+# descriptor's SIGIO owner (FIOSETOWN, SIOCSPGRP, as F_SETOWN)
+_IOCTL_REFUSED = (0x5412, 0x541C, 0x5410, 0x540E, 0x541D, 0x8901, 0x8902)
 _CLONE_THREAD = 0x00010000
 
 
@@ -166,6 +178,15 @@ class _ArgCompare(ctypes.Structure):  # struct scmp_arg_cmp (seccomp.h)
 
 
 _ALLOW, _NE, _EQ, _MASKED_EQ = 0x7FFF0000, 1, 4, 7
+
+
+def _int_is(arg, value):
+    """The compare `argument == value` for an argument the kernel reads as a 32-bit int (a
+    prctl option, an ioctl request, an fcntl command): its low 32 bits only.  An _EQ compare
+    sees all 64 bits of the register, so 0xffffffff00000001 would pass a rule for 1 that the
+    kernel then carries out as 1.  (_NE, which refuses whatever differs in any bit, is sound
+    as it is.)"""
+    return (arg, _MASKED_EQ, 0xFFFFFFFF, value & 0xFFFFFFFF)
 
 
 def _errno_action(code):
@@ -237,13 +258,18 @@ def _seccomp(lib):
     f.add(_errno_action(errno.ENOSYS), "clone3")
     # signals: to this process only (raise(), Python's own alarm)
     f.add(refuse, "tgkill", (0, _NE, os.getpid(), 0))
-    # limits and scheduling of this process only; no leaving with the frontend gone
+    # limits and scheduling of this process only; no leaving with the frontend gone.  (_NE
+    # compares all 64 bits: only 0 itself passes, whatever the high bits)
     for name in _OWN_PROCESS_ONLY:
         f.add(refuse, name, (0, _NE, 0, 0))
+    # setpriority(PRIO_PROCESS, 0) only: with `who` 0, PRIO_PGRP is the caller's whole process
+    # group and PRIO_USER every process of its user
+    f.add(refuse, "setpriority", (0, _NE, 0, 0))
     f.add(refuse, "setpriority", (1, _NE, 0, 0))
-    f.add(refuse, "prctl", (0, _EQ, _PR_SET_PDEATHSIG, 0))
-    for command in _FCNTL_LOCKS:  # (locks on a file it may read would block other processes)
-        f.add(refuse, "fcntl", (1, _EQ, command, 0))
+    f.add(refuse, "prctl", _int_is(0, _PR_SET_PDEATHSIG))
+    # locks on a file it may read would block other processes; an owner gets signals
+    for command in _FCNTL_LOCKS + _FCNTL_OWNER:
+        f.add(refuse, "fcntl", _int_is(1, command))
     # open() for writing or creating (Landlock refuses it too; this holds where Landlock is off)
     tmpfile = getattr(os, "O_TMPFILE", 0) & ~os.O_DIRECTORY
     for flag in (os.O_WRONLY, os.O_RDWR, os.O_CREAT, os.O_TRUNC, os.O_APPEND, tmpfile):
@@ -251,9 +277,9 @@ def _seccomp(lib):
             f.add(refuse, "openat", (2, _MASKED_EQ, flag, flag))
             f.add(refuse, "open", (1, _MASKED_EQ, flag, flag))
     f.add(refuse, "openat2")  # its flags are in memory too; the C library uses openat
-    # the terminal: no typing into it (TIOCSTI, TIOCLINUX), even through an inherited descriptor
-    for request in (0x5412, 0x541C):
-        f.add(refuse, "ioctl", (1, _EQ, request, 0))
+    # the terminal: no typing into it, even through an inherited descriptor; no SIGIO owner
+    for request in _IOCTL_REFUSED:
+        f.add(refuse, "ioctl", _int_is(1, request))
     f.load()
 
 
