@@ -116,12 +116,15 @@ def _child_setup(keep, tty_out, tty_err, timeout, messages_w, raw_w):
 
 
 def _detach(keep, tty_out, tty_err, messages_w, raw_w):
-    """_child_setup but the wall: the evaluator's process group, descriptors, streams and
-    signals; its channel to the frontend."""
+    """_child_setup but the wall: the evaluator's process group (before the wall, which then
+    refuses setpgid), a count of its own threads (while it has one: the wall bounds them),
+    descriptors, streams and signals; its channel to the frontend."""
+    from .wall import count_tasks_apart
     try:
         os.setpgid(0, 0)
     except OSError:
         pass
+    count_tasks_apart()
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.dup2(raw_w, 1)

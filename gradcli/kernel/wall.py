@@ -1,8 +1,9 @@
 """The operating system's wall around an evaluator process (SPEC §7): what the process gives up
 after its imports and before it reads a program.
 
-- rlimits: address space (the memory limit), core files 0, file size 0, open files, and CPU
-  seconds when a timeout is set;
+- rlimits: address space (the memory limit), core files 0, file size 0, open files, threads
+  (RLIMIT_NPROC, counted in a user namespace of the evaluator's own: count_tasks_apart), and
+  CPU seconds when a timeout is set;
 - no_new_privs (prctl), which Landlock and an unprivileged seccomp filter require;
 - Landlock (Linux >= 5.13): read-only access to the Python installation, the installed
   packages, gradcli's own files and cache and the system's shared libraries; nothing may be
@@ -340,7 +341,62 @@ def _rlimits(memory, cpu_seconds):
     _limit(resource.RLIMIT_CORE, 0)
     _limit(resource.RLIMIT_FSIZE, 0)
     _limit(resource.RLIMIT_NOFILE, 256)
+    if _tasks_apart:
+        _limit(resource.RLIMIT_NPROC, _tasks() + TASK_HEADROOM)
     limit_cpu(cpu_seconds)
+
+
+# ---------------------------------------------------------------------- tasks
+
+TASK_HEADROOM = 256  # threads an evaluator may start after its wall (BLAS's, Python's)
+_CLONE_NEWUSER = 0x10000000
+_OVERFLOW_UID = 65534
+_tasks_apart = False  # count_tasks_apart() succeeded: RLIMIT_NPROC counts this process only
+
+
+def _tasks():
+    """How many threads this process has now."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 1
+
+
+def count_tasks_apart():
+    """Make RLIMIT_NPROC count this process's own threads only, so that the wall can bound
+    them (each thread takes a process id: some tens of thousands of small-stack threads use
+    up the machine's, and then no process of any user can start).  The limit counts a user's
+    tasks, all of them, and not root's at all; since Linux 5.14 it counts them per user
+    namespace too.  So the evaluator enters a user namespace of its own (no capability
+    outside it; the wall drops those inside it), and an evaluator of root's gives up its real
+    uid for the overflow uid first (its effective and file-system uid stay 0: it reads what
+    it read).  Must be called while the process has one thread (right after fork): the
+    kernel refuses a new user namespace to a threaded process.  False where it cannot be
+    done (not Linux, before 5.14, user namespaces off or refused by a container's filter):
+    the wall then goes up without the bound."""
+    global _tasks_apart
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        if tuple(int(n) for n in os.uname().release.split("-")[0].split(".")[:2]) < (5, 14):
+            return False
+    except ValueError:
+        return False
+    root = os.getuid() == 0
+    try:
+        if root:
+            os.setresuid(_OVERFLOW_UID, -1, -1)
+    except OSError:
+        return False
+    if _libc.unshare(ctypes.c_int(_CLONE_NEWUSER)) != 0:
+        if root:
+            try:
+                os.setresuid(0, -1, -1)
+            except OSError:
+                pass
+        return False
+    _tasks_apart = True
+    return True
 
 
 def limit_cpu(seconds):
@@ -420,4 +476,6 @@ def raise_wall(memory=0, cpu_seconds=None):
             raise WallError(f"seccomp ({e})") from None
     else:
         skipped.append("seccomp")
+    if not _tasks_apart:
+        skipped.append("a bound on threads")
     return skipped
