@@ -112,6 +112,7 @@ def _child_setup(keep, tty_out, tty_err, timeout, messages_w, raw_w):
     from .wall import raise_wall
     channel = _detach(keep, tty_out, tty_err, messages_w, raw_w)
     raise_wall(memory=memory_limit(), cpu_seconds=timeout + 2 * GRACE if timeout else None)
+    _keep_environment()
     return channel
 
 
@@ -143,6 +144,49 @@ def _detach(keep, tty_out, tty_err, messages_w, raw_w):
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     return channel
+
+
+# what an evaluator keeps of the frontend's environment (the rest is the user's: tokens, keys,
+# paths): the locale, the terminal's kind, size and colours, the time zone, gradcli's settings,
+# the BLAS libraries' and glibc malloc's (gradcli.process.ALLOCATOR_ENVIRONMENT)
+KEPT_ENVIRONMENT = frozenset((
+    "LANG", "LANGUAGE", "TERM", "COLORTERM", "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR",
+    "CLICOLOR", "CLICOLOR_FORCE", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "TZ", "XDG_CACHE_HOME",
+    "MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TOP_PAD_", "GLIBC_TUNABLES"))
+KEPT_ENVIRONMENT_PREFIXES = ("LC_", "GRADCLI_", "OPENBLAS_", "OMP_", "MKL_")
+
+
+def _keep_environment():
+    """Give up the user's environment, all but KEPT_ENVIRONMENT: in os.environ, in the C
+    library's environ (unsetenv) and in memory, where the strings the process started with
+    (what /proc/self/environ shows) are overwritten with zeros.  XDG_CACHE_HOME is set to
+    gradcli's cache's parent, so that HOME is not needed to find it.  (What the frontend's
+    Python objects held of it before the fork, freed or not, is not wiped.)"""
+    import ctypes
+    kept = {name: value for name, value in os.environ.items()
+            if name in KEPT_ENVIRONMENT or name.startswith(KEPT_ENVIRONMENT_PREFIXES)}
+    kept["XDG_CACHE_HOME"] = os.environ.get("XDG_CACHE_HOME") or \
+        os.path.join(os.path.expanduser("~"), ".cache")
+    strings = []  # (address, length) of each C string of a variable given up
+    try:
+        environ = ctypes.POINTER(ctypes.c_void_p).in_dll(ctypes.CDLL(None), "environ")
+        i = 0
+        while environ and environ[i]:
+            text = ctypes.string_at(environ[i])
+            if text.split(b"=", 1)[0].decode("utf-8", "surrogateescape") not in kept:
+                strings.append((environ[i], len(text)))
+            i += 1
+    except (ValueError, AttributeError, OSError):  # (no C library's environ: not glibc)
+        strings = []
+    os.environ.clear()  # (unsetenv: from the C library's environ too)
+    try:
+        import posix
+        posix.environ.clear()  # (the bytes os.environ was made from)
+    except (ImportError, AttributeError):
+        pass
+    for address, length in strings:  # (no longer in environ; neither glibc frees them)
+        ctypes.memset(address, 0, length)
+    os.environ.update(kept)
 
 
 def _evaluator_main(run):
@@ -556,6 +600,7 @@ def prestart(load, run):
             signal.signal(signal.SIGINT, lambda number, frame: interrupts.append(number))
             load()
             raise_wall(memory=memory_limit())
+            _keep_environment()
             message = _read_document(task_r)
             if message is None:  # the frontend needed no evaluator
                 return 0
