@@ -421,10 +421,15 @@ def missing():
     found = []
     if not sys.platform.startswith("linux"):
         return ["Landlock (not Linux)", "seccomp (not Linux)"]
-    if landlock_abi() < 1:
-        found.append("Landlock (the kernel offers none)")
+    abi = landlock_abi()
+    if abi < 1:
+        # (seccomp sees no paths: it refuses writing opens, not reading ones)
+        found.append("Landlock (the kernel offers none): reading files is not refused")
     if not seccomp_available():
-        found.append("seccomp (libseccomp not found)")
+        # (Landlock has no access right for a new process, UDP or a UNIX socket on disk)
+        open_ = ["new processes", "UDP and UNIX sockets"] + (["TCP"] if abi < 4 else []) + \
+            (["signals to other processes"] if abi < 6 else [])
+        found.append(f"seccomp (libseccomp not found): {', '.join(open_)} are not refused")
     return found
 
 
@@ -438,7 +443,7 @@ def describe():
         up = ", ".join(p for p in parts if p)
     else:
         up = "rlimits"
-    return f"evaluator wall: {up}" + (f"; missing: {', '.join(gone)}" if gone else "")
+    return f"evaluator wall: {up}" + (f"; missing: {'; '.join(gone)}" if gone else "")
 
 
 class WallError(Exception):

@@ -123,5 +123,5 @@ def test_the_evaluator_shows_seccomp_and_no_new_privs():
 
 def test_a_missing_piece_is_said(monkeypatch):
     monkeypatch.setattr(wall, "landlock_abi", lambda: 0)
-    assert wall.missing() == ["Landlock (the kernel offers none)"]
+    assert wall.missing() == ["Landlock (the kernel offers none): reading files is not refused"]
     assert "missing: Landlock" in wall.describe()
