@@ -9,7 +9,7 @@ after its imports and before it reads a program.
   packages, gradcli's own files and cache and the system's shared libraries; nothing may be
   written, made, removed or executed anywhere; from ABI 4 no TCP bind/connect, from ABI 6 no
   signal to a process outside the evaluator and no abstract UNIX socket;
-- seccomp-bpf through the system's libseccomp (its five calls bound with ctypes below): no
+- seccomp-bpf through the system's libseccomp (six of its calls bound with ctypes below): no
   exec, no new process (threads stay allowed), no socket, no ptrace or reading another
   process's memory, no signal to another process, no writing open(), no mount, namespace, BPF,
   io_uring, keyring or module system calls.  A refused call fails with EPERM, so a program
@@ -158,7 +158,20 @@ _REFUSED = (
     # process groups and sessions: the evaluator has its own group (set before the filter) and
     # joins no other, where the terminal's and the shell's signals for the user's job go
     "setpgid", "setsid",
+    # extended attributes by path (Landlock governs opening, not these: a file outside the
+    # installation tells its download's address) and the mount table
+    "getxattr", "lgetxattr", "listxattr", "llistxattr", "getxattrat", "listxattrat",
+    "setxattrat", "removexattrat", "file_getattr", "file_setattr", "statmount", "listmount",
+    "open_tree_attr",
 )
+# calls newer than the system's libseccomp may know (2.5.4 stops at Linux 6.6): since Linux 5.1
+# a new call has one number on every architecture whose numbers start at 0 (not MIPS, alpha)
+_UNIFIED_NUMBERS = {"statmount": 457, "listmount": 458, "setxattrat": 463, "getxattrat": 464,
+                    "listxattrat": 465, "removexattrat": 466, "open_tree_attr": 467,
+                    "file_getattr": 468, "file_setattr": 469}
+_UNIFIED_ARCHES = {0xC000003E, 0x40000003, 0xC00000B7, 0x40000028, 0xC00000F3, 0xC0000015,
+                   0x80000016, 0xC0000102}  # x86_64, x86, aarch64, arm, riscv64, ppc64le,
+#                                              s390x, loongarch64 (AUDIT_ARCH_*)
 # calls that name a process: refused unless it is 0 (this process or thread itself)
 _OWN_PROCESS_ONLY = ("prlimit64", "sched_setscheduler", "sched_setparam", "sched_setattr",
                      "sched_setaffinity")
@@ -169,7 +182,10 @@ _FCNTL_OWNER = (8, 10, 15)
 # ioctl requests refused on any descriptor: typing into a terminal (TIOCSTI, TIOCLINUX), taking
 # its foreground group, controlling or console (TIOCSPGRP, TIOCSCTTY, TIOCCONS), and a
 # descriptor's SIGIO owner (FIOSETOWN, SIOCSPGRP, as F_SETOWN)
-_IOCTL_REFUSED = (0x5412, 0x541C, 0x5410, 0x540E, 0x541D, 0x8901, 0x8902)
+_IOCTL_REFUSED = (0x5412, 0x541C, 0x5410, 0x540E, 0x541D, 0x8901, 0x8902,
+                  # a readable file's inode flags, version and fsxattr (FS_IOC_SETFLAGS and its
+                  # 32-bit form, FS_IOC_SETVERSION likewise, FS_IOC_FSSETXATTR), as fchmod
+                  0x40086602, 0x40046602, 0x40087602, 0x40047602, 0x401C5820)
 _CLONE_THREAD = 0x00010000
 
 
@@ -195,7 +211,7 @@ def _errno_action(code):
 
 
 def _libseccomp():
-    """The system's libseccomp (None when it is not installed).  Five of its calls are all
+    """The system's libseccomp (None when it is not installed).  Six of its calls are all
     the filter needs, bound here through ctypes: a binding package's import (ctypes.util,
     which imports tempfile, and `ldconfig -p` run in a new process to find the library) would
     cost every one-shot command several milliseconds."""
@@ -208,6 +224,7 @@ def _libseccomp():
     lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int,
                                            ctypes.c_uint, ctypes.POINTER(_ArgCompare)]
     lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+    lib.seccomp_arch_native.restype = ctypes.c_uint32
     lib.seccomp_load.argtypes = [ctypes.c_void_p]
     lib.seccomp_release.argtypes = [ctypes.c_void_p]
     lib.seccomp_release.restype = None
@@ -231,6 +248,9 @@ class _Filter:
         """A rule: `action` when every (argument, operator, a, b) compare holds.  A call this
         architecture does not have is skipped."""
         number = self.lib.seccomp_syscall_resolve_name(name.encode())
+        if number == -1 and name in _UNIFIED_NUMBERS and \
+                self.lib.seccomp_arch_native() in _UNIFIED_ARCHES:
+            number = _UNIFIED_NUMBERS[name]
         if number == -1:  # (__NR_SCMP_ERROR)
             return
         array = (_ArgCompare * max(len(compares), 1))(*[_ArgCompare(*c) for c in compares])

@@ -125,3 +125,60 @@ def test_a_missing_piece_is_said(monkeypatch):
     monkeypatch.setattr(wall, "landlock_abi", lambda: 0)
     assert wall.missing() == ["Landlock (the kernel offers none): reading files is not refused"]
     assert "missing: Landlock" in wall.describe()
+
+
+def _raw(number, *args):
+    """A system call by number, its arguments as 64-bit registers (high bits and all)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    result = libc.syscall(ctypes.c_long(number), *[
+        ctypes.c_long(a - (1 << 64) if isinstance(a, int) and a >= 1 << 63 else a)
+        if isinstance(a, int) else a for a in args])
+    if result < 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    return result
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="x86_64's call numbers")
+def test_high_bits_pass_no_rule_on_a_32_bit_argument():
+    """prctl's option, ioctl's request and fcntl's command are ints to the kernel: a rule on
+    them compares their low 32 bits, so that 0xffffffff00000000 | X is refused as X is."""
+    high = 0xFFFFFFFF00000000
+
+    def owner():  # fcntl(fd, F_SETOWN | high, frontend): SIGIO to the frontend
+        r, _ = os.pipe()
+        return _raw(72, r, high | 8, os.getppid())
+    assert attempt(owner) == "PermissionError 1"
+    assert attempt(lambda: _raw(157, high | 1, 0, 0, 0, 0)) == "PermissionError 1"
+    assert attempt(lambda: _raw(16, 0, high | 0x5412, b"x")) == "PermissionError 1"
+
+
+def test_a_readable_file_keeps_its_attributes_and_flags(tmp_path, monkeypatch):
+    """Calls newer than the system's libseccomp (setxattrat, Linux 6.13) are refused by
+    number; inode flags (FS_IOC_SETFLAGS) as fchmod; extended attributes of a path outside the
+    installation are not read (getxattr)."""
+    import ctypes
+    readable = tmp_path / "ro"
+    readable.mkdir()
+    victim = readable / "module.py"
+    victim.write_text("x = 1\n")
+    original = wall.readable_paths
+    monkeypatch.setattr(wall, "readable_paths", lambda: original() + [str(readable)])
+    path, outside = str(victim).encode(), str(tmp_path).encode()
+
+    def setxattrat():  # struct xattr_args {u64 value; u32 size; u32 flags}
+        value = ctypes.create_string_buffer(b"1")
+        args = (ctypes.c_uint64 * 2)(ctypes.addressof(value), 1)
+        return _raw(463, -100, path, 0, b"user.gradcli", args, 16)
+
+    def setflags():
+        fd = os.open(path, os.O_RDONLY)
+        return _raw(16, fd, 0x40086602, ctypes.byref(ctypes.c_long(0x4000)))  # FS_NODUMP_FL
+
+    if os.uname().machine in ("x86_64", "aarch64"):
+        assert attempt(setxattrat) == "PermissionError 1"
+    if os.uname().machine == "x86_64":
+        assert attempt(setflags) == "PermissionError 1"
+    assert attempt(lambda: os.getxattr(outside, "user.x")) == "PermissionError 1"
+    assert attempt(lambda: os.listxattr(outside)) == "PermissionError 1"
