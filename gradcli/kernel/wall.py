@@ -323,14 +323,22 @@ class _CapData(ctypes.Structure):
 
 def _drop_capabilities():
     """Give up every capability (a gradcli run as root keeps none in its evaluator: root's
-    capabilities would reach past Landlock, e.g. fanotify on every file), for good."""
+    capabilities would reach past Landlock, e.g. fanotify on every file), for good.  A user's
+    evaluator holds only the capabilities of its own user namespace (count_tasks_apart): it
+    empties its sets without using one (its bounding set and securebits would matter at an
+    exec, which the wall refuses), as a check of a capability in a user's new namespace is an
+    audited denial where AppArmor restricts them (Ubuntu 24.04)."""
+    empty = (_CapData * 2)()
+    if _tasks_apart and not _was_root:
+        _libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+        _libc.capset(ctypes.byref(_CapHeader(_CAPABILITY_VERSION_3, 0)), empty)
+        return
     _libc.prctl(_PR_SET_SECUREBITS, _SECURE_NOROOT_AND_LOCKS, 0, 0, 0)  # (needs CAP_SETPCAP)
     for capability in range(64):
         if _libc.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0) != 0 and \
                 ctypes.get_errno() == errno.EINVAL:
             break
     _libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-    empty = (_CapData * 2)()
     _libc.capset(ctypes.byref(_CapHeader(_CAPABILITY_VERSION_3, 0)), empty)
 
 
@@ -372,6 +380,7 @@ TASK_HEADROOM = 256  # threads an evaluator may start after its wall (BLAS's, Py
 _CLONE_NEWUSER = 0x10000000
 _OVERFLOW_UID = 65534
 _tasks_apart = False  # count_tasks_apart() succeeded: RLIMIT_NPROC counts this process only
+_was_root = False  # (and the process was root's before it)
 
 
 def _tasks():
@@ -394,7 +403,7 @@ def count_tasks_apart():
     kernel refuses a new user namespace to a threaded process.  False where it cannot be
     done (not Linux, before 5.14, user namespaces off or refused by a container's filter):
     the wall then goes up without the bound."""
-    global _tasks_apart
+    global _tasks_apart, _was_root
     if not sys.platform.startswith("linux"):
         return False
     try:
@@ -415,7 +424,7 @@ def count_tasks_apart():
             except OSError:
                 pass
         return False
-    _tasks_apart = True
+    _tasks_apart, _was_root = True, root
     return True
 
 
