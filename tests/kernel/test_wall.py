@@ -182,3 +182,30 @@ def test_a_readable_file_keeps_its_attributes_and_flags(tmp_path, monkeypatch):
         assert attempt(setflags) == "PermissionError 1"
     assert attempt(lambda: os.getxattr(outside, "user.x")) == "PermissionError 1"
     assert attempt(lambda: os.listxattr(outside)) == "PermissionError 1"
+
+
+def test_the_users_environment_is_gone_from_the_evaluators_memory(monkeypatch):
+    """Not only os.environ and getenv (test_redteam_round4): the strings the process started
+    with, which /proc/PID/environ shows and a program reading memory would find, are wiped
+    (what the process set later is not there); what a program needs is kept."""
+    monkeypatch.setenv("GRADCLI_TEST_TOKEN", "kept")
+    monkeypatch.setenv("SOME_API_TOKEN", "wall-secret-6b1f")
+    monkeypatch.setenv("LC_TIME", "C")
+    out = Captured()
+
+    def serve(channel, fd):
+        while os.read(fd, 1 << 16):
+            channel.send({"r": sorted(os.environ)})
+        return 0
+    evaluator = Evaluator(serve, requests=True, out=out, err=out)
+    try:
+        names = evaluator.request({"op": "anything"})
+        with open(f"/proc/{evaluator.pid}/environ", "rb") as f:
+            memory = f.read()
+    finally:
+        evaluator.kill()
+    assert "SOME_API_TOKEN" not in names and "HOME" not in names and "PATH" not in names
+    assert {"GRADCLI_TEST_TOKEN", "LC_TIME", "XDG_CACHE_HOME"} <= set(names), names
+    # (/proc/PID/environ is the block the process started with: PATH and HOME were in it)
+    left = {text.split(b"=", 1)[0].decode() for text in memory.split(b"\0") if text}
+    assert left <= set(names) and not {"PATH", "HOME"} & left, left
