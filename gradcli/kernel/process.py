@@ -166,6 +166,7 @@ def _keep_environment():
     block's place is read from /proc.  (What the frontend's Python objects held of the
     environment before the fork, freed or not, is not wiped.)"""
     import ctypes
+    from .wall import _libc
     kept = {name: value for name, value in os.environ.items()
             if name in KEPT_ENVIRONMENT or name.startswith(KEPT_ENVIRONMENT_PREFIXES)}
     kept["XDG_CACHE_HOME"] = os.environ.get("XDG_CACHE_HOME") or \
@@ -176,7 +177,7 @@ def _keep_environment():
 
     strings = []  # (address, length) of each C string of a variable given up
     try:
-        environ = ctypes.POINTER(ctypes.c_void_p).in_dll(ctypes.CDLL(None), "environ")
+        environ = ctypes.POINTER(ctypes.c_void_p).in_dll(_libc, "environ")
         i = 0
         while environ and environ[i]:
             text = ctypes.string_at(environ[i])
@@ -195,7 +196,8 @@ def _keep_environment():
             offset += len(text) + 1
     except (OSError, ValueError, IndexError):
         pass
-    os.environ.clear()  # (unsetenv: from the C library's environ too)
+    for name in list(os.environ):  # (unsetenv: from the C library's environ too)
+        del os.environ[name]
     try:
         import posix
         posix.environ.clear()  # (the bytes os.environ was made from)
