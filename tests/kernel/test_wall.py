@@ -209,3 +209,23 @@ def test_the_users_environment_is_gone_from_the_evaluators_memory(monkeypatch):
     # (/proc/PID/environ is the block the process started with: PATH and HOME were in it)
     left = {text.split(b"=", 1)[0].decode() for text in memory.split(b"\0") if text}
     assert left <= set(names) and not {"PATH", "HOME"} & left, left
+
+
+def test_a_prestarted_evaluator_gives_up_the_environment_and_bounds_threads(monkeypatch):
+    """The one-shot commands' evaluator (prestart: forked before the imports, walled after
+    them) as the REPL's: the user's environment gone, COLUMNS/LINES from the frontend, and
+    its threads bounded (RLIMIT_NPROC, where it counts the evaluator's alone)."""
+    from gradcli.kernel import process
+    monkeypatch.setenv("SOME_API_TOKEN", "wall-secret-6b1f")
+
+    def run(task):
+        import resource
+        print(" ".join(sorted(os.environ)), resource.getrlimit(resource.RLIMIT_NPROC)[0])
+        return 0
+    process.prestart(lambda: None, run)
+    out = Captured()
+    assert process.run_document({"task": 1}, run, out=out, err=out) == 0
+    names, limit = out.text().rsplit(" ", 1)
+    assert "SOME_API_TOKEN" not in names and "PATH" not in names.split(), names
+    assert {"COLUMNS", "LINES", "XDG_CACHE_HOME"} <= set(names.split()), names
+    assert int(limit) <= 64 + wall.TASK_HEADROOM, limit
