@@ -189,21 +189,25 @@ class Channel:
 def _child_setup(keep, tty_out, tty_err, timeout, messages_w, raw_w):
     """In the new evaluator: its own process group (the terminal's Ctrl-C reaches the
     frontend, which passes it on), /dev/null as input, pipes as output, no other descriptor of
-    the frontend's, then the wall."""
+    the frontend's, none of the user's environment, then the wall."""
     from ..process import memory_limit
     from .wall import raise_wall
     channel = _detach(keep, tty_out, tty_err, messages_w, raw_w)
+    _keep_environment()
     raise_wall(memory=memory_limit(), cpu_seconds=timeout + 2 * GRACE if timeout else None)
     return channel
 
 
 def _detach(keep, tty_out, tty_err, messages_w, raw_w):
-    """_child_setup but the wall: the evaluator's process group, descriptors, streams and
-    signals; its channel to the frontend."""
+    """_child_setup but the wall: the evaluator's process group (before the wall, which then
+    refuses setpgid), a count of its own threads (while it has one: the wall bounds them),
+    descriptors, streams and signals; its channel to the frontend."""
+    from .wall import count_tasks_apart
     try:
         os.setpgid(0, 0)
     except OSError:
         pass
+    count_tasks_apart()
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.dup2(raw_w, 1)
@@ -222,6 +226,68 @@ def _detach(keep, tty_out, tty_err, messages_w, raw_w):
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     return channel
+
+
+# what an evaluator keeps of the frontend's environment (the rest is the user's: tokens, keys,
+# paths): the locale, the terminal's kind, size and colours, the time zone, gradcli's settings,
+# the BLAS libraries' and glibc malloc's (gradcli.process.ALLOCATOR_ENVIRONMENT)
+KEPT_ENVIRONMENT = frozenset((
+    "LANG", "LANGUAGE", "TERM", "COLORTERM", "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR",
+    "CLICOLOR", "CLICOLOR_FORCE", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "TZ", "XDG_CACHE_HOME",
+    "MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TOP_PAD_", "GLIBC_TUNABLES"))
+KEPT_ENVIRONMENT_PREFIXES = ("LC_", "GRADCLI_", "OPENBLAS_", "OMP_", "MKL_")
+
+
+def _keep_environment():
+    """Give up the user's environment, all but KEPT_ENVIRONMENT: in os.environ, in the C
+    library's environ (unsetenv) and in memory, where the strings of the variables given up
+    are overwritten with zeros: those environ points to (which glibc never frees) and all
+    of the block the process started with (what /proc/self/environ shows; a variable set
+    again since is no longer in environ, but still there).  XDG_CACHE_HOME is set to
+    gradcli's cache's parent, so that HOME is not needed to find it.  Before the wall: the
+    block's place is read from /proc.  (What the frontend's Python objects held of the
+    environment before the fork, freed or not, is not wiped.)"""
+    import ctypes
+    from .wall import _libc
+    kept = {name: value for name, value in os.environ.items()
+            if name in KEPT_ENVIRONMENT or name.startswith(KEPT_ENVIRONMENT_PREFIXES)}
+    kept["XDG_CACHE_HOME"] = os.environ.get("XDG_CACHE_HOME") or \
+        os.path.join(os.path.expanduser("~"), ".cache")
+
+    def given_up(text):
+        return text and text.split(b"=", 1)[0].decode("utf-8", "surrogateescape") not in kept
+
+    strings = []  # (address, length) of each C string of a variable given up
+    try:
+        environ = ctypes.POINTER(ctypes.c_void_p).in_dll(_libc, "environ")
+        i = 0
+        while environ and environ[i]:
+            text = ctypes.string_at(environ[i])
+            if given_up(text):
+                strings.append((environ[i], len(text)))
+            i += 1
+    except (ValueError, AttributeError, OSError):  # (no C library's environ: not glibc)
+        strings = []
+    try:
+        with open("/proc/self/stat", "rb") as f:  # (fields 50 and 51: env_start, env_end)
+            start, end = (int(n) for n in f.read().rsplit(b") ", 1)[1].split()[47:49])
+        offset = 0
+        for text in ctypes.string_at(start, end - start).split(b"\0"):
+            if given_up(text):
+                strings.append((start + offset, len(text)))
+            offset += len(text) + 1
+    except (OSError, ValueError, IndexError):
+        pass
+    for name in list(os.environ):  # (unsetenv: from the C library's environ too)
+        del os.environ[name]
+    try:
+        import posix
+        posix.environ.clear()  # (the bytes os.environ was made from)
+    except (ImportError, AttributeError):
+        pass
+    for address, length in strings:  # (no longer in environ)
+        ctypes.memset(address, 0, length)
+    os.environ.update(kept)
 
 
 def _evaluator_main(run):
@@ -873,6 +939,7 @@ def prestart(load, run):
             channel = _detach([task_r], False, False, messages_w, raw_w)
             signal.signal(signal.SIGINT, lambda number, frame: interrupts.append(number))
             load()
+            _keep_environment()
             raise_wall(memory=memory_limit())
             message = _read_document(task_r)
             if message is None:  # the frontend needed no evaluator

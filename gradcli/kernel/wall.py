@@ -1,14 +1,15 @@
 """The operating system's wall around an evaluator process (SPEC §7): what the process gives up
 after its imports and before it reads a program.
 
-- rlimits: address space (the memory limit), core files 0, file size 0, open files, and CPU
-  seconds when a timeout is set;
+- rlimits: address space (the memory limit), core files 0, file size 0, open files, threads
+  (RLIMIT_NPROC, counted in a user namespace of the evaluator's own: count_tasks_apart), and
+  CPU seconds when a timeout is set;
 - no_new_privs (prctl), which Landlock and an unprivileged seccomp filter require;
 - Landlock (Linux >= 5.13): read-only access to the Python installation, the installed
   packages, gradcli's own files and cache and the system's shared libraries; nothing may be
   written, made, removed or executed anywhere; from ABI 4 no TCP bind/connect, from ABI 6 no
   signal to a process outside the evaluator and no abstract UNIX socket;
-- seccomp-bpf through the system's libseccomp (its five calls bound with ctypes below): no
+- seccomp-bpf through the system's libseccomp (six of its calls bound with ctypes below): no
   exec, no new process (threads stay allowed), no socket, no ptrace or reading another
   process's memory, no signal to another process, no writing open(), no mount, namespace, BPF,
   io_uring, keyring or module system calls.  A refused call fails with EPERM, so a program
@@ -152,11 +153,39 @@ _REFUSED = (
     "setreuid", "setregid", "setresuid", "setresgid", "setfsuid", "setfsgid", "setgroups",
     "ioprio_set", "migrate_pages", "move_pages", "kcmp", "process_madvise", "process_mrelease",
     "quotactl_fd", "uselib", "nfsservctl",
+    # another directory's events: inotify watches what Landlock refuses to list or open
+    "inotify_init", "inotify_init1", "inotify_add_watch",
+    # process groups and sessions: the evaluator has its own group (set before the filter) and
+    # joins no other, where the terminal's and the shell's signals for the user's job go
+    "setpgid", "setsid",
+    # extended attributes by path (Landlock governs opening, not these: a file outside the
+    # installation tells its download's address) and the mount table
+    "getxattr", "lgetxattr", "listxattr", "llistxattr", "getxattrat", "listxattrat",
+    "setxattrat", "removexattrat", "file_getattr", "file_setattr", "statmount", "listmount",
+    "open_tree_attr",
 )
+# calls newer than the system's libseccomp may know (2.5.4 stops at Linux 6.6): since Linux 5.1
+# a new call has one number on every architecture whose numbers start at 0 (not MIPS, alpha)
+_UNIFIED_NUMBERS = {"statmount": 457, "listmount": 458, "setxattrat": 463, "getxattrat": 464,
+                    "listxattrat": 465, "removexattrat": 466, "open_tree_attr": 467,
+                    "file_getattr": 468, "file_setattr": 469}
+_UNIFIED_ARCHES = {0xC000003E, 0x40000003, 0xC00000B7, 0x40000028, 0xC00000F3, 0xC0000015,
+                   0x80000016, 0xC0000102}  # x86_64, x86, aarch64, arm, riscv64, ppc64le,
+#                                              s390x, loongarch64 (AUDIT_ARCH_*)
 # calls that name a process: refused unless it is 0 (this process or thread itself)
 _OWN_PROCESS_ONLY = ("prlimit64", "sched_setscheduler", "sched_setparam", "sched_setattr",
                      "sched_setaffinity")
 _FCNTL_LOCKS = (5, 6, 7, 36, 37, 38, 1024, 1026)  # F_GETLK.., F_OFD_*, F_SETLEASE, F_NOTIFY
+# F_SETOWN, F_SETSIG, F_SETOWN_EX: a descriptor's SIGIO (any signal, SIGKILL too) sent to another
+# process or process group when it becomes readable
+_FCNTL_OWNER = (8, 10, 15)
+# ioctl requests refused on any descriptor: typing into a terminal (TIOCSTI, TIOCLINUX), taking
+# its foreground group, controlling or console (TIOCSPGRP, TIOCSCTTY, TIOCCONS), and a
+# descriptor's SIGIO owner (FIOSETOWN, SIOCSPGRP, as F_SETOWN)
+_IOCTL_REFUSED = (0x5412, 0x541C, 0x5410, 0x540E, 0x541D, 0x8901, 0x8902,
+                  # a readable file's inode flags, version and fsxattr (FS_IOC_SETFLAGS and its
+                  # 32-bit form, FS_IOC_SETVERSION likewise, FS_IOC_FSSETXATTR), as fchmod
+                  0x40086602, 0x40046602, 0x40087602, 0x40047602, 0x401C5820)
 _CLONE_THREAD = 0x00010000
 
 
@@ -168,12 +197,21 @@ class _ArgCompare(ctypes.Structure):  # struct scmp_arg_cmp (seccomp.h)
 _ALLOW, _NE, _EQ, _MASKED_EQ = 0x7FFF0000, 1, 4, 7
 
 
+def _int_is(arg, value):
+    """The compare `argument == value` for an argument the kernel reads as a 32-bit int (a
+    prctl option, an ioctl request, an fcntl command): its low 32 bits only.  An _EQ compare
+    sees all 64 bits of the register, so 0xffffffff00000001 would pass a rule for 1 that the
+    kernel then carries out as 1.  (_NE, which refuses whatever differs in any bit, is sound
+    as it is.)"""
+    return (arg, _MASKED_EQ, 0xFFFFFFFF, value & 0xFFFFFFFF)
+
+
 def _errno_action(code):
     return 0x00050000 | (code & 0xFFFF)
 
 
 def _libseccomp():
-    """The system's libseccomp (None when it is not installed).  Five of its calls are all
+    """The system's libseccomp (None when it is not installed).  Six of its calls are all
     the filter needs, bound here through ctypes: a binding package's import (ctypes.util,
     which imports tempfile, and `ldconfig -p` run in a new process to find the library) would
     cost every one-shot command several milliseconds."""
@@ -186,6 +224,7 @@ def _libseccomp():
     lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int,
                                            ctypes.c_uint, ctypes.POINTER(_ArgCompare)]
     lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+    lib.seccomp_arch_native.restype = ctypes.c_uint32
     lib.seccomp_load.argtypes = [ctypes.c_void_p]
     lib.seccomp_release.argtypes = [ctypes.c_void_p]
     lib.seccomp_release.restype = None
@@ -209,6 +248,9 @@ class _Filter:
         """A rule: `action` when every (argument, operator, a, b) compare holds.  A call this
         architecture does not have is skipped."""
         number = self.lib.seccomp_syscall_resolve_name(name.encode())
+        if number == -1 and name in _UNIFIED_NUMBERS and \
+                self.lib.seccomp_arch_native() in _UNIFIED_ARCHES:
+            number = _UNIFIED_NUMBERS[name]
         if number == -1:  # (__NR_SCMP_ERROR)
             return
         array = (_ArgCompare * max(len(compares), 1))(*[_ArgCompare(*c) for c in compares])
@@ -237,13 +279,18 @@ def _seccomp(lib):
     f.add(_errno_action(errno.ENOSYS), "clone3")
     # signals: to this process only (raise(), Python's own alarm)
     f.add(refuse, "tgkill", (0, _NE, os.getpid(), 0))
-    # limits and scheduling of this process only; no leaving with the frontend gone
+    # limits and scheduling of this process only; no leaving with the frontend gone.  (_NE
+    # compares all 64 bits: only 0 itself passes, whatever the high bits)
     for name in _OWN_PROCESS_ONLY:
         f.add(refuse, name, (0, _NE, 0, 0))
+    # setpriority(PRIO_PROCESS, 0) only: with `who` 0, PRIO_PGRP is the caller's whole process
+    # group and PRIO_USER every process of its user
+    f.add(refuse, "setpriority", (0, _NE, 0, 0))
     f.add(refuse, "setpriority", (1, _NE, 0, 0))
-    f.add(refuse, "prctl", (0, _EQ, _PR_SET_PDEATHSIG, 0))
-    for command in _FCNTL_LOCKS:  # (locks on a file it may read would block other processes)
-        f.add(refuse, "fcntl", (1, _EQ, command, 0))
+    f.add(refuse, "prctl", _int_is(0, _PR_SET_PDEATHSIG))
+    # locks on a file it may read would block other processes; an owner gets signals
+    for command in _FCNTL_LOCKS + _FCNTL_OWNER:
+        f.add(refuse, "fcntl", _int_is(1, command))
     # open() for writing or creating (Landlock refuses it too; this holds where Landlock is off)
     tmpfile = getattr(os, "O_TMPFILE", 0) & ~os.O_DIRECTORY
     for flag in (os.O_WRONLY, os.O_RDWR, os.O_CREAT, os.O_TRUNC, os.O_APPEND, tmpfile):
@@ -251,9 +298,9 @@ def _seccomp(lib):
             f.add(refuse, "openat", (2, _MASKED_EQ, flag, flag))
             f.add(refuse, "open", (1, _MASKED_EQ, flag, flag))
     f.add(refuse, "openat2")  # its flags are in memory too; the C library uses openat
-    # the terminal: no typing into it (TIOCSTI, TIOCLINUX), even through an inherited descriptor
-    for request in (0x5412, 0x541C):
-        f.add(refuse, "ioctl", (1, _EQ, request, 0))
+    # the terminal: no typing into it, even through an inherited descriptor; no SIGIO owner
+    for request in _IOCTL_REFUSED:
+        f.add(refuse, "ioctl", _int_is(1, request))
     f.load()
 
 
@@ -276,14 +323,22 @@ class _CapData(ctypes.Structure):
 
 def _drop_capabilities():
     """Give up every capability (a gradcli run as root keeps none in its evaluator: root's
-    capabilities would reach past Landlock, e.g. fanotify on every file), for good."""
+    capabilities would reach past Landlock, e.g. fanotify on every file), for good.  A user's
+    evaluator holds only the capabilities of its own user namespace (count_tasks_apart): it
+    empties its sets without using one (its bounding set and securebits would matter at an
+    exec, which the wall refuses), as a check of a capability in a user's new namespace is an
+    audited denial where AppArmor restricts them (Ubuntu 24.04)."""
+    empty = (_CapData * 2)()
+    if _tasks_apart and not _was_root:
+        _libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+        _libc.capset(ctypes.byref(_CapHeader(_CAPABILITY_VERSION_3, 0)), empty)
+        return
     _libc.prctl(_PR_SET_SECUREBITS, _SECURE_NOROOT_AND_LOCKS, 0, 0, 0)  # (needs CAP_SETPCAP)
     for capability in range(64):
         if _libc.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0) != 0 and \
                 ctypes.get_errno() == errno.EINVAL:
             break
     _libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-    empty = (_CapData * 2)()
     _libc.capset(ctypes.byref(_CapHeader(_CAPABILITY_VERSION_3, 0)), empty)
 
 
@@ -314,7 +369,63 @@ def _rlimits(memory, cpu_seconds):
     _limit(resource.RLIMIT_CORE, 0)
     _limit(resource.RLIMIT_FSIZE, 0)
     _limit(resource.RLIMIT_NOFILE, 256)
+    if _tasks_apart:
+        _limit(resource.RLIMIT_NPROC, _tasks() + TASK_HEADROOM)
     limit_cpu(cpu_seconds)
+
+
+# ---------------------------------------------------------------------- tasks
+
+TASK_HEADROOM = 256  # threads an evaluator may start after its wall (BLAS's, Python's)
+_CLONE_NEWUSER = 0x10000000
+_OVERFLOW_UID = 65534
+_tasks_apart = False  # count_tasks_apart() succeeded: RLIMIT_NPROC counts this process only
+_was_root = False  # (and the process was root's before it)
+
+
+def _tasks():
+    """How many threads this process has now."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 1
+
+
+def count_tasks_apart():
+    """Make RLIMIT_NPROC count this process's own threads only, so that the wall can bound
+    them (each thread takes a process id: some tens of thousands of small-stack threads use
+    up the machine's, and then no process of any user can start).  The limit counts a user's
+    tasks, all of them, and not root's at all; since Linux 5.14 it counts them per user
+    namespace too.  So the evaluator enters a user namespace of its own (no capability
+    outside it; the wall drops those inside it), and an evaluator of root's gives up its real
+    uid for the overflow uid first (its effective and file-system uid stay 0: it reads what
+    it read).  Must be called while the process has one thread (right after fork): the
+    kernel refuses a new user namespace to a threaded process.  False where it cannot be
+    done (not Linux, before 5.14, user namespaces off or refused by a container's filter):
+    the wall then goes up without the bound."""
+    global _tasks_apart, _was_root
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        if tuple(int(n) for n in os.uname().release.split("-")[0].split(".")[:2]) < (5, 14):
+            return False
+    except ValueError:
+        return False
+    root = os.getuid() == 0
+    try:
+        if root:
+            os.setresuid(_OVERFLOW_UID, -1, -1)
+    except OSError:
+        return False
+    if _libc.unshare(ctypes.c_int(_CLONE_NEWUSER)) != 0:
+        if root:
+            try:
+                os.setresuid(0, -1, -1)
+            except OSError:
+                pass
+        return False
+    _tasks_apart, _was_root = True, root
+    return True
 
 
 def limit_cpu(seconds):
@@ -339,10 +450,15 @@ def missing():
     found = []
     if not sys.platform.startswith("linux"):
         return ["Landlock (not Linux)", "seccomp (not Linux)"]
-    if landlock_abi() < 1:
-        found.append("Landlock (the kernel offers none)")
+    abi = landlock_abi()
+    if abi < 1:
+        # (seccomp sees no paths: it refuses writing opens, not reading ones)
+        found.append("Landlock (the kernel offers none): reading files is not refused")
     if not seccomp_available():
-        found.append("seccomp (libseccomp not found)")
+        # (Landlock has no access right for a new process, UDP or a UNIX socket on disk)
+        open_ = ["new processes", "UDP and UNIX sockets"] + (["TCP"] if abi < 4 else []) + \
+            (["signals to other processes"] if abi < 6 else [])
+        found.append(f"seccomp (libseccomp not found): {', '.join(open_)} are not refused")
     return found
 
 
@@ -356,7 +472,7 @@ def describe():
         up = ", ".join(p for p in parts if p)
     else:
         up = "rlimits"
-    return f"evaluator wall: {up}" + (f"; missing: {', '.join(gone)}" if gone else "")
+    return f"evaluator wall: {up}" + (f"; missing: {'; '.join(gone)}" if gone else "")
 
 
 class WallError(Exception):
@@ -394,4 +510,6 @@ def raise_wall(memory=0, cpu_seconds=None):
             raise WallError(f"seccomp ({e})") from None
     else:
         skipped.append("seccomp")
+    if not _tasks_apart:
+        skipped.append("a bound on threads")
     return skipped

