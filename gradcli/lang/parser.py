@@ -133,9 +133,15 @@ def _cache_lazy_bytecode():
     wall, which writes nothing: their bytecode is written now where it is missing or older
     than the source (an editable install; an installation compiled it), without importing
     them."""
-    if sys.dont_write_bytecode:
+    tag = sys.implementation.cache_tag
+    if sys.dont_write_bytecode or tag is None:
         return
-    from importlib.util import cache_from_source
+    if sys.pycache_prefix or sys.flags.optimize:
+        from importlib.util import cache_from_source
+    else:  # (its usual answer, without importing importlib.util)
+        def cache_from_source(source):
+            head, tail = os.path.split(source)
+            return os.path.join(head, "__pycache__", f"{tail[:-3]}.{tag}.pyc")
     from ..api import _LAZY_SUBMODULES
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     stale = []
