@@ -14,7 +14,7 @@ import os
 import re
 import sys
 
-FORMAT = 3  # (3: each state's actions marshalled on their own, decoded at first use)
+FORMAT = 2
 
 
 class Meta:
@@ -193,10 +193,8 @@ def save(path, data):
     """Write the tables atomically (a reader never sees half a file); False if it cannot."""
     temporary = f"{path}.{os.getpid()}.tmp"
     try:
-        packed = dict(data, states={state: marshal.dumps(_interned(actions))
-                                    for state, actions in data["states"].items()})
         with open(temporary, "wb") as f:
-            f.write(marshal.dumps(_interned(packed)))
+            f.write(marshal.dumps(_interned(data)))
         os.replace(temporary, path)
         return True
     except OSError:
@@ -226,34 +224,9 @@ def load(path, grammar_text):
     except (OSError, EOFError, ValueError, TypeError):
         return None
     if (not isinstance(data, dict) or data.get("format") != FORMAT
-            or data.get("grammar") != grammar_text or not isinstance(data.get("states"), dict)):
+            or data.get("grammar") != grammar_text):
         return None
-    data["states"] = States(data["states"])
     return data
-
-
-class States(dict):
-    """The parse table's states (state -> {terminal or rule: action}) as saved: each decoded
-    from its own marshal bytes at its first use.  A program's parse visits a few dozen of the
-    ~500; decoding them all cost every start-up about a millisecond.  A state that does not
-    decode fails the parse (ParseFailed: lark then parses, as for a source the tables
-    reject)."""
-
-    __slots__ = ("packed",)
-
-    def __init__(self, packed):
-        super().__init__()
-        self.packed = packed
-
-    def __missing__(self, state):
-        try:
-            actions = marshal.loads(self.packed[state])
-        except (KeyError, EOFError, ValueError, TypeError):
-            raise ParseFailed() from None
-        if not isinstance(actions, dict):
-            raise ParseFailed()
-        self[state] = actions
-        return actions
 
 
 def file_name():

@@ -327,20 +327,3 @@ def test_lark_version_is_read_without_importing_lark():
     assert _python("import sys\nfrom gradcli.lang import parser\nparser.prepare()\n"
                    "print(parser.lark_version(), 'lark' in sys.modules)") == \
         f"{lark.__version__} False"
-
-
-def test_the_tables_states_are_decoded_at_their_first_use():
-    """The saved tables keep each state's actions marshalled on their own: a parse decodes
-    the few it visits; one that does not decode fails the parse, which lark then takes over."""
-    import marshal
-    from gradcli.lang import lalr
-    states = lalr.States({0: marshal.dumps({"NAME": 3}), 1: b"\x00junk"})
-    assert states[0] == {"NAME": 3} and dict(states) == {0: {"NAME": 3}}
-    for missing in (1, 2):
-        with pytest.raises(lalr.ParseFailed):
-            states[missing]
-    tables = parser.tables_parser()
-    if not isinstance(tables.states, lalr.States):
-        pytest.skip("the tables were exported in this process, not loaded")
-    parser.parse("y = x * 2")
-    assert 0 < len(tables.states) < len(tables.states.packed) / 3
