@@ -7,7 +7,10 @@ The namespace (gradcli/api.py: NumPy, the engine and the op table) loads on the 
 attribute access, not at `import gradcli`: the `gradcli` command's frontend, which parses the
 command line and talks to the evaluator process, imports modules of this package (gradcli.cli,
 gradcli.kernel) without ever needing NumPy, while the evaluator, started at the same moment,
-imports it (gradcli.kernel.process.prestart)."""
+imports it (gradcli.kernel.process.prestart).
+
+The submodules that a plain `gradcli eval` never uses (api._LAZY_SUBMODULES: nn, optim, func,
+linalg, cuda) load on their own first use, as `gradcli.nn` or through the namespace."""
 
 import importlib as _importlib
 
@@ -33,9 +36,12 @@ def __getattr__(name):
     try:
         return globals()[name]
     except KeyError:
-        raise AttributeError(f"module 'gradcli' has no attribute '{name}'") from None
+        pass
+    if name in globals().get("_LAZY_SUBMODULES", ()):  # (its import sets it here: found next time)
+        return _importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'gradcli' has no attribute '{name}'")
 
 
 def __dir__():
     _load()
-    return sorted(globals())
+    return sorted(set(globals()) | set(globals().get("_LAZY_SUBMODULES", ())))

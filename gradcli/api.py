@@ -24,7 +24,12 @@ globals().update(_PUBLIC)
 from .functions import INPLACE_FUNCTIONS as _INPLACE_FUNCTIONS, result_type, tensor_split  # noqa: E402,I001
 globals().update(_INPLACE_FUNCTIONS)
 
-from . import autograd, cuda, func, linalg, nn, optim  # noqa: E402
+from . import autograd  # noqa: E402
+
+# torch.nn, torch.optim, torch.func, torch.linalg and torch.cuda are imported at their first use
+# (this module's __getattr__, gradcli's, and the program's facades: lang.namespace); a plain
+# `gradcli eval` uses none of them, and importing them costs every start-up some 2 ms
+_LAZY_SUBMODULES = ("cuda", "func", "linalg", "nn", "optim")
 from .process import tune_process  # noqa: E402,F401  (gradcli's own: not in __all__)
 
 pi = 3.141592653589793
@@ -32,6 +37,13 @@ e = 2.718281828459045
 inf = _np.inf
 nan = _np.nan
 from .version import __version__  # noqa: E402,F401
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+        return importlib.import_module(f"gradcli.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def is_tensor(obj):

@@ -4,11 +4,11 @@
 import contextlib
 import re
 from .errors import UsageError  # noqa: F401  (raised here and by the frontends)
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from .. import engine  # noqa: F401
+from ..engine.records import Record
 from ..engine import autograd, dtypes
 from ..engine.autograd import grad as autograd_grad
 from ..engine.tensor import Tensor
@@ -27,11 +27,13 @@ class Discard:
         pass
 
 
-@dataclass
-class Binding:
-    name: str
-    text: str
-    number: object = None  # a sweep point's value: a Python float, used without parsing text
+class Binding(Record):
+    _fields = ("name", "text", "number")
+
+    def __init__(self, name, text, number=None):
+        self.name = name
+        self.text = text
+        self.number = number  # a sweep point's value: a Python float, used without parsing text
 
 
 def parse_binding(spec):
@@ -63,23 +65,28 @@ def eval_value(session, text):
             session.namespace.pop(n, None)
 
 
-@dataclass
-class Evaluation:
+class Evaluation(Record):
     """A program run with its leaves, outputs, values and gradients."""
-    session: object
-    dtype: object
-    leaves: dict                       # name -> leaf tensor (bound by --at or made by the program)
-    outputs: list                      # output names
-    values: dict                       # name -> Tensor or number
-    gradients: dict = field(default_factory=dict)   # output -> leaf -> Tensor | None
-    steps: dict = field(default_factory=dict)       # output -> [Step] of its backward pass
-    order: int = 1
-    ran_backward: bool = False
-    roots: list = field(default_factory=list)       # tensors the program itself backpropagated
-    recording: "Recording | None" = None  # (gradcli.analysis.record, imported on use)
-    reasons: dict = field(default_factory=dict)     # (output, leaf) -> why the grad is None/zero
-    tracer: "PassTracer | None" = None  # the program's own backward passes, traced (record=True)
-    create_graph: bool = False  # the gradients are differentiable (eval --create-graph)
+    _fields = ("session", "dtype", "leaves", "outputs", "values", "gradients", "steps", "order",
+               "ran_backward", "roots", "recording", "reasons", "tracer", "create_graph")
+
+    def __init__(self, session, dtype, leaves, outputs, values, gradients=None, steps=None,
+                 order=1, ran_backward=False, roots=None, recording=None, reasons=None,
+                 tracer=None, create_graph=False):
+        self.session = session
+        self.dtype = dtype
+        self.leaves = leaves    # name -> leaf tensor (bound by --at or made by the program)
+        self.outputs = outputs  # output names
+        self.values = values    # name -> Tensor or number
+        self.gradients = {} if gradients is None else gradients  # output -> leaf -> Tensor|None
+        self.steps = {} if steps is None else steps  # output -> [Step] of its backward pass
+        self.order = order
+        self.ran_backward = ran_backward
+        self.roots = [] if roots is None else roots  # tensors the program backpropagated itself
+        self.recording = recording  # a Recording (gradcli.analysis.record, imported on use)
+        self.reasons = {} if reasons is None else reasons  # (output, leaf) -> why None/zero
+        self.tracer = tracer  # a PassTracer: the program's own backward passes (record=True)
+        self.create_graph = create_graph  # differentiable gradients (eval --create-graph)
 
 
 def new_session(dtype=None, out=None):

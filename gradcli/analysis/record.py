@@ -1,20 +1,22 @@
 """Recording the forward graph while a program runs: each node's inputs, output values and the
 program line that made it (for graph --values, explain and `why`)."""
 
-from dataclasses import dataclass, field
-
+from ..engine.records import Record
 from ..ops.registry import NodeRecorder
 
 
-@dataclass
-class NodeRecord:
-    node: object
-    inputs: tuple          # the op's inputs: tensors and Python numbers
-    outputs: tuple         # output arrays, copied at creation (later in-place edits don't show)
-    line: int | None = None
-    attrs: tuple = ()
-    swapped: bool = False  # a `number + tensor` or `number * tensor` of the program, which
-    #                        PyTorch computes as add(tensor, number): the inputs are in its order
+class NodeRecord(Record):
+    _fields = ("node", "inputs", "outputs", "line", "attrs", "swapped")
+
+    def __init__(self, node, inputs, outputs, line=None, attrs=(), swapped=False):
+        self.node = node
+        self.inputs = inputs    # the op's inputs: tensors and Python numbers
+        self.outputs = outputs  # output arrays, copied at creation (later in-place edits don't
+        #                         show)
+        self.line = line
+        self.attrs = attrs
+        self.swapped = swapped  # a `number + tensor` or `number * tensor` of the program, which
+        # PyTorch computes as add(tensor, number): the inputs are in its order
 
     @property
     def edge_inputs(self):
@@ -24,11 +26,13 @@ class NodeRecord:
         return self.inputs if index is None else tuple(self.inputs[i] for i in index)
 
 
-@dataclass
-class Recording:
+class Recording(Record):
     """Node records by node, in creation order."""
-    records: dict = field(default_factory=dict)
-    location: object = None  # callable giving the current program line, set by the language
+    _fields = ("records", "location")
+
+    def __init__(self, records=None, location=None):
+        self.records = {} if records is None else records
+        self.location = location  # callable giving the current program line, set by the language
 
     def on_node(self, node, inputs, results, swapped=False):
         self.records[node] = NodeRecord(

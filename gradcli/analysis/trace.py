@@ -2,17 +2,19 @@
 order the engine ran them (for explain, graph --values and `why`)."""
 
 import contextlib
-from dataclasses import dataclass
 
 from ..engine.autograd import grad as autograd_grad
 from ..engine.graph import AccumulateGrad, reachable_nodes  # (reachable_nodes: for the CLI too)
+from ..engine.records import Record
 
 
-@dataclass
-class Step:
-    node: object
-    grad_outputs: tuple
-    grad_inputs: tuple
+class Step(Record):
+    _fields = ("node", "grad_outputs", "grad_inputs")
+
+    def __init__(self, node, grad_outputs, grad_inputs):
+        self.node = node
+        self.grad_outputs = grad_outputs
+        self.grad_inputs = grad_inputs
 
 
 @contextlib.contextmanager

@@ -280,12 +280,10 @@ class ReplCore:
             info.hint = None
         # an error in a statement of several lines, or in a paste, shows its position in that
         # input and a caret too (SPEC §2); the transcript keeps the piped REPL's line alone
-        import dataclasses
         shown = info
         multi_line = "\n" in source.strip() or line_offset is not None
         if info.line is not None and multi_line and not isinstance(exc, meta.MetaError):
-            shown = dataclasses.replace(info, located=True,
-                                        line=info.line + (line_offset or 0))
+            shown = info.replace(located=True, line=info.line + (line_offset or 0))
         self.renderer.error(shown)  # (with the hint)
         return info
 

@@ -4,19 +4,22 @@ Values are formatted as the Python floats/ints that `tensor.tolist()` yields, so
 element is formatted from its exact float32 value, as PyTorch does.
 """
 
-import dataclasses
 import math
 
 import numpy as np
 
+from .records import Record
 
-@dataclasses.dataclass
-class _PrinterOptions:
-    precision: int = 4
-    threshold: float = 1000
-    edgeitems: int = 3
-    linewidth: int = 80
-    sci_mode: bool | None = None
+
+class _PrinterOptions(Record):
+    _fields = ("precision", "threshold", "edgeitems", "linewidth", "sci_mode")
+
+    def __init__(self, precision=4, threshold=1000, edgeitems=3, linewidth=80, sci_mode=None):
+        self.precision = precision
+        self.threshold = threshold
+        self.edgeitems = edgeitems
+        self.linewidth = linewidth
+        self.sci_mode = sci_mode
 
 
 PRINT_OPTS = _PrinterOptions()
@@ -55,7 +58,7 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
 
 def get_printoptions():
     """The current options, as keyword arguments for `set_printoptions`."""
-    return dataclasses.asdict(PRINT_OPTS)
+    return PRINT_OPTS.as_dict()
 
 
 class _Formatter:

@@ -12,8 +12,8 @@ through unchecked (`w * 3.0`, `n + 1`) is Python's own operator."""
 
 import ast
 import sys
-from dataclasses import dataclass, field
 
+from ..engine.records import Record
 from .errors import ProgramError, too_deep
 from .limits import compile_recursion
 from .sandbox import (GUARD_NAMES, OPERATORS, READABLE_ATTRIBUTE, UNCHECKED_OPERANDS,
@@ -29,15 +29,17 @@ LOAD = ast.Load()
 TICK_BEFORE_BLOCKS = sys.version_info < (3, 11)
 
 
-@dataclass
-class Program:
+class Program(Record):
     """A compiled program: its code, and what `gradcli eval` needs to pick a default output.
 
     outputs lists, in source order, ("name", NAME) for each name assigned outside functions
     and classes, and ("expr", TEXT) for each top-level expression statement (whose value the
     guard `_expr` records under the statement's index in this list)."""
-    code: object
-    outputs: list = field(default_factory=list)
+    _fields = ("code", "outputs")
+
+    def __init__(self, code, outputs=None):
+        self.code = code
+        self.outputs = [] if outputs is None else outputs
 
 
 def compile_program(module, echo=False, filename="<program>", source=""):

@@ -38,10 +38,13 @@ class Facade:
 
 
 class LazyFacade(Facade):
-    """A facade whose members are made on first use (numpy.random: importing it costs
-    milliseconds at every start, for the programs that never use it)."""
+    """A facade whose members are made on first use (numpy.random, torch.nn, the numpy module:
+    importing or wrapping them costs milliseconds at every start, for the programs that never
+    use them).  Each function of ON_LOAD is called with the new members before anything sees
+    them (the sandbox notes the types of the op table's callables there)."""
 
     __slots__ = ("_load", "_loaded")
+    ON_LOAD = []
 
     def __init__(self, name, load):
         self._name = name
@@ -51,7 +54,10 @@ class LazyFacade(Facade):
     @property
     def _members(self):
         if self._loaded is None:
-            self._loaded = self._load()
+            members = self._load()
+            for hook in self.ON_LOAD:
+                hook(self, members)
+            self._loaded = members
         return self._loaded
 
 
@@ -74,9 +80,25 @@ CHECKED_TORCH_NAMES = {"set_printoptions": _checked_printoptions}
 
 
 def _engine_facade(module, name):
-    """A facade of an engine module: its __all__ (else its public names), submodules nested."""
+    """A facade of an engine module: its __all__ (else its public names), submodules nested
+    (those the module imports at first use, LazyFacades: torch.nn...)."""
+    return Facade(name, _engine_members(module, name))
+
+
+def _lazy_engine_facade(module_name, name):
+    def load():
+        import importlib
+        return _engine_members(importlib.import_module(module_name), name)
+    return LazyFacade(name, load)
+
+
+def _engine_members(module, name):
     members = {}
+    lazy = vars(module).get("_LAZY_SUBMODULES", ())
     for attr in getattr(module, "__all__", None) or [a for a in dir(module) if a[0] != "_"]:
+        if attr in lazy and attr not in DENIED_TORCH_NAMES:
+            members[attr] = _lazy_engine_facade(f"{module.__name__}.{attr}", f"{name}.{attr}")
+            continue
         if attr in DENIED_TORCH_NAMES or not hasattr(module, attr):
             continue
         value = getattr(module, attr)
@@ -87,7 +109,7 @@ def _engine_facade(module, name):
                 continue
             value = _engine_facade(value, f"{name}.{attr}")
         members[attr] = value
-    return Facade(name, members)
+    return members
 
 
 # ---------------------------------------------------------------------- numpy
@@ -203,6 +225,12 @@ def _numpy_random_members():
 
 
 def _numpy_facade():
+    """(Lazy: wrapping its functions reads every ufunc's docstring, which NumPy composes on
+    each read, some 2 ms that most programs do not need.)"""
+    return LazyFacade("numpy", _numpy_members)
+
+
+def _numpy_members():
     members = {name: getattr(np, name) for name in NUMPY_VALUES}
     members.update({name: _broadcasting(getattr(np, name)) for name in NUMPY_ARRAY_FUNCTIONS})
     members.update({name: _sized(getattr(np, name), size)
@@ -210,7 +238,8 @@ def _numpy_facade():
     members["random"] = LazyFacade("numpy.random", _numpy_random_members)
     members["linalg"] = Facade("numpy.linalg", {n: _checked(getattr(np.linalg, n))
                                                      for n in NUMPY_LINALG})
-    return Facade("numpy", members)
+    members["__version__"] = np.__version__
+    return members
 
 
 # ---------------------------------------------------------------------- math
@@ -293,7 +322,6 @@ def modules():
     import gradcli
     torch, numpy = _engine_facade(gradcli, "torch"), _numpy_facade()
     torch._members["__version__"] = TORCH_VERSION
-    numpy._members["__version__"] = np.__version__
     return {"torch": torch, "numpy": numpy, "math": _math_facade()}
 
 

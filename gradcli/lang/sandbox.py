@@ -22,7 +22,7 @@ import numpy as np
 from . import limits
 from .metered_methods import (CLASS_METHODS, METERED_METHODS, STRING_METHODS, format_field,
                               safe_format)
-from .namespace import Facade, bare_names, modules
+from .namespace import Facade, LazyFacade, bare_names, modules
 
 PROGRAM_CLASSES = weakref.WeakSet()      # classes created by programs (may be subclassed)
 UNSAFE_TYPES = (types.ModuleType, types.FrameType, types.CodeType, types.TracebackType,
@@ -99,7 +99,7 @@ def guarded_getattr(obj, name):
     and on the value's type, are made once and remembered: the usual access costs a set
     lookup or two."""
     cls = type(obj)
-    if cls is Facade:
+    if cls is Facade or cls is LazyFacade:
         try:
             return obj._members[name]
         except KeyError:
@@ -243,18 +243,33 @@ def _internal(obj, name):
     return internal
 
 
-def _op_table_types():
-    """The types of the torch namespace's callables that are neither classes nor functions."""
+def _op_table_types(members):
+    """The types of the callables of a torch facade's members that are neither classes nor
+    functions (its facades' too; a LazyFacade's once it loads: _note_op_table_types)."""
     plain = (type, types.FunctionType, types.BuiltinFunctionType)
     found = set()
-    pending = [modules()["torch"]]
+    pending = [members]
     while pending:
-        for value in pending.pop()._members.values():
+        for value in pending.pop().values():
+            if isinstance(value, LazyFacade):
+                if value._loaded is not None:  # (else _note_op_table_types, when it loads)
+                    pending.append(value._loaded)
+                continue
             if isinstance(value, Facade):
-                pending.append(value)
+                pending.append(value._members)
             elif callable(value) and not isinstance(value, plain):
                 found.add(type(value))
     return found
+
+
+def _note_op_table_types(facade, members):
+    """(LazyFacade.ON_LOAD) A torch facade that loads: its callables' types are opaque from
+    then on, before a program sees one of them."""
+    if facade._name.split(".")[0] == "torch":
+        OPAQUE_TYPES.update(_op_table_types(members))
+
+
+LazyFacade.ON_LOAD.append(_note_op_table_types)
 
 
 def _checked_value(obj, name, value):
@@ -291,8 +306,14 @@ TENSOR_READ_ONLY = {"T", "mT", "H", "mH", "device", "dtype", "grad_fn", "is_cuda
 
 def _read_only_tensor_attributes(tensor_class):
     found = set(TENSOR_READ_ONLY)
-    for name in dir(tensor_class):
-        attribute = inspect.getattr_static(tensor_class, name, None)
+    # each public name of the class with what inspect.getattr_static(tensor_class, name) finds
+    # for it: the first class of the MRO that has it (asking getattr_static for each of the
+    # ~500 names took every evaluator's first session some 3 ms)
+    static = {}
+    for klass in tensor_class.__mro__:
+        for name, attribute in vars(klass).items():
+            static.setdefault(name, attribute)
+    for name, attribute in static.items():
         if name[0] != "_" and (isinstance(attribute, types.MemberDescriptorType) or
                                isinstance(attribute, property) and attribute.fset is None):
             found.add(name)
@@ -303,8 +324,10 @@ def _read_only_tensor_attributes(tensor_class):
 def _may_set_attributes(obj):
     from ..autograd.function import FunctionCtx
     from ..engine.tensor import Tensor
-    from ..nn.modules import Module
-    if isinstance(obj, (Tensor, FunctionCtx, Module)) or type(obj) in PROGRAM_CLASSES:
+    # (torch.nn loads at its first use: before that, nothing is a Module)
+    nn_modules = sys.modules.get("gradcli.nn.modules")
+    if isinstance(obj, (Tensor, FunctionCtx)) or type(obj) in PROGRAM_CLASSES or \
+            nn_modules is not None and isinstance(obj, nn_modules.Module):
         return True
     if isinstance(obj, type):
         return obj in PROGRAM_CLASSES
@@ -827,7 +850,7 @@ def static_builtins():
     ENGINE_CLASSES.update(Node=Node, FunctionCtx=FunctionCtx, OpNode=OpNode, Tensor=Tensor)
     global TENSOR_READ_ONLY
     TENSOR_READ_ONLY = _read_only_tensor_attributes(Tensor)
-    OPAQUE_TYPES.update(_op_table_types() | {MathStyle, BuiltinOrOp})
+    OPAQUE_TYPES.update(_op_table_types(modules()["torch"]._members) | {MathStyle, BuiltinOrOp})
     limits.apply_element_limit()
     names = dict(bare_names())
     names.update({n: getattr(builtins, n) for n in SAFE_BUILTINS})

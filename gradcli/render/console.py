@@ -3,20 +3,25 @@ one JSON document with --json.  Commands hand results here; they never print the
 
 import os
 import sys
-from dataclasses import dataclass
+
+from ..engine.records import Record
 
 
-@dataclass
-class ErrorInfo:
+class ErrorInfo(Record):
     """An error as the user sees it: `Type: message`, plus position for syntax errors."""
-    type: str
-    message: str
-    line: int | None = None
-    column: int | None = None
-    source_line: str | None = None
-    hint: str | None = None
-    located: bool = False        # show the position of a runtime error too (see error_lines)
-    filename: str | None = None  # the program's file: `file.grad:5:12: Type: message`
+    _fields = ("type", "message", "line", "column", "source_line", "hint", "located",
+               "filename")
+
+    def __init__(self, type, message, line=None, column=None, source_line=None, hint=None,
+                 located=False, filename=None):
+        self.type = type
+        self.message = message
+        self.line = line
+        self.column = column
+        self.source_line = source_line
+        self.hint = hint
+        self.located = located    # show the position of a runtime error too (error_lines)
+        self.filename = filename  # the program's file: `file.grad:5:12: Type: message`
 
     def text_lines(self):
         if self.type == "EvaluatorCrash":  # (not the program's error: the evaluator is gone)

@@ -12,17 +12,25 @@ def raise_wall(**kw):
     return real_raise(**kw)
 wall.raise_wall = raise_wall
 frontend, real_exit = os.getpid(), os._exit
+import gradcli.kernel.process as process
+real_close = process._close_descriptors
+def close_descriptors():  # (the evaluator's last act before its exit: the report goes first)
+    report(); real_close()
+process._close_descriptors = close_descriptors
 def exit_(code):
     if os.getpid() == frontend:
-        report = {"side": "frontend", "numpy": "numpy" in sys.modules,
+        report()
+    real_exit(code)
+def report():
+    if os.getpid() == frontend:
+        seen_ = {"side": "frontend", "numpy": "numpy" in sys.modules,
                   "engine": sorted(m for m in sys.modules if m.startswith(
                       ("gradcli.engine.tensor", "gradcli.engine.graph", "gradcli.ops", "gradcli.api",
                        "gradcli.lang.session")))}
     else:
-        report = {"side": "evaluator", "typer": "typer" in sys.modules,
+        seen_ = {"side": "evaluator", "typer": "typer" in sys.modules,
                   "after_wall": sorted(m for m in set(sys.modules) - seen.get("wall", set()) if m.startswith("gradcli"))}
-    os.write(2, ("REPORT " + json.dumps(report) + "\n").encode())
-    real_exit(code)
+    os.write(2, ("REPORT " + json.dumps(seen_) + "\n").encode())
 os._exit = exit_
 sys.argv = ["gradcli", *sys.argv[1:]]
 from gradcli.cli.main import run
