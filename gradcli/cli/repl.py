@@ -84,9 +84,8 @@ class FrontendRenderer(Renderer):
         super().text(terminal_safe(text), style, highlights, ansi)
 
     def error(self, info):
-        import dataclasses
         from ..kernel.process import terminal_safe
-        super().error(dataclasses.replace(info, **{
+        super().error(info.replace(**{
             name: terminal_safe(getattr(info, name))
             for name in ("type", "message", "source_line", "hint", "filename")
             if isinstance(getattr(info, name), str)}))
