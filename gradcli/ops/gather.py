@@ -77,8 +77,8 @@ def _gather_check(a, dim, index):
 def check_index_bounds(a, d, index):
     """gather's and scatter's bounds check of index along dimension d of a (PyTorch's words)."""
     size = a.shape[d] if a.ndim else 1
-    if index.size:
-        bad = index[(index < -size) | (index >= size)]
+    if index.size:  # (negative indices too: gather's and scatter's kernels do not wrap them)
+        bad = index[(index < 0) | (index >= size)]
         if bad.size:
             raise RuntimeError(f"index {bad.flat[0]} is out of bounds for dimension {d} with "
                                f"size {size}")
@@ -137,6 +137,8 @@ def _take_along_dim_compose(self, indices, dim=None):
     self_sizes = list(a.shape)
     self_sizes[d] = idx.shape[d]
     broadcast = list(np.broadcast_shapes(tuple(self_sizes), idx.shape))
+    if idx.size and a.shape[d] and (idx < 0).any():  # (along a dim, PyTorch's wrap them)
+        idx = np.where(idx < 0, idx % a.shape[d], idx)
     index = np.broadcast_to(idx, tuple(broadcast))
     broadcast[d] = a.shape[d]
     expanded = OPS["expand"].apply((self,), (tuple(broadcast),))

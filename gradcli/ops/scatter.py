@@ -12,7 +12,7 @@ from ..engine.grad_mode import GradMode
 from ..engine.tensor import Tensor, install_attribute
 from .derivatives import helper
 from .registry import OPS, ForwardAD, Op, Plain, Sample, register, wrap_dim
-from .gather import _array, _gather_key
+from .gather import _array, _gather_key, check_index_bounds
 from .sorting import FailingNode
 
 
@@ -47,18 +47,9 @@ def _scatter_check(name, a, dim, index, src=None):
                         if src is not None else "")
             raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self "
                                f"{list(a.shape)} apart from dimension {d}{src_part}")
-    _check_bounds(a, d, index)
+    # (a negative index is out of bounds: PyTorch's scatter kernels do not wrap them)
+    check_index_bounds(a, d, index)
     return index, d
-
-
-def _check_bounds(a, d, index):
-    """scatter's bounds check: a negative index is out of bounds too, as in PyTorch (whose
-    scatter kernels do not wrap them; shape.check_index_bounds lets -size..-1 through)."""
-    size = a.shape[d] if a.ndim else 1
-    bad = index[(index < 0) | (index >= size)] if index.size else index
-    if bad.size:
-        raise RuntimeError(f"index {bad.flat[0]} is out of bounds for dimension {d} with size "
-                           f"{size}")
 
 
 def _src_part(src, index):

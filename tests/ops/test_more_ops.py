@@ -35,6 +35,12 @@ def same_error(program, oracle):
 
 
 ERRORS = {
+    "gather negative index": lambda t: t.arange(6.).reshape(2, 3).gather(
+        1, t.tensor([[-1, 0], [0, 1]])),
+    "gather negative index dim 0": lambda t: t.arange(6.).reshape(2, 3).gather(
+        0, t.tensor([[-2, 0, 0]])),
+    "take_along_dim flat negative index": lambda t: t.arange(6.).reshape(2, 3).take_along_dim(
+        t.tensor([-1, -6]), None),
     "allclose dtypes": lambda t: t.allclose(t.ones(3), t.ones(3, dtype=t.float64)),
     "allclose number": lambda t: t.allclose(t.ones(3), 1.0),
     "allclose shapes": lambda t: t.allclose(t.ones(3), t.ones(2)),
@@ -321,3 +327,10 @@ def test_activations_inplace_nodes_match_torch(oracle):
             y = getattr(lib.nn.functional, name)(x * 1, **kwargs)
             return _node_name(y.grad_fn)
         assert node(gradcli) == oracle(node, key=name), name
+
+
+def test_take_along_a_dim_wraps_negative_indices_as_pytorch_does(oracle):
+    # (gather refuses them; take_along_dim along a dim wraps them first)
+    ours, theirs = both(lambda t: t.arange(6.).reshape(2, 3).take_along_dim(
+        t.tensor([[-1, 0], [-3, 1]]), 1), oracle, lambda r: r.tolist())
+    assert ours == theirs == [[2.0, 0.0], [3.0, 4.0]]
