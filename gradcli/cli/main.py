@@ -83,15 +83,14 @@ def interrupted(argv):
             stream.flush()
         except BaseException:  # (interrupted in the middle of a write: what was written stays)
             pass
-    if "--json" in argv or "--jsonl" in argv:
-        os.write(1, b'{\n  "error": {\n    "type": "KeyboardInterrupt",\n    "message": '
-                 b'"interrupted",\n    "line": null,\n    "column": null\n  }\n}\n')
+    if "--json" in argv or "--jsonl" in argv:  # (the document Renderer.error writes)
+        import json
+        os.write(1, (json.dumps({"error": {"type": "KeyboardInterrupt", "message": "interrupted",
+                                           "line": None, "column": None}}, indent=2)
+                     + "\n").encode())
     else:
-        os.write(2, INTERRUPTED)
+        os.write(2, b"KeyboardInterrupt: interrupted\n")
     os._exit(2)
-
-
-INTERRUPTED = b"KeyboardInterrupt: interrupted\n"
 
 
 def run(interrupts=()):

@@ -961,7 +961,10 @@ def prestart(load, run):
         # group, or the frontend's, forwarded) is kept for its task to report, as the
         # task would report it a moment later
         interrupts = []
-        signal.signal(signal.SIGINT, lambda number, frame: interrupts.append(number))
+
+        def keep(number, frame):
+            interrupts.append(number)
+        signal.signal(signal.SIGINT, keep)
 
         def evaluator():
             os.close(messages_r)
@@ -973,7 +976,7 @@ def prestart(load, run):
             if os.getppid() == 1:  # (it went before that was set)
                 return 2
             channel = _detach([task_r], False, False, messages_w, raw_w)
-            signal.signal(signal.SIGINT, lambda number, frame: interrupts.append(number))
+            signal.signal(signal.SIGINT, keep)  # (_detach set Python's own)
             load()
             _keep_environment()
             raise_wall(memory=memory_limit())

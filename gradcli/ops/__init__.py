@@ -4,7 +4,6 @@ operators and in-place variants derived from it."""
 import re
 
 from ..engine import messages
-from ..engine.tangents import set_tangent as _set_tangent
 from ..engine.grad_mode import GradMode, no_grad
 from ..engine.tensor import Tensor, install_attribute
 from .registry import ALIASES, OPS, Op, Overload, Sample
@@ -205,12 +204,8 @@ def _inplace(op):
             with no_grad():
                 result = op(self, *args, **kwargs)
         _write_into(self, result, op.name)
-        if result._fw is not None:  # forward-mode AD: self takes the result's tangent
-            _set_tangent(self, result._fw)
+        views.take_result(self, result, recording)
         if recording:
-            self.grad_fn = result.grad_fn
-            self._output_nr = result._output_nr
-            self.requires_grad_flag = result.requires_grad_flag
             node = result.grad_fn
             if getattr(node, "_saved_out", None) is not None:
                 # the node saved its output (sigmoid_, exp_): that is self now
@@ -245,7 +240,6 @@ def _write_into(self, result, name):
     if not data.flags.writeable:
         data = _expanded_target(data, name)
     data[...] = out
-    self._counter[0] += 1
 
 
 INTERNAL_OVERLAP = ("unsupported operation: more than one element of the written-to tensor "

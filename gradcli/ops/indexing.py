@@ -7,7 +7,6 @@ import warnings
 import numpy as np
 
 from ..engine import dtypes, messages
-from ..engine.tangents import set_tangent as _set_tangent
 from ..engine.grad_mode import GradMode
 from ..engine.tensor import StaleView, Tensor
 from .derivatives import helper
@@ -461,17 +460,10 @@ def _setitem(self, index, value):
         self._data[...] = result._data
     else:
         _write_expanded(self._data, steps, key, result._data)
-    self._counter[0] += 1
-    if result._fw is not None:
-        _set_tangent(self, result._fw)
-    if recording:
-        self.grad_fn = result.grad_fn
-        self._output_nr = result._output_nr
-        self.requires_grad_flag = result.requires_grad_flag
-        if self._base is not None:  # a view: its base's history is rebased (CopySlices)
-            from .views import rebase
-            rebase(self, result)
-    from .views import regenerate
+    from .views import rebase, regenerate, take_result
+    take_result(self, result, recording)
+    if recording and self._base is not None:  # a view: its base's history is rebased
+        rebase(self, result)
     regenerate(self, self if recording and self._base is not None else None)
 
 

@@ -4,11 +4,11 @@ when autograd records, make their own node its grad_fn, as PyTorch's do (Squeeze
 UnsqueezeBackward1, TransposeBackward1, TBackward1).  Methods only: PyTorch has no torch.t_."""
 
 from ..engine import messages
-from ..engine.tangents import set_tangent as _set_tangent
 from ..engine.grad_mode import GradMode
 from ..engine.tensor import Tensor
 from .registry import OPS, Op, Plain, Sample, register
 from .shape import _squeeze, _t, _transpose, _unsqueeze
+from .views import take_result
 
 register(Op(
     "_squeeze_inplace", _squeeze, "self: _unsqueeze_to(grad, self_shape, None)",
@@ -59,12 +59,7 @@ def _in_place(self, name, attrs):
         finally:
             GradMode.enabled = previous
     self._data = result._data
-    self._counter[0] += 1
-    if result._fw is not None:
-        _set_tangent(self, result._fw)
-    if recording:
-        self.grad_fn = result.grad_fn
-        self._output_nr = result._output_nr
+    take_result(self, result, recording)
     return self
 
 

@@ -118,6 +118,20 @@ def multi_output_view_error(view, last_step=None):
                                                                   fn=view_op_name(fn)))
 
 
+def take_result(tensor, result, recording):
+    """After an in-place write of result's values into tensor: the version bump, the tangent
+    (forward-mode AD), and, when autograd recorded the op, result's history as tensor's
+    (PyTorch's rebase_history; a view's base is rebased by `rebase`)."""
+    tensor._counter[0] += 1
+    if result._fw is not None:
+        from ..engine.tangents import set_tangent
+        set_tangent(tensor, result._fw)
+    if recording:
+        tensor.grad_fn = result.grad_fn
+        tensor._output_nr = result._output_nr
+        tensor.requires_grad_flag = result.requires_grad_flag
+
+
 def regenerate(tensor, written=None):
     """After an in-place change through `tensor` (its version counter bumped), give every other
     live view of the same base a fresh AsStridedBackward0 node on the base's current history.
