@@ -83,14 +83,17 @@ def interrupted(argv):
             stream.flush()
         except BaseException:  # (interrupted in the middle of a write: what was written stays)
             pass
-    if "--json" in argv or "--jsonl" in argv:  # (the document Renderer.error writes)
-        import json
-        os.write(1, (json.dumps({"error": {"type": "KeyboardInterrupt", "message": "interrupted",
-                                           "line": None, "column": None}}, indent=2)
-                     + "\n").encode())
+    if "--json" in argv or "--jsonl" in argv:
+        os.write(1, INTERRUPTED_JSON)
     else:
         os.write(2, b"KeyboardInterrupt: interrupted\n")
     os._exit(2)
+
+
+# The document Renderer.error writes for an interrupt, as constant bytes: interrupted runs in a
+# signal handler, which may come while `json` itself is half imported (import nothing there)
+INTERRUPTED_JSON = (b'{\n  "error": {\n    "type": "KeyboardInterrupt",\n    "message": '
+                    b'"interrupted",\n    "line": null,\n    "column": null\n  }\n}\n')
 
 
 def run(interrupts=()):

@@ -277,3 +277,16 @@ def test_a_terminal_of_size_zero_still_shows_the_results():
     text = re.sub(rb"\x1b\[[0-9;]*m", b"", output).decode()
     assert [line.split() for line in text.splitlines() if line.strip()] == [
         ["name", "value"], ["x", "3."], ["z", "216."], ["gradient", "value"], ["dz/dx", "216."]]
+
+
+def test_an_interrupt_during_the_json_import_still_writes_the_json_error():
+    # Ctrl-C can land while `json` itself is being imported: the handler must not import it
+    # (CI met "partially initialized module 'json' has no attribute 'dumps'")
+    code = ("import sys, types\nhalf = types.ModuleType('json')\nsys.modules['json'] = half\n"
+            "from gradcli.cli.main import interrupted\ninterrupted(['eval', 'x', '--json'])\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, env=_env(), timeout=60)
+    assert (p.returncode, p.stderr) == (2, b"")
+    import json
+    assert p.stdout == (json.dumps({"error": {"type": "KeyboardInterrupt", "message": "interrupted",
+                                              "line": None, "column": None}}, indent=2)
+                        + "\n").encode()
