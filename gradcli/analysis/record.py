@@ -2,7 +2,7 @@
 program line that made it (for graph --values, explain and `why`)."""
 
 from ..engine.records import Record
-from ..ops.registry import NodeRecorder
+from ..engine.graph import NodeRecorder
 
 
 class NodeRecord(Record):

@@ -1,7 +1,7 @@
 """Forward-mode AD: dual tensors (a primal and its tangent) within a `dual_level`.
 
 Tangents live in `Tensor._fw` (engine.tangents holds the level's state); every op of the
-table propagates them with its JVP (`gradcli.ops.registry._forward_ad`).  Leaving the level
+table propagates them with its JVP (`gradcli.ops.forward_mode._forward_ad`).  Leaving the level
 clears every tangent it created.
 """
 

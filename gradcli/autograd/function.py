@@ -144,7 +144,7 @@ def _zeros(meta):
 def _validate(node, i, g, meta):
     """Reduce a gradient to its input's shape and cast it to its dtype (PyTorch's
     validate_outputs)."""
-    from ..ops.registry import _reduce_to
+    from ..ops.nodes import _reduce_to
     shape, dtype = meta
     if g._data.shape != shape:
         g = _reduce_to(node, i, g, shape)

@@ -124,7 +124,7 @@ def _attributes(expression_text, prefix, namespace):
         return []
     names = _public_attributes(obj)
     if prefix.startswith("_"):  # grad_fn._saved_self: the one kind of `_` name a program reads
-        from ..ops.registry import OpNode
+        from ..ops.nodes import OpNode
         names = sorted(obj._exposed_saved) if isinstance(obj, OpNode) else []
     return [Candidate(n, -len(prefix), _attribute_meta(obj, n)) for n in names
             if n.startswith(prefix) and (n != prefix or len(names) == 1)]

@@ -817,7 +817,7 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     prev_mode = GradMode.enabled
     # PyTorch's engine runs on C++ objects the cyclic garbage collector never visits; here the
     # pass allocates a tensor or two per node (and the first walk a tuple of edges per node, see
-    # gradcli.ops.registry._PairNode) while the whole graph is alive, and each automatic
+    # gradcli.ops.nodes._PairNode) while the whole graph is alive, and each automatic
     # collection would walk that graph.  Nothing the pass makes is cyclic, so collection waits
     # until it ends (the collector is re-enabled in `finally`, whatever happens).
     gc_was_enabled = gc.isenabled()

@@ -841,7 +841,8 @@ def static_builtins():
     from ..autograd.function import FunctionCtx
     from ..engine.graph import Node
     from ..engine.tensor import Tensor
-    from ..ops.registry import OpNode, Unbatchable
+    from ..ops.nodes import OpNode
+    from ..engine.tangents import Unbatchable
     from .errors import ProgramError
     from .namespace import BuiltinOrOp, MathStyle, builtins_or_ops
     for unchecked in UNCHECKED_OPERANDS.values():

@@ -98,7 +98,7 @@ class Session:
     # ------------------------------------------------------------------ internals
     def _execute(self, action, timeout):
         from ..engine.graph import AnomalyMode
-        from ..ops.registry import Unbatchable
+        from ..engine.tangents import Unbatchable
         previous_location = AnomalyMode.location
         AnomalyMode.location = self._describe_location
         try:

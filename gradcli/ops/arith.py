@@ -229,7 +229,7 @@ def _neg(a):
     return np.negative(a)
 
 
-_neg.float64_ufunc = np.negative  # (on float64 values: registry.float64_ufunc)
+_neg.float64_ufunc = np.negative  # (on float64 values: dispatch.float64_ufunc)
 
 
 register(Op(

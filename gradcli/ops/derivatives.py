@@ -21,7 +21,7 @@ all tangents.
 From one declaration come
 - the functions the engine calls (compile_vjps, compile_jvps): each entry compiled once, at the
   op's first use, into `lambda grad, self, other: grad * other`, the same code a hand-written
-  lambda would be; a formula that is `grad` alone is registry.passthrough;
+  lambda would be; a formula that is `grad` alone is nodes.passthrough;
 - what a formula may do with its gradient (gradcli.ops.formulas reads the expression's `ast`,
   attached to the compiled function as `fn.derivative`);
 - the text that explain, :why and `gradcli ops` show (text): `grad * self.cos()` is shown as
@@ -217,7 +217,7 @@ def _unknown(op, formula, names, what):
 def compile_vjps(op, spec, per_input):
     """The VJP of op's declaration spec as the engine takes it: one function, or (per_input)
     a tuple of one function or None per input."""
-    from .registry import passthrough
+    from .nodes import passthrough
     formulas = parse(spec, op.name)
     inputs = [n.lstrip("*") for n in op.inputs]
     params = parameter_names(op)

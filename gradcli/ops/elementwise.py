@@ -34,7 +34,7 @@ def _via_float64(fn):
             return fn(a.astype(np.float64)).astype(_F32)
         return fn(a)
     forward.__name__ = fn.__name__
-    forward.float64_ufunc = fn  # (float64 values: the ufunc itself, see registry.float64_ufunc)
+    forward.float64_ufunc = fn  # (float64 values: the ufunc itself, see dispatch.float64_ufunc)
     return forward
 
 

@@ -4,7 +4,7 @@ Two fast paths of the engine depend on the shape of an op's VJP formulas (the de
 gradcli.ops.derivatives, compiled into functions that carry their Formula as `fn.derivative`):
 
 - float_formula(fn): whether the formula gives on Python floats what it gives on 0-d float64
-  tensors (registry._on_floats), so that a scalar graph's backward pass needs no tensor per node;
+  tensors (dispatch._on_floats), so that a scalar graph's backward pass needs no tensor per node;
 - reads_gradient_once_by_operator(fn): whether the formula reads its gradient exactly once, as an
   operand of + - * / or unary -, so that the operator may compute into the gradient's array.
 
@@ -38,7 +38,7 @@ def float_formula(fn, float_method):
     which Tensor computes as a reciprocal times the number), and of methods of the saved
     values (every parameter but the gradient) for which float_method(name) is true, called
     without arguments.  No other name (global, helper, op).  None when not, else whether the
-    formula calls such methods (its saved values are then passed as registry._FloatArg)."""
+    formula calls such methods (its saved values are then passed as dispatch._FloatArg)."""
     formula = _declaration(fn)
     if formula is None:
         return None

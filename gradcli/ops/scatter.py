@@ -11,7 +11,8 @@ import numpy as np
 from ..engine.grad_mode import GradMode
 from ..engine.tensor import Tensor, install_attribute
 from .derivatives import helper
-from .registry import OPS, ForwardAD, Op, Plain, Sample, register, wrap_dim
+from .registry import OPS, Op, Plain, Sample, register, wrap_dim
+from ..engine.tangents import ForwardAD
 from .gather import _array, _gather_key, check_index_bounds
 from .sorting import FailingNode
 
@@ -286,7 +287,7 @@ def _scatter_reduce_jvp(tangents, self, dim, index, src, reduce, include_self, r
 class _ScatterReduce(Op):
     """scatter_reduce: PyTorch's forward-mode AD gives prod (and the legacy names max/min,
     which its JVP does not know) no tangent at all, so the output is not a dual tensor.  (A
-    JVP that returns None means the same to the engine once registry._forward_ad takes it so;
+    JVP that returns None means the same to the engine once forward_mode._forward_ad takes it so;
     until then the tangents are kept out of the call.)"""
 
     def apply(self, inputs, attrs):

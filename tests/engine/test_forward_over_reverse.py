@@ -79,17 +79,18 @@ def _forward_hessian(T, function, requires_grad):
 @pytest.fixture
 def sliced(monkeypatch):
     """The ops whose batched tangent was computed slice by slice (the slow way)."""
-    from gradcli.ops import registry
+    from gradcli.engine.tangents import ForwardAD
+    from gradcli.ops import forward_mode
     names = []
-    original = registry._tangent_out
+    original = forward_mode._tangent_out
 
     def watch(op, inputs, attrs, results, tangents):
-        if registry.ForwardAD.batch and any(t is not None and t.dim() == x.dim()
+        if ForwardAD.batch and any(t is not None and t.dim() == x.dim()
                                             for t, x in zip(tangents, inputs)
                                             if isinstance(x, gradcli.Tensor)):
             names.append(op.name)
         return original(op, inputs, attrs, results, tangents)
-    monkeypatch.setattr(registry, "_tangent_out", watch)
+    monkeypatch.setattr(forward_mode, "_tangent_out", watch)
     return names
 
 

@@ -110,17 +110,17 @@ def test_zero_dim_gradients_accumulate_with_numpy_s_bits(dt):
 
 def _float_vjps():
     """Every VJP of the op table that runs on Python floats for 0-d float64 gradients."""
-    from gradcli.ops import registry
+    from gradcli.ops import dispatch, nodes, registry
     found = []
     for op in registry.OPS.values():
         for i, entry in enumerate(getattr(op, "vjps", None) or ()):
-            if entry is None or entry[0] is registry.passthrough:
+            if entry is None or entry[0] is nodes.passthrough:
                 continue
             fn, kinds = entry
-            if (len(kinds) >= 2 and kinds[0] == (registry.G, 0)
-                    and all(k in (registry.INPUT, registry.RESULT, registry.ATTR)
+            if (len(kinds) >= 2 and kinds[0] == (nodes.G, 0)
+                    and all(k in (nodes.INPUT, nodes.RESULT, nodes.ATTR)
                             for k, _ in kinds[1:])
-                    and registry._float_formula(fn) is not None):
+                    and dispatch._float_formula(fn) is not None):
                 found.append(pytest.param(fn, len(kinds) - 1, id=f"{op.name}-{i}"))
     return found
 
@@ -135,7 +135,7 @@ def test_the_table_has_vjps_on_floats():
 
 @pytest.mark.parametrize("fn, n_saved", FLOAT_VJPS)
 def test_vjp_on_floats_has_the_tensor_formula_s_bits(fn, n_saved):
-    from gradcli.ops.registry import _FloatArg, _float_formula, _on_floats
+    from gradcli.ops.dispatch import _FloatArg, _float_formula, _on_floats
     methods = _float_formula(fn)
     rng = np.random.default_rng(3)
     values = SPECIAL + list(rng.standard_normal(8) * 10.0 ** rng.integers(-200, 200, 8))
@@ -209,7 +209,7 @@ def _vjp(expression):
 
 
 def test_float_formula_reads_the_formula():
-    from gradcli.ops.registry import _float_formula
+    from gradcli.ops.dispatch import _float_formula
     arithmetic = ["grad * other", "-grad * self / (self * 2.0)", "grad * (1 - self)",
                   "grad / (2 * other)"]
     with_methods = ["grad * self.cos()", "grad * -self.sin()", "self.exp() * grad + self.log()"]
@@ -227,9 +227,9 @@ def test_float_formula_reads_the_formula():
 
 
 def _ufunc_ops():
-    from gradcli.ops import registry
+    from gradcli.ops import dispatch, nodes, registry
     return [op.name for op in registry.OPS.values() if isinstance(op, registry.Op)
-            and op.rule is registry._PROMOTE and registry.float64_ufunc(op) is not None]
+            and op.rule is nodes._PROMOTE and dispatch.float64_ufunc(op) is not None]
 
 
 @pytest.mark.parametrize("name", _ufunc_ops())

@@ -12,9 +12,11 @@ import zlib
 import numpy as np
 
 import gradcli
+import gradcli.nn.functional  # noqa: F401  (loaded at first use: its ops join the table)
 from gradcli.engine.tensor import Tensor
 from gradcli.ops import OPS
-from gradcli.ops.registry import ForwardAD, Op, Overload
+from gradcli.engine.tangents import ForwardAD
+from gradcli.ops.registry import Op, Overload
 
 try:
     from gradcli.autograd import forward_ad

@@ -5,7 +5,7 @@ import pytest
 
 from gradcli.engine import dtypes
 from gradcli.engine.grad_mode import GradMode
-from gradcli.ops.registry import ForwardAD
+from gradcli.engine.tangents import ForwardAD
 
 
 @pytest.fixture(autouse=True)

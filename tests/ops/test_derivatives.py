@@ -11,7 +11,8 @@ import pytest
 
 import gradcli
 from gradcli.ops import derivatives
-from gradcli.ops.registry import COMPOSITION, Composed, Op, passthrough
+from gradcli.ops.registry import COMPOSITION, Composed, Op
+from gradcli.ops.nodes import passthrough
 from checks import check_grads, table_ops
 
 DECLARED = [op for op in table_ops() if op.differentiable and not op.derived]
