@@ -12,9 +12,8 @@ import numpy as np
 
 from ..engine import messages
 from ..engine.grad_mode import GradMode, no_grad
-from ..engine.graph import (AnomalyMode, Node, NodeRecorder, PackedTensor, SavedHooks, SavedOutput,
-                            SavedTensor,
-                    gradient_edge)
+from ..engine.graph import AnomalyMode, Node, NodeRecorder, gradient_edge
+from ..engine.saved import PackedTensor, SavedHooks, SavedOutput, SavedTensor
 from ..engine.tangents import ForwardAD, Unbatchable, set_tangent
 from ..engine.tensor import Tensor
 from ..engine.torch_classes import TorchClass

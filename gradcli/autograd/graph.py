@@ -1,9 +1,9 @@
 """torch.autograd.graph: graph node types, hooks on tensors saved for backward, and hooks on
 the gradients of several tensors."""
 
-from ..engine.graph import (GradientEdge, Node, RemovableHandle, RunningPasses,
-                            current_pass_id, disable_saved_tensors_hooks, get_gradient_edge,
-                            gradient_edge, save_on_cpu, saved_tensors_hooks, will_execute)
+from ..engine.graph import GradientEdge, Node, RemovableHandle, get_gradient_edge, gradient_edge
+from ..engine.backward import RunningPasses, current_pass_id, will_execute
+from ..engine.saved import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 from ..engine.tensor import Tensor
 from ..engine.torch_classes import torch_repr
 

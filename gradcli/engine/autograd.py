@@ -6,7 +6,8 @@ from contextlib import contextmanager, nullcontext
 import numpy as np
 
 from . import messages
-from .graph import GradientEdge, run_backward
+from .graph import GradientEdge
+from .backward import run_backward
 from .tensor import Size, Tensor
 
 

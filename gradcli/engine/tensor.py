@@ -15,7 +15,8 @@ from . import dtypes, messages
 from .dtypes import dtype as _dtype_cls
 from .grad_mode import (INFERENCE_REQUIRES_GRAD, INFERENCE_VERSION, GradMode, InferenceCounter,
                         InferenceMode)
-from .graph import AccumulateGrad, _add_hook, bind_tensor_class, run_backward
+from .graph import AccumulateGrad, _add_hook, bind_tensor_class
+from .backward import run_backward
 from .torch_classes import TorchClass
 
 

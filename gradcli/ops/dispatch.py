@@ -11,7 +11,8 @@ import numpy as np
 
 from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode
-from ..engine.graph import RELEASED, AnomalyMode, NodeRecorder, PackedTensor, SavedHooks, _sequence
+from ..engine.graph import RELEASED, AnomalyMode, NodeRecorder, _sequence
+from ..engine.saved import PackedTensor, SavedHooks
 from ..engine.graph import tensor_gradient as _tensor_gradient
 from ..engine.tangents import ForwardAD
 from ..engine.tensor import Tensor
@@ -374,7 +375,7 @@ def _reads_g_once_by_operator(fn):
 def _vjp_caller(entry):
     """A function (node, g) -> the VJP of entry = (fn, parameter kinds), for the usual
     parameter lists without going through OpNode._resolve.  g may be a float gradient (a
-    Python float standing for a 0-d float64 tensor, see graph._run); the result may be one
+    Python float standing for a 0-d float64 tensor, see backward._run); the result may be one
     where the formula runs on Python floats (_on_floats), else it is a tensor."""
     if entry is None:
         return None
@@ -559,7 +560,7 @@ def _conform(node, i, gi, shape, dt):
 def _specialised_vjp(op):
     """(apply, apply_f) for the node class of a one- or two-input op.  apply(node, grads):
     the node's gradients for its inputs, as Node.apply; apply_f(node, g): the same for the
-    engine loop (graph._run), which passes a float gradient as it is and takes one back where
+    engine loop (backward._run), which passes a float gradient as it is and takes one back where
     the formula ran on Python floats (a gradient of a scalar graph then stays a float from
     node to node, without a tensor per node)."""
     if op.n_inputs == 1:

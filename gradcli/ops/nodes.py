@@ -10,7 +10,8 @@ import numpy as np
 
 from ..engine import dtypes, messages
 from ..engine.grad_mode import InferenceMode
-from ..engine.graph import RELEASED, Node, PackedTensor, version_error
+from ..engine.graph import RELEASED, Node
+from ..engine.saved import PackedTensor, version_error
 from ..engine.tangents import ForwardAD, set_tangent as _set_tangent
 from ..engine.tensor import Tensor
 from ..engine.torch_classes import TorchClass, torch_repr
@@ -373,7 +374,7 @@ class _PairNode(OpNode):
     child nodes and of saved inputs were two thirds of them.  The fast path of the forward
     pass (`_specialised_apply`) leaves `_next_fns` None and keeps the child nodes in `_fa`,
     `_fb` (`_fb` is `_UNARY` for a one-input op); the backward pass's first walk
-    (graph._collect), or `next_functions`, makes the tuple when it is needed (the collector
+    (backward._collect), or `next_functions`, makes the tuple when it is needed (the collector
     is paused during a pass).  Saved inputs live in `_s0`, `_s1`, read only when `_sst` is 1
     (None: nothing saved; RELEASED: freed by a backward pass); `_saved_in` gives and takes
     the tuple the generic code uses."""

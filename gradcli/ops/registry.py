@@ -22,7 +22,8 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.grad_mode import GradMode
-from ..engine.graph import _ZERO_NRS, AnomalyMode, NodeRecorder, SavedHooks, _sequence
+from ..engine.graph import _ZERO_NRS, AnomalyMode, NodeRecorder, _sequence
+from ..engine.saved import SavedHooks
 from ..engine.tangents import ForwardAD
 from ..engine.tensor import Tensor, to_array
 from . import derivatives

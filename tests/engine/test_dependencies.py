@@ -1,4 +1,4 @@
-"""Dependency counting of the backward pass (gradcli.engine.graph): a pass without targets that
+"""Dependency counting of the backward pass (gradcli.engine.backward): a pass without targets that
 no other pass encloses counts each node's dependencies in the node itself (`_deps`), and every
 count is back to 0 when it ends, however it ends; a pass a hook starts inside another one, and a
 pass with targets, count in a dict of their own."""
@@ -6,7 +6,7 @@ pass with targets, count in a dict of their own."""
 import pytest
 
 import gradcli as torch
-from gradcli.engine import graph
+from gradcli.engine import backward
 
 
 def _nodes(*roots):
@@ -109,7 +109,7 @@ def test_will_execute_sees_the_counted_nodes():
     answers = []
 
     def hook(grad):
-        answers.append((graph.will_execute(y.grad_fn), graph.will_execute(other.grad_fn)))
+        answers.append((backward.will_execute(y.grad_fn), backward.will_execute(other.grad_fn)))
         return grad
     y.register_hook(hook)
     z.backward()

@@ -1,0 +1,599 @@
+"""The backward pass: collecting the nodes a pass needs and their dependencies, running them in
+PyTorch's order (a priority queue by sequence number), hooks on tensors and nodes (checked as
+PyTorch checks their results), anomaly mode's checks, and autograd.graph's current pass queries
+(will_execute, current_pass_id).  Nodes and gradient edges are gradcli.engine.graph's."""
+
+import gc
+import heapq
+import itertools
+import warnings
+
+from . import messages
+from .grad_mode import GradMode
+from .graph import (AccumulateGrad, AnomalyMode, GradientEdge, _add_into, _edges, _formula_made,
+                    _fresh, _tensor_gradient, gradient_edge)
+
+
+def _collect(roots, targets):
+    """Count dependencies of every node reachable from roots (how many edges point at it).
+    With targets (autograd.grad or backward(inputs=...)), keep only the nodes on a path to a
+    target: `needed` is that set, or None when it is every node (always without targets, and
+    when every node without children is a target: each node then reaches one)."""
+    deps = {}
+    stack = list(dict.fromkeys(roots))
+    root_set = set(stack)
+    push = stack.append
+    pop = stack.pop
+    sinks_are_targets = True
+    while stack:
+        node = pop()
+        sink = True
+        fns = node._next_fns
+        if fns is None:  # the first pass over a _PairNode
+            fns = _edges(node)
+        for child in fns:
+            if child is None:
+                continue
+            sink = False
+            n = deps.get(child)
+            if n is None:
+                deps[child] = 1
+                if child not in root_set:
+                    push(child)
+            else:
+                deps[child] = n + 1
+        if sink and targets is not None and node not in targets:
+            sinks_are_targets = False
+    if targets is None or sinks_are_targets:
+        return deps, None
+    return _collect_needed(roots, targets)
+
+
+def _count_dependencies(roots, counted):
+    """_collect for a pass without targets that runs inside no other pass: each node's count
+    goes in its `_deps` slot (0 outside such a pass; the engine loop counts it back down to 0),
+    and counted gets every node counted, in the order first reached.  A dict of a million
+    nodes is read at random (its hash table outgrows the caches), a node's own slot where the
+    walk is anyway: on a 10k-op chain the dict's two updates per node were 0.28 of the
+    backward pass's 2.5 us per op, 0.43 on a 1M-op chain.  A pass that a hook starts inside
+    another one keeps to the dict, which leaves the enclosing pass's counts alone."""
+    stack = list(dict.fromkeys(roots))
+    root_set = set(stack)
+    push = stack.append
+    pop = stack.pop
+    add = counted.append
+    while stack:
+        node = pop()
+        fns = node._next_fns
+        if fns is None:  # the first pass over a _PairNode
+            fns = _edges(node)
+        for child in fns:
+            if child is None:
+                continue
+            n = child._deps
+            if n == 0:
+                add(child)
+                if child not in root_set:
+                    push(child)
+            child._deps = n + 1
+
+
+def _collect_needed(roots, targets):
+    order = []  # post-order: children before parents
+    visited = set()
+    for root in roots:
+        if root in visited:
+            continue
+        visited.add(root)
+        stack = [(root, iter(root._next_fns))]
+        while stack:
+            node, children = stack[-1]
+            for child in children:
+                if child is not None and child not in visited:
+                    visited.add(child)
+                    stack.append((child, iter(child._next_fns)))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+    needed = set()
+    for node in order:
+        if node in targets:
+            needed.add(node)
+            continue
+        for child in node._next_fns:
+            if child in needed:
+                needed.add(node)
+                break
+    deps = {}
+    for node in order:
+        if node not in needed:
+            continue
+        for child in node._next_fns:
+            if child in needed:
+                deps[child] = deps.get(child, 0) + 1
+    return deps, needed
+
+
+def _accumulate_buffer(buffers, node, nr, grad):
+    """Add grad into the input buffer of node's output nr (a bare tensor for single-output
+    nodes, a list otherwise)."""
+    if node.num_outputs == 1:
+        old = buffers.get(node)
+        buffers[node] = grad if old is None else old + grad
+        return
+    buf = buffers.get(node)
+    if buf is None:
+        buf = buffers[node] = [None] * node.num_outputs
+    old = buf[nr]
+    buf[nr] = grad if old is None else old + grad
+
+
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE
+
+
+def _type_name(value):
+    """The C name of value's type (`tp_name`), as PyTorch's messages print it: `int`, `A` for
+    a class defined in Python, `numpy.ndarray` for a type of a C extension."""
+    cls = type(value)
+    if cls.__flags__ & _HEAP_TYPE or cls.__module__ == "builtins":
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__name__}"
+
+
+def _hook_name(hook):
+    """The hook's `__name__` if it is a string, else `<unknown>` (PyTorch's hook_name)."""
+    try:
+        name = hook.__name__
+    except Exception:  # noqa: BLE001  (PyTorch's PyObject_HasAttrString swallows any error)
+        return "<unknown>"
+    return name if isinstance(name, str) else "<unknown>"
+
+
+def _type_string(dtype):
+    """A tensor's type as PyTorch's TensorOptions::toString prints it: `torch.FloatTensor`, or
+    `CPUBoolType` for the types without a legacy tensor class (bool, complex)."""
+    if dtype.category in (0, 3):
+        return f"CPU{dtype.short}Type"
+    return "torch." + dtype.tensor_type
+
+
+def _check_hook_value(hook, old, new):
+    """PyTorch's check of a gradient new (not None) that a hook returned in place of old."""
+    from .tensor import Tensor
+    if old is None:
+        raise RuntimeError(messages.HOOK_REPLACED_NONE)
+    if not isinstance(new, Tensor):
+        raise TypeError(messages.HOOK_RETURNED_NOT_TENSOR.format(type=_type_name(new)))
+    if new.dtype is not old.dtype:
+        raise RuntimeError(messages.HOOK_CHANGED_TYPE.format(
+            name=_hook_name(hook), was=_type_string(old.dtype), got=_type_string(new.dtype)))
+    if new._data.shape != old._data.shape:
+        raise RuntimeError(messages.HOOK_CHANGED_SIZE.format(name=_hook_name(hook)))
+    return new
+
+
+def _check_hook_values(hook, old, new):
+    """The tuple of gradients new (not None) that a Node hook returned in place of the tuple
+    old, checked as PyTorch checks it."""
+    if not isinstance(new, tuple):
+        raise TypeError(messages.HOOK_RETURNED_NOT_TUPLE.format(type=_type_name(new)))
+    if len(new) != len(old):
+        raise RuntimeError(messages.HOOK_RETURNED_WRONG_COUNT.format(
+            name=_hook_name(hook), got=len(new), expected=len(old)))
+    for o, n in zip(old, new):
+        if n is not None:
+            _check_hook_value(hook, o, n)
+    return new
+
+
+def _call_tensor_hooks(node, grads):
+    """The hooks registered on the tensors node produced, then their retained gradients
+    (PyTorch's tensor pre-hooks and retains_grad hooks): a hook sees None for an output that
+    received no gradient, and may return None for it, not a tensor."""
+    hooks = node._tensor_hooks
+    if hooks:
+        for nr, fns in hooks.items():
+            for fn in list(fns.values()):
+                new = fn(grads[nr])
+                if new is not None:
+                    grads[nr] = _check_hook_value(fn, grads[nr], new)
+    retains = node._retains
+    if retains:
+        for nr, ref in list(retains.items()):
+            t = ref()
+            g = grads[nr]
+            if t is None or g is None:
+                continue
+            if t._grad is None:
+                t._grad = _fresh(g) if not g.requires_grad else g
+            else:
+                t._grad = t._grad + g
+            t._grad_count = t._grad_count + 1
+
+
+def _call_post_accumulate_hooks(variable):
+    """Tensor.register_post_accumulate_grad_hook's hooks: each is called with the leaf; a value
+    returned is checked and handed to the next hook as the tensor, then refused."""
+    t = variable
+    replaced = False
+    for fn in list(variable._post_acc_hooks.values()):
+        new = fn(t)
+        if new is not None and new is not t:
+            t = _check_hook_value(fn, t, new)
+            replaced = True
+    if replaced:
+        raise RuntimeError(messages.POST_ACC_HOOK_RETURNED)
+
+
+class _RunningPasses:
+    """The backward passes running, innermost last (a hook may start another): for each, its
+    id, root nodes, dependency counts (a dict, see _collect; or the list of nodes that hold
+    their own, see _count_dependencies), needed nodes and whether it accumulates into leaves
+    (Tensor.backward) or returns gradients (autograd.grad)."""
+    __slots__ = ("stack",)
+
+    def __init__(self):
+        self.stack = []
+
+
+RunningPasses = _RunningPasses()
+_pass_ids = itertools.count()
+
+
+def current_pass_id():
+    """The id of the innermost running backward pass (PyTorch's graph task id), or -1."""
+    return RunningPasses.stack[-1][0] if RunningPasses.stack else -1
+
+
+def will_execute(node):
+    """Whether the innermost running backward pass runs node (PyTorch's
+    _will_engine_execute_node)."""
+    if not RunningPasses.stack:
+        raise RuntimeError("_will_engine_execute_node should only be called during the "
+                           "backward pass")
+    running = RunningPasses.stack[-1]
+    _, roots, deps, needed, accumulate = running
+    if not accumulate and type(node) is AccumulateGrad:
+        raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are "
+                           "currently running autograd.grad(). This is currently not supported.")
+    if type(deps) is list:  # the nodes _count_dependencies counted: a set from now on
+        deps = running[2] = set(deps)
+    return (node in deps or node in roots) and (needed is None or node in needed)
+
+
+def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumulate=True,
+                 allow_unused=False):
+    """Run the backward pass from root tensors with their gradients.
+
+    accumulate=True (Tensor.backward / autograd.backward) adds into the `.grad` of leaves (or only
+    of `inputs` when given); accumulate=False (autograd.grad) returns the gradients of `inputs`.
+    """
+    root_edges = [gradient_edge(t) for t in roots]
+    targets = None
+    capture = None
+    if inputs is not None:
+        targets = set()
+        if not accumulate:
+            capture = {}
+        for i, t in enumerate(inputs):
+            if accumulate and type(t) is not GradientEdge:
+                t.retain_grad()  # backward(inputs=...) keeps a non-leaf input's gradient in .grad
+            node, nr = gradient_edge(t)
+            if node is None:
+                raise RuntimeError(messages.INPUT_NO_GRAD)
+            targets.add(node)
+            if capture is not None:
+                capture.setdefault(node, []).append((nr, i))
+    root_nodes = [n for n, _ in root_edges]
+    results = [None] * len(inputs) if capture is not None else None
+    prev_mode = GradMode.enabled
+    # PyTorch's engine runs on C++ objects the cyclic garbage collector never visits; here the
+    # pass allocates a tensor or two per node (and the first walk a tuple of edges per node, see
+    # gradcli.ops.nodes._PairNode) while the whole graph is alive, and each automatic
+    # collection would walk that graph.  Nothing the pass makes is cyclic, so collection waits
+    # until it ends (the collector is re-enabled in `finally`, whatever happens).
+    gc_was_enabled = gc.isenabled()
+    if gc_was_enabled:
+        gc.disable()
+    passes = RunningPasses.stack
+    running = None
+    # a pass of every node (no targets) that no other pass encloses counts dependencies in the
+    # nodes themselves (`_deps`, see _count_dependencies); `counted` lists those it counted
+    counted = [] if targets is None and not passes else None
+    finished = False
+    try:
+        if counted is not None:
+            _count_dependencies(root_nodes, counted)
+            deps = needed = None
+        else:
+            deps, needed = _collect(root_nodes, targets)
+        running = [next(_pass_ids), root_nodes, deps if counted is None else counted, needed,
+                   accumulate]
+        passes.append(running)
+        GradMode.enabled = create_graph
+        buffers = {}
+        for (node, nr), g in zip(root_edges, grads):
+            if needed is None or node in needed:
+                _accumulate_buffer(buffers, node, nr, g)
+        ready = []
+        for node in dict.fromkeys(root_nodes):
+            if ((node._deps if deps is None else deps.get(node, 0)) == 0
+                    and (needed is None or node in needed)):
+                heapq.heappush(ready, _ready_entry(node))
+        _run(ready, deps, needed, buffers, capture, results, retain_graph, create_graph)
+        finished = True
+    finally:
+        if counted is not None and not finished:  # (a finished pass counted each one down to 0)
+            for node in counted:
+                node._deps = 0
+        if running is not None:
+            passes.pop()
+        GradMode.enabled = prev_mode
+        if gc_was_enabled:
+            gc.enable()
+    if capture is not None:
+        for i, g in enumerate(results):
+            if g is None and not allow_unused:
+                raise RuntimeError(messages.UNUSED_INPUT.format(index=i))
+            if g is not None and g._data.dtype.kind == "c":
+                raise RuntimeError(messages.COMPLEX_GRADIENTS)
+            if g is not None and not create_graph and g.requires_grad:
+                results[i] = g.detach()
+    return results
+
+
+class _Tied:
+    """A ready AccumulateGrad node in the engine's heap.  They all have the highest sequence
+    number, and PyTorch's ready queue (a binary heap, as heapq's) leaves nodes of equal priority
+    in the order its sift operations give; entries that compare equal reproduce that order
+    (ordering by anything else, such as the node's address, would not)."""
+    __slots__ = ("node",)
+
+    def __init__(self, node):
+        self.node = node
+
+    def __eq__(self, other):
+        return True
+
+    def __lt__(self, other):
+        return False
+
+    __hash__ = None
+
+
+def _ready_entry(node):
+    """node's entry in the ready heap: (-sequence number, node), nodes of equal sequence number
+    (AccumulateGrad's) comparing equal."""
+    if type(node) is AccumulateGrad:
+        return _ACCUMULATE_KEY, _Tied(node)
+    return -node._seq, node
+
+
+_ACCUMULATE_KEY = -float("inf")
+
+
+def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_graph):
+    """The engine loop: run ready nodes (highest sequence number first, as PyTorch's), pass each
+    one's input gradients on to its children's buffers, and count down their dependencies.
+
+    Outside create_graph and forward AD, a gradient that is a 0-d float64 tensor may travel as
+    a float gradient, the Python float it holds: the nodes of one- and two-input ops take and
+    give them (apply_f) where their formulas run on Python floats (gradcli.ops.registry.
+    _floatable), so a scalar graph makes no tensor per node; two meeting in a buffer add as
+    floats (NumPy's bits).  Anything else sees the tensor (_tensor_gradient): other nodes,
+    hooks, retained and captured gradients, AccumulateGrad.
+
+    `owned` holds the nodes whose buffered gradient is the engine's own while nothing else can
+    have seen it yet: a sum of two gradients, a float gradient made a tensor, or a tensor an
+    op's VJP formula made from a tensor gradient (_formula_made: not the gradient it was
+    given, nothing the node saved, no view; outside create_graph).  A further gradient for such a node is added into
+    its array, and an AccumulateGrad stores it as the leaf's `.grad` without a copy.  Every
+    other gradient may be referred to elsewhere (a VJP may return its gradient or a saved
+    tensor, a hook may keep what it saw), so it is never written.  A node whose formulas may
+    own their results releases its saved values only once its gradients are passed on (what
+    it saved tells which results are not its formulas' own)."""
+    heappush, heappop = heapq.heappush, heapq.heappop
+    buffer_get = buffers.get
+    buffer_pop = buffers.pop
+    nxt = None  # a lone ready node is run next without going through the heap
+    owned = set()
+    while True:
+        if nxt is not None:
+            node, nxt = nxt, None
+        elif ready:
+            node = heappop(ready)[1]
+            if type(node) is _Tied:
+                node = node.node
+        else:
+            return
+        single = node.num_outputs == 1
+        if single and not node._hooked and (capture is None or node not in capture):
+            # the common case, without hooks, retained gradients or captured inputs
+            g = buffer_pop(node, None)
+            mine = False
+            if owned and node in owned:
+                owned.discard(node)
+                mine = True
+            if type(node) is AccumulateGrad:
+                if capture is None and g is not None:
+                    if type(g) is float:
+                        g, mine = _tensor_gradient(g), True
+                    node.accumulate(g, create_graph, mine)
+                continue
+            given = None  # the gradient node's formulas were given, when they may own theirs
+            if g is None:
+                grads_in = None
+            else:
+                apply_f = node.apply_f
+                if apply_f is None:
+                    if type(g) is float:
+                        g = _tensor_gradient(g)
+                    grads_in = node.apply([g])
+                else:
+                    grads_in = apply_f(g)
+                    if not create_graph and type(g) is not float:
+                        given = g
+                g = apply_f = None
+                if AnomalyMode.enabled:
+                    _check_nan(node, grads_in)
+            if not retain_graph and given is None:  # (else once its gradients are passed on:
+                node.release()                      #  what it saved tells which are its own)
+        else:
+            if owned:
+                owned.discard(node)
+            given = None
+            grads_in = _run_node(node, single, buffer_pop, needed, capture, results,
+                                 retain_graph, create_graph)
+            if grads_in is _SKIP:
+                continue
+        fns = node._next_fns
+        if grads_in is None:
+            grads_in = (None,) * len(fns)
+        for child, nr, g in zip(fns, node._next_nrs, grads_in):
+            if child is None or (needed is not None and child not in needed):
+                continue
+            if g is not None:
+                if child.num_outputs == 1:
+                    old = buffer_get(child)
+                    if old is None:
+                        buffers[child] = g
+                        # a gradient the formula made is the engine's: a leaf may keep it, a
+                        # later gradient for child is added into it (decided where it matters)
+                        if (given is not None and type(g) is not float
+                                and (type(child) is AccumulateGrad
+                                     or (child._deps if deps is None else deps[child]) > 1)
+                                and _formula_made(node, given, g, grads_in)):
+                            owned.add(child)
+                    elif type(old) is float and type(g) is float:
+                        buffers[child] = old + g
+                    else:
+                        fresh = type(old) is float  # (then a tensor nothing else has)
+                        if fresh:
+                            old = _tensor_gradient(old)
+                        elif type(g) is float:
+                            g = _tensor_gradient(g)
+                        if create_graph:
+                            buffers[child] = old + g
+                        else:
+                            if old is g or old._data.shape != g._data.shape or (
+                                    old._data.dtype != g._data.dtype):
+                                old = old + g
+                            elif fresh or child in owned:
+                                _add_into(old._data, g._data)  # the engine's own buffer
+                            elif given is not None and _formula_made(node, given, g, grads_in):
+                                _add_into(g._data, old._data)  # the formula's fresh result
+                                old = g
+                            else:
+                                old = old + g
+                            buffers[child] = old
+                            owned.add(child)
+                    old = None
+                else:
+                    if type(g) is float:
+                        g = _tensor_gradient(g)
+                    buf = buffer_get(child)
+                    if buf is None:
+                        buf = buffers[child] = [None] * child.num_outputs
+                    old = buf[nr]
+                    buf[nr] = g if old is None else old + g
+                    old = None
+            if deps is None:  # (counted in the nodes: _count_dependencies)
+                left = child._deps - 1
+                child._deps = left
+            else:
+                left = deps[child] - 1
+                deps[child] = left
+            if left == 0:
+                if nxt is None and not ready:
+                    nxt = child
+                else:
+                    if nxt is not None:
+                        heappush(ready, _ready_entry(nxt))
+                        nxt = None
+                    heappush(ready, _ready_entry(child))
+        if given is not None:
+            if not retain_graph:
+                node.release()
+            given = None
+        g = grads_in = None
+
+
+_SKIP = object()
+
+
+def _run_node(node, single, buffer_pop, needed, capture, results, retain_graph, create_graph):
+    """Run one node with hooks, retained gradients or captured inputs (or several outputs), in
+    PyTorch's order: tensor hooks, retained gradients, pre-hooks, the node, post-hooks.  Returns
+    its input gradients, or _SKIP when none flow on from it."""
+    if single:
+        g = buffer_pop(node, None)
+        grads_out = [g if type(g) is not float else _tensor_gradient(g)]
+    else:
+        grads_out = buffer_pop(node, None)
+        if grads_out is None:
+            grads_out = [None] * node.num_outputs
+    if capture is not None and node in capture:
+        # autograd.grad runs a node it captures at only when gradients flow on from it to
+        # another input; PyTorch captures what the tensor hooks returned if it does not run,
+        # what they were given if it does
+        if not _leads_to_needed(node, needed):
+            _call_tensor_hooks(node, grads_out)
+            _capture(node, grads_out, capture, results)
+            return _SKIP
+        _capture(node, grads_out, capture, results)
+    _call_tensor_hooks(node, grads_out)
+    if node._pre_hooks:
+        for fn in list(node._pre_hooks.values()):
+            old = tuple(grads_out)
+            new = fn(old)
+            if new is not None:
+                grads_out = list(_check_hook_values(fn, old, new))
+    sink = type(node) is AccumulateGrad
+    if sink:
+        if grads_out[0] is not None:
+            node.accumulate(grads_out[0], create_graph)
+        if node.variable._post_acc_hooks:
+            _call_post_accumulate_hooks(node.variable)
+        grads_in = ()
+    elif grads_out[0] is None and all(g is None for g in grads_out):
+        grads_in = (None,) * len(node._next_fns)
+    else:
+        grads_in = node.apply(grads_out)
+        if AnomalyMode.enabled:
+            _check_nan(node, grads_in)
+    if node._hooks:
+        if needed is not None:  # PyTorch computes no gradient for a child it will not run
+            grads_in = tuple(g if child in needed else None
+                             for child, g in zip(node._next_fns, grads_in))
+        for fn in list(node._hooks.values()):
+            old = tuple(grads_in)
+            new = fn(old, tuple(grads_out))
+            if new is not None:
+                grads_in = _check_hook_values(fn, old, new)
+    if not retain_graph:
+        node.release()
+    return _SKIP if sink else grads_in
+
+
+def _leads_to_needed(node, needed):
+    return any(child is not None and (needed is None or child in needed)
+               for child in node._next_fns)
+
+
+def _capture(node, grads, capture, results):
+    for nr, i in capture[node]:
+        results[i] = grads[nr]
+
+
+def _check_nan(node, grads_in):
+    import numpy as np
+    if not AnomalyMode.check_nan:
+        return
+    for i, g in enumerate(grads_in):
+        if g is not None and np.isnan(g if type(g) is float else g._data).any():
+            where = node._anomaly
+            if where:
+                warnings.warn(messages.ANOMALY_TRACEBACK.format(node=node.name(), where=where),
+                              UserWarning, stacklevel=2)
+            raise RuntimeError(messages.ANOMALY_NAN.format(node=node.name(), index=i))
