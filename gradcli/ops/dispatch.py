@@ -364,14 +364,6 @@ def _ufunc_out_works():
 _UFUNC_OUT = _ufunc_out_works()
 
 
-def _reads_g_once_by_operator(fn):
-    """Whether VJP fn reads its gradient parameter (the first) exactly once, as an operand of
-    +, -, * or / (or unary -), so that the operator's op may compute into the gradient's array.
-    Read from the formula's expression tree (gradcli.ops.formulas); False for a function
-    written by hand."""
-    return formulas.reads_gradient_once_by_operator(fn)
-
-
 def _vjp_caller(entry):
     """A function (node, g) -> the VJP of entry = (fn, parameter kinds), for the usual
     parameter lists without going through OpNode._resolve.  g may be a float gradient (a

@@ -1,16 +1,13 @@
 """What a VJP formula does with its gradient, read from the formula's expression tree.
 
-Two fast paths of the engine depend on the shape of an op's VJP formulas (the declarations of
+One fast path of the engine depends on the shape of an op's VJP formulas (the declarations of
 gradcli.ops.derivatives, compiled into functions that carry their Formula as `fn.derivative`):
+float_formula(fn), whether the formula gives on Python floats what it gives on 0-d float64
+tensors (dispatch._on_floats), so that a scalar graph's backward pass needs no tensor per node.
 
-- float_formula(fn): whether the formula gives on Python floats what it gives on 0-d float64
-  tensors (dispatch._on_floats), so that a scalar graph's backward pass needs no tensor per node;
-- reads_gradient_once_by_operator(fn): whether the formula reads its gradient exactly once, as an
-  operand of + - * / or unary -, so that the operator may compute into the gradient's array.
-
-Both are answered from the formula's `ast`, never by running it, so the answer depends only on
+It is answered from the formula's `ast`, never by running it, so the answer depends only on
 what the formula says: it is the same on every Python.  A function without a declaration (one
-written by hand) takes neither fast path.
+written by hand) does not take it.
 """
 
 import ast
@@ -77,46 +74,3 @@ def float_formula(fn, float_method):
     except _Refused:
         return None
     return bool(methods)
-
-
-# ------------------------------------------------------------------------------- donation
-
-_BRANCHES = (ast.IfExp, ast.BoolOp, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
-             ast.GeneratorExp, ast.NamedExpr, ast.Starred)
-
-
-def reads_gradient_once_by_operator(fn):
-    """Whether VJP fn reads its gradient (its first parameter) exactly once, as an operand of
-    +, -, * or / (or unary -), so that the operator's op may compute into the gradient's array:
-    nothing in fn reads the gradient after that operator has run.
-    A formula that passes the gradient to a call or a container, reads an attribute of it,
-    reads it twice, is the gradient itself, or branches or loops (`and`/`or`, a comprehension,
-    a chained comparison, a conditional expression inside it) answers False; a formula that is
-    a conditional expression `a if test else b`, the test not reading the gradient, answers
-    whether both a and b read it so."""
-    formula = _declaration(fn)
-    if formula is None:
-        return False
-    return _reads_once_by_operator(formula.tree, formula.params[0])
-
-
-def _reads_once_by_operator(tree, grad):
-    if isinstance(tree, ast.IfExp):  # each branch, where the test does not read the gradient
-        if any(isinstance(n, ast.Name) and n.id == grad for n in ast.walk(tree.test)):
-            return False
-        return (_reads_once_by_operator(tree.body, grad)
-                and _reads_once_by_operator(tree.orelse, grad))
-    reads = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == grad]
-    if len(reads) != 1 or tree is reads[0]:
-        return False
-    for node in ast.walk(tree):
-        if isinstance(node, _BRANCHES):
-            return False
-        if isinstance(node, ast.Compare) and (
-                len(node.ops) > 1 or isinstance(node.ops[0], (ast.In, ast.NotIn, ast.Is, ast.IsNot))):
-            return False
-    read = reads[0]
-    return any(isinstance(node, ast.BinOp) and isinstance(node.op, _ARITHMETIC)
-               and (read is node.left or read is node.right)
-               or isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
-               and read is node.operand for node in ast.walk(tree))

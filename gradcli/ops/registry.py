@@ -32,7 +32,7 @@ from .nodes import (ATTR, DTYPE, G, INPUT, OpNode, RESULT, SHAPE, SHAPES, _AS_IS
                     _UnaryNode, _asarray, _ndarray, _new_node, _new_tensor, _pack_saved,
                     saved_value_properties)
 from .forward_mode import _forward_ad
-from .dispatch import _mark_view, _reads_g_once_by_operator, _specialised_apply, _specialised_vjp
+from .dispatch import _mark_view, _specialised_apply, _specialised_vjp
 
 OPS = {}            # public name -> Op or Overload, in declaration order
 ALIASES = {}        # alternative public name -> name in OPS (`divide` -> `div`)
@@ -226,14 +226,7 @@ class Op:
                 self.operator_call = self.operator_variant()
         if pair and self.vjps and (self.per_input or self.n_inputs == 1):
             self.node_cls.apply, self.node_cls.apply_f = _specialised_vjp(self)
-            self.node_cls._donates = None  # not known yet: see formulas_take_gradient
         return self
-
-    def formulas_take_gradient(self):
-        """Whether each of the op's VJPs reads the gradient once, as an operand of an
-        arithmetic operator, so that its node may be offered the gradient's array
-        (engine.graph._Donation)."""
-        return all(entry is None or _reads_g_once_by_operator(entry[0]) for entry in self.vjps)
 
     def formula_at(self, attrs):
         """The shown derivative formula with these attribute values in the attributes' place

@@ -1,7 +1,7 @@
-"""The fast paths that depend on the shape of the op table's VJP formulas (gradcli.ops.formulas:
-float formulas for scalar graphs, gradient donation for big ones), read from each declared
-formula's expression tree: the answers for the whole table are pinned in fast_paths.json, so a
-formula that stops taking a fast path fails here by name instead of quietly running slower."""
+"""The fast path that depends on the shape of the op table's VJP formulas (gradcli.ops.formulas:
+float formulas for scalar graphs), read from each declared formula's expression tree: the
+answers for the whole table are pinned in fast_paths.json, so a formula that stops taking the
+fast path fails here by name instead of quietly running slower."""
 
 import json
 from pathlib import Path
@@ -15,7 +15,7 @@ PINNED = Path(__file__).with_name("fast_paths.json")
 
 
 def table_answers():
-    """{"op/vjp index": [float formula answer, donation answer]} for the whole op table (all of
+    """{"op/vjp index": float formula answer} for the whole op table (all of
     it: torch.nn.functional's ops too, which the namespace's first use declares)."""
     import gradcli
     gradcli._load()
@@ -27,8 +27,7 @@ def table_answers():
             if entry is None or entry[0] is nodes.passthrough:
                 continue
             fn = entry[0]
-            answers[f"{name}/{i}"] = [dispatch._float_formula(fn),
-                                      dispatch._reads_g_once_by_operator(fn)]
+            answers[f"{name}/{i}"] = dispatch._float_formula(fn)
     return answers
 
 
@@ -38,17 +37,15 @@ def test_every_formula_takes_the_fast_paths_pinned_for_it():
     changed = {k: {"pinned": pinned.get(k), "now": v} for k, v in got.items() if pinned.get(k) != v}
     gone = sorted(set(pinned) - set(got))
     assert not changed and not gone, (
-        "fast paths changed (float formula: None = tensor formulas only; donation: False = a new "
-        "array per gradient); if intended, regenerate tests/engine/fast_paths.json with "
+        "fast paths changed (float formula: None = tensor formulas only); if intended, regenerate tests/engine/fast_paths.json with "
         "`python -c 'from tests.engine.test_formulas import regenerate; regenerate()'`: "
         f"{changed} {gone}")
 
 
-def test_the_arithmetic_ops_take_both_fast_paths():
+def test_the_arithmetic_ops_take_the_fast_path():
     got = table_answers()
     for key in ("mul/0", "mul/1", "div.Tensor/0", "div.Tensor/1", "exp/0", "sin/0", "log/0"):
-        assert got[key][0] is not None, key
-        assert got[key][1] is True, key
+        assert got[key] is not None, key
 
 
 def regenerate():
@@ -84,43 +81,5 @@ def test_the_answers_come_from_the_expression_never_from_running_it():
         ran.append(args)
         return 1.0
     fn = _vjp("grad * _spy_for_test(self)")
-    assert dispatch._reads_g_once_by_operator(fn) is True
     assert dispatch._float_formula(fn) is None
     assert ran == []
-
-
-@derivatives.helper  # (a function the formulas below may call)
-def f(x):
-    return x * 2.0
-
-
-def _compiled(expression, inputs=("self",), attrs=()):
-    """The VJP for inputs[0] that the declaration `inputs[0]: expression` compiles to."""
-    op = registry.Op("probe", None, f"{inputs[0]}: {expression}", inputs=inputs, attrs=attrs)
-    return op.prepare().vjps[0][0]
-
-
-@pytest.mark.parametrize("formula, takes", [
-    ("grad * self.cos()", True),
-    ("-grad * other / (self * self)", True),
-    ("grad * (1 + result * result)", True),
-    ("other * grad", True),
-    ("2 * grad / result", True),
-    ("-grad if alpha == 1 else grad * -alpha", True),   # each branch reads it once so
-    ("grad if alpha == 1 else grad * alpha", False),    # one branch returns it as it is
-    ("grad * self + grad", False),                      # read twice
-    ("grad", False),                                    # returned as it is
-    ("grad.sum()", False),                              # a method may keep it
-    ("self.mul(grad)", False),
-    ("f(grad) * self", False),                          # so may a function
-    ("grad[0] * self", False),
-    ("(grad if self else 1.0) * 2", False),             # a branch inside the formula
-    ("[grad * y for y in self]", False),                # a loop
-], ids=lambda v: "" if not isinstance(v, str) else v)
-def test_which_formulas_read_the_gradient_once_by_operator(formula, takes):
-    fn = _compiled(formula, ("self", "other"), attrs=("alpha",))
-    assert dispatch._reads_g_once_by_operator(fn) is takes
-
-
-def test_a_function_written_by_hand_reads_it_otherwise():
-    assert dispatch._reads_g_once_by_operator(lambda g, x: g * x) is False
