@@ -136,8 +136,8 @@ class BackwardCFunction(Node, FunctionCtx):
 
 
 def _zeros(meta):
-    shape, npd = meta
-    return Tensor._make(np.zeros(shape, npd), None, 0, False)
+    shape, dtype = meta
+    return Tensor._make(np.zeros(shape, dtype), None, 0, False)
 
 
 def _validate(node, i, g, meta):

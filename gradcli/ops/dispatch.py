@@ -101,9 +101,9 @@ def _specialised_apply(op, general=None, swapped=False):
             else:
                 nr = x._output_nr
                 nrs = (nr,) if nr else _NRS0
-            node._next_fns = None  # (made from _fa by the backward pass: see _PairNode)
-            node._fa = fn
-            node._fb = _UNARY
+            node._next_fns = None  # (made from _fn_a by the backward pass: see _PairNode)
+            node._fn_a = fn
+            node._fn_b = _UNARY
             node._next_nrs = nrs
             d = x._data
             shape = d.shape
@@ -115,17 +115,17 @@ def _specialised_apply(op, general=None, swapped=False):
             node._attrs = attrs
             save_out = False
             if no_saves:
-                node._sst = None
+                node._saved_state = None
             else:
                 save_in, save_out = plan[1]
                 if save_in:
-                    node._sst = 1
-                    node._s0 = x
+                    node._saved_state = 1
+                    node._saved_a = x
                     vc = x._vc
                     if vc is not None and vc[0]:
                         node._saved_ver = (vc[0],)
                 else:
-                    node._sst = None
+                    node._saved_state = None
             if promote or result._data.dtype.kind in "fc":
                 result.grad_fn = node
                 result.requires_grad_flag = True
@@ -146,13 +146,13 @@ def _specialised_apply(op, general=None, swapped=False):
                 return general((x,), attrs)
             d = x._data
             if promote:
-                rd = d.dtype
-                if rd is not _F64 and rd is not _F32:
+                out_dtype = d.dtype
+                if out_dtype is not _F64 and out_dtype is not _F32:
                     return general((x,), attrs)
             else:
-                rd = fixed
+                out_dtype = fixed
             shape = d.shape
-            if on_float is not None and rd is _F64 and not shape and attrs is defaults:
+            if on_float is not None and out_dtype is _F64 and not shape and attrs is defaults:
                 # a NumPy ufunc on a Python float: its 0-d loop (the same bits) without
                 # the array machinery (a quarter of the time)
                 out = _array(on_float(float(d)))
@@ -170,8 +170,8 @@ def _specialised_apply(op, general=None, swapped=False):
                     out = forward(d, *attrs)
                 if type(out) is not _ndarray:
                     out = _asarray(out)
-            if rd is not None and out.dtype is not rd and out.dtype != rd:
-                out = out.astype(rd)
+            if out_dtype is not None and out.dtype is not out_dtype and out.dtype != out_dtype:
+                out = out.astype(out_dtype)
             result = _new_tensor(_Tensor)
             result._data = out
             result.grad_fn = None
@@ -192,8 +192,8 @@ def _specialised_apply(op, general=None, swapped=False):
             return call(inputs[0], attrs)
         return apply, call
 
-    def record(a, b, attrs, result, npd, shape):
-        """(npd, shape: the dtype and shape call read off the first tensor input; both inputs'
+    def record(a, b, attrs, result, in_dtype, shape):
+        """(in_dtype, shape: the dtype and shape call read off the first tensor input; both inputs'
         dtype, and their shape unless a broadcast was let through)"""
         node = _new_node(node_cls)
         node._seq = next(_sequence)
@@ -210,7 +210,7 @@ def _specialised_apply(op, general=None, swapped=False):
             else:
                 na = a._output_nr
             sa = shape
-            ta = npd
+            ta = in_dtype
         else:
             fa = sa = ta = None
             na = 0
@@ -226,36 +226,36 @@ def _specialised_apply(op, general=None, swapped=False):
             else:
                 nb = b._output_nr
             sb = shape if checked or sa is None else b._data.shape
-            tb = npd
+            tb = in_dtype
         else:
             fb = sb = tb = None
             nb = 0
         node._next_fns = None
-        node._fa = fa
-        node._fb = fb
+        node._fn_a = fa
+        node._fn_b = fb
         node._next_nrs = (na, nb) if na or nb else _NRS00
         if shape or sb:
             node._meta = (sa, ta, sb, tb)
         else:  # 0-d inputs: one meta tuple per dtype and operand kinds, shared
-            meta = _SCALAR_META.get(npd)
+            meta = _SCALAR_META.get(in_dtype)
             kind = (sa is not None) | (sb is not None) << 1
-            node._meta = meta[kind] if meta is not None else _scalar_meta(npd, kind)
+            node._meta = meta[kind] if meta is not None else _scalar_meta(in_dtype, kind)
         node._attrs = attrs
         save_out = False
         if no_saves:
-            node._sst = None
+            node._saved_state = None
         else:
             save_a, save_b, save_out = plan[(fa is not None) | (fb is not None) << 1]
-            node._s0 = a if save_a else None
-            node._s1 = b if save_b else None
+            node._saved_a = a if save_a else None
+            node._saved_b = b if save_b else None
             if save_a or save_b:
-                node._sst = 1
+                node._saved_state = 1
                 va = a._vc if save_a and type(a) is _Tensor else None
                 vb = b._vc if save_b and type(b) is _Tensor else None
                 if (va is not None and va[0]) or (vb is not None and vb[0]):
                     node._saved_ver = (0 if va is None else va[0], 0 if vb is None else vb[0])
             else:
-                node._sst = None
+                node._saved_state = None
         if promote or result._data.dtype.kind in "fc":  # promote: the output is float
             result.grad_fn = node
             result.requires_grad_flag = True
@@ -278,11 +278,11 @@ def _specialised_apply(op, general=None, swapped=False):
         tb = type(b)
         if ta is _Tensor:
             da = a._data
-            npd = da.dtype
+            in_dtype = da.dtype
             shape = da.shape
             if tb is _Tensor:
                 db = b._data
-                if db.dtype is not npd:
+                if db.dtype is not in_dtype:
                     return general((a, b), attrs)
                 if checked and db.shape != shape:  # a broadcast: within the element limit?
                     return general((a, b), attrs)
@@ -295,19 +295,19 @@ def _specialised_apply(op, general=None, swapped=False):
         elif tb is _Tensor and (ta is float or ta is int):
             da = a
             db = b._data
-            npd = db.dtype
+            in_dtype = db.dtype
             shape = db.shape
             need_grad = b.requires_grad_flag
         else:
             return general((a, b), attrs)
         if promote:
-            if npd is not _F64 and npd is not _F32:
+            if in_dtype is not _F64 and in_dtype is not _F32:
                 return general((a, b), attrs)
-            rd = npd
+            out_dtype = in_dtype
         else:
-            rd = fixed
+            out_dtype = fixed
         out = None
-        if (on_floats is not None and npd is _F64 and not shape
+        if (on_floats is not None and in_dtype is _F64 and not shape
                 and (attrs is defaults or attrs == defaults)):
             try:
                 out = _array(on_floats(float(da), float(db)))
@@ -328,8 +328,8 @@ def _specialised_apply(op, general=None, swapped=False):
                     out = forward(da, db, *attrs)
                 if type(out) is not _ndarray:
                     out = _asarray(out)
-            if rd is not None and out.dtype is not rd and out.dtype != rd:
-                out = out.astype(rd)
+            if out_dtype is not None and out.dtype is not out_dtype and out.dtype != out_dtype:
+                out = out.astype(out_dtype)
         result = _new_tensor(_Tensor)
         result._data = out
         result.grad_fn = None
@@ -339,7 +339,7 @@ def _specialised_apply(op, general=None, swapped=False):
         if view:
             _mark_view(result, a)
         if need_grad and differentiable and GradMode.enabled:
-            record(a, b, attrs, result, npd, shape)
+            record(a, b, attrs, result, in_dtype, shape)
         if ForwardAD.level is not None and ((ta is _Tensor and a._fw is not None)
                                             or (tb is _Tensor and b._fw is not None)):
             _forward_ad(op, (a, b), attrs, (result,))
@@ -379,9 +379,10 @@ def _vjp_caller(entry):
     if len(kinds) == 2 and kinds[0] == (G, 0):
         kind, idx = kinds[1]
         methods = _float_formula(fn)  # (None: the tensor formula only)
-        if kind == INPUT and methods is not None:  # (a _PairNode's saved input: _s0 or _s1)
+        # (a _PairNode's saved input: _saved_a or _saved_b)
+        if kind == INPUT and methods is not None:
             def call(node, g):
-                x = node._s1 if idx else node._s0
+                x = node._saved_b if idx else node._saved_a
                 tx = type(x)
                 if tx is _Tensor:
                     vc = x._vc
@@ -409,7 +410,7 @@ def _vjp_caller(entry):
             return call
         if kind == INPUT:
             def call(node, g):
-                x = node._s1 if idx else node._s0
+                x = node._saved_b if idx else node._saved_a
                 if type(x) is _Tensor:
                     vc = x._vc
                     if vc is not None and vc[0] != (0 if node._saved_ver is None
@@ -422,10 +423,11 @@ def _vjp_caller(entry):
         if kind == RESULT and methods is not None:
             def call(node, g):
                 r = node._unpack_result()
-                rd = r._data
-                if (type(r) is _Tensor and rd.dtype is _F64 and not rd.shape
+                result_data = r._data
+                if (type(r) is _Tensor and result_data.dtype is _F64 and not result_data.shape
                         and _floatable(g)):
-                    f = _on_floats(fn, g, _FloatArg(rd) if methods else float(rd))
+                    f = _on_floats(fn, g, _FloatArg(result_data) if methods
+                                   else float(result_data))
                     if f is not None:
                         return f
                 return fn(g if type(g) is not float else _tensor_gradient(g), r)
@@ -559,7 +561,7 @@ def _specialised_vjp(op):
         call = _vjp_caller(op.vjps[0])
 
         def apply_f(self, g):
-            if self._sst is RELEASED:
+            if self._saved_state is RELEASED:
                 raise RuntimeError(messages.BACKWARD_TWICE)
             if self._next_fns[0] is None or call is None:
                 return [None]
@@ -576,7 +578,7 @@ def _specialised_vjp(op):
         call_a, call_b = _vjp_caller(vjps[0]), _vjp_caller(vjps[1])
 
         def apply_f(self, g):
-            if self._sst is RELEASED:
+            if self._saved_state is RELEASED:
                 raise RuntimeError(messages.BACKWARD_TWICE)
             fa, fb = self._next_fns
             meta = self._meta
@@ -610,10 +612,10 @@ _NRS0 = (0,)
 _SCALAR_META = {}
 
 
-def _scalar_meta(npd, kind):
-    _SCALAR_META[npd] = (None, ((), npd, None, None), (None, None, (), npd), ((), npd, (), npd),
-                         ((), npd))
-    return _SCALAR_META[npd][kind]
+def _scalar_meta(in_dtype, kind):
+    _SCALAR_META[in_dtype] = (None, ((), in_dtype, None, None), (None, None, (), in_dtype),
+                              ((), in_dtype, (), in_dtype), ((), in_dtype))
+    return _SCALAR_META[in_dtype][kind]
 _NRS00 = (0, 0)
 
 

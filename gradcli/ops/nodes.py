@@ -21,7 +21,7 @@ from . import derivatives
 G, INPUT, RESULT, ATTR, SHAPE, DTYPE, SHAPES = range(7)
 # dtype rules: promote the inputs (PyTorch's result_type), a fixed dtype, or the forward's own
 _PROMOTE, _FIXED, _AS_IS = "promote", "fixed", "as is"
-_UNARY = "unary"  # a _PairNode's `_fb` when its op has one input
+_UNARY = "unary"  # a _PairNode's `_fn_b` when its op has one input
 
 
 def _pack_saved(node, op, result):
@@ -372,50 +372,51 @@ class _PairNode(OpNode):
     of a long graph is one object for Python's cyclic garbage collector instead of three: each
     full collection walks every tracked object, and along a 100,000-op chain the tuples of
     child nodes and of saved inputs were two thirds of them.  The fast path of the forward
-    pass (`_specialised_apply`) leaves `_next_fns` None and keeps the child nodes in `_fa`,
-    `_fb` (`_fb` is `_UNARY` for a one-input op); the backward pass's first walk
+    pass (`_specialised_apply`) leaves `_next_fns` None and keeps the child nodes in `_fn_a`,
+    `_fn_b` (`_fn_b` is `_UNARY` for a one-input op); the backward pass's first walk
     (backward._collect), or `next_functions`, makes the tuple when it is needed (the collector
-    is paused during a pass).  Saved inputs live in `_s0`, `_s1`, read only when `_sst` is 1
-    (None: nothing saved; RELEASED: freed by a backward pass); `_saved_in` gives and takes
-    the tuple the generic code uses."""
+    is paused during a pass).  Saved inputs live in `_saved_a`, `_saved_b`, read only when
+    `_saved_state` is 1 (None: nothing saved; RELEASED: freed by a backward pass); `_saved_in`
+    gives and takes the tuple the generic code uses."""
 
-    __slots__ = ("_fa", "_fb", "_s0", "_s1", "_sst")
+    __slots__ = ("_fn_a", "_fn_b", "_saved_a", "_saved_b", "_saved_state")
 
     def _get_saved(self):
-        st = self._sst
+        st = self._saved_state
         if st is None or st is RELEASED:
             return st
-        return (self._s0,) if self._one_input else (self._s0, self._s1)
+        return (self._saved_a,) if self._one_input else (self._saved_a, self._saved_b)
 
     def _set_saved(self, saved):
         if saved is None or saved is RELEASED:
-            self._sst = saved
-            self._s0 = self._s1 = None
+            self._saved_state = saved
+            self._saved_a = self._saved_b = None
         else:
-            self._sst = 1
-            self._s0 = saved[0]
-            self._s1 = saved[1] if len(saved) > 1 else None
+            self._saved_state = 1
+            self._saved_a = saved[0]
+            self._saved_b = saved[1] if len(saved) > 1 else None
 
     _saved_in = property(_get_saved, _set_saved)
 
     def _build_edges(self):
-        fb = self._fb
-        return (self._fa,) if fb is _UNARY else (self._fa, fb)
+        fb = self._fn_b
+        return (self._fn_a,) if fb is _UNARY else (self._fn_a, fb)
 
     def release(self):
-        if self._sst is not None or self._saved_out is not None:
-            self._sst = RELEASED
-            self._s0 = self._s1 = self._saved_out = None
+        if self._saved_state is not None or self._saved_out is not None:
+            self._saved_state = RELEASED
+            self._saved_a = self._saved_b = self._saved_out = None
 
     def refers_to(self, array):
         """Whether the node's formulas may have been given `array` (Node.refers_to): a saved
         input's or output's array or its base, an attribute; yes for values packed by saved
         tensors hooks (their unpack hook may give anything), and once released."""
-        st = self._sst
+        st = self._saved_state
         if st is RELEASED:
             return True
         if st == 1:
-            if _holds(self._s0, array) or (not self._one_input and _holds(self._s1, array)):
+            if _holds(self._saved_a, array) or (not self._one_input
+                                                and _holds(self._saved_b, array)):
                 return True
         out = self._saved_out
         if out is not None and _holds(out[0], array):
@@ -454,8 +455,8 @@ class _BinaryNode(_PairNode):
 
 def _zeros_for(node, nr):
     """A zero gradient for an output that received none (multi-output ops)."""
-    shape, npd = node._out_meta[nr]
-    return Tensor._make(np.zeros(shape, npd), None, 0, False)
+    shape, in_dtype = node._out_meta[nr]
+    return Tensor._make(np.zeros(shape, in_dtype), None, 0, False)
 
 
 def _reduce_to(node, i, g, shape):

@@ -362,14 +362,14 @@ class Op:
             return self._apply_general(inputs, attrs)
         datas = []
         need_grad = dual = False
-        npd = None
+        in_dtype = None
         for x in inputs:
             tx = type(x)
             if tx is _Tensor:
                 d = x._data
-                if npd is None:
-                    npd = d.dtype
-                elif d.dtype is not npd:
+                if in_dtype is None:
+                    in_dtype = d.dtype
+                elif d.dtype is not in_dtype:
                     return self._apply_general(inputs, attrs)
                 if x.requires_grad_flag:
                     need_grad = True
@@ -382,20 +382,20 @@ class Op:
                 return self._apply_general(inputs, attrs)
         rule = self.rule
         if rule is _PROMOTE:
-            if npd is not _F64 and npd is not _F32:
+            if in_dtype is not _F64 and in_dtype is not _F32:
                 return self._apply_general(inputs, attrs)
-            rd = npd
-        elif npd is None:
+            out_dtype = in_dtype
+        elif in_dtype is None:
             return self._apply_general(inputs, attrs)
         else:
-            rd = self.fixed_dtype
+            out_dtype = self.fixed_dtype
         out = self.forward(*datas, *attrs) if attrs else self.forward(*datas)
         if self.n_outputs != 1:
-            return self._finish(inputs, attrs, out, rd, need_grad, dual)
+            return self._finish(inputs, attrs, out, out_dtype, need_grad, dual)
         if type(out) is not _ndarray:
             out = _asarray(out)
-        if rd is not None and out.dtype is not rd and out.dtype != rd:
-            out = out.astype(rd)
+        if out_dtype is not None and out.dtype is not out_dtype and out.dtype != out_dtype:
+            out = out.astype(out_dtype)
         result = _new_tensor(_Tensor)
         result._data = out
         result.grad_fn = None
@@ -414,7 +414,7 @@ class Op:
         datas = []
         need_grad = False
         dual = False
-        npd = None      # the common NumPy dtype of the tensor inputs, if they share one
+        in_dtype = None      # the common NumPy dtype of the tensor inputs, if they share one
         mixed = False   # tensors of different dtypes, or numbers that may promote them
         n_tensors = 0
         for x in inputs:
@@ -426,15 +426,15 @@ class Op:
                     need_grad = True
                 if x._fw is not None:
                     dual = True
-                if npd is None:
-                    npd = d.dtype
-                elif d.dtype != npd:
+                if in_dtype is None:
+                    in_dtype = d.dtype
+                elif d.dtype != in_dtype:
                     mixed = True
             elif isinstance(x, (float, int)) and not isinstance(x, bool):
                 datas.append(x)
                 if type(x) is not float and type(x) is not int:
                     datas[-1] = x = x.item() if isinstance(x, np.generic) else x
-                if npd is not None and npd.kind not in "fc":
+                if in_dtype is not None and in_dtype.kind not in "fc":
                     mixed = True
             elif isinstance(x, numbers.Number):
                 datas.append(x.item() if isinstance(x, np.generic) else x)
@@ -444,33 +444,34 @@ class Op:
         if not n_tensors:
             raise TypeError(_bad_argument(self, inputs[0] if inputs else None, 0))
         rule = self.dtype_rule
-        rd = None
+        out_dtype = None
         if rule == "promote" or rule == "float":
-            if mixed or npd.kind not in "fc" or (npd.kind == "f" and npd.itemsize < 4):
-                rd = self.result_dtype([x for x in inputs if isinstance(x, Tensor)],
+            if (mixed or in_dtype.kind not in "fc"
+                    or (in_dtype.kind == "f" and in_dtype.itemsize < 4)):
+                out_dtype = self.result_dtype([x for x in inputs if isinstance(x, Tensor)],
                                        [x for x in inputs if not isinstance(x, Tensor)]).np
                 for i, d in enumerate(datas):
-                    if type(d) is np.ndarray and d.dtype != rd:
-                        datas[i] = d.astype(rd)
+                    if type(d) is np.ndarray and d.dtype != out_dtype:
+                        datas[i] = d.astype(out_dtype)
             else:
-                rd = npd
+                out_dtype = in_dtype
         elif rule == "bool":
-            rd = _BOOL
+            out_dtype = _BOOL
         elif rule == "long":
-            rd = _LONG
+            out_dtype = _LONG
         if self.variadic:
             out = self.forward(datas, *attrs)
         else:
             out = self.forward(*datas, *attrs)
-        return self._finish(inputs, attrs, out, rd, need_grad, dual)
+        return self._finish(inputs, attrs, out, out_dtype, need_grad, dual)
 
-    def _finish(self, inputs, attrs, out, rd, need_grad, dual):
+    def _finish(self, inputs, attrs, out, out_dtype, need_grad, dual):
         """Wrap forward's output(s), then record and propagate tangents."""
         if self.n_outputs == 1:
             if type(out) is not np.ndarray:
                 out = np.asarray(out)
-            if rd is not None and out.dtype != rd:
-                out = out.astype(rd)
+            if out_dtype is not None and out.dtype != out_dtype:
+                out = out.astype(out_dtype)
             results = (Tensor._make(out, None, 0, False),)
         else:
             results = tuple(Tensor._make(np.asarray(o), None, 0, False) for o in out)
