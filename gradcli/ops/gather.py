@@ -4,8 +4,8 @@ masked_scatter (and the index checks scatter shares)."""
 import numpy as np
 
 from ..engine.tensor import Tensor
-from .registry import OPS, Op, Sample, register, wrap_dim
-from .shape import Composite, _reshape_compose
+from .registry import Composed, OPS, Op, Sample, register, wrap_dim
+from .shape import _reshape_compose
 
 
 # ------------------------------------------------------------------ gather-like ops
@@ -145,12 +145,12 @@ def _take_along_dim_compose(self, indices, dim=None):
     return OPS["gather"].apply((expanded,), (d, index))
 
 
-register(Composite(
+register(Composed(
     "take_along_dim", _take_along_dim_compose,
     via=("expand", "gather"),
     attrs=("indices", ("dim", None)),
     doc="gather after broadcasting self and indices (flattened when dim is None)",
-    samples=[Sample((2, 3), attrs={"indices": [[0], [2]], "dim": 1})]))
+    samples=[Sample((2, 3), attrs={"indices": [[0], [2]], "dim": 1})], kind="shape", dtype="same"))
 
 
 def _masked_select(a, mask):

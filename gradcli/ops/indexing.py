@@ -10,8 +10,8 @@ from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode
 from ..engine.tensor import StaleView, Tensor
 from .derivatives import helper
-from .registry import OPS, Op, Plain, Sample, register
-from .shape import Composite, _select_view, _slice_bounds
+from .registry import Composed, OPS, Op, Plain, Sample, register
+from .shape import _select_view, _slice_bounds
 
 
 # ------------------------------------------------------------------ copies and dtype
@@ -33,10 +33,11 @@ def _contiguous_compose(self, memory_format=None):
     return OPS["clone"].apply((self,), ("contiguous",))
 
 
-register(Composite(
+register(Composed(
     "contiguous", _contiguous_compose, via=("clone",), attrs=(("memory_format", None),),
     function=False,
-    doc="self if contiguous, else a contiguous copy", samples=[Sample((2, 3))]))
+    doc="self if contiguous, else a contiguous copy", samples=[Sample((2, 3))],
+    kind="shape", dtype="same"))
 
 
 def _to(a, dtype):
@@ -276,7 +277,7 @@ def _getitem_compose(self, index):
     return result
 
 
-register(Composite(
+register(Composed(
     "getitem", _getitem_compose, via=("select", "slice", "unsqueeze", "index"),
     attrs=("index",), method=False, public=False,
     doc="self[index]: ints, slices, None, ..., lists, long tensors, masks",
@@ -284,7 +285,8 @@ register(Composite(
              Sample((4,), attrs={"index": [0, 2, 0]}), Sample((2, 3), attrs={"index": (None, 1)}),
              Sample((2, 3), attrs={"index": (Ellipsis, slice(0, 3, 2))}),
              Sample((2, 3), attrs={"index": ([1, 0], slice(1, None))}),
-             Sample((2, 3), attrs={"index": (1, [True, False, True])})]))
+             Sample((2, 3), attrs={"index": (1, [True, False, True])})],
+    kind="shape", dtype="same"))
 
 
 # ------------------------------------------------------------------ item assignment

@@ -4,8 +4,8 @@ import numpy as np
 
 from ..engine.tensor import check_numel
 from .derivatives import helper
-from .registry import OPS, Op, Overload, Sample, alias, register, wrap_dim
-from .shape import Composite, _reshape_compose, _select_view
+from .registry import Composed, OPS, Op, Overload, Sample, alias, register, wrap_dim
+from .shape import _reshape_compose, _select_view
 
 
 # ------------------------------------------------------------------ join and split
@@ -107,15 +107,15 @@ def _vstack_compose(tensors):
     return OPS["cat"].apply([_atleast(t, 2) for t in tensors], (0,))
 
 
-register(Composite(
+register(Composed(
     "hstack", _hstack_compose, via=("cat",), inputs=("*tensors",), dtype="promote", method=False,
     doc="cat along dim 1 (dim 0 for vectors)",
-    samples=[Sample((2,), (3,)), Sample((2, 3), (2, 1))]))
-register(Composite(
+    samples=[Sample((2,), (3,)), Sample((2, 3), (2, 1))], kind="shape"))
+register(Composed(
     "vstack", _vstack_compose, via=("unsqueeze", "cat"),
     inputs=("*tensors",), dtype="promote", method=False,
     doc="cat along dim 0 after making each input at least 2-D",
-    samples=[Sample((3,), (3,)), Sample((2, 3), (3,))]))
+    samples=[Sample((3,), (3,)), Sample((2, 3), (3,))], kind="shape"))
 alias("row_stack", "vstack")
 
 
@@ -212,11 +212,12 @@ def _chunk_compose(self, chunks, dim):
     return split_int.apply((self,), ((n + chunks - 1) // chunks, dim))
 
 
-register(Composite(
+register(Composed(
     "chunk", _chunk_compose,
     via=("split.int",), attrs=("chunks", ("dim", 0)), outputs="many",
     doc="split into `chunks` nearly equal pieces (views)",
-    samples=[Sample((5,), attrs={"chunks": 2}), Sample((2, 3), attrs={"chunks": 3, "dim": 1})]))
+    samples=[Sample((5,), attrs={"chunks": 2}), Sample((2, 3), attrs={"chunks": 3, "dim": 1})],
+    kind="shape", dtype="same"))
 
 
 def _unbind(a, dim):

@@ -12,8 +12,8 @@ from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode
 from ..engine.tensor import _CPP_TYPE_NAMES, Tensor
 from .derivatives import helper
-from .registry import OPS, Op, Overload, Sample, alias, register, wrap_dim
-from .shape import Composite, _reshape_compose
+from .registry import Composed, OPS, Op, Overload, Sample, alias, register, wrap_dim
+from .shape import _reshape_compose
 from .slicing import _diagonal
 from .summation import torch_vector_norm
 
@@ -268,7 +268,7 @@ def _broadcast_error(a, b):
     return "shape mismatch"
 
 
-register(Composite(
+register(Composed(
     "matmul", _matmul_compose,
     via=("dot", "mv", "mm", "bmm", "unsqueeze", "expand", "view", "_unsafe_view"),
     inputs=("self", "other"), kind="linalg",
@@ -286,7 +286,7 @@ def _outer_compose(self, vec2):
     return OPS["mul"](_reshape_compose(self, (-1, 1)), vec2)
 
 
-register(Composite(
+register(Composed(
     "outer", _outer_compose, via=("view", "mul"), inputs=("self", "vec2"), kind="linalg",
     dtype="promote", doc="outer product of two vectors (self[:, None] * vec2)",
     samples=[Sample((3,), (2,))]))
@@ -734,7 +734,7 @@ def _svd_norm(A, d, keepdim, reduce):
     return out
 
 
-register(Composite(
+register(Composed(
     "linalg_matrix_norm", _matrix_norm_compose,
     via=("linalg_vector_norm", "amax", "sum.dim_IntList", "linalg_svdvals"),
     attrs=(("ord", "fro"), ("dim", (-2, -1)), ("keepdim", False), ("dtype", None)),
@@ -743,7 +743,7 @@ register(Composite(
     samples=[Sample((2, 3), low=0.3, high=2.0), Sample((3, 3), low=0.3, high=2.0, attrs={"ord": 1}),
              Sample((2, 3), low=0.3, high=2.0, attrs={"ord": float("inf"), "keepdim": True}),
              Sample((3, 2), attrs={"ord": "nuc"}, gradgrad=False),
-             Sample((3, 2), attrs={"ord": 2}, gradgrad=False)]))
+             Sample((3, 2), attrs={"ord": 2}, gradgrad=False)], dtype="same"))
 
 
 def _norm_compose(A, ord=None, dim=None, keepdim=False, dtype=None):
@@ -766,12 +766,12 @@ def _norm_compose(A, ord=None, dim=None, keepdim=False, dtype=None):
     return OPS["linalg_vector_norm"](A, ord, None, keepdim, dtype=dtype)
 
 
-register(Composite(
+register(Composed(
     "linalg_norm", _norm_compose, via=("linalg_vector_norm", "linalg_matrix_norm"),
     attrs=(("ord", None), ("dim", None), ("keepdim", False), ("dtype", None)), kind="linalg", public=False, method=False,
     doc="vector_norm or matrix_norm, as ord and dim ask",
     samples=[Sample((2, 3), low=0.3, high=2.0), Sample((3,), low=0.3, high=2.0, attrs={"ord": 1}),
-             Sample((2, 3), low=0.3, high=2.0, attrs={"ord": 1})]))
+             Sample((2, 3), low=0.3, high=2.0, attrs={"ord": 1})], dtype="same"))
 
 
 # ------------------------------------------------------------------ cross product
@@ -812,8 +812,8 @@ def _cross_compose(self, other, dim=None):
     return OPS["linalg_cross"](self, other, dim=dim)
 
 
-register(Composite(
+register(Composed(
     "cross", _cross_compose, via=("linalg_cross",), inputs=("self", "other"),
     attrs=(("dim", None),), kind="linalg",
     doc="cross product along dim (default: the first dimension of size 3)",
-    samples=[Sample((3,), (3,))]))
+    samples=[Sample((3,), (3,))], dtype="same"))

@@ -2,7 +2,7 @@
 repeat, and the helpers the other shape modules share (join_split, slicing, gather, indexing).
 
 Ops that PyTorch composes from others (reshape, flatten, narrow, chunk, indexing, …) are
-`Composite` entries: calling one runs the same composition, so the graph holds the nodes
+`Composed` entries: calling one runs the same composition, so the graph holds the nodes
 PyTorch's holds (`x.t().reshape(6)` is UnsafeViewBackward0 over CloneBackward0)."""
 
 import math
@@ -16,7 +16,7 @@ from .derivatives import helper
 from .registry import OPS, Composed, Op, Overload, Sample, alias, register, wrap_dim
 
 
-class Composite(Composed):
+class Composed(Composed):
     """A composed op of the shape family (see `Composed`)."""
 
     def __init__(self, name, compose, **kw):
@@ -52,7 +52,7 @@ class VarArgsOp(VarArgs, Op):
     keywords = ("size", "shape", "dims", "repeats")
 
 
-class VarArgsComposite(VarArgs, Composite):
+class VarArgsComposed(VarArgs, Composed):
     keywords = ("size", "shape", "dims", "repeats")
 
 
@@ -212,23 +212,23 @@ def _reshape_compose(self, shape):
     return OPS["_unsafe_view"].apply((copy,), (shape,))
 
 
-register(VarArgsComposite(
+register(VarArgsComposed(
     "reshape", _reshape_compose, via=("view", "clone", "_unsafe_view"), attrs=("shape",),
     doc="the same elements in a new shape: a view when possible, else a copy",
     samples=RESHAPE_SAMPLES + [
-        Sample((3, 2), attrs={"shape": (6,)}, name="(3, 2)->6")]))
+        Sample((3, 2), attrs={"shape": (6,)}, name="(3, 2)->6")], kind="shape", dtype="same"))
 
-register(Composite(
+register(Composed(
     "view_as", lambda self, other: OPS["view"].apply((self,), (tuple(other._data.shape),)),
     via=("view",),
     inputs=("self", "other"), edges=("self",), function=False, doc="self.view(other.size())",
-    samples=[Sample((2, 3), (6,), gradgrad=True)]))
+    samples=[Sample((2, 3), (6,), gradgrad=True)], kind="shape", dtype="same"))
 
-register(Composite(
+register(Composed(
     "reshape_as", lambda self, other: _reshape_compose(self, tuple(other._data.shape)),
     via=("view", "clone", "_unsafe_view"),
     inputs=("self", "other"), edges=("self",), function=False, doc="self.reshape(other.size())",
-    samples=[Sample((2, 3), (3, 2))]))
+    samples=[Sample((2, 3), (3, 2))], kind="shape", dtype="same"))
 
 
 def _flatten_shape(shape, start_dim, end_dim):
@@ -248,11 +248,12 @@ def _flatten_compose(self, start_dim, end_dim):
     return _reshape_compose(self, new)
 
 
-register(Composite(
+register(Composed(
     "flatten", _flatten_compose,
     via=("view", "clone", "_unsafe_view"), attrs=(("start_dim", 0), ("end_dim", -1)),
     doc="merge dims start_dim..end_dim into one",
-    samples=[Sample((2, 3)), Sample((2, 3, 2), attrs={"start_dim": 1}), Sample(())]))
+    samples=[Sample((2, 3)), Sample((2, 3, 2), attrs={"start_dim": 1}), Sample(())],
+    kind="shape", dtype="same"))
 
 
 def _unflatten_shape(shape, dim, sizes):
@@ -269,13 +270,13 @@ def _unflatten_shape(shape, dim, sizes):
     return tuple(shape[:d]) + inferred + tuple(shape[d + 1:])
 
 
-register(Composite(
+register(Composed(
     "unflatten",
     lambda self, dim, sizes: OPS["view"].apply(
         (self,), (_unflatten_shape(self._data.shape, dim, sizes),)),
     via=("view",), attrs=("dim", "sizes"),
     doc="split dim into sizes",
-    samples=[Sample((2, 6), attrs={"dim": 1, "sizes": (2, 3)})]))
+    samples=[Sample((2, 6), attrs={"dim": 1, "sizes": (2, 3)})], kind="shape", dtype="same"))
 
 
 def _squeeze_dims(shape, dim):
@@ -406,10 +407,11 @@ def _movedim_compose(self, source, destination):
     return OPS["permute"].apply((self,), (tuple(order),))
 
 
-register(Composite(
+register(Composed(
     "movedim", _movedim_compose, via=("permute",), attrs=("source", "destination"),
     doc="move dims source to positions destination (a permute)",
-    samples=[Sample((2, 3, 4), attrs={"source": 0, "destination": 2})]))
+    samples=[Sample((2, 3, 4), attrs={"source": 0, "destination": 2})],
+    kind="shape", dtype="same"))
 alias("moveaxis", "movedim")
 
 
@@ -487,11 +489,11 @@ register(VarArgsOp(
     samples=[Sample((3,), attrs={"size": (2, 3)}), Sample((2, 1), attrs={"size": (2, 3)}),
              Sample((), attrs={"size": (2,)})]))
 
-register(Composite(
+register(Composed(
     "expand_as", lambda self, other: OPS["expand"].apply((self,), (tuple(other._data.shape),)),
     via=("expand",),
     inputs=("self", "other"), edges=("self",), function=False, doc="self.expand(other.size())",
-    samples=[Sample((3,), (2, 3))]))
+    samples=[Sample((3,), (2, 3))], kind="shape", dtype="same"))
 
 
 def _sum_to_size_compose(self, size):
@@ -511,11 +513,12 @@ def _sum_to_size_compose(self, size):
     return OPS["view"].apply((out,), (size,)) if lead else out
 
 
-register(VarArgsComposite(
+register(VarArgsComposed(
     "sum_to_size", _sum_to_size_compose, via=("sum.dim_IntList", "view"),
     attrs=("size",), function=False,
     doc="sum broadcast dimensions away down to size",
-    samples=[Sample((2, 3), attrs={"size": (1, 3)}), Sample((2, 3), attrs={"size": (3,)})]))
+    samples=[Sample((2, 3), attrs={"size": (1, 3)}), Sample((2, 3), attrs={"size": (3,)})],
+    kind="shape", dtype="same"))
 
 
 def _repeat(a, repeats):
@@ -558,8 +561,8 @@ def _tile_compose(self, dims):
     return OPS["repeat"].apply((self,), (dims,))
 
 
-register(VarArgsComposite(
+register(VarArgsComposed(
     "tile", _tile_compose,
     via=("repeat",),
     attrs=("dims",), doc="repeat, padding dims with leading 1s",
-    samples=[Sample((2, 3), attrs={"dims": (2,)})]))
+    samples=[Sample((2, 3), attrs={"dims": (2,)})], kind="shape", dtype="same"))

@@ -4,8 +4,8 @@ import numpy as np
 
 from ..engine.tensor import Tensor
 from .derivatives import helper
-from .registry import OPS, Op, Sample, register, wrap_dim
-from .shape import Composite, VarArgsOp, _dims, _select_index, _select_view, _slice_bounds
+from .registry import Composed, OPS, Op, Sample, register, wrap_dim
+from .shape import VarArgsOp, _dims, _select_index, _select_view, _slice_bounds
 
 
 # ------------------------------------------------------------------ reorder elements
@@ -161,13 +161,14 @@ def _narrow_compose(self, dim, start, length):
     return OPS["slice"].apply((self,), (d, start, start + length, 1))
 
 
-register(Composite(
+register(Composed(
     "narrow", _narrow_compose,
     via=("slice",),
     attrs=("dim", "start", "length"), view=True,
     doc="length elements from start along dim (a view)",
     samples=[Sample((5,), attrs={"dim": 0, "start": 1, "length": 3}),
-             Sample((2, 4), attrs={"dim": 1, "start": 2, "length": 2})]))
+             Sample((2, 4), attrs={"dim": 1, "start": 2, "length": 2})],
+    kind="shape", dtype="same"))
 
 
 def _diagonal(a, offset=0, dim1=0, dim2=1):

@@ -14,8 +14,7 @@ from ..engine.grad_mode import GradMode
 from ..engine.tensor import Tensor
 from .reductions import return_type
 from .derivatives import helper
-from .registry import OPS, Op, Overload, Plain, Sample, register, wrap_dim
-from .shape import Composite
+from .registry import Composed, OPS, Op, Overload, Plain, Sample, register, wrap_dim
 
 SortResult = return_type("sort", ["values", "indices"])
 TopkResult = return_type("topk", ["values", "indices"])
@@ -133,10 +132,10 @@ def _msort_compose(self):
     return sort_default.apply((self,), (0, False))[0]
 
 
-register(Composite(
+register(Composed(
     "msort", _msort_compose, via=("sort.default",), method=True,
     kind="sorting", doc="self sorted along its first dimension (sort(self, 0).values)",
-    samples=[Sample((4,)), Sample((3, 2))]))
+    samples=[Sample((4,)), Sample((3, 2))], dtype="same"))
 
 
 # ------------------------------------------------------------------ topk, kthvalue
