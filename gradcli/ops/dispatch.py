@@ -17,9 +17,9 @@ from ..engine.graph import tensor_gradient as _tensor_gradient
 from ..engine.tangents import ForwardAD
 from ..engine.tensor import Tensor
 from . import formulas
-from .nodes import (ATTR, G, INPUT, RESULT, _F32, _F64, _INFERENCE, _PROMOTE, _Tensor, _UNARY,
-                    _array, _asarray, _ndarray, _new_node, _new_tensor, _pack_saved,
-                    _passed_through, _reduce_to, passthrough)
+from .nodes import (ATTR, G, INPUT, RESULT, _F32, _F64, _PROMOTE, _Tensor, _UNARY, _array,
+                    _asarray, _make, _ndarray, _new_node, _pack_saved, _passed_through, _reduce_to,
+                    passthrough)
 from .forward_mode import _forward_ad
 
 
@@ -87,6 +87,24 @@ def _specialised_apply(op, general=None, swapped=False):
             node._anomaly = (AnomalyMode.location() if AnomalyMode.location
                              else "".join(traceback.format_stack()[:-4]))
 
+    def attach(node, result, save_out, a, b):
+        """The end of recording a node (both records below): the result's history, the saved
+        output, saved-tensor hooks and observers (b: _UNARY for a one-input op)."""
+        if promote or result._data.dtype.kind in "fc":  # promote: the output is float
+            result.grad_fn = node
+            result.requires_grad_flag = True
+        if save_out:
+            vc = result._vc
+            if vc is None:
+                vc = result._vc = [0]
+            node._saved_out = (result._data, 0, vc, vc[0])
+        else:
+            node._saved_out = None
+        if SavedHooks.stack:
+            _pack_saved(node, op, result)
+        if NodeRecorder.callback is not None or AnomalyMode.enabled:
+            observe(node, (a,) if b is _UNARY else (a, b), result)
+
     if op.n_inputs == 1:
         f64_ufunc = float64_ufunc(op)
         on_float = f64_ufunc if promote else None
@@ -126,20 +144,7 @@ def _specialised_apply(op, general=None, swapped=False):
                         node._saved_ver = (vc[0],)
                 else:
                     node._saved_state = None
-            if promote or result._data.dtype.kind in "fc":
-                result.grad_fn = node
-                result.requires_grad_flag = True
-            if save_out:
-                vc = result._vc
-                if vc is None:
-                    vc = result._vc = [0]
-                node._saved_out = (result._data, 0, vc, vc[0])
-            else:
-                node._saved_out = None
-            if SavedHooks.stack:
-                _pack_saved(node, op, result)
-            if NodeRecorder.callback is not None or AnomalyMode.enabled:
-                observe(node, (x,), result)
+            attach(node, result, save_out, x, _UNARY)
 
         def call(x, attrs=defaults):
             if type(x) is not _Tensor:
@@ -172,12 +177,7 @@ def _specialised_apply(op, general=None, swapped=False):
                     out = _asarray(out)
             if out_dtype is not None and out.dtype is not out_dtype and out.dtype != out_dtype:
                 out = out.astype(out_dtype)
-            result = _new_tensor(_Tensor)
-            result._data = out
-            result.grad_fn = None
-            result.requires_grad_flag = False
-            result._output_nr = 0
-            result._vc = _INFERENCE.counter
+            result = _make(out, None, 0, False)
             if view:
                 _mark_view(result, x)
             if x.requires_grad_flag and differentiable and GradMode.enabled:
@@ -256,20 +256,7 @@ def _specialised_apply(op, general=None, swapped=False):
                     node._saved_ver = (0 if va is None else va[0], 0 if vb is None else vb[0])
             else:
                 node._saved_state = None
-        if promote or result._data.dtype.kind in "fc":  # promote: the output is float
-            result.grad_fn = node
-            result.requires_grad_flag = True
-        if save_out:
-            vc = result._vc
-            if vc is None:
-                vc = result._vc = [0]
-            node._saved_out = (result._data, 0, vc, vc[0])
-        else:
-            node._saved_out = None
-        if SavedHooks.stack:
-            _pack_saved(node, op, result)
-        if NodeRecorder.callback is not None or AnomalyMode.enabled:
-            observe(node, (a, b), result)
+        attach(node, result, save_out, a, b)
 
     on_floats = op.on_floats if promote else None  # (its result is float64, the inputs' dtype)
 
@@ -330,12 +317,7 @@ def _specialised_apply(op, general=None, swapped=False):
                     out = _asarray(out)
             if out_dtype is not None and out.dtype is not out_dtype and out.dtype != out_dtype:
                 out = out.astype(out_dtype)
-        result = _new_tensor(_Tensor)
-        result._data = out
-        result.grad_fn = None
-        result.requires_grad_flag = False
-        result._output_nr = 0
-        result._vc = _INFERENCE.counter
+        result = _make(out, None, 0, False)
         if view:
             _mark_view(result, a)
         if need_grad and differentiable and GradMode.enabled:

@@ -50,6 +50,7 @@ def _put_packed(node, kind, index, packed):
         node._saved_in = tuple(values)
 _Tensor = Tensor
 _new_tensor = Tensor.__new__
+_make = Tensor._make  # (a result: data, grad_fn, output_nr, requires_grad)
 _INFERENCE = InferenceMode  # (its counter: None, or inference tensors' in inference mode)
 _array = np.array
 _new_node = object.__new__

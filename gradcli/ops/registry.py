@@ -28,9 +28,8 @@ from ..engine.tangents import ForwardAD
 from ..engine.tensor import Tensor, to_array
 from . import derivatives
 from .nodes import (ATTR, DTYPE, G, INPUT, OpNode, RESULT, SHAPE, SHAPES, _AS_IS, _BOOL,
-                    _BinaryNode, _F32, _F64, _FIXED, _INFERENCE, _LONG, _PROMOTE, _Tensor,
-                    _UnaryNode, _asarray, _ndarray, _new_node, _new_tensor, _pack_saved,
-                    saved_value_properties)
+                    _BinaryNode, _F32, _F64, _FIXED, _LONG, _PROMOTE, _Tensor, _UnaryNode,
+                    _asarray, _make, _ndarray, _new_node, _pack_saved, saved_value_properties)
 from .forward_mode import _forward_ad
 from .dispatch import _mark_view, _specialised_apply, _specialised_vjp
 
@@ -396,12 +395,7 @@ class Op:
             out = _asarray(out)
         if out_dtype is not None and out.dtype is not out_dtype and out.dtype != out_dtype:
             out = out.astype(out_dtype)
-        result = _new_tensor(_Tensor)
-        result._data = out
-        result.grad_fn = None
-        result.requires_grad_flag = False
-        result._output_nr = 0
-        result._vc = _INFERENCE.counter
+        result = _make(out, None, 0, False)
         if self.view:
             _mark_view(result, inputs[0])
         if need_grad and GradMode.enabled and self.differentiable:
