@@ -59,10 +59,11 @@ def per_run(checkout, workload, args):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workload", default="chain")
-    parser.add_argument("--args", nargs="*", default=None)
+    parser.add_argument("--args", default=None, help="the factory's arguments, comma-separated")
     parser.add_argument("checkouts", nargs="*", default=[str(BENCH.parent)])
     opts = parser.parse_args()
-    args = opts.args if opts.args is not None else (["10000"] if opts.workload == "chain" else [])
+    args = (opts.args.split(",") if opts.args else []) if opts.args is not None else (
+        ["10000"] if opts.workload == "chain" else [])
     for checkout in opts.checkouts:
         count = per_run(Path(checkout).resolve(), opts.workload, args)
         if opts.workload == "chain":
