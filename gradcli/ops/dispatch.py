@@ -17,8 +17,8 @@ from ..engine.graph import tensor_gradient as _tensor_gradient
 from ..engine.tangents import ForwardAD
 from ..engine.tensor import Tensor
 from . import formulas
-from .nodes import (ATTR, G, INPUT, RESULT, _F32, _F64, _PROMOTE, _Tensor, _UNARY, _array,
-                    _asarray, _make, _ndarray, _new_node, _pack_saved, _passed_through, _reduce_to,
+from .nodes import (G, INPUT, RESULT, _F32, _F64, _PROMOTE, _Tensor, _UNARY, _array, _asarray,
+                    _make, _ndarray, _new_node, _pack_saved, _passed_through, _reduce_to,
                     passthrough)
 from .forward_mode import _forward_ad
 
@@ -390,18 +390,6 @@ def _vjp_caller(entry):
                 r = _on_floats(fn, g, xf)
                 return fn(_tensor_gradient(g), x) if r is None else r
             return call
-        if kind == INPUT:
-            def call(node, g):
-                x = node._saved_b if idx else node._saved_a
-                if type(x) is _Tensor:
-                    vc = x._vc
-                    if vc is not None and vc[0] != (0 if node._saved_ver is None
-                                                    else node._saved_ver[idx]):
-                        node._unpack(idx)  # raises PyTorch's error
-                elif isinstance(x, Tensor) or type(x) is PackedTensor:
-                    x = node._unpack(idx)
-                return fn(g if type(g) is not float else _tensor_gradient(g), x)
-            return call
         if kind == RESULT and methods is not None:
             def call(node, g):
                 r = node._unpack_result()
@@ -414,12 +402,6 @@ def _vjp_caller(entry):
                         return f
                 return fn(g if type(g) is not float else _tensor_gradient(g), r)
             return call
-        if kind == RESULT:
-            return lambda node, g: fn(g if type(g) is not float else _tensor_gradient(g),
-                                      node._unpack_result())
-        if kind == ATTR:
-            return lambda node, g: fn(g if type(g) is not float else _tensor_gradient(g),
-                                      node._attrs[idx])
     methods = _float_formula(fn) if kinds and kinds[0] == (G, 0) else None
     if methods is not None:
         def call(node, g):
