@@ -1,0 +1,155 @@
+"""Red team, round 5: regression tests that state the SAFE behaviour (they fail until fixed).
+
+Each wall attacked with the other up and down.  The language wall alone: programs run in-process
+through a Session (no evaluator), to see what a program reaches by itself; the findings there are
+objects a program must not call or forge that still reach the engine (the callables the engine
+calls for a program are not checked as calls are; a class body makes attributes starting with `_`
+that the engine's unbound methods then read as a tensor's).  The OS wall alone: arbitrary Python
+in an evaluator (run_task, the test-only way past the language), looking for what reaches the
+machine beyond the evaluator."""
+
+import ctypes
+import io
+import json
+import os
+import sys
+
+import pytest
+
+from gradcli.kernel import wall
+from gradcli.kernel.process import run_task
+from gradcli.lang.errors import ProgramError
+from gradcli.lang.session import Session
+from gradcli.lang.transcript import fresh_interpreter
+
+LINUX = sys.platform.startswith("linux")
+FULL_WALL = LINUX and wall.landlock_abi() >= 1 and wall.seccomp_available()
+needs_wall = pytest.mark.skipif(not FULL_WALL, reason="Landlock and seccomp both needed")
+needs_seccomp = pytest.mark.skipif(not (LINUX and wall.seccomp_available()),
+                                   reason="libseccomp needed (the filter refuses the call)")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_engine_state():
+    with fresh_interpreter():
+        yield
+
+
+def _error(source):
+    """The one-line error a program ends in (in-process: the language wall alone)."""
+    out = io.StringIO()
+    session = Session(out=out)
+    with pytest.raises(ProgramError) as info:
+        session.run(source, timeout=10)
+    return info.value.format()[0], out.getvalue()
+
+
+def _in_evaluator(attack, timeout=10):
+    out = io.StringIO()
+
+    def body():
+        result = attack()
+        sys.stdout.write("\n@@" + json.dumps(result) + "\n")
+        return 0
+
+    run_task(body, timeout=timeout, out=out, err=out)
+    for line in out.getvalue().splitlines():
+        if line.startswith("@@"):
+            return json.loads(line[2:])
+    raise AssertionError(f"no result from the evaluator: {out.getvalue()!r}")
+
+
+# ---------------------------------------------------------------------- the language wall alone
+
+# Every way the engine calls a function a program hands it: np.ndarray (the raw constructor:
+# object arrays, uninitialised memory) and np.dtype outside the allow-list must be refused there
+# as a direct call `np.ndarray((3,), "O")` is.
+ENGINE_CALLS = {
+    "Module.forward attribute": "m = torch.nn.Module()\nm.forward = np.ndarray\n"
+                                "r = m((3,), 'O')",
+    "Module subclass forward": "class M(torch.nn.Module):\n    forward = np.ndarray\n"
+                               "r = M()((3,), 'O')",
+    "dtype as forward": "m = torch.nn.Module()\nm.forward = np.dtype\nr = m('O')",
+    "tensor hook": "x = torch.ones(2, requires_grad=True)\nx.register_hook(np.ndarray)\n"
+                   "(x * 1).sum().backward()",
+    "Module.apply": "torch.nn.Linear(2, 2).apply(np.ndarray)",
+    "optimizer closure": "w = torch.zeros(2, requires_grad=True)\n"
+                         "torch.optim.SGD([w], lr=0.1).step(np.ndarray)",
+    "Function.forward": "class F(torch.autograd.Function):\n    forward = np.ndarray\n"
+                        "F.apply('O')",
+    "torch.func.vmap": "torch.func.vmap(np.ndarray)(torch.ones(2, dtype=torch.int64))",
+    "uninitialised memory": "m = torch.nn.Module()\nm.forward = np.ndarray\n"
+                            "r = m((4096,), np.uint8).tolist()",
+}
+
+
+@pytest.mark.xfail(strict=True, reason="F1: callables the engine calls for a program (forward, "
+                   "hooks, Module.apply, closures, torch.func) are not checked as calls are: "
+                   "np.ndarray and np.dtype run raw (object arrays, uninitialised memory)")
+@pytest.mark.parametrize("source", ENGINE_CALLS.values(), ids=ENGINE_CALLS.keys())
+def test_the_engine_does_not_call_what_a_program_may_not_call(source):
+    """np.ndarray is in the numpy facade for isinstance, and `np.ndarray(...)` is refused by
+    the call check (as is np.dtype('O')); but the engine calls what a program hands it
+    (nn.Module's forward, a hook, Module.apply, an optimizer's closure, autograd.Function's
+    forward, torch.func's transforms) without that check.  So a program makes object arrays
+    (the facade's numeric-only promise), arrays of uninitialised memory (heap pointers:
+    addresses for a memory attack, stale data) and dtypes off the allow-list."""
+    line, _ = _error("import torch\nimport numpy as np\n" + source + "\nfail = 1 / 0\n")
+    assert "is not available in gradcli programs" in line, line
+
+
+FAKE_SELF = {
+    "detach": "t = torch.Tensor.detach(G())\nprint(t.numpy())",
+    "tolist": "print(torch.Tensor.tolist(G()))",
+    "property fget": "print(torch.Tensor.data.fget(G()).numpy())",
+    "numpy": "print(torch.Tensor.numpy(G()))",
+}
+
+
+@pytest.mark.xfail(strict=True, reason="F2: an engine class's unbound methods take any `self`, "
+                   "and a class body makes `_`-attributes: torch.Tensor.detach(obj) is a "
+                   "Tensor whose storage is whatever obj._data is")
+@pytest.mark.parametrize("source", FAKE_SELF.values(), ids=FAKE_SELF.keys())
+def test_a_program_object_is_never_taken_for_a_tensor(source):
+    """A program cannot write `self._data = ...` (no attribute starting with `_`), but a class
+    body's names become class attributes as they are: `class G: _data = [len, 2 ** 100]`.
+    torch.Tensor's methods read from the class are plain functions that take any object as
+    `self` (PyTorch's are C descriptors: "descriptor 'detach' for 'torch._C.TensorBase'
+    objects doesn't apply to a 'G' object"), so `torch.Tensor.detach(G())` is a real Tensor
+    whose storage is any object the program chose: the engine's reading of a tensor's memory
+    through its attributes (round 4's subclass findings) without a subclass."""
+    prelude = ("import torch\nimport numpy as np\nclass G:\n    _data = [len, 2 ** 100]\n"
+               "    _counter = None\n    _vc = None\n    requires_grad = False\n")
+    line, out = _error(prelude + source + "\n")
+    assert line.startswith("TypeError: "), (line, out)
+    assert "len" not in out, out
+
+
+# ---------------------------------------------------------------------- the OS wall alone
+
+@needs_seccomp
+@pytest.mark.xfail(strict=True, reason="F3: io_setup is allowed: an evaluator takes every AIO "
+                   "context of the machine (fs.aio-max-nr) and io_setup fails with EAGAIN in "
+                   "every other process while it lives")
+def test_the_evaluator_cannot_take_the_machines_aio_contexts():
+    """Linux AIO contexts are counted machine-wide (fs.aio-nr against fs.aio-max-nr, 65536 by
+    default) and not per user or namespace: one io_setup(65536) in an evaluator (a REPL's
+    lives as long as the session) makes io_setup fail with EAGAIN for every other process of
+    the machine (databases, qemu, fio...).  Neither Python nor NumPy uses AIO: the filter
+    should refuse io_setup (this test asks for one context only, freed at once)."""
+    number = {"x86_64": 206, "aarch64": 0, "riscv64": 0}.get(os.uname().machine)
+    if number is None:
+        pytest.skip("io_setup's number on this architecture is not listed here")
+
+    def attack():
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+        context = ctypes.c_ulong(0)
+        result = libc.syscall(ctypes.c_long(number), ctypes.c_long(1), ctypes.byref(context))
+        code = ctypes.get_errno()
+        if result == 0:
+            libc.syscall(ctypes.c_long(number + 1), context)  # io_destroy
+        return {"io_setup": result, "errno": code if result else 0}
+
+    result = _in_evaluator(attack)
+    assert result == {"io_setup": -1, "errno": 1}, result
