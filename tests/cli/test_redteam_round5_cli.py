@@ -58,6 +58,47 @@ def test_a_tensor_subclass_cannot_redefine_tensor_names_after_its_class_statemen
     assert "cannot redefine" in r.stderr, r.stderr
 
 
+# The same view with class statements alone: _check_overrides looks at the names of the class
+# being made, not at those a program's base before the engine base in its MRO brings (a mixin).
+MIXIN_ARRAY = """import torch
+class Flags:
+    writeable = True
+class Fake:
+    shape = (SIZE, SIZE)
+    strides = (8, 0)
+    ndim = 2
+    flags = Flags()
+class Arr(Fake, torch.Tensor):
+    pass
+inner = Arr([[5.]])
+class Mix:
+    _data = property(lambda self: inner, lambda self, value: None)
+class S(Mix, torch.Tensor):
+    pass
+s = S([[1., 2.]])
+r = s.diagonal()
+print(r.shape)
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="F7: a program's mixin before torch.Tensor in the bases "
+                   "redefines Tensor's names (_data, shape): _check_overrides reads only the new "
+                   "class's own names; the diagonal reads (and writes) past the buffer")
+@pytest.mark.parametrize("tail", ["print(r)\n", "r.fill_(7.)\nprint('wrote')\n"],
+                         ids=["read", "write"])
+def test_a_mixin_cannot_redefine_what_the_engine_reads(cli, tail):
+    """Both walls up, class statements only: `class S(Mix, torch.Tensor)` whose Mix holds a
+    `_data` property, and an Arr(Fake, torch.Tensor) whose Fake holds shape and ndim: round
+    4's test with the names moved one class up.  64 elements read past a one-element buffer
+    (heap words), or 4M written (SIGSEGV, a corrupted heap with fewer).  Expected: the class
+    statement refused, `class S cannot redefine '_data' of torch.Tensor`."""
+    size = "64" if tail.startswith("print") else "2 ** 22"
+    r = cli("run", "-", input=MIXIN_ARRAY.replace("SIZE", size) + tail)
+    assert "crashed the evaluator" not in r.stderr, r.stderr
+    assert (r.code, r.stdout) == (2, ""), (r.code, r.stdout[:300], r.stderr)
+    assert "cannot redefine" in r.stderr, r.stderr
+
+
 # ---------------------------------------------------------------------- the frontend
 
 def _hostile_graph(label):
