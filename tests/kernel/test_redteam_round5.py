@@ -83,9 +83,6 @@ ENGINE_CALLS = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="F1: callables the engine calls for a program (forward, "
-                   "hooks, Module.apply, closures, torch.func) are not checked as calls are: "
-                   "np.ndarray and np.dtype run raw (object arrays, uninitialised memory)")
 @pytest.mark.parametrize("source", ENGINE_CALLS.values(), ids=ENGINE_CALLS.keys())
 def test_the_engine_does_not_call_what_a_program_may_not_call(source):
     """np.ndarray is in the numpy facade for isinstance, and `np.ndarray(...)` is refused by
@@ -106,9 +103,6 @@ FAKE_SELF = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="F2: an engine class's unbound methods take any `self`, "
-                   "and a class body makes `_`-attributes: torch.Tensor.detach(obj) is a "
-                   "Tensor whose storage is whatever obj._data is")
 @pytest.mark.parametrize("source", FAKE_SELF.values(), ids=FAKE_SELF.keys())
 def test_a_program_object_is_never_taken_for_a_tensor(source):
     """A program cannot write `self._data = ...` (no attribute starting with `_`), but a class
@@ -121,16 +115,13 @@ def test_a_program_object_is_never_taken_for_a_tensor(source):
     prelude = ("import torch\nimport numpy as np\nclass G:\n    _data = [len, 2 ** 100]\n"
                "    _counter = None\n    _vc = None\n    requires_grad = False\n")
     line, out = _error(prelude + source + "\n")
-    assert line.startswith("TypeError: "), (line, out)
+    assert line.startswith(("TypeError: ", "AttributeError: ")), (line, out)
     assert "len" not in out, out
 
 
 # ---------------------------------------------------------------------- the OS wall alone
 
 @needs_seccomp
-@pytest.mark.xfail(strict=True, reason="F3: io_setup is allowed: an evaluator takes every AIO "
-                   "context of the machine (fs.aio-max-nr) and io_setup fails with EAGAIN in "
-                   "every other process while it lives")
 def test_the_evaluator_cannot_take_the_machines_aio_contexts():
     """Linux AIO contexts are counted machine-wide (fs.aio-nr against fs.aio-max-nr, 65536 by
     default) and not per user or namespace: one io_setup(65536) in an evaluator (a REPL's
