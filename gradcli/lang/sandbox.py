@@ -847,9 +847,25 @@ def build_class(body, name, *bases, **keywords):
                             f"torch.autograd.Function, torch.nn.Module or Exception, not "
                             f"{base!r}")
     cls = builtins.__build_class__(body, name, *bases)
+    _check_engine_bases(cls)
     _check_overrides(cls, body.__code__.co_names)
     PROGRAM_CLASSES.add(cls)
     return cls
+
+
+def _check_engine_bases(cls):
+    """A class deriving from torch.Tensor has no engine base outside Tensor's own line
+    (torch.nn.Parameter): another engine class's machinery would answer for Tensor's (nn.Module's
+    __setattr__, and its __getattr__ for a slot never set, `_data` among them)."""
+    tensor = ENGINE_CLASSES.get("Tensor")
+    if tensor is None or not issubclass(cls, tensor):
+        return
+    for base in cls.__mro__:
+        if base is not object and base not in PROGRAM_CLASSES and base is not cls and \
+                _engine_class(base) and not issubclass(base, tensor) and \
+                base not in tensor.__mro__:
+            raise TypeError(f"class {cls.__name__} cannot derive from both torch.Tensor and "
+                            f"{base.__name__} in gradcli programs")
 
 
 # The names each class of the program defined (its class body's, and those it set later): what

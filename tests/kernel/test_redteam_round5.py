@@ -119,8 +119,6 @@ def test_a_program_object_is_never_taken_for_a_tensor(source):
     assert "len" not in out, out
 
 
-@pytest.mark.xfail(strict=True, reason="F8: a class may derive from torch.Tensor and another "
-                   "engine class (nn.Module): Module's __getattr__ answers for Tensor's unset slots")
 @pytest.mark.parametrize("bases", ["torch.nn.Module, torch.Tensor",
                                    "torch.nn.Parameter, torch.nn.Module",
                                    "torch.autograd.Function, torch.nn.Parameter"])
