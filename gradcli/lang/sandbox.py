@@ -913,6 +913,13 @@ def _check_overrides(cls, body_names):
             base = _redefined_base(cls, owner, name)
             if base is not None:
                 raise _redefinition_error(cls, name, base)
+    for name in PROGRAM_NAMES[cls]:
+        # (a program reads and writes no attribute starting with `_`: such a name would only
+        # give its objects the engine's internal attributes, `_data` that the engine reads as
+        # a tensor's memory)
+        if name.startswith("_") and name != "_":
+            raise NameError(f"names starting with '_' are not allowed in a class body: "
+                            f"'{name}'")
 
 
 def _check_class_attribute(cls, name):
