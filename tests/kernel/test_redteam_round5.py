@@ -200,21 +200,18 @@ def test_the_evaluator_cannot_take_the_machines_aio_contexts():
 
 
 @needs_seccomp
-@pytest.mark.xfail(strict=True, reason="F10: sync() is allowed: an evaluator in a loop of sync "
-                   "calls makes the whole machine write back its dirty pages, again and again")
 def test_the_evaluator_cannot_flush_the_machines_disks():
     """sync() writes back every dirty page of every file system of the machine (and syncfs()
     a whole file system through any descriptor): in a loop, an evaluator holds the disks of
     every other process busy.  It writes nothing itself (RLIMIT_FSIZE 0, no writable file):
     the filter should refuse both (EPERM)."""
+    number = {"x86_64": 162, "aarch64": 81, "riscv64": 81}.get(os.uname().machine)
+    if number is None:
+        pytest.skip("sync's number on this architecture is not listed here")
+
     def attack():
-        r = {}
-        try:
-            os.sync()
-            r["sync"] = "ok"
-        except OSError as e:
-            r["sync"] = e.errno
         libc = ctypes.CDLL(None, use_errno=True)
+        r = {"sync": libc.syscall(number) and ctypes.get_errno()}  # (libc's sync() is void)
         fd = os.open(os.path.dirname(os.__file__), os.O_RDONLY)
         r["syncfs"] = libc.syncfs(fd) and ctypes.get_errno()
         return r
