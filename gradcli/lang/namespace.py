@@ -114,9 +114,10 @@ def _engine_members(module, name):
 
 # ---------------------------------------------------------------------- numpy
 
-class _StandIn(type):
+class StandIn(type):
     """The metaclass of what a program holds for NumPy's ndarray and dtype classes (the facade's
-    np.ndarray and np.dtype, and what `type(x)` gives for an array or a dtype): a class that
+    np.ndarray and np.dtype, and what `type(x)` gives for an array or a dtype) and for bytes
+    (what `type(x)` gives for bytes, whose call makes n bytes at once): a class that
     isinstance, issubclass, repr and attribute reads see as the real one, and whose call is
     the checked one.  A program hands its values to code that calls them unchecked (the engine
     calls a Module's forward, a hook, an optimizer's closure; NumPy calls an object's `clip` or
@@ -127,7 +128,7 @@ class _StandIn(type):
         return isinstance(obj, cls._real)
 
     def __subclasscheck__(cls, sub):
-        return issubclass(sub._real if isinstance(sub, _StandIn) else sub, cls._real)
+        return issubclass(sub._real if isinstance(sub, StandIn) else sub, cls._real)
 
     def __call__(cls, *args, **kwargs):
         return cls._construct(*args, **kwargs)
@@ -144,7 +145,7 @@ class _StandIn(type):
         return dir(cls._real)
 
 
-_StandIn.__name__ = _StandIn.__qualname__ = "type"  # (type(np.ndarray) shows as NumPy's)
+StandIn.__name__ = StandIn.__qualname__ = "type"  # (type(np.ndarray) shows as NumPy's)
 
 
 def _refused_ndarray(*args, **kwargs):
@@ -164,13 +165,16 @@ def _checked_dtype_of(real):
 _STAND_INS = {}
 
 
-def stand_in(real):
-    """What a program holds for the NumPy class `real`, an ndarray or dtype class (one object
-    for each, so that `type(a) is np.ndarray` holds)."""
+def stand_in(real, construct=None):
+    """What a program holds for the class `real` (one object for each, so that
+    `type(a) is np.ndarray` holds): calling it calls `construct`, by default for an ndarray
+    class a refusal, for a dtype class the checked dtype."""
     found = _STAND_INS.get(real)
     if found is None:
-        construct = _refused_ndarray if issubclass(real, np.ndarray) else _checked_dtype_of(real)
-        found = _STAND_INS[real] = _StandIn(real.__name__, (), {
+        if construct is None:
+            construct = _refused_ndarray if issubclass(real, np.ndarray) else \
+                _checked_dtype_of(real)
+        found = _STAND_INS[real] = StandIn(real.__name__, (), {
             "__module__": real.__module__, "__qualname__": real.__qualname__,
             "__doc__": real.__doc__, "_real": real, "_construct": staticmethod(construct),
             "__slots__": ()})

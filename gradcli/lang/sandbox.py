@@ -22,7 +22,7 @@ import numpy as np
 from . import limits
 from .metered_methods import (CLASS_METHODS, METERED_METHODS, STRING_METHODS, format_field,
                               safe_format)
-from .namespace import Facade, LazyFacade, bare_names, modules, stand_in
+from .namespace import Facade, LazyFacade, StandIn, bare_names, modules, stand_in
 
 PROGRAM_CLASSES = weakref.WeakSet()      # classes created by programs (may be subclassed)
 UNSAFE_TYPES = (types.ModuleType, types.FrameType, types.CodeType, types.TracebackType,
@@ -132,6 +132,8 @@ def _readable_underscore(obj, name):
 
 
 def _unusual_getattr(obj, name):
+    if type(obj) is StandIn:  # (its attributes are its class's, read as for that class)
+        obj = obj._real
     _check_name(name, obj)
     if name == "mro":  # (a class's bases end in object, which programs do not reach)
         raise _not_available(obj, name)
@@ -424,7 +426,20 @@ def safe_int(*args, **kwargs):
     return int(*args, **kwargs)
 
 
-REPLACED_CALLS = {id(np.ndarray): _raw_ndarray, id(np.dtype): _dtype, id(int): safe_int}
+def safe_bytes(*args, **kwargs):
+    """bytes(); bytes(n) makes n zero bytes at once."""
+    source = args[0] if args else kwargs.get("source")
+    if source is not None and not isinstance(source, (str, bytes, bytearray)) and \
+            hasattr(type(source), "__index__"):
+        limits.check_items(operator.index(source))
+    return bytes(*args, **kwargs)
+
+
+REPLACED_CALLS = {id(np.ndarray): _raw_ndarray, id(np.dtype): _dtype, id(int): safe_int,
+                  id(bytes): safe_bytes}
+# The classes `type(x)` gives as stand-ins whose call is the checked one (the engine calls what
+# a program hands it unchecked: a Module's forward, a hook); ndarray and dtype classes too
+STAND_IN_CALLS = {bytes: safe_bytes}
 CALL_CHECKED_IDS = DENIED_IDS | frozenset(REPLACED_CALLS)
 
 
@@ -743,8 +758,8 @@ def safe_type(obj, *args):
         raise TypeError("type() with 3 arguments is not available in gradcli programs (use a "
                         "class statement)")
     cls = type(obj)
-    if issubclass(cls, (np.ndarray, np.dtype)):  # (what it shows for their constructors)
-        return stand_in(cls)
+    if cls in STAND_IN_CALLS or issubclass(cls, (np.ndarray, np.dtype)):
+        return stand_in(cls, STAND_IN_CALLS.get(cls))  # (the checked constructors)
     if _shown_class(cls):
         return cls
     from .namespace import Facade

@@ -108,13 +108,9 @@ def test_the_engine_does_not_make_integers_over_the_limit_for_a_program():
     assert "limit" in line and not line.startswith("ZeroDivisionError"), line
 
 
-F11 = pytest.mark.xfail(strict=True, reason="F11: bytes(n) is not metered: type(text.encode()) "
-                        "is the real bytes class, and bytes(10 ** 8) makes 100 MB in one call")
-
-
 @pytest.mark.parametrize("source", [
-    pytest.param("B(10 ** 8)", marks=F11, id="call"),
-    pytest.param("m = torch.nn.Module()\nm.forward = B\nm(10 ** 8)", marks=F11, id="engine"),
+    pytest.param("B(10 ** 8)", id="call"),
+    pytest.param("m = torch.nn.Module()\nm.forward = B\nm(10 ** 8)", id="engine"),
     pytest.param("B.center(B(1), 10 ** 8)", id="method")])
 def test_bytes_of_a_size_are_metered(source):
     """`[0] * n`, `"a" * n` and `b.ljust(n)` are metered, but the bytes class (no builtin name,
