@@ -126,6 +126,8 @@ class Tensor(metaclass=TorchClass):
     @staticmethod
     def _make(data, grad_fn, output_nr, requires_grad):
         t = Tensor.__new__(Tensor)
+        if type(data) is not np.ndarray:
+            raise _not_storage(data)
         t._data = data
         t.requires_grad_flag = requires_grad
         t.grad_fn = grad_fn
@@ -527,7 +529,15 @@ class Device(metaclass=TorchClass):
     __hash__ = object.__hash__
 
 
+def _not_storage(data):
+    """(A tensor's memory is a NumPy array, whatever reached the constructors: a program's
+    object posing as a tensor must not become one.)"""
+    return TypeError(f"expected a tensor's data to be an array, not {type(data).__name__}")
+
+
 def _init(t, data, grad_fn, output_nr, requires_grad):
+    if type(data) is not np.ndarray:
+        raise _not_storage(data)
     t._data = data
     t.requires_grad_flag = requires_grad
     t.grad_fn = grad_fn

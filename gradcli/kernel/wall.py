@@ -155,6 +155,11 @@ _REFUSED = (
     "quotactl_fd", "uselib", "nfsservctl",
     # another directory's events: inotify watches what Landlock refuses to list or open
     "inotify_init", "inotify_init1", "inotify_add_watch",
+    # Linux AIO: its contexts are counted for the whole machine (fs.aio-max-nr), so one
+    # io_setup takes them all from every other process (neither Python nor NumPy uses AIO)
+    "io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents", "io_pgetevents",
+    # writing back every file system's dirty pages (the machine's disks, in a loop)
+    "sync", "syncfs",
     # process groups and sessions: the evaluator has its own group (set before the filter) and
     # joins no other, where the terminal's and the shell's signals for the user's job go
     "setpgid", "setsid",

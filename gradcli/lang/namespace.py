@@ -7,8 +7,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .limits import (check_array_size, check_dtypes, check_int_arguments, check_numpy_result,
-                     check_print_options)
+from .limits import (check_array_size, check_dtype, check_dtypes, check_int_arguments,
+                     check_numpy_result, check_print_options)
 
 DENIED_TORCH_NAMES = {"set_element_limit"}
 # `torch.__version__`: the PyTorch whose semantics gradcli follows, marked as gradcli's
@@ -113,6 +113,73 @@ def _engine_members(module, name):
 
 
 # ---------------------------------------------------------------------- numpy
+
+class StandIn(type):
+    """The metaclass of what a program holds for NumPy's ndarray and dtype classes (the facade's
+    np.ndarray and np.dtype, and what `type(x)` gives for an array or a dtype) and for bytes
+    (what `type(x)` gives for bytes, whose call makes n bytes at once): a class that
+    isinstance, issubclass, repr and attribute reads see as the real one, and whose call is
+    the checked one.  A program hands its values to code that calls them unchecked (the engine
+    calls a Module's forward, a hook, an optimizer's closure; NumPy calls an object's `clip` or
+    `reshape`), so the raw constructor (any buffer, strides and dtype: object arrays,
+    uninitialised memory) must not be a value a program can hold at all."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, cls._real)
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub._real if isinstance(sub, StandIn) else sub, cls._real)
+
+    def __call__(cls, *args, **kwargs):
+        return cls._construct(*args, **kwargs)
+
+    def __getattr__(cls, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(cls._real, name)
+
+    def __repr__(cls):
+        return repr(cls._real)
+
+    def __dir__(cls):
+        return dir(cls._real)
+
+
+StandIn.__name__ = StandIn.__qualname__ = "type"  # (type(np.ndarray) shows as NumPy's)
+
+
+def _refused_ndarray(*args, **kwargs):
+    raise TypeError("numpy.ndarray() is not available in gradcli programs (make arrays with "
+                    "np.array, np.zeros, np.ones, ...)")
+
+
+def _checked_dtype_of(real):
+    def construct(*args, **kwargs):
+        check_dtypes(args[:1], [kwargs[k] for k in ("dtype",) if k in kwargs])
+        result = real(*args, **kwargs)
+        check_dtype(result)
+        return result
+    return construct
+
+
+_STAND_INS = {}
+
+
+def stand_in(real, construct=None):
+    """What a program holds for the class `real` (one object for each, so that
+    `type(a) is np.ndarray` holds): calling it calls `construct`, by default for an ndarray
+    class a refusal, for a dtype class the checked dtype."""
+    found = _STAND_INS.get(real)
+    if found is None:
+        if construct is None:
+            construct = _refused_ndarray if issubclass(real, np.ndarray) else \
+                _checked_dtype_of(real)
+        found = _STAND_INS[real] = StandIn(real.__name__, (), {
+            "__module__": real.__module__, "__qualname__": real.__qualname__,
+            "__doc__": real.__doc__, "_real": real, "_construct": staticmethod(construct),
+            "__slots__": ()})
+    return found
+
 
 # (ndarray is there for isinstance: calling it, the raw constructor that takes any buffer,
 # strides and dtype, is refused by the sandbox, as is calling dtype with a dtype outside the
@@ -232,6 +299,7 @@ def _numpy_facade():
 
 def _numpy_members():
     members = {name: getattr(np, name) for name in NUMPY_VALUES}
+    members.update(ndarray=stand_in(np.ndarray), dtype=stand_in(np.dtype))
     members.update({name: _broadcasting(getattr(np, name)) for name in NUMPY_ARRAY_FUNCTIONS})
     members.update({name: _sized(getattr(np, name), size)
                     for name, size in CONSTRUCTOR_SIZES.items()})

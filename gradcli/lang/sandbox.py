@@ -22,7 +22,7 @@ import numpy as np
 from . import limits
 from .metered_methods import (CLASS_METHODS, METERED_METHODS, STRING_METHODS, format_field,
                               safe_format)
-from .namespace import Facade, LazyFacade, bare_names, modules
+from .namespace import Facade, LazyFacade, StandIn, bare_names, modules, stand_in
 
 PROGRAM_CLASSES = weakref.WeakSet()      # classes created by programs (may be subclassed)
 UNSAFE_TYPES = (types.ModuleType, types.FrameType, types.CodeType, types.TracebackType,
@@ -132,6 +132,8 @@ def _readable_underscore(obj, name):
 
 
 def _unusual_getattr(obj, name):
+    if type(obj) is StandIn:  # (its attributes are its class's, read as for that class)
+        obj = obj._real
     _check_name(name, obj)
     if name == "mro":  # (a class's bases end in object, which programs do not reach)
         raise _not_available(obj, name)
@@ -148,6 +150,13 @@ def _unusual_getattr(obj, name):
         return method if isinstance(obj, type) else functools.partial(method, obj)
     if name in ("getter", "setter", "deleter") and isinstance(obj, property):
         return _checked_arguments(getattr(obj, name))
+    if name in ("fget", "fset", "fdel") and isinstance(obj, property):
+        # (the engine's: its functions take any object as `self`, see unbound_method;
+        # PyTorch's properties are C descriptors, which have none of these)
+        value = getattr(obj, name)
+        if value is None or _is_program_function(value):
+            return value
+        raise _not_available(obj, name)
     if name == "sort" and (isinstance(obj, list) or obj is list):
         return _list_sort if obj is list else functools.partial(_list_sort, obj)
     if isinstance(obj, (int, list)) or obj is int or obj is bool or obj is list:
@@ -163,11 +172,52 @@ def _unusual_getattr(obj, name):
     if name in NUMPY_METHODS and _is_numpy(obj):
         return numpy_method(getattr(obj, name))
     value = _checked_value(obj, name, getattr(obj, name))
+    if isinstance(obj, type) and type(value) is types.FunctionType:
+        value = unbound_method(obj, name, value)
     # The decision holds for the receiver's type, except for classes (their own attributes)
     # and functions (the program's own may show what they were given, no other may).
     if not isinstance(obj, type) and not _is_function(obj):
         _remember(ORDINARY_ATTRIBUTES, (type(obj), name))
     return value
+
+
+UNBOUND_METHODS = {}  # (engine class, name) -> the checked function unbound_method gives
+
+
+def unbound_method(cls, name, value):
+    """`Class.name`, a plain function: if an engine class defines it as a method, a function
+    that calls it only with an instance of that class as `self`.  (A Python method takes any
+    object as `self`, and a program's class body can give its objects attributes starting
+    with `_`: `torch.Tensor.detach(obj)` would be a tensor whose memory is what obj shows.
+    PyTorch's methods are C descriptors that refuse another class's object so.)"""
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            break
+    else:
+        return value
+    if klass in PROGRAM_CLASSES or not _engine_module(klass.__module__) or \
+            not isinstance(vars(klass)[name], types.FunctionType):
+        return value  # (a program's own function, a staticmethod, a class's function)
+    checked = UNBOUND_METHODS.get((klass, name))
+    if checked is not None and checked.__wrapped__ is value:
+        return checked
+    tensor = ENGINE_CLASSES.get("Tensor")
+    shown = "torch._C.TensorBase" if klass is tensor else klass.__name__
+
+    def method(*args, **kwargs):
+        if not args:
+            raise TypeError(f"descriptor '{name}' of '{shown}' object needs an argument")
+        if not isinstance(args[0], klass):
+            raise TypeError(f"descriptor '{name}' for '{shown}' objects doesn't apply to a "
+                            f"'{type(args[0]).__name__}' object")
+        return value(*args, **kwargs)
+    method.__name__, method.__qualname__, method.__doc__ = name, value.__qualname__, \
+        value.__doc__
+    method.__wrapped__ = value
+    if len(UNBOUND_METHODS) >= CACHE_SIZE:
+        UNBOUND_METHODS.clear()
+    UNBOUND_METHODS[klass, name] = method
+    return method
 
 
 def _check_exception_attribute(exc, name):
@@ -341,7 +391,11 @@ def store_target(obj, name):
     if name in TENSOR_READ_ONLY and isinstance(obj, ENGINE_CLASSES["Tensor"]):
         raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not "
                              f"writable")
-    if type(obj) in SETTABLE_TYPES or _may_set_attributes(obj):
+    if type(obj) in SETTABLE_TYPES:
+        return obj
+    if _may_set_attributes(obj):
+        if isinstance(obj, type):
+            _check_class_attribute(obj, name)
         return obj
     kind = "module" if isinstance(obj, Facade) else f"'{type(obj).__name__}' object"
     raise AttributeError(f"cannot set attribute '{name}' of {kind} in gradcli programs")
@@ -372,7 +426,20 @@ def safe_int(*args, **kwargs):
     return int(*args, **kwargs)
 
 
-REPLACED_CALLS = {id(np.ndarray): _raw_ndarray, id(np.dtype): _dtype, id(int): safe_int}
+def safe_bytes(*args, **kwargs):
+    """bytes(); bytes(n) makes n zero bytes at once."""
+    source = args[0] if args else kwargs.get("source")
+    if source is not None and not isinstance(source, (str, bytes, bytearray)) and \
+            hasattr(type(source), "__index__"):
+        limits.check_items(operator.index(source))
+    return bytes(*args, **kwargs)
+
+
+REPLACED_CALLS = {id(np.ndarray): _raw_ndarray, id(np.dtype): _dtype, id(int): safe_int,
+                  id(bytes): safe_bytes}
+# The classes `type(x)` gives as stand-ins whose call is the checked one (the engine calls what
+# a program hands it unchecked: a Module's forward, a hook); ndarray and dtype classes too
+STAND_IN_CALLS = {bytes: safe_bytes}
 CALL_CHECKED_IDS = DENIED_IDS | frozenset(REPLACED_CALLS)
 
 
@@ -691,6 +758,8 @@ def safe_type(obj, *args):
         raise TypeError("type() with 3 arguments is not available in gradcli programs (use a "
                         "class statement)")
     cls = type(obj)
+    if cls in STAND_IN_CALLS or issubclass(cls, (np.ndarray, np.dtype)):
+        return stand_in(cls, STAND_IN_CALLS.get(cls))  # (the checked constructors)
     if _shown_class(cls):
         return cls
     from .namespace import Facade
@@ -793,33 +862,96 @@ def build_class(body, name, *bases, **keywords):
                             f"torch.autograd.Function, torch.nn.Module or Exception, not "
                             f"{base!r}")
     cls = builtins.__build_class__(body, name, *bases)
+    _check_engine_bases(cls)
     _check_overrides(cls, body.__code__.co_names)
     PROGRAM_CLASSES.add(cls)
     return cls
 
 
-def _check_overrides(cls, body_names):
-    """A program's class may not redefine what the engine's code reads from its engine bases:
-    nothing of Tensor's (the engine reads a tensor's memory through its attributes: a
-    subclass's `_data` or `shape` property would point it outside its buffers), and no
-    `_`-name of any other engine class (their internals); methods such as forward and
-    backward are what a subclass of Function or Module is for.  body_names: the names the
-    class body uses (what the engine's own class machinery adds, such as a Function's
-    backward class, is not the program's)."""
-    engine_bases = [base for base in cls.__mro__[1:]
-                    if base is not object and base not in PROGRAM_CLASSES and _engine_class(base)]
+def _check_engine_bases(cls):
+    """A class deriving from torch.Tensor has no engine base outside Tensor's own line
+    (torch.nn.Parameter): another engine class's machinery would answer for Tensor's (nn.Module's
+    __setattr__, and its __getattr__ for a slot never set, `_data` among them)."""
     tensor = ENGINE_CLASSES.get("Tensor")
-    for name in cls.__dict__:
-        if name not in body_names or name.startswith("__"):
-            continue  # (`__init__` is a program's; `__module__` and the like, Python's)
-        for base in engine_bases:
-            if not hasattr(base, name):
-                continue
-            if (tensor is not None and issubclass(base, tensor)) or name.startswith("_"):
-                shown = "torch.Tensor" if tensor is not None and base is tensor else \
-                    base.__name__
-                raise TypeError(f"class {cls.__name__} cannot redefine {name!r} of "
-                                f"{shown} in gradcli programs")
+    if tensor is None or not issubclass(cls, tensor):
+        return
+    for base in cls.__mro__:
+        if base is not object and base not in PROGRAM_CLASSES and base is not cls and \
+                _engine_class(base) and not issubclass(base, tensor) and \
+                base not in tensor.__mro__:
+            raise TypeError(f"class {cls.__name__} cannot derive from both torch.Tensor and "
+                            f"{base.__name__} in gradcli programs")
+
+
+# The names each class of the program defined (its class body's, and those it set later): what
+# it may put before an engine base's in the MRO of a class that derives from both
+PROGRAM_NAMES = weakref.WeakKeyDictionary()
+
+
+def _redefined_base(cls, owner, name):
+    """The engine base of cls whose `name` the program's class `owner` (cls or one of its
+    bases, before that engine base in cls's MRO) would redefine; None if none.  Nothing of
+    Tensor's may be redefined (the engine reads a tensor's memory through its attributes: a
+    subclass's `_data` or `shape` would point it outside its buffers), and no `_`-name of any
+    other engine class (their internals); methods such as forward and backward are what a
+    subclass of Function or Module is for."""
+    mro = cls.__mro__
+    tensor = ENGINE_CLASSES.get("Tensor")
+    for base in mro[mro.index(owner) + 1:]:
+        if base is object or base in PROGRAM_CLASSES or not _engine_class(base) or \
+                not hasattr(base, name):
+            continue
+        if (tensor is not None and issubclass(base, tensor)) or name.startswith("_"):
+            return base
+    return None
+
+
+def _redefinition_error(cls, name, base):
+    tensor = ENGINE_CLASSES.get("Tensor")
+    shown = "torch.Tensor" if tensor is not None and base is tensor else base.__name__
+    return TypeError(f"class {cls.__name__} cannot redefine {name!r} of {shown} in gradcli "
+                     f"programs")
+
+
+def _check_overrides(cls, body_names):
+    """A program's class may not redefine what the engine's code reads from its engine bases
+    (_redefined_base), by its own names or by those of a class of the program before an engine
+    base in its MRO (a mixin: `class S(Mix, torch.Tensor)`).  body_names: the names the class
+    body uses (what the engine's own class machinery adds, such as a Function's backward
+    class, is not the program's; `__init__` is the program's, `__module__` and the like
+    Python's)."""
+    PROGRAM_NAMES[cls] = {name for name in cls.__dict__
+                          if name in body_names and not name.startswith("__")}
+    for owner in cls.__mro__:
+        for name in PROGRAM_NAMES.get(owner, ()) if owner is cls or owner in PROGRAM_CLASSES \
+                else ():
+            base = _redefined_base(cls, owner, name)
+            if base is not None:
+                raise _redefinition_error(cls, name, base)
+    for name in PROGRAM_NAMES[cls]:
+        # (a program reads and writes no attribute starting with `_`: such a name would only
+        # give its objects the engine's internal attributes, `_data` that the engine reads as
+        # a tensor's memory)
+        if name.startswith("_") and name != "_":
+            raise NameError(f"names starting with '_' are not allowed in a class body: "
+                            f"'{name}'")
+
+
+def _check_class_attribute(cls, name):
+    """`Class.name = value` for a class of the program: what its class statement may not
+    define, it may not set later, for itself or for any class of the program derived from
+    it."""
+    pending, seen = [cls], set()
+    while pending:
+        sub = pending.pop()
+        if sub in seen:
+            continue
+        seen.add(sub)
+        base = _redefined_base(sub, cls, name)
+        if base is not None:
+            raise _redefinition_error(sub, name, base)
+        pending.extend(type.__subclasses__(sub))
+    PROGRAM_NAMES.setdefault(cls, set()).add(name)
 
 
 # ---------------------------------------------------------------------- the builtins

@@ -7,6 +7,7 @@ import re
 DRAWN_FORMATS = ("ascii", "dot", "mermaid")  # text drawings (render.graph.FORMATS)
 IMAGE_FORMATS = ("svg", "png")  # pictures, through Graphviz
 _ID = re.compile(r"n\d{1,7}$")
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")  # (a newline is a line of the label)
 
 
 def dot_from_json(document):
@@ -26,8 +27,8 @@ def dot_from_json(document):
             raise ValueError("bad node id")
         return value
 
-    def text(value):
-        return escape(str(value)[:500]).replace("\n", "\\n")
+    def text(value):  # (no control character: dot copies them into the SVG it writes)
+        return escape(_CONTROL.sub("", str(value)[:500])).replace("\n", "\\n")
 
     lines = ["digraph backward {", "  rankdir=BT;", '  node [shape=box, fontname="monospace"];']
     for node in nodes:

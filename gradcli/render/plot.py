@@ -217,24 +217,27 @@ def curve_from_json(document):
 
 def write_image(curve, path, fmt):
     """The two panels as a PNG or SVG file (matplotlib, the `plot` extra); raises ImportError
-    when matplotlib is not installed."""
+    when matplotlib is not installed.  The labels are a program's text, shown as it is: no
+    mathtext (`$`), and no LaTeX even where the user's matplotlibrc sets text.usetex (LaTeX
+    would run in the frontend on the program's text: `\\input` reads the user's files)."""
     import matplotlib
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
-    fig = Figure(figsize=IMAGE_SIZE, dpi=IMAGE_DPI)
-    top, bottom = fig.subplots(2, 1, sharex=True)
-    derivative = f"d{curve.output}/d{curve.input}" if _plain(curve.output) else \
-        f"d({curve.output})/d{curve.input}"
-    for ax, ys, label, colour in ((top, curve.ys, curve.output, "tab:blue"),
-                                  (bottom, curve.dys, derivative, "tab:purple")):
-        limits = y_limits(ys)
-        shown = [y if math.isfinite(y) else float("nan") for y in ys]
-        ax.plot(curve.xs, shown, color=colour, linewidth=1.5)
-        if limits is not None:
-            ax.set_ylim(*limits)
-        ax.set_ylabel(label)
-        ax.axhline(0, color="0.6", linewidth=0.8)
-        ax.grid(True, alpha=0.3)
-    bottom.set_xlabel(curve.input)
-    fig.tight_layout()
-    fig.savefig(path, format=fmt, dpi=IMAGE_DPI)
+    with matplotlib.rc_context({"text.usetex": False}):
+        fig = Figure(figsize=IMAGE_SIZE, dpi=IMAGE_DPI)
+        top, bottom = fig.subplots(2, 1, sharex=True)
+        derivative = f"d{curve.output}/d{curve.input}" if _plain(curve.output) else \
+            f"d({curve.output})/d{curve.input}"
+        for ax, ys, label, colour in ((top, curve.ys, curve.output, "tab:blue"),
+                                      (bottom, curve.dys, derivative, "tab:purple")):
+            limits = y_limits(ys)
+            shown = [y if math.isfinite(y) else float("nan") for y in ys]
+            ax.plot(curve.xs, shown, color=colour, linewidth=1.5)
+            if limits is not None:
+                ax.set_ylim(*limits)
+            ax.set_ylabel(label, parse_math=False, usetex=False)
+            ax.axhline(0, color="0.6", linewidth=0.8)
+            ax.grid(True, alpha=0.3)
+        bottom.set_xlabel(curve.input, parse_math=False, usetex=False)
+        fig.tight_layout()
+        fig.savefig(path, format=fmt, dpi=IMAGE_DPI)
