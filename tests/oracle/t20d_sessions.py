@@ -1,0 +1,353 @@
+"""Sessions of module hooks and buffers, and of the refusals inside vmap (issue 20):
+`python tests/oracle/t20d_sessions.py` (with torch installed) writes
+tests/transcripts/oracle/<name>.txt from what PyTorch prints; the transcripts are committed, so
+tests/lang/test_transcripts.py checks gradcli against them without torch, and
+test_t20d_transcripts.py checks that they are still what PyTorch prints."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from issue20_sessions import TRANSCRIPTS, transcript_text  # noqa: E402
+
+# file stem -> {session title: snippet}
+SESSIONS = {
+    "pytorch_code_nn_buffers": {
+        "register_buffer: buffers, named_buffers, state_dict without the non-persistent": """\
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+class Norm(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Parameter(torch.ones(2))
+        self.register_buffer("running_mean", torch.zeros(2))
+        self.register_buffer("scratch", torch.ones(1), persistent=False)
+        self.register_buffer("unset", None)
+        self.count = nn.Buffer(torch.tensor(0))
+        self.fc = nn.Linear(2, 2)
+    def forward(self, x):
+        self.running_mean.mul_(0.9).add_(0.1 * x.mean(0).detach())
+        self.count += 1
+        return self.fc(x * self.scale) - self.running_mean
+
+m = Norm()
+m
+list(m.named_buffers())
+list(m.buffers())
+list(m.state_dict().keys())
+m.running_mean
+m(torch.tensor([[1., 2.], [3., 4.]])).sum()
+m.running_mean, m.count
+list(m.named_buffers(prefix="model"))
+list(m.named_buffers(recurse=False))
+nn.Sequential(m, nn.ReLU()).state_dict()
+m.unset is None
+b = nn.Buffer(torch.ones(3), persistent=False)
+b, type(b), isinstance(b, nn.Buffer), isinstance(torch.ones(1), nn.Buffer), b.persistent
+m.extra = b
+list(m.state_dict().keys()), list(dict(m.named_buffers()).keys())
+""",
+        "assigning to a buffer, deleting it, load_state_dict and dtype moves": """\
+import torch
+import torch.nn as nn
+m = nn.Module()
+m.register_buffer("stat", torch.zeros(2))
+m.register_buffer("steps", torch.tensor(3))
+m.register_buffer("tmp", torch.ones(2), persistent=False)
+m.stat = torch.tensor([5., 6.])
+m.stat, list(m.named_buffers())
+try:
+    m.stat = 3
+except TypeError as e:
+    print(e)
+
+m.tmp = torch.full((2,), 7.)
+list(m.state_dict().keys())
+m.stat = None
+list(m.named_buffers()), list(m.state_dict())
+m.register_buffer("stat", torch.zeros(2))
+sd = m.state_dict()
+sd["stat"] = torch.tensor([1., 2.])
+m.load_state_dict(sd)
+m.stat
+del sd["stat"]
+try:
+    m.load_state_dict(sd)
+except RuntimeError as e:
+    print(e)
+
+m.load_state_dict(sd, strict=False)
+sd["other"] = torch.ones(1)
+try:
+    m.load_state_dict(sd)
+except RuntimeError as e:
+    print(e)
+
+m.double()
+m.stat.dtype, m.steps.dtype, m.tmp.dtype
+m.float().stat.dtype, m.to(torch.float64).tmp.dtype, m.steps.dtype
+del m.stat
+list(m.named_buffers())
+m.get_buffer("steps")
+""",
+        "buffer names are checked as PyTorch checks them": """\
+import torch
+import torch.nn as nn
+m = nn.Linear(2, 2)
+m.register_buffer("w", torch.ones(1))
+m.register_buffer("weight", torch.ones(1))
+m.register_buffer("a.b", torch.ones(1))
+m.register_buffer("", torch.ones(1))
+m.register_buffer(3, torch.ones(1))
+m.register_buffer("q", 3)
+m.register_buffer("forward", torch.ones(1))
+m.register_parameter("w", nn.Parameter(torch.ones(1)))
+m.w = nn.Parameter(torch.zeros(1))
+list(m.named_buffers()), [n for n, _ in m.named_parameters()]
+""",
+    },
+    "pytorch_code_nn_hooks": {
+        "forward pre-hooks and forward hooks: what they see, what they replace, remove()": """\
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+lin = nn.Linear(2, 3)
+x = torch.ones(1, 2)
+def show_pre(module, args):
+    print("pre", type(module).__name__, args)
+
+def show(module, args, output):
+    print("post", args, output)
+
+h1 = lin.register_forward_pre_hook(show_pre)
+h2 = lin.register_forward_hook(show)
+h1
+type(h1)
+y = lin(x)
+h1.remove()
+h2.remove()
+h2.remove()
+lin(x)
+h = lin.register_forward_pre_hook(lambda m, args: args[0] * 2)
+lin(x)
+h.remove()
+h = lin.register_forward_pre_hook(lambda m, args: (args[0] * 2,))
+lin(x)
+h.remove()
+h = lin.register_forward_hook(lambda m, args, out: out * 10)
+lin(x)
+h.remove()
+with lin.register_forward_hook(lambda m, args, out: out.sum()):
+    print(lin(x))
+
+lin(x)
+""",
+        "with_kwargs, prepend and always_call": """\
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+lin = nn.Linear(2, 3)
+x = torch.ones(1, 2)
+def pre(module, args, kwargs):
+    print("pre", args, kwargs)
+    return args, kwargs
+
+def post(module, args, kwargs, output):
+    print("post", args, kwargs, output.shape)
+
+h1 = lin.register_forward_pre_hook(pre, with_kwargs=True)
+h2 = lin.register_forward_hook(post, with_kwargs=True)
+y = lin(x)
+y = lin(input=x)
+h1.remove()
+h2.remove()
+def swap(module, args, kwargs):
+    return (), {"input": kwargs["input"] * 0}
+
+h = lin.register_forward_pre_hook(swap, with_kwargs=True)
+lin(input=x)
+h.remove()
+h = lin.register_forward_pre_hook(lambda m, a, k: a, with_kwargs=True)
+lin(x)
+h.remove()
+order = []
+handles = [lin.register_forward_hook(lambda m, a, o: order.append("post 1")),
+           lin.register_forward_hook(lambda m, a, o: order.append("post 2"), prepend=True),
+           lin.register_forward_pre_hook(lambda m, a: order.append("pre 1")),
+           lin.register_forward_pre_hook(lambda m, a: order.append("pre 2"), prepend=True)]
+y = lin(x)
+order
+for h in handles:
+    h.remove()
+
+class Fails(nn.Module):
+    def forward(self, x):
+        raise ValueError("bad input")
+
+f = Fails()
+f.register_forward_hook(lambda m, a, o: print("always", a, o), always_call=True)
+f.register_forward_hook(lambda m, a, o: print("not always"))
+f(x)
+""",
+        "hooks on the modules of a Sequential, a custom module, apply and named_modules": """\
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = nn.Sequential(nn.Linear(2, 2), nn.Tanh())
+        self.out = nn.Linear(2, 1)
+    def forward(self, x, scale=1.0):
+        return self.out(self.inner(x)) * scale
+
+net = Block()
+seen = []
+for name, module in net.named_modules():
+    module.register_forward_hook(lambda m, a, o, name=name: seen.append((name, tuple(o.shape))))
+
+y = net(torch.ones(3, 2), scale=2.0)
+seen
+[type(m).__name__ for m in net.modules()]
+[type(m).__name__ for m in net.children()]
+[n for n, _ in net.named_children()]
+names = []
+net.apply(lambda m: names.append(type(m).__name__))
+names
+net.get_submodule("inner.0")
+net.get_parameter("out.bias").shape
+acts = {}
+def keep(name):
+    def hook(module, args, output):
+        acts[name] = output.detach()
+    return hook
+
+h = net.inner[1].register_forward_hook(keep("tanh"))
+y = net(torch.ones(1, 2))
+acts
+""",
+    },
+    "pytorch_code_nn_backward_hooks": {
+        "full backward hooks of a Linear: grad_input, grad_output and the graph": """\
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+lin = nn.Linear(2, 3)
+def back(module, grad_input, grad_output):
+    print("hook", type(module).__name__, grad_input, grad_output)
+
+def back_pre(module, grad_output):
+    print("pre-hook", grad_output)
+
+h = lin.register_full_backward_hook(back)
+h2 = lin.register_full_backward_pre_hook(back_pre)
+x = torch.ones(1, 2, requires_grad=True)
+y = lin(x)
+y
+y.grad_fn
+y.grad_fn.next_functions
+y.grad_fn.next_functions[0][0].next_functions
+y.grad_fn.next_functions[0][0].next_functions[1][0].next_functions
+y.sum().backward()
+x.grad
+torch.autograd.grad(lin(x).sum(), x)
+h.remove()
+h2.remove()
+lin(x).grad_fn
+""",
+        "hooks that replace gradients; a module whose input needs no grad": """\
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+lin = nn.Linear(2, 3)
+x = torch.ones(1, 2, requires_grad=True)
+h1 = lin.register_full_backward_pre_hook(lambda m, go: (go[0] * 2,))
+h2 = lin.register_full_backward_hook(lambda m, gi, go: (gi[0] * 100,))
+lin(x).sum().backward()
+x.grad, lin.bias.grad
+h1.remove()
+h2.remove()
+def back(module, grad_input, grad_output):
+    print("hook", grad_input, grad_output)
+
+h = lin.register_full_backward_hook(back)
+y = lin(torch.ones(1, 2))
+y.grad_fn, y.grad_fn.next_functions
+y.sum().backward()
+h.remove()
+h = lin.register_full_backward_hook(lambda m, gi, go: (torch.ones(1, 2),))
+lin(torch.ones(1, 2)).sum().backward()
+""",
+        "a module of two inputs and two outputs; a Sequential and its layers": """\
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+class Two(nn.Module):
+    def forward(self, a, b, k=3):
+        return a * b, a + k
+
+def back(module, grad_input, grad_output):
+    print("hook", type(module).__name__, grad_input, grad_output)
+
+def back_pre(module, grad_output):
+    print("pre-hook", type(module).__name__, grad_output)
+
+t = Two()
+t.register_full_backward_hook(back)
+t.register_full_backward_pre_hook(back_pre)
+a = torch.ones(2, requires_grad=True)
+b = torch.full((2,), 2.)
+p, q = t(a, b)
+p.grad_fn, q.grad_fn, p.grad_fn.next_functions
+p.sum().backward()
+p, q = t(a, b)
+(p.sum() + q.sum()).backward()
+a.grad
+c = torch.full((2,), 2., requires_grad=True)
+p, q = t(a, c)
+p.grad_fn.next_functions[0][0].next_functions
+(3 * q).sum().backward()
+torch.manual_seed(0)
+seq = nn.Sequential(nn.Linear(2, 2), nn.Tanh())
+seq.register_full_backward_hook(back)
+seq[0].register_full_backward_hook(back)
+seq[1].register_full_backward_pre_hook(back_pre)
+x = torch.ones(1, 2, requires_grad=True)
+seq(x).sum().backward()
+""",
+        "what a backward hook may return": """\
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+x = torch.ones(1, 2, requires_grad=True)
+lin = nn.Linear(2, 2)
+h = lin.register_full_backward_hook(lambda m, gi, go: 5)
+lin(x).sum().backward()
+h.remove()
+h = lin.register_full_backward_hook(lambda m, gi, go: (gi[0], gi[0]))
+lin(x).sum().backward()
+h.remove()
+h = lin.register_full_backward_pre_hook(lambda m, go: (go[0], go[0]))
+lin(x).sum().backward()
+h.remove()
+h = lin.register_full_backward_pre_hook(lambda m, go: None)
+h2 = lin.register_full_backward_hook(lambda m, gi, go: (None,))
+lin(x).sum().backward()
+x.grad
+h2.remove()
+h2 = lin.register_full_backward_hook(lambda m, gi, go: (gi[0].sum(),))
+lin(x).sum().backward()
+""",
+    },
+}
+
+
+def write_all():
+    for stem, sessions in SESSIONS.items():
+        (TRANSCRIPTS / f"{stem}.txt").write_text(transcript_text(sessions), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    write_all()
