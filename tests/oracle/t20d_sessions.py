@@ -341,6 +341,110 @@ h2 = lin.register_full_backward_hook(lambda m, gi, go: (gi[0].sum(),))
 lin(x).sum().backward()
 """,
     },
+    "pytorch_code_func_vmap_refusals": {
+        "reading a value inside vmap: .item(), float(), if on a tensor, tolist()": """\
+import torch
+from torch.func import vmap
+x = torch.tensor([[1., 2.], [3., -4.]])
+vmap(lambda r: r.sum().item())(x)
+vmap(lambda r: r * float(r.sum()))(x)
+vmap(lambda r: r * int(r[0]))(x)
+vmap(lambda r: r[int(r[0])])(x)
+vmap(lambda r: r if r.sum() > 0 else -r)(x)
+vmap(lambda r: r * 2 if r.any() else r)(x)
+vmap(lambda r: r * 2 if (r > 0).all() else r)(x)
+vmap(lambda r: bool(r > 0))(x)
+vmap(lambda r: r * complex(r.sum()).real)(x)
+vmap(lambda r: r * (3. in r))(x)
+vmap(lambda r: torch.tensor(r.tolist()))(x)
+vmap(lambda r: r.numpy())(x)
+try:
+    vmap(lambda r: r * r.max().item())(x)
+except RuntimeError as e:
+    print(type(e).__name__, str(e)[:60])
+
+vmap(lambda r: r * len(r) * r.shape[0])(x)
+vmap(lambda r: r * (r.sum() == 3))(x)
+""",
+        "operators whose result's shape depends on the values": """\
+import torch
+from torch.func import vmap
+x = torch.tensor([[1., 2.], [3., -4.]])
+vmap(lambda r: r.nonzero())(x)
+vmap(lambda r: torch.nonzero(r, as_tuple=True)[0])(x)
+vmap(lambda r: torch.unique(r))(x)
+vmap(lambda r: r[r > 0])(x)
+vmap(lambda r: torch.masked_select(r, r > 0))(x)
+def zero_negatives(r):
+    r = r.clone()
+    r[r < 0] = 0.
+    return r
+
+vmap(zero_negatives)(x)
+vmap(lambda r: torch.where(r > 0, r, 0.))(x)
+""",
+        "random operations: refused by default, 'different' and 'same' draw as PyTorch draws": """\
+import torch
+from torch.func import vmap
+x = torch.tensor([[1., 2.], [3., -4.]])
+vmap(lambda r: r + torch.rand(2))(x)
+vmap(lambda r: r + torch.randn(2))(x)
+vmap(lambda r: torch.randn_like(r))(x)
+vmap(lambda r: torch.rand_like(r))(x)
+vmap(lambda r: r.clone().normal_())(x)
+vmap(lambda r: r.clone().uniform_(-1, 1))(x)
+vmap(lambda r: r + torch.randint(0, 3, (2,)))(x)
+vmap(lambda r, s: r + torch.rand(2), in_dims=(0, None))(x, torch.ones(2))
+vmap(lambda r: r, randomness="sometimes")
+torch.manual_seed(0)
+vmap(lambda r: r + torch.rand(2), randomness="same")(x)
+torch.manual_seed(0)
+torch.rand(2)
+torch.manual_seed(0)
+vmap(lambda r: r + torch.rand(2), randomness="different")(x)
+torch.manual_seed(0)
+torch.rand(2, 2)
+torch.manual_seed(0)
+vmap(lambda r: torch.randn_like(r), randomness="different")(x)
+torch.manual_seed(0)
+vmap(lambda r: torch.randn_like(r), randomness="same")(x)
+torch.manual_seed(0)
+vmap(lambda r: r.clone().normal_(), randomness="same")(x)
+torch.manual_seed(0)
+vmap(lambda r: r.clone().uniform_(), randomness="different")(x)
+torch.manual_seed(0)
+vmap(lambda r: r + torch.randint(0, 10, (2,)), randomness="different")(x)
+torch.manual_seed(0)
+vmap(lambda r: r.sum() + torch.randn(20), randomness="different")(x)
+torch.manual_seed(0)
+vmap(lambda r: r.sum() + torch.randn(20), randomness="same")(x)
+torch.manual_seed(0)
+vmap(lambda r: r * 2, randomness="different")(x)
+torch.rand(1)
+torch.manual_seed(0)
+torch.randn(3)
+torch.manual_seed(0)
+torch.randn(1)
+vmap(lambda r: r + torch.randn(()), randomness="different")(torch.zeros(3))
+""",
+        "nested vmaps: each level's randomness": """\
+import torch
+from torch.func import vmap
+x = torch.tensor([[1., 2.], [3., -4.]])
+torch.manual_seed(0)
+vmap(lambda r: vmap(lambda s: s + torch.rand(()), randomness="different")(r),
+     randomness="different")(x)
+torch.manual_seed(0)
+vmap(lambda r: vmap(lambda s: s + torch.rand(()), randomness="same")(r),
+     randomness="different")(x)
+torch.manual_seed(0)
+vmap(lambda r: vmap(lambda s: s + torch.rand(()), randomness="different")(r),
+     randomness="same")(x)
+vmap(lambda r: vmap(lambda s: s + torch.rand(()))(r), randomness="different")(x)
+vmap(lambda r: vmap(lambda s: s + torch.rand(()), randomness="same")(r))(x)
+vmap(lambda r: vmap(lambda s: s * s.item())(r))(x)
+""",
+    },
 }
 
 
