@@ -445,6 +445,47 @@ vmap(lambda r: vmap(lambda s: s + torch.rand(()), randomness="same")(r))(x)
 vmap(lambda r: vmap(lambda s: s * s.item())(r))(x)
 """,
     },
+    "pytorch_code_grads_batched_graph": {
+        "is_grads_batched with create_graph: pointwise gradients fold into one node": """\
+import torch
+x = torch.tensor([0.5, 1., 2.], requires_grad=True)
+def graph(fn, depth=4):
+    if fn is None or depth == 0:
+        return type(fn).__name__ if fn is not None else "None"
+    return type(fn).__name__ + "(" + ", ".join(graph(n, depth - 1) for n, _ in fn.next_functions) + ")"
+
+for f in [lambda: x.sin(), lambda: x.exp(), lambda: x * x, lambda: x ** 3, lambda: x.cos(),
+          lambda: x.sigmoid(), lambda: (x - 1).relu(), lambda: x.log(), lambda: x / 4,
+          lambda: x.sin() * x.cos(), lambda: x - x * x, lambda: (x * x).clamp(0.5, 3),
+          lambda: x.tanh(), lambda: torch.nn.functional.softplus(x),
+          lambda: torch.nn.functional.gelu(x), lambda: torch.nn.functional.elu(x - 1),
+          lambda: torch.nn.functional.leaky_relu(x - 1, 0.1)]:
+    g, = torch.autograd.grad(f(), x, torch.eye(3), create_graph=True, is_grads_batched=True)
+    print(graph(g.grad_fn))
+    print(g.detach(), torch.autograd.grad(g.sum(), x)[0])
+
+""",
+        "a scalar output, equal rows, two inputs, and what still stacks": """\
+import torch
+x = torch.tensor([0.5, 1., 2.], requires_grad=True)
+y = torch.tensor([1.5, -1., 0.25], requires_grad=True)
+g, = torch.autograd.grad((x ** 2).sum(), x, torch.ones(2), create_graph=True,
+                         is_grads_batched=True)
+g
+g.grad_fn
+g.grad_fn.next_functions
+g.grad_fn.next_functions[1][0].next_functions
+gx, gy = torch.autograd.grad(x * y + x.exp(), (x, y), torch.eye(3), create_graph=True,
+                             is_grads_batched=True)
+gx.grad_fn, gx.grad_fn.next_functions
+gy.grad_fn, gy.grad_fn.next_functions
+torch.autograd.grad((gx * gy).sum(), (x, y))
+g, = torch.autograd.grad(x * 3, x, torch.eye(3), create_graph=True, is_grads_batched=True)
+g.requires_grad
+g, = torch.autograd.grad(x.tanh(), x, torch.eye(3), create_graph=True, is_grads_batched=True)
+g.grad_fn, g.grad_fn.next_functions[0][0]
+""",
+    },
 }
 
 
