@@ -506,13 +506,18 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
                                      f"functional call is ambiguous")
             merged.update(d)
         dicts = merged
-    if strict:
-        own = dict(module.named_parameters())
-        missing = [k for k in own if k not in dicts]
-        unexpected = [k for k in dicts if k not in own]
-        if missing or unexpected:
-            raise RuntimeError(f"Error(s) in reparametrizing for {type(module).__name__}: "
-                               f"missing keys {missing}, unexpected keys {unexpected}")
+    if strict:   # (the parameters' and buffers' names, as PyTorch's check_keys)
+        own = {name for name, _ in module.named_parameters(remove_duplicate=False)} | \
+            {name for name, _ in module.named_buffers(remove_duplicate=False)}
+        missing, unexpected = sorted(own - set(dicts)), sorted(set(dicts) - own)
+        errors = []
+        if unexpected:
+            errors.append(f"Unexpected key(s): {', '.join(map(repr, unexpected))}.")
+        if missing:
+            errors.append(f"Missing key(s): {', '.join(map(repr, missing))}.")
+        if errors:
+            raise RuntimeError(f"Error(s) in reparametrizing for {type(module).__name__}:\n\t"
+                               + "\n\t".join(errors))
     args = () if args is None else args if isinstance(args, tuple) else (args,)
     saved = []
     try:

@@ -107,6 +107,30 @@ m.register_parameter("w", nn.Parameter(torch.ones(1)))
 m.w = nn.Parameter(torch.zeros(1))
 list(m.named_buffers()), [n for n, _ in m.named_parameters()]
 """,
+        "functional_call swaps buffers too; strict names parameters and buffers": """\
+import torch
+import torch.nn as nn
+from torch.func import functional_call
+torch.manual_seed(0)
+class Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 2)
+        self.register_buffer("scale", torch.full((2,), 3.))
+        self.register_buffer("tmp", torch.ones(2), persistent=False)
+    def forward(self, x):
+        return self.fc(x) * self.scale
+
+m = Scaled()
+x = torch.ones(1, 2)
+functional_call(m, {"scale": torch.full((2,), 5.)}, (x,))
+m.scale
+params = {"fc.weight": torch.zeros(2, 2), "fc.bias": torch.ones(2)}
+functional_call(m, params, (x,), strict=True)
+functional_call(m, {**params, "scale": torch.ones(2), "tmp": torch.ones(2)}, (x,), strict=True)
+functional_call(m, {**params, "scale": torch.ones(2), "tmp": torch.ones(2), "extra": x}, (x,),
+                strict=True)
+""",
     },
     "pytorch_code_nn_hooks": {
         "forward pre-hooks and forward hooks: what they see, what they replace, remove()": """\
