@@ -69,7 +69,7 @@ class Module(metaclass=TorchClass):
                                 f"(torch.nn.Module or None expected)")
             modules[name] = None
         elif isinstance(value, Tensor) and _is_buffer(value):
-            persistent = value.__dict__.get("_gradcli_buffer_persistent", True)
+            persistent = getattr(value, "persistent", True)
             self.register_buffer(name, value, persistent)
             return
         elif buffers is not None and name in buffers:

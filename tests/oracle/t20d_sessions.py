@@ -42,7 +42,7 @@ m(torch.tensor([[1., 2.], [3., 4.]])).sum()
 m.running_mean, m.count
 list(m.named_buffers(prefix="model"))
 list(m.named_buffers(recurse=False))
-nn.Sequential(m, nn.ReLU()).state_dict()
+list(nn.Sequential(m, nn.ReLU()).state_dict().items())
 m.unset is None
 b = nn.Buffer(torch.ones(3), persistent=False)
 b, type(b), isinstance(b, nn.Buffer), isinstance(torch.ones(1), nn.Buffer), b.persistent
