@@ -292,20 +292,35 @@ class Module(metaclass=TorchClass):
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
-        if strict and (missing or unexpected):
-            parts = []
-            if missing:
-                parts.append("Missing key(s) in state_dict: " +
-                             ", ".join(f'"{k}"' for k in missing) + ". ")
+        errors = []
+        for name, p in own.items():
+            if name not in state_dict:
+                continue
+            value = state_dict[name]
+            if not isinstance(value, Tensor):
+                errors.append(f'While copying the parameter named "{name}", expected '
+                              f"torch.Tensor or Tensor-like object from checkpoint but received "
+                              f"{type(value)}")
+                continue
+            if p.dim() == 0 and value.dim() == 1:  # (PyTorch's allowance for old checkpoints)
+                value = value[0]
+            if value.shape != p.shape:
+                errors.append(f"size mismatch for {name}: copying a param with shape "
+                              f"{value.shape} from checkpoint, the shape in current model is "
+                              f"{p.shape}.")
+                continue
+            with no_grad():   # (copied as it goes: an error leaves the others loaded)
+                p.copy_(value)
+        if strict:
             if unexpected:
-                parts.append("Unexpected key(s) in state_dict: " +
-                             ", ".join(f'"{k}"' for k in unexpected) + ". ")
+                errors.insert(0, "Unexpected key(s) in state_dict: " +
+                              ", ".join(f'"{k}"' for k in unexpected) + ". ")
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: " +
+                              ", ".join(f'"{k}"' for k in missing) + ". ")
+        if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
-                               + "\n\t".join(parts))
-        with no_grad():
-            for name, p in own.items():
-                if name in state_dict:
-                    p.copy_(state_dict[name])
+                               + "\n\t".join(errors))
         return _IncompatibleKeys(missing, unexpected)
 
     # ------------------------------------------------------------------ modes and gradients

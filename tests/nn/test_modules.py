@@ -209,3 +209,46 @@ def test_buffers_move_with_the_module_and_stay_out_of_parameters():
     assert m._buffers["stat"] is m.stat
     with pytest.raises(KeyError, match="attribute 'w' already exists"):
         m.register_buffer("w", torch.ones(1))
+
+
+def _module_error_messages(torch):
+    """The full messages (the transcripts show only their first line) of load_state_dict's and
+    functional_call's errors, and of the backward hooks' returns."""
+    nn = torch.nn
+    torch.manual_seed(0)
+    m = nn.Linear(2, 2)
+    m.register_buffer("count", torch.tensor(0))
+    m.register_buffer("tmp", torch.ones(1), persistent=False)
+    x = torch.ones(1, 2, requires_grad=True)
+    cases = [
+        lambda: m.load_state_dict({"weight": torch.ones(3, 2), "bias": torch.ones(2),
+                                   "count": torch.tensor([4])}),
+        lambda: m.load_state_dict({"weight": torch.ones(2, 2), "bias": 3,
+                                   "count": torch.tensor(1)}),
+        lambda: m.load_state_dict({"weight": torch.ones(3, 3), "extra": torch.ones(1)}),
+        lambda: m.load_state_dict({"weight": torch.ones(3, 3)}, strict=False),
+        lambda: torch.func.functional_call(m, {"weight": torch.ones(2, 2)}, (x,), strict=True),
+        lambda: torch.func.functional_call(m, {"weight": torch.ones(2, 2), "bias": x[0],
+                                               "count": x, "tmp": x, "zz": x, "aa": x}, (x,),
+                                           strict=True),
+    ]
+    for bad in [lambda mod, gi, go: (gi[0], gi[0]), lambda mod, gi, go: 5]:
+        lin = nn.Linear(2, 2)
+        lin.register_full_backward_hook(bad)
+        cases.append(lambda lin=lin: lin(x).sum().backward())
+    lin = nn.Linear(2, 2)
+    lin.register_full_backward_pre_hook(lambda mod, go: (go[0], go[0]))
+    cases.append(lambda: lin(x).sum().backward())
+    out = []
+    for case in cases:
+        try:
+            case()
+            out.append(None)
+        except Exception as e:  # noqa: BLE001 (each case raises; its type and text are compared)
+            out.append((type(e).__name__, str(e)))
+    return out
+
+
+def test_multiline_module_errors_are_worded_as_pytorch_words_them(oracle):
+    expected = oracle(_module_error_messages)
+    assert _module_error_messages(torch) == expected

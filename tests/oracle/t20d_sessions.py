@@ -92,6 +92,20 @@ del m.stat
 list(m.named_buffers())
 m.get_buffer("steps")
 """,
+        "load_state_dict: sizes and values checked, the rest loaded": """\
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+m = nn.Linear(2, 2)
+m.register_buffer("count", torch.tensor(0))
+sd = {"weight": torch.ones(3, 2), "bias": torch.full((2,), 7.), "count": torch.tensor([4])}
+m.load_state_dict(sd)
+m.bias, m.count
+m.load_state_dict({"weight": torch.ones(2, 2), "bias": 3, "count": torch.tensor(1)})
+m.load_state_dict({"weight": torch.ones(2, 2), "extra": torch.ones(1)}, strict=False)
+m.load_state_dict({"weight": torch.ones(3, 3), "extra": torch.ones(1)})
+m.weight
+""",
         "buffer names are checked as PyTorch checks them": """\
 import torch
 import torch.nn as nn
