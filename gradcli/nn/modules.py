@@ -16,9 +16,9 @@ from . import functional as F
 from . import init
 from .parameter import Parameter
 
-__all__ = ["Module", "Buffer", "Linear", "Identity", "Sequential", "ReLU", "Tanh", "Sigmoid", "Softplus",
-           "LeakyReLU", "GELU", "SiLU", "ELU", "Softmax", "LogSoftmax", "MSELoss", "L1Loss",
-           "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "ModuleList"]
+__all__ = ["Module", "Buffer", "Linear", "Identity", "Sequential", "ReLU", "Tanh", "Sigmoid",
+           "Softplus", "LeakyReLU", "GELU", "SiLU", "ELU", "Softmax", "LogSoftmax", "MSELoss",
+           "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "ModuleList"]
 
 
 def _add_indent(text, spaces):

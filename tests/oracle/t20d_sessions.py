@@ -490,7 +490,8 @@ x = torch.tensor([0.5, 1., 2.], requires_grad=True)
 def graph(fn, depth=4):
     if fn is None or depth == 0:
         return type(fn).__name__ if fn is not None else "None"
-    return type(fn).__name__ + "(" + ", ".join(graph(n, depth - 1) for n, _ in fn.next_functions) + ")"
+    inner = ", ".join(graph(n, depth - 1) for n, _ in fn.next_functions)
+    return type(fn).__name__ + "(" + inner + ")"
 
 for f in [lambda: x.sin(), lambda: x.exp(), lambda: x * x, lambda: x ** 3, lambda: x.cos(),
           lambda: x.sigmoid(), lambda: (x - 1).relu(), lambda: x.log(), lambda: x / 4,
