@@ -11,8 +11,10 @@ and stacking the results."""
 
 import functools
 
+from .engine import messages
 from .engine.autograd import grad as _autograd_grad
 from .engine.grad_mode import enable_grad
+from .engine.random import Vmap, VmapLevel
 from .engine.tensor import Tensor
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
@@ -381,7 +383,17 @@ def _function_name(func):
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """func mapped over a dimension of its inputs (in_dims: an int, None, or a tuple matching
-    the arguments) and its results stacked along out_dims."""
+    the arguments) and its results stacked along out_dims.
+
+    gradcli runs func once per sample.  As in PyTorch, reading a tensor's value there (.item(),
+    float(), bool() and `if` on a tensor, .tolist(), .numpy()) is refused (PyTorch refuses it
+    for the tensors that depend on the mapped inputs; gradcli, which does not tell them apart,
+    for every tensor), and so are random draws unless randomness is 'different' (each sample
+    gets its row of one batched draw, as PyTorch draws it) or 'same' (every sample gets the one
+    draw)."""
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(messages.VMAP_RANDOMNESS.format(randomness=randomness))
+
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         name = _function_name(func)
@@ -424,11 +436,17 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                              f"dimension, got sizes {sizes} for the mapped dimension")
         size = sizes[0]
         results = []
-        for i in range(size):
-            sample = [rebuild([leaf if dim is None else leaf.select(dim, i)
-                               for leaf, dim in zip(leaves, leaf_dims)])
-                      for leaves, leaf_dims, rebuild in zip(flat_args, flat_dims, rebuilds)]
-            results.append(func(*sample, **kwargs))
+        level = VmapLevel(randomness, size)
+        Vmap.levels.append(level)
+        try:
+            for i in range(size):
+                sample = [rebuild([leaf if dim is None else leaf.select(dim, i)
+                                   for leaf, dim in zip(leaves, leaf_dims)])
+                          for leaves, leaf_dims, rebuild in zip(flat_args, flat_dims, rebuilds)]
+                level.start_sample(i)
+                results.append(func(*sample, **kwargs))
+        finally:
+            Vmap.levels.remove(level)
         return _stack_results(results, out_dims, name)
     return wrapper
 
@@ -488,13 +506,18 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
                                      f"functional call is ambiguous")
             merged.update(d)
         dicts = merged
-    if strict:
-        own = dict(module.named_parameters())
-        missing = [k for k in own if k not in dicts]
-        unexpected = [k for k in dicts if k not in own]
-        if missing or unexpected:
-            raise RuntimeError(f"Error(s) in reparametrizing for {type(module).__name__}: "
-                               f"missing keys {missing}, unexpected keys {unexpected}")
+    if strict:   # (the parameters' and buffers' names, as PyTorch's check_keys)
+        own = {name for name, _ in module.named_parameters(remove_duplicate=False)} | \
+            {name for name, _ in module.named_buffers(remove_duplicate=False)}
+        missing, unexpected = sorted(own - set(dicts)), sorted(set(dicts) - own)
+        errors = []
+        if unexpected:
+            errors.append(f"Unexpected key(s): {', '.join(map(repr, unexpected))}.")
+        if missing:
+            errors.append(f"Missing key(s): {', '.join(map(repr, missing))}.")
+        if errors:
+            raise RuntimeError(f"Error(s) in reparametrizing for {type(module).__name__}:\n\t"
+                               + "\n\t".join(errors))
     args = () if args is None else args if isinstance(args, tuple) else (args,)
     saved = []
     try:

@@ -101,3 +101,22 @@ def test_functional_call_reaches_nothing_but_module_attributes(key):
                       f"torch.func.functional_call(m, {{{key!r}: torch.ones(1)}}, "
                       f"(torch.ones(2),))\n")
     assert info.value.type_name == "AttributeError"
+
+
+def test_vmap_refuses_samples_that_draw_differently():
+    """gradcli runs vmap's function sample by sample and hands each sample its part of one
+    batched draw: a sample that draws other sizes than the first has no part to get."""
+    calls = []
+
+    def f(r):
+        calls.append(1)
+        return r.sum() + torch.rand(len(calls))
+    x = torch.ones(3, 2)
+    for randomness in ("different", "same"):
+        calls.clear()
+        with pytest.raises(RuntimeError, match="drew random numbers differently for different "
+                                               "samples"):
+            torch.func.vmap(f, randomness=randomness)(x)
+    from gradcli.engine.random import Vmap
+    assert Vmap.levels == []   # (the level is gone after the error)
+    assert torch.func.vmap(lambda r: r.sum().item, randomness="same") is not None

@@ -53,10 +53,14 @@ def batched_grad(grad, outputs, inputs, grad_outputs, retain_graph, create_graph
     retain = create_graph if retain_graph is None else retain_graph
     unused = allow_unused or materialize_grads
     found = []
+    captures = []
+    row_grads = [[g[b] for g in rows] for b in range(batch)]
     for b in range(batch):
-        found.append(grad(outputs, inputs, [g[b] for g in rows],
-                          retain_graph=True if b < batch - 1 else retain,
-                          create_graph=create_graph, allow_unused=unused))
+        with _Capture() as capture:   # (the nodes the backward pass makes, with their inputs)
+            found.append(grad(outputs, inputs, [g[b] for g in rows],
+                              retain_graph=True if b < batch - 1 else retain,
+                              create_graph=create_graph, allow_unused=unused))
+        captures.append(capture.records)
     inputs_tuple = found[0] if type(found[0]) is tuple else tuple(found[0].values())
     keys = None if type(found[0]) is tuple else list(found[0].keys())
     per_input = [list(r) if keys is None else [r[k] for k in keys] for r in found]
@@ -66,8 +70,7 @@ def batched_grad(grad, outputs, inputs, grad_outputs, retain_graph, create_graph
         if column[0] is None:
             result.append(None)
         elif create_graph:
-            from .. import ops
-            result.append(ops.OPS["stack"](column))
+            result.append(_as_vmap_computes(column, captures, row_grads))
         else:
             result.append(Tensor._make(np.stack([c._data for c in column]), None, 0, False))
     if materialize_grads:
@@ -78,6 +81,149 @@ def batched_grad(grad, outputs, inputs, grad_outputs, retain_graph, create_graph
     if keys is not None:
         return dict(zip(keys, result))
     return tuple(result)
+
+
+# ---------------------------------------------------------------------- the graph vmap makes
+
+# PyTorch runs the backward pass once, under its legacy vmap (torch._vmap_internals), on
+# batched gradients: an op of a batched and an unbatched tensor records one node, the unbatched
+# operand viewed to line up with the batch (ViewBackward0).  gradcli runs one pass a row; the
+# rows' graphs are folded into that one when every node the passes made is a pointwise op whose
+# batching rule is known (below), else the rows are stacked (StackBackward0).
+# The ops whose legacy batching rule lines the operands up (an unbatched one through a view)
+BROADCASTING_OPS = frozenset(("add", "sub", "mul", "div", "div.Tensor", "sigmoid_backward",
+                              "threshold_backward"))
+# The ops PyTorch's legacy vmap has no rule for: it runs them a row at a time and stacks the
+# rows (StackBackward0), viewed as the batched result (ViewBackward0)
+FALLBACK_OPS = frozenset(("tanh_backward", "softplus_backward", "elu_backward", "gelu_backward",
+                          "leaky_relu_backward"))
+
+
+class _NotBatchable(Exception):
+    pass
+
+
+class _Capture:
+    """Records the op nodes made while it is on (gradcli's NodeRecorder), with their inputs."""
+
+    def __enter__(self):
+        from ..engine.graph import NodeRecorder
+        self.records = {}
+        self._previous = NodeRecorder.callback
+        previous = self._previous
+
+        def on_node(node, inputs, results, swapped=False):
+            self.records[node] = (tuple(inputs), len(results))
+            if previous is not None:
+                if swapped:
+                    previous(node, inputs, results, swapped=True)
+                else:
+                    previous(node, inputs, results)
+        NodeRecorder.callback = on_node
+        return self
+
+    def __exit__(self, *exc):
+        from ..engine.graph import NodeRecorder
+        NodeRecorder.callback = self._previous
+        return False
+
+
+def _as_vmap_computes(column, captures, rows):
+    """The rows' gradients of one input as one tensor, with the graph PyTorch's vmap gives it
+    when gradcli knows how (the same values in any case), else their stack."""
+    from .. import ops
+    stacked = np.stack([c._data for c in column])
+    try:
+        batched, value = _fold(column, captures, rows)
+    except _NotBatchable:
+        batched = False
+    if batched and value._data.shape == stacked.shape and \
+            np.array_equal(value._data, stacked, equal_nan=True):
+        return value
+    return ops.OPS["stack"](column)
+
+
+def _fold(values, captures, rows):
+    """(batched, value) for one argument position across the rows: a tensor (or number) the
+    same in every row, as it is; else the batched tensor, with the batch dimension first."""
+    first = values[0]
+    if not isinstance(first, Tensor):
+        if any(isinstance(v, Tensor) or v != first for v in values):
+            raise _NotBatchable
+        return False, first
+    if not all(isinstance(v, Tensor) for v in values):
+        raise _NotBatchable
+    node = first.grad_fn
+    if node is not None and node in captures[0]:
+        return _fold_node(values, captures, rows)
+    nodes = [v.grad_fn for v in values]
+    same_data = all(v._data.shape == first._data.shape and
+                    np.array_equal(v._data, first._data, equal_nan=True) for v in values)
+    if node is not None or first.requires_grad:
+        # made before the backward pass (a leaf too): the same tensor in every row
+        if not (same_data and all(n is node and v._output_nr == first._output_nr
+                                  for n, v in zip(nodes, values))):
+            raise _NotBatchable
+        return False, first
+    if any(n is not None for n in nodes):
+        raise _NotBatchable
+    if all(v._data.shape == first._data.shape for v in values) and \
+            any(_broadcastable(first._data.shape, g._data.shape) for g in rows[0]):
+        # made from the rows' grad_outputs by pointwise ops or a broadcast (a sum's
+        # gradient): batched, as in PyTorch (a constant of the formulas counts too, which
+        # makes no node either way)
+        return True, Tensor._make(np.stack([v._data for v in values]), None, 0, False)
+    if same_data:
+        return False, first
+    # (a value made from the grad_outputs by other ops, as a reshape, went through batching
+    # rules gradcli does not follow)
+    raise _NotBatchable
+
+
+def _broadcastable(shape, grad_shape):
+    """Is shape that of a grad_output of grad_shape, or of its broadcast?"""
+    try:
+        return np.broadcast_shapes(shape, grad_shape) == tuple(shape)
+    except ValueError:
+        return False
+
+
+def _fold_node(values, captures, rows):
+    nodes = [v.grad_fn for v in values]
+    first = nodes[0]
+    records = []
+    for node, capture in zip(nodes, captures):
+        if type(node) is not type(first) or node not in capture or \
+                getattr(node, "_attrs", None) != getattr(first, "_attrs", None) or \
+                values[0]._output_nr != 0:
+            raise _NotBatchable
+        records.append(capture[node][0])
+    if any(len(r) != len(records[0]) for r in records):
+        raise _NotBatchable
+    folded = [_fold([r[k] for r in records], captures, rows) for k in range(len(records[0]))]
+    if not any(batched for batched, _ in folded):
+        return False, values[0]   # (recomputed from unbatched tensors in each row: the same)
+    op = getattr(first, "op", None)
+    if op is not None and op.name in FALLBACK_OPS:
+        from .. import ops
+        return True, ops.OPS["stack"](values).view((len(values), *values[0].shape))
+    if op is None or op.n_outputs != 1 or not (
+            op.kind == "elementwise" or op.name in BROADCASTING_OPS):
+        raise _NotBatchable
+    ranks = [v.dim() - batched if isinstance(v, Tensor) else 0 for batched, v in folded]
+    rank = max(ranks)
+    inputs = []
+    for (batched, v), r in zip(folded, ranks):
+        if not isinstance(v, Tensor):
+            inputs.append(v)
+        elif batched:   # (a batched operand of fewer dimensions is padded after the batch)
+            inputs.append(v if r == rank else v.view(v.shape[:1] + (1,) * (rank - r) +
+                                                     v.shape[1:]))
+        elif op.name in BROADCASTING_OPS:   # an unbatched operand: lined up with the batch
+            inputs.append(v.view((1,) * (1 + rank - r) + tuple(v.shape)))
+        else:
+            raise _NotBatchable
+    return True, op.apply(tuple(inputs), first._attrs)
 
 
 register_batched_grad(batched_grad)

@@ -232,6 +232,7 @@ def _apply(cls, args, uses_setup):
         ForwardAD.level = level
     is_tuple = isinstance(raw, tuple)
     outputs = list(raw) if is_tuple else [raw]
+    raw_outputs = list(outputs)
     tensor_args = [a for a in args if isinstance(a, Tensor)]
     input_ids = {id(a) for a in tensor_args}
     dirty = {id(t) for t in ctx.dirty_tensors}
@@ -254,7 +255,8 @@ def _apply(cls, args, uses_setup):
         elif id(o) in input_ids:
             o = outputs[nr] = _alias(o)
         if executable:
-            if id(o) in non_diff or o._data.dtype.kind not in "fc":
+            # (an input returned as an output is marked by the input's identity)
+            if id(raw_outputs[nr]) in non_diff or o._data.dtype.kind not in "fc":
                 o.grad_fn, o._output_nr, o.requires_grad_flag = None, 0, False
             else:
                 o.grad_fn, o._output_nr, o.requires_grad_flag = ctx, nr, True

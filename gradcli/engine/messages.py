@@ -198,3 +198,26 @@ FROM_NUMPY_NEGATIVE_STRIDES = (
     "of your array  with array.copy().) ")
 FROM_NUMPY_STRIDES_NOT_MULTIPLE = ("given numpy array strides not a multiple of the element byte "
                                    "size. Copy the numpy array to reallocate the memory.")
+
+# inside torch.func.vmap (gradcli runs the function sample by sample: every tensor there counts
+# as batched, see gradcli.func.vmap)
+VMAP_ITEM = ("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
+             "calling .item() on a Tensor, please try to rewrite what you're doing with other "
+             "operations. If error is occurring somewhere inside PyTorch internals, please file "
+             "a bug report.")
+VMAP_CONTROL_FLOW = ("vmap: It looks like you're attempting to use a Tensor in some "
+                     "data-dependent control flow. We don't support that yet, please file an "
+                     "issue at https://github.com/pytorch/pytorch/issues .")
+VMAP_NO_STORAGE = "Cannot access data pointer of Tensor that doesn't have storage"
+VMAP_RANDOMNESS = ("Only allowed values for randomness are 'error', 'different', or 'same'. "
+                   "Got {randomness}")
+VMAP_DYNAMIC_SHAPE = ("vmap: We do not support batching operators that can output dynamic shape. "
+                      "Attempted to vmap over {op}. Please file an issue at "
+                      "https://github.com/pytorch/pytorch/issues if you need this feature.")
+VMAP_BOOLEAN_MASK = ("vmap: We do not support batching operators that can support dynamic shape. "
+                     "Attempting to batch over indexing with a boolean mask.")
+VMAP_NO_FALLBACK = "Batching rule not implemented for {op}. We could not generate a fallback."
+VMAP_MASKED_SELECT = ("vmap: Attempted to vmap over `mask` in torch.masked_select(self, mask) We "
+                      "cannot support this because for each batch this would return a "
+                      "differently shaped Tensor. Please file an issue at "
+                      "https://github.com/pytorch/pytorch/issues if you need this feature.")

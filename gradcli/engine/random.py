@@ -19,6 +19,10 @@ DEFAULT_SEED = 67280421310721  # PyTorch's default generator seed
 class TorchGenerator:
     """The state of torch's default CPU generator."""
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _wrap_draws(cls)
+
     def __init__(self, seed=DEFAULT_SEED):
         self.manual_seed(seed)
 
@@ -98,3 +102,85 @@ def _box_muller16(data, i):
     theta = 2 * np.pi * u2 if data.dtype == np.float64 else np.float32(2 * np.pi) * u2
     data[i:i + 8] = radius * np.cos(theta)
     data[i + 8:i + 16] = radius * np.sin(theta)
+
+
+# ---------------------------------------------------------------------- vmap's randomness
+
+VMAP_RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please "
+                     "either use the 'same' or 'different' randomness flags on vmap or perform "
+                     "the randomness operation out of vmap")
+VMAP_RANDOM_UNEVEN = ("vmap: the function drew random numbers differently for different "
+                      "samples (gradcli runs it once per sample and hands each sample its slice "
+                      "of one batched draw: the draws must be the same for every sample)")
+
+
+class VmapLevel:
+    """One torch.func.vmap running its function sample by sample: its randomness mode, batch
+    size, the sample running, and the draws its first sample made (PyTorch draws once for the
+    whole batch: 'different' hands each sample its row of a draw of batch x n values, 'same'
+    hands every sample the one draw of n)."""
+
+    __slots__ = ("mode", "size", "index", "calls", "draws")
+
+    def __init__(self, mode, size):
+        self.mode, self.size, self.index, self.calls, self.draws = mode, size, 0, 0, []
+
+    def start_sample(self, index):
+        self.index, self.calls = index, 0
+
+
+class Vmap:
+    """The vmaps running, innermost last (gradcli.func.vmap pushes and pops them)."""
+    levels = []
+    drawing = False   # a draw on its way to the generator (its inner draws are its own)
+
+
+def _request(depth, n, draw):
+    """n values for the vmap level at depth (-1: the generator itself)."""
+    if depth < 0:
+        Vmap.drawing = True
+        try:
+            return draw(n)
+        finally:
+            Vmap.drawing = False
+    level = Vmap.levels[depth]
+    if level.mode == "error":
+        raise RuntimeError(VMAP_RANDOM_ERROR)
+    k = level.calls
+    level.calls += 1
+    if level.index == 0:
+        wanted = n if level.mode == "same" else level.size * n
+        level.draws.append((n, _request(depth - 1, wanted, draw)))
+    elif k >= len(level.draws) or level.draws[k][0] != n:
+        raise RuntimeError(VMAP_RANDOM_UNEVEN)
+    values = level.draws[k][1]
+    if level.mode == "same":
+        return values.copy()
+    return values[level.index * n:(level.index + 1) * n].copy()
+
+
+def _vmapped(method, count_position):
+    """A draw of TorchGenerator that, inside vmap, is one sample's part of the batched draw."""
+    def draw(self, *args):
+        if not Vmap.levels or Vmap.drawing:
+            return method(self, *args)
+
+        def with_count(n):
+            values = list(args)
+            values[count_position] = n
+            return method(self, *values)
+        return _request(len(Vmap.levels) - 1, args[count_position], with_count)
+    draw.__name__ = draw.__qualname__ = method.__name__
+    draw.__doc__ = method.__doc__
+    return draw
+
+
+def _wrap_draws(cls):
+    """Inside vmap, the draws (uniform, normal, integers) that cls defines are each one
+    sample's part of a batched draw (a subclass's are wrapped too: __init_subclass__)."""
+    for method, position in (("uniform", 0), ("normal", 0), ("integers", 2)):
+        if method in vars(cls):
+            setattr(cls, method, _vmapped(vars(cls)[method], position))
+
+
+_wrap_draws(TorchGenerator)

@@ -17,6 +17,7 @@ from .grad_mode import (INFERENCE_REQUIRES_GRAD, INFERENCE_VERSION, GradMode, In
                         InferenceMode)
 from .graph import AccumulateGrad, _add_hook, bind_tensor_class
 from .backward import run_backward
+from .random import Vmap
 from .torch_classes import TorchClass
 
 
@@ -87,6 +88,11 @@ def check_numel(shape):
     if n > ElementLimit.limit:
         raise RuntimeError(messages.ELEMENT_LIMIT.format(numel=n, limit=ElementLimit.limit))
     return n
+
+
+def _vmap_refuses(message):
+    """What PyTorch's vmap raises when its function reads a batched tensor's value."""
+    raise RuntimeError(message)
 
 
 class Tensor(metaclass=TorchClass):
@@ -410,15 +416,21 @@ class Tensor(metaclass=TorchClass):
 
     # ------------------------------------------------------------------ conversion to Python
     def item(self):
+        if Vmap.levels:
+            _vmap_refuses(messages.VMAP_ITEM)
         if self._data.size != 1:
             raise RuntimeError(messages.ITEM_NOT_ONE_ELEMENT.format(numel=self._data.size))
         return self._data.reshape(()).item()
 
     def tolist(self):
+        if Vmap.levels:
+            _vmap_refuses(messages.VMAP_NO_STORAGE)
         return self._data.tolist()
 
     def numpy(self, force=False):
         """The tensor's data as a NumPy array sharing memory with it."""
+        if Vmap.levels:
+            _vmap_refuses(messages.VMAP_NO_STORAGE)
         if self.requires_grad and not force:
             raise RuntimeError(messages.NUMPY_REQUIRES_GRAD)
         return self._data
@@ -439,6 +451,8 @@ class Tensor(metaclass=TorchClass):
         return iter(self.unbind(0))  # as PyTorch: the rows share one UnbindBackward0
 
     def __bool__(self):
+        if Vmap.levels:
+            _vmap_refuses(messages.VMAP_CONTROL_FLOW)
         if self._data.size != 1:
             raise RuntimeError(messages.BOOL_AMBIGUOUS)
         return bool(self._data.reshape(()).item())
@@ -446,6 +460,8 @@ class Tensor(metaclass=TorchClass):
     def _scalar(self, warn=True):
         """The one element, for float(), int() and complex() (PyTorch's wording; float() and
         complex() warn about requires_grad, int() does not)."""
+        if Vmap.levels:
+            _vmap_refuses(messages.VMAP_ITEM)
         if warn and self.requires_grad_flag and not Tensor._warned_scalar:
             Tensor._warned_scalar = True  # a C++ warning PyTorch gives once per process
             warnings.warn(messages.SCALAR_REQUIRES_GRAD, UserWarning, stacklevel=3)
@@ -465,6 +481,8 @@ class Tensor(metaclass=TorchClass):
         return complex(self._scalar())
 
     def __index__(self):
+        if Vmap.levels:
+            _vmap_refuses(messages.VMAP_ITEM)
         if self.dtype.category != 1 or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._data.reshape(()).item())
@@ -472,6 +490,8 @@ class Tensor(metaclass=TorchClass):
     __hash__ = object.__hash__
 
     def __contains__(self, element):
+        if Vmap.levels:
+            _vmap_refuses(messages.VMAP_ITEM)
         data = element._data if isinstance(element, Tensor) else element
         return bool((self._data == data).any())
 

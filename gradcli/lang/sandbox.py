@@ -19,6 +19,7 @@ import weakref
 
 import numpy as np
 
+from ..engine import callables
 from . import limits
 from .metered_methods import (CLASS_METHODS, METERED_METHODS, STRING_METHODS, format_field,
                               safe_format)
@@ -996,6 +997,7 @@ def static_builtins():
     names.update({name: getattr(builtins, name) for name in EXCEPTIONS})
     names.update(type=safe_type, dir=safe_dir, super=safe_super)
     ENGINE_SIGNALS[:] = [Unbatchable, ProgramError]
+    callables.CHECK[0] = checked_callable  # (the callables programs hand to modules)
     names.update(_getattr=guarded_getattr, _store_target=store_target,
                  _callable=checked_callable, _inplace_attr=inplace_attr,
                  _inplace_item=inplace_item, _slice_target=slice_target,

@@ -4,7 +4,8 @@ Python bools."""
 
 import numpy as np
 
-from ..engine import dtypes
+from ..engine import dtypes, messages
+from ..engine.random import Vmap
 from ..engine.tensor import Tensor
 from .arith import broadcast_error, broadcasting
 from .reductions import axes
@@ -123,6 +124,10 @@ def nonzero(input, *, as_tuple=False):
     """The indices of the nonzero elements: one row per element (as_tuple: one tensor per
     dimension)."""
     _check_tensors("nonzero", ("input",), (input,))
+    if Vmap.levels:  # (PyTorch's vmap cannot batch it: each sample's result has its own shape)
+        raise RuntimeError(messages.VMAP_NO_FALLBACK.format(op="aten::nonzero_numpy")
+                           if as_tuple else
+                           messages.VMAP_DYNAMIC_SHAPE.format(op="aten::nonzero"))
     a = input._data
     if as_tuple:
         return tuple(_long(i) for i in np.nonzero(a.reshape(1) if a.ndim == 0 else a))

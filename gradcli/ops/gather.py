@@ -3,6 +3,8 @@ masked_scatter (and the index checks scatter shares)."""
 
 import numpy as np
 
+from ..engine import messages
+from ..engine.random import Vmap
 from ..engine.tensor import Tensor
 from .registry import Composed, OPS, Op, Sample, register, wrap_dim
 from .shape import _reshape_compose
@@ -154,6 +156,8 @@ register(Composed(
 
 
 def _masked_select(a, mask):
+    if Vmap.levels:  # (gradcli: every mask inside vmap counts as batched)
+        raise RuntimeError(messages.VMAP_MASKED_SELECT)
     mask = _array(mask)
     if mask.dtype != np.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")

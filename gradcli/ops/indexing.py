@@ -8,6 +8,7 @@ import numpy as np
 
 from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode
+from ..engine.random import Vmap
 from ..engine.tensor import StaleView, Tensor
 from .derivatives import helper
 from .registry import Composed, OPS, Op, Plain, Sample, register
@@ -165,6 +166,9 @@ def _parse_index(shape, index, setitem):
     """PyTorch's applySlicing: the basic steps, the tensor indices (as a NumPy key over the
     result of the steps) and the shape after the steps."""
     items, is_tuple = _index_items(index)
+    if Vmap.levels and any(isinstance(i, Tensor) and i.dtype is dtypes.bool_ and i.dim()
+                           for i in items):
+        raise RuntimeError(messages.VMAP_BOOLEAN_MASK)  # (gradcli: every mask counts as batched)
     kinds = [_classify(i) for i in items]
     if not is_tuple and kinds[0][0] == "int" and not shape:
         raise IndexError(messages.ZERO_DIM_INDEX)

@@ -177,3 +177,78 @@ print(net.fc.weight.sum().item())
 def test_modules_stay_in_the_sandbox(source, kind, fragment):
     e = error("import torch\n" + source)
     assert e.type_name == kind and fragment in e.message, e.headline()
+
+
+def test_module_hooks_are_program_callables_checked_as_calls_are():
+    """A hook (and Module.apply's function) is held to the check of a direct call when the
+    module takes it: NumPy's raw ndarray constructor is refused, as `map(np.ndarray, ...)`."""
+    setup = "import torch\nimport numpy as np\nm = torch.nn.Linear(2, 2)\n"
+    for register in ["m.register_forward_pre_hook(np.ndarray)",
+                     "m.register_forward_hook(np.ndarray)",
+                     "m.register_full_backward_hook(np.ndarray)",
+                     "m.register_full_backward_pre_hook(np.ndarray)"]:
+        e = error(setup + register + "\nm(torch.ones(1, 2, requires_grad=True)).sum()"
+                  ".backward()\n")
+        assert "numpy.ndarray() is not available in gradcli programs" in str(e), register
+    e = error(setup + "m.apply(np.ndarray)\n")
+    assert "numpy.ndarray() is not available in gradcli programs" in str(e)
+    assert run(setup + "h = m.register_forward_hook(lambda mod, a, o: o * 0)\n"
+               "print(m(torch.ones(1, 2)).abs().sum().item())\nh.remove()\n"
+               "print(m(torch.ones(1, 2)).abs().sum().item() > 0)\n") == "0.0\nTrue\n"
+
+
+def test_buffers_move_with_the_module_and_stay_out_of_parameters():
+    m = nn.Module()
+    m.register_buffer("stat", torch.zeros(2))
+    m.register_buffer("count", torch.tensor(0))
+    m.w = nn.Parameter(torch.ones(1))
+    assert [n for n, _ in m.named_parameters()] == ["w"]
+    m.double()
+    assert (m.stat.dtype, m.count.dtype, m.w.dtype) == (torch.float64, torch.int64,
+                                                        torch.float64)
+    assert m._buffers["stat"] is m.stat
+    with pytest.raises(KeyError, match="attribute 'w' already exists"):
+        m.register_buffer("w", torch.ones(1))
+
+
+def _module_error_messages(torch):
+    """The full messages (the transcripts show only their first line) of load_state_dict's and
+    functional_call's errors, and of the backward hooks' returns."""
+    nn = torch.nn
+    torch.manual_seed(0)
+    m = nn.Linear(2, 2)
+    m.register_buffer("count", torch.tensor(0))
+    m.register_buffer("tmp", torch.ones(1), persistent=False)
+    x = torch.ones(1, 2, requires_grad=True)
+    cases = [
+        lambda: m.load_state_dict({"weight": torch.ones(3, 2), "bias": torch.ones(2),
+                                   "count": torch.tensor([4])}),
+        lambda: m.load_state_dict({"weight": torch.ones(2, 2), "bias": 3,
+                                   "count": torch.tensor(1)}),
+        lambda: m.load_state_dict({"weight": torch.ones(3, 3), "extra": torch.ones(1)}),
+        lambda: m.load_state_dict({"weight": torch.ones(3, 3)}, strict=False),
+        lambda: torch.func.functional_call(m, {"weight": torch.ones(2, 2)}, (x,), strict=True),
+        lambda: torch.func.functional_call(m, {"weight": torch.ones(2, 2), "bias": x[0],
+                                               "count": x, "tmp": x, "zz": x, "aa": x}, (x,),
+                                           strict=True),
+    ]
+    for bad in [lambda mod, gi, go: (gi[0], gi[0]), lambda mod, gi, go: 5]:
+        lin = nn.Linear(2, 2)
+        lin.register_full_backward_hook(bad)
+        cases.append(lambda lin=lin: lin(x).sum().backward())
+    lin = nn.Linear(2, 2)
+    lin.register_full_backward_pre_hook(lambda mod, go: (go[0], go[0]))
+    cases.append(lambda: lin(x).sum().backward())
+    out = []
+    for case in cases:
+        try:
+            case()
+            out.append(None)
+        except Exception as e:  # noqa: BLE001 (each case raises; its type and text are compared)
+            out.append((type(e).__name__, str(e)))
+    return out
+
+
+def test_multiline_module_errors_are_worded_as_pytorch_words_them(oracle):
+    expected = oracle(_module_error_messages)
+    assert _module_error_messages(torch) == expected

@@ -1,0 +1,13 @@
+"""The check a callable that a program hands the engine to call later (a module's hooks, the
+function of Module.apply) goes through when the engine takes it: the sandbox installs its
+`checked_callable` here (gradcli.lang.sandbox.static_builtins), so that such a callable is held
+to what a direct call of it in the program would be (np.ndarray refused, as `map` refuses it).
+Outside programs (the engine used from Python) the callable is taken as it is."""
+
+CHECK = [None]
+
+
+def checked(func):
+    """func, or what the sandbox gives in its place; raises as a call of it would."""
+    check = CHECK[0]
+    return func if check is None else check(func)
