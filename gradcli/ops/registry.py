@@ -28,8 +28,8 @@ from ..engine.tangents import ForwardAD
 from ..engine.tensor import Tensor, to_array
 from . import derivatives
 from .nodes import (ATTR, DTYPE, G, INPUT, OpNode, RESULT, SHAPE, SHAPES, _AS_IS, _BOOL,
-                    _BinaryNode, _F32, _F64, _FIXED, _LONG, _PROMOTE, _Tensor, _UnaryNode,
-                    _asarray, _make, _ndarray, _new_node, _pack_saved, saved_value_properties)
+                    _BinaryNode, _FIXED, _LONG, _PROMOTE, _UnaryNode, _new_node, _pack_saved,
+                    saved_value_properties)
 from .forward_mode import _forward_ad
 from .dispatch import _mark_view, _specialised_apply, _specialised_vjp
 
@@ -354,57 +354,8 @@ class Op:
 
     def apply(self, inputs, attrs):
         """Run the op on tensors (and Python numbers): forward on the arrays, then record the
-        backward node and propagate tangents when needed."""
-        # The common case inline: plain tensors and Python floats/ints, the tensors of one
-        # dtype that needs no promotion; anything else takes the general path.
-        if self.variadic:
-            return self._apply_general(inputs, attrs)
-        datas = []
-        need_grad = dual = False
-        in_dtype = None
-        for x in inputs:
-            tx = type(x)
-            if tx is _Tensor:
-                d = x._data
-                if in_dtype is None:
-                    in_dtype = d.dtype
-                elif d.dtype is not in_dtype:
-                    return self._apply_general(inputs, attrs)
-                if x.requires_grad_flag:
-                    need_grad = True
-                if x._fw is not None:
-                    dual = True
-                datas.append(d)
-            elif tx is float or tx is int:
-                datas.append(x)
-            else:
-                return self._apply_general(inputs, attrs)
-        rule = self.rule
-        if rule is _PROMOTE:
-            if in_dtype is not _F64 and in_dtype is not _F32:
-                return self._apply_general(inputs, attrs)
-            out_dtype = in_dtype
-        elif in_dtype is None:
-            return self._apply_general(inputs, attrs)
-        else:
-            out_dtype = self.fixed_dtype
-        out = self.forward(*datas, *attrs) if attrs else self.forward(*datas)
-        if self.n_outputs != 1:
-            return self._finish(inputs, attrs, out, out_dtype, need_grad, dual)
-        if type(out) is not _ndarray:
-            out = _asarray(out)
-        if out_dtype is not None and out.dtype is not out_dtype and out.dtype != out_dtype:
-            out = out.astype(out_dtype)
-        result = _make(out, None, 0, False)
-        if self.view:
-            _mark_view(result, inputs[0])
-        if need_grad and GradMode.enabled and self.differentiable:
-            self._record(inputs, attrs, (result,))
-        if dual and ForwardAD.level is not None:
-            _forward_ad(self, inputs, attrs, (result,))
-        return result
-
-    def _apply_general(self, inputs, attrs):
+        backward node and propagate tangents when needed.  (One- and two-input ops get a
+        specialised apply at first use: see prepare.)"""
         datas = []
         need_grad = False
         dual = False
@@ -458,6 +409,8 @@ class Op:
         else:
             out = self.forward(*datas, *attrs)
         return self._finish(inputs, attrs, out, out_dtype, need_grad, dual)
+
+    _apply_general = apply  # (what the specialised apply of one- and two-input ops falls back to)
 
     def _finish(self, inputs, attrs, out, out_dtype, need_grad, dual):
         """Wrap forward's output(s), then record and propagate tangents."""
