@@ -493,7 +493,7 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
                     tie_weights=True, strict=False):
     """module(*args, **kwargs) with some of its parameters replaced by the given tensors (by
     dotted name), the module itself left as it was."""
-    from .nn.modules import Module
+    from .nn.module import Module
     if not isinstance(module, Module):
         raise TypeError(f"functional_call: expected a torch.nn.Module, got {type(module)}")
     dicts = parameter_and_buffer_dicts

@@ -376,9 +376,9 @@ def _may_set_attributes(obj):
     from ..autograd.function import FunctionCtx
     from ..engine.tensor import Tensor
     # (torch.nn loads at its first use: before that, nothing is a Module)
-    nn_modules = sys.modules.get("gradcli.nn.modules")
+    nn_module = sys.modules.get("gradcli.nn.module")
     if isinstance(obj, (Tensor, FunctionCtx)) or type(obj) in PROGRAM_CLASSES or \
-            nn_modules is not None and isinstance(obj, nn_modules.Module):
+            nn_module is not None and isinstance(obj, nn_module.Module):
         return True
     if isinstance(obj, type):
         return obj in PROGRAM_CLASSES

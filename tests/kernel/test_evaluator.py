@@ -182,7 +182,8 @@ def test_a_one_shot_command_imports_the_engine_in_its_evaluator_only(args, tmp_p
     evaluator = reports["evaluator"]
     lazy = [m for m in evaluator["after_wall"] if m.split(".")[1] in LAZY_SUBMODULES]
     assert lazy == ([] if args[0] != "run" else ["gradcli.nn", "gradcli.nn.functional",
-                                                 "gradcli.nn.init", "gradcli.nn.modules",
+                                                 "gradcli.nn.hooks", "gradcli.nn.init",
+                                                 "gradcli.nn.module", "gradcli.nn.modules",
                                                  "gradcli.nn.parameter", "gradcli.optim"])
     assert {**evaluator, "after_wall": [m for m in evaluator["after_wall"] if m not in lazy]} \
         == {"side": "evaluator", "typer": False, "after_wall": []}
