@@ -466,7 +466,7 @@ def _write_file(path, data):
 def _captured(cmd, command, params):
     """What the evaluator printed for `command` (a document for -o), at most MAX_CAPTURE
     characters: more ends the command with one EvaluatorCrash line."""
-    from ..kernel.process import MAX_CAPTURE, CapturedOutput
+    from ..kernel.bounds import MAX_CAPTURE, CapturedOutput
     captured = CapturedOutput()
     cmd.evaluate(command, out=captured, **params)
     if captured.overflowed:
@@ -480,7 +480,7 @@ def _from_evaluator(cmd, document, check, what):
     """check(the JSON document the evaluator printed): untrusted data, so anything else (or a
     document that would swell the frontend's memory) ends the command with one EvaluatorCrash
     line."""
-    from ..kernel.process import loads_bounded
+    from ..kernel.bounds import loads_bounded
     try:
         return check(loads_bounded(document))
     except (ValueError, RecursionError):

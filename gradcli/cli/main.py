@@ -123,7 +123,7 @@ def run(interrupts=()):
             import gradcli
             gradcli._load()
             from ..analysis import evaluate  # noqa: F401
-            from ..kernel import process  # noqa: F401
+            from ..kernel import process, zygote  # noqa: F401
             from ..lang import session  # noqa: F401  (the language: lang.parser.prepare)
     finally:
         tune_collector()

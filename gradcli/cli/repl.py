@@ -80,11 +80,11 @@ class FrontendRenderer(Renderer):
     renderer's own)."""
 
     def text(self, text, style=None, highlights=(), ansi=False):
-        from ..kernel.process import terminal_safe
+        from ..kernel.bounds import terminal_safe
         super().text(terminal_safe(text), style, highlights, ansi)
 
     def error(self, info):
-        from ..kernel.process import terminal_safe
+        from ..kernel.bounds import terminal_safe
         super().error(info.replace(**{
             name: terminal_safe(getattr(info, name))
             for name in ("type", "message", "source_line", "hint", "filename")
@@ -146,7 +146,7 @@ class Repl:
         if self.zygote is None:
             # every evaluator is forked from this clean copy of the frontend, made before it
             # reads the history: a replacement holds no more of the user's than the first
-            from ..kernel.process import Zygote
+            from ..kernel.zygote import Zygote
             self.zygote = Zygote(task, requests=True)
         self.evaluator = Evaluator(task, requests=True, out=self.out, err=self.out,
                                    on_unanswered=self._unanswered, zygote=self.zygote)

@@ -240,11 +240,11 @@ def test_an_interrupt_while_the_evaluator_loaded_is_reported_by_its_task():
 def test_the_evaluator_gets_a_terminal_size_it_can_print_in(monkeypatch, size, expected):
     # a terminal that says 0x0 is of unknown size (rich printed nothing at 0 columns); a
     # narrower one than a short table gets lines it wraps itself
-    from gradcli.kernel import process
+    from gradcli.kernel import child
     monkeypatch.delenv("COLUMNS", raising=False)
     monkeypatch.delenv("LINES", raising=False)
     monkeypatch.setattr(os, "get_terminal_size", lambda fd=None: os.terminal_size(size))
-    assert process._terminal_size(sys.stdout) == dict(zip(("COLUMNS", "LINES"), expected))
+    assert child._terminal_size(sys.stdout) == dict(zip(("COLUMNS", "LINES"), expected))
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a pty of size 0x0")

@@ -12,11 +12,11 @@ def raise_wall(**kw):
     return real_raise(**kw)
 wall.raise_wall = raise_wall
 frontend, real_exit = os.getpid(), os._exit
-import gradcli.kernel.process as process
-real_close = process._close_descriptors
+import gradcli.kernel.child as child
+real_close = child._close_descriptors
 def close_descriptors():  # (the evaluator's last act before its exit: the report goes first)
     report(); real_close()
-process._close_descriptors = close_descriptors
+child._close_descriptors = close_descriptors
 def exit_(code):
     if os.getpid() == frontend:
         report()

@@ -93,7 +93,7 @@ def test_version_names_the_wall():
 
 
 def test_a_terminal_gets_colours_but_no_other_escape_sequence():
-    from gradcli.kernel.process import terminal_safe
+    from gradcli.kernel.bounds import terminal_safe
     assert terminal_safe("a\x1b[31mred\x1b[0m\tb\n") == "a\x1b[31mred\x1b[0m\tb\n"
     for hostile in ("\x1b]52;c;cHduZWQ=\x07", "\x1b]0;title\x1b\\", "\x1b[2J", "\x1bPq\x1b\\",
                     "\x9b31m", "\x07", "\x1bc", "\x1b[6n"):

@@ -9,9 +9,9 @@ import tracemalloc
 
 import pytest
 
-from gradcli.kernel import process
-from gradcli.kernel.process import (CapturedOutput, DocumentTooLarge, EvaluatorGone,
-                                    loads_bounded, parsed_size, run_task)
+from gradcli.kernel import bounds
+from gradcli.kernel.bounds import CapturedOutput, DocumentTooLarge, loads_bounded, parsed_size
+from gradcli.kernel.process import EvaluatorGone, run_task
 
 
 SHAPES = [b"[" + b"{}," * 50_000 + b"{}]",
@@ -28,7 +28,7 @@ SHAPES = [b"[" + b"{}," * 50_000 + b"{}]",
 @pytest.mark.parametrize("exact", [False, True])
 def test_the_parsed_size_bounds_what_json_loads_builds(document, exact, monkeypatch):
     if exact:  # (the count without the strings)
-        monkeypatch.setattr(process, "PARSE_FLOOR", 0)
+        monkeypatch.setattr(bounds, "PARSE_FLOOR", 0)
     tracemalloc.start()
     try:
         value = json.loads(document)
@@ -41,7 +41,7 @@ def test_the_parsed_size_bounds_what_json_loads_builds(document, exact, monkeypa
 
 
 def test_a_document_that_would_swell_is_refused_unparsed(monkeypatch):
-    monkeypatch.setattr(process, "PARSE_FLOOR", 1 << 20)
+    monkeypatch.setattr(bounds, "PARSE_FLOOR", 1 << 20)
     with pytest.raises(DocumentTooLarge):
         loads_bounded(b"[" + b"{}," * 1_000_000 + b"{}]")
     text = json.dumps({"o": "x" * (4 << 20)})  # (large, and mostly one string: parsed)
@@ -49,7 +49,7 @@ def test_a_document_that_would_swell_is_refused_unparsed(monkeypatch):
 
 
 def test_an_oversized_answer_ends_the_evaluator(monkeypatch):
-    monkeypatch.setattr(process, "PARSE_FLOOR", 1 << 20)
+    monkeypatch.setattr(bounds, "PARSE_FLOOR", 1 << 20)
 
     def task():
         os.write(sys.stdout._channel.fd, b'{"r": [' + b"[]," * 1_000_000 + b"[]]}\n")

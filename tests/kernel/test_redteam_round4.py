@@ -21,7 +21,8 @@ import uuid
 import pytest
 
 from gradcli.kernel import wall
-from gradcli.kernel.process import GRACE, Evaluator, EvaluatorGone, run_task
+from gradcli.kernel.child import GRACE
+from gradcli.kernel.process import Evaluator, EvaluatorGone, run_task
 
 LINUX = sys.platform.startswith("linux")
 FULL_WALL = LINUX and wall.landlock_abi() >= 1 and wall.seccomp_available()
@@ -301,7 +302,7 @@ def test_only_real_colours_reach_a_terminal(hostile):
     colours: `print("\\x1b[>4;2m")` (both walls up) switches xterm's modifyOtherKeys on for the
     rest of the user's shell session, and `\\x1b[?4m` makes the terminal type an answer into
     the shell's input.  Only SGR (`ESC [` digits, `;` and `:` then `m`) should pass."""
-    from gradcli.kernel.process import terminal_safe
+    from gradcli.kernel.bounds import terminal_safe
     assert terminal_safe("a" + hostile + "b") == "ab"
     out = _Terminal()
     assert run_task(lambda: print("a" + hostile + "b"), out=out, err=out) == 0
