@@ -6,6 +6,7 @@ in the graph and the hooks get grad_input/grad_output as PyTorch passes them."""
 import warnings
 
 from ..autograd.function import Function
+from ..engine import callables
 from ..engine.grad_mode import GradMode
 from ..engine.graph import RemovableHandle as _RemovableHandle
 from ..engine.tensor import Tensor
@@ -82,7 +83,7 @@ def _hooked_call(module, args, kwargs, state):
         hook = _BackwardHook(module, backward_hooks, backward_pre_hooks)
         args = hook.setup_input_hook(args)
         state["args"] = args
-    result = module.forward(*args, **kwargs)
+    result = callables.checked(module.forward)(*args, **kwargs)
     state["result"] = result
     for hook_id, fn in list(module._forward_hooks.items()):
         if hook_id in module._forward_hooks_always_called:
