@@ -5,6 +5,7 @@ after its imports and before it reads a program.
   (RLIMIT_NPROC, counted in a user namespace of the evaluator's own: count_tasks_apart), and
   CPU seconds when a timeout is set;
 - no_new_privs (prctl), which Landlock and an unprivileged seccomp filter require;
+- the user's working directory: it works from / (_leave_directory);
 - Landlock (Linux >= 5.13): read-only access to the Python installation, the installed
   packages, gradcli's own files and cache and the system's shared libraries; nothing may be
   written, made, removed or executed anywhere; from ABI 4 no TCP bind/connect, from ABI 6 no
@@ -485,6 +486,19 @@ class WallError(Exception):
     rather than run a program behind less than `gradcli --version` says."""
 
 
+def _leave_directory():
+    """Work from / rather than the user's directory, whose name tells whose and where it is
+    (the evaluator reads no file through it).  sys.path's relative entries (`''` for `python
+    -c` and `-m`) are made absolute first, so a module imported later is found as before."""
+    try:
+        cwd = os.getcwd()
+    except OSError:  # (a directory removed under it: its name is gone already)
+        cwd = None
+    if cwd is not None:
+        sys.path[:] = [p if os.path.isabs(p) else os.path.join(cwd, p) for p in sys.path]
+    os.chdir("/")
+
+
 def raise_wall(memory=0, cpu_seconds=None):
     """Give up, for good, what a program never needs (see the module's docstring).  Called in
     the evaluator after its imports; returns the pieces this machine does not offer (as
@@ -496,6 +510,7 @@ def raise_wall(memory=0, cpu_seconds=None):
     die_with_frontend()
     if os.getppid() == 1:  # (it went before that was set)
         os._exit(2)
+    _leave_directory()
     _drop_capabilities()
     if _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise WallError("no_new_privs")

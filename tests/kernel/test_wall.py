@@ -57,6 +57,13 @@ def test_files_outside_the_installation_cannot_be_read(tmp_path):
         "PermissionError")
 
 
+def test_the_evaluator_works_from_the_root_not_the_users_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", ["", *sys.path])
+    assert attempt(lambda: (os.getcwd(), sys.path[0])) == f"ok ('/', '{tmp_path}/')"
+    assert attempt(lambda: __import__("gradcli.nn").nn.Linear(2, 1).out_features) == "ok 1"
+
+
 def test_the_installation_can_be_read():
     import numpy
     assert attempt(lambda: len(open(numpy.__file__).read()) > 0) == "ok True"
