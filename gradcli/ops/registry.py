@@ -82,6 +82,14 @@ class Op:
 
     call = None  # one- and two-input ops: call(*inputs, attrs), apply without the tuple
     operator_call = None  # two-input ops: call for `a op b` (NotImplemented, not TypeError)
+    # several outputs: the formula gets None for an output that received no gradient (PyTorch's
+    # undefined grad, which formulas such as var_mean_backward test), not zeros
+    undefined_grads = False
+    # shown_saved(name, attrs, value): the `_saved_<attr>` PyTorch shows, where its schema
+    # differs from the call's (var's `unbiased` folded into `correction`); hidden_saved: the
+    # attributes PyTorch's node does not save
+    shown_saved = None
+    hidden_saved = ()
 
     def __init__(self, name, forward, vjp=None, *, inputs=("self",), attrs=(), jvp="elementwise",
                  grad_fn=None, method=True, function=True, inplace=False, doc="",
@@ -1270,7 +1278,8 @@ def _bad_argument(op, x, position):
             f"(position {position + 1}) must be Tensor, not {type(x).__name__}")
 
 
-_INTERNAL_SAVED = frozenset(("_saved_in", "_saved_out", "_saved_ver"))
+_INTERNAL_SAVED = frozenset(("_saved_in", "_saved_out", "_saved_ver",   # (not in dir())
+                             "_savedvalue", "_savedvalue_input"))
 
 
 def saved_value_properties(op):
@@ -1280,10 +1289,11 @@ def saved_value_properties(op):
     props = {}
     for entry in op.vjps:
         for kind, idx in (entry[1] if entry is not None else ()):
-            name = ("_saved_" + names[idx] if kind == INPUT else "_saved_result"
+            name = ("_saved_" + names[idx] if kind == INPUT else
+                    ("_saved_result" if op.n_outputs == 1 else "_saved_result0")
                     if kind == RESULT else "_saved_" + op.attr_names[idx] if kind == ATTR
                     else "_saved_" + names[idx] + "_sym_sizes" if kind == SHAPE else None)
-            if name is None or name in props:
+            if name is None or name in props or name[7:] in op.hidden_saved:
                 continue
             props[name] = property(lambda node, n=name, k=kind, i=idx: node._savedvalue(n, k, i))
             if kind in (INPUT, RESULT):
@@ -1444,6 +1454,8 @@ class OpNode(Node):
             value = self._attrs[idx]
             if name == "_saved_dim" and self.op.name in _DIM_LISTS and isinstance(value, int):
                 value = (value,)
+            if self.op.shown_saved is not None:
+                value = self.op.shown_saved(name, self._attrs, value)
             return value
         return self._meta[2 * idx]  # SHAPE
 
@@ -1537,7 +1549,8 @@ class OpNode(Node):
         if op.n_outputs == 1:
             g = grads[0]
         else:
-            g = [gr if gr is not None else _zeros_for(self, nr) for nr, gr in enumerate(grads)]
+            g = list(grads) if op.undefined_grads else [
+                gr if gr is not None else _zeros_for(self, nr) for nr, gr in enumerate(grads)]
         fns = self._next_fns if op.edge_index is None else self._input_fns
         if op.per_input:
             out = []

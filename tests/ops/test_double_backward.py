@@ -99,8 +99,31 @@ CASES = {
                           X, {}),
     "threshold_": (lambda lib, x, _: lib.nn.functional.threshold_(x * 1, 0.1, 20.0), X2, {}),
     "hardswish_inplace": (lambda lib, x, _: lib.nn.functional.hardswish(x * 2, True), X, {}),
+    # var_mean/std_mean: one node (VarMeanBackward0, StdMeanBackward0) for both outputs; its
+    # formula adds only the parts of the outputs that received a gradient
+    "var": (lambda lib, x, _: x.var(), X, {}),
+    "var_dim": (lambda lib, x, _: x.var(1, keepdim=True), X2, {}),
+    "std": (lambda lib, x, _: x.std(), X, {}),
+    "std_dim": (lambda lib, x, _: x.std(0, correction=0), X2, {}),
+    "var_mean": (lambda lib, x, _: _both(lib.var_mean(x)), X, {}),
+    "var_mean_dim": (lambda lib, x, _: _both(lib.var_mean(x, 1)), X2, {}),
+    "var_mean_keepdim": (lambda lib, x, _: _both(lib.var_mean(x, 0, keepdim=True, correction=0)),
+                         X2, {}),
+    "var_mean_var_only": (lambda lib, x, _: lib.var_mean(x, 1)[0], X2, {}),
+    "var_mean_mean_only": (lambda lib, x, _: lib.var_mean(x, 1)[1], X2, {}),
+    "std_mean": (lambda lib, x, _: _both(lib.std_mean(x)), X, {}),
+    "std_mean_dim": (lambda lib, x, _: _both(lib.std_mean(x, 1)), X2, {}),
+    "std_mean_keepdim": (lambda lib, x, _: _both(lib.std_mean(x, (0, 1), keepdim=True,
+                                                              correction=2)), X2, {}),
+    "std_mean_std_only": (lambda lib, x, _: lib.std_mean(x, 0, False)[0], X2, {}),
+    "std_mean_mean_only": (lambda lib, x, _: lib.std_mean(x)[1], X, {}),
 }
 NAMES = sorted(CASES)
+
+
+def _both(pair):
+    """Both outputs of var_mean/std_mean in one tensor."""
+    return pair[0] * 3 + pair[1]
 
 
 def run(lib, name, weighted):
