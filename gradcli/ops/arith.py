@@ -92,13 +92,13 @@ def _sub(a, b, alpha):
 
 
 register(Op(
-    "add", _add, ("self: grad", "other: grad if alpha == 1 else grad * alpha"),
+    "add", _add, ("self: grad", "other: grad if alpha == 1 else _mul_s(grad, alpha)"),
     inputs=("self", "other"), attrs=(("alpha", 1),), jvp="elementwise", inplace=True,
     on_floats=operator.add, doc="self + alpha * other",
     samples=BINARY + [Sample((2, 3), (3,), attrs={"alpha": 2.5})], kind="binary"))
 
 register(Op(
-    "sub", _sub, ("self: grad", "other: -grad if alpha == 1 else grad * -alpha"),
+    "sub", _sub, ("self: grad", "other: -grad if alpha == 1 else _mul_s(-grad, alpha)"),
     inputs=("self", "other"), attrs=(("alpha", 1),), jvp="elementwise", inplace=True,
     on_floats=operator.sub, doc="self - alpha * other",
     samples=BINARY + [Sample((3,), (), attrs={"alpha": -2})], kind="binary"))
@@ -286,9 +286,11 @@ pow_tensor_scalar = Op(
              Sample((2, 3), None, low=0.5, high=2.0, values={1: -1.5}),
              Sample((), None, values={1: 2})], kind="binary")
 pow_tensor_tensor = Op(
-    "pow.Tensor_Tensor", _np_pow, ("self: grad * (exponent * self ** (exponent - 1))",
-                                   "exponent: grad * (result * self.log()).masked_fill("
-                                   "(self == 0) & (exponent >= 0), 0.0)"),
+    # (pow_backward_self and pow_backward_exponent)
+    "pow.Tensor_Tensor", _np_pow, ("self: where(exponent == 0.0, 0.0, "
+                                   "grad * (exponent * self.pow(_sub_s(exponent, 1))))",
+                                   "exponent: grad * where((self == 0) & (exponent >= 0), 0.0, "
+                                   "result * self.log())"),
     inputs=("self", "exponent"), grad_fn="PowBackward1", method=False, public=False,
     inplace=True, doc="self ** exponent (tensor)",
     samples=POSITIVE, kind="binary")
@@ -352,7 +354,7 @@ remainder_scalar = Op(
     samples=BY_NUMBER, kind="binary")
 remainder_tensor = Op(
     "remainder.Tensor", _remainder,
-    ("self: grad", "other: grad * -self.div(other, rounding_mode='floor')"),
+    ("self: grad", "other: -grad * self.div(other, rounding_mode='floor')"),
     inputs=("self", "other"), inplace=True, grad_fn="RemainderBackward1", method=False,
     public=False, doc="self - floor(self / other) * other",
     samples=DIVISOR_SAMPLES, kind="binary")
@@ -363,7 +365,7 @@ fmod_scalar = Op(
     samples=BY_NUMBER, kind="binary")
 fmod_tensor = Op(
     "fmod.Tensor", _fmod,
-    ("self: grad", "other: grad * -self.div(other, rounding_mode='trunc')"),
+    ("self: grad", "other: -grad * self.div(other, rounding_mode='trunc')"),
     inputs=("self", "other"), inplace=True, grad_fn="FmodBackward1", method=False, public=False,
     doc="self - trunc(self / other) * other",
     samples=DIVISOR_SAMPLES, kind="binary")

@@ -73,7 +73,8 @@ def _camel(name):
 COMPOSITION = "composition"
 
 
-_PREPARED = frozenset({"vjps", "jvps", "saves", "save_inputs", "save_result", "node_cls"})
+_PREPARED = frozenset({"vjps", "jvps", "saves", "save_inputs", "save_result", "node_cls",
+                       "formula_order"})
 _HAND_WRITTEN = object()  # (formula=: the text of a VJP written as a function, not declared)
 
 
@@ -203,6 +204,11 @@ class Op:
         else:
             self.jvps = None
         self.saves = self._saved_names()
+        # the order PyTorch's generated backward computes one formula per input in: by the
+        # inputs' names, sorted (derivatives.yaml's keys: `other` before `self`)
+        names = [n.lstrip("*") for n in self.inputs]
+        self.formula_order = tuple(sorted(range(len(self.vjps)),
+                                          key=lambda i: names[i] if i < len(names) else ""))
         # per input that some VJP reads: (input index, indices of the VJPs that read it, or None
         # when one VJP serves all inputs and the input is always saved)
         readers = {}
@@ -217,8 +223,9 @@ class Op:
                     result_readers.append(i)
         self.save_inputs = tuple((j, tuple(sorted(set(r))) if self.per_input else None)
                                  for j, r in sorted(readers.items()))
-        self.save_result = ((tuple(sorted(set(result_readers))) if self.per_input else None)
-                            if result_readers else False)
+        # (the output is saved whenever a formula reads it, whichever inputs need a gradient:
+        # PyTorch's generated code guards saved inputs, not the saved result)
+        self.save_result = None if result_readers else False
         pair = (not self.variadic and self.n_outputs == 1 and self.edge_index is None
                 and self.n_inputs in (1, 2))
         base = OpNode if not pair else _UnaryNode if self.n_inputs == 1 else _BinaryNode
@@ -1103,6 +1110,10 @@ def _float_method(name):
     with a NumPy ufunc (what the op's own 0-d path calls); whether it has it."""
     if name in _FloatArg.__dict__:
         return True
+    if name == "pow":  # (only x.pow(2) and x.pow(3): gradcli.ops.formulas)
+        _FloatArg.pow = lambda self, k: float(self) * float(self) * (float(self) if k == 3
+                                                                      else 1.0)
+        return True
     op = OPS.get(name)
     uf = float64_ufunc(op) if isinstance(op, Op) and op.rule is _PROMOTE else None
     if uf is None or getattr(Tensor, name, None) is None:
@@ -1215,6 +1226,31 @@ def _specialised_vjp(op):
                                        gb._data.shape != meta[2] or gb._data.dtype is not meta[3]):
                     gb = _fit(self, 1, gb, meta[2], meta[3])
             return [ga, gb]
+
+        if op.formula_order == (1, 0):
+            in_order = apply_f
+
+            def apply_f(self, g):  # (the same, the second input's formula first)
+                if not GradMode.enabled:  # (see OpNode.apply)
+                    return in_order(self, g)
+                if self._sst is RELEASED:
+                    raise RuntimeError(messages.BACKWARD_TWICE)
+                fa, fb = self._next_fns
+                meta = self._meta
+                ga = gb = None
+                if fb is not None and call_b is not None:
+                    gb = call_b(self, g)
+                    if gb is not None and (
+                            meta[2] or meta[3] is not _F64 if type(gb) is float else
+                            gb._data.shape != meta[2] or gb._data.dtype is not meta[3]):
+                        gb = _fit(self, 1, gb, meta[2], meta[3])
+                if fa is not None and call_a is not None:
+                    ga = call_a(self, g)
+                    if ga is not None and (
+                            meta[0] or meta[1] is not _F64 if type(ga) is float else
+                            ga._data.shape != meta[0] or ga._data.dtype is not meta[1]):
+                        ga = _fit(self, 0, ga, meta[0], meta[1])
+                return [ga, gb]
 
     def apply(self, grads):
         out = apply_f(self, grads[0])
@@ -1409,6 +1445,10 @@ class OpNode(Node):
     __slots__ = ("_attrs", "_meta", "_saved_in", "_saved_out")
     num_outputs = 1
     _saved_ver = None
+    # an op in place on a view that saved its output (exp_): a weak reference to the view,
+    # whose history the saved output takes when unpacked (PyTorch's is_inplace_on_view
+    # SavedVariable: the view's grad_fn, AsStridedBackward0 after the write, not this node)
+    _result_view = None
 
     def release(self):
         if self._saved_in is not None or self._saved_out is not None:
@@ -1517,6 +1557,10 @@ class OpNode(Node):
         t._data = data
         t.grad_fn = self
         t._output_nr = nr
+        if self._result_view is not None:
+            view = self._result_view()
+            if view is not None and view.grad_fn is not None:
+                t.grad_fn, t._output_nr = view.grad_fn, view._output_nr
         t.requires_grad_flag = True
         t._vc = vc
         if tangent and ForwardAD.level is not None:  # forward-over-reverse: a dual output
@@ -1553,13 +1597,18 @@ class OpNode(Node):
                 gr if gr is not None else _zeros_for(self, nr) for nr, gr in enumerate(grads)]
         fns = self._next_fns if op.edge_index is None else self._input_fns
         if op.per_input:
-            out = []
-            for fn_i, entry in zip(fns, op.vjps):
-                if fn_i is None or entry is None:
-                    out.append(None)
-                else:
+            vjps = op.vjps
+            n = min(len(fns), len(vjps))
+            out = [None] * n
+            # PyTorch's order, its derivatives' names sorted, when the formulas make nodes (a
+            # create_graph backward: the order of their sequence numbers); else the inputs'
+            # order, in which PyTorch unpacks what the node saved (saved_tensors_hooks' unpack
+            # hooks, the first version-counter error)
+            for i in op.formula_order if GradMode.enabled else range(n):
+                entry = vjps[i] if i < n else None
+                if entry is not None and fns[i] is not None:
                     fn, kinds = entry
-                    out.append(fn(*self._resolve(kinds, g)))
+                    out[i] = fn(*self._resolve(kinds, g))
         else:
             fn, kinds = op.vjps[0]
             out = fn(*self._resolve(kinds, g))
