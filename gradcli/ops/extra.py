@@ -384,6 +384,10 @@ def _heaviside(a, values):
 
 class _Heaviside(TensorsOnly):
     def apply(self, inputs, attrs):
+        if ForwardAD.level is not None and any(isinstance(x, Tensor) and x._fw is not None
+                                               for x in inputs):
+            raise NotImplementedError("Trying to use forward AD with aten::heaviside that does "
+                                      "not support it.")
         result = super().apply(inputs, attrs)
         HEAVISIDE_NODE.attach(inputs, (result,))
         return result
