@@ -222,7 +222,7 @@ def _inplace(op):
                     node._result_view = _weakref(self)
         views.regenerate(self, self if recording and self._base is not None else None)
         return self
-    method.__name__ = op.name + "_"
+    method.__name__ = op.name if op.name.endswith("_") else op.name + "_"
     method.__doc__ = f"In-place {op.name}."
     return method
 

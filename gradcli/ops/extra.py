@@ -374,6 +374,9 @@ register(Overload(
 
 HEAVISIDE_NODE = FailingNode("NotImplemented", "derivative for aten::heaviside is not implemented",
                              inputs=("self", "values"), error=RuntimeError)
+HEAVISIDE__NODE = FailingNode("NotImplemented",
+                              "derivative for aten::heaviside_ is not implemented",
+                              inputs=("self", "values"), error=RuntimeError)
 
 
 def _heaviside(a, values):
@@ -389,13 +392,16 @@ class _Heaviside(TensorsOnly):
             raise NotImplementedError("Trying to use forward AD with aten::heaviside that does "
                                       "not support it.")
         result = super().apply(inputs, attrs)
-        HEAVISIDE_NODE.attach(inputs, (result,))
+        (HEAVISIDE__NODE if self.name.endswith("_") else HEAVISIDE_NODE).attach(inputs, (result,))
         return result
 
 
 register(_Heaviside(
     "heaviside", broadcasting(_heaviside), None, inputs=("self", "values"), dtype="same",
-    inplace=True, kind="binary",
+    inplace=_Heaviside("heaviside_", broadcasting(_heaviside), None, inputs=("self", "values"),
+                       dtype="same", method=False, function=False, public=False,
+                       kind="binary", doc="heaviside in place (no derivative)"),
+    kind="binary",
     doc="0 where self < 0, values where self == 0, 1 where self > 0 (no derivative)"))
 
 

@@ -130,6 +130,9 @@ CASES = {
                                                               correction=2)), X2, {}),
     "std_mean_std_only": (lambda lib, x, _: lib.std_mean(x, 0, False)[0], X2, {}),
     "std_mean_mean_only": (lambda lib, x, _: lib.std_mean(x)[1], X, {}),
+    # (a product of the two outputs: its MulBackward0 computes `other`'s gradient first)
+    "var_mean_product": (lambda lib, x, _: _product(lib.var_mean(x, 1)), X2, {}),
+    "std_mean_product": (lambda lib, x, _: _product(lib.std_mean(x)), X, {}),
 }
 NAMES = sorted(CASES)
 
@@ -137,6 +140,10 @@ NAMES = sorted(CASES)
 def _both(pair):
     """Both outputs of var_mean/std_mean in one tensor."""
     return pair[0] * 3 + pair[1]
+
+
+def _product(pair):
+    return pair[0] * pair[1] + pair[0]
 
 
 def run(lib, name, weighted):

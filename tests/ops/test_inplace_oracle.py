@@ -55,6 +55,9 @@ CALLS = {
     "mul_view": "a[1].mul_(o[0])", "pow_view": "a[:, :2].pow_(3)",
     "sigmoid_view": "a[1].sigmoid_()", "view_of_view": "a.t()[1:].mul_(o.t()[1:])",
     "copy_view": "a[:, 0].copy_(o[:, 1])", "twice_view": "a[0].mul_(o[1]).exp_()",
+    # no derivative: a NotImplemented node named for the in-place op (aten::floor_divide_)
+    "floor_divide_": "a.floor_divide_(o)", "floor_divide": "a // o", "heaviside_": "a.heaviside_(o)",
+    "div_floor_": "a.div_(o, rounding_mode='floor')", "div_trunc": "a.div(o, rounding_mode='trunc')",
 }
 
 # cases whose create_graph gradients do not build PyTorch's nodes yet: cumprod's backward
