@@ -74,7 +74,7 @@ COMPOSITION = "composition"
 
 
 _PREPARED = frozenset({"vjps", "jvps", "saves", "save_inputs", "save_result", "node_cls",
-                       "formula_order"})
+                       "formula_order", "check_result"})
 _HAND_WRITTEN = object()  # (formula=: the text of a VJP written as a function, not declared)
 
 
@@ -226,6 +226,11 @@ class Op:
         # (the output is saved whenever a formula reads it, whichever inputs need a gradient:
         # PyTorch's generated code guards saved inputs, not the saved result)
         self.save_result = None if result_readers else False
+        # ... and PyTorch's generated backward unpacks every saved value first, so a saved
+        # output written in place since is an error even where no formula that runs reads it
+        # (pow(x, c) with a constant tensor c: only the exponent's formula reads the result)
+        self.check_result = bool(self.per_input and result_readers and len(set(result_readers))
+                                 < sum(1 for e in self.vjps if e is not None))
         pair = (not self.variadic and self.n_outputs == 1 and self.edge_index is None
                 and self.n_inputs in (1, 2))
         base = OpNode if not pair else _UnaryNode if self.n_inputs == 1 else _BinaryNode
@@ -1252,6 +1257,15 @@ def _specialised_vjp(op):
                         ga = _fit(self, 0, ga, meta[0], meta[1])
                 return [ga, gb]
 
+    if op.check_result:
+        unchecked = apply_f
+
+        def apply_f(self, g):
+            saved = self._saved_out
+            if saved is not None and type(saved[0]) is not PackedTensor and saved[2][0] != saved[3]:
+                self._unpack_result()  # (raises PyTorch's error)
+            return unchecked(self, g)
+
     def apply(self, grads):
         out = apply_f(self, grads[0])
         for i, gi in enumerate(out):
@@ -1597,6 +1611,10 @@ class OpNode(Node):
                 gr if gr is not None else _zeros_for(self, nr) for nr, gr in enumerate(grads)]
         fns = self._next_fns if op.edge_index is None else self._input_fns
         if op.per_input:
+            saved = self._saved_out
+            if (op.check_result and saved is not None and type(saved[0]) is not PackedTensor
+                    and saved[2][0] != saved[3]):
+                self._unpack_result()  # (raises PyTorch's error: see Op.check_result)
             vjps = op.vjps
             n = min(len(fns), len(vjps))
             out = [None] * n

@@ -58,6 +58,9 @@ CALLS = {
     # no derivative: a NotImplemented node named for the in-place op (aten::floor_divide_)
     "floor_divide_": "a.floor_divide_(o)", "floor_divide": "a // o", "heaviside_": "a.heaviside_(o)",
     "div_floor_": "a.div_(o, rounding_mode='floor')", "div_trunc": "a.div(o, rounding_mode='trunc')",
+    # the saved result, read only by a formula that does not run, is still checked
+    "pow_tensor_const": "(a.abs() + 0.1).pow_(c)", "pow_const": "(a.abs() + 0.1).pow(c)",
+    "copysign_into_const": "c.clone().copysign_(a)",
 }
 
 # cases whose create_graph gradients do not build PyTorch's nodes yet: cumprod's backward
