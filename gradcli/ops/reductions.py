@@ -611,10 +611,10 @@ register(Op(
 
 @helper
 def _cumprod_vjp(g, self, result, dim):
-    if not self.dim():
-        return g
-    if not (self._data == 0).any():
-        return _reverse_cumsum(g * result, dim) / self
+    if not self.dim() or self.numel() <= 1 or self.shape[wrap_dim(dim, self.dim())] == 1:
+        return g  # (PyTorch's cumprod_backward: grad itself)
+    if not (self._data == 0).any():  # (PyTorch's cumprod_backward: w = output * grad)
+        return _reverse_cumsum(result * g, dim) / self
     d = wrap_dim(dim, self.dim())
     last = self.transpose(d, -1)
     n = last.shape[-1]
