@@ -112,6 +112,11 @@ CASES = {
     "atan2": (lambda lib, x, t: lib.atan2(x, t["other"]), X, {"other": [0.3, -0.4, 1.5]}),
     "atan2_other": (lambda lib, x, t: lib.atan2(t["other"], x), X2,
                     {"other": [[0.3, -0.4, 1.5], [1.0, 0.2, -0.7]]}),
+    # index_add/index_copy: the source's gradient is index_select(...).expand_as(source)
+    "index_add": (lambda lib, x, t: (x * 1).index_add_(0, lib.tensor([1, 0]), t["src"] * t["src"],
+                                                      alpha=0.5), X2, {"src": X2}),
+    "index_copy": (lambda lib, x, t: (x * 1).index_copy(1, lib.tensor([2, 0, 1]),
+                                                        t["src"] * t["src"]), X2, {"src": X2}),
     # var_mean/std_mean: one node (VarMeanBackward0, StdMeanBackward0) for both outputs; its
     # formula adds only the parts of the outputs that received a gradient
     "var": (lambda lib, x, _: x.var(), X, {}),
