@@ -229,7 +229,7 @@ def _softplus(a, beta, threshold):
 
 unary("softplus", _softplus, "self: softplus_backward(grad, self, beta, threshold)",
       "log(1 + e^(beta*self))/beta (self past threshold)",
-      attrs=(("beta", 1.0), ("threshold", 20.0)),
+      attrs=(("beta", 1), ("threshold", 20)),  # (ints, as PyTorch's defaults: _saved_beta)
       method=False, inplace=False,
       samples=ANY + [Sample((2, 3), attrs={"beta": 2.0, "threshold": 1.0})])
 

@@ -314,7 +314,7 @@ def _index_put_values_jvp(t, self_shape, path):
 
 
 def _setitem_op(name):
-    return Op(
+    op = Op(
         "index_put_path", _index_put, ("self: _index_put_self_vjp(grad, path)",
          "values: _index_put_value_vjp(grad, path)"),
         inputs=("self", "values"), attrs=("path",), grad_fn=name,
@@ -324,6 +324,8 @@ def _setitem_op(name):
         doc="self with values written at path (item assignment)",
         samples=[Sample((3,), (), attrs={"path": ((("select", 0, 1),), None)}),
                  Sample((2, 3), (3,), attrs={"path": ((), (np.array([1, 0]),))})])
+    op.hidden_saved = ("path",)  # (gradcli's own attribute: PyTorch's nodes show none of it)
+    return op
 
 
 # CopySlices: a view of self was written; IndexPutBackward0: tensor indices on self itself;

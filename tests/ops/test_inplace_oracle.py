@@ -6,7 +6,10 @@ later write to the result (the version-counter error PyTorch raises, or none: th
 the result), the graph of a create_graph gradient and the second derivative.
 
 The graphs of create_graph gradients are compared for all cases but those of
-NOT_DOUBLE_GRAPH, whose values only would be compared."""
+NOT_DOUBLE_GRAPH, whose values only would be compared.  Not compared: what a view's
+AsStridedBackward0 saves (PyTorch: _saved_size/_saved_stride/_saved_storage_offset; gradcli
+keeps flat positions) and index_add's saved source (PyTorch saves the tensor and its dim,
+gradcli its shape)."""
 
 import numpy as np
 import pytest
@@ -62,6 +65,13 @@ CALLS = {
     # the saved result, read only by a formula that does not run, is still checked
     "pow_tensor_const": "(a.abs() + 0.1).pow_(c)", "pow_const": "(a.abs() + 0.1).pow(c)",
     "copysign_into_const": "c.clone().copysign_(a)",
+    # nn.functional's in-place activations, and views
+    "hardtanh_": "F.hardtanh_(a, -0.2, 0.3)", "leaky_relu_": "F.leaky_relu(a, 0.2, inplace=True)",
+    "threshold_": "F.threshold_(a, 0.1, -1.0)", "silu_": "F.silu(a, inplace=True)",
+    "mish_": "F.mish(a, inplace=True)", "hardswish_": "F.hardswish(a, inplace=True)",
+    "hardsigmoid_": "F.hardsigmoid(a * 4, inplace=True)", "relu6_": "F.relu6(a * 4, inplace=True)",
+    "softplus_view": "F.softplus(a[0])", "sigmoid_t": "a.t().sigmoid_()", "tanh_view": "a[1].tanh_()",
+    "relu_view": "a[:, 1].relu_()", "index_add_": "a.index_add_(1, torch.tensor([2, 0, 1]), o, alpha=0.5)",
 }
 
 # cases whose create_graph gradients do not build PyTorch's nodes yet (none now; the graphs
@@ -99,7 +109,8 @@ def run(lib, name):
     leaves = (x, o, q)
 
     def fresh():
-        return eval(call, {"a": x * 1, "o": o, "c": c, "q": q})
+        return eval(call, {"a": x * 1, "o": o, "c": c, "q": q, "torch": lib,
+                           "F": lib.nn.functional})
 
     report = {}
     try:
@@ -111,7 +122,7 @@ def run(lib, name):
     saved = {}
     for key in sorted(dir(fn)) if fn is not None else ():
         if not key.startswith("_saved_") or key.endswith(("_sym_sizes", "_sym_strides")) or \
-                fn.name() == "AsStridedBackward0":
+                fn.name() == "AsStridedBackward0" or key.startswith("_saved_source"):
             continue
         try:
             value = getattr(fn, key)
