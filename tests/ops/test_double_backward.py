@@ -270,6 +270,7 @@ COPY_SLICES_CASES = {
     "sin_": lambda v, w: v.sin_(), "mul_": lambda v, w: v.mul_(w), "exp_": lambda v, w: v.exp_(),
     "pow_": lambda v, w: v.pow_(3), "copy_": lambda v, w: v.copy_(w * w),
     "addcmul_": lambda v, w: v.addcmul_(w, w, value=0.5), "twice": lambda v, w: v.mul_(w).sin_(),
+    "setitem": lambda v, w: v.__setitem__(Ellipsis, w * w),
 }
 
 

@@ -72,6 +72,11 @@ CALLS = {
     "hardsigmoid_": "F.hardsigmoid(a * 4, inplace=True)", "relu6_": "F.relu6(a * 4, inplace=True)",
     "softplus_view": "F.softplus(a[0])", "sigmoid_t": "a.t().sigmoid_()", "tanh_view": "a[1].tanh_()",
     "relu_view": "a[:, 1].relu_()", "index_add_": "a.index_add_(1, torch.tensor([2, 0, 1]), o, alpha=0.5)",
+    # item assignment through a basic index: CopySlices of a copy_ (or fill_) of the region
+    "setitem": "a.__setitem__((0, 1), o[1, 1] * 2) or a",
+    "setitem_slice": "a.__setitem__(slice(0, 1), o[1:] * o[1:]) or a",
+    "setitem_broadcast": "a.__setitem__((slice(None), 1), o[0, 2]) or a",
+    "setitem_number": "a.__setitem__((1, slice(1, None)), 0.5) or a",
 }
 
 # cases whose create_graph gradients do not build PyTorch's nodes yet (none now; the graphs
