@@ -91,6 +91,7 @@ class Op:
     # attributes PyTorch's node does not save
     shown_saved = None
     hidden_saved = ()
+    extra_saved = {}  # `_saved_<name>` -> fn(node): what PyTorch's node saves that no formula reads
 
     def __init__(self, name, forward, vjp=None, *, inputs=("self",), attrs=(), jvp="elementwise",
                  grad_fn=None, method=True, function=True, inplace=False, doc="",
@@ -1349,6 +1350,8 @@ def saved_value_properties(op):
             if kind in (INPUT, RESULT):
                 props["_raw" + name] = property(
                     lambda node, k=kind, i=idx: RawSavedTensor(node, k, i))
+    for name, fn in op.extra_saved.items():
+        props[name] = property(fn)
     props["_exposed_saved"] = frozenset(props)
     return props
 

@@ -92,6 +92,21 @@ register(Op(
     samples=[Sample((2, 3), attrs={"positions": np.array([[0, 1], [3, 4]])}),
              Sample((4,), attrs={"positions": np.array([3, 1])})]))
 
+def _saved_geometry(i):
+    """AsStridedBackward0's `_saved_size`, `_saved_stride`, `_saved_storage_offset` (i = 0, 1,
+    2): the view's geometry in its base (the base taken as contiguous)."""
+    def read(node):
+        pos = node._attrs[0]
+        if i == 0:
+            return tuple(pos.shape)
+        geometry = _affine(pos) if pos.size else (0, (0,) * pos.ndim)
+        if geometry is None:  # (an overlapping view: its first position, strides from it)
+            flat = pos.reshape(-1)
+            geometry = (int(flat[0]), tuple(0 for _ in pos.shape))
+        return geometry[1] if i == 1 else geometry[0]
+    return read
+
+
 register(Op(
     "as_strided_scatter", _scatter,
     "self: as_strided(grad, positions)",
@@ -100,6 +115,12 @@ register(Op(
     doc="zeros of base_shape with self added at the flat positions",
     samples=[Sample((2, 2), attrs={"positions": np.array([[0, 1], [3, 4]]),
                                    "base_shape": (2, 3)})]))
+
+
+OPS["as_strided"].hidden_saved = ("positions", "self_sym_sizes")
+OPS["as_strided"].extra_saved = {"_saved_size": _saved_geometry(0),
+                                 "_saved_stride": _saved_geometry(1),
+                                 "_saved_storage_offset": _saved_geometry(2)}
 
 
 class CopySlices(Node):
