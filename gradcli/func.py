@@ -301,15 +301,24 @@ def _only_tensors(outputs, where):
 def _forward_products(outputs, inputs, tangents, keep):
     """The Jacobian-vector products J t of outputs with respect to inputs, by the double-vjp
     trick: u -> J^T u is linear in u, and its vjp with t is J t."""
-    dummies = [o.new_zeros(o.shape).requires_grad_(True) for o in outputs]
+    # (an output of integers or bools has no tangent of its own: PyTorch's forward AD gives it
+    # zeros of its dtype)
+    differentiable = [o for o in outputs if o.is_floating_point() or o.is_complex()]
+    if not differentiable:
+        return [o.new_zeros(o.shape) for o in outputs]
+    dummies = [o.new_zeros(o.shape).requires_grad_(True) for o in differentiable]
     with enable_grad():
-        transposed = _gradients(outputs, inputs, dummies, True)
+        transposed = _gradients(differentiable, inputs, dummies, True)
     pairs = [(g, t) for g, t in zip(transposed, tangents) if g.requires_grad]
     if not pairs:
         return [o.new_zeros(o.shape) for o in outputs]
-    found = _autograd_grad([g for g, _ in pairs], dummies, [t for _, t in pairs],
-                           retain_graph=True, create_graph=keep, allow_unused=True)
-    return [o.new_zeros(o.shape) if p is None else p for p, o in zip(found, outputs)]
+    found = iter(_autograd_grad([g for g, _ in pairs], dummies, [t for _, t in pairs],
+                                retain_graph=True, create_graph=keep, allow_unused=True))
+    products = []
+    for o in outputs:
+        p = next(found) if o.is_floating_point() or o.is_complex() else None
+        products.append(o.new_zeros(o.shape) if p is None else p)
+    return products
 
 
 def linearize(func, *primals):

@@ -192,7 +192,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
                                               "jvp")
         _check_requires_grad(outputs, "outputs", strict=strict)
-        grad_outputs = tuple(zeros_like(out).requires_grad_(True) for out in outputs)
+        grad_outputs = tuple(zeros_like(out, requires_grad=True) for out in outputs)
         grad_inputs = _autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
     with set_grad_enabled(True if create_graph else GradMode.enabled):

@@ -84,7 +84,7 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
 
 def relu6(input, inplace=False):
     """min(max(input, 0), 6): hardtanh(input, 0, 6), as PyTorch computes it."""
-    return hardtanh(input, 0.0, 6.0, inplace)
+    return hardtanh(input, 0, 6, inplace)  # (ints, as PyTorch passes them: _saved_max_val)
 
 
 def _maybe_inplace(name, input, inplace, *args):

@@ -2,6 +2,7 @@
 operators and in-place variants derived from it."""
 
 import re
+from weakref import ref as _weakref
 
 from ..engine import messages
 from ..engine.grad_mode import GradMode, no_grad
@@ -196,10 +197,14 @@ def _inplace(op):
             base = self._base
             if base is not None and base.grad_fn is None and base.requires_grad_flag:
                 raise RuntimeError(messages.VIEW_OF_LEAF_INPLACE)
-            source = Tensor._make(self._data.copy() if "self" in op.saves else self._data,
+            # (a composed op, square_ = pow_(2), saves what its ops save: self, maybe)
+            keep = "self" in op.saves or getattr(op, "derived", False)
+            source = Tensor._make(self._data.copy() if keep else self._data,
                                   self.grad_fn, self._output_nr, self.requires_grad_flag)
             source._fw = self._fw
             result = op(source, *args, **kwargs)
+            if keep and source.requires_grad_flag:
+                _save_original_self(result.grad_fn, source)
         else:
             with no_grad():
                 result = op(self, *args, **kwargs)
@@ -213,11 +218,25 @@ def _inplace(op):
                 node._saved_out = (self._data, node._saved_out[1], vc, vc[0])
             if self._base is not None:  # a view: its base's history is rebased (CopySlices)
                 views.rebase(self, result)
+                if getattr(node, "_saved_out", None) is not None:
+                    node._result_view = _weakref(self)
         views.regenerate(self, self if recording and self._base is not None else None)
         return self
-    method.__name__ = op.name + "_"
+    method.__name__ = op.name if op.name.endswith("_") else op.name + "_"
     method.__doc__ = f"In-place {op.name}."
     return method
+
+
+def _save_original_self(node, source):
+    """PyTorch's original_self: an in-place op whose node saved self (its formula reads the
+    input before the write: sin_, mul_, pow_, clamp_, hardtanh_, ...) saves `self.clone()`,
+    made just after the node.  The node's edge stays self's node before the op; the saved self
+    (a copy of the data before the write, `source`) becomes the clone: `_saved_self` shows
+    grad_fn=<CloneBackward0>, and a double backward goes through that CloneBackward0."""
+    saved = node._saved_in if node is not None else None
+    if type(saved) is tuple and saved and saved[0] is source:
+        original = OPS["clone"](source)
+        source.grad_fn, source._output_nr = original.grad_fn, 0
 
 
 def _write_into(self, result, name):

@@ -7,6 +7,7 @@ and threshold)."""
 import numpy as np
 
 from ..engine import dtypes
+from ..engine.tensor import Tensor
 from .derivatives import helper
 from .registry import OPS, Op, Plain, Sample, elementwise_samples, register, wrap_dim
 
@@ -58,8 +59,32 @@ def _hardsigmoid(a):
     return np.clip(a / 6 + 0.5, 0, 1).astype(a.dtype, copy=False)
 
 
-activation("hardsigmoid", _hardsigmoid, "self: where((self > -3) & (self < 3), grad / 6, 0.0)",
-           "relu6(self + 3) / 6", _samples(-4.0, 4.0))
+_ONE_SIXTH = float(np.float32(1.0) / np.float32(6.0))  # (the kernel's `1.0f / 6.0f`, in float)
+
+
+@helper(shows="1/6 where -3 < {1} < 3, else 0")
+def hardsigmoid_backward(grad, self):
+    """PyTorch's hardsigmoid_backward: grad * (1.0f / 6.0f) where -3 < self < 3, 0 elsewhere
+    (the kernel's one_sixth is a float, in float64 too).  PyTorch has no derivative for it: in
+    a create_graph backward its output hangs from a NotImplemented node, whose backward
+    raises."""
+    from .sorting import FailingNode
+    global _HARDSIGMOID_BACKWARD_NODE
+    g, x = grad._data, self._data
+    inside = (x > -3) & (x < 3)
+    data = np.where(inside, g * np.asarray(_ONE_SIXTH, g.dtype), np.zeros((), g.dtype))
+    result = Tensor._make(np.asarray(data, g.dtype), None, 0, False)
+    if _HARDSIGMOID_BACKWARD_NODE is None:
+        _HARDSIGMOID_BACKWARD_NODE = FailingNode(
+            "NotImplemented", "derivative for aten::hardsigmoid_backward is not implemented",
+            inputs=("grad_output", "self"), error=RuntimeError)
+    _HARDSIGMOID_BACKWARD_NODE.attach((grad, self), (result,))
+    return result
+
+
+_HARDSIGMOID_BACKWARD_NODE = None
+activation("hardsigmoid", _hardsigmoid, "self: hardsigmoid_backward(grad, self)",
+           "relu6(self + 3) / 6", elementwise_samples(-4.0, 4.0, gradgrad=False))
 
 
 def _hardswish(a):
@@ -84,13 +109,18 @@ def _mish(a):
     return (a * np.tanh(_softplus(a))).astype(a.dtype, copy=False)
 
 
-@helper(shows="tanh(softplus({0})) + {0} * sigmoid({0}) * (1 - tanh(softplus({0}))^2)")
-def _mish_derivative(self):
-    t = OPS["softplus"](self).tanh()
-    return t + self * self.sigmoid() * (1 - t * t)
+@helper(shows="tanh(softplus({1})) + {1} * sigmoid({1}) * (1 - tanh(softplus({1}))^2)")
+def _mish_backward(grad, self):
+    """PyTorch's infinitely_differentiable_mish_backward: softplus as self.exp().log1p(); the
+    right operand of each product made first, as the compiled C++ evaluates it."""
+    sigmoid = self.sigmoid()
+    tanh_softplus = self.exp().log1p().tanh()
+    rest = OPS["sub"](1.0, tanh_softplus * tanh_softplus)
+    rest = (self * sigmoid) * rest
+    return grad * (tanh_softplus + rest)
 
 
-activation("mish", _mish, "self: grad * _mish_derivative(self)", "self * tanh(softplus(self))",
+activation("mish", _mish, "self: _mish_backward(grad, self)", "self * tanh(softplus(self))",
            _samples(-2.0, 2.0))
 
 

@@ -4,6 +4,7 @@ import operator
 
 import numpy as np
 
+from ..engine.grad_mode import GradMode
 from ..engine.tensor import Tensor, check_numel
 from .derivatives import helper
 from .registry import OPS, Composed, Op, Overload, Sample, alias, elementwise_samples, register
@@ -92,13 +93,13 @@ def _sub(a, b, alpha):
 
 
 register(Op(
-    "add", _add, ("self: grad", "other: grad if alpha == 1 else grad * alpha"),
+    "add", _add, ("self: grad", "other: grad if alpha == 1 else _mul_s(grad, alpha)"),
     inputs=("self", "other"), attrs=(("alpha", 1),), jvp="elementwise", inplace=True,
     on_floats=operator.add, doc="self + alpha * other",
     samples=BINARY + [Sample((2, 3), (3,), attrs={"alpha": 2.5})], kind="binary"))
 
 register(Op(
-    "sub", _sub, ("self: grad", "other: -grad if alpha == 1 else grad * -alpha"),
+    "sub", _sub, ("self: grad", "other: -grad if alpha == 1 else _mul_s(-grad, alpha)"),
     inputs=("self", "other"), attrs=(("alpha", 1),), jvp="elementwise", inplace=True,
     on_floats=operator.sub, doc="self - alpha * other",
     samples=BINARY + [Sample((3,), (), attrs={"alpha": -2})], kind="binary"))
@@ -186,8 +187,16 @@ div_tensor = Op(
     elementwise_jvp=True,
     samples=[Sample(a, b, low=0.5, high=2.0) for a, b in
              [((), ()), ((3,), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3))]], kind="binary")
+@helper
+def _div_mode_backward(grad, other, rounding_mode):
+    """div_tensor_self_backward / div_tensor_other_backward with a rounding mode: zeros (the
+    formulas read self and other, so the node saves them, as PyTorch's)."""
+    return OPS["zeros_like"](grad)
+
+
 div_mode = Op(
-    "div.Tensor_mode", _div, ("self: zeros_like(grad)", "other: zeros_like(grad)"),
+    "div.Tensor_mode", _div, ("self: _div_mode_backward(grad, other, rounding_mode)",
+                              "other: _div_mode_backward(grad, self, rounding_mode)"),
     inputs=("self", "other"),
     attrs=("rounding_mode",), inplace=True, grad_fn="DivBackward2", method=False, public=False,
     doc="self / other rounded ('trunc' or 'floor')",
@@ -286,9 +295,11 @@ pow_tensor_scalar = Op(
              Sample((2, 3), None, low=0.5, high=2.0, values={1: -1.5}),
              Sample((), None, values={1: 2})], kind="binary")
 pow_tensor_tensor = Op(
-    "pow.Tensor_Tensor", _np_pow, ("self: grad * (exponent * self ** (exponent - 1))",
-                                   "exponent: grad * (result * self.log()).masked_fill("
-                                   "(self == 0) & (exponent >= 0), 0.0)"),
+    # (pow_backward_self and pow_backward_exponent)
+    "pow.Tensor_Tensor", _np_pow, ("self: where(exponent == 0.0, 0.0, "
+                                   "grad * (exponent * self.pow(_sub_s(exponent, 1))))",
+                                   "exponent: grad * where((self == 0) & (exponent >= 0), 0.0, "
+                                   "result * self.log())"),
     inputs=("self", "exponent"), grad_fn="PowBackward1", method=False, public=False,
     inplace=True, doc="self ** exponent (tensor)",
     samples=POSITIVE, kind="binary")
@@ -318,8 +329,30 @@ def _floor_divide(a, b):
     return np.floor_divide(a, b)
 
 
-register(Op(
-    "floor_divide", _floor_divide, None, inputs=("self", "other"), inplace=True,
+class NoDerivative(Op):
+    """An op PyTorch has no derivative for but records a node on (floor_divide): its output
+    requires grad when an input does, under a NotImplemented node whose backward raises
+    "derivative for aten::<name> is not implemented" (name_ for the in-place variant)."""
+
+    def apply(self, inputs, attrs):
+        result = super().apply(inputs, attrs)
+        if GradMode.enabled and any(isinstance(x, Tensor) and x.requires_grad_flag
+                                    for x in inputs):
+            node = self.__dict__.get("_failing")
+            if node is None:
+                from .sorting import FailingNode
+                node = self._failing = FailingNode(
+                    "NotImplemented", f"derivative for aten::{self.name} is not implemented",
+                    inputs=self.inputs, error=RuntimeError)
+            node.attach(inputs, (result,))
+        return result
+
+
+register(NoDerivative(
+    "floor_divide", _floor_divide, None, inputs=("self", "other"),
+    inplace=NoDerivative("floor_divide_", _floor_divide, None, inputs=("self", "other"),
+                         method=False, function=False, public=False, kind="binary",
+                         doc="floor(self / other) in place (not differentiable)"),
     doc="floor(self / other) (not differentiable)", kind="binary"))
 
 
@@ -352,7 +385,7 @@ remainder_scalar = Op(
     samples=BY_NUMBER, kind="binary")
 remainder_tensor = Op(
     "remainder.Tensor", _remainder,
-    ("self: grad", "other: grad * -self.div(other, rounding_mode='floor')"),
+    ("self: grad", "other: -grad * self.div(other, rounding_mode='floor')"),
     inputs=("self", "other"), inplace=True, grad_fn="RemainderBackward1", method=False,
     public=False, doc="self - floor(self / other) * other",
     samples=DIVISOR_SAMPLES, kind="binary")
@@ -363,7 +396,7 @@ fmod_scalar = Op(
     samples=BY_NUMBER, kind="binary")
 fmod_tensor = Op(
     "fmod.Tensor", _fmod,
-    ("self: grad", "other: grad * -self.div(other, rounding_mode='trunc')"),
+    ("self: grad", "other: -grad * self.div(other, rounding_mode='trunc')"),
     inputs=("self", "other"), inplace=True, grad_fn="FmodBackward1", method=False, public=False,
     doc="self - trunc(self / other) * other",
     samples=DIVISOR_SAMPLES, kind="binary")

@@ -76,7 +76,8 @@ if "sub.Scalar" not in OPS:
 
 @helper(shows=lambda t, s: ast.BinOp(s, ast.Mult(), t))  # (shown as `s * t`)
 def _mul_s(t, s):
-    return OPS["mul.Scalar"](t, s)
+    # (a float: a formula run on Python floats, gradcli.ops.formulas.ARITHMETIC_HELPERS)
+    return t * s if isinstance(t, (int, float)) else OPS["mul.Scalar"](t, s)
 
 
 show_local("_mul_s", "{1}")
@@ -84,18 +85,20 @@ show_local("_mul_s", "{1}")
 
 @helper(shows=lambda t, s: ast.BinOp(t, ast.Div(), s))  # (shown as `t / s`)
 def _div_s(t, s):
-    return OPS["div.Scalar"](t, s)
+    return t / s if isinstance(t, (int, float)) else OPS["div.Scalar"](t, s)
 
 
-@helper
+@helper(shows=lambda t, s: ast.BinOp(s, ast.Add(), t))  # (shown as `s + t`)
 def _add_s(t, s):
-    return OPS["add.Scalar"](t, s)
+    return t + s if isinstance(t, (int, float)) else OPS["add.Scalar"](t, s)
 
 
+@helper(shows=lambda t, s: ast.BinOp(t, ast.Sub(), s))
 def _sub_s(t, s):
-    return OPS["sub.Scalar"](t, s)
+    return t - s if isinstance(t, (int, float)) else OPS["sub.Scalar"](t, s)
 
 
+@helper(shows=lambda s, t: ast.BinOp(s, ast.Sub(), t))
 def _rsub_wrapped(s, t):
     """`s - t` with s a number in C++: a wrapped-number tensor, so SubBackward0 (not Rsub)."""
     return OPS["sub"](float(s), t)

@@ -343,6 +343,12 @@ def _local_derivative(tree):
         if None in chosen:
             return None
         return ast.Call(tree.func, [tree.args[0]] + chosen, [])
+    if (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name)
+            and tree.func.id in ("_mul_s", "_div_s") and len(tree.args) == 2
+            and not tree.keywords and _has_grad(tree.args[0]) and not _has_grad(tree.args[1])):
+        # (C++'s Scalar product or quotient, `_mul_s(-grad, alpha)`: as the operator)
+        op = ast.Mult() if tree.func.id == "_mul_s" else ast.Div()
+        return _local_derivative(ast.BinOp(tree.args[0], op, tree.args[1]))
     if (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and tree.func.id in _LOCAL
             and tree.args and isinstance(tree.args[0], ast.Name) and tree.args[0].id == GRAD
             and not tree.keywords and not any(_has_grad(a) for a in tree.args[1:])):
@@ -369,6 +375,8 @@ def _local_derivative(tree):
                 return tree.right if isinstance(tree.op, ast.Mult) else ast.BinOp(
                     ast.Constant(1), ast.Div(), tree.right)
             if _is_number(inner, -1) and isinstance(tree.op, ast.Mult):
+                if isinstance(tree.right, ast.Constant) and type(tree.right.value) in (int, float):
+                    return ast.Constant(-tree.right.value)  # (`-grad * -3`: 3)
                 return ast.UnaryOp(ast.USub(), tree.right)
             return ast.BinOp(inner, tree.op, tree.right)
         if right and not left and isinstance(tree.op, ast.Mult):

@@ -133,17 +133,17 @@ def _specialised_apply(op, general=None, swapped=False):
             node._attrs = attrs
             save_out = False
             if no_saves:
-                node._saved_state = None
+                node._held_state = None
             else:
                 save_in, save_out = plan[1]
                 if save_in:
-                    node._saved_state = 1
-                    node._saved_a = x
+                    node._held_state = 1
+                    node._held_a = x
                     vc = x._vc
                     if vc is not None and vc[0]:
                         node._saved_ver = (vc[0],)
                 else:
-                    node._saved_state = None
+                    node._held_state = None
             attach(node, result, save_out, x, _UNARY)
 
         def call(x, attrs=defaults):
@@ -243,19 +243,19 @@ def _specialised_apply(op, general=None, swapped=False):
         node._attrs = attrs
         save_out = False
         if no_saves:
-            node._saved_state = None
+            node._held_state = None
         else:
             save_a, save_b, save_out = plan[(fa is not None) | (fb is not None) << 1]
-            node._saved_a = a if save_a else None
-            node._saved_b = b if save_b else None
+            node._held_a = a if save_a else None
+            node._held_b = b if save_b else None
             if save_a or save_b:
-                node._saved_state = 1
+                node._held_state = 1
                 va = a._vc if save_a and type(a) is _Tensor else None
                 vb = b._vc if save_b and type(b) is _Tensor else None
                 if (va is not None and va[0]) or (vb is not None and vb[0]):
                     node._saved_ver = (0 if va is None else va[0], 0 if vb is None else vb[0])
             else:
-                node._saved_state = None
+                node._held_state = None
         attach(node, result, save_out, a, b)
 
     on_floats = op.on_floats if promote else None  # (its result is float64, the inputs' dtype)
@@ -361,10 +361,10 @@ def _vjp_caller(entry):
     if len(kinds) == 2 and kinds[0] == (G, 0):
         kind, idx = kinds[1]
         methods = _float_formula(fn)  # (None: the tensor formula only)
-        # (a _PairNode's saved input: _saved_a or _saved_b)
+        # (a _PairNode's saved input: _held_a or _held_b)
         if kind == INPUT and methods is not None:
             def call(node, g):
-                x = node._saved_b if idx else node._saved_a
+                x = node._held_b if idx else node._held_a
                 tx = type(x)
                 if tx is _Tensor:
                     vc = x._vc
@@ -444,6 +444,10 @@ def _float_method(name):
     """Give _FloatArg the method `name` if a one-input op of that name computes float64 values
     with a NumPy ufunc (what the op's own 0-d path calls); whether it has it."""
     if name in _FloatArg.__dict__:
+        return True
+    if name == "pow":  # (only x.pow(2) and x.pow(3): gradcli.ops.formulas)
+        _FloatArg.pow = lambda self, k: float(self) * float(self) * (float(self) if k == 3
+                                                                      else 1.0)
         return True
     from .registry import OPS, Op  # (the table built on this module; read when formulas run)
     op = OPS.get(name)
@@ -525,7 +529,7 @@ def _specialised_vjp(op):
         call = _vjp_caller(op.vjps[0])
 
         def apply_f(self, g):
-            if self._saved_state is RELEASED:
+            if self._held_state is RELEASED:
                 raise RuntimeError(messages.BACKWARD_TWICE)
             if self._next_fns[0] is None or call is None:
                 return [None]
@@ -541,23 +545,51 @@ def _specialised_vjp(op):
         vjps = op.vjps + (None,) * (2 - len(op.vjps))
         call_a, call_b = _vjp_caller(vjps[0]), _vjp_caller(vjps[1])
 
+        def pair(b_first):
+            """apply_f of a two-input node, computing `self`'s gradient first, or `other`'s."""
+            def apply_f(self, g):
+                if self._held_state is RELEASED:
+                    raise RuntimeError(messages.BACKWARD_TWICE)
+                fa, fb = self._next_fns
+                meta = self._meta
+                ga = gb = None
+                if b_first and fb is not None and call_b is not None:
+                    gb = call_b(self, g)
+                    if gb is not None and (
+                            meta[2] or meta[3] is not _F64 if type(gb) is float else
+                            gb._data.shape != meta[2] or gb._data.dtype is not meta[3]):
+                        gb = _fit(self, 1, gb, meta[2], meta[3])
+                if fa is not None and call_a is not None:
+                    ga = call_a(self, g)
+                    if ga is not None and (
+                            meta[0] or meta[1] is not _F64 if type(ga) is float else
+                            ga._data.shape != meta[0] or ga._data.dtype is not meta[1]):
+                        ga = _fit(self, 0, ga, meta[0], meta[1])
+                if not b_first and fb is not None and call_b is not None:
+                    gb = call_b(self, g)
+                    if gb is not None and (
+                            meta[2] or meta[3] is not _F64 if type(gb) is float else
+                            gb._data.shape != meta[2] or gb._data.dtype is not meta[3]):
+                        gb = _fit(self, 1, gb, meta[2], meta[3])
+                return [ga, gb]
+            return apply_f
+
+        apply_f = pair(False)
+        if op.formula_order == (1, 0):  # PyTorch's order, `other` before `self`, where the
+            in_order, b_first = apply_f, pair(True)  # formulas make nodes (see OpNode.apply)
+
+            def apply_f(self, g):
+                return (b_first if GradMode.enabled else in_order)(self, g)
+
+    if op.check_result:  # (a saved output written in place since: PyTorch's error, see
+        unchecked = apply_f  # Op.check_result)
+
         def apply_f(self, g):
-            if self._saved_state is RELEASED:
-                raise RuntimeError(messages.BACKWARD_TWICE)
-            fa, fb = self._next_fns
-            meta = self._meta
-            ga = gb = None
-            if fa is not None and call_a is not None:
-                ga = call_a(self, g)
-                if ga is not None and (meta[0] or meta[1] is not _F64 if type(ga) is float else
-                                       ga._data.shape != meta[0] or ga._data.dtype is not meta[1]):
-                    ga = _fit(self, 0, ga, meta[0], meta[1])
-            if fb is not None and call_b is not None:
-                gb = call_b(self, g)
-                if gb is not None and (meta[2] or meta[3] is not _F64 if type(gb) is float else
-                                       gb._data.shape != meta[2] or gb._data.dtype is not meta[3]):
-                    gb = _fit(self, 1, gb, meta[2], meta[3])
-            return [ga, gb]
+            saved = self._saved_out
+            if (saved is not None and type(saved[0]) is not PackedTensor
+                    and saved[2][0] != saved[3]):
+                self._unpack_result()
+            return unchecked(self, g)
 
     def apply(self, grads):
         out = apply_f(self, grads[0])

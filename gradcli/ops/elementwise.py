@@ -10,7 +10,7 @@ from ..engine.tensor import _CPP_TYPE_NAMES, Tensor
 from .arith import broadcasting
 from .numerics import fma
 from .derivatives import helper
-from .registry import (OPS, Op, Overload, Sample, _bad_argument, alias, elementwise_samples,
+from .registry import (OPS, Op, Overload, Sample, _bad_argument, _camel, alias, elementwise_samples,
                        register)
 
 ANY = elementwise_samples()
@@ -58,33 +58,40 @@ def _short(np_dtype):
 
 _exp = _via_float64(np.exp)  # (sigmoid's too)
 unary("exp", _exp, "self: grad * result", "e^self")
-unary("exp2", _via_float64(np.exp2), "self: grad * (result * math.log(2.0))", "2^self")
-unary("expm1", _via_float64(np.expm1), "self: grad * (result + 1)", "e^self - 1")
+unary("exp2", _via_float64(np.exp2), "self: _mul_s(grad * result, math.log(2.0))", "2^self")
+unary("expm1", _via_float64(np.expm1), "self: grad * _add_s(result, 1)", "e^self - 1")
 unary("log", np.log, "self: grad / self", "natural logarithm", POSITIVE)
-unary("log2", _via_float64(np.log2), "self: grad / (self * math.log(2.0))", "base-2 logarithm",
+unary("log2", _via_float64(np.log2), "self: grad / _mul_s(self, 0.6931471805599453)", "base-2 logarithm",
       POSITIVE)
-unary("log10", _via_float64(np.log10), "self: grad / (self * math.log(10.0))", "base-10 logarithm",
+unary("log10", _via_float64(np.log10), "self: grad / _mul_s(self, 2.3025850929940456)", "base-10 logarithm",
       POSITIVE)
-unary("log1p", _via_float64(np.log1p), "self: grad / (self + 1)", "log(1 + self)",
+unary("log1p", _via_float64(np.log1p), "self: grad / _add_s(self, 1)", "log(1 + self)",
       elementwise_samples(-0.5, 2.0), grad_fn="Log1PBackward0")
-unary("sqrt", np.sqrt, "self: grad / (2 * result)", "square root",
+unary("sqrt", np.sqrt, "self: grad / _mul_s(result, 2)", "square root",
       POSITIVE)
-unary("rsqrt", lambda a: 1 / np.sqrt(a), "self: grad * (-0.5 * result ** 3)",
+unary("rsqrt", lambda a: 1 / np.sqrt(a), "self: _mul_s(grad, -0.5) * result.pow(3)",
       "1/sqrt(self)", POSITIVE)
-unary("reciprocal", lambda a: 1 / a, "self: grad * -(result * result)", "1/self",
+@helper(shows="-(result * result)")
+def _reciprocal_backward(grad, result):
+    """PyTorch's `-grad * (result * result).conj()`, its right operand made first."""
+    square = result * result
+    return -grad * square
+
+
+unary("reciprocal", lambda a: 1 / a, "self: _reciprocal_backward(grad, result)", "1/self",
       POSITIVE)
 
 # ------------------------------------------------------------------ trigonometric and hyperbolic
 
 unary("sin", _via_float64(np.sin), "self: grad * self.cos()", "sine")
 unary("cos", _via_float64(np.cos), "self: grad * -self.sin()", "cosine")
-unary("tan", np.tan, "self: grad * (1 + result * result)", "tangent",
+unary("tan", np.tan, "self: grad * _add_s(result.pow(2), 1)", "tangent",
       elementwise_samples(-1.2, 1.2))
-unary("asin", _via_float64(np.arcsin), "self: grad * (1 - self * self).rsqrt()", "arcsine",
+unary("asin", _via_float64(np.arcsin), "self: grad * _add_s(-self * self, 1).rsqrt()", "arcsine",
       UNIT)
-unary("acos", _via_float64(np.arccos), "self: grad * -(1 - self * self).rsqrt()", "arccosine",
+unary("acos", _via_float64(np.arccos), "self: grad * -_add_s(-self * self, 1).rsqrt()", "arccosine",
       UNIT)
-unary("atan", _via_float64(np.arctan), "self: grad / (1 + self * self)", "arctangent")
+unary("atan", _via_float64(np.arctan), "self: grad / _add_s(self * self, 1)", "arctangent")
 unary("sinh", _via_float64(np.sinh), "self: grad * self.cosh()", "hyperbolic sine")
 unary("cosh", _via_float64(np.cosh), "self: grad * self.sinh()", "hyperbolic cosine")
 unary("tanh", _via_float64(np.tanh), "self: tanh_backward(grad, result)", "hyperbolic tangent")
@@ -94,15 +101,40 @@ unary("acosh", np.arccosh, "self: grad * (self * self - 1).rsqrt()",
       "inverse hyperbolic cosine", elementwise_samples(1.2, 3.0))
 unary("atanh", _via_float64(np.arctanh), "self: grad / (1 - self * self)", "inverse hyperbolic tangent",
       UNIT)
+# PyTorch has no derivative for their in-place variants: acosh_ records AcoshBackward1 (nothing
+# saved), whose backward raises NotImplementedError
+for _name in ("asinh", "acosh", "atanh"):
+    OPS[_name].inplace = Op(
+        _name + "_", OPS[_name].forward,
+        f"self: _not_implemented(\"the derivative for 'inplace version of {_name}' is not "
+        f"implemented.\", NotImplementedError)",
+        jvp=f"self: _not_implemented(\"Trying to use forward AD with {_name}_ that does not "
+            f"support it because it has not been implemented yet.\\nPlease file an issue to "
+            f"PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-request"
+            f".yml so that we can prioritize its implementation.\", NotImplementedError)",
+        dtype="float",
+        grad_fn=_camel(_name) + "Backward1", method=False, function=False, public=False,
+        doc=f"in-place {_name} (no derivative)", samples=())
 for _alias, _target in {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh",
                         "arccosh": "acosh", "arctanh": "atanh"}.items():
     alias(_alias, _target)
 
 
+@helper
+def _atan2_backward(grad, self, other):
+    """PyTorch's atan2_backward: 1 / (self^2 + other^2), 0 where that sum is 0, times
+    grad * other (self's gradient) and grad * -self (other's)."""
+    square = other * other  # (the right operand first, as compiled)
+    denominator = self * self + square
+    recip = denominator.reciprocal().masked_fill(denominator == 0, 0.0)
+    return grad * other * recip, grad * -self * recip
+
+
 register(Op(
     "atan2", broadcasting(np.arctan2),
-    ("self: grad * other / (self * self + other * other)",
-     "other: grad * -self / (self * self + other * other)"),
+    ("self, other: _atan2_backward(grad, self, other)",),
+    jvp=("self: self_t * other / (self * self + other * other)",
+         "other: other_t * -self / (self * self + other * other)"),
     inputs=("self", "other"), dtype="float", inplace=True, kind="binary",
     doc="the angle of the point (other, self)",
     samples=elementwise_samples(0.3, 2.0, unary=False)))
@@ -130,7 +162,7 @@ def _erf(a):
 
 _ERF = np.frompyfunc(math.erf, 1, 1)
 
-unary("erf", _erf, "self: grad * (2 / math.sqrt(math.pi) * (-self * self).exp())",
+unary("erf", _erf, "self: _mul_s((-self.pow(2)).exp(), 2.0 / math.sqrt(math.pi)) * grad",
       "the error function")
 # (exp as the exp op computes it, then 1 / (1 + e) in the input's dtype: PyTorch's float32
 # digits four times more often than NumPy's float32 exp)
@@ -197,13 +229,23 @@ def _softplus(a, beta, threshold):
 
 unary("softplus", _softplus, "self: softplus_backward(grad, self, beta, threshold)",
       "log(1 + e^(beta*self))/beta (self past threshold)",
-      attrs=(("beta", 1.0), ("threshold", 20.0)),
+      attrs=(("beta", 1), ("threshold", 20)),  # (ints, as PyTorch's defaults: _saved_beta)
       method=False, inplace=False,
       samples=ANY + [Sample((2, 3), attrs={"beta": 2.0, "threshold": 1.0})])
 
 
+@helper(shows="sigmoid({1}) * (1 + {1} * (1 - sigmoid({1})))")
+def _silu_backward(grad, self):
+    """PyTorch's infinitely_differentiable_silu_backward (what a create_graph backward
+    records): grad * sigmoid * (1.0 + self * (1.0 - sigmoid)), the right operand of each
+    product made first, as the compiled C++ evaluates it (the nodes' sequence numbers)."""
+    sigmoid = self.sigmoid()
+    right = OPS["add.Scalar"](self * OPS["sub"](1.0, sigmoid), 1.0)  # (1.0 - t: SubBackward0)
+    return (grad * sigmoid) * right
+
+
 unary("silu", lambda a: a / (1 + np.exp(-a)),
-      "self: grad * (self.sigmoid() * (1 + self * (1 - self.sigmoid())))", "self * sigmoid(self)",
+      "self: _silu_backward(grad, self)", "self * sigmoid(self)",
       method=False, inplace=False)
 
 # ------------------------------------------------------------------ rounding, sign, abs
@@ -215,7 +257,7 @@ def _keep_integers(fn):
     return forward
 
 
-unary("abs", np.abs, "self: grad * self.sign()", "absolute value",
+unary("abs", np.abs, "self: grad * self.sgn()", "absolute value",
       dtype="same")
 alias("absolute", "abs")
 unary("sign", lambda a: np.sign(a) if a.dtype != np.bool_ else a.copy(), "self: zeros_like(grad)",
@@ -361,7 +403,7 @@ _register_bound(
        method=False, public=False, grad_fn="ClampMinBackward0", doc="max(self, min), min a number",
        samples=BOUND_SAMPLES),
     Op("clamp_min.Tensor", broadcasting(np.maximum),
-       ("self: where(self >= min, grad, 0.0)", "min: where(self >= min, 0.0, grad)"),
+       ("self: where(self >= min, grad, 0.0)", "min: where(self < min, grad, 0.0)"),
        inputs=("self", "min"), inplace=True, method=False, public=False,
        grad_fn="ClampMinBackward1", kind="binary", doc="max(self, min), min a tensor",
        samples=BINARY))
@@ -372,7 +414,7 @@ _register_bound(
        method=False, public=False, grad_fn="ClampMaxBackward0", doc="min(self, max), max a number",
        samples=[Sample(s, attrs={"max": 0.2}) for s in [(), (3,), (2, 3)]]),
     Op("clamp_max.Tensor", broadcasting(np.minimum),
-       ("self: where(self <= max, grad, 0.0)", "max: where(self <= max, 0.0, grad)"),
+       ("self: where(self <= max, grad, 0.0)", "max: where(self > max, grad, 0.0)"),
        inputs=("self", "max"), inplace=True, method=False, public=False,
        grad_fn="ClampMaxBackward1", kind="binary", doc="min(self, max), max a tensor",
        samples=BINARY))
@@ -392,8 +434,9 @@ class TensorsOnly(Op):
 
 @helper
 def _tie_split(g, self, other, lose):
-    """The gradient of maximum/minimum for one input: g where it wins, g/2 at ties."""
-    return (g * ((self == other) * -0.5 + 1)).masked_fill(lose, 0.0)
+    """The gradient of maximum/minimum for one input: g where it wins, g/2 at ties, as
+    derivatives.yaml writes it: at::where(self == other, grad / 2, grad).masked_fill_(lose, 0)."""
+    return OPS["where"](self == other, OPS["div.Scalar"](g, 2), g).masked_fill(lose, 0.0)
 
 
 register(TensorsOnly(
@@ -452,14 +495,15 @@ def _lerp_forward(a, end, weight):
 
 lerp_scalar = Op(
     "lerp.Scalar", broadcasting(_lerp_forward),
-    ("self: grad * (1 - weight)", "end: grad * weight"),
+    ("self: _mul_s(grad, 1 - weight)", "end: _mul_s(grad, weight)"),
     inputs=("self", "end"), attrs=("weight",), dtype="same", inplace=True, method=False,
     public=False, grad_fn="LerpBackward0", kind="binary", doc="self + weight * (end - self)",
     samples=[Sample(a, b, attrs={"weight": w}) for (a, b), w in
              [(((), ()), 0.3), (((3,), (3,)), 0.7), (((2, 3), (3,)), -0.4)]])
 lerp_tensor = Op(
     "lerp.Tensor", broadcasting(_lerp_forward),
-    ("self: grad * (1 - weight)", "end: grad * weight", "weight: grad * (end - self)"),
+    ("self: grad * _rsub_wrapped(1.0, weight)", "end: grad * weight",
+     "weight: grad * (end - self)"),
     inputs=("self", "end", "weight"), dtype="same", inplace=True, method=False, public=False,
     grad_fn="LerpBackward1", kind="binary", doc="self + weight * (end - self), weight a tensor",
     samples=[Sample(*s) for s in [((), (), ()), ((3,), (3,), (3,)), ((2, 3), (3,), (2, 1))]])
@@ -505,7 +549,7 @@ masked_fill_scalar = _MaskedFill(
     samples=MASKS)
 masked_fill_tensor = _MaskedFill(
     "masked_fill.Tensor", broadcasting(_masked_fill),
-    ("self: grad.masked_fill(mask, 0.0)", "value: grad.masked_fill(~mask, 0.0).sum()"),
+    ("self: grad.masked_fill(mask, 0.0)", "value: grad.masked_select(mask).sum()"),
     jvp=("self: self_t.masked_fill(mask, 0.0)", "value: value_t * mask"),
     inputs=("self", "mask", "value"), edges=("self", "value"), dtype="same", inplace=True, method=False, public=False,
     grad_fn="MaskedFillBackward1", doc="self with value (a 0-d tensor) where mask is True",

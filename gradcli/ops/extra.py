@@ -12,6 +12,7 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.grad_mode import GradMode
+from ..engine.tangents import ForwardAD, set_tangent
 from ..engine.tensor import Tensor
 from .arith import broadcasting
 from .numerics import fma
@@ -56,13 +57,13 @@ def _logaddexp(fn, name):
 
 register(TensorsOnly(
     "logaddexp", _logaddexp(np.logaddexp, "logaddexp"),
-    ("self: grad * (self - other).sigmoid()", "other: grad * (other - self).sigmoid()"),
+    ("self: grad / _add_s((other - self).exp(), 1)", "other: grad / _add_s((self - other).exp(), 1)"),
     inputs=("self", "other"), kind="binary", doc="log(exp(self) + exp(other)), computed stably",
     samples=BINARY))
 register(TensorsOnly(
     "logaddexp2", _logaddexp(np.logaddexp2, "logaddexp2"),
-    ("self: grad * ((self - other) * math.log(2.0)).sigmoid()",
-     "other: grad * ((other - self) * math.log(2.0)).sigmoid()"),
+    ("self: grad / _add_s(pow(2, other - self), 1)",
+     "other: grad / _add_s(pow(2, self - other), 1)"),
     inputs=("self", "other"), kind="binary", grad_fn="Logaddexp2Backward0",
     doc="log2(2^self + 2^other), computed stably",
     samples=BINARY))
@@ -79,8 +80,9 @@ def _xlogy(x, y):
 
 XLOGY_DOC = "self * log(other), 0 where self == 0 (unless other is nan)"
 xlogy_tensor = Op(
-    "xlogy.Tensor", broadcasting(_xlogy), ("self: grad * (other.log() * (self != 0)).masked_fill(self == 0, 0.0)",
-                                         "other: grad * self / other"), inputs=("self", "other"),
+    "xlogy.Tensor", broadcasting(_xlogy), ("self: xlogy(grad, other).masked_fill("
+                                           "(self == 0.0) & (other <= 0.0), 0.0)",
+                                           "other: grad * self / other"), inputs=("self", "other"),
     dtype="float", inplace=True, method=False, public=False, grad_fn="XlogyBackward0",
     kind="binary", doc=XLOGY_DOC,
     samples=elementwise_samples(0.3, 2.0, unary=False))
@@ -91,7 +93,8 @@ xlogy_scalar_self = Op(
     samples=[Sample(None, s, low=0.3, values={0: 1.5}) for s in [(), (3,), (2, 3)]])
 xlogy_scalar_other = Op(
     "xlogy.Scalar_Other", _xlogy,
-    ("self: grad * (math.log(other) if other > 0 else math.nan) * (self != 0)",),
+    ("self: xlogy(grad, other) if other > 0 else xlogy(grad, other).masked_fill(self == 0.0, "
+     "0.0)",),
     inputs=("self", "other"), edges=("self",), dtype="float", inplace=True, method=False,
     public=False, grad_fn="XlogyBackward2", kind="binary", doc=XLOGY_DOC + " (other a number)",
     samples=[Sample(s, None, values={1: 2.5}) for s in [(), (3,), (2, 3)]])
@@ -133,7 +136,8 @@ THREE = [Sample(*s) for s in [((), (), ()), ((3,), (3,), (3,)), ((2, 3), (2, 3),
                               ((3,), (2, 1), (3,))]]
 register(TensorsOnly(
     "addcmul", broadcasting(_addcmul),
-    ("self: grad", "tensor1: grad * (tensor2 * value)", "tensor2: grad * (tensor1 * value)"),
+    ("self: grad", "tensor1: grad * _mul_s(tensor2, value)",
+     "tensor2: grad * _mul_s(tensor1, value)"),
     inputs=("self", "tensor1", "tensor2"), attrs=(("value", 1),), inplace=True, kind="binary",
     doc="self + value * tensor1 * tensor2",
     samples=THREE + [Sample((2, 3), (3,), (2, 3), attrs={"value": -0.5})]))
@@ -141,7 +145,7 @@ register(TensorsOnly(
     "addcdiv", broadcasting(_addcdiv),
     # derivatives.yaml's order; value / tensor2 is C++'s Scalar / Tensor, a true division
     ("self: grad", "tensor1: grad * (tensor2.new_full((), value) / tensor2)",
-     "tensor2: -grad * (value * tensor1 / (tensor2 * tensor2))"),
+     "tensor2: -grad * (_mul_s(tensor1, value) / (tensor2 * tensor2))"),
     inputs=("self", "tensor1", "tensor2"), attrs=(("value", 1),), inplace=True, kind="binary",
     doc="self + value * tensor1 / tensor2",
     samples=[Sample(*s.shapes, low=0.5, high=2.0) for s in THREE]
@@ -150,13 +154,17 @@ register(TensorsOnly(
 
 # ------------------------------------------------------------------ sinc, logit, deg2rad, sgn
 
-@helper(shows="(cos(pi {0}) - sin(pi {0}) / (pi {0})) / {0}, 0 at 0")
-def _sinc_derivative(self):
-    x = self * math.pi
-    return ((x * x.cos() - x.sin()) / (x * self)).masked_fill(self == 0, 0.0)
+@helper(shows="(cos(pi {1}) - sin(pi {1}) / (pi {1})) / {1}, 0 at 0")
+def _sinc_backward(grad, self):
+    """PyTorch's sinc_backward: grad * (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 where
+    pi x^2 is 0."""
+    self_pi = OPS["mul.Scalar"](self, math.pi)
+    self_squared_pi = OPS["mul.Scalar"](self * self, math.pi)
+    out = grad * (((self_pi * self_pi.cos()) - self_pi.sin()) / self_squared_pi)
+    return OPS["where"](self_squared_pi == 0.0, 0.0, out)
 
 
-unary("sinc", lambda a: np.sinc(a), "self: grad * _sinc_derivative(self)",
+unary("sinc", lambda a: np.sinc(a), "self: _sinc_backward(grad, self)",
       "sin(pi self) / (pi self), 1 at 0")
 
 
@@ -167,30 +175,51 @@ def _logit(a, eps):
         return np.log(a / (1 - a))
 
 
-unary("logit", _logit, "self: grad / (self * (1 - self)) if eps is None else (grad / (self * (1 - self)))"
-      ".masked_fill((self < eps) | (self > 1 - eps), 0.0)",
+@helper(shows="1 / ({1} (1 - {1})) in [eps, 1 - eps], else 0 (nan outside [0, 1])")
+def _logit_backward(grad, self, eps):
+    """PyTorch's infinitely_differentiable_logit_backward: grad / (self * (1.0 - self)) where
+    lo <= self <= hi ([eps, 1 - eps], or [0, 1] without eps), else 0 (nan without eps)."""
+    lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
+    inside = OPS["logical_and"](self >= lo, self <= hi)
+    return OPS["where"](inside, grad / (self * OPS["sub"](1.0, self)),
+                        math.nan if eps is None else 0.0)
+
+
+unary("logit", _logit, "self: _logit_backward(grad, self, eps)",
       "log(self / (1 - self)) (self clamped to [eps, 1 - eps])",
       attrs=(("eps", None),),
       samples=elementwise_samples(0.1, 0.9) + [Sample((2, 3), low=0.05, high=0.95,
                                                        attrs={"eps": 0.2})])
-unary("deg2rad", lambda a: a * (math.pi / 180), "self: grad * (math.pi / 180)",
+unary("deg2rad", lambda a: a * (math.pi / 180), "self: _mul_s(grad, math.pi / 180)",
       "self converted from degrees to radians", jvp="linear", grad_fn="Deg2RadBackward0")
-unary("rad2deg", lambda a: a * (180 / math.pi), "self: grad * (180 / math.pi)",
+unary("rad2deg", lambda a: a * (180 / math.pi), "self: _mul_s(grad, 180 / math.pi)",
       "self converted from radians to degrees", jvp="linear", grad_fn="Rad2DegBackward0")
 class _ZeroDerivative(Op):
     """sgn: PyTorch's SgnBackward0 returns an unallocated zero tensor for real inputs, which the
     table's oracle tests cannot read back; the op is declared without samples (not
-    differentiable in the table) and records its node itself (gradient: zeros)."""
+    differentiable in the table) and records its node itself (gradient: zeros; the node saves
+    self and the result, as sgn_backward(self, grad, result) reads them), and in forward mode
+    its tangent is zeros, as PyTorch's."""
 
     def apply(self, inputs, attrs):
         result = super().apply(inputs, attrs)
-        if GradMode.enabled and inputs[0].requires_grad_flag and result._data.dtype.kind in "fc":
-            self._record(inputs, attrs, (result,))
+        if result._data.dtype.kind in "fc":
+            if GradMode.enabled and inputs[0].requires_grad_flag:
+                self._record(inputs, attrs, (result,))
+            if inputs[0]._fw is not None and ForwardAD.level is not None:
+                set_tangent(result, Tensor._make(np.zeros_like(result._data), None, 0, False))
         return result
 
 
+@helper
+def _sgn_backward(self, grad, result):
+    """PyTorch's sgn_backward of a real tensor: zeros (self and result are read, so saved)."""
+    return OPS["zeros_like"](grad)
+
+
 register(_ZeroDerivative(
-    "sgn", lambda a: np.sign(a) if a.dtype != np.bool_ else a.copy(), "self: zeros_like(grad)",
+    "sgn", lambda a: np.sign(a) if a.dtype != np.bool_ else a.copy(),
+    "self: _sgn_backward(self, grad, result)",
     differentiable=False, dtype="same", inplace=True,
     doc="the sign of self (sign for real tensors; derivative 0)"))
 
@@ -206,7 +235,7 @@ def _float64(fn, a):
 
 
 unary("erfc", lambda a: _float64(_ERFC, a),
-      "self: grad * (-2.0 / math.sqrt(math.pi) * (-self * self).exp())",
+      "self: _mul_s((-self.pow(2)).exp(), -2.0 / math.sqrt(math.pi)) * grad",
       "the complementary error function 1 - erf(self)")
 
 
@@ -234,7 +263,9 @@ def _erfinv(a):
         return np.where((np.abs(x) > 1) | np.isnan(x), np.nan, y)
 
 
-unary("erfinv", _erfinv, "self: grad * (math.sqrt(math.pi) / 2.0 * (result * result).exp())",
+# (PyTorch's formula recomputes erfinv from self: the node saves self, not the result)
+unary("erfinv", _erfinv,
+      "self: _mul_s(self.erfinv().pow(2).exp(), 0.5 * math.sqrt(math.pi)) * grad",
       "the inverse error function", UNIT)
 
 
@@ -343,6 +374,9 @@ register(Overload(
 
 HEAVISIDE_NODE = FailingNode("NotImplemented", "derivative for aten::heaviside is not implemented",
                              inputs=("self", "values"), error=RuntimeError)
+HEAVISIDE__NODE = FailingNode("NotImplemented",
+                              "derivative for aten::heaviside_ is not implemented",
+                              inputs=("self", "values"), error=RuntimeError)
 
 
 def _heaviside(a, values):
@@ -353,14 +387,21 @@ def _heaviside(a, values):
 
 class _Heaviside(TensorsOnly):
     def apply(self, inputs, attrs):
+        if ForwardAD.level is not None and any(isinstance(x, Tensor) and x._fw is not None
+                                               for x in inputs):
+            raise NotImplementedError("Trying to use forward AD with aten::heaviside that does "
+                                      "not support it.")
         result = super().apply(inputs, attrs)
-        HEAVISIDE_NODE.attach(inputs, (result,))
+        (HEAVISIDE__NODE if self.name.endswith("_") else HEAVISIDE_NODE).attach(inputs, (result,))
         return result
 
 
 register(_Heaviside(
     "heaviside", broadcasting(_heaviside), None, inputs=("self", "values"), dtype="same",
-    inplace=True, kind="binary",
+    inplace=_Heaviside("heaviside_", broadcasting(_heaviside), None, inputs=("self", "values"),
+                       dtype="same", method=False, function=False, public=False,
+                       kind="binary", doc="heaviside in place (no derivative)"),
+    kind="binary",
     doc="0 where self < 0, values where self == 0, 1 where self > 0 (no derivative)"))
 
 

@@ -14,6 +14,11 @@ import ast
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 _NUMBERS = (int, float)  # constants a float formula may use (exact types: True is refused)
+# helpers that are C++'s Scalar arithmetic (gradcli.ops.backward_ops: `_mul_s(t, s)` is t * s,
+# MulBackward1), which compute on 0-d float64 tensors what the operator computes on floats
+# (and which take Python floats): read as their operator, the first argument its left operand
+ARITHMETIC_HELPERS = {"_mul_s": ast.Mult, "_add_s": ast.Add, "_sub_s": ast.Sub,
+                      "_div_s": ast.Div}
 
 
 class _Refused(Exception):
@@ -58,6 +63,22 @@ def float_formula(fn, float_method):
             if isinstance(node.op, ast.Div) and left == "const" and right == "value":
                 raise _Refused
             return "value" if "value" in (left, right) else "const"
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in ARITHMETIC_HELPERS and len(node.args) == 2
+                and not node.keywords):
+            kind(node.args[1])
+            if kind(node.args[0]) != "value":  # (the helper tells a float run by t)
+                raise _Refused
+            return "value"
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "pow" and len(node.args) == 1 and not node.keywords
+                and isinstance(node.args[0], ast.Constant) and type(node.args[0].value) is int
+                and node.args[0].value in (2, 3) and isinstance(node.func.value, ast.Name)
+                and node.func.value.id in params and node.func.value.id != grad
+                and float_method("pow")):
+            # (x.pow(2), x.pow(3): PyTorch's kernel computes x*x and x*x*x, as floats do)
+            methods.append("pow")
+            return "value"
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             return kind(node.operand)
         if (isinstance(node, ast.Call) and not node.args and not node.keywords

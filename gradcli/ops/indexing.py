@@ -305,11 +305,15 @@ def _index_put(a, value, path):
 
 @helper
 def _index_put_self_vjp(g, path):
+    if not path[0] and path[1] is None:  # (the whole of self written: CopyBackwards' and
+        return OPS["zeros_like"](g)      # FillBackward's zeros_like(grad), no graph)
     return _SETITEM_OPS["CopySlices"].apply((g, 0.0), (path,))
 
 
 @helper
 def _index_put_value_vjp(g, path):
+    if not path[0] and path[1] is None:  # (CopyBackwards: grad itself, summed to the shape)
+        return g
     return OPS["index"].apply((g,), (path,))
 
 
@@ -319,10 +323,37 @@ def _index_put_values_jvp(t, self_shape, path):
     return _SETITEM_OPS["CopySlices"].apply((zeros, t), (path,))
 
 
+@helper
+def _copy_slices_backward(grad, path):
+    """The gradients of `self[basic index] = values` (self's CopySlices, whose fn is the copy's
+    CopyBackwards).  Outside a create_graph backward: grad with zeros at the region, and the
+    region of grad.  In one (and for a region that is a strided view): CopySlices::apply_impl's
+    recorded steps, as PyTorch runs them: result = an empty tensor, result.copy_(grad)
+    (CopyBackwards); grad_slice = its region (AsStridedBackward0); CopyBackwards' gradients of
+    grad_slice.clone() (zeros for self, the clone for values: CloneBackward0);
+    grad_slice.copy_(zeros) (CopySlices of result)."""
+    steps, key = path
+    if GradMode.enabled and key is None and steps:
+        from ..engine.storage import positions
+        from .views import _affine, strided_view
+        result = Tensor._make(np.empty(grad._data.shape, grad._data.dtype), None, 0, False)
+        result.copy_(grad)
+        pos = positions(_region(result._data, steps), result._data)
+        geometry = _affine(pos)
+        if geometry is not None:
+            grad_slice = strided_view(result, pos, geometry)
+            values_grad = OPS["clone"](grad_slice)
+            grad_slice.copy_(Tensor._make(np.zeros(pos.shape, grad._data.dtype), None, 0, False))
+            return result, values_grad
+    return _index_put_self_vjp(grad, path), _index_put_value_vjp(grad, path)
+
+
 def _setitem_op(name):
-    return Op(
-        "index_put_path", _index_put, ("self: _index_put_self_vjp(grad, path)",
-         "values: _index_put_value_vjp(grad, path)"),
+    derivatives = (("self, values: _copy_slices_backward(grad, path)",) if name == "CopySlices"
+                   else ("self: _index_put_self_vjp(grad, path)",
+                         "values: _index_put_value_vjp(grad, path)"))
+    op = Op(
+        "index_put_path", _index_put, derivatives,
         inputs=("self", "values"), attrs=("path",), grad_fn=name,
         jvp=("self: _index_put_self_vjp(self_t, path)",
              "values: _index_put_values_jvp(values_t, self_shape, path)"), dtype="same",
@@ -330,6 +361,8 @@ def _setitem_op(name):
         doc="self with values written at path (item assignment)",
         samples=[Sample((3,), (), attrs={"path": ((("select", 0, 1),), None)}),
                  Sample((2, 3), (3,), attrs={"path": ((), (np.array([1, 0]),))})])
+    op.hidden_saved = ("path",)  # (gradcli's own attribute: PyTorch's nodes show none of it)
+    return op
 
 
 # CopySlices: a view of self was written; IndexPutBackward0: tensor indices on self itself;

@@ -5,7 +5,7 @@ import numpy as np
 from ..engine import dtypes
 from ..engine.tensor import Tensor
 from .reductions import (MOMENT_ATTRS, _amax_forward, _amax_jvp, _amax_vjp, _correction, _count, _moment,
-                         _reverse_cumsum, _std_vjp, _var_vjp, axes, return_type,
+                         _reverse_cumsum, _std_vjp, _var_vjp, axes, moment_saved, return_type,
                          unreduce)
 from .derivatives import helper
 from .summation import torch_var_mean
@@ -40,16 +40,25 @@ def _with_mean(name, root):
     return forward
 
 
+def _sum_defined(a, b):
+    """PyTorch's `gself.defined() ? gself + aux : aux` (None: an undefined gradient)."""
+    return b if a is None else a if b is None else a + b
+
+
 @helper
 def _std_mean_vjp(g, self, result, dim, unbiased, keepdim, correction):
-    return (_std_vjp(g[0], self, result, dim, unbiased, keepdim, correction)
-            + _mean_vjp(g[1], self, dim, unbiased, keepdim))
+    """PyTorch's std_mean_backward: each part only for an output that received a gradient."""
+    return _sum_defined(
+        None if g[0] is None else _std_vjp(g[0], self, result, dim, unbiased, keepdim, correction),
+        None if g[1] is None else _mean_vjp(g[1], self, dim, unbiased, keepdim))
 
 
 @helper
 def _var_mean_vjp(g, self, dim, unbiased, keepdim, correction):
-    return (_var_vjp(g[0], self, dim, unbiased, keepdim, correction)
-            + _mean_vjp(g[1], self, dim, unbiased, keepdim))
+    """PyTorch's var_mean_backward: each part only for an output that received a gradient."""
+    return _sum_defined(
+        None if g[0] is None else _var_vjp(g[0], self, dim, unbiased, keepdim, correction),
+        None if g[1] is None else _mean_vjp(g[1], self, dim, unbiased, keepdim))
 
 
 @helper
@@ -85,6 +94,9 @@ register(Op(
     attrs=MOMENT_ATTRS, outputs=2, output_wrapper=tuple, dtype="same", method=False,
     kind="reduction", doc="(var, mean) over dim in one call",
     samples=MOMENT_SAMPLES))
+for _name in ("std_mean", "var_mean"):
+    OPS[_name].undefined_grads = True
+    OPS[_name].shown_saved, OPS[_name].hidden_saved = moment_saved, ("unbiased",)
 
 
 # ------------------------------------------------------------------ nansum, nanmean

@@ -9,7 +9,7 @@ import numbers
 import numpy as np
 
 from ..engine import dtypes, messages
-from ..engine.grad_mode import InferenceMode
+from ..engine.grad_mode import GradMode, InferenceMode
 from ..engine.graph import RELEASED, Node
 from ..engine.saved import PackedTensor, version_error
 from ..engine.tangents import ForwardAD, set_tangent as _set_tangent
@@ -62,7 +62,8 @@ _F64 = np.dtype(np.float64)
 _F32 = np.dtype(np.float32)
 
 
-_INTERNAL_SAVED = frozenset(("_saved_in", "_saved_out", "_saved_ver"))
+_INTERNAL_SAVED = frozenset(("_saved_in", "_saved_out", "_saved_ver",   # (not in dir())
+                             "_savedvalue", "_savedvalue_input"))
 
 
 def saved_value_properties(op):
@@ -72,15 +73,18 @@ def saved_value_properties(op):
     props = {}
     for entry in op.vjps:
         for kind, idx in (entry[1] if entry is not None else ()):
-            name = ("_saved_" + names[idx] if kind == INPUT else "_saved_result"
+            name = ("_saved_" + names[idx] if kind == INPUT else
+                    ("_saved_result" if op.n_outputs == 1 else "_saved_result0")
                     if kind == RESULT else "_saved_" + op.attr_names[idx] if kind == ATTR
                     else "_saved_" + names[idx] + "_sym_sizes" if kind == SHAPE else None)
-            if name is None or name in props:
+            if name is None or name in props or name[7:] in op.hidden_saved:
                 continue
             props[name] = property(lambda node, n=name, k=kind, i=idx: node._savedvalue(n, k, i))
             if kind in (INPUT, RESULT):
                 props["_raw" + name] = property(
                     lambda node, k=kind, i=idx: RawSavedTensor(node, k, i))
+    for name, fn in op.extra_saved.items():
+        props[name] = property(fn)
     props["_exposed_saved"] = frozenset(props)
     return props
 
@@ -191,6 +195,10 @@ class OpNode(Node):
     __slots__ = ("_attrs", "_meta", "_saved_in", "_saved_out")
     num_outputs = 1
     _saved_ver = None
+    # an op in place on a view that saved its output (exp_): a weak reference to the view,
+    # whose history the saved output takes when unpacked (PyTorch's is_inplace_on_view
+    # SavedVariable: the view's grad_fn, AsStridedBackward0 after the write, not this node)
+    _result_view = None
 
     def release(self):
         if self._saved_in is not None or self._saved_out is not None:
@@ -236,6 +244,8 @@ class OpNode(Node):
             value = self._attrs[idx]
             if name == "_saved_dim" and self.op.name in _DIM_LISTS and isinstance(value, int):
                 value = (value,)
+            if self.op.shown_saved is not None:
+                value = self.op.shown_saved(name, self._attrs, value)
             return value
         return self._meta[2 * idx]  # SHAPE
 
@@ -297,6 +307,10 @@ class OpNode(Node):
         t._data = data
         t.grad_fn = self
         t._output_nr = nr
+        if self._result_view is not None:
+            view = self._result_view()
+            if view is not None and view.grad_fn is not None:
+                t.grad_fn, t._output_nr = view.grad_fn, view._output_nr
         t.requires_grad_flag = True
         t._vc = vc
         if tangent and ForwardAD.level is not None:  # forward-over-reverse: a dual output
@@ -329,16 +343,26 @@ class OpNode(Node):
         if op.n_outputs == 1:
             g = grads[0]
         else:
-            g = [gr if gr is not None else _zeros_for(self, nr) for nr, gr in enumerate(grads)]
+            g = list(grads) if op.undefined_grads else [
+                gr if gr is not None else _zeros_for(self, nr) for nr, gr in enumerate(grads)]
         fns = self._next_fns if op.edge_index is None else self._input_fns
         if op.per_input:
-            out = []
-            for fn_i, entry in zip(fns, op.vjps):
-                if fn_i is None or entry is None:
-                    out.append(None)
-                else:
+            saved = self._saved_out
+            if (op.check_result and saved is not None and type(saved[0]) is not PackedTensor
+                    and saved[2][0] != saved[3]):
+                self._unpack_result()  # (raises PyTorch's error: see Op.check_result)
+            vjps = op.vjps
+            n = min(len(fns), len(vjps))
+            out = [None] * n
+            # PyTorch's order, its derivatives' names sorted, when the formulas make nodes (a
+            # create_graph backward: the order of their sequence numbers); else the inputs'
+            # order, in which PyTorch unpacks what the node saved (saved_tensors_hooks' unpack
+            # hooks, the first version-counter error)
+            for i in op.formula_order if GradMode.enabled else range(n):
+                entry = vjps[i] if i < n else None
+                if entry is not None and fns[i] is not None:
                     fn, kinds = entry
-                    out.append(fn(*self._resolve(kinds, g)))
+                    out[i] = fn(*self._resolve(kinds, g))
         else:
             fn, kinds = op.vjps[0]
             out = fn(*self._resolve(kinds, g))
@@ -376,26 +400,26 @@ class _PairNode(OpNode):
     pass (`_specialised_apply`) leaves `_next_fns` None and keeps the child nodes in `_fn_a`,
     `_fn_b` (`_fn_b` is `_UNARY` for a one-input op); the backward pass's first walk
     (backward._collect), or `next_functions`, makes the tuple when it is needed (the collector
-    is paused during a pass).  Saved inputs live in `_saved_a`, `_saved_b`, read only when
-    `_saved_state` is 1 (None: nothing saved; RELEASED: freed by a backward pass); `_saved_in`
+    is paused during a pass).  Saved inputs live in `_held_a`, `_held_b`, read only when
+    `_held_state` is 1 (None: nothing saved; RELEASED: freed by a backward pass); `_saved_in`
     gives and takes the tuple the generic code uses."""
 
-    __slots__ = ("_fn_a", "_fn_b", "_saved_a", "_saved_b", "_saved_state")
+    __slots__ = ("_fn_a", "_fn_b", "_held_a", "_held_b", "_held_state")
 
     def _get_saved(self):
-        st = self._saved_state
+        st = self._held_state
         if st is None or st is RELEASED:
             return st
-        return (self._saved_a,) if self._one_input else (self._saved_a, self._saved_b)
+        return (self._held_a,) if self._one_input else (self._held_a, self._held_b)
 
     def _set_saved(self, saved):
         if saved is None or saved is RELEASED:
-            self._saved_state = saved
-            self._saved_a = self._saved_b = None
+            self._held_state = saved
+            self._held_a = self._held_b = None
         else:
-            self._saved_state = 1
-            self._saved_a = saved[0]
-            self._saved_b = saved[1] if len(saved) > 1 else None
+            self._held_state = 1
+            self._held_a = saved[0]
+            self._held_b = saved[1] if len(saved) > 1 else None
 
     _saved_in = property(_get_saved, _set_saved)
 
@@ -404,20 +428,20 @@ class _PairNode(OpNode):
         return (self._fn_a,) if fb is _UNARY else (self._fn_a, fb)
 
     def release(self):
-        if self._saved_state is not None or self._saved_out is not None:
-            self._saved_state = RELEASED
-            self._saved_a = self._saved_b = self._saved_out = None
+        if self._held_state is not None or self._saved_out is not None:
+            self._held_state = RELEASED
+            self._held_a = self._held_b = self._saved_out = None
 
     def refers_to(self, array):
         """Whether the node's formulas may have been given `array` (Node.refers_to): a saved
         input's or output's array or its base, an attribute; yes for values packed by saved
         tensors hooks (their unpack hook may give anything), and once released."""
-        st = self._saved_state
+        st = self._held_state
         if st is RELEASED:
             return True
         if st == 1:
-            if _holds(self._saved_a, array) or (not self._one_input
-                                                and _holds(self._saved_b, array)):
+            if _holds(self._held_a, array) or (not self._one_input
+                                                and _holds(self._held_b, array)):
                 return True
         out = self._saved_out
         if out is not None and _holds(out[0], array):

@@ -447,20 +447,23 @@ def _var_vjp(g, self, dim, unbiased, keepdim, correction):
     shape = tuple(self.shape)
     ax = axes(dim, len(shape))
     dof = _count(shape, dim) - ddof
+    # (self - mean) is made before the product's left operand, as PyTorch's compiled
+    # `(2 / dof) * grad * (self - self.mean())` evaluates it (its nodes' order)
     if ax is None or not shape:
-        mean = self.mean()
         if dof <= 0:
-            return g * OPS["where"](self == mean, float("nan"), float("inf"))
-        return float(np.float64(2.0) / np.float64(dof)) * g * (self - mean)
-    return (OPS["mul.Scalar"](unsqueezed(g, shape, dim, keepdim),
-                              float(np.float64(2.0) / np.float64(dof)))
-            * (self - self.mean(ax, keepdim=True)))
+            return g * OPS["where"](self == self.mean(), float("nan"), float("inf"))
+        diff = self - self.mean()
+        return OPS["mul.Scalar"](g, float(np.float64(2.0) / np.float64(dof))) * diff
+    g = unsqueezed(g, shape, dim, keepdim)
+    diff = self - self.mean(ax, keepdim=True)
+    return OPS["mul.Scalar"](g, float(np.float64(2.0) / np.float64(dof))) * diff
 
 
 @helper
 def _std_vjp(g, self, result, dim, unbiased, keepdim, correction):
-    return _var_vjp((g / (2 * result)).masked_fill(result == 0, 0.0), self, dim, unbiased,
-                    keepdim, correction)
+    # PyTorch's std_backward: (grad / (result * 2)).masked_fill_(result == 0, 0), Scalar mul
+    return _var_vjp((g / OPS["mul.Scalar"](result, 2)).masked_fill(result == 0, 0.0), self,
+                    dim, unbiased, keepdim, correction)
 
 
 @helper
@@ -476,6 +479,22 @@ def _moment_jvp(vjp, t, self, result, dim, unbiased, keepdim, correction):
 @helper
 def _var_vjp_of_result(g, self, result, *args):
     return _var_vjp(g, self, *args)
+
+
+def moment_saved(name, attrs, value):
+    """The `_saved_dim` and `_saved_correction` of var/std(_mean)'s node: PyTorch's schemas
+    take `correction` only, which the `unbiased` overloads (`x.var(0, False)`, `x.var(False)`)
+    fill with 1 or 0; a call with neither dim, unbiased nor correction saves None."""
+    dim, unbiased, _, correction = attrs
+    if name == "_saved_dim":
+        return None if isinstance(dim, bool) else value
+    if name == "_saved_correction" and correction is None:
+        if isinstance(dim, bool):
+            return int(dim)
+        if unbiased is not None:
+            return int(bool(unbiased))
+        return None if dim is None else 1
+    return value
 
 
 MOMENT_SAMPLES = [Sample((3,)), Sample((2, 3), attrs={"dim": 1}),
@@ -496,6 +515,8 @@ register(Op(
     attrs=MOMENT_ATTRS,
     dtype="same", kind="reduction", doc="standard deviation over dim (correction=1: Bessel's)",
     samples=MOMENT_SAMPLES))
+for _name in ("var", "std"):
+    OPS[_name].shown_saved, OPS[_name].hidden_saved = moment_saved, ("unbiased",)
 
 # ------------------------------------------------------------------ norm, logsumexp
 
@@ -590,10 +611,10 @@ register(Op(
 
 @helper
 def _cumprod_vjp(g, self, result, dim):
-    if not self.dim():
-        return g
-    if not (self._data == 0).any():
-        return _reverse_cumsum(g * result, dim) / self
+    if not self.dim() or self.numel() <= 1 or self.shape[wrap_dim(dim, self.dim())] == 1:
+        return g  # (PyTorch's cumprod_backward: grad itself)
+    if not (self._data == 0).any():  # (PyTorch's cumprod_backward: w = output * grad)
+        return _reverse_cumsum(result * g, dim) / self
     d = wrap_dim(dim, self.dim())
     last = self.transpose(d, -1)
     n = last.shape[-1]

@@ -75,7 +75,8 @@ def _camel(name):
 COMPOSITION = "composition"
 
 
-_PREPARED = frozenset({"vjps", "jvps", "saves", "save_inputs", "save_result", "node_cls"})
+_PREPARED = frozenset({"vjps", "jvps", "saves", "save_inputs", "save_result", "node_cls",
+                       "formula_order", "check_result"})
 _HAND_WRITTEN = object()  # (formula=: the text of a VJP written as a function, not declared)
 
 
@@ -84,6 +85,15 @@ class Op:
 
     call = None  # one- and two-input ops: call(*inputs, attrs), apply without the tuple
     operator_call = None  # two-input ops: call for `a op b` (NotImplemented, not TypeError)
+    # several outputs: the formula gets None for an output that received no gradient (PyTorch's
+    # undefined grad, which formulas such as var_mean_backward test), not zeros
+    undefined_grads = False
+    # shown_saved(name, attrs, value): the `_saved_<attr>` PyTorch shows, where its schema
+    # differs from the call's (var's `unbiased` folded into `correction`); hidden_saved: the
+    # attributes PyTorch's node does not save
+    shown_saved = None
+    hidden_saved = ()
+    extra_saved = {}  # `_saved_<name>` -> fn(node): what PyTorch's node saves that no formula reads
 
     def __init__(self, name, forward, vjp=None, *, inputs=("self",), attrs=(), jvp="elementwise",
                  grad_fn=None, method=True, function=True, inplace=False, doc="",
@@ -197,6 +207,11 @@ class Op:
         else:
             self.jvps = None
         self.saves = self._saved_names()
+        # the order PyTorch's generated backward computes one formula per input in: by the
+        # inputs' names, sorted (derivatives.yaml's keys: `other` before `self`)
+        names = [n.lstrip("*") for n in self.inputs]
+        self.formula_order = tuple(sorted(range(len(self.vjps)),
+                                          key=lambda i: names[i] if i < len(names) else ""))
         # per input that some VJP reads: (input index, indices of the VJPs that read it, or None
         # when one VJP serves all inputs and the input is always saved)
         readers = {}
@@ -211,8 +226,14 @@ class Op:
                     result_readers.append(i)
         self.save_inputs = tuple((j, tuple(sorted(set(r))) if self.per_input else None)
                                  for j, r in sorted(readers.items()))
-        self.save_result = ((tuple(sorted(set(result_readers))) if self.per_input else None)
-                            if result_readers else False)
+        # (the output is saved whenever a formula reads it, whichever inputs need a gradient:
+        # PyTorch's generated code guards saved inputs, not the saved result)
+        self.save_result = None if result_readers else False
+        # ... and PyTorch's generated backward unpacks every saved value first, so a saved
+        # output written in place since is an error even where no formula that runs reads it
+        # (pow(x, c) with a constant tensor c: only the exponent's formula reads the result)
+        self.check_result = bool(self.per_input and result_readers and len(set(result_readers))
+                                 < sum(1 for e in self.vjps if e is not None))
         pair = (not self.variadic and self.n_outputs == 1 and self.edge_index is None
                 and self.n_inputs in (1, 2))
         base = OpNode if not pair else _UnaryNode if self.n_inputs == 1 else _BinaryNode

@@ -458,7 +458,11 @@ def _index_fill_tensor(a, value, dim, index):
 
 @helper
 def _index_selected(g, dim, index, source_shape):
+    """derivatives.yaml's `grad.index_select(dim, index).expand_as(source)` (ExpandBackward0
+    even where the shapes agree), for a source of one dimension or more."""
     part = OPS["index_select"].apply((g,), (dim, index)) if g.dim() else g
+    if len(source_shape) and g.dim():
+        return part.expand(tuple(source_shape))
     return part.reshape(source_shape) if tuple(part.shape) != tuple(source_shape) else part
 
 
@@ -469,8 +473,8 @@ def _index_zeroed(g, dim, index):
 
 register(Op(
     "index_add.default", _index_add,
-    ("self: grad", "source: _index_selected(grad, dim, index, source_shape) * alpha if alpha != 1 "
-                   "else _index_selected(grad, dim, index, source_shape)"),
+    ("self: grad", "source: _mul_s(_index_selected(grad, dim, index, source_shape), alpha) "
+                   "if alpha != 1 else _index_selected(grad, dim, index, source_shape)"),
     inputs=("self", "source"), attrs=("dim", "index", ("alpha", 1)),
     grad_fn="IndexAddBackward0", jvp="linear", dtype="same", kind="shape", method=False,
     public=False, doc="self with alpha * source added at index along dim",

@@ -404,8 +404,12 @@ class FailingNode:
             names = self.inputs[:n]
             derivative = (f"{', '.join(names)}: _not_implemented({self.message!r}, "
                           f"{self.error.__name__})")
-            self.ops[n] = Op(self.name, None, derivative, inputs=names, grad_fn=self.name,
-                             public=False, method=False, differentiable=False)
+            op = Op(self.name, None, derivative, inputs=names, grad_fn=self.name,
+                    public=False, method=False, differentiable=False)
+            if self.name == "NotImplemented":  # (a C++ class of autograd's own, as named)
+                op.prepare()
+                op.node_cls.name = lambda node: "torch::autograd::NotImplemented"
+            self.ops[n] = op
         return self.ops[n]
 
 

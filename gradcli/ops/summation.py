@@ -15,9 +15,13 @@ Everything here works on whole NumPy arrays: a level of the cascade is one `np.a
 over the axis of a reshaped view whose inner axes are kept, which NumPy adds row after row
 (never pairwise, which it does only along the innermost reduced axis).
 """
+import math
 import os
+from fractions import Fraction
 
 import numpy as np
+
+_math_fma = getattr(math, "fma", None)   # (Python 3.13)
 
 GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE
 MAX_THREADS = 4096
@@ -600,8 +604,18 @@ def _project(m2, n, correction, take_sqrt):
     return np.sqrt(var) if take_sqrt else var
 
 
+def _fma(x, y, z):
+    """x*y + z rounded once (the fused multiply-add PyTorch's compiler makes of it)."""
+    if _math_fma is not None:
+        return _math_fma(x, y, z)
+    if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
+        return x * y + z
+    return float(Fraction(x) * Fraction(y) + Fraction(z))   # exact, then rounded once
+
+
 def _welford_combine(a, b):
-    """WelfordOps.combine of two (mean, m2, n) (scalars)."""
+    """WelfordOps.combine of two (mean, m2, n) (scalars), as compiled: both updates fused
+    multiply-adds (a.mean + delta*nb_over_n; (a.m2 + b.m2) + (delta*delta*a.n)*nb_over_n)."""
     if a[2] == 0:
         return b
     if b[2] == 0:
@@ -609,7 +623,8 @@ def _welford_combine(a, b):
     delta = b[0] - a[0]
     count = a[2] + b[2]
     nb_over_n = b[2] / count
-    return (a[0] + delta * nb_over_n, a[1] + b[1] + delta * delta * a[2] * nb_over_n, count)
+    return (_fma(delta, nb_over_n, a[0]), _fma(delta * delta * a[2], nb_over_n, a[1] + b[1]),
+            count)
 
 
 def torch_var_mean(a, ax, correction, take_sqrt, threads=None):

@@ -13,9 +13,11 @@ positions of the view's elements in the base, found from validated element strid
 
 import numpy as np
 
+from ..engine.grad_mode import GradMode
 from ..engine.graph import Node, gradient_edge
-from ..engine.storage import positions
+from ..engine.storage import _offsets, positions
 from ..engine.tensor import _GRAD_FN_SLOT, StaleView, Tensor, view_op_name
+from .derivatives import helper
 from .registry import OPS, Op, Sample, register
 
 
@@ -29,15 +31,81 @@ def _scatter(g, pos, base_shape):
     return out.reshape(base_shape)
 
 
+def _affine(pos):
+    """(offset, strides) of flat positions that are those of a strided view (element units),
+    else None (an empty or overlapping view, or no strided layout)."""
+    if pos.size == 0:
+        return None
+    offset = int(pos.flat[0])
+    strides = []
+    for axis, n in enumerate(pos.shape):
+        if n > 1:
+            step = [0] * pos.ndim
+            step[axis] = 1
+            strides.append(int(pos[tuple(step)]) - offset)
+        else:
+            strides.append(0)
+    if not np.array_equal(offset + _offsets(pos.shape, strides), pos):
+        return None
+    if np.unique(pos.ravel()).size != pos.size:
+        return None
+    return offset, tuple(strides)
+
+
+def strided_view(t, pos, geometry):
+    """t.as_strided(...) as a view of t (t C-contiguous): the elements at flat positions pos,
+    which geometry = _affine(pos) describes; its node is AsStridedBackward0."""
+    from .registry import _mark_view
+    offset, strides = geometry
+    view = OPS["as_strided"](t, pos)
+    flat = t._data.reshape(-1)
+    view._data = np.lib.stride_tricks.as_strided(
+        flat[offset:], pos.shape, tuple(s * flat.itemsize for s in strides))
+    _mark_view(view, t)
+    return view
+
+
+@helper(shows="as_strided_backward(grad, positions, self_shape)")
+def _as_strided_backward(grad, pos, self_shape):
+    """PyTorch's as_strided_backward: a scatter of grad into zeros of the input's shape.  In
+    a create_graph backward (of a view without overlapping elements) its recorded steps:
+    storage = zeros; storage.as_strided(the view's geometry).copy_(grad) (CopySlices); the
+    result storage.as_strided(the input's geometry) (AsStridedBackward0)."""
+    geometry = _affine(pos) if GradMode.enabled else None
+    if geometry is None:
+        return OPS["as_strided_scatter"](grad, pos, self_shape)
+    n = int(np.prod(self_shape, dtype=np.int64))
+    storage = Tensor._make(np.zeros(n, grad._data.dtype), None, 0, False)
+    strided_view(storage, pos.reshape(-1).reshape(pos.shape), geometry).copy_(grad)
+    whole = np.arange(n, dtype=np.int64).reshape(self_shape)
+    return strided_view(storage, whole, _affine(whole) if n else None) if n else \
+        OPS["as_strided_scatter"](grad, pos, self_shape)
+
+
 register(Op(
     "as_strided", _gather,
-    "self: as_strided_scatter(grad, positions, self_shape)",
+    "self: _as_strided_backward(grad, positions, self_shape)",
     attrs=("positions",), grad_fn="AsStridedBackward0", jvp="linear", dtype="same",
     kind="shape", method=False, function=False, public=False,
     doc="the elements of self at the flat positions of a view (a view's history after an "
         "in-place write)",
     samples=[Sample((2, 3), attrs={"positions": np.array([[0, 1], [3, 4]])}),
              Sample((4,), attrs={"positions": np.array([3, 1])})]))
+
+def _saved_geometry(i):
+    """AsStridedBackward0's `_saved_size`, `_saved_stride`, `_saved_storage_offset` (i = 0, 1,
+    2): the view's geometry in its base (the base taken as contiguous)."""
+    def read(node):
+        pos = node._attrs[0]
+        if i == 0:
+            return tuple(pos.shape)
+        geometry = _affine(pos) if pos.size else (0, (0,) * pos.ndim)
+        if geometry is None:  # (an overlapping view: its first position, strides from it)
+            flat = pos.reshape(-1)
+            geometry = (int(flat[0]), tuple(0 for _ in pos.shape))
+        return geometry[1] if i == 1 else geometry[0]
+    return read
+
 
 register(Op(
     "as_strided_scatter", _scatter,
@@ -47,6 +115,12 @@ register(Op(
     doc="zeros of base_shape with self added at the flat positions",
     samples=[Sample((2, 2), attrs={"positions": np.array([[0, 1], [3, 4]]),
                                    "base_shape": (2, 3)})]))
+
+
+OPS["as_strided"].hidden_saved = ("positions", "self_sym_sizes")
+OPS["as_strided"].extra_saved = {"_saved_size": _saved_geometry(0),
+                                 "_saved_stride": _saved_geometry(1),
+                                 "_saved_storage_offset": _saved_geometry(2)}
 
 
 class CopySlices(Node):
@@ -76,9 +150,28 @@ class CopySlices(Node):
         # (copied, not added: the region's values, signed zeros included, are fn's own)
         from . import where
         g = grads[0]
+        if GradMode.enabled and g is not None:  # (create_graph: PyTorch's steps, recorded)
+            geometry = _affine(self.positions)
+            if geometry is not None:
+                return self._apply_recorded(g, geometry)
         inner = self.fn.apply([OPS["as_strided"](g, self.positions)])
         written = 0.0 if inner[0] is None else inner[0].reshape(-1)[self.source]
         return [where(self.region, written, g)] + list(inner[1:])
+
+    def _apply_recorded(self, g, geometry):
+        """CopySlices::apply_impl as PyTorch runs it in a create_graph backward: result = an
+        empty tensor of the base's shape, result.copy_(grad) (CopyBackwards); grad_slice =
+        result.as_strided(the view's geometry) (AsStridedBackward0); res = fn(grad_slice.clone())
+        (CloneBackward0); grad_slice.copy_(res[0]) (CopySlices of result); the gradients:
+        result and res[1:]."""
+        result = Tensor._make(np.empty(self.base_shape, g._data.dtype), None, 0, False)
+        result.copy_(g)
+        grad_slice = strided_view(result, self.positions, geometry)
+        res = self.fn.apply([OPS["clone"](grad_slice)])
+        if res[0] is None:  # (PyTorch: an undefined gradient for the base, then)
+            return [None] + list(res[1:])
+        grad_slice.copy_(res[0])
+        return [result] + list(res[1:])
 
     def release(self):
         self.fn.release()

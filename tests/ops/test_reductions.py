@@ -274,3 +274,27 @@ def test_implicit_softmax_dim_warns():
 def test_cross_entropy_of_uniform_logits_is_log_classes():
     loss = F.cross_entropy(gradcli.zeros(2, 4, requires_grad=True), gradcli.tensor([0, 3]))
     assert abs(loss.item() - np.log(4)) < 1e-6
+
+
+MOMENT_CALLS = ["torch.var(u)", "torch.var(u, True)", "torch.var(u, False)",
+                "torch.var(u, unbiased=True)", "u.var()", "u.var(0)", "u.var(0, True)",
+                "u.var(0, False)", "u.var(dim=0, unbiased=True)", "u.var(0, correction=2)",
+                "u.var(correction=0)", "u.var(0, keepdim=True)", "u.std(1, False)",
+                "torch.std(u)", "torch.var_mean(u)[0]", "torch.var_mean(u, 1)[1]",
+                "torch.var_mean(u, False)[0]", "torch.var_mean(u, 1, False)[0]",
+                "torch.var_mean(u, unbiased=False)[1]", "torch.std_mean(u)[0]",
+                "torch.std_mean(u, dim=1, unbiased=False)[0]",
+                "torch.std_mean(u, (0, 1), keepdim=True, correction=0)[1]"]
+
+
+@pytest.mark.parametrize("call", MOMENT_CALLS)
+def test_moment_nodes_save_what_pytorch_saves(call, oracle):
+    """var, std, var_mean and std_mean: the node's name, its `_saved_*` names (correction, not
+    unbiased; std_mean's output as result0) and the dim and correction it shows."""
+    def inner(lib):
+        u = lib.tensor([[0.5, -1.2, 2.0], [-0.3, 0.8, -2.5]], requires_grad=True)
+        fn = eval(call, {"torch": lib, "u": u}).grad_fn
+        saved = sorted(a for a in dir(fn) if a.startswith("_saved"))
+        return [fn.name(), saved, fn._saved_correction, fn._saved_dim, fn._saved_keepdim,
+                None if "_saved_result0" not in saved else fn._saved_result0.tolist()]
+    assert inner(gradcli) == oracle(inner)

@@ -158,7 +158,10 @@ def test_inplace_variant_records_the_op_node(op, sample):
     leaf = args[0].detach().requires_grad_()
     x = leaf * 1.0
     getattr(x, _inplace_name(op))(*args[1:], **sample.attrs)
-    assert x.grad_fn.name() == op.grad_fn_name
+    # (an op whose in-place variant PyTorch records with a node of its own: acosh_'s
+    # AcoshBackward1, which has no derivative)
+    target = op.inplace if isinstance(op.inplace, Op) else op
+    assert x.grad_fn.name() == target.grad_fn_name
 
 
 @pytest.mark.parametrize("dunder", sorted(OPERATORS), ids=sorted(OPERATORS))
