@@ -1,0 +1,97 @@
+"""Red team, round 6: regression tests that state the SAFE behaviour (they fail until fixed).
+
+The language wall alone (programs run in-process through a Session, no evaluator): what a
+program reaches by itself past the metering that README's "Safety and limits" promises.  The
+element limit (GRADCLI_MAX_ELEMENTS) is checked op by op, before each op makes its result;
+the ops whose result is larger than their inputs by a factor the program chooses (an outer
+product through a matrix product of k = 1, a diagonal's offset, a stack of one tensor many
+times) made theirs unchecked: `torch.ones(10 ** 5, 1) @ torch.ones(1, 10 ** 5)` is 40 GB that
+NumPy allocates and writes, which only the OS wall's memory limit stops.  Lists that a tensor
+or an array becomes (`tolist()`) were not metered as every other list is (GRADCLI_MAX_ITEMS).
+The tests lower the limits so that nothing large is ever made."""
+
+import io
+
+import pytest
+
+from gradcli.engine import tensor as engine_tensor
+from gradcli.lang import limits
+from gradcli.lang.errors import ProgramError
+from gradcli.lang.session import Session
+from gradcli.lang.transcript import fresh_interpreter
+
+
+@pytest.fixture(autouse=True)
+def _fresh_engine_state():
+    with fresh_interpreter():
+        yield
+
+
+@pytest.fixture
+def small_limits(monkeypatch):
+    """An element limit of 2,000 and an item limit of 1,000 (the inputs below are 50 elements
+    each: every result over the limits is one a program could make 10 ** 6 times larger)."""
+    monkeypatch.setattr(engine_tensor.ElementLimit, "limit", 2000)
+    monkeypatch.setattr(limits, "MAX_ITEMS", 1000)
+
+
+def _error(source):
+    """The one-line error a program ends in (in-process: the language wall alone)."""
+    out = io.StringIO()
+    session = Session(out=out)
+    with pytest.raises(ProgramError) as info:
+        session.run(source, timeout=10)
+    return info.value.format()[0], out.getvalue()
+
+
+# each makes 2,500 elements or more from inputs of 50 elements or fewer
+LARGER_RESULTS = {
+    "mm": "torch.ones(50, 1).mm(torch.ones(1, 50))",
+    "matmul": "torch.ones(50, 1) @ torch.ones(1, 50)",
+    "matmul broadcast": "torch.ones(50, 1, 1) @ torch.ones(1, 50)",
+    "bmm": "torch.ones(1, 50, 1).bmm(torch.ones(1, 1, 50))",
+    "addmm": "torch.addmm(torch.zeros(1), torch.ones(50, 1), torch.ones(1, 50))",
+    "baddbmm": "torch.baddbmm(torch.zeros(1, 1, 1), torch.ones(1, 50, 1), torch.ones(1, 1, 50))",
+    "tensordot": "torch.tensordot(torch.ones(50), torch.ones(50), 0)",
+    "diag_embed offset": "torch.ones(1).diag_embed(100)",
+    "diag offset": "torch.diag(torch.ones(1), 100)",
+    "stack": "v = torch.ones(50)\ntorch.stack([v] * 50)",
+    "vmap": "v = torch.ones(50)\ntorch.func.vmap(lambda a: a * v)(v)",
+}
+
+
+@pytest.mark.xfail(strict=True, reason="R6-1: ops whose result outgrows their inputs skip "
+                   "the element limit")
+@pytest.mark.parametrize("source", LARGER_RESULTS.values(), ids=LARGER_RESULTS.keys())
+def test_no_op_makes_a_tensor_over_the_element_limit(small_limits, source):
+    """Expected: every op's result checked against GRADCLI_MAX_ELEMENTS before it is made
+    (`torch.ones(10 ** 5, 1) @ torch.ones(1, 10 ** 5)`: ten billion elements from two hundred
+    thousand; `torch.ones(1).diag_embed(10 ** 5)`: ten billion from one element and an int),
+    and no tensor over the limit made anywhere (Tensor._make, where every tensor is made)."""
+    *first, last = source.split("\n")
+    line, _ = _error("\n".join(["import torch", *first, "r = " + last, "fail = 1 / 0", ""]))
+    assert "exceeds the limit" in line, line
+
+
+@pytest.mark.xfail(strict=True, reason="R6-1: Tensor._make makes tensors of any size")
+def test_tensor_make_refuses_more_than_the_element_limit(small_limits):
+    """The one place every tensor is made refuses a result over the limit, whichever op made
+    it (the net under the ops' own checks)."""
+    import numpy as np
+    from gradcli.engine.tensor import Tensor
+    with pytest.raises(RuntimeError, match="exceeds the limit"):
+        Tensor._make(np.zeros(2001, np.float32), None, 0, False)
+    assert Tensor._make(np.zeros(2000, np.float32), None, 0, False).numel() == 2000
+
+
+@pytest.mark.xfail(strict=True, reason="R6-2: tolist() lists are not metered")
+@pytest.mark.parametrize("source", ["torch.zeros(1500).tolist()",
+                                    "torch.zeros(1500).numpy().tolist()",
+                                    "torch.Tensor.tolist(torch.zeros(1500))",
+                                    "np.zeros(1500).tolist()"])
+def test_tolist_is_metered(small_limits, source):
+    """`t.tolist()` makes one Python number per element in one C call: a tensor of 10 ** 8
+    elements (400 MB, under the element limit) is a list of 10 ** 8 floats, some 3 GB, past
+    GRADCLI_MAX_ITEMS (10 ** 7), which every other list-making operation keeps to."""
+    line, _ = _error(f"import torch\nimport numpy as np\nr = {source}\nfail = 1 / 0\n")
+    assert "sequence too long" in line, line
