@@ -95,3 +95,46 @@ def test_tolist_is_metered(small_limits, source):
     GRADCLI_MAX_ITEMS (10 ** 7), which every other list-making operation keeps to."""
     line, _ = _error(f"import torch\nimport numpy as np\nr = {source}\nfail = 1 / 0\n")
     assert "sequence too long" in line, line
+
+
+# Made before they were checked (the result's size known only once NumPy had allocated and
+# written it), or never checked: each here allocates 8 MB or more (10 ** 6 elements) from
+# inputs of a few thousand, under an element limit of 10 ** 5 (800 KB).
+ALLOCATED_FIRST = {
+    "np.linspace of arrays": "np.linspace(np.ones((1000, 1)), np.ones(1000))",
+    "np.dot": "np.dot(np.ones((1000, 2)), np.ones((2, 1000)))",
+    "np.matmul": "np.matmul(np.ones((1000, 2)), np.ones((2, 1000)))",
+    "ndarray.dot": "np.ones((1000, 2)).dot(np.ones((2, 1000)))",
+    "ndarray.clip": "np.ones((1000, 1)).clip(np.ones(1000), 2)",
+    "np.diag offset": "np.diag(np.ones(1), 1000)",
+    "NumPy advanced index": "np.ones((3, 3))[np.zeros((1000, 1), np.int64), "
+                            "np.zeros(1000, np.int64)]",
+    "torch.allclose": "torch.allclose(torch.ones(1000, 1), torch.ones(1000))",
+    "torch.dist": "torch.dist(torch.ones(1000, 1), torch.ones(1000))",
+    "pow of tensors": "torch.ones(1000, 1).pow(torch.ones(1000))",
+    "masked_select": "torch.ones(1000, 1).masked_select(torch.ones(1000, dtype=torch.bool))",
+}
+
+
+@pytest.mark.xfail(strict=True, reason="R6-4: NumPy facade, ndarray methods, subscripts and "
+                   "some ops check their result's size after making it, or never")
+@pytest.mark.parametrize("source", ALLOCATED_FIRST.values(), ids=ALLOCATED_FIRST.keys())
+def test_a_result_over_the_element_limit_is_refused_before_it_is_made(monkeypatch, source):
+    """`np.linspace(np.ones((10 ** 4, 1)), np.ones(10 ** 4))` is 50 * 10 ** 8 floats (40 GB:
+    the facade counted `num` only), `a.dot(b)` of k = 2 an outer product, `a[i, j]` with index
+    arrays that broadcast as large as they like (never checked at all).  Expected: refused
+    before NumPy allocates (the peak of traced memory stays under the result's size)."""
+    import tracemalloc
+    monkeypatch.setattr(engine_tensor.ElementLimit, "limit", 100_000)
+    session = Session(out=io.StringIO())
+    session.run("import torch\nimport numpy as np\n", timeout=10)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ProgramError) as info:
+            session.run(f"r = {source}\n", timeout=10)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    line = info.value.format()[0]
+    assert "exceeds the limit" in line, line
+    assert peak < 4_000_000, f"{peak:,} bytes allocated before the refusal"
