@@ -285,8 +285,13 @@ pow_tensor_scalar = Op(
     samples=[Sample((3,), None, low=0.5, high=2.0, values={1: 3}),
              Sample((2, 3), None, low=0.5, high=2.0, values={1: -1.5}),
              Sample((), None, values={1: 2})], kind="binary")
+def _np_pow_broadcast(a, b):
+    check_broadcast(a, b)  # (the result's size, before NumPy makes it)
+    return _np_pow(a, b)
+
+
 pow_tensor_tensor = Op(
-    "pow.Tensor_Tensor", _np_pow, ("self: grad * (exponent * self ** (exponent - 1))",
+    "pow.Tensor_Tensor", _np_pow_broadcast, ("self: grad * (exponent * self ** (exponent - 1))",
                                    "exponent: grad * (result * self.log()).masked_fill("
                                    "(self == 0) & (exponent >= 0), 0.0)"),
     inputs=("self", "exponent"), grad_fn="PowBackward1", method=False, public=False,

@@ -3,7 +3,7 @@ masked_scatter (and the index checks scatter shares)."""
 
 import numpy as np
 
-from ..engine.tensor import Tensor
+from ..engine.tensor import Tensor, check_numel
 from .registry import Composed, OPS, Op, Sample, register, wrap_dim
 from .shape import _reshape_compose
 
@@ -158,6 +158,7 @@ def _masked_select(a, mask):
     if mask.dtype != np.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = _broadcast(a.shape, mask.shape)
+    check_numel(shape)  # (as many elements as the mask selects of the broadcast)
     return np.broadcast_to(a, shape)[np.broadcast_to(mask, shape)]
 
 
