@@ -132,3 +132,31 @@ def test_a_result_over_the_element_limit_is_refused_before_it_is_made(monkeypatc
     line = info.value.format()[0]
     assert "exceeds the limit" in line, line
     assert peak < 4_000_000, f"{peak:,} bytes allocated before the refusal"
+
+
+FOREIGN_PROPERTY = {
+    "class body": "class G:\n    shape = torch.Tensor.shape\nprint(G().shape)",
+    "set later": "class G:\n    pass\nG.ndim = torch.Tensor.ndim\nprint(G().ndim)",
+    "setter": "class G:\n    requires_grad_flag = False\n    data = torch.Tensor.data\n"
+              "g = G()\ng.data = torch.ones(2)\nprint(g.data)",
+    "deleter": "class G:\n    grad = torch.Tensor.grad\ng = G()\ndel g.grad\nprint(g.grad)",
+    "Module's _data": "class Arr(torch.nn.Module):\n    shape = (64, 64)\n    strides = (8, 0)\n"
+                      "class M(torch.nn.Module):\n    shape = torch.Tensor.shape\nm = M()\n"
+                      "m.add_module('_data', Arr())\nprint(m.shape)",
+}
+
+
+@pytest.mark.xfail(strict=True, reason="R6-5: engine properties run on a program's object")
+@pytest.mark.parametrize("source", FOREIGN_PROPERTY.values(), ids=FOREIGN_PROPERTY.keys())
+def test_an_engine_property_refuses_a_program_object(source):
+    """Round 5 made `torch.Tensor.detach(obj)` refuse another class's object as `self` (and
+    `torch.Tensor.data.fget`), but `torch.Tensor.shape` is the property itself, which a
+    program puts in its own class (body, or `G.x = ...` later): Python then runs the engine's
+    getter, setter and deleter with the program's object as `self`.  They read and write the
+    engine's `_` attributes of an object the program controls: `shape` shows the forged shape
+    of a Module's `_data` (add_module), the `data` setter gives a program object a `_data`
+    array (the attribute round 5 refused in class bodies), `del g.grad` writes `_grad`.
+    Expected: PyTorch's answer for a C descriptor on another class's object."""
+    line, out = _error("import torch\n" + source + "\n")
+    assert line.startswith("TypeError: descriptor"), (line, out)
+    assert out == "", out
