@@ -179,6 +179,8 @@ def _unusual_getattr(obj, name):
     value = _checked_value(obj, name, getattr(obj, name))
     if isinstance(obj, type) and type(value) is types.FunctionType:
         value = unbound_method(obj, name, value)
+    elif isinstance(obj, type) and type(value) is property:
+        value = unbound_property(obj, name, value)
     # The decision holds for the receiver's type, except for classes (their own attributes)
     # and functions (the program's own may show what they were given, no other may).
     if not isinstance(obj, type) and not _is_function(obj):
@@ -229,6 +231,52 @@ def unbound_method(cls, name, value):
         UNBOUND_METHODS.clear()
     UNBOUND_METHODS[klass, name] = method
     return method
+
+
+class EngineProperty(property):
+    """An engine class's property as a program gets it (`torch.Tensor.shape`): its getter,
+    setter and deleter take an instance of that class only, as PyTorch's C descriptors do.
+    (A program that puts the property in a class of its own would otherwise run the engine's
+    code on its object, which reads and writes the engine's `_` attributes there.)  (No
+    __slots__: a property's subclass keeps its docstring in its __dict__.)"""
+
+
+UNBOUND_PROPERTIES = {}  # (engine class, name) -> (the property, the EngineProperty given)
+
+
+def unbound_property(cls, name, value):
+    """`Class.name`, a property: if an engine class defines it, an EngineProperty."""
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            break
+    else:
+        return value
+    if klass in PROGRAM_CLASSES or not _engine_module(klass.__module__) or \
+            vars(klass)[name] is not value:
+        return value
+    cached = UNBOUND_PROPERTIES.get((klass, name))
+    if cached is not None and cached[0] is value:
+        return cached[1]
+    tensor = ENGINE_CLASSES.get("Tensor")
+    shown = "torch._C.TensorBase" if klass is tensor else klass.__name__
+
+    def checked(function):
+        if function is None:
+            return None
+
+        def accessor(self, *args):
+            if not isinstance(self, klass):
+                raise TypeError(f"descriptor '{name}' for '{shown}' objects doesn't apply to "
+                                f"a '{type(self).__name__}' object")
+            return function(self, *args)
+        accessor.__name__ = accessor.__qualname__ = name
+        return accessor
+    checked_property = EngineProperty(checked(value.fget), checked(value.fset),
+                                      checked(value.fdel), value.__doc__)
+    if len(UNBOUND_PROPERTIES) >= CACHE_SIZE:
+        UNBOUND_PROPERTIES.clear()
+    UNBOUND_PROPERTIES[klass, name] = (value, checked_property)
+    return checked_property
 
 
 def _check_exception_attribute(exc, name):

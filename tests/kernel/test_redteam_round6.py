@@ -146,7 +146,6 @@ FOREIGN_PROPERTY = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="R6-5: engine properties run on a program's object")
 @pytest.mark.parametrize("source", FOREIGN_PROPERTY.values(), ids=FOREIGN_PROPERTY.keys())
 def test_an_engine_property_refuses_a_program_object(source):
     """Round 5 made `torch.Tensor.detach(obj)` refuse another class's object as `self` (and
