@@ -11,14 +11,24 @@ or an array becomes (`tolist()`) were not metered as every other list is (GRADCL
 The tests lower the limits so that nothing large is ever made."""
 
 import io
+import json
+import os
+import sys
 
 import pytest
 
 from gradcli.engine import tensor as engine_tensor
+from gradcli.kernel import wall
+from gradcli.kernel.process import run_task
 from gradcli.lang import limits
 from gradcli.lang.errors import ProgramError
 from gradcli.lang.session import Session
 from gradcli.lang.transcript import fresh_interpreter
+
+
+LINUX = sys.platform.startswith("linux")
+needs_seccomp = pytest.mark.skipif(not (LINUX and wall.seccomp_available()),
+                                   reason="libseccomp needed (the filter refuses the call)")
 
 
 @pytest.fixture(autouse=True)
@@ -159,3 +169,46 @@ def test_an_engine_property_refuses_a_program_object(source):
     line, out = _error("import torch\n" + source + "\n")
     assert line.startswith("TypeError: descriptor"), (line, out)
     assert out == "", out
+
+
+# ---------------------------------------------------------------------- the OS wall alone
+
+def _in_evaluator(attack, timeout=10):
+    out = io.StringIO()
+
+    def body():
+        result = attack()
+        sys.stdout.write("\n@@" + json.dumps(result) + "\n")
+        return 0
+
+    run_task(body, timeout=timeout, out=out, err=out)
+    for line in out.getvalue().splitlines():
+        if line.startswith("@@"):
+            return json.loads(line[2:])
+    raise AssertionError(f"no result from the evaluator: {out.getvalue()!r}")
+
+
+@needs_seccomp
+@pytest.mark.xfail(strict=True, reason="R6-6: F_SETPIPE_SZ takes the user's pipe quota")
+def test_the_evaluator_cannot_take_the_users_pipe_buffers():
+    """Pipe buffers are counted per user (fs.pipe-user-pages-soft, 64 MB by default), not per
+    process or namespace, and not in RLIMIT_AS: an evaluator's 256 descriptors are 128 pipes
+    that fcntl(F_SETPIPE_SZ) grows to 1 MB each (fs.pipe-max-size), some 65 of them filled
+    before the user's quota is gone.  While the evaluator lives (a REPL's: the session), every
+    other process of the user gets pipes of two pages and cannot grow one (EPERM), and 64 MB
+    of kernel memory are held outside the memory limit.  Neither Python nor NumPy sets a
+    pipe's size: the filter should refuse F_SETPIPE_SZ (this test asks for one pipe of 1 MB,
+    closed at once)."""
+    def attack():
+        import fcntl
+        read, write = os.pipe()
+        try:
+            fcntl.fcntl(write, 1031, 1 << 20)  # F_SETPIPE_SZ
+            return {"errno": 0}
+        except OSError as e:
+            return {"errno": e.errno}
+        finally:
+            os.close(read)
+            os.close(write)
+
+    assert _in_evaluator(attack) == {"errno": 1}
