@@ -189,7 +189,6 @@ def _in_evaluator(attack, timeout=10):
 
 
 @needs_seccomp
-@pytest.mark.xfail(strict=True, reason="R6-6: F_SETPIPE_SZ takes the user's pipe quota")
 def test_the_evaluator_cannot_take_the_users_pipe_buffers():
     """Pipe buffers are counted per user (fs.pipe-user-pages-soft, 64 MB by default), not per
     process or namespace, and not in RLIMIT_AS: an evaluator's 256 descriptors are 128 pipes
