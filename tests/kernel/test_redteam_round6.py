@@ -211,3 +211,38 @@ def test_the_evaluator_cannot_take_the_users_pipe_buffers():
             os.close(write)
 
     assert _in_evaluator(attack) == {"errno": 1}
+
+
+@pytest.mark.skipif(not LINUX, reason="RLIMIT_SIGPENDING and tgkill are Linux's")
+@pytest.mark.xfail(strict=True, reason="R6-7: queued signals take the user's RLIMIT_SIGPENDING")
+def test_the_evaluator_cannot_take_the_users_pending_signals():
+    """RLIMIT_SIGPENDING counts the signals queued for all the processes of a user (Linux's
+    ucounts count an evaluator's, in its own user namespace, in its parent's too): an
+    evaluator that blocks a real-time signal and sends it to itself (tgkill, allowed for its
+    own pid) queues the user's whole budget, 96,362 signals on this machine.  While it lives
+    (a REPL's: the session) every other process of the user gets EAGAIN from sigqueue and
+    timer_create (a POSIX timer reserves its signal when made): checked by hand, a shell's
+    `python3 -c "...tgkill(SIGRTMIN)..."` fails so.  Python queues none of its own (the alarm
+    and Ctrl-C come from the kernel and the frontend, which the limit does not count): the
+    wall should bound the evaluator's (RLIMIT_SIGPENDING) to a few dozen."""
+    def attack():
+        import ctypes
+        import signal
+        import threading
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+        number = {"x86_64": 234, "aarch64": 131, "riscv64": 131}.get(os.uname().machine)
+        if number is None:
+            return {"skip": True}
+        sig = signal.SIGRTMIN
+        signal.pthread_sigmask(signal.SIG_BLOCK, {sig})
+        pid, tid, queued = os.getpid(), threading.get_native_id(), 0
+        while queued < 1000 and libc.syscall(ctypes.c_long(number), ctypes.c_long(pid),
+                                             ctypes.c_long(tid), ctypes.c_long(sig)) == 0:
+            queued += 1
+        return {"queued": queued, "errno": ctypes.get_errno() if queued < 1000 else 0}
+
+    result = _in_evaluator(attack)
+    if result.get("skip"):
+        pytest.skip("tgkill's number on this architecture is not listed here")
+    assert result["queued"] <= 64 and result["errno"] == 11, result
