@@ -371,12 +371,20 @@ def _address_space():
         return 0
 
 
+SIGNALS_PENDING = 32  # RLIMIT_SIGPENDING: signals queued for the evaluator at once
+
+
 def _rlimits(memory, cpu_seconds):
     if memory:
         _limit(resource.RLIMIT_AS, _address_space() + memory)
     _limit(resource.RLIMIT_CORE, 0)
     _limit(resource.RLIMIT_FSIZE, 0)
     _limit(resource.RLIMIT_NOFILE, 256)
+    # queued signals are counted for the whole user (and a child user namespace's in its
+    # parent's): unbounded, an evaluator's own take every other process's sigqueue and
+    # timer_create.  Python queues none (the alarm and Ctrl-C are not counted)
+    if hasattr(resource, "RLIMIT_SIGPENDING"):
+        _limit(resource.RLIMIT_SIGPENDING, SIGNALS_PENDING)
     if _tasks_apart:
         _limit(resource.RLIMIT_NPROC, _tasks() + TASK_HEADROOM)
     limit_cpu(cpu_seconds)

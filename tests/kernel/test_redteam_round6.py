@@ -214,7 +214,6 @@ def test_the_evaluator_cannot_take_the_users_pipe_buffers():
 
 
 @pytest.mark.skipif(not LINUX, reason="RLIMIT_SIGPENDING and tgkill are Linux's")
-@pytest.mark.xfail(strict=True, reason="R6-7: queued signals take the user's RLIMIT_SIGPENDING")
 def test_the_evaluator_cannot_take_the_users_pending_signals():
     """RLIMIT_SIGPENDING counts the signals queued for all the processes of a user (Linux's
     ucounts count an evaluator's, in its own user namespace, in its parent's too): an
