@@ -241,6 +241,7 @@ class EngineProperty(property):
     __slots__: a property's subclass keeps its docstring in its __dict__.)"""
 
 
+EngineProperty.__name__ = EngineProperty.__qualname__ = "property"  # (as type() shows it)
 UNBOUND_PROPERTIES = {}  # (engine class, name) -> (the property, the EngineProperty given)
 
 
