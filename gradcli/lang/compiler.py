@@ -223,8 +223,10 @@ class Guarding(ast.NodeTransformer):
             node.value = _at(_guard("_slice_target", node.value), node)
         elif isinstance(node.ctx, ast.Load) and \
                 not isinstance(node.slice, (ast.Constant, ast.Slice)):
-            key = _at(ast.Subscript(value=ast.Name(id="_key", ctx=LOAD), slice=node.slice,
-                                    ctx=LOAD), node)
+            key = node.slice
+            if isinstance(key, ast.Tuple) and any(isinstance(k, ast.Slice) for k in key.elts):
+                key = _at(ast.Subscript(value=ast.Name(id="_key", ctx=LOAD), slice=key,
+                                        ctx=LOAD), node)  # (a slice is no expression)
             return _at(_guard("_item", node.value, key), node)
         return node
 
