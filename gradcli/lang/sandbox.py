@@ -402,11 +402,16 @@ def numpy_method(method):
     outer product; clip, whose bounds broadcast) checked before it is made."""
     size = NUMPY_METHOD_SIZES.get(getattr(method, "__name__", None))
     owner = getattr(method, "__self__", None)
+    owner = owner if isinstance(owner, (np.ndarray, np.generic)) else None
 
     def call(*args, **kwargs):
         limits.check_dtypes(args, (kwargs["dtype"],) if "dtype" in kwargs else ())
-        if size is not None:
-            size(owner, *args, **kwargs)
+        if size is not None:  # (read from the class, `np.ndarray.dot(a, b)`: a is the owner;
+            # anything else there, NumPy refuses itself)
+            if owner is not None:
+                size(owner, *args, **kwargs)
+            elif args and isinstance(args[0], (np.ndarray, np.generic)):
+                size(*args, **kwargs)
         return limits.check_numpy_result(method(*args, **kwargs))
     return call
 
