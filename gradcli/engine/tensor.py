@@ -134,6 +134,8 @@ class Tensor(metaclass=TorchClass):
         t = Tensor.__new__(Tensor)
         if type(data) is not np.ndarray:
             raise _not_storage(data)
+        if data.size > ElementLimit.limit:  # (each op checks its result's size before it
+            check_numel(data.shape)          # makes it; this is the net under them)
         t._data = data
         t.requires_grad_flag = requires_grad
         t.grad_fn = grad_fn
@@ -558,6 +560,8 @@ def _not_storage(data):
 def _init(t, data, grad_fn, output_nr, requires_grad):
     if type(data) is not np.ndarray:
         raise _not_storage(data)
+    if data.size > ElementLimit.limit:
+        check_numel(data.shape)
     t._data = data
     t.requires_grad_flag = requires_grad
     t.grad_fn = grad_fn

@@ -185,6 +185,9 @@ _FCNTL_LOCKS = (5, 6, 7, 36, 37, 38, 1024, 1026)  # F_GETLK.., F_OFD_*, F_SETLEA
 # F_SETOWN, F_SETSIG, F_SETOWN_EX: a descriptor's SIGIO (any signal, SIGKILL too) sent to another
 # process or process group when it becomes readable
 _FCNTL_OWNER = (8, 10, 15)
+# F_SETPIPE_SZ: pipe buffers are counted per user (fs.pipe-user-pages-soft), outside RLIMIT_AS;
+# grown to 1 MB each, an evaluator's pipes take the user's whole quota from every other process
+_FCNTL_PIPE_SIZE = (1031,)
 # ioctl requests refused on any descriptor: typing into a terminal (TIOCSTI, TIOCLINUX), taking
 # its foreground group, controlling or console (TIOCSPGRP, TIOCSCTTY, TIOCCONS), and a
 # descriptor's SIGIO owner (FIOSETOWN, SIOCSPGRP, as F_SETOWN)
@@ -295,7 +298,7 @@ def _seccomp(lib):
     f.add(refuse, "setpriority", (1, _NE, 0, 0))
     f.add(refuse, "prctl", _int_is(0, _PR_SET_PDEATHSIG))
     # locks on a file it may read would block other processes; an owner gets signals
-    for command in _FCNTL_LOCKS + _FCNTL_OWNER:
+    for command in _FCNTL_LOCKS + _FCNTL_OWNER + _FCNTL_PIPE_SIZE:
         f.add(refuse, "fcntl", _int_is(1, command))
     # open() for writing or creating (Landlock refuses it too; this holds where Landlock is off)
     tmpfile = getattr(os, "O_TMPFILE", 0) & ~os.O_DIRECTORY
@@ -369,12 +372,20 @@ def _address_space():
         return 0
 
 
+SIGNALS_PENDING = 32  # RLIMIT_SIGPENDING: signals queued for the evaluator at once
+
+
 def _rlimits(memory, cpu_seconds):
     if memory:
         _limit(resource.RLIMIT_AS, _address_space() + memory)
     _limit(resource.RLIMIT_CORE, 0)
     _limit(resource.RLIMIT_FSIZE, 0)
     _limit(resource.RLIMIT_NOFILE, 256)
+    # queued signals are counted for the whole user (and a child user namespace's in its
+    # parent's): unbounded, an evaluator's own take every other process's sigqueue and
+    # timer_create.  Python queues none (the alarm and Ctrl-C are not counted)
+    if hasattr(resource, "RLIMIT_SIGPENDING"):
+        _limit(resource.RLIMIT_SIGPENDING, SIGNALS_PENDING)
     if _tasks_apart:
         _limit(resource.RLIMIT_NPROC, _tasks() + TASK_HEADROOM)
     limit_cpu(cpu_seconds)

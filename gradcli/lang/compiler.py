@@ -212,10 +212,22 @@ class Guarding(ast.NodeTransformer):
         return node
 
     def visit_Subscript(self, node):
-        """`x[a:b] = v` stores through `_slice_target(x)`, which meters a list that grows."""
+        """`x[a:b] = v` stores through `_slice_target(x)`, which meters a list that grows.
+        `a[index]` with an index that is not a literal may be NumPy's advanced indexing, whose
+        result is as large as its index arrays broadcast (`a[np.zeros((n, 1), int),
+        np.zeros(n, int)]`): it is `_item(a, _key[index])` (`_key[...]` is the index as
+        Python makes it, slices included), whose size is checked before NumPy makes it (the
+        engine checks a tensor's)."""
         self.generic_visit(node)
         if isinstance(node.ctx, ast.Store) and isinstance(node.slice, ast.Slice):
             node.value = _at(_guard("_slice_target", node.value), node)
+        elif isinstance(node.ctx, ast.Load) and \
+                not isinstance(node.slice, (ast.Constant, ast.Slice)):
+            key = node.slice
+            if isinstance(key, ast.Tuple) and any(isinstance(k, ast.Slice) for k in key.elts):
+                key = _at(ast.Subscript(value=ast.Name(id="_key", ctx=LOAD), slice=key,
+                                        ctx=LOAD), node)  # (a slice is no expression)
+            return _at(_guard("_item", node.value, key), node)
         return node
 
     def visit_Call(self, node):

@@ -189,14 +189,14 @@ NUMPY_VALUES = ["pi", "e", "inf", "nan", "newaxis", "ndarray", "float16", "float
                 "dtype"]
 NUMPY_ARRAY_FUNCTIONS = [
     "array", "asarray", "zeros_like", "ones_like", "full_like", "stack", "concatenate",
-    "reshape", "transpose", "squeeze", "expand_dims", "flip", "diag", "trace", "copy",
+    "reshape", "transpose", "squeeze", "expand_dims", "flip", "trace", "copy",
     "sum", "mean", "std", "var", "prod", "max", "min", "amax", "amin", "argmax", "argmin",
     "cumsum", "cumprod", "all", "any", "allclose", "isclose", "array_equal", "isnan", "isinf",
     "isfinite", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh",
     "tanh", "arcsinh", "arccosh", "arctanh", "exp", "exp2", "expm1", "log", "log2", "log10",
     "log1p", "sqrt", "square", "abs", "absolute", "sign", "floor", "ceil", "round", "trunc",
     "maximum", "minimum", "clip", "where", "power", "hypot", "add", "subtract", "multiply",
-    "divide", "negative", "dot", "matmul"]
+    "divide", "negative"]  # (and dot, matmul and diag: CONSTRUCTOR_SIZES)
 NUMPY_RANDOM = ["seed", "rand", "randn", "random", "uniform", "normal", "randint"]
 NUMPY_LINALG = ["norm", "det", "inv", "solve"]
 
@@ -232,6 +232,39 @@ def _size_arg(position, default=None):
     return size
 
 
+def _linspace_size(start, stop, num=50, *args, **kwargs):
+    """np.linspace's num points of each element of start and stop (arrays broadcast)."""
+    try:
+        points = _numel(np.broadcast_shapes(np.shape(start), np.shape(stop)))
+    except ValueError:
+        points = 1  # (start and stop that do not broadcast: linspace reports it)
+    return int(num) * points
+
+
+def _product_size(a, b, *args, **kwargs):
+    """The elements of np.dot(a, b) (matmul's broadcast batches, for np.matmul: kwargs
+    `matmul`), before it is made: a product of k = 1 is an outer product."""
+    try:
+        sa, sb = np.shape(a), np.shape(b)
+    except ValueError:
+        return 0
+    if not sa or not sb:
+        return _numel(sa or sb)
+    columns = sb[-1] if len(sb) > 1 else 1
+    if kwargs.get("matmul"):
+        try:
+            batch = _numel(np.broadcast_shapes(sa[:-2], sb[:-2]))
+        except ValueError:
+            return 0
+        return batch * (sa[-2] if len(sa) > 1 else 1) * columns
+    return _numel(sa[:-1]) * _numel(sb[:-2]) * columns
+
+
+def _diag_size(v, k=0, *args, **kwargs):
+    """np.diag of a vector: a square matrix of its length and the offset."""
+    return (len(v) + abs(int(k))) ** 2 if np.ndim(v) == 1 else 0
+
+
 CONSTRUCTOR_SIZES = {
     "zeros": lambda shape, *a, **k: _numel(shape),
     "ones": lambda shape, *a, **k: _numel(shape),
@@ -239,7 +272,10 @@ CONSTRUCTOR_SIZES = {
     "eye": lambda n, m=None, *a, **k: int(n) * int(n if m is None else m),
     "identity": lambda n, *a, **k: int(n) ** 2,
     "arange": _arange_size,
-    "linspace": lambda start, stop, num=50, *a, **k: int(k.get("num", num)),
+    "linspace": _linspace_size,
+    "dot": _product_size,
+    "matmul": lambda a, b, *r, **k: _product_size(a, b, matmul=True),
+    "diag": _diag_size,
 }
 RANDOM_SIZES = {
     "rand": lambda *dims: _numel(dims),

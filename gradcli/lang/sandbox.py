@@ -170,16 +170,29 @@ def _unusual_getattr(obj, name):
     if isinstance(obj, UNSAFE_TYPES) or (_is_numpy(obj) and name not in NUMPY_ATTRIBUTES) or \
             _internal(obj, name):
         raise _not_available(obj, name)
+    if name == "tolist" and _is_tensor_or_class(obj):  # (never remembered as ordinary)
+        value = getattr(obj, name)
+        if isinstance(obj, type) and type(value) is types.FunctionType:
+            return _metered_tolist(unbound_method(obj, name, value), None)
+        return _metered_tolist(value, obj if not isinstance(obj, type) else None)
     if name in NUMPY_METHODS and _is_numpy(obj):
         return numpy_method(getattr(obj, name))
     value = _checked_value(obj, name, getattr(obj, name))
     if isinstance(obj, type) and type(value) is types.FunctionType:
         value = unbound_method(obj, name, value)
+    elif isinstance(obj, type) and type(value) is property:
+        value = unbound_property(obj, name, value)
     # The decision holds for the receiver's type, except for classes (their own attributes)
     # and functions (the program's own may show what they were given, no other may).
     if not isinstance(obj, type) and not _is_function(obj):
         _remember(ORDINARY_ATTRIBUTES, (type(obj), name))
     return value
+
+
+def _is_tensor_or_class(obj):
+    tensor = ENGINE_CLASSES.get("Tensor")
+    return tensor is not None and (isinstance(obj, tensor) or
+                                   isinstance(obj, type) and issubclass(obj, tensor))
 
 
 UNBOUND_METHODS = {}  # (engine class, name) -> the checked function unbound_method gives
@@ -219,6 +232,53 @@ def unbound_method(cls, name, value):
         UNBOUND_METHODS.clear()
     UNBOUND_METHODS[klass, name] = method
     return method
+
+
+class EngineProperty(property):
+    """An engine class's property as a program gets it (`torch.Tensor.shape`): its getter,
+    setter and deleter take an instance of that class only, as PyTorch's C descriptors do.
+    (A program that puts the property in a class of its own would otherwise run the engine's
+    code on its object, which reads and writes the engine's `_` attributes there.)  (No
+    __slots__: a property's subclass keeps its docstring in its __dict__.)"""
+
+
+EngineProperty.__name__ = EngineProperty.__qualname__ = "property"  # (as type() shows it)
+UNBOUND_PROPERTIES = {}  # (engine class, name) -> (the property, the EngineProperty given)
+
+
+def unbound_property(cls, name, value):
+    """`Class.name`, a property: if an engine class defines it, an EngineProperty."""
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            break
+    else:
+        return value
+    if klass in PROGRAM_CLASSES or not _engine_module(klass.__module__) or \
+            vars(klass)[name] is not value:
+        return value
+    cached = UNBOUND_PROPERTIES.get((klass, name))
+    if cached is not None and cached[0] is value:
+        return cached[1]
+    tensor = ENGINE_CLASSES.get("Tensor")
+    shown = "torch._C.TensorBase" if klass is tensor else klass.__name__
+
+    def checked(function):
+        if function is None:
+            return None
+
+        def accessor(self, *args):
+            if not isinstance(self, klass):
+                raise TypeError(f"descriptor '{name}' for '{shown}' objects doesn't apply to "
+                                f"a '{type(self).__name__}' object")
+            return function(self, *args)
+        accessor.__name__ = accessor.__qualname__ = name
+        return accessor
+    checked_property = EngineProperty(checked(value.fget), checked(value.fset),
+                                      checked(value.fdel), value.__doc__)
+    if len(UNBOUND_PROPERTIES) >= CACHE_SIZE:
+        UNBOUND_PROPERTIES.clear()
+    UNBOUND_PROPERTIES[klass, name] = (value, checked_property)
+    return checked_property
 
 
 def _check_exception_attribute(exc, name):
@@ -338,11 +398,60 @@ def _remember(cache, key):
 
 
 def numpy_method(method):
-    """A NumPy method, its dtype arguments and its result checked against the allow-list."""
+    """A NumPy method, its dtype arguments and its result checked against the allow-list; the
+    size of the result of those that make one larger than their array (dot, whose k = 1 is an
+    outer product; clip, whose bounds broadcast) checked before it is made."""
+    size = NUMPY_METHOD_SIZES.get(getattr(method, "__name__", None))
+    owner = getattr(method, "__self__", None)
+    owner = owner if isinstance(owner, (np.ndarray, np.generic)) else None
+
     def call(*args, **kwargs):
         limits.check_dtypes(args, (kwargs["dtype"],) if "dtype" in kwargs else ())
+        if size is not None:  # (read from the class, `np.ndarray.dot(a, b)`: a is the owner;
+            # anything else there, NumPy refuses itself)
+            if owner is not None:
+                size(owner, *args, **kwargs)
+            elif args and isinstance(args[0], (np.ndarray, np.generic)):
+                size(*args, **kwargs)
         return limits.check_numpy_result(method(*args, **kwargs))
     return call
+
+
+def _broadcast_of(*args, **kwargs):
+    shapes = [np.shape(a) for a in (*args, *kwargs.values())
+              if isinstance(a, (np.ndarray, np.generic, list, tuple))]
+    try:
+        limits.check_array_size(limits._numel(np.broadcast_shapes(*shapes)))
+    except ValueError:
+        pass  # shapes that do not broadcast: the method reports it
+
+
+def _product_of(owner, other=None, *args, **kwargs):
+    from .namespace import _product_size
+    limits.check_array_size(_product_size(owner, other))
+
+
+def _items_of(owner, *args, **kwargs):
+    """`tolist()`: one Python object an element, metered as every other list is."""
+    limits.check_items(owner.size)
+
+
+NUMPY_METHOD_SIZES = {"dot": _product_of, "clip": _broadcast_of, "tolist": _items_of}
+
+
+def _metered_tolist(method, owner):
+    """A tensor's tolist (bound to owner, or torch.Tensor.tolist when owner is None): a list
+    of one Python number an element, metered as NumPy's tolist is (_items_of)."""
+    tensor = ENGINE_CLASSES["Tensor"]
+
+    def tolist(*args, **kwargs):
+        target = owner if owner is not None else args[0] if args else None
+        if isinstance(target, tensor):
+            limits.check_items(target.numel())
+        return method(*args, **kwargs)
+    tolist.__name__ = tolist.__qualname__ = "tolist"
+    tolist.__doc__ = method.__doc__
+    return tolist
 
 
 SETTABLE_TYPES = set()    # Tensor and FunctionCtx, filled by static_builtins
@@ -586,6 +695,71 @@ class MeteredSlices:
             value = list(value)
         limits.check_items(len(self._target) + len(value))
         self._target[key] = value
+
+
+class IndexKey:
+    """`_key[index]`: the index as Python makes it for a subscript (slices included)."""
+
+    __slots__ = ()
+
+    def __getitem__(self, key):
+        return key
+
+
+def _is_basic_index(k):
+    return k is None or k is Ellipsis or type(k) in (int, slice, bool)
+
+
+def item(obj, key):
+    """`obj[key]` for a key that is not a literal: NumPy's advanced indexing makes a result as
+    large as its index arrays broadcast, which is checked against the element limit before
+    NumPy makes it."""
+    if type(obj) is np.ndarray and not (_is_basic_index(key) or type(key) is tuple and
+                                        all(_is_basic_index(k) for k in key)):
+        size = _index_result_size(obj.shape, key)
+        if size is not None:
+            limits.check_array_size(size)
+        return limits.check_numpy_result(obj[key])
+    return obj[key]
+
+
+def _index_result_size(shape, key):
+    """The elements of `a[key]` for an array of that shape (NumPy's indexing: the index arrays
+    broadcast together, slices take their lengths, integers drop their dimension); None when
+    NumPy will refuse the key itself."""
+    key = key if type(key) is tuple else (key,)
+    try:
+        entries = [k if k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer))
+                   else np.asarray(k) for k in key]
+        used = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else
+                   0 if k is None or k is Ellipsis else 1 for k in entries)
+        size, dim, arrays = 1, 0, []
+        for k in entries:
+            if k is None:
+                continue
+            if k is Ellipsis:
+                rest = max(len(shape) - used, 0)
+                size *= limits._numel(shape[dim:dim + rest])
+                dim += rest
+            elif dim >= len(shape):
+                return None
+            elif isinstance(k, slice):
+                size *= len(range(*k.indices(shape[dim])))
+                dim += 1
+            elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
+                arrays.append((int(np.count_nonzero(k)),))
+                dim += k.ndim
+            elif isinstance(k, np.ndarray):
+                arrays.append(k.shape)
+                dim += 1
+            else:
+                dim += 1
+        size *= limits._numel(shape[dim:])
+        if arrays:
+            size *= limits._numel(np.broadcast_shapes(*arrays))
+        return size
+    except (ValueError, TypeError, IndexError, OverflowError):
+        return None  # (a key NumPy refuses: it says why)
 
 
 def inplace_guard_name(guard):
@@ -965,7 +1139,7 @@ GUARD_NAMES = frozenset(
     ["_getattr", "_store_target", "_callable", "_inplace_attr", "_inplace_item", "_import",
      "_slice_target",
      "_import_from", "_format_field", "_compared", "_catchable", "_caught", "_raisable",
-     "_tick", "_expr", "_import_star"])
+     "_tick", "_expr", "_import_star", "_item", "_key"])
 
 
 @functools.lru_cache(maxsize=None)
@@ -1004,6 +1178,7 @@ def static_builtins():
                  _import=import_module, _import_from=import_from,
                  _format_field=format_field, _compared=limits.check_numpy_result,
                  _catchable=catchable, _caught=caught, _raisable=raisable, _tick=tick,
+                 _item=item, _key=IndexKey(),
                  __build_class__=build_class, __name__="__main__")
     # C code (NumPy's lazy imports) imports through the builtins of the innermost Python frame,
     # which may be the program's: it gets Python's __import__.  Programs cannot name it, and

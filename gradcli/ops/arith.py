@@ -294,12 +294,18 @@ pow_tensor_scalar = Op(
     samples=[Sample((3,), None, low=0.5, high=2.0, values={1: 3}),
              Sample((2, 3), None, low=0.5, high=2.0, values={1: -1.5}),
              Sample((), None, values={1: 2})], kind="binary")
+
+
+def _np_pow_broadcast(a, b):
+    check_broadcast(a, b)  # (the result's size, before NumPy makes it)
+    return _np_pow(a, b)
+
+
 pow_tensor_tensor = Op(
     # (pow_backward_self and pow_backward_exponent)
-    "pow.Tensor_Tensor", _np_pow, ("self: where(exponent == 0.0, 0.0, "
-                                   "grad * (exponent * self.pow(_sub_s(exponent, 1))))",
-                                   "exponent: grad * where((self == 0) & (exponent >= 0), 0.0, "
-                                   "result * self.log())"),
+    "pow.Tensor_Tensor", _np_pow_broadcast,
+    ("self: where(exponent == 0.0, 0.0, grad * (exponent * self.pow(_sub_s(exponent, 1))))",
+     "exponent: grad * where((self == 0) & (exponent >= 0), 0.0, result * self.log())"),
     inputs=("self", "exponent"), grad_fn="PowBackward1", method=False, public=False,
     inplace=True, doc="self ** exponent (tensor)",
     samples=POSITIVE, kind="binary")

@@ -7,7 +7,7 @@ import numpy as np
 from ..engine import dtypes, messages
 from ..engine.random import Vmap
 from ..engine.tensor import Tensor
-from .arith import broadcast_error, broadcasting
+from .arith import broadcast_error, broadcasting, check_broadcast
 from .reductions import axes
 from .registry import Op, Plain, register
 
@@ -71,6 +71,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     message = broadcast_error(a.shape, b.shape)
     if message:
         raise RuntimeError(message)
+    check_broadcast(a, b)  # (a Python bool, from arrays as large as the broadcast)
     return bool(np.all(_isclose(a, b, rtol, atol, equal_nan)))
 
 

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..engine import messages
 from ..engine.random import Vmap
-from ..engine.tensor import Tensor
+from ..engine.tensor import Tensor, check_numel
 from .registry import Composed, OPS, Op, Sample, register, wrap_dim
 from .shape import _reshape_compose
 
@@ -162,6 +162,7 @@ def _masked_select(a, mask):
     if mask.dtype != np.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = _broadcast(a.shape, mask.shape)
+    check_numel(shape)  # (as many elements as the mask selects of the broadcast)
     return np.broadcast_to(a, shape)[np.broadcast_to(mask, shape)]
 
 

@@ -76,6 +76,7 @@ def _stack(arrays, dim):
         if a.shape != first:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(first)} "
                                f"at entry 0 and {list(a.shape)} at entry {i}")
+    check_numel((len(arrays),) + tuple(first))  # (one tensor, many times: `[v] * n`)
     return np.stack(arrays, axis=wrap_dim(dim, len(first) + 1))
 
 

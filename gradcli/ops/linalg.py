@@ -10,7 +10,7 @@ import numpy as np
 
 from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode
-from ..engine.tensor import _CPP_TYPE_NAMES, Tensor
+from ..engine.tensor import _CPP_TYPE_NAMES, Tensor, check_numel
 from .derivatives import helper
 from .registry import Composed, OPS, Op, Overload, Sample, alias, register, wrap_dim
 from .shape import _reshape_compose
@@ -49,6 +49,13 @@ def _square(a, name):
 
 # ------------------------------------------------------------------ products
 
+def check_product(a, b):
+    """The element limit for a @ b (matrices or batches of them), before it is made: a product
+    of k = 1 is an outer product, as large as the program likes from small inputs."""
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) if a.ndim > 2 or b.ndim > 2 else ()
+    check_numel(batch + (a.shape[-2] if a.ndim > 1 else 1, b.shape[-1] if b.ndim > 1 else 1))
+
+
 def _mm(a, b):
     if a.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -61,6 +68,7 @@ def _mm(a, b):
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cpp(a)} != "
                            f"{_cpp(b)}")
     m, k, n = a.shape[0], a.shape[1], b.shape[1]
+    check_numel((m, n))
     if _float(a) and k <= _SEQUENTIAL_K and (m <= 2 or max(m, k, n) <= 5):
         return _sequential_product(a, b)
     return a @ b
@@ -86,6 +94,7 @@ def _float(a):
 
 def _sequential_product(a, b):
     """a @ b (matrices or batches of them) accumulated one k at a time."""
+    check_product(a, b)
     out = np.zeros(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1]),
                    a.dtype)
     for t in range(a.shape[-1]):
@@ -124,6 +133,7 @@ def _bmm(a, b):
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {_short(a)} but found {_short(b)}")
+    check_product(a, b)
     if _float(a) and a.shape[2] <= _SEQUENTIAL_K and a.shape[1] * a.shape[2] * b.shape[2] < 400:
         return _sequential_product(a, b)
     return np.matmul(a, b)
@@ -323,6 +333,7 @@ def _diag_embed(a, offset=0, dim1=-2, dim2=-1):
     shape = []
     for i in range(n):
         shape.append(size if i in (d1, d2) else rest.pop(0))
+    check_numel(shape)  # (the offset alone makes it as large as the program likes)
     out = np.zeros(shape, a.dtype)
     _diagonal(out, offset, d1, d2)[...] = a
     return out
@@ -336,6 +347,8 @@ register(Op(
 
 
 def _diag_vector(a, diagonal=0):
+    size = a.shape[0] + abs(int(diagonal))
+    check_numel((size, size))
     return np.diag(a, int(diagonal))
 
 

@@ -6,8 +6,9 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.tensor import Tensor, check_numel
+from .arith import check_broadcast
 from .extra import TensorsOnly
-from .linalg import _vector_norm, _vector_norm_vjp, check_vectors
+from .linalg import _vector_norm, _vector_norm_vjp, check_product, check_vectors
 from .derivatives import helper
 from .registry import OPS, Composed, Op, Plain, Sample, register, wrap_dim
 
@@ -76,6 +77,7 @@ def _addmm(a, m1, m2, beta, alpha):
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {_short(a)} and "
                            f"{_short(m2)}")
     _check_input(a, (m1.shape[0], m2.shape[1]))
+    check_product(m1, m2)
     return _combine(a, m1 @ m2, beta, alpha)
 
 
@@ -122,6 +124,7 @@ def _addr(a, v1, v2, beta, alpha):
         if v.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
     _check_input(a, (v1.shape[0], v2.shape[0]))
+    check_numel((v1.shape[0], v2.shape[0]))
     return _combine(a, np.outer(v1, v2), beta, alpha)
 
 
@@ -153,6 +156,7 @@ def _check_batches(b1, b2):
 def _baddbmm(a, b1, b2, beta, alpha):
     _check_batches(b1, b2)
     _check_input(a, (b1.shape[0], b1.shape[1], b2.shape[2]))
+    check_product(b1, b2)
     return _combine(a, np.matmul(b1, b2), beta, alpha)
 
 
@@ -173,6 +177,7 @@ register(TensorsOnly(
 def _addbmm(a, b1, b2, beta, alpha):
     _check_batches(b1, b2)
     _check_input(a, (b1.shape[1], b2.shape[2]))
+    check_product(b1, b2)  # (every batch's product is made before the sum)
     return _combine(a, np.matmul(b1, b2).sum(0), beta, alpha)
 
 
@@ -513,6 +518,7 @@ register(Op(
 
 
 def _dist(a, b, p):
+    check_broadcast(a, b)  # (a number, from the difference as large as the broadcast)
     return _vector_norm(np.asarray(a - b), p)
 
 

@@ -5,6 +5,7 @@ frontend from the sampled curve (never in the evaluator, which may write no file
 
 import math
 import re
+import sys
 from collections import namedtuple
 
 # What a plot draws: any object with these attributes (gradcli.analysis.plot.Curve, sampled in
@@ -57,12 +58,30 @@ def y_limits(values):
         p_hi = finite[math.ceil(0.98 * (len(finite) - 1))]
         q_lo = finite[int(0.1 * (len(finite) - 1))]
         q_hi = finite[math.ceil(0.9 * (len(finite) - 1))]
-        if hi - lo > 10 * max(q_hi - q_lo, 1e-300):
+        # (hi - lo > 10 * max(q_hi - q_lo, 1e-300), in halves: hi - lo may overflow)
+        if hi / 20 - lo / 20 > max(q_hi / 2 - q_lo / 2, 5e-301):
             lo, hi = p_lo, p_hi
-    if hi == lo:
-        lo, hi = lo - 1, hi + 1
+    return _widened(lo, hi)
+
+
+def _widened(lo, hi):
+    """lo to hi (_drawable) with a 5 % margin."""
+    lo, hi = _drawable(lo, hi)
     pad = (hi - lo) * 0.05
     return lo - pad, hi + pad
+
+
+def _drawable(lo, hi):
+    """lo to hi, finite and not empty even where the values span more than the largest float
+    (1.7e308 and -1.7e308: hi - lo overflows) or a unit is lost in them (1e17 + 1).  A
+    panel's scale takes hi - lo: lo and hi are kept within a quarter of the largest float
+    each side, so that it stays finite; the values beyond are drawn at the panel's edge."""
+    bound = sys.float_info.max / 4
+    lo, hi = max(min(lo, bound), -bound), max(min(hi, bound), -bound)
+    if hi == lo:
+        step = max(1.0, abs(lo) * 1e-6)
+        lo, hi = lo - step, hi + step
+    return lo, hi
 
 
 def _panel(xs, ys, label, columns, rows, x_range, colour, color, x_name=""):
@@ -114,17 +133,16 @@ def render_ascii(curve, width=72, height=20):
     values = [v for v in curve.ys + curve.dys if math.isfinite(v)]
     if not values:
         return f"{curve.output}: no finite values over the range"
-    lo, hi = min(values), max(values)
-    if hi == lo:
-        lo, hi = lo - 1, hi + 1
+    lo, hi = _drawable(min(values), max(values))
     x0, x1 = curve.xs[0], curve.xs[-1]
     grid = [[" "] * width for _ in range(height)]
 
     def col(x):
         return min(width - 1, max(0, round((x - x0) / (x1 - x0) * (width - 1))))
 
-    def row(v):
-        return min(height - 1, max(0, round((hi - v) / (hi - lo) * (height - 1))))
+    def row(v):  # (v clipped to the range: _drawable may have narrowed it)
+        return min(height - 1, max(0, round((hi - min(max(v, lo), hi)) / (hi - lo) *
+                                            (height - 1))))
 
     zero_row = row(0) if lo <= 0 <= hi else None
     if zero_row is not None:
