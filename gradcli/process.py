@@ -77,6 +77,30 @@ def tune_process(collector=True, allocator=True):
     return done
 
 
+# OpenBLAS's setting in a gradcli process.  NumPy's OpenBLAS starts a worker thread per core but
+# one at import, and an idle worker busy-waits for work (2**OPENBLAS_THREAD_TIMEOUT cycles; 2**28
+# by default) before it sleeps: some 30 ms of CPU time in the middle of a one-shot command's
+# start-up, when the evaluator (importing NumPy, the engine, the language) and the frontend
+# (importing typer) already want two cores.  With 2**16 cycles (some 25 us) an idle worker
+# sleeps almost at once, yet still waits out the gap between two BLAS calls in a row; a matrix
+# product big enough to be split wakes every worker for it, so results are as they were.  A
+# user's own setting wins.
+BLAS_ENVIRONMENT = {"OPENBLAS_THREAD_TIMEOUT": "16"}
+
+
+def tune_blas():
+    """Give BLAS_ENVIRONMENT's settings to the NumPy this process imports next (the console
+    script's: they must be in the environment before NumPy's first import, and its forked
+    evaluators inherit them); the user's own settings of those names stay.  The names it set.
+    (Not part of tune_process: a program of the Python API has imported NumPy before it asks.)"""
+    done = []
+    for name, value in BLAS_ENVIRONMENT.items():
+        if name not in os.environ:
+            os.environ[name] = value
+            done.append(name)
+    return done
+
+
 MEMORY_SETTING = "GRADCLI_MAX_MEMORY"
 
 

@@ -6,7 +6,7 @@ import os
 import signal
 import sys
 
-from ..process import memory_limit, tune_allocator, tune_collector
+from ..process import memory_limit, tune_allocator, tune_blas, tune_collector
 
 CLOSED_STDOUT = "OSError: standard output is closed"
 COMPLETE_VAR = "_GRADCLI_COMPLETE"  # set by the completion script typer installs
@@ -97,8 +97,9 @@ INTERRUPTED_JSON = (b'{\n  "error": {\n    "type": "KeyboardInterrupt",\n    "me
 
 
 def run(interrupts=()):
-    """The `gradcli` console script: its process's collector and allocator set up for it
-    (the app imported with the collector paused, then tune_collector, tune_allocator), main(),
+    """The `gradcli` console script: its process's collector, allocator and BLAS set up for it
+    (tune_blas before anything imports NumPy, the app imported with the collector paused, then
+    tune_collector, tune_allocator), main(),
     then, for a one-shot command, exit at once with
     its output flushed, skipping the interpreter's teardown of NumPy, the op table and typer
     (some 40 ms of every `gradcli eval` in a shell loop; nothing of a command's is left to
@@ -114,6 +115,7 @@ def run(interrupts=()):
     signal.signal(signal.SIGINT, lambda number, frame: interrupted(argv))
     if interrupts:  # (the console script kept a Ctrl-C that came while this module loaded)
         interrupted(argv)
+    tune_blas()  # (before the evaluator, or this process, imports NumPy)
     try:
         prestarted = _prestart(argv)
         from . import app  # noqa: F401  (typer: imported now, frozen with the rest)
