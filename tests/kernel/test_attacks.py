@@ -18,6 +18,7 @@ import threading
 import time
 
 import pytest
+from processes import in_evaluator as _in_evaluator
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux walls")
 
@@ -37,22 +38,6 @@ CAP_SYS_ADMIN = 21
 HAS_SYS_ADMIN = bool(_caps() >> CAP_SYS_ADMIN & 1)
 FULL_WALL = wall.landlock_abi() >= 1 and wall.seccomp_available()
 needs_wall = pytest.mark.skipif(not FULL_WALL, reason="Landlock and seccomp both needed")
-
-
-def _in_evaluator(attack, timeout=10):
-    """Run attack() in a one-shot evaluator; it returns a dict printed back as JSON."""
-    out = io.StringIO()
-
-    def body():
-        result = attack()
-        sys.stdout.write("\n@@" + json.dumps(result) + "\n")
-        return 0
-
-    run_task(body, timeout=timeout, out=out, err=out)
-    for line in out.getvalue().splitlines():
-        if line.startswith("@@"):
-            return json.loads(line[2:])
-    raise AssertionError(f"no result from the evaluator: {out.getvalue()!r}")
 
 
 def _try(f):

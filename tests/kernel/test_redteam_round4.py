@@ -19,6 +19,7 @@ import tracemalloc
 import uuid
 
 import pytest
+from processes import in_evaluator as _in_evaluator
 
 from gradcli.kernel import wall
 from gradcli.kernel.child import GRACE
@@ -27,22 +28,6 @@ from gradcli.kernel.process import Evaluator, EvaluatorGone, run_task
 LINUX = sys.platform.startswith("linux")
 FULL_WALL = LINUX and wall.landlock_abi() >= 1 and wall.seccomp_available()
 needs_wall = pytest.mark.skipif(not FULL_WALL, reason="Landlock and seccomp both needed")
-
-
-def _in_evaluator(attack, timeout=10, env=None):
-    """attack() run in a one-shot evaluator; the dict it returns, sent back as JSON."""
-    out = io.StringIO()
-
-    def body():
-        result = attack()
-        sys.stdout.write("\n@@" + json.dumps(result) + "\n")
-        return 0
-
-    run_task(body, timeout=timeout, out=out, err=out)
-    for line in out.getvalue().splitlines():
-        if line.startswith("@@"):
-            return json.loads(line[2:])
-    raise AssertionError(f"no result from the evaluator: {out.getvalue()!r}")
 
 
 def _try(f):

@@ -10,14 +10,13 @@ machine beyond the evaluator."""
 
 import ctypes
 import io
-import json
 import os
 import sys
 
 import pytest
+from processes import in_evaluator as _in_evaluator
 
 from gradcli.kernel import wall
-from gradcli.kernel.process import run_task
 from gradcli.lang.errors import ProgramError
 from gradcli.lang.session import Session
 from gradcli.lang.transcript import fresh_interpreter
@@ -42,21 +41,6 @@ def _error(source):
     with pytest.raises(ProgramError) as info:
         session.run(source, timeout=10)
     return info.value.format()[0], out.getvalue()
-
-
-def _in_evaluator(attack, timeout=10):
-    out = io.StringIO()
-
-    def body():
-        result = attack()
-        sys.stdout.write("\n@@" + json.dumps(result) + "\n")
-        return 0
-
-    run_task(body, timeout=timeout, out=out, err=out)
-    for line in out.getvalue().splitlines():
-        if line.startswith("@@"):
-            return json.loads(line[2:])
-    raise AssertionError(f"no result from the evaluator: {out.getvalue()!r}")
 
 
 # ---------------------------------------------------------------------- the language wall alone

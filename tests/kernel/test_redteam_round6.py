@@ -18,15 +18,14 @@ language): budgets that Linux keeps per user rather than per process, which an e
 from every other process of its user (pipe buffers, queued signals)."""
 
 import io
-import json
 import os
 import sys
 
 import pytest
+from processes import in_evaluator as _in_evaluator
 
 from gradcli.engine import tensor as engine_tensor
 from gradcli.kernel import wall
-from gradcli.kernel.process import run_task
 from gradcli.lang import limits
 from gradcli.lang.errors import ProgramError
 from gradcli.lang.session import Session
@@ -181,20 +180,6 @@ def test_an_engine_property_refuses_a_program_object(source):
 
 
 # ---------------------------------------------------------------------- the OS wall alone
-
-def _in_evaluator(attack, timeout=10):
-    out = io.StringIO()
-
-    def body():
-        result = attack()
-        sys.stdout.write("\n@@" + json.dumps(result) + "\n")
-        return 0
-
-    run_task(body, timeout=timeout, out=out, err=out)
-    for line in out.getvalue().splitlines():
-        if line.startswith("@@"):
-            return json.loads(line[2:])
-    raise AssertionError(f"no result from the evaluator: {out.getvalue()!r}")
 
 
 @needs_seccomp
