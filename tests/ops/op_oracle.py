@@ -116,3 +116,24 @@ def assert_same(ours, theirs, path="report"):
         assert np.isclose(ours, theirs, rtol=1e-4, atol=1e-5), f"{path}: {ours} != {theirs}"
     else:
         assert ours == theirs, f"{path}: {ours!r} != {theirs!r}"
+
+
+def assert_matches(ours, theirs, path, rtol):
+    """Two reports (dicts, lists and tuples of values and arrays) of the same structure, equal
+    but for arrays of the same shape within rtol (absolute 1e-12)."""
+    if isinstance(theirs, np.ndarray) or isinstance(ours, np.ndarray):
+        assert isinstance(ours, np.ndarray) and isinstance(theirs, np.ndarray), \
+            f"{path}: {ours!r} != {theirs!r}"
+        assert ours.shape == theirs.shape, f"{path}: shape {ours.shape} != {theirs.shape}"
+        np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=1e-12, err_msg=path)
+    elif isinstance(theirs, dict):
+        assert set(ours) == set(theirs), f"{path}: keys {sorted(ours)} != {sorted(theirs)}"
+        for k in theirs:
+            assert_matches(ours[k], theirs[k], f"{path}.{k}", rtol)
+    elif isinstance(theirs, (list, tuple)):
+        assert isinstance(ours, (list, tuple)) and len(ours) == len(theirs), \
+            f"{path}: {ours!r} != {theirs!r}"
+        for i, (a, b) in enumerate(zip(ours, theirs)):
+            assert_matches(a, b, f"{path}[{i}]", rtol)
+    else:
+        assert ours == theirs, f"{path}: {ours!r} != {theirs!r}"

@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 
 import gradcli
+from op_oracle import assert_matches
+
 
 X = [[0.5, -0.2, 0.7], [-0.3, 0.8, 0.25]]
 O = [[1.5, 0.6, -0.9], [0.4, -1.1, 2.0]]
@@ -167,25 +169,7 @@ def run(lib, name):
     return report
 
 
-def assert_same(ours, theirs, path):
-    if isinstance(theirs, np.ndarray) or isinstance(ours, np.ndarray):
-        assert isinstance(ours, np.ndarray) and isinstance(theirs, np.ndarray), \
-            f"{path}: {ours!r} != {theirs!r}"
-        assert ours.shape == theirs.shape, f"{path}: shape {ours.shape} != {theirs.shape}"
-        np.testing.assert_allclose(ours, theirs, rtol=1e-8, atol=1e-12, err_msg=path)
-    elif isinstance(theirs, dict):
-        assert set(ours) == set(theirs), f"{path}: keys {sorted(ours)} != {sorted(theirs)}"
-        for k in theirs:
-            assert_same(ours[k], theirs[k], f"{path}.{k}")
-    elif isinstance(theirs, (list, tuple)):
-        assert isinstance(ours, (list, tuple)) and len(ours) == len(theirs), \
-            f"{path}: {ours!r} != {theirs!r}"
-        for i, (a, b) in enumerate(zip(ours, theirs)):
-            assert_same(a, b, f"{path}[{i}]")
-    else:
-        assert ours == theirs, f"{path}: {ours!r} != {theirs!r}"
-
-
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_inplace_method_matches_pytorch(name, oracle):
-    assert_same(run(gradcli, name), oracle(lambda torch: run(torch, name)), name)
+    assert_matches(run(gradcli, name), oracle(lambda torch: run(torch, name)), name,
+                   rtol=1e-8)
