@@ -37,3 +37,17 @@ def in_evaluator(attack, timeout=10):
         if line.startswith("@@"):
             return json.loads(line[2:])
     raise AssertionError(f"no result from the evaluator: {out.getvalue()!r}")
+
+
+def program_error(source):
+    """(the first line of the error a program ends in, what it printed before), run in-process:
+    the language wall alone."""
+    import io
+    import pytest
+    from gradcli.lang.errors import ProgramError
+    from gradcli.lang.session import Session
+    out = io.StringIO()
+    session = Session(out=out)
+    with pytest.raises(ProgramError) as info:
+        session.run(source, timeout=10)
+    return info.value.format()[0], out.getvalue()

@@ -13,10 +13,8 @@ import numpy as np
 
 from . import dtypes, messages
 from .dtypes import dtype as _dtype_cls
-from .grad_mode import (INFERENCE_REQUIRES_GRAD, INFERENCE_VERSION, GradMode, InferenceCounter,
-                        InferenceMode)
+from .grad_mode import INFERENCE_REQUIRES_GRAD, INFERENCE_VERSION, InferenceCounter, InferenceMode
 from .graph import AccumulateGrad, _add_hook, bind_tensor_class
-from .backward import run_backward
 from .random import Vmap
 from .torch_classes import TorchClass
 
@@ -132,15 +130,7 @@ class Tensor(metaclass=TorchClass):
     @staticmethod
     def _make(data, grad_fn, output_nr, requires_grad):
         t = Tensor.__new__(Tensor)
-        if type(data) is not np.ndarray:
-            raise _not_storage(data)
-        if data.size > ElementLimit.limit:  # (each op checks its result's size before it
-            check_numel(data.shape)          # makes it; this is the net under them)
-        t._data = data
-        t.requires_grad_flag = requires_grad
-        t.grad_fn = grad_fn
-        t._output_nr = output_nr
-        t._vc = InferenceMode.counter
+        _init(t, data, grad_fn, output_nr, requires_grad)
         return t
 
     @property
@@ -558,6 +548,9 @@ def _not_storage(data):
 
 
 def _init(t, data, grad_fn, output_nr, requires_grad):
+    """A tensor's fields (Tensor._make's, and subclasses' construction): its data checked to be
+    an array within the element limit (each op checks its result's size before it makes it;
+    this is the net under them)."""
     if type(data) is not np.ndarray:
         raise _not_storage(data)
     if data.size > ElementLimit.limit:

@@ -198,32 +198,49 @@ def _is_tensor_or_class(obj):
 UNBOUND_METHODS = {}  # (engine class, name) -> the checked function unbound_method gives
 
 
+def _engine_definer(cls, name):
+    """The engine class along cls's MRO that defines `name` itself, or None (a program's class,
+    or no engine class, defines it)."""
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            break
+    else:
+        return None
+    if klass in PROGRAM_CLASSES or not _engine_module(klass.__module__):
+        return None
+    return klass
+
+
+def _descriptor_owner(klass):
+    """The class a descriptor's error names (Tensor's methods are TensorBase's in PyTorch)."""
+    return "torch._C.TensorBase" if klass is ENGINE_CLASSES.get("Tensor") else klass.__name__
+
+
+def _foreign_self(name, klass, obj):
+    """PyTorch's error for an engine descriptor given another class's object as `self`."""
+    return TypeError(f"descriptor '{name}' for '{_descriptor_owner(klass)}' objects doesn't "
+                     f"apply to a '{type(obj).__name__}' object")
+
+
 def unbound_method(cls, name, value):
     """`Class.name`, a plain function: if an engine class defines it as a method, a function
     that calls it only with an instance of that class as `self`.  (A Python method takes any
     object as `self`, and a program's class body can give its objects attributes starting
     with `_`: `torch.Tensor.detach(obj)` would be a tensor whose memory is what obj shows.
     PyTorch's methods are C descriptors that refuse another class's object so.)"""
-    for klass in cls.__mro__:
-        if name in vars(klass):
-            break
-    else:
-        return value
-    if klass in PROGRAM_CLASSES or not _engine_module(klass.__module__) or \
-            not isinstance(vars(klass)[name], types.FunctionType):
+    klass = _engine_definer(cls, name)
+    if klass is None or not isinstance(vars(klass)[name], types.FunctionType):
         return value  # (a program's own function, a staticmethod, a class's function)
     checked = UNBOUND_METHODS.get((klass, name))
     if checked is not None and checked.__wrapped__ is value:
         return checked
-    tensor = ENGINE_CLASSES.get("Tensor")
-    shown = "torch._C.TensorBase" if klass is tensor else klass.__name__
 
     def method(*args, **kwargs):
         if not args:
-            raise TypeError(f"descriptor '{name}' of '{shown}' object needs an argument")
+            raise TypeError(f"descriptor '{name}' of '{_descriptor_owner(klass)}' object "
+                            f"needs an argument")
         if not isinstance(args[0], klass):
-            raise TypeError(f"descriptor '{name}' for '{shown}' objects doesn't apply to a "
-                            f"'{type(args[0]).__name__}' object")
+            raise _foreign_self(name, klass, args[0])
         return value(*args, **kwargs)
     method.__name__, method.__qualname__, method.__doc__ = name, value.__qualname__, \
         value.__doc__
@@ -248,19 +265,12 @@ UNBOUND_PROPERTIES = {}  # (engine class, name) -> (the property, the EngineProp
 
 def unbound_property(cls, name, value):
     """`Class.name`, a property: if an engine class defines it, an EngineProperty."""
-    for klass in cls.__mro__:
-        if name in vars(klass):
-            break
-    else:
-        return value
-    if klass in PROGRAM_CLASSES or not _engine_module(klass.__module__) or \
-            vars(klass)[name] is not value:
+    klass = _engine_definer(cls, name)
+    if klass is None or vars(klass)[name] is not value:
         return value
     cached = UNBOUND_PROPERTIES.get((klass, name))
     if cached is not None and cached[0] is value:
         return cached[1]
-    tensor = ENGINE_CLASSES.get("Tensor")
-    shown = "torch._C.TensorBase" if klass is tensor else klass.__name__
 
     def checked(function):
         if function is None:
@@ -268,8 +278,7 @@ def unbound_property(cls, name, value):
 
         def accessor(self, *args):
             if not isinstance(self, klass):
-                raise TypeError(f"descriptor '{name}' for '{shown}' objects doesn't apply to "
-                                f"a '{type(self).__name__}' object")
+                raise _foreign_self(name, klass, self)
             return function(self, *args)
         accessor.__name__ = accessor.__qualname__ = name
         return accessor

@@ -131,22 +131,21 @@ class Module(metaclass=TorchClass):
         object.__setattr__(self, name, tensor)
 
     def get_buffer(self, target):
-        *path, name = target.split(".")
-        module = self.get_submodule(".".join(path))
-        if not hasattr(module, name):
-            raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
-        if name not in module._buffers:
-            raise AttributeError(f"`{name}` is not a buffer")
-        return module._buffers[name]
+        return self._get_member(target, "_buffers", "a buffer")
 
     def get_parameter(self, target):
+        return self._get_member(target, "_parameters", "an nn.Parameter")
+
+    def _get_member(self, target, registry, kind):
+        """The buffer or parameter at dotted `target`, with PyTorch's errors."""
         *path, name = target.split(".")
         module = self.get_submodule(".".join(path))
         if not hasattr(module, name):
             raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
-        if name not in module._parameters:
-            raise AttributeError(f"`{name}` is not an nn.Parameter")
-        return module._parameters[name]
+        members = getattr(module, registry)
+        if name not in members:
+            raise AttributeError(f"`{name}` is not {kind}")
+        return members[name]
 
     def get_submodule(self, target):
         if target == "":

@@ -9,16 +9,13 @@ in an evaluator (run_task, the test-only way past the language), looking for wha
 machine beyond the evaluator."""
 
 import ctypes
-import io
 import os
 import sys
 
 import pytest
-from processes import in_evaluator as _in_evaluator
+from processes import in_evaluator as _in_evaluator, program_error as _error
 
 from gradcli.kernel import wall
-from gradcli.lang.errors import ProgramError
-from gradcli.lang.session import Session
 from gradcli.lang.transcript import fresh_interpreter
 
 LINUX = sys.platform.startswith("linux")
@@ -32,15 +29,6 @@ needs_seccomp = pytest.mark.skipif(not (LINUX and wall.seccomp_available()),
 def _fresh_engine_state():
     with fresh_interpreter():
         yield
-
-
-def _error(source):
-    """The one-line error a program ends in (in-process: the language wall alone)."""
-    out = io.StringIO()
-    session = Session(out=out)
-    with pytest.raises(ProgramError) as info:
-        session.run(source, timeout=10)
-    return info.value.format()[0], out.getvalue()
 
 
 # ---------------------------------------------------------------------- the language wall alone

@@ -22,7 +22,7 @@ import os
 import sys
 
 import pytest
-from processes import in_evaluator as _in_evaluator
+from processes import in_evaluator as _in_evaluator, program_error as _error
 
 from gradcli.engine import tensor as engine_tensor
 from gradcli.kernel import wall
@@ -49,15 +49,6 @@ def small_limits(monkeypatch):
     each: every result over the limits is one a program could make 10 ** 6 times larger)."""
     monkeypatch.setattr(engine_tensor.ElementLimit, "limit", 2000)
     monkeypatch.setattr(limits, "MAX_ITEMS", 1000)
-
-
-def _error(source):
-    """The one-line error a program ends in (in-process: the language wall alone)."""
-    out = io.StringIO()
-    session = Session(out=out)
-    with pytest.raises(ProgramError) as info:
-        session.run(source, timeout=10)
-    return info.value.format()[0], out.getvalue()
 
 
 # each makes 2,500 elements or more from inputs of 50 elements or fewer
