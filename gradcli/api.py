@@ -13,6 +13,7 @@ from .engine.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .engine.printing import set_printoptions, get_printoptions
 from .engine.tensor import Device as device, Size, Tensor, set_element_limit, strided
 from .ops import PUBLIC as _PUBLIC
+from .ops.creation import GENERATOR as default_generator, Generator
 from .ops.summation import get_num_threads, set_num_threads
 
 _np.seterr(all="ignore")  # PyTorch never warns on inf/nan; neither does the engine
@@ -67,6 +68,6 @@ __all__ = sorted(
         "is_grad_enabled", "inference_mode", "set_printoptions", "get_printoptions",
         "autograd", "linalg", "nn", "optim", "cuda", "func", "pi", "e", "inf", "nan", "is_tensor", "numel",
         "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "strided",
-        "set_element_limit", "finfo", "iinfo", "result_type", "tensor_split",
+        "set_element_limit", "finfo", "iinfo", "Generator", "default_generator", "result_type", "tensor_split",
         "is_inference_mode_enabled", "get_num_threads", "set_num_threads", "is_inference",
         *_INPLACE_FUNCTIONS])

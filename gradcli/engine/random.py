@@ -14,10 +14,14 @@ import math
 import numpy as np
 
 DEFAULT_SEED = 67280421310721  # PyTorch's default generator seed
+MT_N = 624  # the Mersenne Twister's state words
 
 
 class TorchGenerator:
-    """The state of torch's default CPU generator."""
+    """The state of one of torch's CPU generators (the default one behind torch.rand, or a
+    torch.Generator of the program's): its seed, its MT19937 stream and the second normal of
+    the last Box-Muller pair.  The draws are private (`_uniform`, `_normal`, `_integers`):
+    what a program calls is PyTorch's API, made in gradcli.ops.creation."""
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -27,72 +31,123 @@ class TorchGenerator:
         self.manual_seed(seed)
 
     def manual_seed(self, seed):
-        self.seed = int(seed)
+        self._seed = int(seed) % (1 << 64)  # (a negative seed wraps, as PyTorch's uint64)
         self._bits = None
         self._next_normal = None
+        self._pristine = True  # seeded, nothing drawn: PyTorch's state says next = 0
         return self
 
     def _get_state(self):
         """A copy of the whole state (`_set_state` goes back to it: the same draws again)."""
-        return (self.seed, None if self._bits is None else self._bits.state, self._next_normal)
+        return (self._seed, None if self._bits is None else self._bits.state, self._next_normal,
+                self._pristine)
 
     def _set_state(self, state):
-        self.seed, bits, self._next_normal = state
+        self._seed, bits, self._next_normal, pristine = state
         self._bits = None
         if bits is not None:
             self._stream().state = bits
+        self._pristine = pristine
 
     def _stream(self):
+        self._pristine = False
         if self._bits is None:
-            self._bits = np.random.RandomState(self.seed & 0xFFFFFFFF)._bit_generator
+            self._bits = np.random.RandomState(self._seed & 0xFFFFFFFF)._bit_generator
         return self._bits
 
-    def random32(self, n):
+    def _random32(self, n):
         """n raw 32-bit draws (as uint64)."""
         return self._stream().random_raw(n).astype(np.uint64) if n else np.zeros(0, np.uint64)
 
-    def random64(self, n):
-        raw = self.random32(2 * n)
+    def _random64(self, n):
+        raw = self._random32(2 * n)
         return (raw[0::2] << np.uint64(32)) | raw[1::2]
 
-    def uniform(self, n, dtype):
+    def _uniform(self, n, dtype):
         """n uniforms in [0, 1) as PyTorch's uniform_real_distribution draws them."""
         if np.dtype(dtype) == np.float64:
-            bits = self.random64(n) & np.uint64((1 << 53) - 1)
+            bits = self._random64(n) & np.uint64((1 << 53) - 1)
             return bits.astype(np.float64) * (2.0 ** -53)
-        bits = self.random32(n) & np.uint64((1 << 24) - 1)
+        bits = self._random32(n) & np.uint64((1 << 24) - 1)
         return (bits.astype(np.float64) * (2.0 ** -24)).astype(dtype)
 
     def _double_normal(self):
         if self._next_normal is not None:
             value, self._next_normal = self._next_normal, None
             return value
-        u1, u2 = self.uniform(2, np.float64)
+        u1, u2 = self._uniform(2, np.float64)
         r = math.sqrt(-2.0 * math.log1p(-u2))
         theta = 2.0 * math.pi * u1
         self._next_normal = r * math.sin(theta)
         return r * math.cos(theta)
 
-    def normal(self, n, dtype):
+    def _normal(self, n, dtype):
         """n standard normals as torch.randn draws them for a contiguous tensor."""
         dtype = np.dtype(dtype)
         if n < 16:
             return np.array([self._double_normal() for _ in range(n)], np.float64).astype(dtype)
-        data = self.uniform(n, dtype)
+        data = self._uniform(n, dtype)
         for i in range(0, n - 15, 16):
             _box_muller16(data, i)
         if n % 16:
-            data[n - 16:] = self.uniform(16, dtype)
+            data[n - 16:] = self._uniform(16, dtype)
             _box_muller16(data, n - 16)
         return data
 
-    def integers(self, low, high, n):
+    def _integers(self, low, high, n):
         span = int(high) - int(low)
         if span <= 0:
             raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                                f">= to={high}")
-        draws = self.random64(n) if span >= 1 << 28 else self.random32(n)
+        draws = self._random64(n) if span >= 1 << 28 else self._random32(n)
         return (draws % np.uint64(span)).astype(np.int64) + int(low)
+
+    # PyTorch's CPUGeneratorImplState, the bytes of Generator.get_state(): the legacy
+    # THGeneratorState (the_initial_seed u64, left i32, seeded i32, next u64, state u64[624],
+    # normal_x, normal_y, normal_rho f64, normal_is_valid i32) and a float normal (f32, bool)
+    STATE_LAYOUT = np.dtype([("seed", "<u8"), ("left", "<i4"), ("seeded", "<i4"),
+                             ("next", "<u8"), ("state", "<u8", (MT_N,)), ("normal_x", "<f8"),
+                             ("normal_y", "<f8"), ("normal_rho", "<f8"),
+                             ("normal_is_valid", "<i4"), ("pad", "<i4"),
+                             ("float_normal", "<f4"), ("float_normal_is_valid", "u1"),
+                             ("pad2", "u1", (3,))])
+
+    def _state_bytes(self):
+        """The generator's state as PyTorch's get_state() gives it (uint8, STATE_LAYOUT)."""
+        record = np.zeros((), self.STATE_LAYOUT)
+        record["seed"], record["seeded"] = self._seed, 1
+        if self._pristine:  # PyTorch's engine right after seeding: left 1, next 0
+            words = np.random.RandomState(self._seed & 0xFFFFFFFF)._bit_generator.state
+            left, position = 1, 0
+        else:
+            words = self._stream().state
+            # NumPy draws word `pos` next and mixes when pos reaches 624; PyTorch's engine
+            # mixes when `left` counts down to 0 and then draws word `next`
+            position = words["state"]["pos"]
+            left = MT_N + 1 - position
+        record["left"], record["next"] = left, position
+        record["state"] = words["state"]["key"]
+        if self._next_normal is not None:
+            record["normal_is_valid"], record["normal_y"] = 1, self._next_normal
+        return record.reshape(1).view(np.uint8).copy()
+
+    def _load_state_bytes(self, data):
+        """Go back to a state that _state_bytes (or PyTorch's get_state) gave."""
+        record = data.view(self.STATE_LAYOUT)[0]
+        left, position = int(record["left"]), int(record["next"])
+        if not 1 <= left <= MT_N or int(record["seeded"]) != 1:
+            raise RuntimeError("Invalid mt19937 state")
+        pristine = left == 1 and position == 0
+        if not pristine and left + position != MT_N + 1:
+            raise RuntimeError(f"gradcli cannot restore an mt19937 state whose next word "
+                               f"({position}) and words left ({left}) disagree")
+        self._seed = int(record["seed"])
+        self._bits = np.random.RandomState(0)._bit_generator
+        self._bits.state = {"bit_generator": "MT19937",
+                            "state": {"key": record["state"].astype(np.uint32),
+                                      "pos": MT_N if pristine else position}}
+        self._next_normal = float(record["normal_y"]) if record["normal_is_valid"] else None
+        self._pristine = pristine
 
 
 def _box_muller16(data, i):
@@ -178,7 +233,7 @@ def _vmapped(method, count_position):
 def _wrap_draws(cls):
     """Inside vmap, the draws (uniform, normal, integers) that cls defines are each one
     sample's part of a batched draw (a subclass's are wrapped too: __init_subclass__)."""
-    for method, position in (("uniform", 0), ("normal", 0), ("integers", 2)):
+    for method, position in (("_uniform", 0), ("_normal", 0), ("_integers", 2)):
         if method in vars(cls):
             setattr(cls, method, _vmapped(vars(cls)[method], position))
 

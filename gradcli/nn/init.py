@@ -40,12 +40,12 @@ def _fill(tensor, values):
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Uniform samples in [a, b), drawn as PyTorch's uniform_ draws them (in the tensor's
     precision: x * (b - a) + a)."""
-    return _fill(tensor, uniform_values(tensor, a, b))
+    return _fill(tensor, uniform_values(tensor, a, b, generator))
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Normal samples, drawn as torch.randn draws them, times std plus mean."""
-    return _fill(tensor, normal_values(tensor, mean, std))
+    return _fill(tensor, normal_values(tensor, mean, std, generator))
 
 
 def constant_(tensor, val):
@@ -88,12 +88,12 @@ def xavier_uniform_(tensor, gain=1.0, generator=None):
     fan_in, fan_out = _fans(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     a = math.sqrt(3.0) * std
-    return uniform_(tensor, -a, a)
+    return uniform_(tensor, -a, a, generator)
 
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
     fan_in, fan_out = _fans(tensor)
-    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)))
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
 
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
@@ -102,10 +102,11 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
         return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     bound = math.sqrt(3.0) * std
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     if 0 in tensor.shape:
         return tensor
-    return normal_(tensor, 0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode)))
+    std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+    return normal_(tensor, 0, std, generator)

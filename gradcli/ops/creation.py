@@ -1,11 +1,15 @@
 """Creation: tensor, zeros, ones, full, *_like, arange, linspace, eye, rand, randn, randint."""
 
 
+import os
+
 import numpy as np
 
 from ..engine import dtypes, messages
 from ..engine.random import TorchGenerator
-from ..engine.tensor import Tensor, check_numel, to_array
+from ..engine.tensor import Device, Tensor, check_numel, to_array
+from ..engine.torch_classes import TorchClass
+from .numerics import fma
 from .registry import Plain, register
 
 
@@ -242,22 +246,67 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     return _leaf(np.eye(n, m, dtype=_dtype_or_default(dtype).np), requires_grad)
 
 
-class Generator(TorchGenerator):
-    """The default generator, echoed as PyTorch echoes `torch.manual_seed(0)`."""
+class Generator(TorchGenerator, metaclass=TorchClass):
+    """torch.Generator: a CPU generator of its own, which draws what PyTorch's does
+    (`torch.randn(3, generator=torch.Generator().manual_seed(1))`); torch.default_generator is
+    the one behind torch.manual_seed, torch.rand and the rest."""
+
+    _torch_name = "torch._C.Generator"
+
+    def __init__(self, device="cpu"):
+        self._device = Device("cpu" if device is None else device)
+        super().__init__()
 
     def __repr__(self):
         return f"<torch._C.Generator object at {hex(id(self))}>"
 
-    def normal(self, n, dtype):
+    @property
+    def device(self):
+        return self._device
+
+    def manual_seed(self, seed):
+        """Seed the generator (a negative seed wraps, as PyTorch's unsigned 64 bits); itself."""
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
+        if not -(1 << 63) <= int(seed) < 1 << 64:
+            raise ValueError("Overflow when unpacking long long")
+        return super().manual_seed(int(seed))
+
+    def seed(self):
+        """Seed it from the operating system's randomness; that seed."""
+        value = int.from_bytes(os.urandom(8), "little")
+        super().manual_seed(value)
+        return value
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        """The state, as PyTorch's get_state gives it: 5056 bytes (a uint8 tensor)."""
+        return _leaf(self._state_bytes())
+
+    def set_state(self, new_state):
+        """Go back to a state get_state gave (PyTorch's own states too); itself."""
+        if not isinstance(new_state, Tensor) or new_state.dtype is not dtypes.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        data = np.ascontiguousarray(new_state._data).reshape(-1)
+        if data.size != self.STATE_LAYOUT.itemsize:
+            raise RuntimeError(f"Expected a CPUGeneratorImplState of size "
+                               f"{self.STATE_LAYOUT.itemsize} but found the input RNG state "
+                               f"size to be {data.size}")
+        self._load_state_bytes(data)
+        return self
+
+    def _normal(self, n, dtype):
         """float32 tensors of 16 or more elements: PyTorch's AVX2 kernel (normal_fill_AVX2),
         whose Box-Muller takes log and sin/cos from avx_mathfun.h in float32."""
         if np.dtype(dtype) != np.float32 or n < 16:
-            return super().normal(n, dtype)
-        data = self.uniform(n, np.float32)
+            return super()._normal(n, dtype)
+        data = self._uniform(n, np.float32)
         full = n // 16 * 16
         data[:full] = _box_muller16_avx2(data[:full])
         if n % 16:  # the last 16 values are drawn again
-            data[n - 16:] = _box_muller16_avx2(self.uniform(16, np.float32))
+            data[n - 16:] = _box_muller16_avx2(self._uniform(16, np.float32))
         return data
 
 
@@ -276,21 +325,6 @@ _COSCOF = (_F32(2.443315711809948E-005), _F32(-1.388731625493765E-003),
            _F32(4.166664568298827E-002))
 
 
-def _fma32(a, b, c):
-    """float32 a * b + c rounded once: the product is exact in float64, the sum's rounding
-    error is recovered (two-sum) to settle the float32 midpoints."""
-    a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
-    p = a * b
-    s = p + c
-    v = s - p
-    e = (p - (s - v)) + (c - v)
-    r = s.astype(_F32)
-    other = np.nextafter(r, np.where(r.astype(np.float64) < s, _F32(np.inf), _F32(-np.inf)))
-    tie = (s == (r.astype(np.float64) + other.astype(np.float64)) / 2) & (e != 0)
-    toward = np.where(e > 0, np.maximum(r, other), np.minimum(r, other))
-    return np.where(tie, toward, r).astype(_F32)
-
-
 def _log256(x):
     bits = x.view(np.int32)
     e = (((bits >> 23) & 0xFF) - 127).astype(_F32) + _F32(1)
@@ -303,10 +337,10 @@ def _log256(x):
     z = x * x
     y = np.full_like(x, _LOG_P[0])
     for p in _LOG_P[1:]:
-        y = _fma32(y, x, p)
-    y = _fma32(y * x, z, e * _LOG_Q1)
-    y = _fma32(-z, _F32(0.5), y)
-    return _fma32(e, _LOG_Q2, x + y)
+        y = fma(y, x, p)
+    y = fma(y * x, z, e * _LOG_Q1)
+    y = fma(-z, _F32(0.5), y)
+    return fma(e, _LOG_Q2, x + y)
 
 
 def _sincos256(x):
@@ -318,12 +352,12 @@ def _sincos256(x):
     sign_cos = ((j - 2) & 4) == 0
     first = (j & 2) == 0
     for dp in _DP:
-        x = _fma32(y, dp, x)
+        x = fma(y, dp, x)
     z = x * x
-    yc = _fma32(_fma32(_COSCOF[0], z, _COSCOF[1]), z, _COSCOF[2]) * z
-    yc = _fma32(yc, z, -(z * _F32(0.5))) + _F32(1)
-    ys = _fma32(_fma32(_SINCOF[0], z, _SINCOF[1]), z, _SINCOF[2]) * z
-    ys = _fma32(ys, x, x)
+    yc = fma(fma(_COSCOF[0], z, _COSCOF[1]), z, _COSCOF[2]) * z
+    yc = fma(yc, z, -(z * _F32(0.5))) + _F32(1)
+    ys = fma(fma(_SINCOF[0], z, _SINCOF[1]), z, _SINCOF[2]) * z
+    ys = fma(ys, x, x)
     sin, cos = np.where(first, ys, yc), np.where(first, yc, ys)
     return np.where(sign_sin, -sin, sin), np.where(sign_cos, -cos, cos)
 
@@ -336,23 +370,43 @@ def _box_muller16_avx2(uniforms):
     return np.concatenate([radius * cos, radius * sin], axis=1).reshape(-1).astype(_F32)
 
 
-GENERATOR = Generator()
+GENERATOR = Generator()  # torch.default_generator
+
+
+def generator_of(generator, name):
+    """The generator a random function draws from: its `generator=` argument, else the
+    default one."""
+    if generator is None:
+        return GENERATOR
+    if not isinstance(generator, Generator):
+        raise TypeError(f"{name}(): argument 'generator' must be torch.Generator, not "
+                        f"{type(generator).__name__}")
+    return generator
 
 
 def manual_seed(seed):
     """Seed the generator behind rand/randn/randint (the same numbers as torch.manual_seed)."""
+    if isinstance(seed, str) or not isinstance(seed, (int, np.integer)):
+        seed = int(seed)  # (torch.manual_seed(1.5) seeds 1, as PyTorch's int(seed))
     return GENERATOR.manual_seed(seed)
 
 
 def seed():
-    import os
-    s = int.from_bytes(os.urandom(8), "little") % (2 ** 63)
-    GENERATOR.manual_seed(s)
-    return s
+    return GENERATOR.seed()
 
 
 def initial_seed():
-    return GENERATOR.seed
+    return GENERATOR.initial_seed()
+
+
+def get_rng_state():
+    return GENERATOR.get_state()
+
+
+def set_rng_state(new_state):
+    if not isinstance(new_state, Tensor):
+        raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+    GENERATOR.set_state(new_state)
 
 
 def _numel(shape):
@@ -366,14 +420,16 @@ def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, **
     """Uniform samples in [0, 1)."""
     shape = _size(_size_argument(size, keywords, "rand"))
     d = _dtype_or_default(dtype).np
-    return _leaf(GENERATOR.uniform(_numel(shape), d).reshape(shape), requires_grad)
+    return _leaf(generator_of(generator, "rand")._uniform(_numel(shape), d).reshape(shape),
+                 requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, **keywords):
     """Standard normal samples."""
     shape = _size(_size_argument(size, keywords, "randn"))
     d = _dtype_or_default(dtype).np
-    return _leaf(GENERATOR.normal(_numel(shape), d).reshape(shape), requires_grad)
+    return _leaf(generator_of(generator, "randn")._normal(_numel(shape), d).reshape(shape),
+                 requires_grad)
 
 
 def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False,
@@ -387,16 +443,18 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
         low, high = 0, low
     shape = _size((size,))
     d = dtype or dtypes.int64
-    return _leaf(GENERATOR.integers(low, high, _numel(shape)).reshape(shape).astype(d.np),
-                 requires_grad)
+    draws = generator_of(generator, "randint")._integers(low, high, _numel(shape))
+    return _leaf(draws.reshape(shape).astype(d.np), requires_grad)
 
 
-def rand_like(input, dtype=None, requires_grad=False):
-    return rand(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
+    return rand(*input.shape, generator=generator, dtype=dtype or input.dtype,
+                requires_grad=requires_grad)
 
 
-def randn_like(input, dtype=None, requires_grad=False):
-    return randn(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
+    return randn(*input.shape, generator=generator, dtype=dtype or input.dtype,
+                 requires_grad=requires_grad)
 
 
 def _legacy(d):
@@ -421,6 +479,7 @@ for _name, _fn in [
         ("logspace", logspace), ("eye", eye), ("rand", rand), ("randn", randn),
         ("randint", randint), ("rand_like", rand_like), ("randn_like", randn_like),
         ("manual_seed", manual_seed), ("seed", seed), ("initial_seed", initial_seed),
+        ("get_rng_state", get_rng_state), ("set_rng_state", set_rng_state),
         ("FloatTensor", FloatTensor), ("DoubleTensor", DoubleTensor),
         ("LongTensor", LongTensor), ("IntTensor", IntTensor), ("BoolTensor", BoolTensor)]:
     register(Plain(_name, _fn, (_fn.__doc__ or f"{_name}: create a tensor").strip().split("\n")[0]))

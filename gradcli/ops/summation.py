@@ -15,13 +15,11 @@ Everything here works on whole NumPy arrays: a level of the cascade is one `np.a
 over the axis of a reshaped view whose inner axes are kept, which NumPy adds row after row
 (never pairwise, which it does only along the innermost reduced axis).
 """
-import math
 import os
-from fractions import Fraction
 
 import numpy as np
 
-_math_fma = getattr(math, "fma", None)   # (Python 3.13)
+from .numerics import fma
 
 GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE
 MAX_THREADS = 4096
@@ -605,12 +603,9 @@ def _project(m2, n, correction, take_sqrt):
 
 
 def _fma(x, y, z):
-    """x*y + z rounded once (the fused multiply-add PyTorch's compiler makes of it)."""
-    if _math_fma is not None:
-        return _math_fma(x, y, z)
-    if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
-        return x * y + z
-    return float(Fraction(x) * Fraction(y) + Fraction(z))   # exact, then rounded once
+    """x*y + z in double precision rounded once (the fused multiply-add PyTorch's compiler
+    makes of it)."""
+    return float(fma(float(x), float(y), float(z), exact_float64=True))
 
 
 def _welford_combine(a, b):

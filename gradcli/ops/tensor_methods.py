@@ -3,10 +3,13 @@ fills, `new_*` factories, and the properties and methods shape.py and indexing.p
 hand (`T`, `mT`, item assignment, `broadcast_to`).  gradcli.ops.install() gives them to Tensor with the rest,
 through the engine's one way in (engine.tensor.install_attribute)."""
 
+import numpy as np
+
 from ..engine import dtypes, messages
 from ..engine.dtypes import dtype as _dtype_cls
 from ..engine.grad_mode import GradMode
 from ..engine.tensor import Device, Tensor
+from .numerics import fma
 
 
 def to(self, *args, **kwargs):
@@ -33,23 +36,32 @@ def _caster(d):
     return cast
 
 
-def uniform_values(tensor, a, b):
+def uniform_values(tensor, a, b, generator=None, name="uniform_"):
     """Uniform samples in [a, b) for tensor's elements, drawn as PyTorch's uniform_ draws them
     (in the tensor's precision: x * (b - a) + a)."""
-    from .creation import GENERATOR
+    from .creation import generator_of
     dtype = tensor._data.dtype
-    x = GENERATOR.uniform(tensor._data.size, dtype).astype(dtype)
+    x = generator_of(generator, name)._uniform(tensor._data.size, dtype).astype(dtype)
+    if a == 0 and b == 1:
+        return x
     a, b = dtype.type(a), dtype.type(b)
-    return x * (b - a) + a
+    return fma(x, b - a, a, exact_float64=True)  # (PyTorch's kernel: x * (b - a) + a, fused)
 
 
-def normal_values(tensor, mean, std):
+def normal_values(tensor, mean, std, generator=None, name="normal_"):
     """Normal samples for tensor's elements, drawn as torch.randn draws them, times std plus
     mean."""
-    from .creation import GENERATOR
+    from .creation import generator_of
     dtype = tensor._data.dtype
-    x = GENERATOR.normal(tensor._data.size, dtype).astype(dtype)
-    return x * dtype.type(std) + dtype.type(mean)
+    if tensor._data.size < 16:  # one by one, in double precision (normal_distribution<double>)
+        dtype, out = np.dtype(np.float64), dtype
+    else:
+        out = dtype
+    x = generator_of(generator, name)._normal(tensor._data.size, dtype).astype(dtype)
+    if mean == 0 and std == 1:
+        return x.astype(out)
+    # PyTorch's kernels: normal * std + mean, fused
+    return fma(x, dtype.type(std), dtype.type(mean), exact_float64=True).astype(out)
 
 
 def fill_values(tensor, values):
@@ -69,12 +81,12 @@ def _random_fill(self, name, draw, *args):
 
 def uniform_(self, a=0, b=1, *, generator=None):
     """Fill with uniform samples in [a, b), drawn as PyTorch draws them (nn.init.uniform_)."""
-    return _random_fill(self, "uniform_", uniform_values, a, b)
+    return _random_fill(self, "uniform_", uniform_values, a, b, generator)
 
 
 def normal_(self, mean=0, std=1, *, generator=None):
     """Fill with normal samples, drawn as torch.randn draws them, times std plus mean."""
-    return _random_fill(self, "normal_", normal_values, mean, std)
+    return _random_fill(self, "normal_", normal_values, mean, std, generator)
 
 
 def new_tensor(self, data, dtype=None, requires_grad=False):

@@ -31,10 +31,10 @@ def test_reseeding_restarts_the_stream_and_resets_the_normal_cache():
 
 def test_large_randint_ranges_use_64_bit_draws():
     g = TorchGenerator(0)
-    small = TorchGenerator(0).random32(1)[0] % np.uint64(2 ** 20)
-    big = TorchGenerator(0).random64(1)[0] % np.uint64(2 ** 30)
-    assert g.integers(0, 2 ** 20, 1)[0] == small
-    assert TorchGenerator(0).integers(0, 2 ** 30, 1)[0] == big
+    small = TorchGenerator(0)._random32(1)[0] % np.uint64(2 ** 20)
+    big = TorchGenerator(0)._random64(1)[0] % np.uint64(2 ** 30)
+    assert g._integers(0, 2 ** 20, 1)[0] == small
+    assert TorchGenerator(0)._integers(0, 2 ** 30, 1)[0] == big
 
 
 @pytest.mark.parametrize("n", [1, 3, 15, 16, 17, 40, 1000])
@@ -54,4 +54,4 @@ def test_against_torch(n, dtype, oracle):
 
 
 def test_unseeded_default_generator_is_pytorchs_default_seed():
-    assert TorchGenerator().seed == 67280421310721
+    assert TorchGenerator()._seed == 67280421310721
