@@ -39,7 +39,8 @@ def _two_sum(x, y):
 def _fma32(a, b, c):
     p = np.multiply(a, b, dtype=np.float64)   # exact
     s, e = _two_sum(p, c.astype(np.float64))  # p + c == s + e exactly
-    r = s.astype(_F32)
+    with np.errstate(over="ignore"):          # (past float32's largest: infinity)
+        r = s.astype(_F32)
     other = np.nextafter(r, np.where(r.astype(np.float64) < s, _F32.type(np.inf),
                                      _F32.type(-np.inf)))
     tie = (s == (r.astype(np.float64) + other.astype(np.float64)) / 2) & (e != 0)
@@ -76,7 +77,7 @@ def _fma64(a, b, c):
         unsafe = ~(((np.abs(a) >= low) | (a == 0)) & (np.abs(a) <= high)
                    & ((np.abs(b) >= low) | (b == 0)) & (np.abs(b) <= high)
                    & ((np.abs(c) >= low) | (c == 0)) & (np.abs(c) <= high)
-                   & ((np.abs(p) >= low) | (p == 0)))
+                   & ((np.abs(p) >= low) | (p == 0)) & (np.abs(p) <= high))
     exact = (near_tie | unsafe) & np.isfinite(a) & np.isfinite(b) & np.isfinite(c)
     plain = ~(np.isfinite(a) & np.isfinite(b) & np.isfinite(c))
     if plain.any():
