@@ -136,6 +136,8 @@ def _unusual_getattr(obj, name):
     if type(obj) is StandIn:  # (its attributes are its class's, read as for that class)
         obj = obj._real
     _check_name(name, obj)
+    if name == "__name__" and isinstance(obj, type):  # (a string: NumPy's classes' too)
+        return obj.__name__
     if name == "mro":  # (a class's bases end in object, which programs do not reach)
         raise _not_available(obj, name)
     if SAVED_VALUE.fullmatch(name):  # a saved value of an op's node: only what it shows as one

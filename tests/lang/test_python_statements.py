@@ -120,6 +120,16 @@ help(torch.autograd.grad)
     assert out[3] == "Help on function grad:"
 
 
+def test_the_names_of_numpy_classes_print_as_in_python(run):
+    """`type(t.numpy()).__name__` (tutorials print it): the stand-in classes a program holds
+    for ndarray and dtype give their real class's name, and nothing else of it."""
+    source = ("import torch\nimport numpy as np\nz = torch.ones(2).numpy()\n"
+              "print(type(z).__name__, type(np.float32(1)).__name__, type(z.dtype).__name__, "
+              "np.ndarray.__name__, np.dtype.__name__)\n")
+    assert lines(run, source) == ["ndarray float32 Float32DType ndarray dtype"]
+    assert run.error("import numpy as np\nnp.ndarray.__dict__").type_name == "AttributeError"
+
+
 @pytest.mark.parametrize("source, message", [
     ("def f():\n    yield 1", "`yield` is not supported in gradcli programs"),
     ("async def f():\n    pass", "`async` is not supported in gradcli programs"),
