@@ -9,7 +9,7 @@ from ..engine import dtypes, messages
 from ..engine.random import TorchGenerator
 from ..engine.tensor import Device, Tensor, check_numel, to_array
 from ..engine.torch_classes import TorchClass
-from .numerics import fma
+from .numerics import fused
 from .registry import Plain, register
 
 
@@ -337,10 +337,10 @@ def _log256(x):
     z = x * x
     y = np.full_like(x, _LOG_P[0])
     for p in _LOG_P[1:]:
-        y = fma(y, x, p)
-    y = fma(y * x, z, e * _LOG_Q1)
-    y = fma(-z, _F32(0.5), y)
-    return fma(e, _LOG_Q2, x + y)
+        y = fused(y, x, p)
+    y = fused(y * x, z, e * _LOG_Q1)
+    y = fused(-z, _F32(0.5), y)
+    return fused(e, _LOG_Q2, x + y)
 
 
 def _sincos256(x):
@@ -352,12 +352,12 @@ def _sincos256(x):
     sign_cos = ((j - 2) & 4) == 0
     first = (j & 2) == 0
     for dp in _DP:
-        x = fma(y, dp, x)
+        x = fused(y, dp, x)
     z = x * x
-    yc = fma(fma(_COSCOF[0], z, _COSCOF[1]), z, _COSCOF[2]) * z
-    yc = fma(yc, z, -(z * _F32(0.5))) + _F32(1)
-    ys = fma(fma(_SINCOF[0], z, _SINCOF[1]), z, _SINCOF[2]) * z
-    ys = fma(ys, x, x)
+    yc = fused(fused(_COSCOF[0], z, _COSCOF[1]), z, _COSCOF[2]) * z
+    yc = fused(yc, z, -(z * _F32(0.5))) + _F32(1)
+    ys = fused(fused(_SINCOF[0], z, _SINCOF[1]), z, _SINCOF[2]) * z
+    ys = fused(ys, x, x)
     sin, cos = np.where(first, ys, yc), np.where(first, yc, ys)
     return np.where(sign_sin, -sin, sin), np.where(sign_cos, -cos, cos)
 

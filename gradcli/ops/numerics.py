@@ -1,6 +1,7 @@
 """Rounding as PyTorch's CPU kernels round.  Their loops are compiled with floating-point
-contraction, so `a * b + c` in a kernel is one fused multiply-add, rounded once: `fma` gives
-that result, to the bit, for float32 and float64 arrays (NumPy has no fused multiply-add).
+contraction, so `a * b + c` in a kernel is one fused multiply-add, rounded once: `fused` gives
+that result, to the bit, for float32 and float64 arrays (NumPy has no fused multiply-add), and
+`fma` the hot paths' compromise (float32 fused, float64 plain).
 
 float32: the product and the sum are exact in float64 but for the sum's own rounding, which is
 recovered (two-sum) to settle the float32 midpoints.  float64: the product's and the sums'
@@ -17,17 +18,21 @@ _SPLIT = 134217729.0  # 2**27 + 1: Veltkamp's splitting constant for float64
 _SAFE = (2.0 ** -900, 2.0 ** 900)  # magnitudes whose error terms stay exact
 
 
-def fma(a, b, c, exact_float64=False):
-    """a * b + c rounded once, in the operands' result type (a Python number operand is of the
-    array's type, as a scalar is in the kernel).  float64 operands are fused only with
-    exact_float64 (some 100 times the plain expression's time: the elementwise kernels' hot
-    paths, such as tanh's backward, compute them plainly, which may differ in the last bit)."""
-    dtype = np.result_type(a, b, c)
-    if dtype == _F32:
-        return _fma32(*(np.asarray(v, _F32) for v in (a, b, c)))
-    if dtype == _F64 and exact_float64:
-        return _fma64(*(np.asarray(v, _F64) for v in (a, b, c)))
+def fma(a, b, c):
+    """a * b + c as the elementwise kernels' hot paths compute it (tanh's backward, lerp,
+    addcmul): float32 fused, rounded once; float64 plainly (fusing it takes some 100 times the
+    plain expression's time), which may differ in the last bit.  A Python number operand is of
+    the array's type, as a scalar is in the kernel."""
+    if np.result_type(a, b, c) == _F32:
+        return _fused32(*(np.asarray(v, _F32) for v in (a, b, c)))
     return a * b + c
+
+
+def fused(a, b, c):
+    """a * b + c rounded once, exactly, for float32 and float64 arrays or scalars."""
+    if np.result_type(a, b, c) == _F32:
+        return _fused32(*(np.asarray(v, _F32) for v in (a, b, c)))
+    return _fused64(*(np.asarray(v, _F64) for v in (a, b, c)))
 
 
 def _two_sum(x, y):
@@ -36,7 +41,7 @@ def _two_sum(x, y):
     return s, (x - (s - v)) + (y - v)
 
 
-def _fma32(a, b, c):
+def _fused32(a, b, c):
     p = np.multiply(a, b, dtype=np.float64)   # exact
     s, e = _two_sum(p, c.astype(np.float64))  # p + c == s + e exactly
     with np.errstate(over="ignore"):          # (past float32's largest: infinity)
@@ -55,7 +60,7 @@ def _split(x):
     return high, x - high
 
 
-def _fma64(a, b, c):
+def _fused64(a, b, c):
     shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c))
     a, b, c = (np.broadcast_to(v, shape).reshape(-1) for v in (a, b, c))
     with np.errstate(all="ignore"):

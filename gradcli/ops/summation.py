@@ -19,7 +19,7 @@ import os
 
 import numpy as np
 
-from .numerics import fma
+from .numerics import fused
 
 GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE
 MAX_THREADS = 4096
@@ -605,7 +605,7 @@ def _project(m2, n, correction, take_sqrt):
 def _fma(x, y, z):
     """x*y + z in double precision rounded once (the fused multiply-add PyTorch's compiler
     makes of it)."""
-    return float(fma(float(x), float(y), float(z), exact_float64=True))
+    return float(fused(float(x), float(y), float(z)))
 
 
 def _welford_combine(a, b):

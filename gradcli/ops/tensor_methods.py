@@ -9,7 +9,7 @@ from ..engine import dtypes, messages
 from ..engine.dtypes import dtype as _dtype_cls
 from ..engine.grad_mode import GradMode
 from ..engine.tensor import Device, Tensor
-from .numerics import fma
+from .numerics import fused
 
 
 def to(self, *args, **kwargs):
@@ -45,7 +45,7 @@ def uniform_values(tensor, a, b, generator=None, name="uniform_"):
     if a == 0 and b == 1:
         return x
     a, b = dtype.type(a), dtype.type(b)
-    return fma(x, b - a, a, exact_float64=True)  # (PyTorch's kernel: x * (b - a) + a, fused)
+    return fused(x, b - a, a)  # (PyTorch's kernel: x * (b - a) + a, fused)
 
 
 def normal_values(tensor, mean, std, generator=None, name="normal_"):
@@ -61,7 +61,7 @@ def normal_values(tensor, mean, std, generator=None, name="normal_"):
     if mean == 0 and std == 1:
         return x.astype(out)
     # PyTorch's kernels: normal * std + mean, fused
-    return fma(x, dtype.type(std), dtype.type(mean), exact_float64=True).astype(out)
+    return fused(x, dtype.type(std), dtype.type(mean)).astype(out)
 
 
 def fill_values(tensor, values):
