@@ -4,11 +4,9 @@ that result, to the bit, for float32 and float64 arrays (NumPy has no fused mult
 `fma` the hot paths' compromise (float32 fused, float64 plain).
 
 float32: the product and the sum are exact in float64 but for the sum's own rounding, which is
-recovered (two-sum) to settle the float32 midpoints.  float64: the product's and the sums'
-rounding errors are recovered exactly (Dekker's product, Knuth's two-sum), the candidate result
-is then moved by one unit where the errors add up to more than half of one; the rare elements
-whose errors sit within a hair of half a unit, and those with huge or tiny magnitudes (where
-the error terms would overflow or underflow), are computed with exact fractions."""
+recovered (two-sum) to settle the float32 midpoints.  float64: Boldo and Melquiond's emulation
+with a sum rounded to odd (see _fused64), elements of huge or tiny magnitude (where its error
+terms would overflow or underflow) with exact fractions."""
 
 import numpy as np
 
@@ -54,42 +52,38 @@ def _fused32(a, b, c):
     return result if result.ndim else result[()]
 
 
-def _split(x):
-    t = _SPLIT * x
-    high = t - (t - x)
-    return high, x - high
+def _two_product(a, b):
+    """p + e == a * b exactly, p the rounded product (Dekker, Veltkamp's split)."""
+    p = a * b
+    ca, cb = a * _SPLIT, b * _SPLIT
+    ah, bh = ca - (ca - a), cb - (cb - b)
+    al, bl = a - ah, b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
 def _fused64(a, b, c):
+    """Boldo and Melquiond's emulation ("Emulation of FMA and correctly rounded sums: proved
+    algorithms using rounding to odd", IEEE TC 2008): the exact product and sum, their low
+    parts added rounded to odd, the sum of the high part and that rounded once.  Exact while
+    nothing overflows or underflows: elements of huge or tiny magnitude are computed with
+    fractions instead."""
     shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c))
     a, b, c = (np.broadcast_to(v, shape).reshape(-1) for v in (a, b, c))
     with np.errstate(all="ignore"):
-        p = a * b
-        a_high, a_low = _split(a)
-        b_high, b_low = _split(b)
-        e = ((a_high * b_high - p) + a_high * b_low + a_low * b_high) + a_low * b_low  # a*b-p
-        s, t = _two_sum(p, c)            # p + c == s + t
-        w, w_err = _two_sum(t, e)        # the exact value is s + w + w_err
-        r, z = _two_sum(s, w)            # ... is r + z + w_err
-        q = z + w_err                    # what r is off by (rounded once more)
-        up = np.nextafter(r, np.inf) - r
-        down = r - np.nextafter(r, -np.inf)
-        half = np.where(q > 0, up, down) / 2
-        beyond = np.abs(q) > half
-        result = np.where(beyond, np.where(q > 0, r + up, r - down), r)
-        near_tie = np.abs(np.abs(q) - half) <= half * 2.0 ** -40
+        uh, ul = _two_product(a, b)
+        th, tl = _two_sum(c, uh)
+        v, err = _two_sum(tl, ul)           # v = tl + ul rounded to odd:
+        even = (v.view(np.int64) & 1) == 0  # an inexact even sum moves to its odd neighbour
+        v = np.where(even & (err != 0), np.nextafter(v, np.where(err > 0, np.inf, -np.inf)), v)
+        result = th + v
+        finite = np.isfinite(a) & np.isfinite(b) & np.isfinite(c)
         low, high = _SAFE
-        unsafe = ~(((np.abs(a) >= low) | (a == 0)) & (np.abs(a) <= high)
-                   & ((np.abs(b) >= low) | (b == 0)) & (np.abs(b) <= high)
-                   & ((np.abs(c) >= low) | (c == 0)) & (np.abs(c) <= high)
-                   & ((np.abs(p) >= low) | (p == 0)) & (np.abs(p) <= high))
-    exact = (near_tie | unsafe) & np.isfinite(a) & np.isfinite(b) & np.isfinite(c)
-    plain = ~(np.isfinite(a) & np.isfinite(b) & np.isfinite(c))
-    if plain.any():
-        result = np.where(plain, p + c, result)
-    if exact.any():
+        magnitudes = np.abs(np.stack([a, b, c, uh]))
+        unsafe = finite & ((magnitudes > high) | ((magnitudes < low) & (magnitudes != 0))).any(0)
+        result = np.where(finite, result, a * b + c)  # (infinities and NaN: as the plain sum)
+    if unsafe.any():
         from fractions import Fraction  # (on use: its import costs every start-up)
-        for i in np.flatnonzero(exact):
+        for i in np.flatnonzero(unsafe):
             value = Fraction(float(a[i])) * Fraction(float(b[i])) + Fraction(float(c[i]))
             try:
                 result[i] = float(value)
