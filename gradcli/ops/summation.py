@@ -60,26 +60,72 @@ def set_num_threads(n):
 def _rows_outside(x, axis):
     """x, laid out so that NumPy's reduction over `axis` adds whole rows one after another:
     NumPy adds pairwise along the axis its inner loop runs over, the one of smallest stride."""
+    if x.flags.c_contiguous and math.prod(x.shape[axis + 1:]) > 1:
+        return x
     inner = [abs(st) for d, (n, st) in enumerate(zip(x.shape, x.strides)) if d != axis and n > 1]
     if inner and min(inner) < abs(x.strides[axis]) and min(x.strides) >= 0:
         return x
     return np.ascontiguousarray(x)
 
 
-def _seq(x):
-    """0 + x[0] + x[1] + ... along axis 0, one row after another (but the sign of a zero)."""
-    if x.shape[0] <= 1:
-        return x[0].copy() if x.shape[0] else np.zeros(x.shape[1:], x.dtype)
-    if x[0].size > 1:
-        return np.add.reduce(_rows_outside(x, 0), axis=0)
-    return np.cumsum(x, axis=0)[-1]       # add.accumulate: one element after another
+def _seq(x, axis=0):
+    """0 + x[0] + x[1] + ... along `axis` (0 or 1), one slice after another (but the sign of a
+    zero)."""
+    n = x.shape[axis]
+    if n <= 2:
+        if not n:
+            return np.zeros(x.shape[:axis] + x.shape[axis + 1:], x.dtype)
+        first = x[0] if axis == 0 else x[:, 0]
+        if n == 1:
+            return first.copy()
+        return first + (x[1] if axis == 0 else x[:, 1])
+    if math.prod(x.shape[axis + 1:]) == 1:
+        return np.cumsum(x, axis=axis)[-1 if axis == 0 else (slice(None), -1)]  # one by one
+    return np.add.reduce(_rows_outside(x, axis), axis=axis)
 
 
-def _seq1(x):
-    """_seq of the blocks of rows: x (blocks, step, ...) -> (blocks, ...)."""
-    if x[0, 0].size > 1:
-        return np.add.reduce(_rows_outside(x, 1), axis=1)
-    return np.cumsum(x, axis=1)[:, -1]
+MOVE_RUN = 256
+"""_block_sums moves rows of memory of up to this many bytes (longer ones NumPy adds in long
+enough inner loops already) ..."""
+MOVE_ROWS = 128
+"""... when there are at least this many of them."""
+
+
+def _block_sums(x):
+    """x (blocks, step, ...) -> (blocks, ...): the rows of each block added one after another.
+
+    A level of the cascade adds rows of 4 vectors (128 bytes), and NumPy's reduction over the
+    step axis runs its inner loop once a row.  When the trailing axes hold such short runs of
+    memory, they are copied whole (as void items of the run's bytes, a memcpy each) into an array
+    whose step axis comes first, which NumPy adds slice after slice in long inner loops: the copy
+    and the addition cost a fraction of the reduction (bench/bench_sum.py)."""
+    if x.size * x.itemsize < MOVE_ROWS * 64 or (
+            x.strides[-1] == x.itemsize and x.shape[-1] * x.itemsize > MOVE_RUN):
+        return _seq(x, 1)
+    if x.flags.c_contiguous:
+        run_axes, others, nbytes = list(range(2, x.ndim)), [], x.size // x.shape[0] // \
+            x.shape[1] * x.itemsize
+    else:
+        rest = [d for d in range(2, x.ndim) if x.shape[d] > 1]
+        run_axes, nbytes = [], x.itemsize
+        for d in sorted(rest, key=lambda d: x.strides[d]):
+            if x.strides[d] != nbytes:
+                break
+            run_axes.insert(0, d)
+            nbytes *= x.shape[d]
+        others = [d for d in range(2, x.ndim) if d not in run_axes]
+    if not 64 <= nbytes <= MOVE_RUN or x.size * x.itemsize // nbytes < MOVE_ROWS:
+        return _seq(x, 1)
+    rows = x.transpose([0, 1] + others + run_axes) if others else x
+    rows = rows.reshape(rows.shape[:2 + len(others)] + (-1,))   # the run: one axis (a view)
+    items = rows.view(np.dtype((np.void, nbytes)))[..., 0]      # (blocks, step, others...)
+    moved = np.ascontiguousarray(items.swapaxes(0, 1))          # (step, blocks, others...)
+    sums = np.add.reduce(moved.view(x.dtype).reshape(
+        moved.shape + tuple(x.shape[d] for d in run_axes)), axis=0)   # one slice after another
+    if not others:
+        return sums
+    dims = [0] + others + run_axes                              # the axes of sums, in x
+    return sums.transpose(sorted(range(len(dims)), key=dims.__getitem__))
 
 
 def _ceil_log2(n):
@@ -87,44 +133,35 @@ def _ceil_log2(n):
 
 
 def multi_row_sum(x):
-    """multi_row_sum over axis 0 of x (n, ...): the four-level cascade."""
-    n = x.shape[0]
-    power = max(4, _ceil_log2(n) // 4)
-    step = 1 << power
-    blocks = n // step
-    tail = _seq(x[blocks * step:])
-    if not blocks:
-        return tail
-    rest = x.shape[1:]
-    sums = _seq1(x[:blocks * step].reshape(blocks, step, *rest))
-    groups = blocks // step
-    acc = tail + _seq(sums[groups * step:])
-    if not groups:
-        return acc
-    gsums = _seq1(sums[:groups * step].reshape(groups, step, *rest))
-    supers = groups // step
-    acc = acc + _seq(gsums[supers * step:])
-    if not supers:
-        return acc
-    return acc + _seq(_seq1(gsums[:supers * step].reshape(supers, step, *rest)))
+    """multi_row_sum over axis 0 of x (n, ...): the four-level cascade.  Each level holds the
+    sums of `step` rows of the one below; the kernel's acc[j] the rows of level j left over
+    (a partial block), added level after level at the end (zeros left out: only a zero's sign
+    could change, and the sum's final 0 + ... settles it)."""
+    step = 1 << max(4, _ceil_log2(x.shape[0]) // 4)
+    acc = None
+    for _ in range(3):
+        blocks = x.shape[0] // step
+        if blocks * step < x.shape[0]:
+            part = _block_sums(x[None, blocks * step:])[0]
+            acc = part if acc is None else acc + part
+        if not blocks:
+            return acc
+        x = _block_sums(x[:blocks * step].reshape(blocks, step, *x.shape[1:]))
+    part = _seq(x)
+    return part if acc is None else acc + part
 
 
 def row_sum(x):
-    """row_sum over axis 0 of x (n, ...): four interleaved partial sums."""
-    n = x.shape[0]
-    k = n // 4
-    if k:
-        parts = multi_row_sum(x[:4 * k].reshape(k, 4, *x.shape[1:]))  # (4, ...)
-        first = parts[0]
-    else:
-        first = parts = None
-    for i in range(4 * k, n):
-        first = x[i] if first is None else first + x[i]
-    if first is None:
-        return np.zeros(x.shape[1:], x.dtype)
-    if parts is not None:
-        first = first + parts[1] + parts[2] + parts[3]
-    return first
+    """row_sum over axis 0 of x (n, ...): four interleaved partial sums, the rows left over
+    added to the first, then the other three to it."""
+    k = x.shape[0] // 4
+    if not k:
+        return _seq(x)
+    parts = multi_row_sum(x[:4 * k].reshape(k, 4, *x.shape[1:]))  # (4, ...)
+    first = parts[0]
+    for i in range(4 * k, x.shape[0]):
+        first = first + x[i]
+    return first + parts[1] + parts[2] + parts[3]
 
 
 def inner_vectorized(x, lanes):
@@ -132,7 +169,25 @@ def inner_vectorized(x, lanes):
     n = x.shape[0]
     v = n // lanes
     vec = row_sum(x[:v * lanes].reshape(v, lanes, *x.shape[1:]))  # (lanes, ...)
-    return _seq(np.concatenate([x[v * lanes:], vec]))
+    if x.ndim == 1:
+        return _scalars(x[v * lanes:], vec)
+    return _seq(np.concatenate([x[v * lanes:], vec])) if v * lanes < n else _seq(vec)
+
+
+def _scalars(*parts):
+    """0 + the elements of the 1-d arrays `parts` one after another (a NumPy scalar): a few
+    scalar additions cost less than a ufunc call (Python's floats are IEEE doubles)."""
+    if parts[0].dtype == np.float64:
+        total = 0.0
+        for part in parts:
+            for value in part.tolist():
+                total += value
+        return np.float64(total)
+    total = parts[0].dtype.type(0)
+    for part in parts:
+        for value in part:
+            total = total + value
+    return total
 
 
 def outer_vectorized(x, lanes):
@@ -180,6 +235,8 @@ def sum_contiguous(flat):
     lanes = _VEC_BYTES // flat.itemsize
     if flat.size >= lanes:
         return inner_vectorized(flat, lanes)
+    if flat.size < 4:
+        return _scalars(flat)
     return row_sum(flat)
 
 
