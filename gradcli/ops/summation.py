@@ -116,16 +116,15 @@ def _block_sums(x):
         others = [d for d in range(2, x.ndim) if d not in run_axes]
     if not 64 <= nbytes <= MOVE_RUN or x.size * x.itemsize // nbytes < MOVE_ROWS:
         return _seq(x, 1)
-    rows = x.transpose([0, 1] + others + run_axes) if others else x
+    dims = [0] + others + run_axes          # x's axes as sums will hold them (the run last)
+    ordered = dims == [0, *range(2, x.ndim)]
+    rows = x if ordered else x.transpose([0, 1] + dims[1:])
     rows = rows.reshape(rows.shape[:2 + len(others)] + (-1,))   # the run: one axis (a view)
     items = rows.view(np.dtype((np.void, nbytes)))[..., 0]      # (blocks, step, others...)
     moved = np.ascontiguousarray(items.swapaxes(0, 1))          # (step, blocks, others...)
     sums = np.add.reduce(moved.view(x.dtype).reshape(
         moved.shape + tuple(x.shape[d] for d in run_axes)), axis=0)   # one slice after another
-    if not others:
-        return sums
-    dims = [0] + others + run_axes                              # the axes of sums, in x
-    return sums.transpose(sorted(range(len(dims)), key=dims.__getitem__))
+    return sums if ordered else sums.transpose(sorted(range(len(dims)), key=dims.__getitem__))
 
 
 def _ceil_log2(n):
@@ -394,6 +393,12 @@ def torch_sum(a, ax, threads=None):
     adds, without keepdim; None for what is not emulated (other dtypes, no elements)."""
     if a.dtype.kind != "f" or a.itemsize not in (4, 8) or a.size == 0:
         return None
+    red = range(a.ndim) if ax is None else ax
+    long = [a.shape[d] for d in red if a.shape[d] > 1]
+    if not long or (len(long) == 1 and long[0] <= 3):
+        # at most three elements an output, along one dimension: every kernel adds them one
+        # after another from 0, as NumPy's reduction does (0 + ... settles the sign of a zero)
+        return np.asarray(np.add.reduce(a, axis=tuple(red)) + a.dtype.type(0))
     threads = _threads[0] if threads is None else threads
     item = a.itemsize
     lanes = _VEC_BYTES // item
