@@ -99,21 +99,26 @@ def _block_sums(x):
     memory, they are copied whole (as void items of the run's bytes, a memcpy each) into an array
     whose step axis comes first, which NumPy adds slice after slice in long inner loops: the copy
     and the addition cost a fraction of the reduction (bench/bench_sum.py)."""
-    if x.size * x.itemsize < MOVE_ROWS * 64 or (
-            x.strides[-1] == x.itemsize and x.shape[-1] * x.itemsize > MOVE_RUN):
+    blocks, step = x.shape[:2]
+    if x.size * x.itemsize < MOVE_ROWS * 64:
         return _seq(x, 1)
-    if x.flags.c_contiguous:
-        run_axes, others, nbytes = list(range(2, x.ndim)), [], x.size // x.shape[0] // \
-            x.shape[1] * x.itemsize
-    else:
-        rest = [d for d in range(2, x.ndim) if x.shape[d] > 1]
-        run_axes, nbytes = [], x.itemsize
-        for d in sorted(rest, key=lambda d: x.strides[d]):
-            if x.strides[d] != nbytes:
-                break
-            run_axes.insert(0, d)
-            nbytes *= x.shape[d]
-        others = [d for d in range(2, x.ndim) if d not in run_axes]
+    if x.flags.c_contiguous:          # (the cascade of one contiguous loop)
+        nbytes = x.size // (blocks * step) * x.itemsize
+        if not 64 <= nbytes <= MOVE_RUN or blocks * step < MOVE_ROWS:
+            return _seq(x, 1)
+        items = x.reshape(blocks, step, -1).view(np.dtype((np.void, nbytes)))
+        moved = items.reshape(blocks, step).T.copy()            # (step, blocks)
+        return np.add.reduce(moved.view(x.dtype).reshape((step, blocks) + x.shape[2:]), axis=0)
+    if x.strides[-1] == x.itemsize and x.shape[-1] * x.itemsize > MOVE_RUN:
+        return _seq(x, 1)             # (an outer sum's rows: long enough)
+    rest = [d for d in range(2, x.ndim) if x.shape[d] > 1]
+    run_axes, nbytes = [], x.itemsize
+    for d in sorted(rest, key=lambda d: x.strides[d]):
+        if x.strides[d] != nbytes:
+            break
+        run_axes.insert(0, d)
+        nbytes *= x.shape[d]
+    others = [d for d in range(2, x.ndim) if d not in run_axes]
     if not 64 <= nbytes <= MOVE_RUN or x.size * x.itemsize // nbytes < MOVE_ROWS:
         return _seq(x, 1)
     dims = [0] + others + run_axes          # x's axes as sums will hold them (the run last)
