@@ -13,7 +13,10 @@ changes the order again: the split is reproduced for `get_num_threads()` threads
 
 Everything here works on whole NumPy arrays: a level of the cascade is one `np.add.reduce`
 over the axis of a reshaped view whose inner axes are kept, which NumPy adds row after row
-(never pairwise, which it does only along the innermost reduced axis).
+(never pairwise, which it does only along the innermost reduced axis); where those rows are
+short runs of memory (4 vectors: 128 bytes), they are first copied whole, step axis first, so
+that NumPy's inner loop runs over long rows (`_block_sums`).  An output of at most three
+elements along one dimension is NumPy's own reduction: every kernel adds them one after another.
 """
 import math
 import os
@@ -357,6 +360,9 @@ def _serial(view, shape, out, out_offset, item, lanes):
         if s0[2] != 0:                           # the reduced dimension first
             view, s0, s1 = np.swapaxes(view, 0, 1), s1, s0
         vals = loop2d(view, s0[1], s1[1], item, lanes)       # (size1, outer...)
+        if s1[2] == 0 and all(e[2] for e in outer):  # each outer loop its own output
+            out[base] = _seq(np.concatenate([out[base][None], vals]))   # the rows in turn
+            return
         pos = base[None] + (np.arange(s1[0]) * s1[2]).reshape(-1, *([1] * nout))
     pos = np.broadcast_to(pos, vals.shape)
     _accumulate(out, pos.reshape(-1, order="F"), np.asarray(vals).reshape(-1, order="F"))

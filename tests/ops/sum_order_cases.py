@@ -100,6 +100,12 @@ def _cases():
                            ([3, 8, 8200], [2])]:   # sums 4 vectors apart: runs of several rows
             cases.append(dict(op="sum", dtype=dtype, shape=shape, layout="contiguous", dim=dim,
                               keepdim=False, threads=1))
+    for dtype in ("float32", "float64"):   # a bias's gradient: (N, C, H, W) summed to C
+        for shape, dim in [([8, 16, 32], [0, 2]), ([4, 64, 7, 7], [0, 2, 3]),
+                           ([16, 32, 12, 12], [0, 2, 3])]:
+            for how in ("contiguous", "transposed"):
+                cases.append(dict(op="sum", dtype=dtype, shape=shape, layout=how, dim=dim,
+                                  keepdim=True, threads=2))
     for i, case in enumerate(cases):
         case["seed"] = i
     return cases
