@@ -101,7 +101,8 @@ def _block_sums(x):
     step axis runs its inner loop once a row.  When the trailing axes hold such short runs of
     memory, they are copied whole (as void items of the run's bytes, a memcpy each) into an array
     whose step axis comes first, which NumPy adds slice after slice in long inner loops: the copy
-    and the addition cost a fraction of the reduction (bench/bench_sum.py)."""
+    and the addition cost about half the reduction (bench/bench_sum.py).  The order of the
+    additions is the same: each output adds its block's rows one after another from 0."""
     blocks, step = x.shape[:2]
     if x.size * x.itemsize < MOVE_ROWS * 64:
         return _seq(x, 1)
