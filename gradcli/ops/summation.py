@@ -108,23 +108,24 @@ def _block_sums(x):
         return _seq(x, 1)
     if x.flags.c_contiguous:          # (the cascade of one contiguous loop)
         nbytes = x.size // (blocks * step) * x.itemsize
-        if not 64 <= nbytes <= MOVE_RUN or blocks * step < MOVE_ROWS:
+        if not 128 <= nbytes <= MOVE_RUN or blocks * step < MOVE_ROWS:
             return _seq(x, 1)
         items = x.reshape(blocks, step, -1).view(np.dtype((np.void, nbytes)))
         moved = items.reshape(blocks, step).T.copy()            # (step, blocks)
         return np.add.reduce(moved.view(x.dtype).reshape((step, blocks) + x.shape[2:]), axis=0)
     if x.strides[-1] == x.itemsize and x.shape[-1] * x.itemsize > MOVE_RUN:
         return _seq(x, 1)             # (an outer sum's rows: long enough)
-    rest = [d for d in range(2, x.ndim) if x.shape[d] > 1]
+    strides = x.strides[2:]
     run_axes, nbytes = [], x.itemsize
-    for d in sorted(rest, key=lambda d: x.strides[d]):
-        if x.strides[d] != nbytes:
+    while nbytes in strides:                    # the run: axes each as long as those inside
+        d = 2 + strides.index(nbytes)
+        if x.shape[d] == 1:
             break
         run_axes.insert(0, d)
         nbytes *= x.shape[d]
-    others = [d for d in range(2, x.ndim) if d not in run_axes]
-    if not 64 <= nbytes <= MOVE_RUN or x.size * x.itemsize // nbytes < MOVE_ROWS:
+    if not 128 <= nbytes <= MOVE_RUN or x.size * x.itemsize // nbytes < MOVE_ROWS:
         return _seq(x, 1)
+    others = [d for d in range(2, x.ndim) if d not in run_axes]
     dims = [0] + others + run_axes          # x's axes as sums will hold them (the run last)
     ordered = dims == [0, *range(2, x.ndim)]
     rows = x if ordered else x.transpose([0, 1] + dims[1:])
@@ -150,7 +151,9 @@ def multi_row_sum(x):
     for _ in range(3):
         blocks = x.shape[0] // step
         if blocks * step < x.shape[0]:
-            part = _block_sums(x[None, blocks * step:])[0]
+            rows = x[blocks * step:]
+            part = _seq(rows) if rows.size * rows.itemsize < MOVE_ROWS * 64 else \
+                _block_sums(rows[None])[0]
             acc = part if acc is None else acc + part
         if not blocks:
             return acc
