@@ -264,9 +264,30 @@ def _parallel_for(begin, end, grain, threads):
 
 # ------------------------------------------------------------------ the iterator
 
+_PLANS = {}
+PLANS = 256   # shapes, layouts and reduced dimensions whose iterator is kept
+
+
 def _iterator(a, red):
-    """TensorIterator's reduction shape: [[size, input stride, output stride], ...] with
-    dimension 0 the innermost, reordered and coalesced as TensorIterator does."""
+    """TensorIterator's reduction shape, and a's elements as it iterates them: (shape, view).
+
+    shape is [[size, input stride, output stride], ...] with dimension 0 the innermost,
+    reordered and coalesced as TensorIterator does (a list kept for a's shape, strides and
+    reduced dimensions: not to be changed); view is a's view of those sizes and strides."""
+    key = (a.shape, a.strides, tuple(sorted(red)))
+    plan = _PLANS.get(key)
+    if plan is None:
+        if len(_PLANS) >= PLANS:
+            _PLANS.clear()
+        plan = _PLANS[key] = _reorder(a, red)
+    shape, order, sizes = plan
+    return shape, a.transpose(order).reshape(sizes).T
+
+
+def _reorder(a, red):
+    """_iterator's shape, and the transposition and reshape of a that views it (outermost
+    dimension first: a's dimensions of size 1, then the others in the iterator's order,
+    coalesced)."""
     ndim = a.ndim
     out_strides, s = {}, 1
     for d in reversed(range(ndim)):
@@ -312,7 +333,8 @@ def _iterator(a, red):
             shape.append(entry)
     while len(shape) < 2:
         shape.append([1, 0, 0])
-    return shape
+    order = [d for d in range(ndim) if a.shape[d] == 1] + perm[::-1]
+    return shape, order, [e[0] for e in reversed(shape)]
 
 
 def _accumulate(out, pos, vals):
@@ -372,11 +394,6 @@ def _serial(view, shape, out, out_offset, item, lanes):
     _accumulate(out, pos.reshape(-1, order="F"), np.asarray(vals).reshape(-1, order="F"))
 
 
-def _view(a, shape):
-    return np.lib.stride_tricks.as_strided(a, [e[0] for e in shape], [e[1] for e in shape],
-                                           writeable=False)
-
-
 def _ranged(view, shape, begin, end, out, out_offset, item, lanes):
     """serial_for_each over the range [begin, end) of the iteration: the loops DimCounter
     gives (a part of a row, whole 2-d loops, a part of a row), one after another."""
@@ -433,8 +450,7 @@ def torch_sum(a, ax, threads=None):
     red = set(range(a.ndim)) if ax is None else set(ax)
     out_shape = tuple(s for d, s in enumerate(a.shape) if d not in red)
     out_numel = int(np.prod(out_shape, dtype=np.int64))
-    shape = _iterator(a, red)
-    view = _view(a, shape)
+    shape, view = _iterator(a, red)
     out = np.zeros(out_numel, a.dtype)
     numel = a.size
     if numel < GRAIN_SIZE or threads <= 1:
@@ -513,8 +529,7 @@ def torch_vector_norm(a, ord, ax, threads=None):
     item = a.itemsize
     red = set(range(a.ndim)) if ax is None else set(ax)
     out_shape = tuple(s for d, s in enumerate(a.shape) if d not in red)
-    shape = _iterator(a, red)
-    view = _view(a, shape)
+    shape, view = _iterator(a, red)
     red_axes = [i for i, e in enumerate(shape) if e[2] == 0 and e[0] > 1]
     kept_axes = [i for i, e in enumerate(shape) if e[2] != 0]
     ones = [i for i, e in enumerate(shape) if e[2] == 0 and e[0] == 1]
@@ -587,8 +602,8 @@ def torch_var(a, ax, correction, take_sqrt, threads=None):
 def _var_all(a, correction, take_sqrt, threads):
     n = a.size
     mean = float(np.asarray(torch_sum(a, None, threads) / a.dtype.type(n), a.dtype))
-    shape = _iterator(a, set(range(a.ndim)))
-    flat = np.ascontiguousarray(_view(a, shape).T).reshape(-1)   # iteration order
+    shape, view = _iterator(a, set(range(a.ndim)))
+    flat = np.ascontiguousarray(view.T).reshape(-1)   # iteration order
     dx = flat.astype(np.float64) - mean
     dx2 = dx * dx
     s0, s1 = shape[0][0], shape[1][0]
@@ -620,8 +635,7 @@ def _by_output(a, red):
     """(x, order): a as (outputs, reduced elements) in double, each row an output's elements
     in TensorIterator's order (its reduced dimensions, innermost fastest), and the row of each
     output element (in C order of the output)."""
-    shape = _iterator(a, red)
-    view = _view(a, shape)
+    shape, view = _iterator(a, red)
     reduced = [k for k, e in enumerate(shape) if e[2] == 0]
     kept = [k for k, e in enumerate(shape) if e[2] != 0]
     x = np.transpose(view, kept[::-1] + reduced[::-1])

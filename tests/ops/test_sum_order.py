@@ -116,6 +116,23 @@ def test_sums_on_gradclis_own_paths_match_pytorch_bit_for_bit(case):
     assert compute(gradcli, case) == torch_answer(compute, case)
 
 
+def test_iterators_are_kept_per_layout():
+    """A layout's iterator is worked out once and kept (a bounded number of them): a kept one
+    gives what a fresh one gives, for other values of the same layout too."""
+    a, b = inputs([40, 70], "float32", 3), inputs([40, 70], "float32", 4)
+    arrays = [(a, (1,)), (b, (1,)), (a.T, (1,)), (a[:, ::2], (0,)), (b.T, (0,))]
+    fresh = []
+    for x, ax in arrays:
+        summation._PLANS.clear()
+        fresh.append(summation.torch_sum(x, ax, 2))
+    kept = [summation.torch_sum(x, ax, 2) for x, ax in arrays + arrays][len(arrays):]
+    assert all(np.array_equal(f, k) for f, k in zip(fresh, kept))
+    assert len(summation._PLANS) == 4       # a and b share theirs
+    for n in range(4, summation.PLANS + 40):
+        summation.torch_sum(inputs([n, 5], "float64", n), (0,))
+    assert 0 < len(summation._PLANS) <= summation.PLANS
+
+
 def test_few_rows_are_numpys_own_sum():
     """A reduced dimension of at most three elements: NumPy's reduction, whatever the layout."""
     a = inputs([3, 50], "float32", 7)
