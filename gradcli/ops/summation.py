@@ -449,7 +449,7 @@ def torch_sum(a, ax, threads=None):
         a = np.ascontiguousarray(a)    # PyTorch's views have no negative strides
     red = set(range(a.ndim)) if ax is None else set(ax)
     out_shape = tuple(s for d, s in enumerate(a.shape) if d not in red)
-    out_numel = int(np.prod(out_shape, dtype=np.int64))
+    out_numel = math.prod(out_shape)
     shape, view = _iterator(a, red)
     out = np.zeros(out_numel, a.dtype)
     numel = a.size
@@ -534,7 +534,7 @@ def torch_vector_norm(a, ord, ax, threads=None):
     kept_axes = [i for i, e in enumerate(shape) if e[2] != 0]
     ones = [i for i, e in enumerate(shape) if e[2] == 0 and e[0] == 1]
     rows = view.transpose(kept_axes[::-1] + ones + red_axes[::-1])
-    kept = int(np.prod([shape[i][0] for i in kept_axes], dtype=np.int64))
+    kept = math.prod([shape[i][0] for i in kept_axes])
     rows = rows.reshape(kept, -1)                         # (outputs, reduced in iterator order)
     pos = np.zeros([shape[i][0] for i in kept_axes[::-1]], np.int64)
     for k, i in enumerate(kept_axes[::-1]):
@@ -588,7 +588,7 @@ def torch_var(a, ax, correction, take_sqrt, threads=None):
         a = np.ascontiguousarray(a)    # PyTorch's views have no negative strides
     red = set(range(a.ndim)) if ax is None else set(ax)
     out_shape = tuple(s for d, s in enumerate(a.shape) if d not in red)
-    n_out = int(np.prod(out_shape, dtype=np.int64))
+    n_out = math.prod(out_shape)
     if n_out != 1 and not _welford_emulated(n_out, a.size // max(n_out, 1)):
         return None
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -639,7 +639,7 @@ def _by_output(a, red):
     reduced = [k for k, e in enumerate(shape) if e[2] == 0]
     kept = [k for k, e in enumerate(shape) if e[2] != 0]
     x = np.transpose(view, kept[::-1] + reduced[::-1])
-    n_red = int(np.prod([shape[k][0] for k in reduced]))
+    n_red = math.prod([shape[k][0] for k in reduced])
     x = x.reshape(-1, n_red).astype(np.float64)
     position = np.zeros([shape[k][0] for k in kept[::-1]], np.int64)
     for j, k in enumerate(kept[::-1]):
@@ -731,7 +731,7 @@ def torch_var_mean(a, ax, correction, take_sqrt, threads=None):
         a = np.ascontiguousarray(a)
     red = set(range(a.ndim)) if ax is None else set(ax)
     out_shape = tuple(s for d, s in enumerate(a.shape) if d not in red)
-    n_out = int(np.prod(out_shape, dtype=np.int64))
+    n_out = math.prod(out_shape)
     if not _welford_emulated(n_out, a.size // max(n_out, 1)):
         return None
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
