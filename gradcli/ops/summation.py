@@ -425,12 +425,13 @@ def torch_sum(a, ax, threads=None):
     adds, without keepdim; None for what is not emulated (other dtypes, no elements)."""
     if a.dtype.kind != "f" or a.itemsize not in (4, 8) or a.size == 0:
         return None
-    red = range(a.ndim) if ax is None else ax
-    long = [a.shape[d] for d in red if a.shape[d] > 1]
-    if not long or (len(long) == 1 and long[0] <= 3):
+    long = [n for n in a.shape if n > 1] if ax is None else \
+        [a.shape[d] for d in ax if a.shape[d] > 1]
+    if len(long) <= 1 and (not long or long[0] <= 3):
         # at most three elements an output, along one dimension: every kernel adds them one
         # after another from 0, as NumPy's reduction does (0 + ... settles the sign of a zero)
-        return np.asarray(np.add.reduce(a, axis=tuple(red)) + a.dtype.type(0))
+        return np.asarray(np.add.reduce(a, axis=None if ax is None else tuple(ax))
+                          + a.dtype.type(0))
     threads = _threads[0] if threads is None else threads
     item = a.itemsize
     lanes = _VEC_BYTES // item
