@@ -13,7 +13,10 @@ changes the order again: the split is reproduced for `get_num_threads()` threads
 
 Everything here works on whole NumPy arrays: a level of the cascade is one `np.add.reduce`
 over the axis of a reshaped view whose inner axes are kept, which NumPy adds row after row
-(never pairwise, which it does only along the innermost reduced axis).
+(never pairwise, which it does only along the innermost reduced axis); where those rows are
+short runs of memory (4 vectors: 128 bytes), they are first copied whole, step axis first, so
+that NumPy's inner loop runs over long rows (`_block_sums`).  An output of at most three
+elements along one dimension is NumPy's own reduction: every kernel adds them one after another.
 """
 import os
 
@@ -58,26 +61,78 @@ def set_num_threads(n):
 def _rows_outside(x, axis):
     """x, laid out so that NumPy's reduction over `axis` adds whole rows one after another:
     NumPy adds pairwise along the axis its inner loop runs over, the one of smallest stride."""
+    if x.flags.c_contiguous and math.prod(x.shape[axis + 1:]) > 1:
+        return x
     inner = [abs(st) for d, (n, st) in enumerate(zip(x.shape, x.strides)) if d != axis and n > 1]
     if inner and min(inner) < abs(x.strides[axis]) and min(x.strides) >= 0:
         return x
     return np.ascontiguousarray(x)
 
 
-def _seq(x):
-    """0 + x[0] + x[1] + ... along axis 0, one row after another (but the sign of a zero)."""
-    if x.shape[0] <= 1:
-        return x[0].copy() if x.shape[0] else np.zeros(x.shape[1:], x.dtype)
-    if x[0].size > 1:
-        return np.add.reduce(_rows_outside(x, 0), axis=0)
-    return np.cumsum(x, axis=0)[-1]       # add.accumulate: one element after another
+def _seq(x, axis=0):
+    """0 + x[0] + x[1] + ... along `axis` (0 or 1), one slice after another (but the sign of a
+    zero)."""
+    n = x.shape[axis]
+    if n <= 2:
+        if not n:
+            return np.zeros(x.shape[:axis] + x.shape[axis + 1:], x.dtype)
+        first = x[0] if axis == 0 else x[:, 0]
+        if n == 1:
+            return first.copy()
+        return first + (x[1] if axis == 0 else x[:, 1])
+    if math.prod(x.shape[axis + 1:]) == 1:
+        return np.cumsum(x, axis=axis)[-1 if axis == 0 else (slice(None), -1)]  # one by one
+    return np.add.reduce(_rows_outside(x, axis), axis=axis)
 
 
-def _seq1(x):
-    """_seq of the blocks of rows: x (blocks, step, ...) -> (blocks, ...)."""
-    if x[0, 0].size > 1:
-        return np.add.reduce(_rows_outside(x, 1), axis=1)
-    return np.cumsum(x, axis=1)[:, -1]
+MOVE_RUN = 256
+"""_block_sums moves rows of memory of up to this many bytes (longer ones NumPy adds in long
+enough inner loops already) ..."""
+MOVE_ROWS = 128
+"""... when there are at least this many of them."""
+
+
+def _block_sums(x):
+    """x (blocks, step, ...) -> (blocks, ...): the rows of each block added one after another.
+
+    A level of the cascade adds rows of 4 vectors (128 bytes), and NumPy's reduction over the
+    step axis runs its inner loop once a row.  When the trailing axes hold such short runs of
+    memory, they are copied whole (as void items of the run's bytes, a memcpy each) into an array
+    whose step axis comes first, which NumPy adds slice after slice in long inner loops: the copy
+    and the addition cost about half the reduction (bench/bench_sum.py).  The order of the
+    additions is the same: each output adds its block's rows one after another from 0."""
+    blocks, step = x.shape[:2]
+    if x.size * x.itemsize < MOVE_ROWS * 64:
+        return _seq(x, 1)
+    if x.flags.c_contiguous:          # (the cascade of one contiguous loop)
+        nbytes = x.size // (blocks * step) * x.itemsize
+        if not 128 <= nbytes <= MOVE_RUN or blocks * step < MOVE_ROWS:
+            return _seq(x, 1)
+        items = x.reshape(blocks, step, -1).view(np.dtype((np.void, nbytes)))
+        moved = items.reshape(blocks, step).T.copy()            # (step, blocks)
+        return np.add.reduce(moved.view(x.dtype).reshape((step, blocks) + x.shape[2:]), axis=0)
+    if x.strides[-1] == x.itemsize and x.shape[-1] * x.itemsize > MOVE_RUN:
+        return _seq(x, 1)             # (an outer sum's rows: long enough)
+    strides = x.strides[2:]
+    run_axes, nbytes = [], x.itemsize
+    while nbytes in strides:                    # the run: axes each as long as those inside
+        d = 2 + strides.index(nbytes)
+        if x.shape[d] == 1:
+            break
+        run_axes.insert(0, d)
+        nbytes *= x.shape[d]
+    if not 128 <= nbytes <= MOVE_RUN or x.size * x.itemsize // nbytes < MOVE_ROWS:
+        return _seq(x, 1)
+    others = [d for d in range(2, x.ndim) if d not in run_axes]
+    dims = [0] + others + run_axes          # x's axes as sums will hold them (the run last)
+    ordered = dims == [0, *range(2, x.ndim)]
+    rows = x if ordered else x.transpose([0, 1] + dims[1:])
+    rows = rows.reshape(rows.shape[:2 + len(others)] + (-1,))   # the run: one axis (a view)
+    items = rows.view(np.dtype((np.void, nbytes)))[..., 0]      # (blocks, step, others...)
+    moved = np.ascontiguousarray(items.swapaxes(0, 1))          # (step, blocks, others...)
+    sums = np.add.reduce(moved.view(x.dtype).reshape(
+        moved.shape + tuple(x.shape[d] for d in run_axes)), axis=0)   # one slice after another
+    return sums if ordered else sums.transpose(sorted(range(len(dims)), key=dims.__getitem__))
 
 
 def _ceil_log2(n):
@@ -85,44 +140,37 @@ def _ceil_log2(n):
 
 
 def multi_row_sum(x):
-    """multi_row_sum over axis 0 of x (n, ...): the four-level cascade."""
-    n = x.shape[0]
-    power = max(4, _ceil_log2(n) // 4)
-    step = 1 << power
-    blocks = n // step
-    tail = _seq(x[blocks * step:])
-    if not blocks:
-        return tail
-    rest = x.shape[1:]
-    sums = _seq1(x[:blocks * step].reshape(blocks, step, *rest))
-    groups = blocks // step
-    acc = tail + _seq(sums[groups * step:])
-    if not groups:
-        return acc
-    gsums = _seq1(sums[:groups * step].reshape(groups, step, *rest))
-    supers = groups // step
-    acc = acc + _seq(gsums[supers * step:])
-    if not supers:
-        return acc
-    return acc + _seq(_seq1(gsums[:supers * step].reshape(supers, step, *rest)))
+    """multi_row_sum over axis 0 of x (n, ...): the four-level cascade.  Each level holds the
+    sums of `step` rows of the one below; the kernel's acc[j] the rows of level j left over
+    (a partial block), added level after level at the end (zeros left out: only a zero's sign
+    could change, and the sum's final 0 + ... settles it)."""
+    step = 1 << max(4, _ceil_log2(x.shape[0]) // 4)
+    acc = None
+    for _ in range(3):
+        blocks = x.shape[0] // step
+        if blocks * step < x.shape[0]:
+            rows = x[blocks * step:]
+            part = _seq(rows) if rows.size * rows.itemsize < MOVE_ROWS * 64 else \
+                _block_sums(rows[None])[0]
+            acc = part if acc is None else acc + part
+        if not blocks:
+            return acc
+        x = _block_sums(x[:blocks * step].reshape(blocks, step, *x.shape[1:]))
+    part = _seq(x)
+    return part if acc is None else acc + part
 
 
 def row_sum(x):
-    """row_sum over axis 0 of x (n, ...): four interleaved partial sums."""
-    n = x.shape[0]
-    k = n // 4
-    if k:
-        parts = multi_row_sum(x[:4 * k].reshape(k, 4, *x.shape[1:]))  # (4, ...)
-        first = parts[0]
-    else:
-        first = parts = None
-    for i in range(4 * k, n):
-        first = x[i] if first is None else first + x[i]
-    if first is None:
-        return np.zeros(x.shape[1:], x.dtype)
-    if parts is not None:
-        first = first + parts[1] + parts[2] + parts[3]
-    return first
+    """row_sum over axis 0 of x (n, ...): four interleaved partial sums, the rows left over
+    added to the first, then the other three to it."""
+    k = x.shape[0] // 4
+    if not k:
+        return _seq(x)
+    parts = multi_row_sum(x[:4 * k].reshape(k, 4, *x.shape[1:]))  # (4, ...)
+    first = parts[0]
+    for i in range(4 * k, x.shape[0]):
+        first = first + x[i]
+    return first + parts[1] + parts[2] + parts[3]
 
 
 def inner_vectorized(x, lanes):
@@ -130,7 +178,25 @@ def inner_vectorized(x, lanes):
     n = x.shape[0]
     v = n // lanes
     vec = row_sum(x[:v * lanes].reshape(v, lanes, *x.shape[1:]))  # (lanes, ...)
-    return _seq(np.concatenate([x[v * lanes:], vec]))
+    if x.ndim == 1:
+        return _scalars(x[v * lanes:], vec)
+    return _seq(np.concatenate([x[v * lanes:], vec])) if v * lanes < n else _seq(vec)
+
+
+def _scalars(*parts):
+    """0 + the elements of the 1-d arrays `parts` one after another (a NumPy scalar): a few
+    scalar additions cost less than a ufunc call (Python's floats are IEEE doubles)."""
+    if parts[0].dtype == np.float64:
+        total = 0.0
+        for part in parts:
+            for value in part.tolist():
+                total += value
+        return np.float64(total)
+    total = parts[0].dtype.type(0)
+    for part in parts:
+        for value in part:
+            total = total + value
+    return total
 
 
 def outer_vectorized(x, lanes):
@@ -178,6 +244,8 @@ def sum_contiguous(flat):
     lanes = _VEC_BYTES // flat.itemsize
     if flat.size >= lanes:
         return inner_vectorized(flat, lanes)
+    if flat.size < 4:
+        return _scalars(flat)
     return row_sum(flat)
 
 
@@ -194,9 +262,30 @@ def _parallel_for(begin, end, grain, threads):
 
 # ------------------------------------------------------------------ the iterator
 
+_PLANS = {}
+PLANS = 256   # shapes, layouts and reduced dimensions whose iterator is kept
+
+
 def _iterator(a, red):
-    """TensorIterator's reduction shape: [[size, input stride, output stride], ...] with
-    dimension 0 the innermost, reordered and coalesced as TensorIterator does."""
+    """TensorIterator's reduction shape, and a's elements as it iterates them: (shape, view).
+
+    shape is [[size, input stride, output stride], ...] with dimension 0 the innermost,
+    reordered and coalesced as TensorIterator does (a list kept for a's shape, strides and
+    reduced dimensions: not to be changed); view is a's view of those sizes and strides."""
+    key = (a.shape, a.strides, tuple(sorted(red)))
+    plan = _PLANS.get(key)
+    if plan is None:
+        if len(_PLANS) >= PLANS:
+            _PLANS.clear()
+        plan = _PLANS[key] = _reorder(a, red)
+    shape, order, sizes = plan
+    return shape, a.transpose(order).reshape(sizes).T
+
+
+def _reorder(a, red):
+    """_iterator's shape, and the transposition and reshape of a that views it (outermost
+    dimension first: a's dimensions of size 1, then the others in the iterator's order,
+    coalesced)."""
     ndim = a.ndim
     out_strides, s = {}, 1
     for d in reversed(range(ndim)):
@@ -242,7 +331,8 @@ def _iterator(a, red):
             shape.append(entry)
     while len(shape) < 2:
         shape.append([1, 0, 0])
-    return shape
+    order = [d for d in range(ndim) if a.shape[d] == 1] + perm[::-1]
+    return shape, order, [e[0] for e in reversed(shape)]
 
 
 def _accumulate(out, pos, vals):
@@ -294,14 +384,12 @@ def _serial(view, shape, out, out_offset, item, lanes):
         if s0[2] != 0:                           # the reduced dimension first
             view, s0, s1 = np.swapaxes(view, 0, 1), s1, s0
         vals = loop2d(view, s0[1], s1[1], item, lanes)       # (size1, outer...)
+        if s1[2] == 0 and all(e[2] for e in outer):  # each outer loop its own output
+            out[base] = _seq(np.concatenate([out[base][None], vals]))   # the rows in turn
+            return
         pos = base[None] + (np.arange(s1[0]) * s1[2]).reshape(-1, *([1] * nout))
     pos = np.broadcast_to(pos, vals.shape)
     _accumulate(out, pos.reshape(-1, order="F"), np.asarray(vals).reshape(-1, order="F"))
-
-
-def _view(a, shape):
-    return np.lib.stride_tricks.as_strided(a, [e[0] for e in shape], [e[1] for e in shape],
-                                           writeable=False)
 
 
 def _ranged(view, shape, begin, end, out, out_offset, item, lanes):
@@ -335,6 +423,13 @@ def torch_sum(a, ax, threads=None):
     adds, without keepdim; None for what is not emulated (other dtypes, no elements)."""
     if a.dtype.kind != "f" or a.itemsize not in (4, 8) or a.size == 0:
         return None
+    long = [n for n in a.shape if n > 1] if ax is None else \
+        [a.shape[d] for d in ax if a.shape[d] > 1]
+    if len(long) <= 1 and (not long or long[0] <= 3):
+        # at most three elements an output, along one dimension: every kernel adds them one
+        # after another from 0, as NumPy's reduction does (0 + ... settles the sign of a zero)
+        return np.asarray(np.add.reduce(a, axis=None if ax is None else tuple(ax))
+                          + a.dtype.type(0))
     threads = _threads[0] if threads is None else threads
     item = a.itemsize
     lanes = _VEC_BYTES // item
@@ -353,9 +448,8 @@ def torch_sum(a, ax, threads=None):
         a = np.ascontiguousarray(a)    # PyTorch's views have no negative strides
     red = set(range(a.ndim)) if ax is None else set(ax)
     out_shape = tuple(s for d, s in enumerate(a.shape) if d not in red)
-    out_numel = int(np.prod(out_shape, dtype=np.int64))
-    shape = _iterator(a, red)
-    view = _view(a, shape)
+    out_numel = math.prod(out_shape)
+    shape, view = _iterator(a, red)
     out = np.zeros(out_numel, a.dtype)
     numel = a.size
     if numel < GRAIN_SIZE or threads <= 1:
@@ -434,13 +528,12 @@ def torch_vector_norm(a, ord, ax, threads=None):
     item = a.itemsize
     red = set(range(a.ndim)) if ax is None else set(ax)
     out_shape = tuple(s for d, s in enumerate(a.shape) if d not in red)
-    shape = _iterator(a, red)
-    view = _view(a, shape)
+    shape, view = _iterator(a, red)
     red_axes = [i for i, e in enumerate(shape) if e[2] == 0 and e[0] > 1]
     kept_axes = [i for i, e in enumerate(shape) if e[2] != 0]
     ones = [i for i, e in enumerate(shape) if e[2] == 0 and e[0] == 1]
     rows = view.transpose(kept_axes[::-1] + ones + red_axes[::-1])
-    kept = int(np.prod([shape[i][0] for i in kept_axes], dtype=np.int64))
+    kept = math.prod([shape[i][0] for i in kept_axes])
     rows = rows.reshape(kept, -1)                         # (outputs, reduced in iterator order)
     pos = np.zeros([shape[i][0] for i in kept_axes[::-1]], np.int64)
     for k, i in enumerate(kept_axes[::-1]):
@@ -494,7 +587,7 @@ def torch_var(a, ax, correction, take_sqrt, threads=None):
         a = np.ascontiguousarray(a)    # PyTorch's views have no negative strides
     red = set(range(a.ndim)) if ax is None else set(ax)
     out_shape = tuple(s for d, s in enumerate(a.shape) if d not in red)
-    n_out = int(np.prod(out_shape, dtype=np.int64))
+    n_out = math.prod(out_shape)
     if n_out != 1 and not _welford_emulated(n_out, a.size // max(n_out, 1)):
         return None
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -508,8 +601,8 @@ def torch_var(a, ax, correction, take_sqrt, threads=None):
 def _var_all(a, correction, take_sqrt, threads):
     n = a.size
     mean = float(np.asarray(torch_sum(a, None, threads) / a.dtype.type(n), a.dtype))
-    shape = _iterator(a, set(range(a.ndim)))
-    flat = np.ascontiguousarray(_view(a, shape).T).reshape(-1)   # iteration order
+    shape, view = _iterator(a, set(range(a.ndim)))
+    flat = np.ascontiguousarray(view.T).reshape(-1)   # iteration order
     dx = flat.astype(np.float64) - mean
     dx2 = dx * dx
     s0, s1 = shape[0][0], shape[1][0]
@@ -541,12 +634,11 @@ def _by_output(a, red):
     """(x, order): a as (outputs, reduced elements) in double, each row an output's elements
     in TensorIterator's order (its reduced dimensions, innermost fastest), and the row of each
     output element (in C order of the output)."""
-    shape = _iterator(a, red)
-    view = _view(a, shape)
+    shape, view = _iterator(a, red)
     reduced = [k for k, e in enumerate(shape) if e[2] == 0]
     kept = [k for k, e in enumerate(shape) if e[2] != 0]
     x = np.transpose(view, kept[::-1] + reduced[::-1])
-    n_red = int(np.prod([shape[k][0] for k in reduced]))
+    n_red = math.prod([shape[k][0] for k in reduced])
     x = x.reshape(-1, n_red).astype(np.float64)
     position = np.zeros([shape[k][0] for k in kept[::-1]], np.int64)
     for j, k in enumerate(kept[::-1]):
@@ -635,7 +727,7 @@ def torch_var_mean(a, ax, correction, take_sqrt, threads=None):
         a = np.ascontiguousarray(a)
     red = set(range(a.ndim)) if ax is None else set(ax)
     out_shape = tuple(s for d, s in enumerate(a.shape) if d not in red)
-    n_out = int(np.prod(out_shape, dtype=np.int64))
+    n_out = math.prod(out_shape)
     if not _welford_emulated(n_out, a.size // max(n_out, 1)):
         return None
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

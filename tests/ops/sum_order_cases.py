@@ -84,6 +84,28 @@ def _cases():
             for op in ("norm2", "norm1"):
                 cases.append(dict(op=op, dtype=dtype, shape=shape, layout=how, dim=dim,
                                   keepdim=False, threads=2))
+    for dtype in ("float32", "float64"):   # the paths of gradcli's own: moved rows, few rows
+        for n in (2047, 2048, 2049, 8191, 8192, 8193, 131071, 131072, 131073):
+            cases.append(dict(op="sum", dtype=dtype, shape=[n], layout="contiguous", dim=None,
+                              keepdim=False, threads=1))
+        for shape, dims in [([3, 40000], [[0], [1]]), ([40000, 2], [[0], [1]]),
+                            ([2, 3, 5], [[0], [1], [2], [0, 2], [0, 1]]), ([1, 1, 7], [None]),
+                            ([300, 600], [[1], [0]]), ([64, 4100], [[1]]),
+                            ([5, 3000, 7], [[1], [0, 1]])]:
+            for how in ("contiguous", "transposed", "strided"):
+                for dim in dims:
+                    cases.append(dict(op="sum", dtype=dtype, shape=shape, layout=how, dim=dim,
+                                      keepdim=False, threads=2))
+        for shape, dim in [([2, 40000], [1]), ([2, 65795], [1]), ([65795, 2], [0]),
+                           ([3, 8, 8200], [2])]:   # sums 4 vectors apart: runs of several rows
+            cases.append(dict(op="sum", dtype=dtype, shape=shape, layout="contiguous", dim=dim,
+                              keepdim=False, threads=1))
+    for dtype in ("float32", "float64"):   # a bias's gradient: (N, C, H, W) summed to C
+        for shape, dim in [([8, 16, 32], [0, 2]), ([4, 64, 7, 7], [0, 2, 3]),
+                           ([16, 32, 12, 12], [0, 2, 3])]:
+            for how in ("contiguous", "transposed"):
+                cases.append(dict(op="sum", dtype=dtype, shape=shape, layout=how, dim=dim,
+                                  keepdim=True, threads=2))
     for i, case in enumerate(cases):
         case["seed"] = i
     return cases

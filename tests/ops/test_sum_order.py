@@ -89,6 +89,59 @@ def test_long_sums_match_pytorch_bit_for_bit(n, dtype, threads):
     assert compute(gradcli, case) == torch_answer(compute, case)
 
 
+@st.composite
+def _paths(draw):
+    """Sums that take gradcli's own paths: a reduced dimension of 1 to 3 elements (NumPy adds it
+    in PyTorch's order), or one whose length is about a whole number of the cascade's blocks (16
+    rows of 4 vectors), whose levels are added by moving the rows whole, beside a dimension of
+    1 to 3 others (whose sums then lie 4 vectors apart: the next level's rows are runs of
+    several)."""
+    dtype = draw(st.sampled_from(["float32", "float64"]))
+    block = 16 * 4 * (8 if dtype == "float32" else 4)
+    blocks = st.sampled_from([1, 2, 8, 9, 16, 17, 64, 65, 160, 256, 257])
+    near = st.tuples(blocks, st.integers(-3, 3)).map(lambda md: max(1, md[0] * block + md[1]))
+    length = draw(st.one_of(st.integers(1, 3), near))
+    other = draw(st.integers(1, 3))
+    shape, dim = draw(st.sampled_from([([length], None), ([other, length], [1]),
+                                       ([length, other], [0]), ([other, length], None)]))
+    return dict(op=draw(st.sampled_from(["sum", "mean"])), dtype=dtype, shape=shape,
+                layout=draw(st.sampled_from(["contiguous", "transposed", "strided", "expanded"])),
+                dim=dim, keepdim=draw(st.booleans()), threads=draw(st.integers(1, 4)),
+                seed=draw(st.integers(0, 10 ** 6)))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_paths())
+def test_sums_on_gradclis_own_paths_match_pytorch_bit_for_bit(case):
+    assert compute(gradcli, case) == torch_answer(compute, case)
+
+
+def test_iterators_are_kept_per_layout():
+    """A layout's iterator is worked out once and kept (a bounded number of them): a kept one
+    gives what a fresh one gives, for other values of the same layout too."""
+    a, b = inputs([40, 70], "float32", 3), inputs([40, 70], "float32", 4)
+    arrays = [(a, (1,)), (b, (1,)), (a.T, (1,)), (a[:, ::2], (0,)), (b.T, (0,))]
+    fresh = []
+    for x, ax in arrays:
+        summation._PLANS.clear()
+        fresh.append(summation.torch_sum(x, ax, 2))
+    kept = [summation.torch_sum(x, ax, 2) for x, ax in arrays + arrays][len(arrays):]
+    assert all(np.array_equal(f, k) for f, k in zip(fresh, kept))
+    assert len(summation._PLANS) == 4       # a and b share theirs
+    for n in range(4, summation.PLANS + 40):
+        summation.torch_sum(inputs([n, 5], "float64", n), (0,))
+    assert 0 < len(summation._PLANS) <= summation.PLANS
+
+
+def test_few_rows_are_numpys_own_sum():
+    """A reduced dimension of at most three elements: NumPy's reduction, whatever the layout."""
+    a = inputs([3, 50], "float32", 7)
+    for x, ax in [(a, (0,)), (a.T, (1,)), (a[:2], (0,)), (a[:, :1], None), (a[:1, :3], (0, 1))]:
+        expected = np.add.reduce(x, axis=ax) + np.float32(0)
+        assert np.array_equal(summation.torch_sum(x, ax), expected)
+    assert str(summation.torch_sum(np.array([-0.0, -0.0]), None)) == "0.0"
+
+
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_sums(), st.sampled_from(["norm2", "norm1"]))
 def test_random_vector_norms_match_pytorch_bit_for_bit(case, op):
