@@ -18,6 +18,7 @@ short runs of memory (4 vectors: 128 bytes), they are first copied whole, step a
 that NumPy's inner loop runs over long rows (`_block_sums`).  An output of at most three
 elements along one dimension is NumPy's own reduction: every kernel adds them one after another.
 """
+import math
 import os
 
 import numpy as np
@@ -489,25 +490,6 @@ def torch_sum(a, ax, threads=None):
 
 # ------------------------------------------------------------------ vector norms
 
-def _fma_square(t, b):
-    """fma(t, t, b): b + t*t rounded once.  For float32, t*t is exact in float64 and the sum
-    rounds there first (a second rounding that differs only on an exact float32 tie, some
-    2**-29 of the time); for float64, t*t = p + e exactly (Dekker's product) and b + p = s + r
-    exactly (Knuth's two-sum), so s + (r + e) is the fused result but in the same rare ties."""
-    if t.dtype == np.float32:
-        return (b.astype(np.float64) + t.astype(np.float64) ** 2).astype(np.float32)
-    p = t * t
-    c = t * 134217729.0                    # Veltkamp's split: t = hi + lo, 26 bits each
-    hi = c - (c - t)
-    lo = t - hi
-    e = ((hi * hi - p) + 2.0 * hi * lo) + lo * lo
-    s = b + p
-    bb = s - b
-    r = (b - (s - bb)) + (p - bb)
-    exact = s + (r + e)
-    return np.where(np.isfinite(exact), exact, s)
-
-
 def torch_vector_norm(a, ord, ax, threads=None):
     """linalg_vector_norm of ord 2 or 1 over the axes `ax` as PyTorch's CPU kernel adds it
     (aten/src/ATen/native/cpu/ReduceOpsKernel.cpp, norm_kernel_tensor_iterator_impl), without
@@ -555,7 +537,7 @@ def torch_vector_norm(a, ord, ax, threads=None):
         for j in range(four):
             total = total + terms[:, v * lanes + j]
         for j in range(four, tail.shape[1]):
-            total = _fma_square(tail[:, j], total)
+            total = fused(tail[:, j], tail[:, j], total)
     elif kept == 1 and terms.shape[1] >= GRAIN_SIZE and threads > 1:
         buffer = np.zeros(threads, a.dtype)
         for t, b, e in _parallel_for(0, terms.shape[1], GRAIN_SIZE, threads):
