@@ -51,3 +51,24 @@ def program_error(source):
     with pytest.raises(ProgramError) as info:
         session.run(source, timeout=10)
     return info.value.format()[0], out.getvalue()
+
+
+def refusal_and_peak(source):
+    """(the first line of the error `r = source` ends in, the peak of the memory traced while
+    it ran), run in-process after `import torch` and `import numpy as np`: whether a result
+    over the element limit is refused before it is made."""
+    import io
+    import tracemalloc
+    import pytest
+    from gradcli.lang.errors import ProgramError
+    from gradcli.lang.session import Session
+    session = Session(out=io.StringIO())
+    session.run("import torch\nimport numpy as np\n", timeout=10)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ProgramError) as info:
+            session.run(f"r = {source}\n", timeout=10)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return info.value.format()[0], peak
