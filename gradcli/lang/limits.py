@@ -224,7 +224,37 @@ def check_join(separator, items):
 
 
 def _shape(x):
-    return x.shape if isinstance(x, np.ndarray) else np.shape(x)
+    """The shape of the array NumPy makes of x (an array, a number, lists and tuples of them),
+    without making it (np.shape would: `[a] * 1000` is 1,000 references, and an array of a
+    thousand times a's elements): a list's length, then its first item's shape.  (Of lists
+    whose items differ, NumPy makes no array at all.)"""
+    shape = []
+    while type(x) in (list, tuple):
+        shape.append(len(x))
+        if not x:
+            return tuple(shape)
+        x = x[0]
+    return (*shape, *(x.shape if isinstance(x, (np.ndarray, np.generic)) else np.shape(x)))
+
+
+ARRAY_LIKE = (np.ndarray, np.generic, list, tuple)
+
+
+def check_broadcast(*args, **kwargs):
+    """A NumPy function of array arguments (lists too) must not make an array of them, nor
+    broadcast them to a result, of more elements than the limit."""
+    shapes = [_shape(a) for a in (*args, *kwargs.values()) if isinstance(a, ARRAY_LIKE)]
+    try:
+        check_array_size(_numel(np.broadcast_shapes(*shapes)))
+    except ValueError:
+        pass  # shapes that do not broadcast: the function reports it
+
+
+def check_total(arrays, *args, **kwargs):
+    """np.concatenate and np.stack of a sequence of arrays: all their elements."""
+    if isinstance(arrays, ARRAY_LIKE):
+        check_array_size(sum(_numel(_shape(a)) for a in arrays) if
+                         isinstance(arrays, (list, tuple)) else arrays.size)
 
 
 def _numel(shape):
