@@ -5,12 +5,16 @@ facade sized the results of its functions from the shapes of their arguments, an
 shapes with np.shape, which makes an array of a list first: a list of arrays (`[a] * 1000`,
 1,000 references) is stacked, concatenated or made an array before any check, and the
 functions whose result is not a broadcast of their arguments (a `*_like` given `shape=`, the
-random draws whose parameters broadcast) made theirs unchecked."""
+random draws whose parameters broadcast) made theirs unchecked.  A program could set on a
+tensor, or on a custom Function's ctx, the attributes the engine's classes define: a tensor's
+methods (the engine's own metering calls `t.numel()`), and ctx's graph edges, output count and
+`apply`, which the backward pass reads (PyTorch's are read-only there); what a program put in
+`ctx.to_save` reached the engine unchecked."""
 
 import io
 
 import pytest
-from processes import refusal_and_peak as _refusal_and_peak
+from processes import program_error as _error, refusal_and_peak as _refusal_and_peak
 
 from gradcli.engine import tensor as engine_tensor
 from gradcli.lang.session import Session
@@ -82,3 +86,74 @@ SMALL_ENOUGH = {
 @pytest.mark.parametrize("source, shown", SMALL_ENOUGH.values(), ids=SMALL_ENOUGH.keys())
 def test_the_numpy_facade_still_makes_what_is_under_the_limit(source, shown):
     assert _run(f"import numpy as np\nprint({source})\n") == shown + "\n"
+
+
+# ---------------------------------------------------------------------- the engine's attributes
+
+def test_a_tensor_method_cannot_be_replaced_on_the_tensor(small_limits):
+    """`t.numel = lambda: 1` put a function in the tensor's __dict__ in front of Tensor's
+    method; the engine's own code calls `t.numel()` (tolist's metering: a tensor of 10 ** 8
+    elements became a list of 10 ** 8 floats, 3 GB, past GRADCLI_MAX_ITEMS).  Expected: a
+    tensor's attributes that its engine class defines are set only through the engine's own
+    setters (data, grad, requires_grad); names of the program's own stay settable."""
+    line, _ = _error("import torch\nt = torch.zeros(1500)\nt.numel = lambda: 1\n"
+                     "r = t.tolist()\n")
+    assert line == "AttributeError: attribute 'numel' of 'torch._C.TensorBase' objects is " \
+                   "not writable", line
+    assert _run("import torch\nt = torch.ones(2)\nt.note = 'mine'\nt.data = torch.zeros(2)\n"
+                "t.requires_grad = True\nprint(t.note, t.tolist())\n") == "mine [0.0, 0.0]\n"
+
+
+def test_a_subclass_method_of_the_program_stays_settable():
+    """What the program's own subclass of Tensor defines is the program's to replace."""
+    assert _run("import torch\nclass T(torch.Tensor):\n    def f(self):\n        return 1\n"
+                "t = T(torch.ones(2))\nt.f = lambda: 2\nprint(t.f())\n") == "2\n"
+
+
+FUNCTION = ("import torch\nclass F(torch.autograd.Function):\n    @staticmethod\n"
+            "    def forward(ctx, x):\n{forward}        return x * 2\n    @staticmethod\n"
+            "    def backward(ctx, g):\n        return g\n"
+            "x = torch.ones(3, requires_grad=True)\ny = F.apply(x)\n")
+
+ENGINE_STATE = {
+    "next_functions": "z = torch.ones(50, requires_grad=True)\n"
+                      "y.grad_fn.next_functions = ((z.sum().grad_fn.next_functions[0][0], 0),)\n"
+                      "y.sum().backward()\nprint(z.grad.shape)",
+    "num_outputs": "y.grad_fn.num_outputs = 10 ** 9\n(y * 3).sum().backward()",
+    "apply": "y.grad_fn.apply = lambda grads: [5]\n(y * 3).sum().backward()",
+    "name": "y.grad_fn.name = lambda: 'forged'\nprint(y.grad_fn.name())",
+    "delete": "del y.grad_fn.release",
+}
+
+
+@pytest.mark.parametrize("source", ENGINE_STATE.values(), ids=ENGINE_STATE.keys())
+def test_a_function_ctx_keeps_the_engines_attributes(source):
+    """A custom Function's ctx is its graph node, and a program could set on it what the engine
+    reads in the backward pass: `next_functions` sent x's gradient to another tensor's
+    AccumulateGrad (a gradient of 3 elements became the `.grad` of a tensor of 50),
+    `num_outputs = 10 ** 9` made the engine build a list of a billion entries (8 GB, past
+    every limit but the memory rlimit), `apply` handed the engine the program's objects as
+    gradients.  PyTorch's are read-only (C getters, or never looked up in the instance).
+    Expected: PyTorch's error."""
+    line, _ = _error(FUNCTION.format(forward="") + source + "\n")
+    assert line.startswith("AttributeError: attribute '") and \
+        line.endswith("' of 'torch._C._FunctionBase' objects is not writable"), line
+
+
+def test_a_function_ctx_takes_what_pytorch_lets_a_program_set():
+    """ctx's own attributes (ctx.k), and those PyTorch's ctx lets a program set (to_save,
+    needs_input_grad, ...), stay settable."""
+    out = _run(FUNCTION.format(forward="        ctx.k = 3\n        ctx.to_save = (x,)\n"
+                                       "        ctx.needs_input_grad = (True,)\n"
+                                       "        ctx.set_materialize_grads(False)\n") +
+               "print(y.grad_fn.k, len(y.grad_fn.saved_tensors))\n")
+    assert out == "3 1\n"
+
+
+def test_ctx_to_save_holds_tensors_only():
+    """`ctx.to_save` set directly skipped save_for_backward's check: the engine packed a list
+    as a tensor (`AttributeError: 'list' object has no attribute '_counter'`, the engine's
+    internals).  Expected: PyTorch's error, when forward ends."""
+    line, _ = _error(FUNCTION.format(forward="        ctx.to_save = ([1, 2],)\n"))
+    assert line == "TypeError: save_for_backward can only save variables, but argument 0 is " \
+                   "of type list", line
