@@ -43,3 +43,16 @@ def test_completion_runs_no_program_code():
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
     assert "getter ran" not in out.getvalue(), out.getvalue()
+
+
+def test_transcript_replay_takes_a_timeout(gradcli_process, tmp_path):
+    """`gradcli test FILE` replays a transcript, a program from elsewhere as much as a `.grad`
+    file, but had no --timeout: `>>> while True: pass` ran until Ctrl-C, where README promises
+    --timeout to every program command.  Expected: --timeout stops the statement (its output
+    is the one-line TimeoutError, a mismatch) and the replay goes on with the next."""
+    transcript = tmp_path / "loop.txt"
+    transcript.write_text(">>> x = 2\n>>> while True: pass\n... \n>>> x\n2\n")
+    r = gradcli_process("test", str(transcript), "--timeout", "1")
+    assert r.code == 1, (r.code, r.stdout, r.stderr)
+    assert "+TimeoutError: program ran longer than 1 s" in r.stdout, r.stdout
+    assert " >>> x\n 2\n" in r.stdout and "0/1 sessions match" in r.stdout, r.stdout
