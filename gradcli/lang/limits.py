@@ -234,7 +234,13 @@ def _shape(x):
         if not x:
             return tuple(shape)
         x = x[0]
-    return (*shape, *(x.shape if isinstance(x, (np.ndarray, np.generic)) else np.shape(x)))
+    return (*shape, *(x.shape if isinstance(x, (np.ndarray, np.generic)) or _is_tensor(x) else
+                      np.shape(x)))
+
+
+def _is_tensor(x):
+    """A tensor (what NumPy reads through `__array__`: its shape is its array's)."""
+    return hasattr(type(x), "__array__") and isinstance(getattr(x, "shape", None), tuple)
 
 
 ARRAY_LIKE = (np.ndarray, np.generic, list, tuple)
@@ -269,7 +275,7 @@ def check_arrays(a, b):
     if not (isinstance(a, np.ndarray) or isinstance(b, np.ndarray)):
         return
     if not all(isinstance(x, (np.ndarray, np.generic, list, tuple, int, float, complex, bool))
-               for x in (a, b)):
+               or _is_tensor(x) for x in (a, b)):
         return
     try:
         check_array_size(_numel(np.broadcast_shapes(_shape(a), _shape(b))))
@@ -278,10 +284,14 @@ def check_arrays(a, b):
 
 
 def check_matmul(a, b):
-    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.ndim and b.ndim:
-        rows = _numel(a.shape[:-1])
-        columns = b.shape[-1] if b.ndim > 1 else 1
-        batch = _numel(b.shape[:-2])
+    if not (isinstance(a, np.ndarray) or isinstance(b, np.ndarray)) or \
+            not all(isinstance(x, ARRAY_LIKE) or _is_tensor(x) for x in (a, b)):
+        return
+    sa, sb = _shape(a), _shape(b)
+    if sa and sb:
+        rows = _numel(sa[:-1])
+        columns = sb[-1] if len(sb) > 1 else 1
+        batch = _numel(sb[:-2])
         check_array_size(rows * columns * max(batch, 1))
 
 

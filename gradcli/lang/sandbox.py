@@ -666,9 +666,11 @@ UNCHECKED_OPERANDS = {"+": {*NUMBERS}, "-": {*NUMBERS}, "/": {*NUMBERS}, "//": {
 
 def _binary(check, operation, symbol):
     unchecked = UNCHECKED_OPERANDS[symbol]
+    # (a tensor meets an ndarray: the tensor's operator declines it, and NumPy computes the
+    # broadcast, a result the engine never sees: checked as NumPy's)
     if symbol == "%":
         def guard(a, b):
-            if type(a) in unchecked:
+            if type(a) in unchecked and type(b) is not np.ndarray:
                 return operation(a, b)
             check(a, b)
             result = operation(a, b)
@@ -677,7 +679,8 @@ def _binary(check, operation, symbol):
             return result
     else:
         def guard(a, b):
-            if type(a) in unchecked or type(b) in unchecked:
+            if (type(a) in unchecked or type(b) in unchecked) and \
+                    type(a) is not np.ndarray and type(b) is not np.ndarray:
                 return operation(a, b)
             check(a, b)
             result = operation(a, b)

@@ -88,6 +88,38 @@ def test_the_numpy_facade_still_makes_what_is_under_the_limit(source, shown):
     assert _run(f"import numpy as np\nprint({source})\n") == shown + "\n"
 
 
+# a tensor meets an ndarray: the tensor's operator declines it, and NumPy computes the
+# broadcast (1,000 by 1,000 from 2,000 elements)
+TENSOR_AND_NDARRAY = {symbol: f"torch.ones(1000) {symbol} np.ones((1000, 1))"
+                      for symbol in ("*", "+", "-", "/", "//", "%", "**")}
+TENSOR_AND_NDARRAY.update({
+    "@": "torch.ones(1000, 1) @ np.ones((1, 1000))",
+    "&": "torch.ones(1000, dtype=torch.bool) & np.ones((1000, 1), bool)",
+    "|": "torch.ones(1000, dtype=torch.bool) | np.ones((1000, 1), bool)",
+    "Parameter": "torch.nn.Parameter(torch.ones(1000), requires_grad=False) * "
+                 "np.ones((1000, 1))"})
+
+
+@pytest.mark.parametrize("source", TENSOR_AND_NDARRAY.values(), ids=TENSOR_AND_NDARRAY.keys())
+def test_a_tensor_and_an_ndarray_are_checked_before_numpy_computes(monkeypatch, source):
+    """`torch.ones(10 ** 5) * np.ones((10 ** 5, 1))`: the operator's guard let a tensor
+    operand through unchecked (the engine limits tensors itself), but Tensor's operator returns
+    NotImplemented for an ndarray, and NumPy's reflected operator computed the broadcast, 10 **
+    10 floats (80 GB) that no check saw (a Parameter's went to a check that passed tensors
+    over).  Expected: refused before NumPy allocates."""
+    monkeypatch.setattr(engine_tensor.ElementLimit, "limit", 100_000)
+    line, peak = _refusal_and_peak(source)
+    assert "exceeds the limit" in line, line
+    assert peak < 4_000_000, f"{peak:,} bytes allocated before the refusal"
+
+
+def test_a_tensor_and_an_ndarray_still_compute():
+    assert _run("import torch\nimport numpy as np\nr = torch.ones(3) * np.ones((2, 1))\n"
+                "print(r.shape, (torch.ones(2, 3) @ np.ones((3, 1))).shape, "
+                "(np.ones(3) * 2.0).sum(), (torch.ones(3) % np.ones(3)).sum())\n") == \
+        "(2, 3) (2, 1) 6.0 0.0\n"
+
+
 # ---------------------------------------------------------------------- the engine's attributes
 
 def test_a_tensor_method_cannot_be_replaced_on_the_tensor(small_limits):
