@@ -189,3 +189,28 @@ def test_ctx_to_save_holds_tensors_only():
     line, _ = _error(FUNCTION.format(forward="        ctx.to_save = ([1, 2],)\n"))
     assert line == "TypeError: save_for_backward can only save variables, but argument 0 is " \
                    "of type list", line
+
+
+JACOBIANS = {
+    "reverse": "jacobian(lambda v: v.repeat(40), {x})",
+    "reverse, vectorize": "jacobian(lambda v: v.repeat(40), {x}, vectorize=True)",
+    "forward": "jacobian(lambda v: v.repeat(40), {x}, vectorize=True, "
+               "strategy='forward-mode')",
+    "hessian": "hessian(lambda v: (v ** 3).sum(), {x})",
+}
+
+
+@pytest.mark.parametrize("source", JACOBIANS.values(), ids=JACOBIANS.keys())
+def test_a_jacobian_over_the_element_limit_is_refused_before_its_rows(monkeypatch, source):
+    """torch.autograd.functional.jacobian (and `gradcli jacobian`, `hessian`) computes a block
+    row by row (a gradient per element of the output) and stacks the rows at the end, where
+    the element limit refused it: `gradcli jacobian "y = x.repeat(10)" --at
+    "x=torch.ones(10000)"` kept 10 ** 5 gradients of 10 ** 4 elements (4 GB) for minutes
+    first; the forward mode made its batch of one-hot tangents with NumPy unchecked.
+    Expected: refused before the rows are computed (the peak of traced memory stays under
+    the block's size, 20,000 by 500 here)."""
+    monkeypatch.setattr(engine_tensor.ElementLimit, "limit", 100_000)
+    line, peak = _refusal_and_peak("torch.autograd.functional." +
+                                   source.format(x="torch.ones(500, requires_grad=True)"))
+    assert "exceeds the limit" in line, line
+    assert peak < 800_000, f"{peak:,} bytes allocated before the refusal"
