@@ -202,7 +202,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
             _tuple_postprocess(_grad_postprocess(result, create_graph), is_outputs_tuple))
 
 
-def _check_blocks(outputs, inputs):
+def check_jacobian_blocks(outputs, inputs):
     """Every Jacobian block (an output's shape, then an input's) within the element limit,
     before its rows or columns are computed one by one (a block of 10 ** 5 by 10 ** 5 was
     10 ** 5 gradients kept, 40 GB, before the stack that makes it was refused)."""
@@ -261,7 +261,7 @@ def _jacfwd(func, inputs, strict=False, vectorize=False):
                 is_outputs_tuple, outs = _as_tuple(func(*duals), "outputs")
                 unpacked = [fwAD.unpack_dual(o) for o in outs]
                 if columns is None:
-                    _check_blocks(outs, inputs)
+                    check_jacobian_blocks(outs, inputs)
                     columns = [[[] for _ in inputs] for _ in outs]
                     primals = [u.primal for u in unpacked]
                 for i, u in enumerate(unpacked):
@@ -346,7 +346,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
                                               "jacobian")
         _check_requires_grad(outputs, "outputs", strict=strict)
-        _check_blocks(outputs, inputs)
+        check_jacobian_blocks(outputs, inputs)
         if vectorize and strict:
             raise RuntimeError(
                 "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "

@@ -198,6 +198,13 @@ JACOBIANS = {
                "strategy='forward-mode')",
     "hessian": "hessian(lambda v: (v ** 3).sum(), {x})",
 }
+FUNC_TRANSFORMS = {
+    "jacrev": "torch.func.jacrev(lambda v: v.repeat(40))(torch.ones(500))",
+    "jacfwd": "torch.func.jacfwd(lambda v: v.repeat(40))(torch.ones(500))",
+    "hessian": "torch.func.hessian(lambda v: (v ** 3).sum())(torch.ones(500))",
+    "vmap": "torch.func.vmap(lambda a: a.repeat(40))(torch.ones(500, 500 // 10))",
+    "vmap of a product": "torch.func.vmap(lambda a: a * torch.ones(500))(torch.ones(2000))",
+}
 
 
 @pytest.mark.parametrize("source", JACOBIANS.values(), ids=JACOBIANS.keys())
@@ -212,5 +219,17 @@ def test_a_jacobian_over_the_element_limit_is_refused_before_its_rows(monkeypatc
     monkeypatch.setattr(engine_tensor.ElementLimit, "limit", 100_000)
     line, peak = _refusal_and_peak("torch.autograd.functional." +
                                    source.format(x="torch.ones(500, requires_grad=True)"))
+    assert "exceeds the limit" in line, line
+    assert peak < 800_000, f"{peak:,} bytes allocated before the refusal"
+
+
+@pytest.mark.parametrize("source", FUNC_TRANSFORMS.values(), ids=FUNC_TRANSFORMS.keys())
+def test_a_transform_over_the_element_limit_is_refused_before_its_samples(monkeypatch, source):
+    """torch.func's jacrev, jacfwd and hessian compute a row per element of the output, and
+    vmap a result per sample, all kept until the stack at the end, where the element limit
+    refused it (`jacrev(lambda v: v.repeat(40))(torch.ones(500))` ran ten seconds first, 10 **
+    7 elements of rows).  Expected: refused once the first output is known."""
+    monkeypatch.setattr(engine_tensor.ElementLimit, "limit", 100_000)
+    line, peak = _refusal_and_peak(source)
     assert "exceeds the limit" in line, line
     assert peak < 800_000, f"{peak:,} bytes allocated before the refusal"
