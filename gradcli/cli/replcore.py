@@ -227,7 +227,7 @@ class ReplCore:
         if kind == "exit":
             return False
         try:
-            value = self.session.eval(text)
+            value = self.session.eval(text, self.timeout)
         except KeyboardInterrupt:
             self._interrupted()
             return True

@@ -72,3 +72,32 @@ def test_at_cannot_bind_a_guard_name(cli):
     assert "'_getattr' is a name gradcli reserves for itself" in r.stderr, r.stderr
     r = cli("eval", "y = _x * 2", "--at", "_x=1")  # (one `_` is a name like any other)
     assert r.code == 0, (r.code, r.stdout, r.stderr)
+
+
+ENDLESS = "[v for v in iter(int, 1)]"  # (iter's sentinel is never met)
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGALRM"), reason="the test's bound is SIGALRM")
+@pytest.mark.parametrize("line", [f"type({ENDLESS})", f"{ENDLESS}?", f":graph len({ENDLESS})"],
+                         ids=["type()", "x?", ":graph EXPR"])
+def test_the_repl_stops_an_expression_of_a_habit_or_meta_command(line):
+    """`gradcli repl --timeout 1` stops a statement after a second and keeps the session, but
+    the expressions that `type(...)`, `dir(...)`, `help(...)`, `x?` and `:graph EXPR` evaluate
+    ran with no time limit: only the frontend's deadline ended them, with the evaluator and
+    every name of the session.  Expected: the one-line TimeoutError, the session kept."""
+    out = io.StringIO()
+    core = ReplCore(out=out)
+    core.timeout = 1
+    core.execute("kept = 3\n")
+
+    def hung(signum, frame):
+        raise TimeoutError("the expression ran on")
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(20)  # (the session's own timer, once it runs one, replaces this one)
+    try:
+        core.execute(line)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert "TimeoutError: program ran longer than 1 s" in out.getvalue(), out.getvalue()
+    assert core.namespace["kept"] == 3
