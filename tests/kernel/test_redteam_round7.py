@@ -52,6 +52,9 @@ MADE_FIRST = {
     "np.random.uniform broadcast": "np.random.uniform(np.zeros(1000), np.ones((1000, 1)))",
     "np.random.randint broadcast": "np.random.randint(np.zeros(1000, np.int64), "
                                    "np.ones((1000, 1), np.int64))",
+    "ndarray + a list": "np.ones(1000) + [np.ones(1000)] * 1000",
+    "a list - ndarray": "[np.ones(1000)] * 1000 - np.ones(1000)",
+    "ndarray @ a list": "np.ones((1000, 1)) @ [[1.0] * 1000]",
 }
 
 
@@ -61,7 +64,8 @@ def test_the_numpy_facade_refuses_a_result_before_it_is_made(source):
     from a list of 10,000 references: the facade's size check took the arguments' shapes with
     np.shape, which makes the whole array of a list first; `np.zeros_like(1.0, shape=...)`
     and `np.random.normal(loc, scale)` with parameters that broadcast were never sized at all
-    (only their arguments' shapes, or `size=`).  Expected: refused before NumPy allocates (the
+    (only their arguments' shapes, or `size=`); the operators' checks of an ndarray and a list
+    took the list's shape with np.shape too.  Expected: refused before NumPy allocates (the
     peak of traced memory stays under the result's size)."""
     _refused_before_made(source)
 
