@@ -150,6 +150,16 @@ def fresh_interpreter():
         dtype, GradMode.enabled, AnomalyMode.enabled, AnomalyMode.check_nan, options = saved
         dtypes.set_default_dtype(dtype)
         set_printoptions(**options)
+        close_dual_level()
+
+
+def close_dual_level():
+    """Leave a forward AD level a program entered and never left (`enter_dual_level()`: the
+    next session's would be refused as nested)."""
+    from ..autograd.forward_ad import exit_dual_level
+    from ..engine.tangents import ForwardAD
+    if ForwardAD.level is not None:
+        exit_dual_level()
 
 
 def replay(session, timeout=None):

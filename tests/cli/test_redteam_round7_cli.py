@@ -101,3 +101,25 @@ def test_the_repl_stops_an_expression_of_a_habit_or_meta_command(line):
         signal.signal(signal.SIGALRM, previous)
     assert "TimeoutError: program ran longer than 1 s" in out.getvalue(), out.getvalue()
     assert core.namespace["kept"] == 3
+
+
+def test_a_dual_level_left_open_ends_with_its_session(tmp_path):
+    """`torch.autograd.forward_ad.enter_dual_level()` without its exit left the engine's one
+    forward AD level open for every later session of the same evaluator: the next transcript
+    session of `gradcli test` (or the REPL's after `:reset`) was refused `Nested forward mode
+    AD is not supported`, its outcome decided by another session.  Expected: each session
+    starts with no level open."""
+    from gradcli.lang.transcript import replay_files
+    transcript = tmp_path / "levels.txt"
+    transcript.write_text(
+        "## one\n>>> import torch.autograd.forward_ad as fwAD\n>>> fwAD.enter_dual_level()\n0\n"
+        "\n## two\n>>> import torch.autograd.forward_ad as fwAD\n"
+        ">>> with fwAD.dual_level():\n...     print('entered')\n... \nentered\n")
+    out = io.StringIO()
+    assert replay_files([str(transcript)], out) == 0, out.getvalue()
+    core = ReplCore(out=io.StringIO())
+    core.execute("import torch.autograd.forward_ad as fwAD\nfwAD.enter_dual_level()\n")
+    core.execute(":reset")
+    core.execute("import torch.autograd.forward_ad as fwAD\nwith fwAD.dual_level():\n"
+                 "    print('entered')\n")
+    assert core.out.getvalue().endswith("entered\n"), core.out.getvalue()
