@@ -15,7 +15,7 @@ from .engine import messages
 from .engine.autograd import grad as _autograd_grad
 from .engine.grad_mode import enable_grad
 from .engine.random import Vmap, VmapLevel
-from .engine.tensor import Tensor
+from .engine.tensor import Tensor, check_numel
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
            "functional_call", "linearize"]
@@ -333,6 +333,8 @@ def linearize(func, *primals):
 # ---------------------------------------------------------------------- Jacobians
 
 def _jacobian(func, argnums, has_aux, name):
+    from .autograd.functional import check_jacobian_blocks
+
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         is_tuple, positions = _argnums(argnums, args)
@@ -343,6 +345,7 @@ def _jacobian(func, argnums, has_aux, name):
         outputs, rebuild_outputs = _flatten(output)
         _only_tensors(outputs, f"{name}(f, ...)(*args)")
         flat = [leaf for group in leaves for leaf in group]
+        check_jacobian_blocks(outputs, flat)
         per_output = []
         for o in outputs:
             rows = []
@@ -454,6 +457,8 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                           for leaves, leaf_dims, rebuild in zip(flat_args, flat_dims, rebuilds)]
                 level.start_sample(i)
                 results.append(func(*sample, **kwargs))
+                if i == 0:
+                    _check_stacked(results[0], out_dims, name, size)
         finally:
             Vmap.levels.remove(level)
         return _stack_results(results, out_dims, name)
@@ -470,9 +475,8 @@ def _broadcast_dims(dim, arg, where):
     return _flatten(dim)[0]
 
 
-def _stack_results(results, out_dims, name):
-    from .ops import stack
-    first = results[0]
+def _output_dims(first, out_dims, name):
+    """(the leaves of the first sample's result, their rebuild, the out_dim of each)."""
     leaves, rebuild = _flatten(first)
     if isinstance(out_dims, tuple):
         if not (isinstance(first, tuple) and len(first) == len(out_dims)):
@@ -482,6 +486,21 @@ def _stack_results(results, out_dims, name):
         dims = [d for d, out in zip(out_dims, first) for d in [d] * len(_flatten(out)[0])]
     else:
         dims = [out_dims] * len(leaves)
+    return leaves, rebuild, dims
+
+
+def _check_stacked(first, out_dims, name, size):
+    """The stacks of `size` samples like the first within the element limit, before the other
+    samples are computed (their results are kept until the stack)."""
+    leaves, _, dims = _output_dims(first, out_dims, name)
+    for leaf, dim in zip(leaves, dims):
+        if dim is not None and isinstance(leaf, Tensor):
+            check_numel((size,) + tuple(leaf.shape))
+
+
+def _stack_results(results, out_dims, name):
+    from .ops import stack
+    leaves, rebuild, dims = _output_dims(results[0], out_dims, name)
     stacked = []
     for j, dim in enumerate(dims):
         column = [_flatten(r)[0][j] for r in results]

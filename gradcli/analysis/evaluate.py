@@ -40,10 +40,13 @@ def parse_binding(spec):
     """`NAME=VALUE` from --at (VALUE is an expression of the language).  NAME is any name a
     program may bind (`α`, NFKC-normalised as Python normalises identifiers)."""
     import unicodedata
+    from ..lang.sandbox import GUARD_NAMES
     name, sep, value = spec.partition("=")
     name = unicodedata.normalize("NFKC", name.strip())
     if not sep or not name.isidentifier() or name.startswith("__") or not value.strip():
         raise UsageError(f"--at expects NAME=VALUE, got {spec!r}")
+    if name in GUARD_NAMES:  # (the program's own guards: `_getattr` bound would replace them)
+        raise UsageError(f"--at {spec}: '{name}' is a name gradcli reserves for itself")
     return Binding(name, value.strip())
 
 

@@ -40,10 +40,7 @@ class FunctionCtx(metaclass=TorchClass):
 
     def save_for_backward(self, *tensors):
         """Save tensors (or None) for backward; read them back with `ctx.saved_tensors`."""
-        for t in tensors:
-            if t is not None and not isinstance(t, Tensor):
-                raise TypeError("save_for_backward can only save variables, but argument "
-                                f"{tensors.index(t)} is of type {type(t).__name__}")
+        _check_saveable(tensors)
         self.to_save = tensors
 
     def save_for_forward(self, *tensors):
@@ -60,6 +57,15 @@ class FunctionCtx(metaclass=TorchClass):
     def set_materialize_grads(self, value):
         """With False, backward receives None (not zeros) for outputs that got no gradient."""
         self.materialize_grads = value
+
+
+def _check_saveable(tensors):
+    """What save_for_backward (or `ctx.to_save`, set by the program) may save: tensors and
+    None."""
+    for i, t in enumerate(tensors):
+        if t is not None and not isinstance(t, Tensor):
+            raise TypeError(f"save_for_backward can only save variables, but argument {i} is "
+                            f"of type {type(t).__name__}")
 
 
 class BackwardCFunction(Node, FunctionCtx):
@@ -261,6 +267,7 @@ def _apply(cls, args, uses_setup):
             else:
                 o.grad_fn, o._output_nr, o.requires_grad_flag = ctx, nr, True
     if executable:
+        _check_saveable(ctx.to_save)
         ctx._saved = _pack_saved(ctx.to_save, outputs)
         ctx.to_save = None
         if NodeRecorder.callback is not None:

@@ -288,10 +288,11 @@ def repl_command(dtype: Dtype = None, no_color: NoColor = False, timeout: Timeou
 
 
 @app.command("test")
-def test_command(files: Annotated[List[str], typer.Argument(metavar="FILE...", help="Transcript files.")]):
+def test_command(files: Annotated[List[str], typer.Argument(metavar="FILE...", help="Transcript files.")],
+                 timeout: Timeout = None):
     """Replay transcript files through the piped REPL; exit 1 on any mismatch (with a diff)."""
     from ..lang.source import read_files
-    with Command() as cmd:
+    with Command(timeout=timeout) as cmd:
         for f in files:
             if not os.path.exists(f):
                 raise UsageError(f"no such file: {f}")

@@ -142,10 +142,16 @@ def _public_attributes(obj):
 
 
 def _reachable(obj, name):
-    """Whether a program may read obj.name (the sandbox hides op and node internals)."""
+    """Whether a program may read obj.name (the sandbox hides op and node internals).  What a
+    class of the program defines is its own, and not read: reading a property runs its getter,
+    the program's code, which a completion must not run (it could print, or loop: the prompt,
+    whose terminal is in raw mode while it completes, would never see Ctrl-C)."""
     import warnings
 
-    from ..lang.sandbox import guarded_getattr
+    from ..lang.sandbox import PROGRAM_CLASSES, guarded_getattr
+    if not isinstance(obj, type) and any(name in vars(klass) for klass in type(obj).__mro__
+                                         if klass in PROGRAM_CLASSES):
+        return True
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -77,7 +77,7 @@ def _tensor_or_expression(repl, text, usage):
     from ..lang.errors import ProgramError
     try:
         with repl.recording:
-            value = repl.session.eval(text)
+            value = repl.session.eval(text, repl.timeout)
     except ProgramError as e:
         raise MetaError(e.type_name, e.message) from None
     if not isinstance(value, Tensor):

@@ -126,8 +126,10 @@ class ReplCore:
         return self.session.is_complete(source)
 
     def reset(self):
+        from ..lang.transcript import close_dual_level
         dtypes.set_default_dtype(self.initial_dtype)
         GradMode.enabled = True
+        close_dual_level()
         self._new_session()
         self.transcript.new_session()
 
@@ -227,7 +229,7 @@ class ReplCore:
         if kind == "exit":
             return False
         try:
-            value = self.session.eval(text)
+            value = self.session.eval(text, self.timeout)
         except KeyboardInterrupt:
             self._interrupted()
             return True

@@ -177,7 +177,7 @@ def run_file_task(task, dtype, display_name):
 
 def test_task(task, files, texts):
     from ..lang.transcript import replay_files
-    return replay_files(files, sys.stdout, texts)
+    return replay_files(files, sys.stdout, texts, task.timeout)
 
 
 def jacobian_task(task, of, mode, dtype, zipped, csv_output, json_output, jsonl_output):

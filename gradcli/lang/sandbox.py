@@ -428,15 +428,6 @@ def numpy_method(method):
     return call
 
 
-def _broadcast_of(*args, **kwargs):
-    shapes = [np.shape(a) for a in (*args, *kwargs.values())
-              if isinstance(a, (np.ndarray, np.generic, list, tuple))]
-    try:
-        limits.check_array_size(limits._numel(np.broadcast_shapes(*shapes)))
-    except ValueError:
-        pass  # shapes that do not broadcast: the method reports it
-
-
 def _product_of(owner, other=None, *args, **kwargs):
     from .namespace import _product_size
     limits.check_array_size(_product_size(owner, other))
@@ -447,7 +438,7 @@ def _items_of(owner, *args, **kwargs):
     limits.check_items(owner.size)
 
 
-NUMPY_METHOD_SIZES = {"dot": _product_of, "clip": _broadcast_of, "tolist": _items_of}
+NUMPY_METHOD_SIZES = {"dot": _product_of, "clip": limits.check_broadcast, "tolist": _items_of}
 
 
 def _metered_tolist(method, owner):
@@ -465,7 +456,7 @@ def _metered_tolist(method, owner):
     return tolist
 
 
-SETTABLE_TYPES = set()    # Tensor and FunctionCtx, filled by static_builtins
+SETTABLE_BASES = ()       # Tensor and FunctionCtx (their subclasses too): static_builtins
 # A tensor's attributes that PyTorch does not let a program set (AttributeError: attribute
 # 'grad_fn' of 'torch._C.TensorBase' objects is not writable), and the engine's own state that
 # has a public name here (requires_grad_flag); static_builtins adds every read-only property
@@ -505,6 +496,26 @@ def _may_set_attributes(obj):
     return _is_program_function(obj)
 
 
+def _check_engine_attribute(obj, name):
+    """A tensor's or a custom Function's ctx's attribute that an engine class defines (a
+    method, ctx's `next_functions` and `num_outputs`) is the engine's: it calls `t.numel()`
+    and reads ctx's edges in the backward pass, and an instance's own attribute would answer
+    for them.  Only the engine's setters (a tensor's data, grad and requires_grad) take a
+    program's value; the program's own names (`ctx.k`, `ctx.to_save`, a subclass's methods)
+    are its own."""
+    klass = _engine_definer(type(obj), name)
+    if klass is None:
+        return
+    attribute = vars(klass)[name]
+    if isinstance(obj, ENGINE_CLASSES["Tensor"]):
+        if isinstance(attribute, property) and attribute.fset is not None:
+            return
+        owner = "torch._C.TensorBase"
+    else:
+        owner = "torch._C._FunctionBase"
+    raise AttributeError(f"attribute '{name}' of '{owner}' objects is not writable")
+
+
 def store_target(obj, name):
     """obj itself, if a program may set (or delete) its attribute `name`: a tensor (but not
     what PyTorch keeps read-only), a function context, an object, class or function of the
@@ -512,7 +523,8 @@ def store_target(obj, name):
     if name in TENSOR_READ_ONLY and isinstance(obj, ENGINE_CLASSES["Tensor"]):
         raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not "
                              f"writable")
-    if type(obj) in SETTABLE_TYPES:
+    if isinstance(obj, SETTABLE_BASES):
+        _check_engine_attribute(obj, name)
         return obj
     if _may_set_attributes(obj):
         if isinstance(obj, type):
@@ -656,9 +668,11 @@ UNCHECKED_OPERANDS = {"+": {*NUMBERS}, "-": {*NUMBERS}, "/": {*NUMBERS}, "//": {
 
 def _binary(check, operation, symbol):
     unchecked = UNCHECKED_OPERANDS[symbol]
+    # (a tensor meets an ndarray: the tensor's operator declines it, and NumPy computes the
+    # broadcast, a result the engine never sees: checked as NumPy's)
     if symbol == "%":
         def guard(a, b):
-            if type(a) in unchecked:
+            if type(a) in unchecked and type(b) is not np.ndarray:
                 return operation(a, b)
             check(a, b)
             result = operation(a, b)
@@ -667,7 +681,8 @@ def _binary(check, operation, symbol):
             return result
     else:
         def guard(a, b):
-            if type(a) in unchecked or type(b) in unchecked:
+            if (type(a) in unchecked or type(b) in unchecked) and \
+                    type(a) is not np.ndarray and type(b) is not np.ndarray:
                 return operation(a, b)
             check(a, b)
             result = operation(a, b)
@@ -1165,9 +1180,9 @@ def static_builtins():
     from .namespace import BuiltinOrOp, MathStyle, builtins_or_ops
     for unchecked in UNCHECKED_OPERANDS.values():
         unchecked.add(Tensor)
-    SETTABLE_TYPES.update((Tensor, FunctionCtx))
     ENGINE_CLASSES.update(Node=Node, FunctionCtx=FunctionCtx, OpNode=OpNode, Tensor=Tensor)
-    global TENSOR_READ_ONLY
+    global SETTABLE_BASES, TENSOR_READ_ONLY
+    SETTABLE_BASES = (Tensor, FunctionCtx)
     TENSOR_READ_ONLY = _read_only_tensor_attributes(Tensor)
     OPAQUE_TYPES.update(_op_table_types(modules()["torch"]._members) | {MathStyle, BuiltinOrOp})
     limits.apply_element_limit()

@@ -70,13 +70,14 @@ class Session:
         finally:
             self._values = {}
 
-    def eval(self, text):
-        """The value of one expression (a --at value, an --expect value)."""
+    def eval(self, text, timeout=None):
+        """The value of one expression (a --at value, an --expect value, the REPL's `x?` and
+        `:graph EXPR`), stopped after `timeout` seconds as a statement is."""
         def compile_and_eval():
             code = compile_expression(parse_expression(text.strip()))
             with limits.program_recursion():
                 return eval(code, self.namespace)
-        return self._execute(compile_and_eval, None)
+        return self._execute(compile_and_eval, timeout)
 
     def is_complete(self, source):
         """False when source ends where more input is expected (a REPL then reads on)."""

@@ -150,16 +150,27 @@ def fresh_interpreter():
         dtype, GradMode.enabled, AnomalyMode.enabled, AnomalyMode.check_nan, options = saved
         dtypes.set_default_dtype(dtype)
         set_printoptions(**options)
+        close_dual_level()
 
 
-def replay(session):
-    """Run a transcript session in a fresh piped session: the output lines of each statement."""
+def close_dual_level():
+    """Leave a forward AD level a program entered and never left (`enter_dual_level()`: the
+    next session's would be refused as nested)."""
+    from ..autograd.forward_ad import exit_dual_level
+    from ..engine.tangents import ForwardAD
+    if ForwardAD.level is not None:
+        exit_dual_level()
+
+
+def replay(session, timeout=None):
+    """Run a transcript session in a fresh piped session: the output lines of each statement
+    (each stopped after `timeout` seconds, as the piped REPL's with --timeout)."""
     out = io.StringIO()
     program = Session(out=out)
     outputs = []
     with fresh_interpreter():
         for statement in session.statements:
-            run_statement(program, statement.source, out)
+            run_statement(program, statement.source, out, timeout)
             outputs.append(out.getvalue().splitlines())
             out.seek(0)
             out.truncate()
@@ -185,10 +196,11 @@ def compare(session, outputs, name="transcript"):
         f"{name} (gradcli)", lineterm=""))
 
 
-def replay_files(paths, out, texts=None) -> int:
+def replay_files(paths, out, texts=None, timeout=None) -> int:
     """Replay every session of the transcript files (read here, or given as read_files()
-    gave them); print a diff per mismatching session, a `N/M sessions match` line per file
-    and a total.  Returns 0 if all match, else 1."""
+    gave them), each statement for at most `timeout` seconds; print a diff per mismatching
+    session, a `N/M sessions match` line per file and a total.  Returns 0 if all match, else
+    1."""
     matched = total = 0
     texts = read_files(paths) if texts is None else texts
     for path in paths:
@@ -204,7 +216,7 @@ def replay_files(paths, out, texts=None) -> int:
             continue
         file_matched = 0
         for session in sessions:
-            diff = compare(session, replay(session), f"{path}: {session.title}")
+            diff = compare(session, replay(session, timeout), f"{path}: {session.title}")
             if diff is None:
                 file_matched += 1
             else:
