@@ -64,7 +64,10 @@ def assert_refused_before_made(source, limit=100_000, most=4_000_000):
     from gradcli.lang.errors import ProgramError
     from gradcli.lang.session import Session
     session = Session(out=io.StringIO())
-    session.run("import torch\nimport numpy as np\n", timeout=10)
+    # (the submodules that load at first use, loaded now: their import is not the program's)
+    session.run("import torch\nimport numpy as np\ntorch.func.grad, torch.nn.Linear, "
+                "torch.linalg.norm, torch.optim.SGD, torch.autograd.functional.jacobian\n",
+                timeout=10)
     previous, tensor.ElementLimit.limit = tensor.ElementLimit.limit, limit
     tracemalloc.start()
     try:
