@@ -19,13 +19,15 @@ from ..ops.elementwise import ELU_, LEAKY_RELU_
 from ..ops.activations import CELU_, SELU_, THRESHOLD_
 from ..ops.reductions import _float_sum
 from ..ops.derivatives import helper
+from ..ops.dropout import check_probability
 from ..ops.original_self import SavesOriginalSelf
 from ..ops.registry import Op, Sample, register
 
-__all__ = ["relu", "leaky_relu", "elu", "gelu", "softplus", "silu", "sigmoid", "tanh", "softmax",
-           "log_softmax", "hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish", "mish",
-           "selu", "celu", "logsigmoid", "softsign", "tanhshrink", "softshrink", "hardshrink",
-           "threshold", "threshold_", "glu", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+__all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "elu", "elu_", "gelu", "softplus",
+           "silu", "sigmoid", "tanh", "softmax", "log_softmax", "hardtanh", "hardtanh_", "relu6",
+           "hardsigmoid", "hardswish", "mish", "selu", "selu_", "celu", "celu_", "logsigmoid",
+           "softsign", "tanhshrink", "softshrink", "hardshrink",
+           "threshold", "threshold_", "dropout", "alpha_dropout", "feature_alpha_dropout", "glu", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy",
            "nll_loss", "normalize", "linear"]
 
@@ -49,6 +51,11 @@ def relu(input, inplace=False):
     return input.relu_() if inplace else OPS["relu"](input)
 
 
+def relu_(input):
+    """relu in place (torch.relu_)."""
+    return relu(input, inplace=True)
+
+
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """input if input > 0 else negative_slope * input (in place: LeakyReluBackward1)."""
     if inplace:
@@ -56,11 +63,21 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     return OPS["leaky_relu"](input, negative_slope)
 
 
+def leaky_relu_(input, negative_slope=0.01):
+    """leaky_relu in place (LeakyReluBackward1)."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
 def elu(input, alpha=1.0, inplace=False):
     """input if input > 0 else alpha * (exp(input) - 1) (in place: EluBackward1)."""
     if inplace:
         return _inplace(ELU_)(input, alpha)
     return OPS["elu"](input, alpha)
+
+
+def elu_(input, alpha=1.0):
+    """elu in place (EluBackward1)."""
+    return elu(input, alpha, inplace=True)
 
 
 def silu(input, inplace=False):
@@ -113,9 +130,19 @@ def selu(input, inplace=False):
     return _inplace(SELU_)(input) if inplace else OPS["selu"](input)
 
 
+def selu_(input):
+    """selu in place (EluBackward1; torch.selu_)."""
+    return selu(input, inplace=True)
+
+
 def celu(input, alpha=1.0, inplace=False):
     """input if input > 0 else alpha * (exp(input / alpha) - 1) (in place: CeluBackward1)."""
     return _inplace(CELU_)(input, alpha) if inplace else OPS["celu"](input, alpha)
+
+
+def celu_(input, alpha=1.0):
+    """celu in place (CeluBackward1; torch.celu_)."""
+    return celu(input, alpha, inplace=True)
 
 
 def logsigmoid(input):
@@ -153,6 +180,23 @@ def threshold(input, threshold, value, inplace=False):
 def threshold_(input, threshold, value):
     """threshold in place."""
     return _inplace(SavesOriginalSelf(THRESHOLD_))(input, threshold, value)
+
+
+def _dropout_function(name, training):
+    op = OPS[name]
+    in_place = OPS[name + "_"]
+
+    def fn(input, p=0.5, training=training, inplace=False):
+        check_probability(p, ValueError)
+        return (in_place if inplace else op)(input, p, training)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = op.doc
+    return fn
+
+
+dropout = _dropout_function("dropout", True)
+alpha_dropout = _dropout_function("alpha_dropout", False)
+feature_alpha_dropout = _dropout_function("feature_alpha_dropout", False)
 
 
 def glu(input, dim=-1):

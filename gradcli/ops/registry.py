@@ -94,6 +94,7 @@ class Op:
     shown_saved = None
     hidden_saved = ()
     extra_saved = {}  # `_saved_<name>` -> fn(node): what PyTorch's node saves that no formula reads
+    random = False  # draws from the default generator (the table's tests seed it before a call)
 
     def __init__(self, name, forward, vjp=None, *, inputs=("self",), attrs=(), jvp="elementwise",
                  grad_fn=None, method=True, function=True, inplace=False, doc="",
