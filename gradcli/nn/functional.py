@@ -689,3 +689,14 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """input / max(||input||_p over dim, eps), as PyTorch composes it."""
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     return input / denom
+
+
+def _reduction_number(name, attrs, value):
+    """`_saved_reduction` as PyTorch's nodes show it: at::Reduction's number (0 none, 1 mean,
+    2 sum)."""
+    return REDUCTIONS.index(value) if name == "_saved_reduction" and value in REDUCTIONS else value
+
+
+for _op in list(OPS.values()):
+    if isinstance(_op, Op) and "reduction" in _op.attr_names and _op.shown_saved is None:
+        _op.shown_saved = _reduction_number

@@ -669,3 +669,10 @@ backward_op(
     jvp=("grad_output: binary_cross_entropy_backward(grad_output_t, self, target, weight, reduction)",
          "self: bce_double_backward(grad_output, self_t, self, target, weight, reduction)",
          "target: bce_double_backward_target(target_t, grad_output, self, target, weight, reduction)"))
+
+
+# what PyTorch's nodes of these do not save: the shape of grad_output (their formulas sum a
+# broadcast gradient back to it), softmax's input dtype
+for _name in ("mse_loss_backward", "smooth_l1_loss_backward", "binary_cross_entropy_backward"):
+    OPS[_name].hidden_saved = ("grad_output_sym_sizes",)
+OPS["_softmax_backward_data"].hidden_saved = ("input_dtype",)

@@ -12,7 +12,8 @@ from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode
 from ..engine.tensor import _CPP_TYPE_NAMES, Tensor, check_numel
 from .derivatives import helper
-from .registry import Composed, OPS, Op, Overload, Sample, alias, register, wrap_dim
+from .registry import (Composed, OPS, Op, Overload, Sample, alias, register, show_saved_as,
+                       wrap_dim)
 from .shape import _reshape_compose
 from .slicing import _diagonal
 from .summation import torch_vector_norm
@@ -482,6 +483,7 @@ register(Op(
     grad_fn="LinalgInvExBackward0", jvp="self: -result.matmul(self_t.matmul(result))",
     dtype="same", kind="linalg", doc="inverse of a square matrix (or of each in a batch)",
     samples=[Sample((3, 3), low=1.0, high=2.0), Sample((2, 2, 2), low=1.0, high=2.0)]))
+show_saved_as(OPS["inverse"], {"result": "inverse"})
 
 
 def _solve_vector_case(a, b):

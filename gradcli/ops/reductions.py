@@ -166,6 +166,8 @@ _by_dim(
        attrs=("dim", ("keepdim", False), ("dtype", None)), jvp="linear", dtype="numpy",
        method=False, public=False, grad_fn="MeanBackward1", kind="reduction",
        doc="mean of elements (over dim)", samples=REDUCE))
+for _name in ("mean.default", "mean.dim"):  # (PyTorch's nodes save the input's numel)
+    OPS[_name].extra_saved = {"_saved_self_sym_numel": lambda node: int(np.prod(node._meta[0]))}
 
 
 def _prod(a, dim, keepdim, dtype):

@@ -571,6 +571,20 @@ def _bad_argument(op, x, position):
             f"(position {position + 1}) must be Tensor, not {type(x).__name__}")
 
 
+def show_saved_as(op, renames):
+    """Show saved values under PyTorch's names where the formulas read them under others
+    (`{"A": "self"}`: linalg_solve_triangular's input A is aten's self; `{"result":
+    "inverse"}`)."""
+    names = [n.lstrip("*") for n in op.inputs]
+    op.hidden_saved = tuple(op.hidden_saved) + tuple(renames)
+    shown = dict(op.extra_saved)
+    for old, new in renames.items():
+        kind, idx = (RESULT, 0) if old == "result" else (INPUT, names.index(old))
+        shown["_saved_" + new] = (lambda node, name="_saved_" + old, k=kind, i=idx:
+                                  node._savedvalue(name, k, i))
+    op.extra_saved = shown
+
+
 def register(op):
     """Add op to the table (public ops become functions and, if declared, methods)."""
     OPS[op.name] = op
