@@ -22,6 +22,7 @@ import numpy as np
 from ..engine.grad_mode import no_grad
 from ..engine.tensor import Tensor
 from .elementwise import _erf
+from . import vectorized
 from .numerics import fma
 from .derivatives import helper
 from .derivatives import show_local
@@ -418,14 +419,25 @@ def _softmax_shape(a, dim):
 
 
 def _log_softmax_backward(go, out, dim, input_dtype):
+    """PyTorch's CPU kernels to the bit (gradcli.ops.vectorized); NumPy for other dtypes."""
     shape = np.broadcast_shapes(np.shape(go), np.shape(out))
+    exact = vectorized.along(dim, vectorized.log_softmax_backward_lastdim,
+                             vectorized.log_softmax_backward_inner, np.broadcast_to(go, shape),
+                             out)
+    if exact is not None:
+        return exact
     g, d = _softmax_shape(np.broadcast_to(go, shape), dim)
     o, _ = _softmax_shape(np.broadcast_to(out, shape), dim)
     return (g - np.exp(o) * np.sum(g, axis=d, keepdims=True)).reshape(shape)
 
 
 def _softmax_backward(go, out, dim, input_dtype):
+    """As log_softmax's."""
     shape = np.broadcast_shapes(np.shape(go), np.shape(out))
+    exact = vectorized.along(dim, vectorized.softmax_backward_lastdim,
+                             vectorized.softmax_backward_inner, np.broadcast_to(go, shape), out)
+    if exact is not None:
+        return exact
     g, d = _softmax_shape(np.broadcast_to(go, shape), dim)
     o, _ = _softmax_shape(np.broadcast_to(out, shape), dim)
     return (o * (g - np.sum(g * o, axis=d, keepdims=True))).reshape(shape)

@@ -6,6 +6,7 @@ import numpy as np
 from ..engine import dtypes, messages
 from ..engine.random import TorchGenerator
 from ..engine.tensor import Tensor, check_numel, to_array
+from .numerics import fused as _fma32
 from .registry import Plain, register
 
 
@@ -274,21 +275,6 @@ _DP = (_F32(-0.78515625), _F32(-2.4187564849853515625e-4), _F32(-3.7748949774459
 _SINCOF = (_F32(-1.9515295891E-4), _F32(8.3321608736E-3), _F32(-1.6666654611E-1))
 _COSCOF = (_F32(2.443315711809948E-005), _F32(-1.388731625493765E-003),
            _F32(4.166664568298827E-002))
-
-
-def _fma32(a, b, c):
-    """float32 a * b + c rounded once: the product is exact in float64, the sum's rounding
-    error is recovered (two-sum) to settle the float32 midpoints."""
-    a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
-    p = a * b
-    s = p + c
-    v = s - p
-    e = (p - (s - v)) + (c - v)
-    r = s.astype(_F32)
-    other = np.nextafter(r, np.where(r.astype(np.float64) < s, _F32(np.inf), _F32(-np.inf)))
-    tie = (s == (r.astype(np.float64) + other.astype(np.float64)) / 2) & (e != 0)
-    toward = np.where(e > 0, np.maximum(r, other), np.minimum(r, other))
-    return np.where(tie, toward, r).astype(_F32)
 
 
 def _log256(x):
