@@ -27,7 +27,8 @@ __all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "elu", "elu_", "gelu", 
            "silu", "sigmoid", "tanh", "softmax", "log_softmax", "hardtanh", "hardtanh_", "relu6",
            "hardsigmoid", "hardswish", "mish", "selu", "selu_", "celu", "celu_", "logsigmoid",
            "softsign", "tanhshrink", "softshrink", "hardshrink",
-           "threshold", "threshold_", "dropout", "alpha_dropout", "feature_alpha_dropout", "glu", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+           "threshold", "threshold_", "dropout", "dropout1d", "dropout2d", "dropout3d",
+           "alpha_dropout", "feature_alpha_dropout", "glu", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy",
            "nll_loss", "normalize", "linear"]
 
@@ -197,6 +198,58 @@ def _dropout_function(name, training):
 dropout = _dropout_function("dropout", True)
 alpha_dropout = _dropout_function("alpha_dropout", False)
 feature_alpha_dropout = _dropout_function("feature_alpha_dropout", False)
+
+
+def _channel_dropout(spatial, input, p, training, inplace):
+    """dropout1d/2d/3d as torch.nn.functional writes them: feature_dropout (whole channels)
+    on a batched input, one without a batch dimension unsqueezed first (dropout2d: none, a
+    3-d input is taken as (N, C, L), with PyTorch's warnings)."""
+    check_probability(p, ValueError)
+    name, ndim = f"dropout{spatial}d", input.dim()
+    if ndim not in (spatial + 1, spatial + 2):
+        if spatial == 1:
+            raise RuntimeError(
+                f"dropout1d: Expected 2D or 3D input, but received a {ndim}D input. Note that "
+                "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+                "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or "
+                "3D inputs).")
+        warnings.warn(
+            f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will result "
+            "in an error in a future release. To retain the behavior and silence this warning, "
+            f"please use dropout instead. Note that {name} exists to provide channel-wise "
+            f"dropout on inputs with {spatial} spatial dimensions, a channel dimension, and an "
+            f"optional batch dimension (i.e. {spatial + 1}D or {spatial + 2}D inputs).",
+            UserWarning, stacklevel=3)
+    if spatial == 2 and ndim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            UserWarning, stacklevel=3)
+    batched = spatial == 2 or ndim == spatial + 2
+    if not batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = OPS["feature_dropout_" if inplace else "feature_dropout"](input, p, training)
+    if not batched:
+        result = result.squeeze_(0) if inplace else result.squeeze(0)
+    return result
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Whole channels of an (N, C, L) or (C, L) input zeroed with probability p."""
+    return _channel_dropout(1, input, p, training, inplace)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Whole channels of an (N, C, H, W) input zeroed with probability p."""
+    return _channel_dropout(2, input, p, training, inplace)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Whole channels of an (N, C, D, H, W) or (C, D, H, W) input zeroed with probability p."""
+    return _channel_dropout(3, input, p, training, inplace)
 
 
 def glu(input, dim=-1):

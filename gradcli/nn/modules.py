@@ -15,7 +15,8 @@ from .module import Buffer, Module
 
 __all__ = ["Module", "Buffer", "Linear", "Identity", "Sequential", "ReLU", "Tanh", "Sigmoid",
            "Softplus", "LeakyReLU", "GELU", "SiLU", "ELU", "CELU", "SELU",
-           "Softmax", "LogSoftmax", "Dropout", "AlphaDropout", "FeatureAlphaDropout", "MSELoss",
+           "Softmax", "LogSoftmax", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
+           "AlphaDropout", "FeatureAlphaDropout", "MSELoss",
            "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "ModuleList"]
 
 
@@ -200,6 +201,9 @@ def _dropout(name, function):
 Dropout = _dropout("Dropout", F.dropout)
 AlphaDropout = _dropout("AlphaDropout", F.alpha_dropout)
 FeatureAlphaDropout = _dropout("FeatureAlphaDropout", F.feature_alpha_dropout)
+Dropout1d = _dropout("Dropout1d", F.dropout1d)
+Dropout2d = _dropout("Dropout2d", F.dropout2d)
+Dropout3d = _dropout("Dropout3d", F.dropout3d)
 
 
 def _loss(name, function, arguments):

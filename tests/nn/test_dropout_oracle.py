@@ -39,6 +39,10 @@ DRAWS = {
     "feature_alpha": "F.feature_alpha_dropout(torch.ones(2, 5, 3), 0.4, True)",
     "torch_dropout_": "torch.dropout_(torch.ones(6), 0.5, True)",
     "twice": "F.dropout(torch.ones(5), 0.5) + F.dropout(torch.ones(5), 0.5)",
+    "dropout1d": "F.dropout1d(torch.ones(2, 3, 4), 0.5)",
+    "dropout1d_unbatched": "F.dropout1d(torch.ones(3, 4), 0.5)",
+    "dropout2d": "torch.nn.Dropout2d(0.4)(torch.ones(2, 3, 2, 2))",
+    "dropout3d": "F.dropout3d(torch.ones(3, 2, 2, 2), 0.5, inplace=True)",
 }
 
 
@@ -75,6 +79,9 @@ GRAPHS = {
     "feature_alpha": "F.feature_alpha_dropout(x, 0.5, True)",
     "feature": "torch.feature_dropout(x, 0.5, True)",
     "empty": "F.dropout(x[:0], 0.5)",
+    "dropout1d": "F.dropout1d(x, 0.5)",
+    "dropout1d_inplace": "F.dropout1d(x * 1, 0.5, inplace=True)",
+    "dropout2d_eval": "torch.nn.Dropout2d().eval()(x)",
 }
 
 
@@ -118,7 +125,28 @@ ERRORS = {
     "feature_alpha_1d": "F.feature_alpha_dropout(x, 0.5, True)",
     "long_input": "torch.dropout(torch.ones(3, dtype=torch.long), 0.5, True)",
     "leaf_inplace": "F.dropout(x.requires_grad_(), 0.5, inplace=True)",
+    "dropout1d_1d": "F.dropout1d(x, 0.5)",
+    "dropout2d_p": "F.dropout2d(x, -1)",
 }
+
+
+WARNED = {"dropout2d_2d": "F.dropout2d(torch.ones(3, 4), 0.5)",
+          "dropout2d_3d": "F.dropout2d(torch.ones(2, 3, 4), 0.5)",
+          "dropout3d_3d": "F.dropout3d(torch.ones(2, 3, 4), 0.5, training=False)",
+          "dropout2d_4d": "F.dropout2d(torch.ones(1, 2, 3, 4), 0.5)"}
+
+
+def warnings_of(lib, name):
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y = eval(WARNED[name], {"torch": lib, "F": lib.nn.functional})
+    return [list(y.shape), [str(w.message) for w in caught]]
+
+
+@pytest.mark.parametrize("name", sorted(WARNED))
+def test_channel_dropout_warns_as_pytorch(name, oracle):
+    assert warnings_of(gradcli, name) == oracle(lambda torch: warnings_of(torch, name))
 
 
 def error_of(lib, name):
