@@ -13,7 +13,8 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.tensor import Tensor
-from .registry import OPS, Composed, Plain, Sample, register
+from .derivatives import helper
+from .registry import OPS, Composed, Op, Plain, Sample, register, show_saved_as
 
 ALPHA = 1.7580993408473766  # PyTorch's alpha_dropout constant (SELU's alpha * scale)
 
@@ -101,3 +102,63 @@ def _declare(name, flags):
 
 for _name, _flags in _KINDS.items():
     _declare(_name, _flags)
+
+
+# ------------------------------------------------------------------ torch.native_dropout
+
+def _native_dropout_forward(input, mask, p, train):
+    """native_dropout_cpu: (input * mask * scale, mask) in training, else (a copy, mask)."""
+    if train is None or train:
+        scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
+        return (input * mask) * input.dtype.type(scale), mask
+    return input.copy(), mask
+
+
+@helper
+def _native_dropout_vjp(grad, mask, p, train):
+    """infinitely_differentiable_native_dropout_backward: grad * (mask * scale), whose scale
+    derivatives.yaml takes as 1 unless train is given and true (so train=None, which drops
+    out, has the gradient of train=False)."""
+    scale = 1.0 if not train else 0.0 if p == 1 else 1.0 / (1.0 - p)
+    return grad[0] * (mask.to(grad[0].dtype) * scale)
+
+
+@helper
+def _native_dropout_jvp(t, mask, p, train):
+    """derivatives.yaml's result0: scale * input_t * mask in training (train None: too)."""
+    if train is None or train:
+        return [t * (0.0 if p == 1 else 1.0 / (1.0 - p)) * mask, None]
+    return [t, None]
+
+
+NATIVE_DROPOUT = Op(
+    "native_dropout.mask", _native_dropout_forward, "input: _native_dropout_vjp(grad, mask, p, train)",
+    inputs=("input", "mask"), edges=("input",), attrs=("p", "train"), outputs=2,
+    grad_fn="NativeDropoutBackward0", jvp="input: _native_dropout_jvp(input_t, mask, p, train)",
+    dtype="same", method=False, public=False,
+    kind="random", doc="(input * mask / (1 - p), mask) for a Bernoulli mask, in training",
+    samples=[Sample((3,), None, values={1: np.array([True, False, True])},
+                    attrs={"p": 0.4, "train": True}),
+             Sample((2, 3), None, values={1: np.ones((2, 3), bool)},
+                    attrs={"p": 0.5, "train": False})])
+show_saved_as(NATIVE_DROPOUT, {"mask": "result1"})
+NATIVE_DROPOUT.hidden_saved += ("train",)
+
+
+def native_dropout(input, p, train):
+    """torch.native_dropout: the mask drawn as bernoulli_(1 - p) draws it (all True out of
+    training), then the table's native_dropout (NativeDropoutBackward0)."""
+    a = input._data
+    if train is None or train:
+        if not 0 <= 1 - p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={1 - p:g}")
+        mask = bernoulli_like(a, 1 - p).astype(bool)
+    else:
+        mask = np.ones(a.shape, bool)
+    return NATIVE_DROPOUT(input, Tensor._make(mask, None, 0, False), p, train)
+
+
+register(NATIVE_DROPOUT)
+register(Plain("native_dropout", native_dropout,
+               "(output, mask): dropout's fused form (NativeDropoutBackward0)", kind="random",
+               signature="native_dropout(input, p, train)", via=("native_dropout.mask",)))

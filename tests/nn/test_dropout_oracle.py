@@ -1,6 +1,6 @@
 """Dropout against PyTorch: the noise drawn after torch.manual_seed, bit for bit (values and
 what the generator draws next), for F.dropout, alpha_dropout, feature_alpha_dropout,
-torch.feature_dropout and nn.Dropout, on contiguous and transposed inputs in float32 and
+torch.feature_dropout, torch.native_dropout, dropout1d/2d/3d and nn.Dropout, on contiguous and transposed inputs in float32 and
 float64; the node each leaves (MulBackward0 saving the input and the noise; in place, the
 input's own node; out of training the input itself), the gradients, and the errors.
 
@@ -39,6 +39,8 @@ DRAWS = {
     "feature_alpha": "F.feature_alpha_dropout(torch.ones(2, 5, 3), 0.4, True)",
     "torch_dropout_": "torch.dropout_(torch.ones(6), 0.5, True)",
     "twice": "F.dropout(torch.ones(5), 0.5) + F.dropout(torch.ones(5), 0.5)",
+    "native": "torch.native_dropout(torch.ones(20), 0.5, True)[0]",
+    "native_mask": "torch.native_dropout(torch.ones(4, 5).t(), 0.3, True)[1].float()",
     "dropout1d": "F.dropout1d(torch.ones(2, 3, 4), 0.5)",
     "dropout1d_unbatched": "F.dropout1d(torch.ones(3, 4), 0.5)",
     "dropout2d": "torch.nn.Dropout2d(0.4)(torch.ones(2, 3, 2, 2))",
@@ -82,6 +84,10 @@ GRAPHS = {
     "dropout1d": "F.dropout1d(x, 0.5)",
     "dropout1d_inplace": "F.dropout1d(x * 1, 0.5, inplace=True)",
     "dropout2d_eval": "torch.nn.Dropout2d().eval()(x)",
+    "native": "torch.native_dropout(x, 0.4, True)[0]",
+    "native_eval": "torch.native_dropout(x * 2, 0.4, False)[0]",
+    "native_none": "torch.native_dropout(x, 0.5, None)[0]",
+    "native_p1": "torch.native_dropout(x, 1.0, True)[0]",
 }
 
 
@@ -127,6 +133,7 @@ ERRORS = {
     "leaf_inplace": "F.dropout(x.requires_grad_(), 0.5, inplace=True)",
     "dropout1d_1d": "F.dropout1d(x, 0.5)",
     "dropout2d_p": "F.dropout2d(x, -1)",
+    "native_p": "torch.native_dropout(x, 1.5, True)",
 }
 
 
