@@ -32,17 +32,28 @@ def fused(a, b, c):
 
 
 def _fused32(a, b, c):
-    """float32: the product is exact in float64, the sum's rounding error is recovered
-    (two-sum) to settle the float32 midpoints."""
-    a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
+    """float32: the product is exact in float64 and so is rounding the float64 sum to float32
+    but where that sum lies on a float32 midpoint (or in float32's subnormals): there the sum's
+    own rounding error (two-sum) settles the tie."""
+    a, b, c = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (a, b, c)))
     p = a * b
-    s, e = _two_sum(p, c)
-    r = s.astype(_F32)
-    other = np.nextafter(r, np.where(r.astype(np.float64) < s, np.float32(np.inf),
-                                     np.float32(-np.inf)))
-    tie = (s == (r.astype(np.float64) + other.astype(np.float64)) / 2) & (e != 0)
-    toward = np.where(e > 0, np.maximum(r, other), np.minimum(r, other))
-    return np.where(tie, toward, r).astype(_F32)
+    s = p + c
+    r = s.astype(np.float32)
+    tie = ((s.view(np.int64) & 0x1FFFFFFF) == 0x10000000) | (np.abs(r) < _F32_TINY)
+    if not tie.any():
+        return r
+    p, c, s, near = p[tie], c[tie], s[tie], r[tie]
+    e = _two_sum(p, c)[1]
+    other = np.nextafter(near, np.where(near.astype(np.float64) < s, np.float32(np.inf),
+                                        np.float32(-np.inf)))
+    midway = (s == (near.astype(np.float64) + other.astype(np.float64)) / 2) & (e != 0)
+    toward = np.where(e > 0, np.maximum(near, other), np.minimum(near, other))
+    r = np.array(r)
+    r[tie] = np.where(midway, toward, near)
+    return r
+
+
+_F32_TINY = np.float32(np.finfo(np.float32).tiny)
 
 
 def _two_sum(a, b):
@@ -62,13 +73,16 @@ def _two_product(a, b):
 
 
 def _fused64(a, b, c):
-    a, b, c = (np.asarray(v, np.float64) for v in (a, b, c))
+    a, b, c = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (a, b, c)))
     with np.errstate(all="ignore"):
         uh, ul = _two_product(a, b)
         th, tl = _two_sum(c, uh)
-        v, err = _two_sum(tl, ul)           # v = tl + ul rounded to odd:
-        even = (v.view(np.int64) & 1) == 0  # an inexact even sum moves to its odd neighbour
-        v = np.where(even & (err != 0), np.nextafter(v, np.where(err > 0, np.inf, -np.inf)), v)
-        out = th + v
-        plain = a * b + c  # (infinities and NaN: as the plain expression gives them)
-    return np.where(np.isfinite(out) & np.isfinite(uh), out, plain)
+        v, err = _two_sum(tl, ul)           # v = tl + ul rounded to odd: an inexact even
+        odd = (err != 0) & ((v.view(np.int64) & 1) == 0)  # sum moves to its odd neighbour
+        if odd.any():
+            v[odd] = np.nextafter(v[odd], np.where(err[odd] > 0, np.inf, -np.inf))
+        out = np.asarray(th + v)
+        bad = ~(np.isfinite(out) & np.isfinite(uh))
+        if bad.any():  # (infinities and NaN: as the plain expression gives them)
+            out[bad] = np.asarray(a * b + c)[bad]
+    return out

@@ -116,9 +116,20 @@ def libm_exp(x):
     thousand), else the float64 exp rounded."""
     x = np.asarray(x)
     expf = _c_expf() if x.dtype == _F else None
-    if expf is not None:
-        return np.array([expf(v) for v in x.ravel().tolist()], _F).reshape(x.shape)
-    return libm(math.exp, np.exp, x.astype(np.float64)).astype(x.dtype)
+    if expf is None:
+        return libm(math.exp, np.exp, x.astype(np.float64)).astype(x.dtype)
+    # glibc's expf rounds a float64 approximation good to 1.7 * 2^-34 (e_expf.c) to float32:
+    # the float64 exp rounded gives the same float32 but near a midpoint between two (and
+    # outside the normal range), where expf itself is asked
+    with np.errstate(all="ignore"):
+        y = np.exp(x.astype(np.float64))
+        r = y.astype(_F)
+        other = np.nextafter(r, np.where(r < y, _F(np.inf), _F(-np.inf))).astype(np.float64)
+        midpoint = (r.astype(np.float64) + other) / 2
+        ask = ~(np.abs(y - midpoint) > y * 2.0 ** -30) | ~(np.abs(r) >= np.finfo(_F).tiny)
+    if ask.any():
+        r[ask] = [expf(v) for v in x[ask].tolist()]
+    return r
 
 
 def libm(fn, numpy_fn, x):
