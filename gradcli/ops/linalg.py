@@ -765,14 +765,14 @@ def _norm_compose(A, ord=None, dim=None, keepdim=False, dtype=None):
     if dim is not None:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
         if len(dims) == 1:
-            return OPS["linalg_vector_norm"](A, 2 if ord is None else ord, dims, keepdim,
-                                             dtype=dtype)
+            return OPS["linalg_vector_norm"](A, 2.0 if ord is None else ord, dims, keepdim,
+                                             dtype=dtype)  # (2.0: PyTorch's _saved_ord)
         if len(dims) == 2:
             return _matrix_norm_compose(A, "fro" if ord is None else ord, dims, keepdim, dtype)
         raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got "
                            f"{list(dims)}")
     if ord is None:
-        return OPS["linalg_vector_norm"](A, 2, None, keepdim, dtype=dtype)
+        return OPS["linalg_vector_norm"](A, 2.0, None, keepdim, dtype=dtype)
     if isinstance(ord, str) or A.dim() == 2:
         return _matrix_norm_compose(A, ord, (-2, -1), keepdim, dtype)
     if A.dim() != 1:

@@ -40,14 +40,13 @@ KNOWN = {
     "index_select_backward": "PyTorch's IndexAddBackward0 saves source, alpha, source_dim",
     "index_add": "PyTorch saves the source tensor and its dim, gradcli its shape",
     "polygamma": "gradcli saves n as a 0-d tensor (an input), PyTorch as an int",
-    "linalg_norm": "gradcli shows an int ord as given, PyTorch as a float",
     "tensordot": "gradcli's node saves the sizes of the operand before its reshape",
     "inner": "gradcli's node saves the sizes of the operand before its reshape",
     "copy": "gradcli's copy (aten::copy) has no derivative; PyTorch's CopyBackwards",
     "elu": _DEFAULT, "hardtanh": _DEFAULT,
     "take_along_dim": "gradcli's gather saves the index array it was given",
 }
-KIND_DIFFERS = {"elu", "hardtanh", "polygamma", "linalg_norm", "tensordot", "inner",
+KIND_DIFFERS = {"elu", "hardtanh", "polygamma", "tensordot", "inner",
                 "take_along_dim"}
 
 
