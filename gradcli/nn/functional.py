@@ -28,7 +28,8 @@ __all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "elu", "elu_", "gelu", 
            "hardsigmoid", "hardswish", "mish", "selu", "selu_", "celu", "celu_", "logsigmoid",
            "softsign", "tanhshrink", "softshrink", "hardshrink",
            "threshold", "threshold_", "dropout", "dropout1d", "dropout2d", "dropout3d",
-           "alpha_dropout", "feature_alpha_dropout", "glu", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+           "alpha_dropout", "feature_alpha_dropout", "glu", "mse_loss", "l1_loss",
+           "smooth_l1_loss", "huber_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy",
            "nll_loss", "normalize", "linear"]
 

@@ -132,7 +132,8 @@ def _native_dropout_jvp(t, mask, p, train):
 
 
 NATIVE_DROPOUT = Op(
-    "native_dropout.mask", _native_dropout_forward, "input: _native_dropout_vjp(grad, mask, p, train)",
+    "native_dropout.mask", _native_dropout_forward,
+    "input: _native_dropout_vjp(grad, mask, p, train)",
     inputs=("input", "mask"), edges=("input",), attrs=("p", "train"), outputs=2,
     grad_fn="NativeDropoutBackward0", jvp="input: _native_dropout_jvp(input_t, mask, p, train)",
     dtype="same", method=False, public=False,

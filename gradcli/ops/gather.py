@@ -259,8 +259,8 @@ register(Op(
     ("grad_output: grad.new_zeros(grad_output_shape).masked_scatter(mask, grad)",),
     inputs=("grad_output", "mask"), attrs=("sizes",), edges=("grad_output",),
     grad_fn="MaskedScatterBackwardBackward0",
-    jvp=("grad_output: masked_scatter_backward(grad_output_t, mask, sizes)",), dtype="same", kind="shape",
-    method=False, public=False,
+    jvp=("grad_output: masked_scatter_backward(grad_output_t, mask, sizes)",),
+    dtype="same", kind="shape", method=False, public=False,
     doc="the entries of grad_output where mask is True, zero-padded to sizes",
     samples=[Sample((2, 3), None, values={1: m}, attrs={"sizes": s})
              for m, s in zip(_SCATTER_MASKS, [(2, 4), (5,), (3,)])]))

@@ -1,8 +1,9 @@
 """Dropout against PyTorch: the noise drawn after torch.manual_seed, bit for bit (values and
 what the generator draws next), for F.dropout, alpha_dropout, feature_alpha_dropout,
-torch.feature_dropout, torch.native_dropout, dropout1d/2d/3d and nn.Dropout, on contiguous and transposed inputs in float32 and
-float64; the node each leaves (MulBackward0 saving the input and the noise; in place, the
-input's own node; out of training the input itself), the gradients, and the errors.
+dropout1d/2d/3d, torch.feature_dropout, torch.native_dropout and nn.Dropout, on contiguous
+and transposed inputs in float32 and float64; the node each leaves (MulBackward0 saving the
+input and the noise; in place, the input's own node; out of training the input itself;
+NativeDropoutBackward0), the gradients, the errors and warnings.
 
 PyTorch draws its Bernoulli noise with MKL's generator on Intel CPUs and with its portable
 kernel elsewhere; gradcli draws as the portable kernel does, which the golden answers record

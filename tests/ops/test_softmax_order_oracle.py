@@ -81,8 +81,8 @@ def _cases(draw):
             draw(st.sampled_from([0.1, 1, 10, 60])), draw(st.integers(1, 4)))
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                   HealthCheck.function_scoped_fixture])
+@settings(max_examples=120, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(case=_cases(), name=st.sampled_from(["softmax", "log_softmax"]))
 def test_random_softmax_matches_pytorch_bit_for_bit(case, name, restore_threads):
     torch = pytest.importorskip("torch")
