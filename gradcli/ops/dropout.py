@@ -90,14 +90,16 @@ def _declare(name, flags):
     what = ("whole channels (dim 1) " if flags.get("feature") else "elements ") + (
         "set to SELU's negative saturation, then scaled and shifted" if flags.get("alpha")
         else "zeroed with probability p, the rest scaled by 1 / (1 - p)")
-    op = Composed(name, compose, via=("mul",), attrs=("p", "train"), method=False,
+    via = ("mul", "add") if flags.get("alpha") else ("mul",)
+    op = Composed(name, compose, via=via, attrs=("p", "train"), method=False,
                   public=True, kind="random", dtype="same", doc=f"in training, {what}",
-                  samples=samples)
+                  samples=samples,  # (the node it ends in, in training)
+                  grad_fn="AddBackward0" if flags.get("alpha") else "MulBackward0")
     op.random = True
     register(op)
     in_place.__name__ = name + "_"
     register(Plain(name + "_", in_place, f"{name} in place (MulBackward0 of mul_)",
-                   kind="random", signature=f"{name}_(input, p, train)", via=("mul",)))
+                   kind="random", signature=f"{name}_(input, p, train)", via=via))
 
 
 for _name, _flags in _KINDS.items():
