@@ -370,6 +370,19 @@ diag_matrix = register(Op(
     samples=[Sample((3, 3)), Sample((2, 3), attrs={"diagonal": 1})]))
 
 
+def _as_uint64(value):
+    """An int64 as PyTorch 2.13's DiagEmbed/Diagonal nodes show it (as unsigned: -1 is
+    18446744073709551615)."""
+    return value % (1 << 64)
+
+
+for _diag, _dims in ((OPS["diag.vector"], (-2, -1)), (diag_matrix, (0, 1))):
+    _diag.hidden_saved = ("diagonal",)
+    _diag.extra_saved = {"_saved_dim1": lambda node, d=_dims[0]: _as_uint64(d),
+                       "_saved_dim2": lambda node, d=_dims[1]: _as_uint64(d),
+                       "_saved_offset": lambda node: _as_uint64(node._attrs[0])}
+
+
 def _choose_diag(self, diagonal=0, **kwargs):
     if self.dim() == 1:
         return diag_vector

@@ -32,8 +32,6 @@ KNOWN = {
     "gather": "PyTorch saves self and sparse_grad, gradcli self's sizes",
     "masked_select": "PyTorch saves self, gradcli self's sizes",
     "getitem": "gradcli saves its own index path, PyTorch the indices",
-    "diag.vector": "PyTorch's diag_embed node saves dim1, dim2, offset; gradcli the diagonal",
-    "diag.matrix": "PyTorch's diagonal node saves dim1, dim2, offset; gradcli the diagonal",
     "pow.Scalar": "PyTorch's PowBackward2 also saves the exponent tensor",
     "float_power": "PyTorch's PowBackward also saves the exponent",
     "log_sigmoid": "PyTorch's LogSigmoidBackward0 also saves its forward's buffer",
