@@ -105,10 +105,27 @@ def _expd(d):
 
 def exp(x):
     """Vectorized<scalar_t>::exp() of a float32 or float64 array (NaN stays NaN)."""
-    x = np.asarray(x)
+    def one(part):
+        out = (_expf if part.dtype == _F else _expd)(part)
+        return np.where(np.isnan(part), part, out).astype(part.dtype, copy=False)
+    return _by_chunks(one, np.asarray(x))
+
+
+_CHUNK = 8192  # elements at a time: the some 40 passes of an exact fused multiply-add then
+#                run in cache (two to three times faster than over a long array at once)
+
+
+def _by_chunks(fn, x):
+    """fn over x's elements, _CHUNK at a time."""
+    if x.size <= _CHUNK:
+        with np.errstate(all="ignore"):
+            return fn(x)
+    flat = x.ravel()
+    out = np.empty_like(flat)
     with np.errstate(all="ignore"):
-        out = (_expf if x.dtype == _F else _expd)(x)
-    return np.where(np.isnan(x), x, out).astype(x.dtype, copy=False)
+        for i in range(0, flat.size, _CHUNK):
+            out[i:i + _CHUNK] = fn(flat[i:i + _CHUNK])
+    return out.reshape(x.shape)
 
 
 def libm_exp(x):
@@ -231,13 +248,13 @@ _LOGD = (0.1532076988502701353e+0, 0.1525629051003428716e+0, 0.18186059329377859
 
 def log(x):
     """Vectorized<scalar_t>::log() of a float32 or float64 array."""
-    x = np.asarray(x)
-    with np.errstate(all="ignore"):
-        if x.dtype == _F:
-            return _log(x, (_F(0.69314718246459960938), _F(-1.904654323148236017e-09)),
+    def one(part):
+        if part.dtype == _F:
+            return _log(part, (_F(0.69314718246459960938), _F(-1.904654323148236017e-09)),
                         _LOGF, _logf_poly, 128).astype(_F)
-        return _log(x, (0.693147180559945286226764, 2.319046813846299558417771e-17),
+        return _log(part, (0.693147180559945286226764, 2.319046813846299558417771e-17),
                     _LOGD, _logd_poly, 1024)
+    return _by_chunks(one, np.asarray(x))
 
 
 # ------------------------------------------------------------------ reduce_all
