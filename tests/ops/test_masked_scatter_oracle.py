@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import gradcli
-from op_oracle import assert_matches
+from op_oracle import assert_matches, graph
 
 X = [[0.5, -1.0, 2.0], [3.0, 0.25, -2.0]]
 S = [[1.5, -0.5, 0.75, 2.5], [-1.25, 0.5, 1.0, -3.0]]
@@ -29,14 +29,6 @@ CALLS = {
     "inplace_rank": "(x * 1)[0].masked_scatter_(torch.ones(2, 3, dtype=torch.bool), s)",
     "inplace_size": "(x * 1)[0].masked_scatter_(torch.ones(2, dtype=torch.bool), s)",
 }
-
-
-def _graph(fn, depth=0):
-    if fn is None:
-        return None
-    if depth > 5:
-        return fn.name()
-    return (fn.name(),) + tuple(_graph(n, depth + 1) for n, _ in fn.next_functions)
 
 
 def _values(t):
@@ -62,9 +54,9 @@ def report(lib, name):
     second = [None if g is None or not g.requires_grad else
               lib.autograd.grad(g.sum(), (x, s), allow_unused=True, retain_graph=True)
               for g in first]
-    return {"value": _values(y), "graph": _graph(fn), "saved": saved, "version": y._version,
+    return {"value": _values(y), "graph": graph(fn), "saved": saved, "version": y._version,
             "grads": [_values(g) for g in first],
-            "double graphs": [None if g is None else _graph(g.grad_fn) for g in first],
+            "double graphs": [None if g is None else graph(g.grad_fn) for g in first],
             "second": [None if g is None else [_values(v) for v in g] for g in second]}
 
 
