@@ -19,13 +19,17 @@ from ..ops.elementwise import ELU_, LEAKY_RELU_
 from ..ops.activations import CELU_, SELU_, THRESHOLD_
 from ..ops.reductions import _float_sum
 from ..ops.derivatives import helper
+from ..ops.dropout import check_probability
 from ..ops.original_self import SavesOriginalSelf
 from ..ops.registry import Op, Sample, register
 
-__all__ = ["relu", "leaky_relu", "elu", "gelu", "softplus", "silu", "sigmoid", "tanh", "softmax",
-           "log_softmax", "hardtanh", "hardtanh_", "relu6", "hardsigmoid", "hardswish", "mish",
-           "selu", "celu", "logsigmoid", "softsign", "tanhshrink", "softshrink", "hardshrink",
-           "threshold", "threshold_", "glu", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+__all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "elu", "elu_", "gelu", "softplus",
+           "silu", "sigmoid", "tanh", "softmax", "log_softmax", "hardtanh", "hardtanh_", "relu6",
+           "hardsigmoid", "hardswish", "mish", "selu", "selu_", "celu", "celu_", "logsigmoid",
+           "softsign", "tanhshrink", "softshrink", "hardshrink",
+           "threshold", "threshold_", "dropout", "dropout1d", "dropout2d", "dropout3d",
+           "alpha_dropout", "feature_alpha_dropout", "glu", "mse_loss", "l1_loss",
+           "smooth_l1_loss", "huber_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy",
            "nll_loss", "normalize", "linear"]
 
@@ -49,6 +53,11 @@ def relu(input, inplace=False):
     return input.relu_() if inplace else OPS["relu"](input)
 
 
+def relu_(input):
+    """relu in place (torch.relu_)."""
+    return relu(input, inplace=True)
+
+
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """input if input > 0 else negative_slope * input (in place: LeakyReluBackward1)."""
     if inplace:
@@ -56,11 +65,21 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     return OPS["leaky_relu"](input, negative_slope)
 
 
+def leaky_relu_(input, negative_slope=0.01):
+    """leaky_relu in place (LeakyReluBackward1)."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
 def elu(input, alpha=1.0, inplace=False):
     """input if input > 0 else alpha * (exp(input) - 1) (in place: EluBackward1)."""
     if inplace:
         return _inplace(ELU_)(input, alpha)
     return OPS["elu"](input, alpha)
+
+
+def elu_(input, alpha=1.0):
+    """elu in place (EluBackward1)."""
+    return elu(input, alpha, inplace=True)
 
 
 def silu(input, inplace=False):
@@ -113,9 +132,19 @@ def selu(input, inplace=False):
     return _inplace(SELU_)(input) if inplace else OPS["selu"](input)
 
 
+def selu_(input):
+    """selu in place (EluBackward1; torch.selu_)."""
+    return selu(input, inplace=True)
+
+
 def celu(input, alpha=1.0, inplace=False):
     """input if input > 0 else alpha * (exp(input / alpha) - 1) (in place: CeluBackward1)."""
     return _inplace(CELU_)(input, alpha) if inplace else OPS["celu"](input, alpha)
+
+
+def celu_(input, alpha=1.0):
+    """celu in place (CeluBackward1; torch.celu_)."""
+    return celu(input, alpha, inplace=True)
 
 
 def logsigmoid(input):
@@ -153,6 +182,75 @@ def threshold(input, threshold, value, inplace=False):
 def threshold_(input, threshold, value):
     """threshold in place."""
     return _inplace(SavesOriginalSelf(THRESHOLD_))(input, threshold, value)
+
+
+def _dropout_function(name, training):
+    op = OPS[name]
+    in_place = OPS[name + "_"]
+
+    def fn(input, p=0.5, training=training, inplace=False):
+        check_probability(p, ValueError)
+        return (in_place if inplace else op)(input, p, training)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = op.doc
+    return fn
+
+
+dropout = _dropout_function("dropout", True)
+alpha_dropout = _dropout_function("alpha_dropout", False)
+feature_alpha_dropout = _dropout_function("feature_alpha_dropout", False)
+
+
+def _channel_dropout(spatial, input, p, training, inplace):
+    """dropout1d/2d/3d as torch.nn.functional writes them: feature_dropout (whole channels)
+    on a batched input, one without a batch dimension unsqueezed first (dropout2d: none, a
+    3-d input is taken as (N, C, L), with PyTorch's warnings)."""
+    check_probability(p, ValueError)
+    name, ndim = f"dropout{spatial}d", input.dim()
+    if ndim not in (spatial + 1, spatial + 2):
+        if spatial == 1:
+            raise RuntimeError(
+                f"dropout1d: Expected 2D or 3D input, but received a {ndim}D input. Note that "
+                "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+                "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or "
+                "3D inputs).")
+        warnings.warn(
+            f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will result "
+            "in an error in a future release. To retain the behavior and silence this warning, "
+            f"please use dropout instead. Note that {name} exists to provide channel-wise "
+            f"dropout on inputs with {spatial} spatial dimensions, a channel dimension, and an "
+            f"optional batch dimension (i.e. {spatial + 1}D or {spatial + 2}D inputs).",
+            UserWarning, stacklevel=3)
+    if spatial == 2 and ndim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            UserWarning, stacklevel=3)
+    batched = spatial == 2 or ndim == spatial + 2
+    if not batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = OPS["feature_dropout_" if inplace else "feature_dropout"](input, p, training)
+    if not batched:
+        result = result.squeeze_(0) if inplace else result.squeeze(0)
+    return result
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Whole channels of an (N, C, L) or (C, L) input zeroed with probability p."""
+    return _channel_dropout(1, input, p, training, inplace)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Whole channels of an (N, C, H, W) input zeroed with probability p."""
+    return _channel_dropout(2, input, p, training, inplace)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Whole channels of an (N, C, D, H, W) or (C, D, H, W) input zeroed with probability p."""
+    return _channel_dropout(3, input, p, training, inplace)
 
 
 def glu(input, dim=-1):
@@ -645,3 +743,14 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """input / max(||input||_p over dim, eps), as PyTorch composes it."""
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     return input / denom
+
+
+def _reduction_number(name, attrs, value):
+    """`_saved_reduction` as PyTorch's nodes show it: at::Reduction's number (0 none, 1 mean,
+    2 sum)."""
+    return REDUCTIONS.index(value) if name == "_saved_reduction" and value in REDUCTIONS else value
+
+
+for _op in list(OPS.values()):
+    if isinstance(_op, Op) and "reduction" in _op.attr_names and _op.shown_saved is None:
+        _op.shown_saved = _reduction_number

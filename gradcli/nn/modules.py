@@ -7,13 +7,16 @@ import math
 from collections import OrderedDict
 
 from ..engine.torch_classes import TorchClass
+from ..ops.dropout import check_probability
 from . import functional as F
 from . import init
 from .parameter import Parameter
 from .module import Buffer, Module
 
 __all__ = ["Module", "Buffer", "Linear", "Identity", "Sequential", "ReLU", "Tanh", "Sigmoid",
-           "Softplus", "LeakyReLU", "GELU", "SiLU", "ELU", "Softmax", "LogSoftmax", "MSELoss",
+           "Softplus", "LeakyReLU", "GELU", "SiLU", "ELU", "CELU", "SELU",
+           "Softmax", "LogSoftmax", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
+           "AlphaDropout", "FeatureAlphaDropout", "MSELoss",
            "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "ModuleList"]
 
 
@@ -166,10 +169,41 @@ LeakyReLU = _activation("LeakyReLU", F.leaky_relu, "activation",
                         (", inplace=True" if m.inplace else ""))
 ELU = _activation("ELU", F.elu, "activation", (("alpha", 1.0), ("inplace", False)),
                   lambda m: f"alpha={m.alpha}" + (", inplace=True" if m.inplace else ""))
+CELU = _activation("CELU", F.celu, "activation", (("alpha", 1.0), ("inplace", False)),
+                   lambda m: f"alpha={m.alpha}" + (", inplace=True" if m.inplace else ""))
+SELU = _activation("SELU", F.selu, "activation", (("inplace", False),), _inplace_repr)
 Softmax = _activation("Softmax", F.softmax, "activation", (("dim", None),),
                       lambda m: f"dim={m.dim}")
 LogSoftmax = _activation("LogSoftmax", F.log_softmax, "activation", (("dim", None),),
                          lambda m: f"dim={m.dim}")
+
+
+def _dropout(name, function):
+    """A dropout module: function(input, p, self.training, inplace)."""
+    def __init__(self, p=0.5, inplace=False):
+        Module.__init__(self)
+        check_probability(p, ValueError)
+        object.__setattr__(self, "p", p)
+        object.__setattr__(self, "inplace", inplace)
+
+    def forward(self, input):
+        return function(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
+
+    return TorchClass(name, (Module,), {"__init__": __init__, "forward": forward,
+                                        "extra_repr": extra_repr, "__module__": __name__,
+                                        "__qualname__": name,
+                                        "_torch_name": f"torch.nn.modules.dropout.{name}"})
+
+
+Dropout = _dropout("Dropout", F.dropout)
+AlphaDropout = _dropout("AlphaDropout", F.alpha_dropout)
+FeatureAlphaDropout = _dropout("FeatureAlphaDropout", F.feature_alpha_dropout)
+Dropout1d = _dropout("Dropout1d", F.dropout1d)
+Dropout2d = _dropout("Dropout2d", F.dropout2d)
+Dropout3d = _dropout("Dropout3d", F.dropout3d)
 
 
 def _loss(name, function, arguments):

@@ -9,6 +9,7 @@ import numpy as np
 from ..engine import dtypes
 from ..engine.tensor import Tensor
 from .derivatives import helper
+from .elementwise import elu_saved
 from .registry import OPS, Op, Plain, Sample, elementwise_samples, register, wrap_dim
 
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -139,6 +140,7 @@ activation("selu", _elu_like("selu", SELU_ALPHA, SELU_SCALE, 1.0), "self: elu_ba
 SELU_ = Op("selu_", _elu_like("selu", SELU_ALPHA, SELU_SCALE, 1.0),
            "self: elu_backward(grad, result, SELU_ALPHA, SELU_SCALE, 1, True)",
            grad_fn="EluBackward1", public=False, method=False, dtype="same", **SELU_DOC)
+OPS["selu"].extra_saved = SELU_.extra_saved = elu_saved(SELU_ALPHA, SELU_SCALE)
 
 
 def _celu(a, alpha):

@@ -22,6 +22,7 @@ import numpy as np
 from ..engine.grad_mode import no_grad
 from ..engine.tensor import Tensor
 from .elementwise import _erf
+from . import vectorized
 from .numerics import fma
 from .derivatives import helper
 from .derivatives import show_local
@@ -418,14 +419,25 @@ def _softmax_shape(a, dim):
 
 
 def _log_softmax_backward(go, out, dim, input_dtype):
+    """PyTorch's CPU kernels to the bit (gradcli.ops.vectorized); NumPy for other dtypes."""
     shape = np.broadcast_shapes(np.shape(go), np.shape(out))
+    exact = vectorized.along(dim, vectorized.log_softmax_backward_lastdim,
+                             vectorized.log_softmax_backward_inner, np.broadcast_to(go, shape),
+                             out)
+    if exact is not None:
+        return exact
     g, d = _softmax_shape(np.broadcast_to(go, shape), dim)
     o, _ = _softmax_shape(np.broadcast_to(out, shape), dim)
     return (g - np.exp(o) * np.sum(g, axis=d, keepdims=True)).reshape(shape)
 
 
 def _softmax_backward(go, out, dim, input_dtype):
+    """As log_softmax's."""
     shape = np.broadcast_shapes(np.shape(go), np.shape(out))
+    exact = vectorized.along(dim, vectorized.softmax_backward_lastdim,
+                             vectorized.softmax_backward_inner, np.broadcast_to(go, shape), out)
+    if exact is not None:
+        return exact
     g, d = _softmax_shape(np.broadcast_to(go, shape), dim)
     o, _ = _softmax_shape(np.broadcast_to(out, shape), dim)
     return (o * (g - np.sum(g * o, axis=d, keepdims=True))).reshape(shape)
@@ -669,3 +681,10 @@ backward_op(
     jvp=("grad_output: binary_cross_entropy_backward(grad_output_t, self, target, weight, reduction)",
          "self: bce_double_backward(grad_output, self_t, self, target, weight, reduction)",
          "target: bce_double_backward_target(target_t, grad_output, self, target, weight, reduction)"))
+
+
+# what PyTorch's nodes of these do not save: the shape of grad_output (their formulas sum a
+# broadcast gradient back to it), softmax's input dtype
+for _name in ("mse_loss_backward", "smooth_l1_loss_backward", "binary_cross_entropy_backward"):
+    OPS[_name].hidden_saved = ("grad_output_sym_sizes",)
+OPS["_softmax_backward_data"].hidden_saved = ("input_dtype",)

@@ -203,6 +203,18 @@ ELU_ = Op("elu_", _elu, "self: elu_backward(grad, result, alpha, 1, 1, True)",
            grad_fn="EluBackward1", public=False, dtype="float", **_ELU)
 
 
+def elu_saved(alpha=None, scale=1, input_scale=1):
+    """The `_saved_*` values PyTorch's EluBackward nodes show and no formula reads (elu's
+    scale and input_scale; selu's constants)."""
+    shown = {"_saved_scale": lambda node: scale, "_saved_input_scale": lambda node: input_scale}
+    if alpha is not None:
+        shown["_saved_alpha"] = lambda node: alpha
+    return shown
+
+
+OPS["elu"].extra_saved = ELU_.extra_saved = elu_saved()
+
+
 def _check_approximate(approximate):
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")

@@ -3,11 +3,11 @@ masked_scatter (and the index checks scatter shares)."""
 
 import numpy as np
 
-from ..engine import messages
+from ..engine import dtypes, messages
 from ..engine.random import Vmap
 from ..engine.tensor import Tensor, check_numel
 from .registry import Composed, OPS, Op, Sample, register, wrap_dim
-from .shape import _reshape_compose
+from .shape import _expand, _reshape_compose
 
 
 # ------------------------------------------------------------------ gather-like ops
@@ -202,3 +202,81 @@ register(Op(
     doc="the entries where mask (broadcast) is True, as a 1-D tensor",
     samples=[Sample((3,), attrs={"mask": [True, False, True]}),
              Sample((2, 3), attrs={"mask": [False, True, True]})]))
+
+
+# ------------------------------------------------------------------ masked_scatter
+
+def _bool_mask(mask, name):
+    mask = _array(mask)
+    if mask.dtype != np.bool_:
+        raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype "
+                           f"{_short(mask.dtype)}")
+    return mask
+
+
+def _short(np_dtype):
+    return dtypes.from_numpy_dtype(np_dtype).short
+
+
+def _masked_scatter(a, mask, source):
+    mask = _bool_mask(mask, "masked_scatter_")
+    if a.dtype != source.dtype:
+        raise RuntimeError("masked_scatter: expected self and source to have same dtypes but "
+                           f"got{_short(a.dtype)} and {_short(source.dtype)}")
+    shape = _broadcast(mask.shape, a.shape)
+    mask = np.broadcast_to(mask, shape)
+    n = int(np.count_nonzero(mask))
+    if n > source.size:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    out = np.array(np.broadcast_to(a, shape))
+    out[mask] = source.reshape(-1)[:n]
+    return out
+
+
+def _masked_scatter_backward(g, mask, sizes):
+    """The source's gradient: the entries of g where mask is True, zero-padded to sizes."""
+    mask = _array(mask)
+    selected = g[np.broadcast_to(mask, _broadcast(g.shape, mask.shape))]
+    out = np.zeros(int(np.prod(sizes, dtype=np.int64)), g.dtype)
+    out[:selected.size] = selected
+    return out.reshape(sizes)
+
+
+def _masked_scatter_inplace(a, mask, source):
+    """masked_scatter_: the mask is expanded to self's shape (PyTorch's expand_inplace)."""
+    mask = _bool_mask(mask, "masked_scatter_")
+    try:
+        mask = _expand(mask, a.shape)
+    except RuntimeError as e:  # (named as ATen's internal expand names it)
+        raise RuntimeError(str(e).replace("torch.BoolTensor", "CPUBoolType")) from None
+    return _masked_scatter(a, mask, source)
+
+
+_SCATTER_MASKS = [np.array(True), np.array([True, False, True]),
+                  np.array([[False, True, True], [True, False, False]])]
+register(Op(
+    "masked_scatter_backward", _masked_scatter_backward,
+    ("grad_output: grad.new_zeros(grad_output_shape).masked_scatter(mask, grad)",),
+    inputs=("grad_output", "mask"), attrs=("sizes",), edges=("grad_output",),
+    grad_fn="MaskedScatterBackwardBackward0",
+    jvp=("grad_output: masked_scatter_backward(grad_output_t, mask, sizes)",),
+    dtype="same", kind="shape", method=False, public=False,
+    doc="the entries of grad_output where mask is True, zero-padded to sizes",
+    samples=[Sample((2, 3), None, values={1: m}, attrs={"sizes": s})
+             for m, s in zip(_SCATTER_MASKS, [(2, 4), (5,), (3,)])]))
+OPS["masked_scatter_backward"].hidden_saved = ("grad_output_sym_sizes",)  # (zeros_like's shape)
+_MASKED_SCATTER = dict(
+    vjp=("self: grad.masked_fill(mask, 0.0)",
+         "source: masked_scatter_backward(grad, mask, source_shape)"),
+    jvp=("self: self_t.masked_fill(mask, 0.0)",
+         "source: zeros_like(result).masked_scatter(mask, source_t)"),
+    inputs=("self", "mask", "source"), edges=("self", "source"),
+    dtype="same", kind="shape",
+    doc="self with the entries where mask is True taken from source, in order")
+register(Op(
+    "masked_scatter", _masked_scatter, **_MASKED_SCATTER,
+    inplace=Op("masked_scatter_", _masked_scatter_inplace, **_MASKED_SCATTER,
+               grad_fn="MaskedScatterBackward0", public=False, method=False),
+    samples=[Sample(shape, None, source, values={1: m}) for shape, m, source in
+             [((), _SCATTER_MASKS[0], (2,)), ((2, 3), _SCATTER_MASKS[1], (2, 4)),
+              ((2, 3), _SCATTER_MASKS[2], (3,)), ((3,), _SCATTER_MASKS[2], (3, 2))]]))

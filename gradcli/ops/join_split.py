@@ -174,6 +174,7 @@ split_int = register(Op(
     grad_fn="SplitBackward0", view=True, jvp="linear", dtype="same", kind="shape", method=False,
     public=False, doc="pieces of split_size along dim (views)",
     samples=[Sample((5,), attrs={"split_size": 2}), Sample((2, 4), attrs={"split_size": 2, "dim": 1})]))
+split_int.extra_saved = {"_saved_split_size": lambda node: node._attrs[0]}  # (no formula reads it)
 split_with_sizes = register(Op(
     "split_with_sizes", _split_with_sizes, "self: _split_vjp(grad, dim, self_shape)",
     attrs=("split_sizes", ("dim", 0)),
@@ -181,6 +182,7 @@ split_with_sizes = register(Op(
     kind="shape", doc="pieces of the given sizes along dim (views)",
     samples=[Sample((5,), attrs={"split_sizes": [2, 3]}),
              Sample((2, 3), attrs={"split_sizes": [1, 2], "dim": 1})]))
+split_with_sizes.extra_saved = {"_saved_split_sizes": lambda node: tuple(node._attrs[0])}
 
 
 def _choose_split(self=None, split_size_or_sections=None, dim=0, **kwargs):
@@ -233,3 +235,4 @@ register(Op(
     attrs=(("dim", 0),), outputs="many", jvp="linear", dtype="same", kind="shape", view=True,
     doc="the slices along dim, as a tuple of views",
     samples=[Sample((2, 3)), Sample((2, 3), attrs={"dim": 1})]))
+OPS["unbind"].hidden_saved = ("self_sym_sizes",)  # (PyTorch's UnbindBackward0 saves dim only)

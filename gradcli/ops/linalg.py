@@ -12,7 +12,8 @@ from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode
 from ..engine.tensor import _CPP_TYPE_NAMES, Tensor, check_numel
 from .derivatives import helper
-from .registry import Composed, OPS, Op, Overload, Sample, alias, register, wrap_dim
+from .registry import (Composed, OPS, Op, Overload, Sample, alias, register, show_saved_as,
+                       wrap_dim)
 from .shape import _reshape_compose
 from .slicing import _diagonal
 from .summation import torch_vector_norm
@@ -369,6 +370,19 @@ diag_matrix = register(Op(
     samples=[Sample((3, 3)), Sample((2, 3), attrs={"diagonal": 1})]))
 
 
+def _as_uint64(value):
+    """An int64 as PyTorch 2.13's DiagEmbed/Diagonal nodes show it (as unsigned: -1 is
+    18446744073709551615)."""
+    return value % (1 << 64)
+
+
+for _diag, _dims in ((OPS["diag.vector"], (-2, -1)), (diag_matrix, (0, 1))):
+    _diag.hidden_saved = ("diagonal",)
+    _diag.extra_saved = {"_saved_dim1": lambda node, d=_dims[0]: _as_uint64(d),
+                       "_saved_dim2": lambda node, d=_dims[1]: _as_uint64(d),
+                       "_saved_offset": lambda node: _as_uint64(node._attrs[0])}
+
+
 def _choose_diag(self, diagonal=0, **kwargs):
     if self.dim() == 1:
         return diag_vector
@@ -482,6 +496,7 @@ register(Op(
     grad_fn="LinalgInvExBackward0", jvp="self: -result.matmul(self_t.matmul(result))",
     dtype="same", kind="linalg", doc="inverse of a square matrix (or of each in a batch)",
     samples=[Sample((3, 3), low=1.0, high=2.0), Sample((2, 2, 2), low=1.0, high=2.0)]))
+show_saved_as(OPS["inverse"], {"result": "inverse"})
 
 
 def _solve_vector_case(a, b):
@@ -763,14 +778,14 @@ def _norm_compose(A, ord=None, dim=None, keepdim=False, dtype=None):
     if dim is not None:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
         if len(dims) == 1:
-            return OPS["linalg_vector_norm"](A, 2 if ord is None else ord, dims, keepdim,
-                                             dtype=dtype)
+            return OPS["linalg_vector_norm"](A, 2.0 if ord is None else ord, dims, keepdim,
+                                             dtype=dtype)  # (2.0: PyTorch's _saved_ord)
         if len(dims) == 2:
             return _matrix_norm_compose(A, "fro" if ord is None else ord, dims, keepdim, dtype)
         raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got "
                            f"{list(dims)}")
     if ord is None:
-        return OPS["linalg_vector_norm"](A, 2, None, keepdim, dtype=dtype)
+        return OPS["linalg_vector_norm"](A, 2.0, None, keepdim, dtype=dtype)
     if isinstance(ord, str) or A.dim() == 2:
         return _matrix_norm_compose(A, ord, (-2, -1), keepdim, dtype)
     if A.dim() != 1:

@@ -7,7 +7,7 @@ import numpy as np
 from ..engine.tensor import Tensor
 from .linalg import _float_input, _short
 from .derivatives import helper
-from .registry import OPS, Op, Plain, Sample, register
+from .registry import OPS, Op, Plain, Sample, register, show_saved_as
 
 # ------------------------------------------------------------------ multi_dot
 
@@ -249,6 +249,7 @@ register(Op(
              Sample((2, 2), (3, 2), low=1.0, high=2.0, attrs={"upper": True, "left": False}),
              Sample((3, 3), (3, 2), low=1.0, high=2.0,
                     attrs={"upper": False, "unitriangular": True})]))
+show_saved_as(OPS["linalg_solve_triangular"], {"A": "self"})  # (aten's schema names A self)
 
 
 _MISSING = object()

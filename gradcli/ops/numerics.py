@@ -3,10 +3,11 @@ contraction, so `a * b + c` in a kernel is one fused multiply-add, rounded once:
 that result, to the bit, for float32 and float64 arrays (NumPy has no fused multiply-add), and
 `fma` the hot paths' compromise (float32 fused, float64 plain).
 
-float32: the product and the sum are exact in float64 but for the sum's own rounding, which is
-recovered (two-sum) to settle the float32 midpoints.  float64: Boldo and Melquiond's emulation
-with a sum rounded to odd (see _fused64), elements of huge or tiny magnitude (where its error
-terms would overflow or underflow) with exact fractions."""
+float32: the product and the sum are exact in float64, and so is rounding the sum to float32 but
+on a float32 midpoint (or in float32's subnormals), where the sum's own rounding error (two-sum)
+settles it. float64: Boldo and Melquiond's emulation with a sum rounded to odd (see _fused64),
+elements of huge or tiny magnitude (where its error terms would overflow or underflow) with
+exact fractions."""
 
 import numpy as np
 
@@ -33,23 +34,37 @@ def fused(a, b, c):
     return _fused64(*(np.asarray(v, _F64) for v in (a, b, c)))
 
 
-def _two_sum(x, y):
-    s = x + y
-    v = s - x
-    return s, (x - (s - v)) + (y - v)
-
-
 def _fused32(a, b, c):
-    p = np.multiply(a, b, dtype=np.float64)   # exact
-    s, e = _two_sum(p, c.astype(np.float64))  # p + c == s + e exactly
-    with np.errstate(over="ignore"):          # (past float32's largest: infinity)
-        r = s.astype(_F32)
-    other = np.nextafter(r, np.where(r.astype(np.float64) < s, _F32.type(np.inf),
-                                     _F32.type(-np.inf)))
-    tie = (s == (r.astype(np.float64) + other.astype(np.float64)) / 2) & (e != 0)
-    toward = np.where(e > 0, np.maximum(r, other), np.minimum(r, other))
-    result = np.where(tie, toward, r).astype(_F32)
-    return result if result.ndim else result[()]
+    """float32: the product is exact in float64 and so is rounding the float64 sum to float32
+    but where that sum lies on a float32 midpoint (or in float32's subnormals): there the sum's
+    own rounding error (two-sum) settles the tie."""
+    a, b, c = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (a, b, c)))
+    p = a * b
+    s = p + c
+    with np.errstate(over="ignore"):  # (past float32's largest: infinity)
+        r = s.astype(np.float32)
+    tie = ((s.view(np.int64) & 0x1FFFFFFF) == 0x10000000) | (np.abs(r) < _F32_TINY)
+    if not tie.any():
+        return r
+    p, c, s, near = p[tie], c[tie], s[tie], r[tie]
+    e = _two_sum(p, c)[1]
+    other = np.nextafter(near, np.where(near.astype(np.float64) < s, np.float32(np.inf),
+                                        np.float32(-np.inf)))
+    midway = (s == (near.astype(np.float64) + other.astype(np.float64)) / 2) & (e != 0)
+    toward = np.where(e > 0, np.maximum(near, other), np.minimum(near, other))
+    r = np.array(r)
+    r[tie] = np.where(midway, toward, near)
+    return r
+
+
+_F32_TINY = np.float32(np.finfo(np.float32).tiny)
+
+
+def _two_sum(a, b):
+    """s + e == a + b exactly, s the rounded sum (Knuth)."""
+    s = a + b
+    v = s - a
+    return s, (a - (s - v)) + (b - v)
 
 
 def _two_product(a, b):

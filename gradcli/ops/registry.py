@@ -94,6 +94,7 @@ class Op:
     shown_saved = None
     hidden_saved = ()
     extra_saved = {}  # `_saved_<name>` -> fn(node): what PyTorch's node saves that no formula reads
+    random = False  # draws from the default generator (the table's tests seed it before a call)
 
     def __init__(self, name, forward, vjp=None, *, inputs=("self",), attrs=(), jvp="elementwise",
                  grad_fn=None, method=True, function=True, inplace=False, doc="",
@@ -568,6 +569,20 @@ class Op:
 def _bad_argument(op, x, position):
     return (f"{op.name}(): argument '{(op.inputs + ('other',))[min(position, len(op.inputs))].lstrip('*')}' "
             f"(position {position + 1}) must be Tensor, not {type(x).__name__}")
+
+
+def show_saved_as(op, renames):
+    """Show saved values under PyTorch's names where the formulas read them under others
+    (`{"A": "self"}`: linalg_solve_triangular's input A is aten's self; `{"result":
+    "inverse"}`)."""
+    names = [n.lstrip("*") for n in op.inputs]
+    op.hidden_saved = tuple(op.hidden_saved) + tuple(renames)
+    shown = dict(op.extra_saved)
+    for old, new in renames.items():
+        kind, idx = (RESULT, 0) if old == "result" else (INPUT, names.index(old))
+        shown["_saved_" + new] = (lambda node, name="_saved_" + old, k=kind, i=idx:
+                                  node._savedvalue(name, k, i))
+    op.extra_saved = shown
 
 
 def register(op):

@@ -69,6 +69,8 @@ register(Op(
     doc="shift elements cyclically along dims (flattened when dims is None)",
     samples=[Sample((4,), attrs={"shifts": 1}), Sample((2, 3), attrs={"shifts": (1, -1), "dims": (0, 1)}),
              Sample((2, 3), attrs={"shifts": 2})]))
+OPS["roll"].shown_saved = lambda name, attrs, value: (  # (int[] in PyTorch's schema)
+    () if value is None else tuple(value) if isinstance(value, (list, tuple)) else (value,))
 
 
 # ------------------------------------------------------------------ select, slice, narrow

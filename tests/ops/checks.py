@@ -110,7 +110,10 @@ def as_input(lib, value, dtype=None, requires_grad=False):
 
 
 def call(op, inputs, attrs):
-    """Call op as a user would: a list for a list input, attributes by keyword."""
+    """Call op as a user would: a list for a list input, attributes by keyword (a random op
+    with the generator seeded, so that every call draws the same)."""
+    if op.random:
+        gradcli.manual_seed(0)
     args = (list(inputs),) if op.variadic else tuple(inputs)
     return op(*args, **attrs)
 

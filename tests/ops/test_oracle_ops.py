@@ -119,6 +119,8 @@ def _run(lib, op, sample, dtype, fn):
     lib_dtype = getattr(lib, dtype)
     inputs = [as_input(lib, a, lib_dtype, i in positions)
               for i, a in enumerate(sample_arrays(op, sample))]
+    if op.random:  # (seeded as checks.call seeds gradcli)
+        lib.manual_seed(0)
     result = call(op, inputs, sample.attrs) if lib is gradcli else call_torch(fn, op, inputs,
                                                                                  sample.attrs)
     outputs = tensors_in(result, lib.Tensor)
