@@ -10,7 +10,7 @@ import warnings
 
 from . import messages
 from .grad_mode import GradMode
-from .graph import (AccumulateGrad, AnomalyMode, GradientEdge, _add_into, _edges, _formula_made,
+from .graph import (AccumulateGrad, AnomalyMode, GradientEdge, _add_into, _formula_made,
                     _fresh, _tensor_gradient, gradient_edge)
 
 
@@ -29,8 +29,8 @@ def _collect(roots, targets):
         node = pop()
         sink = True
         fns = node._next_fns
-        if fns is None:  # the first pass over a _PairNode
-            fns = _edges(node)
+        if fns is None:  # the first pass over a _PairNode (graph._edges, inline)
+            fns = node._next_fns = node._build_edges()
         for child in fns:
             if child is None:
                 continue
@@ -65,8 +65,8 @@ def _count_dependencies(roots, counted):
     while stack:
         node = pop()
         fns = node._next_fns
-        if fns is None:  # the first pass over a _PairNode
-            fns = _edges(node)
+        if fns is None:  # the first pass over a _PairNode (graph._edges, inline)
+            fns = node._next_fns = node._build_edges()
         for child in fns:
             if child is None:
                 continue
