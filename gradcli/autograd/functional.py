@@ -9,7 +9,8 @@ dual tensors.
 import numpy as np
 
 from . import forward_ad as fwAD
-from ..engine.autograd import grad as _grad
+from ..engine.autograd import _graph_options, grad as _grad
+from ..engine.backward import run_backward
 from ..engine.grad_mode import enable_grad, set_grad_enabled, GradMode
 from ..engine.tangents import ForwardAD, Unbatchable
 from ..engine.tensor import Tensor, check_numel
@@ -115,6 +116,17 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retai
         return (None,) * len(inputs)
     return _grad(tuple(o for o, _ in pairs), inputs, tuple(g for _, g in pairs),
                  allow_unused=True, create_graph=create_graph, retain_graph=retain_graph)
+
+
+def _one_hot_row(flat, inputs, one_hot, counts):
+    """_autograd_grad((flat,), inputs, (one_hot,), retain_graph=True) for a row gradient the
+    caller made (flat's shape and dtype: autograd.grad's checks of its arguments hold), the
+    pass sharing counts with the other rows' (run_backward)."""
+    if not flat.requires_grad:
+        return (None,) * len(inputs)
+    retain_graph, create_graph = _graph_options(True, False)
+    return tuple(run_backward((flat,), (one_hot,), retain_graph, create_graph, inputs=inputs,
+                              accumulate=False, allow_unused=True, counts=counts))
 
 
 _STRICT_NONE = {
@@ -356,14 +368,14 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
             rows = tuple([] for _ in inputs)
             flat = out.reshape(-1)
             n = out.nelement()
+            counts = {}  # (the one-hot rows' passes share one graph's dependency counts)
             for k in range(n):
                 if create_graph:  # the rows' graphs start at flat[k] (SelectBackward0)
                     vj = _autograd_grad((flat[k],), inputs, retain_graph=True, create_graph=True)
                 else:  # the same row from a one-hot gradient of flat, without the select
                     one_hot = np.zeros(n, out._data.dtype)
                     one_hot[k] = 1
-                    vj = _autograd_grad((flat,), inputs, (Tensor._make(one_hot, None, 0, False),),
-                                        retain_graph=True)
+                    vj = _one_hot_row(flat, inputs, Tensor._make(one_hot, None, 0, False), counts)
                 for j, (row, g, inp) in enumerate(zip(rows, vj, inputs)):
                     if g is not None:
                         if strict and create_graph and not g.requires_grad:

@@ -10,7 +10,7 @@ import warnings
 
 from . import messages
 from .grad_mode import GradMode
-from .graph import (AccumulateGrad, AnomalyMode, GradientEdge, _add_into, _edges, _formula_made,
+from .graph import (AccumulateGrad, AnomalyMode, GradientEdge, _add_into, _formula_made,
                     _fresh, _tensor_gradient, gradient_edge)
 
 
@@ -29,8 +29,8 @@ def _collect(roots, targets):
         node = pop()
         sink = True
         fns = node._next_fns
-        if fns is None:  # the first pass over a _PairNode
-            fns = _edges(node)
+        if fns is None:  # the first pass over a _PairNode (graph._edges, inline)
+            fns = node._next_fns = node._build_edges()
         for child in fns:
             if child is None:
                 continue
@@ -65,8 +65,8 @@ def _count_dependencies(roots, counted):
     while stack:
         node = pop()
         fns = node._next_fns
-        if fns is None:  # the first pass over a _PairNode
-            fns = _edges(node)
+        if fns is None:  # the first pass over a _PairNode (graph._edges, inline)
+            fns = node._next_fns = node._build_edges()
         for child in fns:
             if child is None:
                 continue
@@ -263,11 +263,15 @@ def will_execute(node):
 
 
 def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumulate=True,
-                 allow_unused=False):
+                 allow_unused=False, counts=None):
     """Run the backward pass from root tensors with their gradients.
 
     accumulate=True (Tensor.backward / autograd.backward) adds into the `.grad` of leaves (or only
     of `inputs` when given); accumulate=False (autograd.grad) returns the gradients of `inputs`.
+    counts: a dict that passes over one graph from the same roots to the same inputs share
+    (functional.jacobian's rows, with retain_graph): the first pass keeps there the dependency
+    counts and needed nodes _collect found, the others start from a copy of them instead of
+    walking the graph again (a node's edges never change).
     """
     root_edges = [gradient_edge(t) for t in roots]
     targets = None
@@ -306,8 +310,12 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
         if counted is not None:
             _count_dependencies(root_nodes, counted)
             deps = needed = None
+        elif counts:
+            deps, needed = counts["deps"].copy(), counts["needed"]
         else:
             deps, needed = _collect(root_nodes, targets)
+            if counts is not None:
+                counts["deps"], counts["needed"] = deps.copy(), needed
         running = [next(_pass_ids), root_nodes, deps if counted is None else counted, needed,
                    accumulate]
         passes.append(running)

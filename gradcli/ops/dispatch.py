@@ -545,41 +545,36 @@ def _specialised_vjp(op):
         vjps = op.vjps + (None,) * (2 - len(op.vjps))
         call_a, call_b = _vjp_caller(vjps[0]), _vjp_caller(vjps[1])
 
-        def pair(b_first):
-            """apply_f of a two-input node, computing `self`'s gradient first, or `other`'s."""
-            def apply_f(self, g):
-                if self._held_state is RELEASED:
-                    raise RuntimeError(messages.BACKWARD_TWICE)
-                fa, fb = self._next_fns
-                meta = self._meta
-                ga = gb = None
-                if b_first and fb is not None and call_b is not None:
-                    gb = call_b(self, g)
-                    if gb is not None and (
-                            meta[2] or meta[3] is not _F64 if type(gb) is float else
-                            gb._data.shape != meta[2] or gb._data.dtype is not meta[3]):
-                        gb = _fit(self, 1, gb, meta[2], meta[3])
-                if fa is not None and call_a is not None:
-                    ga = call_a(self, g)
-                    if ga is not None and (
-                            meta[0] or meta[1] is not _F64 if type(ga) is float else
-                            ga._data.shape != meta[0] or ga._data.dtype is not meta[1]):
-                        ga = _fit(self, 0, ga, meta[0], meta[1])
-                if not b_first and fb is not None and call_b is not None:
-                    gb = call_b(self, g)
-                    if gb is not None and (
-                            meta[2] or meta[3] is not _F64 if type(gb) is float else
-                            gb._data.shape != meta[2] or gb._data.dtype is not meta[3]):
-                        gb = _fit(self, 1, gb, meta[2], meta[3])
-                return [ga, gb]
-            return apply_f
+        # PyTorch's order where the formulas make nodes (a create_graph pass, see OpNode.apply):
+        # by the inputs' names, `other` before `self`; else the inputs' order
+        other_first = op.formula_order == (1, 0)
 
-        apply_f = pair(False)
-        if op.formula_order == (1, 0):  # PyTorch's order, `other` before `self`, where the
-            in_order, b_first = apply_f, pair(True)  # formulas make nodes (see OpNode.apply)
-
-            def apply_f(self, g):
-                return (b_first if GradMode.enabled else in_order)(self, g)
+        def apply_f(self, g):
+            if self._held_state is RELEASED:
+                raise RuntimeError(messages.BACKWARD_TWICE)
+            fa, fb = self._next_fns
+            meta = self._meta
+            ga = gb = None
+            b_first = other_first and GradMode.enabled
+            if b_first and fb is not None and call_b is not None:
+                gb = call_b(self, g)
+                if gb is not None and (
+                        meta[2] or meta[3] is not _F64 if type(gb) is float else
+                        gb._data.shape != meta[2] or gb._data.dtype is not meta[3]):
+                    gb = _fit(self, 1, gb, meta[2], meta[3])
+            if fa is not None and call_a is not None:
+                ga = call_a(self, g)
+                if ga is not None and (
+                        meta[0] or meta[1] is not _F64 if type(ga) is float else
+                        ga._data.shape != meta[0] or ga._data.dtype is not meta[1]):
+                    ga = _fit(self, 0, ga, meta[0], meta[1])
+            if not b_first and fb is not None and call_b is not None:
+                gb = call_b(self, g)
+                if gb is not None and (
+                        meta[2] or meta[3] is not _F64 if type(gb) is float else
+                        gb._data.shape != meta[2] or gb._data.dtype is not meta[3]):
+                    gb = _fit(self, 1, gb, meta[2], meta[3])
+            return [ga, gb]
 
     if op.check_result:  # (a saved output written in place since: PyTorch's error, see
         unchecked = apply_f  # Op.check_result)

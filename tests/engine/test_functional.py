@@ -83,3 +83,25 @@ def test_vector_products():
         vjp(f, x)
     with pytest.raises(RuntimeError, match=r"v has invalid size: should be torch.Size\(\[2\]\)"):
         jvp(f, x, torch.ones(3))
+
+
+def test_jacobian_rows_are_autograd_grad_passes_over_one_graph():
+    # the rows' passes share one graph's dependency counts (run_backward's counts): each row
+    # is still a pass of its own, as autograd.grad's, hooks and all
+    import numpy as np
+    x = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    seen = []
+
+    def func(t):
+        u = t * t
+        u.register_hook(lambda g: seen.append(g.detach().numpy().copy()))
+        return u.sin() + t[0] * t
+
+    jac = jacobian(func, x)
+    y = func(x)
+    rows = [torch.autograd.grad(y, x, torch.eye(3, dtype=torch.float64)[k],
+                                retain_graph=True)[0] for k in range(3)]
+    assert np.array_equal(jac.numpy(), torch.stack(rows).numpy())
+    # a hook's call per row, in each pass: the row's gradient of u, twice over
+    assert len(seen) == 6 and all(np.array_equal(a, b) for a, b in zip(seen[:3], seen[3:]))
+    assert [int(np.flatnonzero(s)[0]) for s in seen[:3]] == [0, 1, 2]
