@@ -29,6 +29,30 @@ CASES = [  # (shape, dim, dtype, scale, threads)
 ]
 
 
+@pytest.fixture(autouse=True)
+def _emulated_at_every_size(monkeypatch):
+    """The kernels are checked past their budget too (the thread splits need long rows)."""
+    monkeypatch.setattr(vectorized, "EXACT_ELEMENTS", 10 ** 7)
+
+
+def test_past_the_budget_numpy_stands_in(monkeypatch):
+    """Past EXACT_ELEMENTS the emulation (5 to 180 times NumPy's time) gives way to NumPy's
+    expression, forward and backward."""
+    monkeypatch.setattr(vectorized, "EXACT_ELEMENTS", 8192)
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((9, 1000))
+    t = gradcli.tensor(x, requires_grad=True)
+    y = gradcli.log_softmax(t, 1)
+    shifted = x - x.max(1, keepdims=True)
+    expected = shifted - np.log(np.exp(shifted).sum(1, keepdims=True))
+    assert np.array_equal(y.detach().numpy(), expected)
+    w = rng.standard_normal((9, 1000))
+    g, = gradcli.autograd.grad(y, t, gradcli.tensor(w))
+    assert np.array_equal(g.numpy(), w - np.exp(expected) * w.sum(1, keepdims=True))
+    assert vectorized.along(1, None, None, x) is None
+    assert vectorized.along(1, vectorized.softmax_lastdim, None, x[:8]) is not None
+
+
 def _id(case):
     shape, dim, dtype, scale, threads = case
     return f"{'x'.join(map(str, shape)) or 'scalar'}-dim{dim}-{dtype}-s{scale}-t{threads}"
