@@ -10,7 +10,7 @@ from ..engine.tensor import Tensor, install_attribute
 from .registry import ALIASES, OPS, Op, Overload, Sample
 
 from . import arith, elementwise, reductions, shape, join_split, slicing, gather, indexing  # noqa: E402,F401,E501
-from . import linalg, creation, views  # noqa: E402,F401
+from . import matmul, linalg, creation, views  # noqa: E402,F401
 from . import tensor_methods  # noqa: E402
 from . import compare, sorting, extra, activations, products, more_reductions, decompositions, backward_ops  # noqa: E402,F401,E501  (declare)
 from . import inplace_shape, linalg_extra, scatter, dropout  # noqa: E402,F401  (declare)

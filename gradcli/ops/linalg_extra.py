@@ -5,7 +5,8 @@ solve_triangular are ops of their own (LinalgPinvBackward0, LinalgSolveTriangula
 import numpy as np
 
 from ..engine.tensor import Tensor
-from .linalg import _float_input, _short
+from .linalg import _float_input
+from .matmul import _short
 from .derivatives import helper
 from .registry import OPS, Op, Plain, Sample, register, show_saved_as
 

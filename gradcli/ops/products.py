@@ -8,7 +8,8 @@ from ..engine import dtypes
 from ..engine.tensor import Tensor, check_numel
 from .arith import check_broadcast
 from .extra import TensorsOnly
-from .linalg import _vector_norm, _vector_norm_vjp, check_product, check_vectors
+from .linalg import _vector_norm, _vector_norm_vjp
+from .matmul import check_product, check_vectors
 from .derivatives import helper
 from .registry import OPS, Composed, Op, Plain, Sample, register, wrap_dim
 
