@@ -15,7 +15,7 @@ from .engine import messages
 from .engine.autograd import grad as _autograd_grad
 from .engine.grad_mode import enable_grad
 from .engine.random import Vmap, VmapLevel
-from .engine.tensor import Tensor
+from .engine.tensor import Tensor, check_numel
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
            "functional_call", "linearize"]
@@ -333,6 +333,8 @@ def linearize(func, *primals):
 # ---------------------------------------------------------------------- Jacobians
 
 def _jacobian(func, argnums, has_aux, name):
+    from .autograd.functional import check_jacobian_blocks
+
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         is_tuple, positions = _argnums(argnums, args)
@@ -343,6 +345,7 @@ def _jacobian(func, argnums, has_aux, name):
         outputs, rebuild_outputs = _flatten(output)
         _only_tensors(outputs, f"{name}(f, ...)(*args)")
         flat = [leaf for group in leaves for leaf in group]
+        check_jacobian_blocks(outputs, flat)
         per_output = []
         for o in outputs:
             rows = []

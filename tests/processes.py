@@ -51,3 +51,29 @@ def program_error(source):
     with pytest.raises(ProgramError) as info:
         session.run(source, timeout=10)
     return info.value.format()[0], out.getvalue()
+
+
+def assert_refused_before_made(source, limit=100_000, most=4_000_000):
+    """`r = source`, run in-process after `import torch` and `import numpy as np` under an
+    element limit of `limit`, ends in the limit's error, and no more than `most` bytes of
+    memory were traced while it ran: a result over the limit refused before it is made."""
+    import io
+    import tracemalloc
+    import pytest
+    from gradcli.engine import tensor
+    from gradcli.lang.errors import ProgramError
+    from gradcli.lang.session import Session
+    session = Session(out=io.StringIO())
+    session.run("import torch\nimport numpy as np\n", timeout=10)
+    previous, tensor.ElementLimit.limit = tensor.ElementLimit.limit, limit
+    tracemalloc.start()
+    try:
+        with pytest.raises(ProgramError) as info:
+            session.run(f"r = {source}\n", timeout=10)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        tensor.ElementLimit.limit = previous
+    line = info.value.format()[0]
+    assert "exceeds the limit" in line, line
+    assert peak < most, f"{peak:,} bytes allocated before the refusal"

@@ -12,7 +12,7 @@ from . import forward_ad as fwAD
 from ..engine.autograd import grad as _grad
 from ..engine.grad_mode import enable_grad, set_grad_enabled, GradMode
 from ..engine.tangents import ForwardAD, Unbatchable
-from ..engine.tensor import Tensor
+from ..engine.tensor import Tensor, check_numel
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -202,6 +202,15 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
             _tuple_postprocess(_grad_postprocess(result, create_graph), is_outputs_tuple))
 
 
+def check_jacobian_blocks(outputs, inputs):
+    """Every Jacobian block (an output's shape, then an input's) within the element limit,
+    before its rows or columns are computed one by one (a block of 10 ** 5 by 10 ** 5 was
+    10 ** 5 gradients kept, 40 GB, before the stack that makes it was refused)."""
+    for out in outputs:
+        for inp in inputs:
+            check_numel(tuple(out.shape) + tuple(inp.shape))
+
+
 def _block(rows, out, inp):
     """Jacobian block d out / d inp from its rows (one gradient per element of out)."""
     from ..ops import stack, zeros
@@ -252,6 +261,7 @@ def _jacfwd(func, inputs, strict=False, vectorize=False):
                 is_outputs_tuple, outs = _as_tuple(func(*duals), "outputs")
                 unpacked = [fwAD.unpack_dual(o) for o in outs]
                 if columns is None:
+                    check_jacobian_blocks(outs, inputs)
                     columns = [[[] for _ in inputs] for _ in outs]
                     primals = [u.primal for u in unpacked]
                 for i, u in enumerate(unpacked):
@@ -278,6 +288,7 @@ def _jacfwd_batched(func, inputs):
                 for inp in inputs:
                     n = inp.numel()
                     dual = fwAD.make_dual(inp, zeros_like(inp))  # make_dual's checks
+                    check_numel((batch,) + inp._data.shape)  # (before NumPy makes it)
                     eye = np.zeros((batch, n), inp._data.dtype)
                     eye[np.arange(offset, offset + n), np.arange(n)] = 1
                     dual._fw = Tensor._make(eye.reshape((batch,) + inp._data.shape), None, 0,
@@ -335,6 +346,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
                                               "jacobian")
         _check_requires_grad(outputs, "outputs", strict=strict)
+        check_jacobian_blocks(outputs, inputs)
         if vectorize and strict:
             raise RuntimeError(
                 "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "

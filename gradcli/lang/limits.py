@@ -224,7 +224,43 @@ def check_join(separator, items):
 
 
 def _shape(x):
-    return x.shape if isinstance(x, np.ndarray) else np.shape(x)
+    """The shape of the array NumPy makes of x (an array, a number, lists and tuples of them),
+    without making it (np.shape would: `[a] * 1000` is 1,000 references, and an array of a
+    thousand times a's elements): a list's length, then its first item's shape.  (Of lists
+    whose items differ, NumPy makes no array at all.)"""
+    shape = []
+    while type(x) in (list, tuple):
+        shape.append(len(x))
+        if not x:
+            return tuple(shape)
+        x = x[0]
+    return (*shape, *(x.shape if isinstance(x, (np.ndarray, np.generic)) or _is_tensor(x) else
+                      np.shape(x)))
+
+
+def _is_tensor(x):
+    """A tensor (what NumPy reads through `__array__`: its shape is its array's)."""
+    return hasattr(type(x), "__array__") and isinstance(getattr(x, "shape", None), tuple)
+
+
+ARRAY_LIKE = (np.ndarray, np.generic, list, tuple)
+
+
+def check_broadcast(*args, **kwargs):
+    """A NumPy function of array arguments (lists too) must not make an array of them, nor
+    broadcast them to a result, of more elements than the limit."""
+    shapes = [_shape(a) for a in (*args, *kwargs.values()) if isinstance(a, ARRAY_LIKE)]
+    try:
+        check_array_size(_numel(np.broadcast_shapes(*shapes)))
+    except ValueError:
+        pass  # shapes that do not broadcast: the function reports it
+
+
+def check_total(arrays, *args, **kwargs):
+    """np.concatenate and np.stack of a sequence of arrays: all their elements."""
+    if isinstance(arrays, ARRAY_LIKE):
+        check_array_size(sum(_numel(_shape(a)) for a in arrays) if
+                         isinstance(arrays, (list, tuple)) else arrays.size)
 
 
 def _numel(shape):
@@ -239,7 +275,7 @@ def check_arrays(a, b):
     if not (isinstance(a, np.ndarray) or isinstance(b, np.ndarray)):
         return
     if not all(isinstance(x, (np.ndarray, np.generic, list, tuple, int, float, complex, bool))
-               for x in (a, b)):
+               or _is_tensor(x) for x in (a, b)):
         return
     try:
         check_array_size(_numel(np.broadcast_shapes(_shape(a), _shape(b))))
@@ -248,10 +284,14 @@ def check_arrays(a, b):
 
 
 def check_matmul(a, b):
-    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.ndim and b.ndim:
-        rows = _numel(a.shape[:-1])
-        columns = b.shape[-1] if b.ndim > 1 else 1
-        batch = _numel(b.shape[:-2])
+    if not (isinstance(a, np.ndarray) or isinstance(b, np.ndarray)) or \
+            not all(isinstance(x, ARRAY_LIKE) or _is_tensor(x) for x in (a, b)):
+        return
+    sa, sb = _shape(a), _shape(b)
+    if sa and sb:
+        rows = _numel(sa[:-1])
+        columns = sb[-1] if len(sb) > 1 else 1
+        batch = _numel(sb[:-2])
         check_array_size(rows * columns * max(batch, 1))
 
 

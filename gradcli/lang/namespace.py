@@ -7,8 +7,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .limits import (check_array_size, check_dtype, check_dtypes, check_int_arguments,
-                     check_numpy_result, check_print_options)
+from .limits import (_shape, check_array_size, check_broadcast, check_dtype, check_dtypes,
+                     check_int_arguments, check_numpy_result, check_print_options, check_total)
 
 DENIED_TORCH_NAMES = {"set_element_limit"}
 # `torch.__version__`: the PyTorch whose semantics gradcli follows, marked as gradcli's
@@ -188,15 +188,16 @@ NUMPY_VALUES = ["pi", "e", "inf", "nan", "newaxis", "ndarray", "float16", "float
                 "int8", "int16", "int32", "int64", "uint8", "bool_", "complex64", "complex128",
                 "dtype"]
 NUMPY_ARRAY_FUNCTIONS = [
-    "array", "asarray", "zeros_like", "ones_like", "full_like", "stack", "concatenate",
-    "reshape", "transpose", "squeeze", "expand_dims", "flip", "trace", "copy",
-    "sum", "mean", "std", "var", "prod", "max", "min", "amax", "amin", "argmax", "argmin",
-    "cumsum", "cumprod", "all", "any", "allclose", "isclose", "array_equal", "isnan", "isinf",
-    "isfinite", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh",
-    "tanh", "arcsinh", "arccosh", "arctanh", "exp", "exp2", "expm1", "log", "log2", "log10",
-    "log1p", "sqrt", "square", "abs", "absolute", "sign", "floor", "ceil", "round", "trunc",
-    "maximum", "minimum", "clip", "where", "power", "hypot", "add", "subtract", "multiply",
-    "divide", "negative"]  # (and dot, matmul and diag: CONSTRUCTOR_SIZES)
+    "array", "asarray", "reshape", "transpose", "squeeze", "expand_dims", "flip", "trace",
+    "copy", "sum", "mean", "std", "var", "prod", "max", "min", "amax", "amin", "argmax",
+    "argmin", "cumsum", "cumprod", "all", "any", "allclose", "isclose", "array_equal", "isnan",
+    "isinf", "isfinite", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh",
+    "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "exp", "exp2", "expm1", "log", "log2",
+    "log10", "log1p", "sqrt", "square", "abs", "absolute", "sign", "floor", "ceil", "round",
+    "trunc", "maximum", "minimum", "clip", "where", "power", "hypot", "add", "subtract",
+    "multiply", "divide", "negative"]
+# (and dot, matmul, diag and the *_like: CONSTRUCTOR_SIZES; stack and concatenate:
+# _numpy_members)
 NUMPY_RANDOM = ["seed", "rand", "randn", "random", "uniform", "normal", "randint"]
 NUMPY_LINALG = ["norm", "det", "inv", "solve"]
 
@@ -235,7 +236,7 @@ def _size_arg(position, default=None):
 def _linspace_size(start, stop, num=50, *args, **kwargs):
     """np.linspace's num points of each element of start and stop (arrays broadcast)."""
     try:
-        points = _numel(np.broadcast_shapes(np.shape(start), np.shape(stop)))
+        points = _numel(np.broadcast_shapes(_shape(start), _shape(stop)))
     except ValueError:
         points = 1  # (start and stop that do not broadcast: linspace reports it)
     return int(num) * points
@@ -245,7 +246,7 @@ def _product_size(a, b, *args, **kwargs):
     """The elements of np.dot(a, b) (matmul's broadcast batches, for np.matmul: kwargs
     `matmul`), before it is made: a product of k = 1 is an outer product."""
     try:
-        sa, sb = np.shape(a), np.shape(b)
+        sa, sb = _shape(a), _shape(b)
     except ValueError:
         return 0
     if not sa or not sb:
@@ -265,6 +266,15 @@ def _diag_size(v, k=0, *args, **kwargs):
     return (len(v) + abs(int(k))) ** 2 if np.ndim(v) == 1 else 0
 
 
+def _like_size(position):
+    """np.zeros_like and the like: `shape=` (by keyword or at `position`), else their first
+    argument's."""
+    def size(prototype, *args, **kwargs):
+        shape = kwargs.get("shape", args[position - 1] if len(args) >= position else None)
+        return _numel(shape) if shape is not None else _numel(_shape(prototype))
+    return size
+
+
 CONSTRUCTOR_SIZES = {
     "zeros": lambda shape, *a, **k: _numel(shape),
     "ones": lambda shape, *a, **k: _numel(shape),
@@ -276,15 +286,29 @@ CONSTRUCTOR_SIZES = {
     "dot": _product_size,
     "matmul": lambda a, b, *r, **k: _product_size(a, b, matmul=True),
     "diag": _diag_size,
+    "zeros_like": _like_size(4),
+    "ones_like": _like_size(4),
+    "full_like": _like_size(5),
 }
 RANDOM_SIZES = {
     "rand": lambda *dims: _numel(dims),
     "randn": lambda *dims: _numel(dims),
     "random": _size_arg(0),
-    "uniform": _size_arg(2),
-    "normal": _size_arg(2),
-    "randint": _size_arg(2),
 }
+# the draws whose parameters are arrays: their names, in order, before `size`
+RANDOM_PARAMETERS = {"uniform": ("low", "high"), "normal": ("loc", "scale"),
+                     "randint": ("low", "high")}
+
+
+def _draws(parameters):
+    """A random draw of `size` (by keyword, or after the parameters), and without one of as
+    many values as its array parameters broadcast to, refused over the element limit."""
+    def check(*args, **kwargs):
+        given = [*args[:len(parameters)], *(kwargs[p] for p in parameters if p in kwargs)]
+        check_broadcast(*given)
+        size = kwargs.get("size", args[len(parameters)] if len(args) > len(parameters) else None)
+        check_array_size(_numel(size))
+    return check
 
 
 def _checked(fn, check=None):
@@ -306,24 +330,17 @@ def _sized(fn, size_of):
     return _checked(fn, lambda *args, **kwargs: check_array_size(size_of(*args, **kwargs)))
 
 
-def _broadcast_size(*args, **kwargs):
-    shapes = [np.shape(a) for a in args if isinstance(a, (np.ndarray, list, tuple))]
-    if len(shapes) > 1:
-        try:
-            check_array_size(_numel(np.broadcast_shapes(*shapes)))
-        except ValueError:
-            pass  # shapes that do not broadcast: fn reports it
-
-
 def _broadcasting(fn):
     """fn of array arguments, refusing a broadcast result over the element limit."""
-    return _checked(fn, _broadcast_size)
+    return _checked(fn, check_broadcast)
 
 
 def _numpy_random_members():
     random = {name: _checked(getattr(np.random, name)) for name in NUMPY_RANDOM}
     random.update({name: _sized(getattr(np.random, name), size)
                    for name, size in RANDOM_SIZES.items()})
+    random.update({name: _checked(getattr(np.random, name), _draws(parameters))
+                   for name, parameters in RANDOM_PARAMETERS.items()})
     return random
 
 
@@ -339,6 +356,8 @@ def _numpy_members():
     members.update({name: _broadcasting(getattr(np, name)) for name in NUMPY_ARRAY_FUNCTIONS})
     members.update({name: _sized(getattr(np, name), size)
                     for name, size in CONSTRUCTOR_SIZES.items()})
+    members.update({name: _checked(getattr(np, name), check_total)
+                    for name in ("stack", "concatenate")})
     members["random"] = LazyFacade("numpy.random", _numpy_random_members)
     members["linalg"] = Facade("numpy.linalg", {n: _checked(getattr(np.linalg, n))
                                                      for n in NUMPY_LINALG})

@@ -426,15 +426,6 @@ def numpy_method(method):
     return call
 
 
-def _broadcast_of(*args, **kwargs):
-    shapes = [np.shape(a) for a in (*args, *kwargs.values())
-              if isinstance(a, (np.ndarray, np.generic, list, tuple))]
-    try:
-        limits.check_array_size(limits._numel(np.broadcast_shapes(*shapes)))
-    except ValueError:
-        pass  # shapes that do not broadcast: the method reports it
-
-
 def _product_of(owner, other=None, *args, **kwargs):
     from .namespace import _product_size
     limits.check_array_size(_product_size(owner, other))
@@ -445,7 +436,7 @@ def _items_of(owner, *args, **kwargs):
     limits.check_items(owner.size)
 
 
-NUMPY_METHOD_SIZES = {"dot": _product_of, "clip": _broadcast_of, "tolist": _items_of}
+NUMPY_METHOD_SIZES = {"dot": _product_of, "clip": limits.check_broadcast, "tolist": _items_of}
 
 
 def _metered_tolist(method, owner):
@@ -654,9 +645,11 @@ UNCHECKED_OPERANDS = {"+": {*NUMBERS}, "-": {*NUMBERS}, "/": {*NUMBERS}, "//": {
 
 def _binary(check, operation, symbol):
     unchecked = UNCHECKED_OPERANDS[symbol]
+    # (a tensor meets an ndarray: the tensor's operator declines it, and NumPy computes the
+    # broadcast, a result the engine never sees: checked as NumPy's)
     if symbol == "%":
         def guard(a, b):
-            if type(a) in unchecked:
+            if type(a) in unchecked and type(b) is not np.ndarray:
                 return operation(a, b)
             check(a, b)
             result = operation(a, b)
@@ -665,7 +658,8 @@ def _binary(check, operation, symbol):
             return result
     else:
         def guard(a, b):
-            if type(a) in unchecked or type(b) in unchecked:
+            if (type(a) in unchecked or type(b) in unchecked) and \
+                    type(a) is not np.ndarray and type(b) is not np.ndarray:
                 return operation(a, b)
             check(a, b)
             result = operation(a, b)

@@ -17,18 +17,14 @@ The OS wall alone (arbitrary Python in an evaluator: run_task, the test-only way
 language): budgets that Linux keeps per user rather than per process, which an evaluator took
 from every other process of its user (pipe buffers, queued signals)."""
 
-import io
 import os
 import sys
 
 import pytest
-from processes import in_evaluator as _in_evaluator, program_error as _error
+from processes import (assert_refused_before_made as _refused_before_made,
+                       in_evaluator as _in_evaluator, program_error as _error)
 
-from gradcli.engine import tensor as engine_tensor
 from gradcli.kernel import wall
-from gradcli.lang import limits
-from gradcli.lang.errors import ProgramError
-from gradcli.lang.session import Session
 from gradcli.lang.transcript import fresh_interpreter
 
 
@@ -41,14 +37,6 @@ needs_seccomp = pytest.mark.skipif(not (LINUX and wall.seccomp_available()),
 def _fresh_engine_state():
     with fresh_interpreter():
         yield
-
-
-@pytest.fixture
-def small_limits(monkeypatch):
-    """An element limit of 2,000 and an item limit of 1,000 (the inputs below are 50 elements
-    each: every result over the limits is one a program could make 10 ** 6 times larger)."""
-    monkeypatch.setattr(engine_tensor.ElementLimit, "limit", 2000)
-    monkeypatch.setattr(limits, "MAX_ITEMS", 1000)
 
 
 # each makes 2,500 elements or more from inputs of 50 elements or fewer
@@ -122,25 +110,12 @@ ALLOCATED_FIRST = {
 
 
 @pytest.mark.parametrize("source", ALLOCATED_FIRST.values(), ids=ALLOCATED_FIRST.keys())
-def test_a_result_over_the_element_limit_is_refused_before_it_is_made(monkeypatch, source):
+def test_a_result_over_the_element_limit_is_refused_before_it_is_made(source):
     """`np.linspace(np.ones((10 ** 4, 1)), np.ones(10 ** 4))` is 50 * 10 ** 8 floats (40 GB:
     the facade counted `num` only), `a.dot(b)` of k = 2 an outer product, `a[i, j]` with index
     arrays that broadcast as large as they like (never checked at all).  Expected: refused
     before NumPy allocates (the peak of traced memory stays under the result's size)."""
-    import tracemalloc
-    monkeypatch.setattr(engine_tensor.ElementLimit, "limit", 100_000)
-    session = Session(out=io.StringIO())
-    session.run("import torch\nimport numpy as np\n", timeout=10)
-    tracemalloc.start()
-    try:
-        with pytest.raises(ProgramError) as info:
-            session.run(f"r = {source}\n", timeout=10)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    line = info.value.format()[0]
-    assert "exceeds the limit" in line, line
-    assert peak < 4_000_000, f"{peak:,} bytes allocated before the refusal"
+    _refused_before_made(source)
 
 
 FOREIGN_PROPERTY = {
