@@ -20,6 +20,7 @@ import weakref
 import numpy as np
 
 from ..engine import callables
+from ..engine.tensor import index_result_size
 from . import limits
 from .metered_methods import (CLASS_METHODS, METERED_METHODS, STRING_METHODS, format_field,
                               safe_format)
@@ -719,50 +720,11 @@ def item(obj, key):
     NumPy makes it."""
     if type(obj) is np.ndarray and not (_is_basic_index(key) or type(key) is tuple and
                                         all(_is_basic_index(k) for k in key)):
-        size = _index_result_size(obj.shape, key)
+        size = index_result_size(obj.shape, key)
         if size is not None:
             limits.check_array_size(size)
         return limits.check_numpy_result(obj[key])
     return obj[key]
-
-
-def _index_result_size(shape, key):
-    """The elements of `a[key]` for an array of that shape (NumPy's indexing: the index arrays
-    broadcast together, slices take their lengths, integers drop their dimension); None when
-    NumPy will refuse the key itself."""
-    key = key if type(key) is tuple else (key,)
-    try:
-        entries = [k if k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer))
-                   else np.asarray(k) for k in key]
-        used = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else
-                   0 if k is None or k is Ellipsis else 1 for k in entries)
-        size, dim, arrays = 1, 0, []
-        for k in entries:
-            if k is None:
-                continue
-            if k is Ellipsis:
-                rest = max(len(shape) - used, 0)
-                size *= limits._numel(shape[dim:dim + rest])
-                dim += rest
-            elif dim >= len(shape):
-                return None
-            elif isinstance(k, slice):
-                size *= len(range(*k.indices(shape[dim])))
-                dim += 1
-            elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
-                arrays.append((int(np.count_nonzero(k)),))
-                dim += k.ndim
-            elif isinstance(k, np.ndarray):
-                arrays.append(k.shape)
-                dim += 1
-            else:
-                dim += 1
-        size *= limits._numel(shape[dim:])
-        if arrays:
-            size *= limits._numel(np.broadcast_shapes(*arrays))
-        return size
-    except (ValueError, TypeError, IndexError, OverflowError):
-        return None  # (a key NumPy refuses: it says why)
 
 
 def inplace_guard_name(guard):
