@@ -249,7 +249,8 @@ ARRAY_LIKE = (np.ndarray, np.generic, list, tuple)
 def check_broadcast(*args, **kwargs):
     """A NumPy function of array arguments (lists too) must not make an array of them, nor
     broadcast them to a result, of more elements than the limit."""
-    shapes = [_shape(a) for a in (*args, *kwargs.values()) if isinstance(a, ARRAY_LIKE)]
+    shapes = [_shape(a) for a in (*args, *kwargs.values())
+              if isinstance(a, ARRAY_LIKE) or _is_tensor(a)]
     try:
         check_array_size(_numel(np.broadcast_shapes(*shapes)))
     except ValueError:

@@ -670,6 +670,51 @@ def _binary(check, operation, symbol):
     return guard
 
 
+def _comparison(operation, check):
+    """The guard of a comparison of two operands that are not literals: arrays broadcast to a
+    result whose size is checked before NumPy makes it."""
+    def guard(a, b):
+        if isinstance(a, NUMPY_VALUES) or isinstance(b, NUMPY_VALUES):
+            check(a, b)
+            return limits.check_numpy_result(operation(a, b))
+        return operation(a, b)
+    return guard
+
+
+NUMPY_VALUES = (np.ndarray, np.generic)
+# `_compare["<"](a, b)`: the comparison guards (`in` compares the item with each element)
+COMPARE_GUARDS = {
+    **{symbol: _comparison(operation, limits.check_arrays) for symbol, operation in (
+        ("==", operator.eq), ("!=", operator.ne), ("<", operator.lt), ("<=", operator.le),
+        (">", operator.gt), (">=", operator.ge))},
+    "in": _comparison(lambda a, b: a in b, lambda a, b: limits.check_arrays(b, a)),
+    "not in": _comparison(lambda a, b: a not in b, lambda a, b: limits.check_arrays(b, a))}
+
+
+def _guarded_comparison(symbol):
+    guard = COMPARE_GUARDS[symbol]
+    return lambda self, other: guard(self.value, other.value)
+
+
+class Compared:
+    """`_compared(x)`: an operand of a chained comparison (`a < b <= c`), each of whose
+    comparisons is its guard's (COMPARE_GUARDS): Python still evaluates each operand once, and
+    the next comparison only when the one before held."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    __eq__, __ne__, __lt__, __le__, __gt__, __ge__ = map(
+        _guarded_comparison, ("==", "!=", "<", "<=", ">", ">="))
+
+    def __contains__(self, item):
+        return COMPARE_GUARDS["in"](item.value, self.value)
+
+    __hash__ = None
+
+
 def inplace_attr(obj, name, guard, value):
     """`obj.name op= value`, guard being the operator's in-place guard."""
     target = store_target(obj, name)
@@ -1103,8 +1148,8 @@ GUARD_NAMES = frozenset(
     [inplace_guard_name(guard) for guard, *_ in OPERATORS.values()] +
     ["_getattr", "_store_target", "_callable", "_inplace_attr", "_inplace_item", "_import",
      "_slice_target",
-     "_import_from", "_format_field", "_compared", "_catchable", "_caught", "_raisable",
-     "_tick", "_expr", "_import_star", "_item", "_key"])
+     "_import_from", "_format_field", "_compare", "_compared", "_catchable", "_caught",
+     "_raisable", "_tick", "_expr", "_import_star", "_item", "_key"])
 
 
 @functools.lru_cache(maxsize=None)
@@ -1141,7 +1186,7 @@ def static_builtins():
                  _callable=checked_callable, _inplace_attr=inplace_attr,
                  _inplace_item=inplace_item, _slice_target=slice_target,
                  _import=import_module, _import_from=import_from,
-                 _format_field=format_field, _compared=limits.check_numpy_result,
+                 _format_field=format_field, _compare=COMPARE_GUARDS, _compared=Compared,
                  _catchable=catchable, _caught=caught, _raisable=raisable, _tick=tick,
                  _item=item, _key=IndexKey(),
                  __build_class__=build_class, __name__="__main__")
