@@ -191,6 +191,21 @@ class Guarding(ast.NodeTransformer):
         node.values = values
         return node
 
+    def visit_Starred(self, node):
+        """`*x` in a display or a call is `*_each(x)`: an array or a tensor of more items than
+        a list may hold is refused before Python unpacks it."""
+        node.value = self.visit(node.value)
+        if isinstance(node.ctx, ast.Load):
+            node.value = _at(_guard("_each", node.value), node)
+        return node
+
+    def visit_comprehension(self, node):
+        """A comprehension's iterable is `_each(x)`, as a `for` loop's."""
+        node.target = self.visit(node.target)
+        node.iter = _at(_guard("_each", self.visit(node.iter)), node.iter)
+        node.ifs = self.each(node.ifs)
+        return node
+
     def visit_ListComp(self, node):
         node.generators = self.each(node.generators)
         node.elt = self.visit(node.elt)
@@ -359,6 +374,9 @@ class Guarding(ast.NodeTransformer):
 
     def visit_Assign(self, node):
         node.value = self.visit(node.value)
+        if any(isinstance(t, (ast.Tuple, ast.List)) and
+               any(isinstance(e, ast.Starred) for e in t.elts) for t in node.targets):
+            node.value = _at(_guard("_each", node.value), node.value)  # (`a, *b = x`)
         for t in node.targets:
             self.note_assigned(t)
         node.targets = self.each(node.targets)
@@ -502,8 +520,9 @@ class Guarding(ast.NodeTransformer):
         return node
 
     def visit_For(self, node):
+        """`for x in it` iterates `_each(it)`: a tensor makes its rows all at once."""
         node.target = self.visit(node.target)
-        node.iter = self.visit(node.iter)
+        node.iter = _at(_guard("_each", self.visit(node.iter)), node.iter)
         node.body = self.loop_body(node.body)
         node.orelse = self.body(node.orelse)
         return node

@@ -71,7 +71,11 @@ def check_array_size(n):
 
 
 def apply_element_limit():
-    """Hand GRADCLI_MAX_ELEMENTS, when set, to the engine (sessions call this once)."""
+    """Hand GRADCLI_MAX_ELEMENTS, when set, to the engine (sessions call this once), and the
+    tensor class to check_each."""
+    global ITERATED_TYPES
+    from ..engine.tensor import Tensor
+    ITERATED_TYPES = (np.ndarray, Tensor)
     if "GRADCLI_MAX_ELEMENTS" in os.environ:
         from ..engine.tensor import ElementLimit, set_element_limit
         set_element_limit(_setting("GRADCLI_MAX_ELEMENTS", ElementLimit.limit))
@@ -215,6 +219,30 @@ def check_repetition(sequence, n):
     check_items(len(sequence) * n)
     if n > 1 and isinstance(sequence, (list, tuple)):
         check_items(sum(len(item) for item in sequence if isinstance(item, SEQUENCES)) * n)
+
+
+# arrays and tensors (Tensor is added when a session starts: apply_element_limit)
+ITERATED_TYPES = (np.ndarray,)
+
+
+def check_each(x):
+    """x, unless it is an array or a tensor of more items than a list may hold: iterating one
+    makes a Python object an item (a NumPy scalar, a row; a tensor's rows are made all at
+    once), which `list(a)`, `sorted(a)`, `[*a]` or `zip(*a)` keep, in C that nothing meters."""
+    if isinstance(x, ITERATED_TYPES) and x.ndim and len(x) > MAX_ITEMS:
+        check_items(len(x))
+    return x
+
+
+def materialising(make):
+    """make (list, tuple, set, dict, enumerate, zip, ...), its iterable arguments metered."""
+    def call(*args, **kwargs):
+        for a in args:
+            check_each(a)
+        return make(*args, **kwargs)
+    call.__name__ = call.__qualname__ = make.__name__
+    call.__doc__ = make.__doc__
+    return call
 
 
 def check_join(separator, items):

@@ -118,11 +118,15 @@ def _list_extend(lst, iterable, /):
     lst.extend(iterable)
 
 
+def _fromkeys(cls, iterable, *args):
+    return cls.fromkeys(limits.check_each(iterable), *args)
+
+
 # The like of STRING_METHODS for other builtin types: (defining class, name) -> function of the
 # receiver (or, for class methods, of the class).
 METERED_METHODS = {(int, "to_bytes"): _to_bytes, (int, "from_bytes"): _from_bytes,
-                   (list, "extend"): _list_extend}
-CLASS_METHODS = {"from_bytes"}
+                   (list, "extend"): _list_extend, (dict, "fromkeys"): _fromkeys}
+CLASS_METHODS = {"from_bytes", "fromkeys"}
 
 
 def format_field(value, conversion, spec):

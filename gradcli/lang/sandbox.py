@@ -161,9 +161,11 @@ def _unusual_getattr(obj, name):
         raise _not_available(obj, name)
     if name == "sort" and (isinstance(obj, list) or obj is list):
         return _list_sort if obj is list else functools.partial(_list_sort, obj)
-    if isinstance(obj, (int, list)) or obj is int or obj is bool or obj is list:
+    if isinstance(obj, (int, list, dict)) or obj is int or obj is bool or obj is list or \
+            obj is dict:
         cls = obj if isinstance(obj, type) else type(obj)
-        method = METERED_METHODS.get((list if issubclass(cls, list) else int, name))
+        method = METERED_METHODS.get((list if issubclass(cls, list) else
+                                      dict if issubclass(cls, dict) else int, name))
         if method is not None:
             if name in CLASS_METHODS:
                 return functools.partial(method, cls)
@@ -547,7 +549,9 @@ def safe_bytes(*args, **kwargs):
 
 
 REPLACED_CALLS = {id(np.ndarray): _raw_ndarray, id(np.dtype): _dtype, id(int): safe_int,
-                  id(bytes): safe_bytes}
+                  id(bytes): safe_bytes,
+                  **{id(c): limits.materialising(c) for c in (list, tuple, set, frozenset, dict,
+                                                             enumerate, zip, reversed)}}
 # The classes `type(x)` gives as stand-ins whose call is the checked one (the engine calls what
 # a program hands it unchecked: a Module's forward, a hook); ndarray and dtype classes too
 STAND_IN_CALLS = {bytes: safe_bytes}
@@ -575,16 +579,19 @@ def _checked_key(kwargs):
 
 
 def safe_map(function, iterable, /, *iterables):
+    for i in (iterable, *iterables):
+        limits.check_each(i)
     return map(checked_callable(function), iterable, *iterables)
 
 
 def safe_filter(function, iterable, /):
-    return filter(function if function is None else checked_callable(function), iterable)
+    return filter(function if function is None else checked_callable(function),
+                  limits.check_each(iterable))
 
 
 def safe_sorted(iterable, /, **kwargs):
     _checked_key(kwargs)
-    return sorted(iterable, **kwargs)
+    return sorted(limits.check_each(iterable), **kwargs)
 
 
 def safe_min(*args, **kwargs):
@@ -601,7 +608,7 @@ def safe_iter(obj, /, *sentinel):
     """iter(); with a sentinel, a generator (Python code, which Ctrl-C and the timeout can stop:
     `list(iter(int, 1))` over Python's own callable iterator is an endless loop in C)."""
     if not sentinel:
-        return iter(obj)
+        return iter(limits.check_each(obj))
     function, (stop,) = checked_callable(obj), sentinel
 
     def calls():
@@ -1149,7 +1156,7 @@ GUARD_NAMES = frozenset(
     ["_getattr", "_store_target", "_callable", "_inplace_attr", "_inplace_item", "_import",
      "_slice_target",
      "_import_from", "_format_field", "_compare", "_compared", "_catchable", "_caught",
-     "_raisable", "_tick", "_expr", "_import_star", "_item", "_key"])
+     "_raisable", "_tick", "_expr", "_import_star", "_item", "_key", "_each"])
 
 
 @functools.lru_cache(maxsize=None)
@@ -1188,7 +1195,7 @@ def static_builtins():
                  _import=import_module, _import_from=import_from,
                  _format_field=format_field, _compare=COMPARE_GUARDS, _compared=Compared,
                  _catchable=catchable, _caught=caught, _raisable=raisable, _tick=tick,
-                 _item=item, _key=IndexKey(),
+                 _item=item, _key=IndexKey(), _each=limits.check_each,
                  __build_class__=build_class, __name__="__main__")
     # C code (NumPy's lazy imports) imports through the builtins of the innermost Python frame,
     # which may be the program's: it gets Python's __import__.  Programs cannot name it, and
