@@ -63,6 +63,14 @@ def check_items(n):
                           limit_note(f"{MAX_ITEMS:,} items", "GRADCLI_MAX_ITEMS"))
 
 
+def check_text(n):
+    """The text of a tensor of n characters or more (printed in full below a huge threshold)."""
+    if n > MAX_ITEMS:
+        raise MemoryError(f"tensor text too long ({n:,} characters or more; print fewer "
+                          f"elements, or lower torch.set_printoptions(threshold=...)) " +
+                          limit_note(f"{MAX_ITEMS:,} items", "GRADCLI_MAX_ITEMS"))
+
+
 def check_array_size(n):
     limit = _array_limit()
     if n > limit:
@@ -72,9 +80,11 @@ def check_array_size(n):
 
 def apply_element_limit():
     """Hand GRADCLI_MAX_ELEMENTS, when set, to the engine (sessions call this once), and the
-    tensor class to check_each."""
+    item limit to its printing (`torch.set_printoptions(threshold=...)` of any size)."""
     global ITERATED_TYPES
+    from ..engine import printing
     from ..engine.tensor import Tensor
+    printing.TEXT_CHECK[0] = check_text
     ITERATED_TYPES = (np.ndarray, Tensor)
     if "GRADCLI_MAX_ELEMENTS" in os.environ:
         from ..engine.tensor import ElementLimit, set_element_limit
