@@ -338,6 +338,8 @@ def check_add(a, b):
     if _is_sequence(a) and _is_sequence(b):
         check_items(len(a) + len(b))
     else:
+        if type(a) is list:
+            check_each(b)  # (`items += a` extends the list by an object an element)
         check_arrays(a, b)
 
 

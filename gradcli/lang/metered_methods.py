@@ -58,7 +58,7 @@ def _replace(s, old, new, count=-1):
 
 
 def _join(separator, iterable):
-    items = list(iterable)
+    items = list(limits.check_each(iterable))
     limits.check_join(separator, items)
     return separator.join(items)
 

@@ -804,7 +804,7 @@ def safe_sum(iterable, /, start=0):
     """sum(), refusing to concatenate sequences past the item limit (`sum(lists, [])`)."""
     if not isinstance(start, limits.SEQUENCES):
         return sum(iterable, start)
-    items = list(iterable)
+    items = list(limits.check_each(iterable))
     limits.check_items(len(start) + sum(len(i) for i in items if isinstance(i, limits.SEQUENCES)))
     return sum(items, start)
 

@@ -132,7 +132,7 @@ ITERATED = ["list(a)", "list(t)", "sorted(a)", "[*a]", "[*t]", "tuple(a)", "set(
             "frozenset(t)", "dict.fromkeys(a)", "{}.fromkeys(t)", "list(zip(*a))",
             "list(zip(a))", "list(enumerate(a))", "list(iter(t))", "list(reversed(a))",
             "list(map(float, a))", "list(filter(None, a))", "[x for x in a]",
-            "{x: 1 for x in t}", "print(*a)"]
+            "{x: 1 for x in t}", "print(*a)", "' '.join(a)", "sum(a, [])"]
 
 
 @pytest.mark.parametrize("source", ITERATED)
@@ -145,7 +145,7 @@ def test_iterating_a_large_array_or_tensor_into_objects_is_metered(small_limits,
     assert line.startswith("MemoryError: sequence too long"), line
 
 
-@pytest.mark.parametrize("source", ["x, *r = a", "for x in t:\n    pass"])
+@pytest.mark.parametrize("source", ["x, *r = a", "for x in t:\n    pass", "r = []\nr += a"])
 def test_unpacking_and_loops_are_metered(small_limits, source):
     line, _ = _error("import torch\nimport numpy as np\na = np.zeros(1500)\n"
                      f"t = torch.zeros(1500)\n{source}\nfail = 1 / 0\n")
