@@ -57,3 +57,45 @@ def test_ordinary_output_passes_unchanged(gradcli_process, tmp_path, text):
     source.write_text(f"print({text[:-1]!r})\n")
     r = gradcli_process("run", str(source))
     assert r.code == 0 and r.stdout == text, (r.stdout, r.stderr)
+
+
+# each would allocate 10 GB or more (10 ** 10 elements from inputs of 10 ** 5)
+OVER_TEN_GIGABYTES = {
+    "tensor index": "torch.ones(3, 3)[torch.zeros(10 ** 5, 1, dtype=torch.long), "
+                    "torch.zeros(10 ** 5, dtype=torch.long)]",
+    "index_select": "torch.ones(10 ** 5, 1).index_select(1, torch.zeros(10 ** 5, "
+                    "dtype=torch.long))",
+    "tensor + array": "torch.ones(10 ** 5, 1) + np.ones(10 ** 5)",
+    "array comparison": "np.arange(10 ** 5)[:, None] == np.arange(10 ** 5)",
+    "chained comparison": "np.arange(10 ** 5)[:, None] < np.arange(10 ** 5) < 3",
+    "torch.linalg.solve": "torch.linalg.solve(torch.eye(2).expand(10 ** 5, 1, 2, 2), "
+                          "torch.ones(10 ** 5, 2, 1))",
+}
+
+
+@pytest.mark.parametrize("source", OVER_TEN_GIGABYTES.values(), ids=OVER_TEN_GIGABYTES.keys())
+def test_ten_gigabytes_under_one_are_the_element_limits_error(gradcli_process, tmp_path,
+                                                             source):
+    """Under GRADCLI_MAX_MEMORY=1G each would be the evaluator's crash (out of memory) or, at
+    best, refused by the net once made: the one-line element-limit error instead."""
+    program = tmp_path / "huge.grad"
+    program.write_text(f"import torch\nimport numpy as np\nr = {source}\n")
+    r = gradcli_process("run", str(program), env={"GRADCLI_MAX_MEMORY": "1G"})
+    assert r.code == 2, (r.code, r.stdout, r.stderr)
+    first = r.stderr.splitlines()[0]
+    assert "exceeds the limit of 100000000 elements" in first, r.stderr
+
+
+@pytest.mark.parametrize("source, message", [
+    ("r = list(np.zeros(2 * 10 ** 7, np.int8))", "MemoryError: sequence too long"),
+    ("torch.set_printoptions(profile='full')\nprint(torch.zeros(10 ** 7, dtype=torch.int8))",
+     "MemoryError: tensor text too long"),
+    ("r = torch.nn.functional.elu(torch.ones(10 ** 5, 1), torch.ones(10 ** 5))",
+     "TypeError: elu(): argument 'alpha' (position 2) must be Number, not Tensor"),
+], ids=["list of an array", "full print", "elu's alpha"])
+def test_objects_and_text_are_metered_under_one_gigabyte(gradcli_process, tmp_path, source,
+                                                         message):
+    program = tmp_path / "many.grad"
+    program.write_text(f"import torch\nimport numpy as np\n{source}\n")
+    r = gradcli_process("run", str(program), env={"GRADCLI_MAX_MEMORY": "1G"})
+    assert r.code == 2 and f": {message}" in r.stderr.splitlines()[0], r.stderr
