@@ -36,7 +36,7 @@ def guarded(source, echo=False):
     ("b = x < y <= z", "b = _compared(x) < _compared(y) <= _compared(z)"),
     ("b = x is y", "b = x is y"),
     ("b = [*x]", "b = [*_each(x)]"),
-    ("a, *b = x", "a, *b = _each(x)"),
+    ("[a, *b] = x", "[a, *b] = _each(x)"),
     ("b = [v for v in x]", "b = [v for v in _each(x)]"),
     ("b = x < 0", "b = x < 0"),
     ("import torch.nn as nn", "nn = _import('torch.nn', True)"),
