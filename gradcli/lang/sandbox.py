@@ -22,8 +22,8 @@ import numpy as np
 from ..engine import callables
 from ..engine.tensor import index_result_size
 from . import limits
-from .metered_methods import (CLASS_METHODS, METERED_METHODS, STRING_METHODS, format_field,
-                              safe_format)
+from .metered_methods import (CLASS_METHODS, METERED_METHODS, METERED_TYPES, STRING_METHODS,
+                              format_field, safe_format)
 from .namespace import Facade, LazyFacade, StandIn, bare_names, modules, stand_in
 
 PROGRAM_CLASSES = weakref.WeakSet()      # classes created by programs (may be subclassed)
@@ -161,11 +161,10 @@ def _unusual_getattr(obj, name):
         raise _not_available(obj, name)
     if name == "sort" and (isinstance(obj, list) or obj is list):
         return _list_sort if obj is list else functools.partial(_list_sort, obj)
-    if isinstance(obj, (int, list, dict)) or obj is int or obj is bool or obj is list or \
-            obj is dict:
-        cls = obj if isinstance(obj, type) else type(obj)
-        method = METERED_METHODS.get((list if issubclass(cls, list) else
-                                      dict if issubclass(cls, dict) else int, name))
+    cls = obj if isinstance(obj, type) else type(obj)
+    if issubclass(cls, METERED_TYPES):
+        method = METERED_METHODS.get((next(t for t in METERED_TYPES if issubclass(cls, t)),
+                                      name))
         if method is not None:
             if name in CLASS_METHODS:
                 return functools.partial(method, cls)

@@ -132,7 +132,9 @@ ITERATED = ["list(a)", "list(t)", "sorted(a)", "[*a]", "[*t]", "tuple(a)", "set(
             "frozenset(t)", "dict.fromkeys(a)", "{}.fromkeys(t)", "list(zip(*a))",
             "list(zip(a))", "list(enumerate(a))", "list(iter(t))", "list(reversed(a))",
             "list(map(float, a))", "list(filter(None, a))", "[x for x in a]",
-            "{x: 1 for x in t}", "print(*a)", "' '.join(a)", "sum(a, [])"]
+            "{x: 1 for x in t}", "print(*a)", "' '.join(a)", "sum(a, [])", "set().union(a)",
+            "frozenset().union(t)", "set.update(set(), a)", "{1}.issubset(a)",
+            "{}.update(zip(a, a))"]
 
 
 @pytest.mark.parametrize("source", ITERATED)
