@@ -20,7 +20,7 @@ import weakref
 import numpy as np
 
 from ..engine import callables
-from ..engine.tensor import index_result_size
+from ..engine.tensor import Size, index_result_size
 from . import limits
 from .metered_methods import (CLASS_METHODS, METERED_METHODS, METERED_TYPES, STRING_METHODS,
                               format_field, safe_format)
@@ -550,7 +550,7 @@ def safe_bytes(*args, **kwargs):
 REPLACED_CALLS = {id(np.ndarray): _raw_ndarray, id(np.dtype): _dtype, id(int): safe_int,
                   id(bytes): safe_bytes,
                   **{id(c): limits.materialising(c) for c in (list, tuple, set, frozenset, dict,
-                                                             enumerate, zip, reversed)}}
+                                                             enumerate, zip, reversed, Size)}}
 # The classes `type(x)` gives as stand-ins whose call is the checked one (the engine calls what
 # a program hands it unchecked: a Module's forward, a hook); ndarray and dtype classes too
 STAND_IN_CALLS = {bytes: safe_bytes}

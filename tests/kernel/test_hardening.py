@@ -134,7 +134,7 @@ ITERATED = ["list(a)", "list(t)", "sorted(a)", "[*a]", "[*t]", "tuple(a)", "set(
             "list(map(float, a))", "list(filter(None, a))", "[x for x in a]",
             "{x: 1 for x in t}", "print(*a)", "' '.join(a)", "sum(a, [])", "set().union(a)",
             "frozenset().union(t)", "set.update(set(), a)", "{1}.issubset(a)",
-            "{}.update(zip(a, a))"]
+            "{}.update(zip(a, a))", "torch.Size(t.long())"]
 
 
 @pytest.mark.parametrize("source", ITERATED)
