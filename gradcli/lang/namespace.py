@@ -275,18 +275,6 @@ def _like_size(position):
     return size
 
 
-def _solve_size(a, b, *args, **kwargs):
-    """np.linalg.solve: its batches broadcast (the copies of `a` it makes, and the result)."""
-    sa, sb = _shape(a), _shape(b)
-    if len(sa) < 2 or len(sb) < 2:
-        return 0
-    try:
-        batch = _numel(np.broadcast_shapes(sa[:-2], sb[:-2]))
-    except ValueError:
-        return 0  # (batches that do not broadcast: solve reports it)
-    return batch * max(sa[-2] * sa[-1], sb[-2] * sb[-1])
-
-
 CONSTRUCTOR_SIZES = {
     "zeros": lambda shape, *a, **k: _numel(shape),
     "ones": lambda shape, *a, **k: _numel(shape),
@@ -360,6 +348,18 @@ def _numpy_facade():
     """(Lazy: wrapping its functions reads every ufunc's docstring, which NumPy composes on
     each read, some 2 ms that most programs do not need.)"""
     return LazyFacade("numpy", _numpy_members)
+
+
+def _solve_size(a, b, *args, **kwargs):
+    """np.linalg.solve: its batches broadcast (the copies of `a` it makes, and the result)."""
+    sa, sb = _shape(a), _shape(b)
+    if len(sa) < 2 or len(sb) < 2:
+        return 0
+    try:
+        batch = _numel(np.broadcast_shapes(sa[:-2], sb[:-2]))
+    except ValueError:
+        return 0  # (batches that do not broadcast: solve reports it)
+    return batch * max(sa[-2] * sa[-1], sb[-2] * sb[-1])
 
 
 def _numpy_members():
