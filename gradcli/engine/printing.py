@@ -200,8 +200,23 @@ def _summarized_data(data):
     return np.stack([_summarized_data(row) for row in rows])
 
 
+# check(n): refuse a text of n characters (gradcli.lang hands its item limit here)
+TEXT_CHECK = [None]
+
+
+def shown_elements(shape, summarize):
+    """How many elements the text of a tensor of that shape shows."""
+    n = 1
+    for size in shape:
+        n *= min(size, 2 * PRINT_OPTS.edgeitems) if summarize else size
+    return n
+
+
 def _tensor_str(data, indent):
     summarize = data.size > PRINT_OPTS.threshold
+    if TEXT_CHECK[0] is not None:  # (a threshold of any size: each element shown is two
+        #                            characters at least, and one Python float while formatted)
+        TEXT_CHECK[0](2 * shown_elements(data.shape, summarize))
     fitted = _summarized_data(data) if summarize else data
     if data.dtype.kind == "c":
         return _tensor_str_with_formatter(data, indent, summarize,

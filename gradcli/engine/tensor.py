@@ -80,12 +80,56 @@ def set_element_limit(n):
 
 
 def check_numel(shape):
-    n = 1
-    for s in shape:
-        n *= int(s)
+    n = _product(shape)
     if n > ElementLimit.limit:
         raise RuntimeError(messages.ELEMENT_LIMIT.format(numel=n, limit=ElementLimit.limit))
     return n
+
+
+def _product(sizes):
+    n = 1
+    for s in sizes:
+        n *= int(s)
+    return n
+
+
+def index_result_size(shape, key):
+    """The elements of `a[key]` for an array of that shape (NumPy's indexing: the index arrays
+    broadcast together, slices take their lengths, integers drop their dimension); None when
+    NumPy will refuse the key itself."""
+    key = key if type(key) is tuple else (key,)
+    try:
+        entries = [k if k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer))
+                   else np.asarray(k) for k in key]
+        used = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else
+                   0 if k is None or k is Ellipsis else 1 for k in entries)
+        size, dim, arrays = 1, 0, []
+        for k in entries:
+            if k is None:
+                continue
+            if k is Ellipsis:
+                rest = max(len(shape) - used, 0)
+                size *= _product(shape[dim:dim + rest])
+                dim += rest
+            elif dim >= len(shape):
+                return None
+            elif isinstance(k, slice):
+                size *= len(range(*k.indices(shape[dim])))
+                dim += 1
+            elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
+                arrays.append((int(np.count_nonzero(k)),))
+                dim += k.ndim
+            elif isinstance(k, np.ndarray):
+                arrays.append(k.shape)
+                dim += 1
+            else:
+                dim += 1
+        size *= _product(shape[dim:])
+        if arrays:
+            size *= _product(np.broadcast_shapes(*arrays))
+        return size
+    except (ValueError, TypeError, IndexError, OverflowError):
+        return None  # (a key NumPy refuses: it says why)
 
 
 def _vmap_refuses(message):

@@ -125,9 +125,12 @@ class Evaluator:
             os.set_blocking(requests_w, False)
 
     # ------------------------------------------------------------------ relaying
-    def _write(self, stream, text, tty):
-        if tty:
-            text = terminal_safe(text)
+    def _write(self, stream, text):
+        """A program's text, as a terminal may get it, wherever it goes: output piped or saved
+        to a file is read on a terminal later (`gradcli eval ... > out; cat out`), so there too
+        only plain colours pass, with text, tabs and newlines, as `less -R` passes them (git
+        quotes control characters in the paths it prints whatever its output)."""
+        text = terminal_safe(text)
         try:
             try:
                 stream.write(text)
@@ -158,9 +161,9 @@ class Evaluator:
                 return None
             del text
             if output.group(1) == b"o":
-                self._write(self.out, value, self._tty_out)
+                self._write(self.out, value)
             else:
-                self._write(self.err, value, self._tty_err)
+                self._write(self.err, value)
             return None
         if _ANSWER.match(line) is None:
             return None
@@ -258,7 +261,7 @@ class Evaluator:
                         open_fds.discard(key.fd)
                         continue
                     if key.fd == self._raw:
-                        self._write(self.err, chunk.decode("utf-8", "replace"), self._tty_err)
+                        self._write(self.err, chunk.decode("utf-8", "replace"))
                         continue
                     self._buffer += chunk
                     answer = self._lines(want_answer)

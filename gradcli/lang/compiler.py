@@ -23,6 +23,8 @@ from .syntax import SYMBOLS, column_of, line_of
 BINARY_GUARDS = {op: guard for op, (guard, *_) in OPERATORS.items()}
 INPLACE_GUARDS = {op: inplace_guard_name(guard) for op, guard in BINARY_GUARDS.items()}
 LOAD = ast.Load()
+COMPARISONS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
+               ast.GtE: ">=", ast.In: "in", ast.NotIn: "not in"}
 # CPython 3.10 runs no signal handler at a jump to a `try` or `with` block's setup, so a loop
 # of nothing but one (`while True: try: ...`) would never see the timeout's alarm nor Ctrl-C:
 # there each such block starts after a call of `_tick`, where handlers run.
@@ -189,6 +191,21 @@ class Guarding(ast.NodeTransformer):
         node.values = values
         return node
 
+    def visit_Starred(self, node):
+        """`*x` in a display or a call is `*_each(x)`: an array or a tensor of more items than
+        a list may hold is refused before Python unpacks it."""
+        node.value = self.visit(node.value)
+        if isinstance(node.ctx, ast.Load):
+            node.value = _at(_guard("_each", node.value), node)
+        return node
+
+    def visit_comprehension(self, node):
+        """A comprehension's iterable is `_each(x)`, as a `for` loop's."""
+        node.target = self.visit(node.target)
+        node.iter = _at(_guard("_each", self.visit(node.iter)), node.iter)
+        node.ifs = self.each(node.ifs)
+        return node
+
     def visit_ListComp(self, node):
         node.generators = self.each(node.generators)
         node.elt = self.visit(node.elt)
@@ -263,14 +280,26 @@ class Guarding(ast.NodeTransformer):
         return _at(_guard(BINARY_GUARDS[symbol], node.left, node.right), node)
 
     def visit_Compare(self, node):
-        # two arrays may broadcast to a result past the element limit: checked after (an
-        # operand that is a literal cannot broadcast, so `x < 0` in a loop pays nothing)
+        """Two arrays may broadcast to a result past the element limit: a comparison of two
+        operands that are not literals is `_compare["<"](a, b)`, which checks its size before
+        NumPy makes it (an operand that is a literal cannot broadcast, so `x < 0` in a loop
+        pays nothing); in a chain, each operand is `_compared(x)`, whose comparisons are those
+        guards (Python's chain keeps its order and its short circuit).  A chain with `is`
+        compares identities, which no stand-in keeps: it is Python's own."""
         checked = sum(not isinstance(n, ast.Constant) for n in (node.left, *node.comparators))
         node.left = self.visit(node.left)
         node.comparators = self.each(node.comparators)
-        if checked < 2:
+        if checked < 2 or any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
             return node
-        return _at(_guard("_compared", node), node)
+        if len(node.ops) == 1:
+            guard = ast.Subscript(value=ast.Name(id="_compare", ctx=LOAD),
+                                  slice=ast.Constant(value=COMPARISONS[type(node.ops[0])]),
+                                  ctx=LOAD)
+            return _at(ast.Call(func=guard, args=[node.left, node.comparators[0]], keywords=[]),
+                       node)
+        node.left = _at(_guard("_compared", node.left), node.left)
+        node.comparators = [_at(_guard("_compared", c), c) for c in node.comparators]
+        return node
 
     def visit_Lambda(self, node):
         node.args = self.visit(node.args)
@@ -345,6 +374,9 @@ class Guarding(ast.NodeTransformer):
 
     def visit_Assign(self, node):
         node.value = self.visit(node.value)
+        if any(isinstance(t, (ast.Tuple, ast.List)) and
+               any(isinstance(e, ast.Starred) for e in t.elts) for t in node.targets):
+            node.value = _at(_guard("_each", node.value), node.value)  # (`a, *b = x`)
         for t in node.targets:
             self.note_assigned(t)
         node.targets = self.each(node.targets)
@@ -488,8 +520,9 @@ class Guarding(ast.NodeTransformer):
         return node
 
     def visit_For(self, node):
+        """`for x in it` iterates `_each(it)`: a tensor makes its rows all at once."""
         node.target = self.visit(node.target)
-        node.iter = self.visit(node.iter)
+        node.iter = _at(_guard("_each", self.visit(node.iter)), node.iter)
         node.body = self.loop_body(node.body)
         node.orelse = self.body(node.orelse)
         return node

@@ -63,6 +63,14 @@ def check_items(n):
                           limit_note(f"{MAX_ITEMS:,} items", "GRADCLI_MAX_ITEMS"))
 
 
+def check_text(n):
+    """The text of a tensor of n characters or more (printed in full below a huge threshold)."""
+    if n > MAX_ITEMS:
+        raise MemoryError(f"tensor text too long ({n:,} characters or more; print fewer "
+                          f"elements, or lower torch.set_printoptions(threshold=...)) " +
+                          limit_note(f"{MAX_ITEMS:,} items", "GRADCLI_MAX_ITEMS"))
+
+
 def check_array_size(n):
     limit = _array_limit()
     if n > limit:
@@ -71,7 +79,13 @@ def check_array_size(n):
 
 
 def apply_element_limit():
-    """Hand GRADCLI_MAX_ELEMENTS, when set, to the engine (sessions call this once)."""
+    """Hand GRADCLI_MAX_ELEMENTS, when set, to the engine (sessions call this once), and the
+    item limit to its printing (`torch.set_printoptions(threshold=...)` of any size)."""
+    global ITERATED_TYPES
+    from ..engine import printing
+    from ..engine.tensor import Tensor
+    printing.TEXT_CHECK[0] = check_text
+    ITERATED_TYPES = (np.ndarray, Tensor)
     if "GRADCLI_MAX_ELEMENTS" in os.environ:
         from ..engine.tensor import ElementLimit, set_element_limit
         set_element_limit(_setting("GRADCLI_MAX_ELEMENTS", ElementLimit.limit))
@@ -217,6 +231,30 @@ def check_repetition(sequence, n):
         check_items(sum(len(item) for item in sequence if isinstance(item, SEQUENCES)) * n)
 
 
+# arrays and tensors (Tensor is added when a session starts: apply_element_limit)
+ITERATED_TYPES = (np.ndarray,)
+
+
+def check_each(x):
+    """x, unless it is an array or a tensor of more items than a list may hold: iterating one
+    makes a Python object an item (a NumPy scalar, a row; a tensor's rows are made all at
+    once), which `list(a)`, `sorted(a)`, `[*a]` or `zip(*a)` keep, in C that nothing meters."""
+    if isinstance(x, ITERATED_TYPES) and x.ndim and len(x) > MAX_ITEMS:
+        check_items(len(x))
+    return x
+
+
+def materialising(make):
+    """make (list, tuple, set, dict, enumerate, zip, ...), its iterable arguments metered."""
+    def call(*args, **kwargs):
+        for a in args:
+            check_each(a)
+        return make(*args, **kwargs)
+    call.__name__ = call.__qualname__ = make.__name__
+    call.__doc__ = make.__doc__
+    return call
+
+
 def check_join(separator, items):
     """`separator.join(items)` (items a list)."""
     check_items(sum(len(item) for item in items if isinstance(item, TEXT)) +
@@ -249,7 +287,8 @@ ARRAY_LIKE = (np.ndarray, np.generic, list, tuple)
 def check_broadcast(*args, **kwargs):
     """A NumPy function of array arguments (lists too) must not make an array of them, nor
     broadcast them to a result, of more elements than the limit."""
-    shapes = [_shape(a) for a in (*args, *kwargs.values()) if isinstance(a, ARRAY_LIKE)]
+    shapes = [_shape(a) for a in (*args, *kwargs.values())
+              if isinstance(a, ARRAY_LIKE) or _is_tensor(a)]
     try:
         check_array_size(_numel(np.broadcast_shapes(*shapes)))
     except ValueError:
@@ -299,6 +338,8 @@ def check_add(a, b):
     if _is_sequence(a) and _is_sequence(b):
         check_items(len(a) + len(b))
     else:
+        if type(a) is list:
+            check_each(b)  # (`items += a` extends the list by an object an element)
         check_arrays(a, b)
 
 

@@ -58,7 +58,7 @@ def _replace(s, old, new, count=-1):
 
 
 def _join(separator, iterable):
-    items = list(iterable)
+    items = list(limits.check_each(iterable))
     limits.check_join(separator, items)
     return separator.join(items)
 
@@ -118,11 +118,33 @@ def _list_extend(lst, iterable, /):
     lst.extend(iterable)
 
 
+def _fromkeys(cls, iterable, *args):
+    return cls.fromkeys(limits.check_each(iterable), *args)
+
+
+def _iterating(name):
+    """A method of set, frozenset or dict that iterates its arguments into objects of its own
+    (`s.update(a)`, `s.union(a)`, `s.issubset(a)`, which makes a set of a first)."""
+    def method(receiver, /, *args, **kwargs):
+        for a in args:
+            limits.check_each(a)
+        return getattr(receiver, name)(*args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+SET_METHODS = ("update", "union", "intersection", "intersection_update", "difference",
+               "difference_update", "symmetric_difference", "symmetric_difference_update",
+               "issubset", "issuperset", "isdisjoint")
 # The like of STRING_METHODS for other builtin types: (defining class, name) -> function of the
-# receiver (or, for class methods, of the class).
+# receiver (or, for class methods, of the class), of these classes (bool's are int's).
+METERED_TYPES = (int, list, dict, set, frozenset)
 METERED_METHODS = {(int, "to_bytes"): _to_bytes, (int, "from_bytes"): _from_bytes,
-                   (list, "extend"): _list_extend}
-CLASS_METHODS = {"from_bytes"}
+                   (list, "extend"): _list_extend, (dict, "fromkeys"): _fromkeys,
+                   (dict, "update"): _iterating("update"),
+                   **{(kind, name): _iterating(name) for kind in (set, frozenset)
+                      for name in SET_METHODS if hasattr(kind, name)}}
+CLASS_METHODS = {"from_bytes", "fromkeys"}
 
 
 def format_field(value, conversion, spec):

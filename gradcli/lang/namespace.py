@@ -350,6 +350,18 @@ def _numpy_facade():
     return LazyFacade("numpy", _numpy_members)
 
 
+def _solve_size(a, b, *args, **kwargs):
+    """np.linalg.solve: its batches broadcast (the copies of `a` it makes, and the result)."""
+    sa, sb = _shape(a), _shape(b)
+    if len(sa) < 2 or len(sb) < 2:
+        return 0
+    try:
+        batch = _numel(np.broadcast_shapes(sa[:-2], sb[:-2]))
+    except ValueError:
+        return 0  # (batches that do not broadcast: solve reports it)
+    return batch * max(sa[-2] * sa[-1], sb[-2] * sb[-1])
+
+
 def _numpy_members():
     members = {name: getattr(np, name) for name in NUMPY_VALUES}
     members.update(ndarray=stand_in(np.ndarray), dtype=stand_in(np.dtype))
@@ -359,8 +371,9 @@ def _numpy_members():
     members.update({name: _checked(getattr(np, name), check_total)
                     for name in ("stack", "concatenate")})
     members["random"] = LazyFacade("numpy.random", _numpy_random_members)
-    members["linalg"] = Facade("numpy.linalg", {n: _checked(getattr(np.linalg, n))
-                                                     for n in NUMPY_LINALG})
+    linalg = {n: _checked(getattr(np.linalg, n)) for n in NUMPY_LINALG}
+    linalg["solve"] = _sized(np.linalg.solve, _solve_size)
+    members["linalg"] = Facade("numpy.linalg", linalg)
     members["__version__"] = np.__version__
     return members
 

@@ -20,9 +20,10 @@ import weakref
 import numpy as np
 
 from ..engine import callables
+from ..engine.tensor import Size, index_result_size
 from . import limits
-from .metered_methods import (CLASS_METHODS, METERED_METHODS, STRING_METHODS, format_field,
-                              safe_format)
+from .metered_methods import (CLASS_METHODS, METERED_METHODS, METERED_TYPES, STRING_METHODS,
+                              format_field, safe_format)
 from .namespace import Facade, LazyFacade, StandIn, bare_names, modules, stand_in
 
 PROGRAM_CLASSES = weakref.WeakSet()      # classes created by programs (may be subclassed)
@@ -162,9 +163,10 @@ def _unusual_getattr(obj, name):
         raise _not_available(obj, name)
     if name == "sort" and (isinstance(obj, list) or obj is list):
         return _list_sort if obj is list else functools.partial(_list_sort, obj)
-    if isinstance(obj, (int, list)) or obj is int or obj is bool or obj is list:
-        cls = obj if isinstance(obj, type) else type(obj)
-        method = METERED_METHODS.get((list if issubclass(cls, list) else int, name))
+    cls = obj if isinstance(obj, type) else type(obj)
+    if issubclass(cls, METERED_TYPES):
+        method = METERED_METHODS.get((next(t for t in METERED_TYPES if issubclass(cls, t)),
+                                      name))
         if method is not None:
             if name in CLASS_METHODS:
                 return functools.partial(method, cls)
@@ -569,7 +571,9 @@ def safe_bytes(*args, **kwargs):
 
 
 REPLACED_CALLS = {id(np.ndarray): _raw_ndarray, id(np.dtype): _dtype, id(int): safe_int,
-                  id(bytes): safe_bytes}
+                  id(bytes): safe_bytes,
+                  **{id(c): limits.materialising(c) for c in (list, tuple, set, frozenset, dict,
+                                                             enumerate, zip, reversed, Size)}}
 # The classes `type(x)` gives as stand-ins whose call is the checked one (the engine calls what
 # a program hands it unchecked: a Module's forward, a hook); ndarray and dtype classes too
 STAND_IN_CALLS = {bytes: safe_bytes}
@@ -597,16 +601,19 @@ def _checked_key(kwargs):
 
 
 def safe_map(function, iterable, /, *iterables):
+    for i in (iterable, *iterables):
+        limits.check_each(i)
     return map(checked_callable(function), iterable, *iterables)
 
 
 def safe_filter(function, iterable, /):
-    return filter(function if function is None else checked_callable(function), iterable)
+    return filter(function if function is None else checked_callable(function),
+                  limits.check_each(iterable))
 
 
 def safe_sorted(iterable, /, **kwargs):
     _checked_key(kwargs)
-    return sorted(iterable, **kwargs)
+    return sorted(limits.check_each(iterable), **kwargs)
 
 
 def safe_min(*args, **kwargs):
@@ -623,7 +630,7 @@ def safe_iter(obj, /, *sentinel):
     """iter(); with a sentinel, a generator (Python code, which Ctrl-C and the timeout can stop:
     `list(iter(int, 1))` over Python's own callable iterator is an endless loop in C)."""
     if not sentinel:
-        return iter(obj)
+        return iter(limits.check_each(obj))
     function, (stop,) = checked_callable(obj), sentinel
 
     def calls():
@@ -692,6 +699,51 @@ def _binary(check, operation, symbol):
     return guard
 
 
+def _comparison(operation, check):
+    """The guard of a comparison of two operands that are not literals: arrays broadcast to a
+    result whose size is checked before NumPy makes it."""
+    def guard(a, b):
+        if isinstance(a, NUMPY_VALUES) or isinstance(b, NUMPY_VALUES):
+            check(a, b)
+            return limits.check_numpy_result(operation(a, b))
+        return operation(a, b)
+    return guard
+
+
+NUMPY_VALUES = (np.ndarray, np.generic)
+# `_compare["<"](a, b)`: the comparison guards (`in` compares the item with each element)
+COMPARE_GUARDS = {
+    **{symbol: _comparison(operation, limits.check_arrays) for symbol, operation in (
+        ("==", operator.eq), ("!=", operator.ne), ("<", operator.lt), ("<=", operator.le),
+        (">", operator.gt), (">=", operator.ge))},
+    "in": _comparison(lambda a, b: a in b, lambda a, b: limits.check_arrays(b, a)),
+    "not in": _comparison(lambda a, b: a not in b, lambda a, b: limits.check_arrays(b, a))}
+
+
+def _guarded_comparison(symbol):
+    guard = COMPARE_GUARDS[symbol]
+    return lambda self, other: guard(self.value, other.value)
+
+
+class Compared:
+    """`_compared(x)`: an operand of a chained comparison (`a < b <= c`), each of whose
+    comparisons is its guard's (COMPARE_GUARDS): Python still evaluates each operand once, and
+    the next comparison only when the one before held."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    __eq__, __ne__, __lt__, __le__, __gt__, __ge__ = map(
+        _guarded_comparison, ("==", "!=", "<", "<=", ">", ">="))
+
+    def __contains__(self, item):
+        return COMPARE_GUARDS["in"](item.value, self.value)
+
+    __hash__ = None
+
+
 def inplace_attr(obj, name, guard, value):
     """`obj.name op= value`, guard being the operator's in-place guard."""
     target = store_target(obj, name)
@@ -742,50 +794,11 @@ def item(obj, key):
     NumPy makes it."""
     if type(obj) is np.ndarray and not (_is_basic_index(key) or type(key) is tuple and
                                         all(_is_basic_index(k) for k in key)):
-        size = _index_result_size(obj.shape, key)
+        size = index_result_size(obj.shape, key)
         if size is not None:
             limits.check_array_size(size)
         return limits.check_numpy_result(obj[key])
     return obj[key]
-
-
-def _index_result_size(shape, key):
-    """The elements of `a[key]` for an array of that shape (NumPy's indexing: the index arrays
-    broadcast together, slices take their lengths, integers drop their dimension); None when
-    NumPy will refuse the key itself."""
-    key = key if type(key) is tuple else (key,)
-    try:
-        entries = [k if k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer))
-                   else np.asarray(k) for k in key]
-        used = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else
-                   0 if k is None or k is Ellipsis else 1 for k in entries)
-        size, dim, arrays = 1, 0, []
-        for k in entries:
-            if k is None:
-                continue
-            if k is Ellipsis:
-                rest = max(len(shape) - used, 0)
-                size *= limits._numel(shape[dim:dim + rest])
-                dim += rest
-            elif dim >= len(shape):
-                return None
-            elif isinstance(k, slice):
-                size *= len(range(*k.indices(shape[dim])))
-                dim += 1
-            elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
-                arrays.append((int(np.count_nonzero(k)),))
-                dim += k.ndim
-            elif isinstance(k, np.ndarray):
-                arrays.append(k.shape)
-                dim += 1
-            else:
-                dim += 1
-        size *= limits._numel(shape[dim:])
-        if arrays:
-            size *= limits._numel(np.broadcast_shapes(*arrays))
-        return size
-    except (ValueError, TypeError, IndexError, OverflowError):
-        return None  # (a key NumPy refuses: it says why)
 
 
 def inplace_guard_name(guard):
@@ -813,7 +826,7 @@ def safe_sum(iterable, /, start=0):
     """sum(), refusing to concatenate sequences past the item limit (`sum(lists, [])`)."""
     if not isinstance(start, limits.SEQUENCES):
         return sum(iterable, start)
-    items = list(iterable)
+    items = list(limits.check_each(iterable))
     limits.check_items(len(start) + sum(len(i) for i in items if isinstance(i, limits.SEQUENCES)))
     return sum(items, start)
 
@@ -1164,8 +1177,8 @@ GUARD_NAMES = frozenset(
     [inplace_guard_name(guard) for guard, *_ in OPERATORS.values()] +
     ["_getattr", "_store_target", "_callable", "_inplace_attr", "_inplace_item", "_import",
      "_slice_target",
-     "_import_from", "_format_field", "_compared", "_catchable", "_caught", "_raisable",
-     "_tick", "_expr", "_import_star", "_item", "_key"])
+     "_import_from", "_format_field", "_compare", "_compared", "_catchable", "_caught",
+     "_raisable", "_tick", "_expr", "_import_star", "_item", "_key", "_each"])
 
 
 @functools.lru_cache(maxsize=None)
@@ -1202,9 +1215,9 @@ def static_builtins():
                  _callable=checked_callable, _inplace_attr=inplace_attr,
                  _inplace_item=inplace_item, _slice_target=slice_target,
                  _import=import_module, _import_from=import_from,
-                 _format_field=format_field, _compared=limits.check_numpy_result,
+                 _format_field=format_field, _compare=COMPARE_GUARDS, _compared=Compared,
                  _catchable=catchable, _caught=caught, _raisable=raisable, _tick=tick,
-                 _item=item, _key=IndexKey(),
+                 _item=item, _key=IndexKey(), _each=limits.check_each,
                  __build_class__=build_class, __name__="__main__")
     # C code (NumPy's lazy imports) imports through the builtins of the innermost Python frame,
     # which may be the program's: it gets Python's __import__.  Programs cannot name it, and

@@ -96,14 +96,14 @@ class Module(metaclass=TorchClass):
             raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
                             f"(torch.nn.Parameter or None required)")
         self._parameters[name] = param
-        object.__setattr__(self, name, param)
+        _set_member(self, name, param)
 
     def add_module(self, name, module):
         if not isinstance(module, Module) and module is not None:
             raise TypeError(f"{_typename(module)} is not a Module subclass")
         _check_member_name(self, name, "module", self._modules)
         self._modules[name] = module
-        object.__setattr__(self, name, module)
+        _set_member(self, name, module)
 
     register_module = add_module
 
@@ -128,7 +128,7 @@ class Module(metaclass=TorchClass):
             self._non_persistent_buffers_set.discard(name)
         else:
             self._non_persistent_buffers_set.add(name)
-        object.__setattr__(self, name, tensor)
+        _set_member(self, name, tensor)
 
     def get_buffer(self, target):
         return self._get_member(target, "_buffers", "a buffer")
@@ -140,10 +140,10 @@ class Module(metaclass=TorchClass):
         """The buffer or parameter at dotted `target`, with PyTorch's errors."""
         *path, name = target.split(".")
         module = self.get_submodule(".".join(path))
-        if not hasattr(module, name):
-            raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
         members = getattr(module, registry)
         if name not in members:
+            if not _has_member(module, name):
+                raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
             raise AttributeError(f"`{name}` is not {kind}")
         return members[name]
 
@@ -152,9 +152,11 @@ class Module(metaclass=TorchClass):
             return self
         module = self
         for item in target.split("."):
-            if not hasattr(module, item):
-                raise AttributeError(f"{type(module).__name__} has no attribute `{item}`")
-            module = getattr(module, item)
+            if item not in module._modules:
+                if not _has_member(module, item):
+                    raise AttributeError(f"{type(module).__name__} has no attribute `{item}`")
+                raise AttributeError(f"`{item}` is not an nn.Module")
+            module = module._modules[item]
             if not isinstance(module, Module):
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return module
@@ -352,12 +354,12 @@ class Module(metaclass=TorchClass):
                     if p is not None:
                         new = Parameter(convert(p.detach()), p.requires_grad)
                         module._parameters[name] = new
-                        object.__setattr__(module, name, new)
+                        _set_member(module, name, new)
                 for name, b in module._buffers.items():
                     if b is not None:
                         new = convert(b)
                         module._buffers[name] = new
-                        object.__setattr__(module, name, new)
+                        _set_member(module, name, new)
         return self
 
     def double(self):
@@ -441,6 +443,22 @@ def _typename(obj):
         return "torch." + {"float32": "FloatTensor", "float64": "DoubleTensor"}.get(
             obj.dtype.name, "Tensor")
     return type(obj).__name__
+
+
+def _set_member(module, name, value):
+    """A registered parameter, buffer or child module as an attribute of its module too
+    (`m.weight`), unless its name starts with `_`: PyTorch lets `register_buffer('_mask', t)`
+    be, and its state_dict() and named_*() list it; here it lives in the module's registry
+    only, so that no name a program gives becomes one of the `_` attributes the engine reads
+    (which no program reaches: see README, "Safety and limits")."""
+    if not name.startswith("_"):
+        object.__setattr__(module, name, value)
+
+
+def _has_member(module, name):
+    """Whether `module.name` is something (never one of the engine's `_` attributes)."""
+    return not name.startswith("_") and hasattr(module, name) or any(
+        name in members for members in (module._parameters, module._buffers, module._modules))
 
 
 def _check_member_name(module, name, kind, members):

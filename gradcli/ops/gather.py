@@ -31,6 +31,7 @@ def _index_select(a, dim, index):
         raise IndexError("index out of range in self")
     if a.ndim == 0:
         return a.copy()
+    check_numel(a.shape[:d] + (index.size,) + a.shape[d + 1:])  # (an index longer than self)
     return np.take(a, index.reshape(-1), axis=d)
 
 

@@ -9,7 +9,7 @@ import numpy as np
 from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode
 from ..engine.random import Vmap
-from ..engine.tensor import StaleView, Tensor
+from ..engine.tensor import StaleView, Tensor, check_numel
 from .derivatives import helper
 from .registry import Composed, OPS, Op, Plain, Sample, register
 from .shape import _select_view, _slice_bounds
@@ -225,10 +225,13 @@ def _parse_index(shape, index, setitem):
     if tensors:
         arrays = list(tensors.values())
         try:
-            np.broadcast_shapes(*(a.shape for a in arrays))
+            indexed = np.broadcast_shapes(*(a.shape for a in arrays))
         except ValueError:
             raise IndexError("shape mismatch: indexing tensors could not be broadcast together "
                              "with shapes " + ", ".join(str(list(a.shape)) for a in arrays)) from None
+        # (the index tensors broadcast as large as they like: `x[i[:, None], j]`; the result,
+        # and the positions an assignment writes, before any of them is made)
+        check_numel(indexed + tuple(c for d, c in enumerate(cur) if d not in tensors))
         _check_index_bounds([(tensors[d], cur[d]) for d in sorted(tensors)])
         key = tuple(tensors.get(d, slice(None)) for d in range(max(tensors) + 1))
     return tuple(steps), key, tuple(cur)

@@ -256,6 +256,8 @@ def _solve(a, b, left=True):
     if bad:
         raise _LinAlgError(bad)
     batch = np.broadcast_shapes(mat.shape[:-2], rhs.shape[:-2])
+    check_numel(batch + mat.shape[-2:])  # (the batches broadcast: NumPy copies A's, and the
+    check_numel(batch + rhs.shape[-2:])  # result is as large as B's)
     x = np.linalg.solve(np.broadcast_to(mat, batch + mat.shape[-2:]),
                         np.broadcast_to(rhs, batch + rhs.shape[-2:]))
     if vector:
@@ -546,6 +548,7 @@ def _cross(a, b, dim=-1):
         shape = np.broadcast_shapes(a.shape, b.shape)
     except ValueError:
         raise RuntimeError(_broadcast_error(a.shape, b.shape)) from None
+    check_numel(shape)  # (the broadcast, before NumPy's cross makes it and its products)
     d = wrap_dim(dim, len(shape))
     a, b = np.broadcast_to(a, shape), np.broadcast_to(b, shape)
     if shape[d] != 3:

@@ -346,9 +346,11 @@ class Op:
             if i < len(rest):
                 raise TypeError(f"{self.name}() got multiple values for argument '{key}'")
             attrs[i] = value
-        for name, value in zip(self.attr_names, attrs):
+        for i, (name, value) in enumerate(zip(self.attr_names, attrs)):
             if value is _MISSING:
                 raise TypeError(f"{self.name}() missing required argument '{name}'")
+            if isinstance(value, (Tensor, np.ndarray)):
+                _check_number_attr(self, i, value)
         return inputs, tuple(attrs)
 
     def __call__(self, *args, **kwargs):
@@ -564,6 +566,27 @@ class Op:
         node._saved_out = saved_out
         if SavedHooks.stack:
             _pack_saved(node, self, results[0])
+
+
+# attributes whose default is None and whose value may be a tensor of any shape
+TENSOR_ATTRS = frozenset(("weight", "pos_weight", "atol", "rtol", "min", "max"))
+
+
+def _check_number_attr(op, i, value):
+    """A tensor (or array) given for an attribute that is a number (its default is one, or
+    None): PyTorch takes a 0-d tensor for a number, and a one-element tensor for an int, and
+    refuses any other.  (The op's NumPy forward would broadcast it against the input, to a
+    result as large as the two shapes make: `elu(x, alpha=torch.ones(n))`.)"""
+    default, name = op.attr_defaults[i], op.attr_names[i]
+    if type(default) is int:
+        taken = value.size == 1
+    elif type(default) is float or default is None and name not in TENSOR_ATTRS:
+        taken = value.ndim == 0
+    else:
+        return
+    if not taken:
+        raise TypeError(f"{op.name}(): argument '{name}' (position {len(op.inputs) + i + 1}) "
+                        f"must be Number, not {type(value).__name__}")
 
 
 def _bad_argument(op, x, position):

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from ..engine.grad_mode import GradMode
-from ..engine.tensor import Tensor, install_attribute
+from ..engine.tensor import Tensor, check_numel, index_result_size, install_attribute
 from .derivatives import helper
 from .registry import OPS, Op, Plain, Sample, register, wrap_dim
 from ..engine.tangents import ForwardAD
@@ -590,6 +590,9 @@ def _index_put(a, values, indices, accumulate):
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_short_name(a.dtype)} for the destination and "
                            f"{_short_name(values.dtype)} for the source.")
+    size = index_result_size(a.shape, key)  # (the positions written, before any is made:
+    if size is not None:                     # the index tensors broadcast as they like)
+        check_numel((size,))
     out = a.copy()
     try:
         region = out[key].shape

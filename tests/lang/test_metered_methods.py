@@ -28,7 +28,8 @@ def test_within_the_limits_they_are_python_s_methods():
     assert STRING_METHODS["ljust"]("a", 3, ".") == "a.."
     assert STRING_METHODS["format"]("{0}{x}", 1, x=2) == "12"
     assert METERED_METHODS[(int, "from_bytes")](int, b"\x01\x00", "big") == 256
-    assert CLASS_METHODS == {"from_bytes"}
+    assert CLASS_METHODS == {"from_bytes", "fromkeys"}
+    assert METERED_METHODS[(dict, "fromkeys")](dict, "ab", 0) == {"a": 0, "b": 0}
     values = [1]
     METERED_METHODS[(list, "extend")](values, (2, 3))
     assert values == [1, 2, 3]
