@@ -675,11 +675,12 @@ UNCHECKED_OPERANDS = {"+": {*NUMBERS}, "-": {*NUMBERS}, "/": {*NUMBERS}, "//": {
 
 def _binary(check, operation, symbol):
     unchecked = UNCHECKED_OPERANDS[symbol]
+    ndarray = np.ndarray
     # (a tensor meets an ndarray: the tensor's operator declines it, and NumPy computes the
     # broadcast, a result the engine never sees: checked as NumPy's)
     if symbol == "%":
         def guard(a, b):
-            if type(a) in unchecked and type(b) is not np.ndarray:
+            if type(a) in unchecked and type(b) is not ndarray:
                 return operation(a, b)
             check(a, b)
             result = operation(a, b)
@@ -688,8 +689,9 @@ def _binary(check, operation, symbol):
             return result
     else:
         def guard(a, b):
-            if (type(a) in unchecked or type(b) in unchecked) and \
-                    type(a) is not np.ndarray and type(b) is not np.ndarray:
+            kind_a, kind_b = type(a), type(b)
+            if (kind_a in unchecked or kind_b in unchecked) and kind_a is not ndarray and \
+                    kind_b is not ndarray:
                 return operation(a, b)
             check(a, b)
             result = operation(a, b)
