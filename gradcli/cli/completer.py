@@ -148,7 +148,8 @@ def _reachable(obj, name):
     whose terminal is in raw mode while it completes, would never see Ctrl-C)."""
     import warnings
 
-    from ..lang.sandbox import PROGRAM_CLASSES, guarded_getattr
+    from ..lang.allowed import PROGRAM_CLASSES
+    from ..lang.attributes import guarded_getattr
     if not isinstance(obj, type) and any(name in vars(klass) for klass in type(obj).__mro__
                                          if klass in PROGRAM_CLASSES):
         return True

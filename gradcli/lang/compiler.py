@@ -16,8 +16,9 @@ import sys
 from ..engine.records import Record
 from .errors import ProgramError, too_deep
 from .limits import compile_recursion
-from .sandbox import (GUARD_NAMES, OPERATORS, READABLE_ATTRIBUTE, UNCHECKED_OPERANDS,
-                      inplace_guard_name)
+from .sandbox import GUARD_NAMES
+from .allowed import OPERATORS, READABLE_ATTRIBUTE
+from .calls import UNCHECKED_OPERANDS, inplace_guard_name
 from .syntax import SYMBOLS, column_of, line_of
 
 BINARY_GUARDS = {op: guard for op, (guard, *_) in OPERATORS.items()}

@@ -15,7 +15,7 @@ def _formatter():
     (made at first use: importing `string` compiles its Template pattern, a cost every
     one-shot `gradcli eval` would pay)."""
     import string
-    from .sandbox import guarded_getattr
+    from .attributes import guarded_getattr
 
     class SafeFormatter(string.Formatter):
         def get_field(self, field_name, args, kwargs):

@@ -16,7 +16,8 @@ from . import limits, parser
 from .syntax import parse_expression, parse_module
 from .compiler import compile_expression, compile_program
 from .errors import ProgramError, from_exception
-from .sandbox import program_builtins, public_members
+from .sandbox import program_builtins
+from .classes import public_members
 
 
 class ProgramTimeout(BaseException):

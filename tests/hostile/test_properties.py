@@ -222,18 +222,18 @@ def _engine_value(value, path="v"):
     """Assert value is what a program may hold: engine objects, numeric NumPy arrays and plain
     Python values (containers checked one level down)."""
     import numpy as np
-    from gradcli.lang import sandbox
-    assert not isinstance(value, sandbox.UNSAFE_TYPES) or type(value).__name__ == "generator", \
+    from gradcli.lang import allowed
+    assert not isinstance(value, allowed.UNSAFE_TYPES) or type(value).__name__ == "generator", \
         path
-    assert id(value) not in sandbox.DENIED_IDS, path
+    assert id(value) not in allowed.DENIED_IDS, path
     module = type(value).__module__ or ""
     assert module.split(".")[0] in ("builtins", "gradcli", "torch", "numpy", "functools") or \
-        type(value) in sandbox.PROGRAM_CLASSES, (path, type(value))
+        type(value) in allowed.PROGRAM_CLASSES, (path, type(value))
     if isinstance(value, (np.ndarray, np.generic)):
         assert value.dtype.kind in "biufc", (path, value.dtype)
     if isinstance(value, (list, tuple, set, frozenset)) and len(value) < 100:
         for item in value:
-            assert id(item) not in sandbox.DENIED_IDS, path
+            assert id(item) not in allowed.DENIED_IDS, path
             if isinstance(item, (np.ndarray, np.generic)):
                 assert item.dtype.kind in "biufc", (path, item.dtype)
 

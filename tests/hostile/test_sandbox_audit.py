@@ -8,7 +8,7 @@ import warnings
 
 import pytest
 
-from gradcli.lang import sandbox
+from gradcli.lang import allowed, attributes
 
 NOT_ALLOWED = "attributes starting with '_' are not allowed"
 NAMES_NOT_ALLOWED = "names starting with '__' are not allowed"
@@ -320,13 +320,13 @@ def reachable(session):
             yield path, obj
             for name in _public_names(obj):
                 try:
-                    value = sandbox.guarded_getattr(obj, name)
+                    value = attributes.guarded_getattr(obj, name)
                 except Exception:
                     continue
                 queue.append((f"{path}.{name}", value))
             if isinstance(obj, type) and "mro" in _public_names(obj):
                 try:
-                    queue.append((f"{path}.mro()", sandbox.guarded_getattr(obj, "mro")()))
+                    queue.append((f"{path}.mro()", attributes.guarded_getattr(obj, "mro")()))
                 except Exception:
                     pass
             if isinstance(obj, (list, tuple, set, frozenset)) and len(obj) < 1000:
@@ -361,8 +361,8 @@ def test_everything_a_program_reaches_is_engine_numpy_or_plain_python(attack):
         count += 1
         if isinstance(obj, PROGRAM_MADE) and "." not in path:
             continue
-        assert not isinstance(obj, sandbox.UNSAFE_TYPES), path
-        assert id(obj) not in sandbox.DENIED_IDS or obj is OBJECT, path
+        assert not isinstance(obj, allowed.UNSAFE_TYPES), path
+        assert id(obj) not in allowed.DENIED_IDS or obj is OBJECT, path
         assert type(obj) is TUPLEGETTER or _module(type(obj)).startswith(ALLOWED_MODULES), (
             path, type(obj))
         if isinstance(obj, dict):

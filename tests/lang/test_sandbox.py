@@ -264,7 +264,7 @@ def test_the_read_only_tensor_attributes_are_what_getattr_static_finds():
     import inspect
     import types
     import gradcli
-    from gradcli.lang import sandbox
+    from gradcli.lang import allowed, attributes, sandbox
     sandbox.static_builtins()
     tensor = gradcli.Tensor
     expected = set()
@@ -276,6 +276,6 @@ def test_the_read_only_tensor_attributes_are_what_getattr_static_finds():
     listed = {"T", "mT", "H", "mH", "device", "dtype", "grad_fn", "is_cuda", "is_leaf",
               "itemsize", "layout", "nbytes", "ndim", "output_nr", "retains_grad", "shape",
               "requires_grad_flag", "is_sparse", "is_quantized", "is_meta"}  # (sandbox's own)
-    assert sandbox.TENSOR_READ_ONLY == (listed | expected) - {"data", "grad", "requires_grad",
+    assert allowed.TENSOR_READ_ONLY == (listed | expected) - {"data", "grad", "requires_grad",
                                                               "name"}
-    assert sandbox._read_only_tensor_attributes(tensor) == sandbox.TENSOR_READ_ONLY
+    assert attributes._read_only_tensor_attributes(tensor) == allowed.TENSOR_READ_ONLY
