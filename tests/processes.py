@@ -39,6 +39,16 @@ def in_evaluator(attack, timeout=10):
     raise AssertionError(f"no result from the evaluator: {out.getvalue()!r}")
 
 
+def program_output(source):
+    """What a program printed, run in-process (the language wall alone; it must end without
+    error)."""
+    import io
+    from gradcli.lang.session import Session
+    out = io.StringIO()
+    Session(out=out).run(source, timeout=10)
+    return out.getvalue()
+
+
 def program_error(source):
     """(the first line of the error a program ends in, what it printed before), run in-process:
     the language wall alone."""

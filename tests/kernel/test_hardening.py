@@ -7,12 +7,11 @@ random draws of array arguments, Jacobians); a tensor handed where an op takes a
 refused as PyTorch refuses it; iterating an array or a tensor into Python objects is metered
 as every list is; a module's `_` names stay in its registries; a tensor's text is metered."""
 
-import io
 
 import pytest
-from processes import assert_refused_before_made as _refused_before_made, program_error as _error
+from processes import (assert_refused_before_made as _refused_before_made,
+                       program_error as _error, program_output)
 
-from gradcli.lang.session import Session
 from gradcli.lang.transcript import fresh_interpreter
 
 
@@ -20,13 +19,6 @@ from gradcli.lang.transcript import fresh_interpreter
 def _fresh_engine_state():
     with fresh_interpreter():
         yield
-
-
-def _run(source):
-    """What a program printed (it must end without error)."""
-    out = io.StringIO()
-    Session(out=out).run(source, timeout=10)
-    return out.getvalue()
 
 
 # Each makes 8 MB or more (2,000,000 elements of 4 bytes or more, 9,000,000 bools) from inputs
@@ -91,7 +83,7 @@ def test_a_result_over_the_element_limit_is_refused_before_it_is_made(source):
     ("len([*np.ones(5)])", "5"),
 ])
 def test_results_within_the_limit_are_as_before(source, expected):
-    assert _run(f"import torch\nimport numpy as np\nprint({source})\n").strip() == expected
+    assert program_output(f"import torch\nimport numpy as np\nprint({source})\n").strip() == expected
 
 
 # PyTorch 2.13's answers (golden: torch.nn.functional.elu(torch.ones(3, 1), torch.ones(3)),
@@ -118,7 +110,7 @@ def test_a_tensor_where_an_op_takes_a_number_is_refused(source):
 
 
 def test_a_zero_dimensional_tensor_is_taken_for_a_number():
-    out = _run("import torch\nx = torch.tensor([-1., 0.5])\n"
+    out = program_output("import torch\nx = torch.tensor([-1., 0.5])\n"
                "print(torch.equal(torch.nn.functional.elu(x, torch.tensor(2.)), "
                "torch.nn.functional.elu(x, 2.)))\n"
                "print(torch.equal(torch.logit(x.abs(), torch.tensor(0.25)), "
@@ -155,7 +147,7 @@ def test_unpacking_and_loops_are_metered(small_limits, source):
 
 
 def test_iterating_within_the_limit_is_as_before(small_limits):
-    out = _run("import torch\nimport numpy as np\na = np.arange(5.)\nt = torch.arange(5.)\n"
+    out = program_output("import torch\nimport numpy as np\na = np.arange(5.)\nt = torch.arange(5.)\n"
                "print(len(list(a)), len(sorted(t)), len([*a]), len(dict(zip(a, t))), "
                "len(list(enumerate(t))), len([x for x in a]), len(set(a)))\n"
                "x, *rest = a\nprint(len(rest), isinstance([], list), list(), tuple())\n")
@@ -182,7 +174,7 @@ def test_a_modules_underscore_members_stay_in_its_registries():
     be: state_dict() and named_*() list them, and its snippets keep working.  Here they live in
     the registries only, never as attributes: `add_module('_data', m)` no longer sets the
     attribute the engine reads a tensor's memory through (round 6's forged `shape`)."""
-    out = _run(MODULE + "print(sorted(m.state_dict()))\n"
+    out = program_output(MODULE + "print(sorted(m.state_dict()))\n"
                "print([n for n, _ in m.named_modules()])\n"
                "print([n for n, _ in m.named_buffers()], [n for n, _ in m.named_parameters()])\n"
                "print(m.get_buffer('_b'), m.get_submodule('_y'))\n"
@@ -227,6 +219,6 @@ def test_a_huge_print_threshold_is_metered(small_limits, options):
 
 
 def test_a_full_print_within_the_limit_is_as_before(small_limits):
-    out = _run("import torch\ntorch.set_printoptions(profile='full')\nprint(torch.zeros(400))\n"
+    out = program_output("import torch\ntorch.set_printoptions(profile='full')\nprint(torch.zeros(400))\n"
                "torch.set_printoptions(profile='default')\n")
     assert out.count("0.") == 400

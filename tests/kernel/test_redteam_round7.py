@@ -11,13 +11,11 @@ methods (the engine's own metering calls `t.numel()`), and ctx's graph edges, ou
 `apply`, which the backward pass reads (PyTorch's are read-only there); what a program put in
 `ctx.to_save` reached the engine unchecked."""
 
-import io
 
 import pytest
 from processes import (assert_refused_before_made as _refused_before_made,
-                       program_error as _error)
+                       program_error as _error, program_output)
 
-from gradcli.lang.session import Session
 from gradcli.lang.transcript import fresh_interpreter
 
 
@@ -25,13 +23,6 @@ from gradcli.lang.transcript import fresh_interpreter
 def _fresh_engine_state():
     with fresh_interpreter():
         yield
-
-
-def _run(source):
-    """What a program prints, run in-process (it must end without error)."""
-    out = io.StringIO()
-    Session(out=out).run(source, timeout=10)
-    return out.getvalue()
 
 
 # ---------------------------------------------------------------------- the numpy facade
@@ -86,7 +77,7 @@ SMALL_ENOUGH = {
 
 @pytest.mark.parametrize("source, shown", SMALL_ENOUGH.values(), ids=SMALL_ENOUGH.keys())
 def test_the_numpy_facade_still_makes_what_is_under_the_limit(source, shown):
-    assert _run(f"import numpy as np\nprint({source})\n") == shown + "\n"
+    assert program_output(f"import numpy as np\nprint({source})\n") == shown + "\n"
 
 
 # a tensor meets an ndarray: the tensor's operator declines it, and NumPy computes the
@@ -112,7 +103,7 @@ def test_a_tensor_and_an_ndarray_are_checked_before_numpy_computes(source):
 
 
 def test_a_tensor_and_an_ndarray_still_compute():
-    assert _run("import torch\nimport numpy as np\nr = torch.ones(3) * np.ones((2, 1))\n"
+    assert program_output("import torch\nimport numpy as np\nr = torch.ones(3) * np.ones((2, 1))\n"
                 "print(r.shape, (torch.ones(2, 3) @ np.ones((3, 1))).shape, "
                 "(np.ones(3) * 2.0).sum(), (torch.ones(3) % np.ones(3)).sum())\n") == \
         "(2, 3) (2, 1) 6.0 0.0\n"
@@ -130,13 +121,13 @@ def test_a_tensor_method_cannot_be_replaced_on_the_tensor(small_limits):
                      "r = t.tolist()\n")
     assert line == "AttributeError: attribute 'numel' of 'torch._C.TensorBase' objects is " \
                    "not writable", line
-    assert _run("import torch\nt = torch.ones(2)\nt.note = 'mine'\nt.data = torch.zeros(2)\n"
+    assert program_output("import torch\nt = torch.ones(2)\nt.note = 'mine'\nt.data = torch.zeros(2)\n"
                 "t.requires_grad = True\nprint(t.note, t.tolist())\n") == "mine [0.0, 0.0]\n"
 
 
 def test_a_subclass_method_of_the_program_stays_settable():
     """What the program's own subclass of Tensor defines is the program's to replace."""
-    assert _run("import torch\nclass T(torch.Tensor):\n    def f(self):\n        return 1\n"
+    assert program_output("import torch\nclass T(torch.Tensor):\n    def f(self):\n        return 1\n"
                 "t = T(torch.ones(2))\nt.f = lambda: 2\nprint(t.f())\n") == "2\n"
 
 
@@ -173,7 +164,7 @@ def test_a_function_ctx_keeps_the_engines_attributes(source):
 def test_a_function_ctx_takes_what_pytorch_lets_a_program_set():
     """ctx's own attributes (ctx.k), and those PyTorch's ctx lets a program set (to_save,
     needs_input_grad, ...), stay settable."""
-    out = _run(FUNCTION.format(forward="        ctx.k = 3\n        ctx.to_save = (x,)\n"
+    out = program_output(FUNCTION.format(forward="        ctx.k = 3\n        ctx.to_save = (x,)\n"
                                        "        ctx.needs_input_grad = (True,)\n"
                                        "        ctx.set_materialize_grads(False)\n") +
                "print(y.grad_fn.k, len(y.grad_fn.saved_tensors))\n")
