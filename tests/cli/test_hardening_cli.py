@@ -6,8 +6,9 @@ import json
 import pytest
 
 # OSC 52 (set the clipboard), OSC 0 (the window title), a CSI that is no colour (modifyOtherKeys),
-# C1's CSI (U+009B), BEL and NUL; then a colour, a tab and text, which pass
-HOSTILE = r"a\x1b]52;c;SGVsbG8=\x07b\x1b]0;title\x1b\\c\x1b[>4;2md\x9b31me\x07\x00f"
+# C1's CSI (U+009B), BEL and NUL; then a colour, a tab and text, which pass (the title's
+# terminator, ESC backslash, written \x5c: a `\c` escape is a SyntaxWarning from Python 3.12)
+HOSTILE = r"a\x1b]52;c;SGVsbG8=\x07b\x1b]0;title\x1b\x5cc\x1b[>4;2md\x9b31me\x07\x00f"
 KEPT = "\x1b[31mred\x1b[0m\tg"
 PROGRAM = f'print("{HOSTILE}" + "{KEPT!r}"[1:-1])\n'.replace("\\\\", "\\")
 
