@@ -3,8 +3,23 @@ fields, as Python's `ast.Constant` and `ast.FormattedValue` nodes placed where t
 (a field's expression is parsed by gradcli's own parser, so it is gradcli's language)."""
 
 import ast
+import warnings
 
 from .errors import ProgramError
+
+
+def string_value(literal):
+    """The value of a string literal's source text.  An invalid escape (`"a\\c"`) is a
+    SyntaxWarning from Python 3.12 and a hidden DeprecationWarning before: warned as 3.12
+    warns it on every version, so that a program's output does not depend on the
+    interpreter."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = ast.literal_eval(literal)
+    for warning in caught:
+        if issubclass(warning.category, (SyntaxWarning, DeprecationWarning)):
+            warnings.warn(str(warning.message), SyntaxWarning, stacklevel=2)
+    return value
 
 
 class FString:
@@ -35,7 +50,7 @@ class FString:
     def _literal(self, text):
         if self.raw or "\\" not in text:
             return self.placed(ast.Constant(value=text))
-        return self.placed(ast.Constant(value=ast.literal_eval(self.quote + text + self.quote)))
+        return self.placed(ast.Constant(value=string_value(self.quote + text + self.quote)))
 
     def _parse(self, i, nested):
         """Parts from position i up to the end (or the `}` closing a format spec if nested)."""

@@ -14,7 +14,7 @@ import ast
 
 from . import limits, parser
 from .errors import ProgramError, too_deep
-from .fstrings import FString
+from .fstrings import FString, string_value
 from .lalr import Token, Tree
 from .limits import compile_recursion
 
@@ -286,7 +286,7 @@ class TreeToAst:
                 formatted = True
                 parts.extend(FString(token, prefix, parse_expression).parts())
             else:
-                parts.append(at_token(ast.Constant(value=ast.literal_eval(text)), token))
+                parts.append(at_token(ast.Constant(value=string_value(text)), token))
         if not formatted:
             return at_meta(ast.Constant(value="".join(p.value for p in parts)), meta)
         return at_meta(ast.JoinedStr(values=_merge_constants(parts)), meta)

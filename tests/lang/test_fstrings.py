@@ -66,3 +66,12 @@ def test_a_bad_field_is_a_syntax_error_at_the_string(source, message):
         parse_expression(source)
     assert (error.value.type_name, error.value.message, error.value.column) == \
         ("SyntaxError", message, 1)
+
+
+def test_an_invalid_escape_is_warned_alike_on_every_python(run):
+    """`"a\\c"` is a SyntaxWarning from Python 3.12 and a hidden DeprecationWarning before;
+    a program's output says it on every version (once for each literal), and the value keeps
+    the backslash as Python's does."""
+    out = run('s = "a\\c"\nprint(len(s), f"x\\d", "\\n" == chr(10))\n')
+    assert out.splitlines() == ["SyntaxWarning: invalid escape sequence '\\c'",
+                                "SyntaxWarning: invalid escape sequence '\\d'", "3 x\\d True"]
