@@ -61,6 +61,11 @@ def from_numpy_dtype(np_dtype):
             "int8, uint8, and bool.") from None
 
 
+def short_name(x):
+    """PyTorch's short name of the dtype of x (an array, or a NumPy dtype): "Float", "Long"."""
+    return from_numpy_dtype(getattr(x, "dtype", x)).short
+
+
 class _Default:
     """The default floating dtype (float32 unless set_default_dtype changed it)."""
     dtype = float32

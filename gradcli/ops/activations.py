@@ -6,23 +6,20 @@ and threshold)."""
 
 import numpy as np
 
-from ..engine import dtypes
+from ..engine.dtypes import short_name
 from ..engine.tensor import Tensor
 from .derivatives import helper
 from .elementwise import elu_saved
 from .registry import OPS, Op, Plain, Sample, elementwise_samples, register, wrap_dim
 
+
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def _short(np_dtype):
-    return dtypes.from_numpy_dtype(np_dtype).short
-
-
 def _floating(name, a):
     if a.dtype.kind not in "fc":
-        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_short(a.dtype)}'")
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{short_name(a.dtype)}'")
 
 
 def activation(name, forward, derivative, doc, samples, public=False, method=False, **kw):
@@ -175,7 +172,7 @@ def _check_lambda(a, lambd):
     top = np.finfo(a.dtype).max if a.dtype.kind == "f" else np.finfo(np.float32).max
     if not 0 <= lambd <= top:
         raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
-                           f"{_short(a.dtype)}, but found {lambd:g}")
+                           f"{short_name(a.dtype)}, but found {lambd:g}")
 
 
 def _softshrink(a, lambd):

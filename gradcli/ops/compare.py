@@ -5,15 +5,12 @@ Python bools."""
 import numpy as np
 
 from ..engine import dtypes, messages
+from ..engine.dtypes import short_name
 from ..engine.random import Vmap
 from ..engine.tensor import Tensor
 from .arith import broadcast_error, broadcasting, check_broadcast
 from .reductions import axes
 from .registry import Op, Plain, register
-
-
-def _short(np_dtype):
-    return dtypes.from_numpy_dtype(np_dtype).short
 
 
 def _check_tensors(name, names, values):
@@ -25,7 +22,7 @@ def _check_tensors(name, names, values):
 
 def _same_dtype(a, b):
     if a.dtype != b.dtype:
-        raise RuntimeError(f"{_short(a.dtype)} did not match {_short(b.dtype)}")
+        raise RuntimeError(f"{short_name(a.dtype)} did not match {short_name(b.dtype)}")
 
 
 def _check_tolerances(rtol, atol):

@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from ..engine import dtypes
+from ..engine.dtypes import short_name
 from ..engine.tensor import _CPP_TYPE_NAMES, Tensor
 from .arith import broadcasting
 from .numerics import fma
@@ -47,11 +48,6 @@ def unary(name, forward, derivative, doc, samples=ANY, **kw):
 
 def _cpp_name(np_dtype):
     return _CPP_TYPE_NAMES.get(np.dtype(np_dtype).name, np.dtype(np_dtype).name)
-
-
-def _short(np_dtype):
-    return dtypes.from_numpy_dtype(np_dtype).short
-
 
 
 # ------------------------------------------------------------------ exponentials and logarithms
@@ -143,7 +139,7 @@ alias("arctan2", "atan2")
 
 def _hypot(a, b):
     if np.result_type(a, b).kind not in "fc":
-        raise NotImplementedError(f"\"hypot_cpu\" not implemented for '{_short(np.result_type(a, b))}'")
+        raise NotImplementedError(f"\"hypot_cpu\" not implemented for '{short_name(np.result_type(a, b))}'")
     return np.hypot(a, b)
 
 
@@ -283,7 +279,7 @@ alias("fix", "trunc")
 
 def _frac(a):
     if a.dtype.kind not in "fc":
-        raise NotImplementedError(f"\"frac_cpu\" not implemented for '{_short(a.dtype)}'")
+        raise NotImplementedError(f"\"frac_cpu\" not implemented for '{short_name(a.dtype)}'")
     return a - np.trunc(a)
 
 
@@ -476,7 +472,7 @@ class _Where(Op):
         condition = inputs[0]
         if isinstance(condition, Tensor) and condition._data.dtype != np.bool_:
             raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
-                               f"with dtype {_short(condition._data.dtype)}")
+                               f"with dtype {short_name(condition._data.dtype)}")
         return super().apply(inputs, attrs)
 
 

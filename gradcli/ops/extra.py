@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from ..engine import dtypes
+from ..engine.dtypes import short_name
 from ..engine.grad_mode import GradMode
 from ..engine.tangents import ForwardAD, set_tangent
 from ..engine.tensor import Tensor
@@ -21,17 +22,14 @@ from .derivatives import helper
 from .registry import OPS, Composed, Op, Overload, Sample, elementwise_samples, register
 from .sorting import FailingNode
 
+
 TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
-
-
-def _short(np_dtype):
-    return dtypes.from_numpy_dtype(np_dtype).short
 
 
 def _floating(name, *arrays):
     for a in arrays:
         if isinstance(a, np.ndarray) and a.dtype.kind not in "fc":
-            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_short(a.dtype)}'")
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{short_name(a.dtype)}'")
 
 
 class TensorsOnly(Op):

@@ -3,7 +3,8 @@ masked_scatter (and the index checks scatter shares)."""
 
 import numpy as np
 
-from ..engine import dtypes, messages
+from ..engine import messages
+from ..engine.dtypes import short_name
 from ..engine.random import Vmap
 from ..engine.tensor import Tensor, check_numel
 from .registry import Composed, OPS, Op, Sample, register, wrap_dim
@@ -211,19 +212,15 @@ def _bool_mask(mask, name):
     mask = _array(mask)
     if mask.dtype != np.bool_:
         raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype "
-                           f"{_short(mask.dtype)}")
+                           f"{short_name(mask.dtype)}")
     return mask
-
-
-def _short(np_dtype):
-    return dtypes.from_numpy_dtype(np_dtype).short
 
 
 def _masked_scatter(a, mask, source):
     mask = _bool_mask(mask, "masked_scatter_")
     if a.dtype != source.dtype:
         raise RuntimeError("masked_scatter: expected self and source to have same dtypes but "
-                           f"got{_short(a.dtype)} and {_short(source.dtype)}")
+                           f"got{short_name(a.dtype)} and {short_name(source.dtype)}")
     shape = _broadcast(mask.shape, a.shape)
     mask = np.broadcast_to(mask, shape)
     n = int(np.count_nonzero(mask))

@@ -7,13 +7,14 @@ from collections import namedtuple
 import numpy as np
 
 from ..engine import messages
+from ..engine.dtypes import short_name
 from ..engine.grad_mode import GradMode
 from ..engine.tensor import Tensor, check_numel
 from .derivatives import helper
 from .registry import Composed, OPS, Op, Overload, Sample, register, show_saved_as, wrap_dim
 from .slicing import _diagonal
 from .summation import torch_vector_norm
-from .matmul import _broadcast_error, _short
+from .matmul import _broadcast_error
 
 
 class _LinAlgError(RuntimeError):
@@ -26,7 +27,7 @@ _LinAlgError.__module__ = "torch._C"
 def _float_input(a, name):
     if a.dtype.kind not in "fc":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
-                           f"Got {_short(a)}")
+                           f"Got {short_name(a)}")
 
 
 def _square(a, name):
@@ -242,7 +243,7 @@ def _solve(a, b, left=True):
     _square(a, "linalg.solve")
     if a.dtype != b.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A "
-                           f"of type {_short(a)} and B of type {_short(b)} instead")
+                           f"of type {short_name(a)} and B of type {short_name(b)} instead")
     _float_input(a, "linalg.solve")
     vector = left and _solve_vector_case(a, b)
     rhs = b[..., None] if vector else (b if left else np.swapaxes(b, -1, -2))
@@ -543,7 +544,7 @@ def _cross(a, b, dim=-1):
     if a.ndim != b.ndim:
         raise RuntimeError(messages.CROSS_SAME_NDIM)
     if a.dtype != b.dtype:
-        raise RuntimeError(f"expected scalar type {_short(a)} but found {_short(b)}")
+        raise RuntimeError(f"expected scalar type {short_name(a)} but found {short_name(b)}")
     try:
         shape = np.broadcast_shapes(a.shape, b.shape)
     except ValueError:

@@ -4,9 +4,9 @@ solve_triangular are ops of their own (LinalgPinvBackward0, LinalgSolveTriangula
 
 import numpy as np
 
+from ..engine.dtypes import short_name
 from ..engine.tensor import Tensor
 from .linalg import _float_input
-from .matmul import _short
 from .derivatives import helper
 from .registry import OPS, Op, Plain, Sample, register, show_saved_as
 
@@ -112,7 +112,7 @@ _multi_dot.function = False  # torch.linalg.multi_dot only
 
 def _pinv(a, hermitian=False, atol=None, rtol=None):
     if a.ndim < 2 or a.dtype.kind not in "fc":
-        name = {"f4": "Float", "f8": "Double"}.get(a.dtype.str[1:], _short(a).capitalize())
+        name = {"f4": "Float", "f8": "Double"}.get(a.dtype.str[1:], short_name(a).capitalize())
         raise RuntimeError(f"linalg.pinv({name}{{{list(a.shape)}}}): expected a tensor with 2 "
                            f"or more dimensions of float, double, cfloat or cdouble types")
     m, n = a.shape[-2:]
@@ -200,7 +200,7 @@ def _solve_triangular(a, b, upper, left=True, unitriangular=False):
                            f"they are {a.shape[-2]} by {a.shape[-1]} matrices")
     if a.dtype != b.dtype:
         raise RuntimeError(f"linalg.solve_triangular: Expected A and B to have the same dtype, "
-                           f"but found A of type {_short(a)} and B of type {_short(b)} instead")
+                           f"but found A of type {short_name(a)} and B of type {short_name(b)} instead")
     if (b.shape[-2] if left else b.shape[-1]) != a.shape[-1]:
         raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the "
                            f"equation {'AX = B' if left else 'XA = B'} "

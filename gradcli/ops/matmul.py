@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ..engine import dtypes
+from ..engine.dtypes import short_name
 from ..engine.tensor import _CPP_TYPE_NAMES, Tensor, check_numel
 from .registry import Composed, OPS, Op, Sample, alias, register
 from .shape import _reshape_compose
@@ -14,10 +14,6 @@ from .shape import _reshape_compose
 
 def _cpp(a):
     return _CPP_TYPE_NAMES.get(a.dtype.name, a.dtype.name)
-
-
-def _short(a):
-    return dtypes.from_numpy_dtype(a.dtype).short
 
 
 # ------------------------------------------------------------------ products
@@ -82,8 +78,8 @@ def _mv(a, v):
         raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x"
                            f"{a.shape[1]}), vec ({v.shape[0]})")
     if a.dtype != v.dtype:
-        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_short(v)}, "
-                           f"{_short(a)}, and {_short(v)}")
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {short_name(v)}, "
+                           f"{short_name(a)}, and {short_name(v)}")
     if _float(a) and (a.shape[1] <= 3 or (a.shape[0] <= 3 and a.shape[1] <= 9)):
         return _sequential_product(a, v[:, None])[:, 0]
     return a @ v
@@ -105,7 +101,7 @@ def _bmm(a, b):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
     if a.dtype != b.dtype:
-        raise RuntimeError(f"expected scalar type {_short(a)} but found {_short(b)}")
+        raise RuntimeError(f"expected scalar type {short_name(a)} but found {short_name(b)}")
     check_product(a, b)
     if _float(a) and a.shape[2] <= _SEQUENTIAL_K and a.shape[1] * a.shape[2] * b.shape[2] < 400:
         return _sequential_product(a, b)
@@ -131,7 +127,7 @@ def check_vectors(name, a, b):
             "respectively")
     if a.dtype != b.dtype:
         raise RuntimeError(f"{name} : expected both vectors to have same dtype, but found "
-                           f"{_short(a)} and {_short(b)}")
+                           f"{short_name(a)} and {short_name(b)}")
 
 
 def _dot(a, b):

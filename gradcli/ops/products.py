@@ -4,7 +4,7 @@ node as in PyTorch), einsum, tensordot, kron, inner, vdot, dist."""
 
 import numpy as np
 
-from ..engine import dtypes
+from ..engine.dtypes import short_name
 from ..engine.tensor import Tensor, check_numel
 from .arith import check_broadcast
 from .extra import TensorsOnly
@@ -12,10 +12,6 @@ from .linalg import _vector_norm, _vector_norm_vjp
 from .matmul import check_product, check_vectors
 from .derivatives import helper
 from .registry import OPS, Composed, Op, Plain, Sample, register, wrap_dim
-
-
-def _short(a):
-    return dtypes.from_numpy_dtype(a.dtype).short
 
 
 def _expand_error(shape, target):
@@ -58,8 +54,8 @@ def _same_dtype(name, *arrays):
     first = arrays[0]
     for a in arrays[1:]:
         if a.dtype != first.dtype:
-            raise RuntimeError(f"{name} must have the same dtype, but got {_short(a)} and "
-                               f"{_short(first)}")
+            raise RuntimeError(f"{name} must have the same dtype, but got {short_name(a)} and "
+                               f"{short_name(first)}")
 
 
 # ------------------------------------------------------------------ addmm, addmv, addr
@@ -72,11 +68,11 @@ def _addmm(a, m1, m2, beta, alpha):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m1.shape[0]}x"
                            f"{m1.shape[1]} and {m2.shape[0]}x{m2.shape[1]})")
     if m1.dtype != m2.dtype:
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_short(m1)} and "
-                           f"{_short(m2)}")
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {short_name(m1)} and "
+                           f"{short_name(m2)}")
     if a.dtype != m1.dtype:
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_short(a)} and "
-                           f"{_short(m2)}")
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {short_name(a)} and "
+                           f"{short_name(m2)}")
     _check_input(a, (m1.shape[0], m2.shape[1]))
     check_product(m1, m2)
     return _combine(a, m1 @ m2, beta, alpha)

@@ -9,13 +9,14 @@ the saved input (the forward's order is deterministic: NumPy's stable sort)."""
 
 import numpy as np
 
-from ..engine import dtypes, messages
+from ..engine import messages
 from ..engine.random import Vmap
 from ..engine.grad_mode import GradMode
 from ..engine.tensor import Tensor
 from .reductions import return_type
 from .derivatives import helper
 from .registry import Composed, OPS, Op, Overload, Plain, Sample, register, wrap_dim
+
 
 SortResult = return_type("sort", ["values", "indices"])
 TopkResult = return_type("topk", ["values", "indices"])
@@ -25,10 +26,6 @@ NanmedianResult = return_type("nanmedian", ["values", "indices"])
 ModeResult = return_type("mode", ["values", "indices"])
 CummaxResult = return_type("cummax", ["values", "indices"])
 CumminResult = return_type("cummin", ["values", "indices"])
-
-
-def _short(a):
-    return dtypes.from_numpy_dtype(a.dtype).short
 
 
 def _long(a):
