@@ -28,6 +28,16 @@ def _warn_once_as_a_fresh_process():
 
 
 @pytest.fixture
+def fresh_engine():
+    """The engine's process-wide state (grad mode, default dtype, the generator, forward-AD
+    levels, ...) as a fresh interpreter has it, for the test and after it (a module asks for it
+    with `pytestmark = pytest.mark.usefixtures("fresh_engine")`)."""
+    from gradcli.lang.transcript import fresh_interpreter
+    with fresh_interpreter():
+        yield
+
+
+@pytest.fixture
 def oracle(request):
     """torch's answer to a question, `oracle(lambda torch: ...)`: live when torch is installed
     (and then checked against the golden file), the golden file's otherwise (tests/golden.py)."""

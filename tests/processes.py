@@ -90,3 +90,18 @@ def assert_refused_before_made(source, limit=100_000, most=4_000_000):
     line = info.value.format()[0]
     assert "exceeds the limit" in line, line
     assert peak < most, f"{peak:,} bytes allocated before the refusal"
+
+
+def _wall_markers():
+    import sys
+    import pytest
+    from gradcli.kernel import wall
+    linux = sys.platform.startswith("linux")
+    full = linux and wall.landlock_abi() >= 1 and wall.seccomp_available()
+    return (pytest.mark.skipif(not full, reason="Landlock and seccomp both needed"),
+            pytest.mark.skipif(not (linux and wall.seccomp_available()),
+                               reason="libseccomp needed (the filter refuses the call)"))
+
+
+# the OS wall's pieces a test needs: both (Landlock and seccomp), or the seccomp filter
+needs_wall, needs_seccomp = _wall_markers()

@@ -9,13 +9,9 @@ from gradcli.func import functional_call, grad, grad_and_value, hessian, jacfwd,
     vjp, vmap
 from gradcli.lang.errors import ProgramError
 from gradcli.lang.session import Session
-from gradcli.lang.transcript import fresh_interpreter
 
 
-@pytest.fixture(autouse=True)
-def _fresh_engine_state():
-    with fresh_interpreter():
-        yield
+pytestmark = pytest.mark.usefixtures("fresh_engine")
 
 
 X = [0.5, 1.0, 2.0]

@@ -23,7 +23,7 @@ def fma(a, b, c):
     plain expression's time), which may differ in the last bit.  A Python number operand is of
     the array's type, as a scalar is in the kernel."""
     if np.result_type(a, b, c) == _F32:
-        return _fused32(*(np.asarray(v, _F32) for v in (a, b, c)))
+        return fused(a, b, c)
     return a * b + c
 
 

@@ -8,13 +8,9 @@ import pytest
 
 import gradcli as torch
 from gradcli.analysis.record import Recording
-from gradcli.lang.transcript import fresh_interpreter
 
 
-@pytest.fixture(autouse=True)
-def _fresh_engine_state():
-    with fresh_interpreter():
-        yield
+pytestmark = pytest.mark.usefixtures("fresh_engine")
 
 
 def rows(out, x, grads):

@@ -12,13 +12,9 @@ import pytest
 from processes import (assert_refused_before_made as _refused_before_made,
                        program_error as _error, program_output)
 
-from gradcli.lang.transcript import fresh_interpreter
 
 
-@pytest.fixture(autouse=True)
-def _fresh_engine_state():
-    with fresh_interpreter():
-        yield
+pytestmark = pytest.mark.usefixtures("fresh_engine")
 
 
 # Each makes 8 MB or more (2,000,000 elements of 4 bytes or more, 9,000,000 bools) from inputs

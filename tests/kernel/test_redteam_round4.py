@@ -19,15 +19,13 @@ import tracemalloc
 import uuid
 
 import pytest
-from processes import in_evaluator as _in_evaluator
+from processes import in_evaluator as _in_evaluator, needs_wall
 
 from gradcli.kernel import wall
 from gradcli.kernel.child import GRACE
 from gradcli.kernel.process import Evaluator, EvaluatorGone, run_task
 
 LINUX = sys.platform.startswith("linux")
-FULL_WALL = LINUX and wall.landlock_abi() >= 1 and wall.seccomp_available()
-needs_wall = pytest.mark.skipif(not FULL_WALL, reason="Landlock and seccomp both needed")
 
 
 def _try(f):

@@ -10,25 +10,12 @@ machine beyond the evaluator."""
 
 import ctypes
 import os
-import sys
 
 import pytest
-from processes import in_evaluator as _in_evaluator, program_error as _error
-
-from gradcli.kernel import wall
-from gradcli.lang.transcript import fresh_interpreter
-
-LINUX = sys.platform.startswith("linux")
-FULL_WALL = LINUX and wall.landlock_abi() >= 1 and wall.seccomp_available()
-needs_wall = pytest.mark.skipif(not FULL_WALL, reason="Landlock and seccomp both needed")
-needs_seccomp = pytest.mark.skipif(not (LINUX and wall.seccomp_available()),
-                                   reason="libseccomp needed (the filter refuses the call)")
+from processes import in_evaluator as _in_evaluator, needs_seccomp, program_error as _error
 
 
-@pytest.fixture(autouse=True)
-def _fresh_engine_state():
-    with fresh_interpreter():
-        yield
+pytestmark = pytest.mark.usefixtures("fresh_engine")
 
 
 # ---------------------------------------------------------------------- the language wall alone

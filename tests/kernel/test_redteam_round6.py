@@ -22,21 +22,14 @@ import sys
 
 import pytest
 from processes import (assert_refused_before_made as _refused_before_made,
-                       in_evaluator as _in_evaluator, program_error as _error)
+                       in_evaluator as _in_evaluator, needs_seccomp, program_error as _error)
 
-from gradcli.kernel import wall
-from gradcli.lang.transcript import fresh_interpreter
 
 
 LINUX = sys.platform.startswith("linux")
-needs_seccomp = pytest.mark.skipif(not (LINUX and wall.seccomp_available()),
-                                   reason="libseccomp needed (the filter refuses the call)")
 
 
-@pytest.fixture(autouse=True)
-def _fresh_engine_state():
-    with fresh_interpreter():
-        yield
+pytestmark = pytest.mark.usefixtures("fresh_engine")
 
 
 # each makes 2,500 elements or more from inputs of 50 elements or fewer

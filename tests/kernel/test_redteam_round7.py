@@ -16,13 +16,9 @@ import pytest
 from processes import (assert_refused_before_made as _refused_before_made,
                        program_error as _error, program_output)
 
-from gradcli.lang.transcript import fresh_interpreter
 
 
-@pytest.fixture(autouse=True)
-def _fresh_engine_state():
-    with fresh_interpreter():
-        yield
+pytestmark = pytest.mark.usefixtures("fresh_engine")
 
 
 # ---------------------------------------------------------------------- the numpy facade

@@ -8,13 +8,9 @@ import gradcli as torch
 from gradcli import nn
 from gradcli.lang.errors import ProgramError
 from gradcli.lang.session import Session
-from gradcli.lang.transcript import fresh_interpreter
 
 
-@pytest.fixture(autouse=True)
-def _fresh_engine_state():
-    with fresh_interpreter():
-        yield
+pytestmark = pytest.mark.usefixtures("fresh_engine")
 
 
 def run(source):

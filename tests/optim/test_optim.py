@@ -6,13 +6,9 @@ import pytest
 
 import gradcli as torch
 from gradcli import nn
-from gradcli.lang.transcript import fresh_interpreter
 
 
-@pytest.fixture(autouse=True)
-def _fresh_engine_state():
-    with fresh_interpreter():
-        yield
+pytestmark = pytest.mark.usefixtures("fresh_engine")
 
 
 def test_sgd_with_momentum_converges_on_a_linear_fit():
