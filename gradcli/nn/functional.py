@@ -766,7 +766,10 @@ for _op in list(OPS.values()):
 
 # ------------------------------------------------------------------ layers' functions
 
-from ..ops.layers import batch_norm, layer_norm, one_hot, pad  # noqa: E402,F401
+from ..ops.layers import batch_norm, layer_norm  # noqa: E402,F401
+
+one_hot = OPS["one_hot"]  # (table entries: `gradcli ops` lists them as nn.functional.<name>)
+pad = OPS["pad"]
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,

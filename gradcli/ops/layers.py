@@ -125,7 +125,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     _check_output_size(output_size, shape[d] * repeats)
     expanded = shape[:d + 1] + (repeats,) + shape[d + 1:]
     check_numel(expanded)
-    return x.unsqueeze(d + 1).expand(expanded).clone().flatten(d, d + 1)
+    copy = OPS["clone"].apply((x.unsqueeze(d + 1).expand(expanded),), ("contiguous",))
+    return copy.flatten(d, d + 1)
 
 
 def _check_output_size(output_size, size):
@@ -246,24 +247,29 @@ def _cdist(a, b, p, compute_mode):
 
 
 @helper
-def _cdist_backward(grad, x1, x2, p, result):
-    """d/dx1 of ||x1_i - x2_j||_p, summed over j with grad[i, j] (PyTorch's _cdist_backward)."""
-    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # (..., r1, r2, m)
-    g = grad.unsqueeze(-1)
+def _cdist_local(x1, x2, p, result):
+    """d result[..., i, j] / d x1[..., i, k], as (..., r1, r2, m) (PyTorch's _cdist_backward's
+    factor: 0 where the distance is 0)."""
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
     dist = result.unsqueeze(-1)
     if p == 0:
-        local = diff * 0
-    elif p == 1:
-        local = diff.sign()
-    elif p == 2:
-        local = (diff / dist).masked_fill(dist == 0, 0)
+        return diff * 0
+    if p == 1:
+        return diff.sign()
+    if p == 2:
+        local = diff / dist
     elif math.isinf(p):
-        local = (diff.sign() * (diff.abs() == dist)).masked_fill(dist == 0, 0)
+        local = diff.sign() * (diff.abs() == dist)
     else:
-        local = (diff.sign() * diff.abs().pow(p - 1) / dist.pow(p - 1)).masked_fill(
-            dist == 0, 0)
-    out = (g * local).sum(-2)
-    return out.sum_to_size(tuple(x1.shape))
+        local = diff.sign() * diff.abs().pow(p - 1) / dist.pow(p - 1)
+    return local.masked_fill(dist == 0, 0)
+
+
+@helper
+def _cdist_backward(grad, x1, x2, p, result):
+    """The gradient of x1: grad[..., i, j] times the local derivative, summed over j."""
+    return (grad.unsqueeze(-1) * _cdist_local(x1, x2, p, result)).sum(-2).sum_to_size(
+        tuple(x1.shape))
 
 
 register(Op(
@@ -271,20 +277,71 @@ register(Op(
     ("x1: _cdist_backward(grad, x1, x2, p, result)",
      "x2: _cdist_backward(grad.mT, x2, x1, p, result.mT)"),
     inputs=("x1", "x2"), attrs=(("p", 2.0), ("compute_mode", None)), grad_fn="CdistBackward0",
-    jvp=None, kind="reduction", public=False, method=False,
+    jvp=("x1: (_cdist_local(x1, x2, p, result) * x1_t.unsqueeze(-2)).sum(-1)",
+         "x2: -(_cdist_local(x1, x2, p, result) * x2_t.unsqueeze(-3)).sum(-1)"),
+    kind="reduction", public=False, method=False,
     doc="the p-norm distance between each row of x1 and each row of x2",
     samples=[Sample((3, 2), (4, 2)), Sample((2, 3, 2), (3, 2), attrs={"p": 1.0}),
              Sample((3, 2), (2, 2), attrs={"p": 3.0}), Sample((3, 2), (2, 2),
                                                            attrs={"p": float("inf")})]))
 
 
+def _euclidean_dist(a, b):
+    """PyTorch's _euclidean_dist: [-2 x1, |x1|^2, 1] @ [x2, 1, |x2|^2]^T, clamped at 0, root."""
+    a_norm = (a * a).sum(-1, keepdims=True)
+    b_norm = (b * b).sum(-1, keepdims=True)
+    a_ = np.concatenate([a * -2, a_norm, np.ones_like(a_norm)], -1)
+    b_ = np.concatenate([b, np.ones_like(b_norm), b_norm], -1)
+    return np.sqrt(np.maximum(a_ @ np.swapaxes(b_, -1, -2), 0))
+
+
+@helper
+def _euclidean_dist_backward(grad, x1, x2, result):
+    ratio = (grad / result).masked_fill(result == 0, 0)
+    return (x1 * ratio.sum(-1, True) - ratio.matmul(x2),
+            x2 * ratio.sum(-2).unsqueeze(-1) - ratio.mT.matmul(x1))
+
+
+@helper
+def _over_distance(numerator, result):
+    return (numerator / result).masked_fill(result == 0, 0)
+
+
+register(Op(
+    "_euclidean_dist", _euclidean_dist,
+    "x1, x2: _euclidean_dist_backward(grad, x1, x2, result)",
+    jvp=("x1: _over_distance((x1 * x1_t).sum(-1, True) - x1_t.matmul(x2.mT), result)",
+         "x2: _over_distance((x2 * x2_t).sum(-1).unsqueeze(-2) - x1.matmul(x2_t.mT), result)"),
+    inputs=("x1", "x2"), grad_fn="EuclideanDistBackward0", kind="reduction", public=False,
+    method=False, doc="the Euclidean distances of rows through one matrix product",
+    samples=[Sample((3, 2), (4, 2)), Sample((2, 3, 2), (2, 4, 2))]))
+
+_COMPUTE_MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
+                  "donot_use_mm_for_euclid_dist": 2}
+
+
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
-    """The p-norm distances between the rows of x1 and those of x2 (CdistBackward0)."""
-    return OPS["_cdist"].apply((x1, x2), (p, compute_mode))
+    """The p-norm distances between the rows of x1 and those of x2: CdistBackward0, or for p=2
+    with more than 25 rows (or compute_mode='use_mm_for_euclid_dist') through a matrix product
+    (EuclideanDistBackward0), as PyTorch chooses."""
+    if compute_mode not in _COMPUTE_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    mode = _COMPUTE_MODES[compute_mode]
+    _cdist_check(x1._data, x2._data, p)
+    r1, r2 = x1.shape[-2], x2.shape[-2]
+    if not (x1.numel() and x2.numel() and p == 2 and (mode == 1 or mode == 0 and (
+            r1 > 25 or r2 > 25))):
+        return OPS["_cdist"].apply((x1, x2), (p, compute_mode))
+    batch = tuple(np.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2])))
+    check_numel(batch + (r1, r2))
+    if math.prod(batch) != 1:
+        x1, x2 = ((x.expand(batch + tuple(x.shape[-2:])).contiguous()
+                   .view((-1,) + tuple(x.shape[-2:]))) for x in (x1, x2))
+    return OPS["_euclidean_dist"](x1, x2).view(batch + (r1, r2))
 
 
 register(Plain("cdist", cdist, "the p-norm distance between each row of x1 and each row of x2",
-               kind="reduction", via=("_cdist",),
+               kind="reduction", via=("_cdist", "_euclidean_dist"),
                signature="cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_"
                "necessary')"))
 
@@ -324,7 +381,8 @@ def _constant_pad_backward(grad, pad):
 
 register(Op(
     "constant_pad_nd", _constant_pad, "self: _constant_pad_backward(grad, pad)",
-    attrs=("pad", ("value", 0)), grad_fn="ConstantPadNdBackward0", jvp="linear", dtype="same",
+    attrs=("pad", ("value", 0)), grad_fn="ConstantPadNdBackward0",
+    jvp="self: constant_pad_nd(self_t, pad, 0)", dtype="same",
     kind="shape", method=False, doc="self padded with value (pad: left, right pairs, last dim "
     "first; negative pads crop)",
     samples=[Sample((2, 3), attrs={"pad": (1, 2)}),
@@ -352,8 +410,10 @@ def _index_pad(numpy_mode, spatial):
 
 
 @helper
-def _index_pad_backward(grad, self_shape, padding, mode):
-    """The output's gradients added into the input elements they were copied from."""
+def _index_pad_backward(grad, self, padding, mode):
+    """The output's gradients added into the input elements they were copied from (self read
+    for its shape: PyTorch's node saves it)."""
+    self_shape = tuple(self.shape)
     widths = _pad_pairs(padding, len(self_shape))
     n = math.prod(self_shape)
     index = np.pad(np.arange(n).reshape(self_shape), widths, mode=mode)
@@ -366,7 +426,7 @@ for _mode, (_numpy_mode, _node) in _PAD_MODES.items():
     for _k in (1, 2, 3):
         register(Op(
             f"{_node.lower().replace('pad', '_pad')}{_k}d", _index_pad(_numpy_mode, _k),
-            f"self: _index_pad_backward(grad, self_shape, padding, '{_numpy_mode}')",
+            f"self: _index_pad_backward(grad, self, padding, '{_numpy_mode}')",
             attrs=("padding",), grad_fn=f"{_node}{_k}DBackward0", jvp="linear",
             dtype="same", kind="shape", method=False, public=False,
             doc=f"self padded by {_mode} along its last {_k} dims",
@@ -399,9 +459,60 @@ def pad(input, pad, mode="constant", value=None):
         raise NotImplementedError(f"Padding size {len(pad)} is not supported for "
                                   f"{input.dim()}D input tensor.{PAD_SIZES}")
     if mode == "circular":
-        raise NotImplementedError("gradcli: F.pad(mode='circular') is not supported yet")
+        return _pad_circular(input, tuple(pad))
     node = _PAD_MODES[mode][1]
     return OPS[f"{node.lower().replace('pad', '_pad')}{k}d"].apply((input,), (tuple(pad),))
+
+
+def _slice(t, dim, start, end):
+    return t.narrow(dim, start, end - start)
+
+
+def _pad_circular(input, pad):
+    """Circular padding as PyTorch composes it: the input copied into the middle of a new
+    tensor, then each padded dim's ends copied from the other side (CopySlices nodes)."""
+    in_shape = tuple(input.shape)
+    ndim, k = len(in_shape), len(pad) // 2
+    out_shape = list(in_shape)
+    for i in range(k):
+        left, right = pad[2 * (k - i - 1)], pad[2 * (k - i - 1) + 1]
+        size = in_shape[ndim - k + i]
+        out_shape[ndim - k + i] = size + left + right
+        if left > size or right > size:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if out_shape[ndim - k + i] < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+    check_numel(out_shape)
+    out = input.new_empty(tuple(out_shape))
+    out_part, in_part = out, input
+    for i in range(k):
+        dim, left, right = ndim - i - 1, pad[2 * i], pad[2 * i + 1]
+        out_part = _slice(out_part, dim, max(left, 0), out_shape[dim] - max(right, 0))
+        in_part = _slice(in_part, dim, max(-left, 0), in_shape[dim] - max(-right, 0))
+    out_part.copy_(in_part)
+    for i in range(k):
+        dim, left, right = ndim - i - 1, pad[2 * i], pad[2 * i + 1]
+        if left > 0:
+            end = out_shape[dim] - max(right, 0)
+            _slice(out, dim, 0, left).copy_(_slice(out, dim, end - left, end))
+        if right > 0:
+            start = max(left, 0)
+            _slice(out, dim, out_shape[dim] - right, out_shape[dim]).copy_(
+                _slice(out, dim, start, start + right))
+    return out
+
+
+def _functional(name, fn, doc, signature, via=()):
+    """A function of torch.nn.functional only (no torch.<name>): in the table for `gradcli ops`,
+    which lists it as nn.functional.<name>, but not in the torch namespace."""
+    entry = register(Plain(name, fn, doc, kind="nn", signature=signature, via=via))
+    entry.public = False
+    return entry
+
+
+_functional("pad", pad, "input padded: constant (value), reflect or replicate",
+            "pad(input, pad, mode='constant', value=None)",
+            via=("constant_pad_nd", "reflection_pad1d", "replication_pad1d"))
 
 
 # ------------------------------------------------------------------ one_hot, embedding
@@ -420,7 +531,13 @@ def one_hot(tensor, num_classes=-1):
     if num_classes < 0 or a.size and a.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     check_numel(a.shape + (num_classes,))
-    return _long(np.arange(num_classes) == a[..., None])
+    out = _long(np.arange(num_classes) == a[..., None])
+    out._counter[0] = 2  # (PyTorch's is zeroed, then scattered into, in place)
+    return out
+
+
+_functional("one_hot", one_hot, "class indices as rows of 0s with a 1 at the index (int64)",
+            "one_hot(tensor, num_classes=-1)")
 
 
 def _indices(indices, name="embedding"):
@@ -449,9 +566,9 @@ def _embedding_backward(grad, weight_shape, indices, padding_idx, scale_grad_by_
     scaled by 1/count with scale_grad_by_freq)."""
     t = _indices(indices).reshape(-1).astype(np.int64)
     g = grad.reshape((-1, weight_shape[1]))
-    if scale_grad_by_freq:
+    if scale_grad_by_freq:  # (by 1/count, rounded to grad's dtype, as PyTorch scales)
         counts = np.bincount(t, minlength=weight_shape[0])[t]
-        g = g / Tensor._make(counts[:, None].astype(grad._data.dtype), None, 0, False)
+        g = g * Tensor._make((1.0 / counts[:, None]).astype(grad._data.dtype), None, 0, False)
     if padding_idx >= 0:
         keep = t != padding_idx
         g = g * Tensor._make(keep[:, None].astype(grad._data.dtype), None, 0, False)
@@ -470,15 +587,18 @@ register(Op(
              Sample((4, 2), attrs={"indices": [1, 1, 0]})]))
 # (padding_idx and scale_grad_by_freq change the gradient from the derivative on purpose:
 # tests/nn/test_layers_oracle.py checks them against PyTorch)
+OPS["embedding"].hidden_saved = ("weight_sym_sizes",)  # (PyTorch's node: the row count only)
+OPS["embedding"].extra_saved = {"_saved_sparse": lambda node: node._attrs[3],
+                                "_saved_weight_sym_argsize_0": lambda node: node._meta[0][0]}
 
 
 def embedding_renorm_(weight, indices, max_norm, norm_type):
     """The rows of weight that indices read scaled in place to norm at most max_norm."""
     w = weight._data
-    rows = np.unique(_indices(indices).reshape(-1))
-    norms = np.linalg.norm(w[rows], ord=norm_type, axis=1)
-    big = norms > max_norm
-    w[rows[big]] *= (max_norm / (norms[big] + 1e-7))[:, None].astype(w.dtype)
+    for row in np.unique(_indices(indices).reshape(-1)):
+        norm = float(OPS["norm"](Tensor._make(w[row], None, 0, False), norm_type))
+        if norm > max_norm:  # (the scale in double, the product in weight's dtype)
+            w[row] *= w.dtype.type(max_norm / (norm + 1e-7))
     weight._counter[0] += 1
     return weight
 
@@ -547,6 +667,40 @@ def _norm_backward(grad, input, weight, dims, eps, affine_shape, param_dims, sta
 
 
 @helper
+def _norm_jvp(t, input, dims, eps, stats=None):
+    """The tangent of (input - mean) / sqrt(var + eps) along input's tangent t."""
+    if stats is not None:
+        return t * (stats[1] + eps).rsqrt()
+    mean = input.mean(dims, keepdim=True)
+    rstd = ((input - mean).pow(2).mean(dims, keepdim=True) + eps).rsqrt()
+    normalized = (input - mean) * rstd
+    centred_t = t - t.mean(dims, keepdim=True)
+    return rstd * (centred_t - normalized * (normalized * centred_t).mean(dims, keepdim=True))
+
+
+def _normalized(input, dims, eps, stats=None):
+    if stats is not None:
+        return (input - stats[0]) * (stats[1] + eps).rsqrt()
+    mean = input.mean(dims, keepdim=True)
+    return (input - mean) * ((input - mean).pow(2).mean(dims, keepdim=True) + eps).rsqrt()
+
+
+def _layer_dims(input, normalized_shape):
+    return tuple(range(input.dim() - len(normalized_shape), input.dim()))
+
+
+@helper
+def _layer_norm_jvp(t, input, weight, normalized_shape, eps):
+    out = _norm_jvp(t, input, _layer_dims(input, normalized_shape), eps)
+    return out * weight if isinstance(weight, Tensor) else out
+
+
+@helper
+def _layer_norm_weight_jvp(t, input, normalized_shape, eps):
+    return _normalized(input, _layer_dims(input, normalized_shape), eps) * t
+
+
+@helper
 def _layer_norm_backward(grad, input, weight, normalized_shape, eps):
     dims = tuple(range(input.dim() - len(normalized_shape), input.dim()))
     shape = (1,) * (input.dim() - len(dims)) + tuple(normalized_shape)
@@ -557,10 +711,35 @@ _LAYER_NORM = register(Op(
     "native_layer_norm", _layer_norm,
     "input, weight, bias: _layer_norm_backward(grad, input, weight, normalized_shape, eps)",
     inputs=("input", "weight", "bias"), attrs=("normalized_shape", ("eps", 1e-5)),
-    grad_fn="NativeLayerNormBackward0", jvp=None, kind="reduction", method=False,
+    grad_fn="NativeLayerNormBackward0",
+    jvp=("input: _layer_norm_jvp(input_t, input, weight, normalized_shape, eps)",
+         "weight: _layer_norm_weight_jvp(weight_t, input, normalized_shape, eps)",
+         "bias: bias_t"), kind="reduction", method=False,
     public=False, doc="(input - mean) / sqrt(var + eps) * weight + bias over the last dims",
     samples=[Sample((2, 3), (3,), (3,), attrs={"normalized_shape": (3,)}),
              Sample((2, 2, 3), (2, 3), (2, 3), attrs={"normalized_shape": (2, 3), "eps": 0.1})]))
+
+
+def _saved_stats(dims_of, shape_of):
+    """`_saved_result1` and `_saved_result2` (the mean and 1/std PyTorch's forward returns and
+    its node saves), computed again from the saved input."""
+    def stats(node, k):
+        x = node._saved_input._data
+        eps = node._attrs[-1]
+        dims, shape = dims_of(node, x), shape_of(node, x)
+        if dims is None:
+            return Tensor._make(np.empty(0, x.dtype), None, 0, False)
+        mean, var = _moments(x, dims)
+        value = mean if k == 1 else 1 / np.sqrt(var + eps)
+        return Tensor._make(value.reshape(shape).astype(x.dtype), None, 0, False)
+    return {"_saved_result1": lambda node: stats(node, 1),
+            "_saved_result2": lambda node: stats(node, 2)}
+
+
+_LAYER_NORM.hidden_saved = ("eps",)
+_LAYER_NORM.extra_saved = _saved_stats(
+    lambda node, x: tuple(range(x.ndim - len(node._attrs[0]), x.ndim)),
+    lambda node, x: x.shape[:x.ndim - len(node._attrs[0])] + (1,) * len(node._attrs[0]))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
@@ -602,29 +781,68 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, 
     return ((x - mean) / np.sqrt(var + eps) * w + b).astype(x.dtype)
 
 
-@helper
-def _batch_norm_backward(grad, input, weight, running_mean, running_var, training, eps):
+def _batch_layout(input, running_mean, running_var, training):
+    """(the dims batch_norm reduces, the channels' shape, the running stats in eval)"""
     dims = (0,) + tuple(range(2, input.dim()))
     shape = _channel_shape(input._data)
     stats = None if training else (running_mean.detach().reshape(shape),
                                    running_var.detach().reshape(shape))
+    return dims, shape, stats
+
+
+@helper
+def _batch_norm_backward(grad, input, weight, running_mean, running_var, training, eps):
+    dims, shape, stats = _batch_layout(input, running_mean, running_var, training)
     return _norm_backward(grad, input, weight, dims, eps, shape, dims, stats)
 
 
+@helper
+def _batch_norm_jvp(t, input, weight, running_mean, running_var, training, eps):
+    dims, shape, stats = _batch_layout(input, running_mean, running_var, training)
+    out = _norm_jvp(t, input, dims, eps, stats)
+    return out * weight.reshape(shape) if isinstance(weight, Tensor) else out
+
+
+@helper
+def _batch_norm_weight_jvp(t, input, running_mean, running_var, training, eps):
+    dims, shape, stats = _batch_layout(input, running_mean, running_var, training)
+    return _normalized(input, dims, eps, stats) * t.reshape(shape)
+
+
+@helper
+def _batch_norm_bias_jvp(t, input):
+    return t.reshape(_channel_shape(input._data)).expand(tuple(input.shape))
+
+
+_RUNNING_MEAN = Tensor._make(np.array([0.5, -1.0, 0.0]), None, 0, False)
+_RUNNING_VAR = Tensor._make(np.array([1.0, 2.0, 0.5]), None, 0, False)
 _BATCH_NORM = register(Op(
     "native_batch_norm", _batch_norm,
     "input, weight, bias: _batch_norm_backward(grad, input, weight, running_mean, running_var, "
     "training, eps)",
     inputs=("input", "weight", "bias"),
     attrs=("running_mean", "running_var", "training", "momentum", "eps"),
-    grad_fn="NativeBatchNormBackward0", jvp=None, kind="reduction", method=False,
+    grad_fn="NativeBatchNormBackward0",
+    jvp=("input: _batch_norm_jvp(input_t, input, weight, running_mean, running_var, training, "
+         "eps)",
+         "weight: _batch_norm_weight_jvp(weight_t, input, running_mean, running_var, training, "
+         "eps)",
+         "bias: _batch_norm_bias_jvp(bias_t, input)"), kind="reduction", method=False,
     public=False, doc="(input - mean) / sqrt(var + eps) * weight + bias per channel (dim 1)",
     samples=[Sample((4, 3), (3,), (3,), attrs={"running_mean": None, "running_var": None,
                                                "training": True, "momentum": 0.1,
                                                "eps": 1e-5}),
              Sample((2, 3, 2), (3,), (3,), attrs={"running_mean": None, "running_var": None,
                                                   "training": True, "momentum": 0.1,
-                                                  "eps": 0.1})]))
+                                                  "eps": 0.1}),
+             Sample((2, 3), (3,), (3,), attrs={"running_mean": _RUNNING_MEAN,
+                                               "running_var": _RUNNING_VAR, "training": False,
+                                               "momentum": 0.1, "eps": 1e-5})]))
+
+
+_BATCH_NORM.extra_saved = _saved_stats(  # (in eval mode, empty: PyTorch's are)
+    lambda node, x: (0,) + tuple(range(2, x.ndim)) if node._attrs[2] else None,
+    lambda node, x: (x.shape[1],))
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
@@ -641,10 +859,21 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     elif running_var is None:
         raise RuntimeError("running_var must be defined in evaluation mode")
     channels = input.shape[1] if input.dim() > 1 else 1
-    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
-                    ("running_var", running_var)):
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
         if t is not None and t.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
     return _BATCH_NORM.apply((input, 1 if weight is None else weight,
                               0 if bias is None else bias),
                              (running_mean, running_var, bool(training), momentum, eps))
+
+
+register(Plain(
+    "batch_norm",
+    lambda input, weight, bias, running_mean, running_var, training, momentum, eps,
+    cudnn_enabled: batch_norm(input, running_mean, running_var, weight, bias, training,
+                              momentum, eps),
+    "batch normalization per channel (dim 1), the running stats updated in training",
+    kind="reduction", via=("native_batch_norm",),
+    signature="batch_norm(input, weight, bias, running_mean, running_var, training, momentum, "
+    "eps, cudnn_enabled)"))
