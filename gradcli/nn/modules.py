@@ -478,7 +478,9 @@ class Embedding(Module):
     def reset_parameters(self):
         init.normal_(self.weight)
         if self.padding_idx is not None:
-            self.weight._data[self.padding_idx] = 0
+            from ..engine.grad_mode import no_grad
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input):
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
@@ -520,16 +522,18 @@ class LayerNorm(Module):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        from ..ops import ones, zeros
-        if elementwise_affine:
-            self.weight = Parameter(ones(self.normalized_shape, dtype=dtype))
-            if bias:
-                self.bias = Parameter(zeros(self.normalized_shape, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        from ..ops import empty
+        self.register_parameter("weight", Parameter(empty(self.normalized_shape, dtype=dtype))
+                                if elementwise_affine else None)
+        self.register_parameter("bias", Parameter(empty(self.normalized_shape, dtype=dtype))
+                                if elementwise_affine and bias else None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -548,15 +552,13 @@ class BatchNorm1d(Module):
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, device=None, dtype=None):
         super().__init__()
-        from ..ops import ones, tensor, zeros
+        from ..ops import empty, ones, tensor, zeros
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        if affine:
-            self.weight = Parameter(ones(num_features, dtype=dtype))
-            self.bias = Parameter(zeros(num_features, dtype=dtype))
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        self.register_parameter("weight", Parameter(empty(num_features, dtype=dtype))
+                                if affine else None)
+        self.register_parameter("bias", Parameter(empty(num_features, dtype=dtype))
+                                if affine else None)
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, dtype=dtype))
             self.register_buffer("running_var", ones(num_features, dtype=dtype))
@@ -566,6 +568,14 @@ class BatchNorm1d(Module):
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """(as PyTorch's: the stats and parameters written in place, their versions 1)"""
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            init.zeros_(self.bias)
 
     def reset_running_stats(self):
         if self.track_running_stats:
