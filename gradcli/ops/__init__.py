@@ -6,7 +6,7 @@ from weakref import ref as _weakref
 
 from ..engine import messages
 from ..engine.grad_mode import GradMode, no_grad
-from ..engine.tensor import Tensor, install_attribute
+from ..engine.tensor import Tensor, check_batched_write, install_attribute
 from .registry import ALIASES, OPS, Op, Overload, Sample
 
 from . import arith, elementwise, reductions, shape, join_split, slicing, gather, indexing  # noqa: E402,F401,E501
@@ -209,6 +209,7 @@ def _inplace(op):
         else:
             with no_grad():
                 result = op(self, *args, **kwargs)
+        check_batched_write(self, args)
         _write_into(self, result, op.name)
         views.take_result(self, result, recording)
         if recording:
