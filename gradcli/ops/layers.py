@@ -14,6 +14,7 @@ import numpy as np
 from ..engine import dtypes
 from ..engine.tensor import Tensor, check_numel
 from .derivatives import helper
+from .numerics import fused
 from .registry import OPS, Composed, Op, Plain, Sample, register, wrap_dim
 
 
@@ -630,13 +631,85 @@ def _check_affine(name, param, normalized_shape):
                            f"{list(normalized_shape)}")
 
 
+# PyTorch's CPU layer_norm takes each row's mean and variance with RowwiseMoments
+# (ATen/native/cpu/moments_utils.h): Welford's updates on vectors of LANES elements, in chunks
+# of 16 vectors merged as a cascade, then the lanes and the leftover elements merged one by one,
+# its kernels compiled with contraction (a * b + c fused where the code writes it so)
+LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
+_CHUNK = 16
+
+
+def _merge(count, mean, m2, add_count, add_mean, add_m2, vector):
+    """AddMoments (vector: AddMomentsVec) of (add_count, add_mean, add_m2) into
+    (count, mean, m2)."""
+    total = count + add_count
+    t = mean.dtype.type
+    c = t(0) if total == 0 else t(add_count) / t(total)
+    delta = add_mean - mean
+    if vector:
+        return total, mean + c * delta, fused(delta * delta * c, t(count), m2 + add_m2)
+    return total, fused(c, delta, mean), m2 + fused(delta * delta * c, t(count), add_m2)
+
+
+def rowwise_moments(rows):
+    """Each row's mean and (biased) variance, rounded as PyTorch's RowwiseMoments rounds them
+    (to the bit on x86's AVX2/AVX512 kernels, in the cases tests/ops/test_layers_oracle.py
+    checks)."""
+    t = rows.dtype.type
+    lanes = LANES[rows.dtype]
+    n_rows, size = rows.shape
+    n = size // lanes
+    chunks = -(-n // _CHUNK)
+    depth = 1 if chunks <= 2 else (chunks - 1).bit_length()
+    zero = np.zeros((n_rows, lanes), rows.dtype)
+    stack = [[0, zero, zero] for _ in range(depth)]
+    steps = [t(1) / t(j + 1) for j in range(_CHUNK)]
+    for i in range(chunks):
+        mean = m2 = zero
+        count = min(_CHUNK, n - i * _CHUNK)
+        for j in range(count):
+            start = (i * _CHUNK + j) * lanes
+            x = rows[:, start:start + lanes]
+            delta = x - mean
+            mean = fused(delta, steps[j], mean)
+            m2 = fused(delta, x - mean, m2)
+        stack[0] = list(_merge(*stack[0], count, mean, m2, True))
+        mask, j = i + 1, 1
+        while j < depth and mask & 1 == 0:
+            stack[j] = list(_merge(*stack[j], *stack[j - 1], True))
+            stack[j - 1] = [0, zero, zero]
+            mask, j = mask >> 1, j + 1
+    for j in range(1, depth):
+        stack[0] = list(_merge(*stack[0], *stack[j], True))
+    count, mean, m2 = 0, np.zeros(n_rows, rows.dtype), np.zeros(n_rows, rows.dtype)
+    for i in range(n * lanes, size):
+        delta = rows[:, i] - mean
+        count += 1
+        mean = mean + delta / t(count)
+        m2 = m2 + delta * (rows[:, i] - mean)
+    for lane in range(lanes):
+        count, mean, m2 = _merge(count, mean, m2, n, stack[0][1][:, lane], stack[0][2][:, lane],
+                                 False)
+    return mean, m2 / t(size)
+
+
 def _layer_norm(x, weight, bias, normalized_shape, eps):
+    """(x - mean) * rstd * weight + bias per row of the normalized dims, rounded as PyTorch's
+    CPU kernel rounds it: its moments (rowwise_moments), rstd = 1 / sqrt(var + eps), and one
+    fused multiply-add for the weight and bias."""
     dims = _normalized_dims(x.shape, tuple(normalized_shape))
     _check_affine("weight", weight, normalized_shape)
     _check_affine("bias", bias, normalized_shape)
-    mean, var = _moments(x, dims)
-    out = (x - mean) / np.sqrt(var + eps)
-    return out * weight + bias
+    if x.dtype not in LANES or x.size == 0:
+        mean, var = _moments(x, dims)
+        return (x - mean) / np.sqrt(var + eps) * weight + bias
+    rows = np.ascontiguousarray(x).reshape(-1, math.prod(normalized_shape))
+    mean, var = rowwise_moments(rows)
+    t = x.dtype.type
+    normalized = (rows - mean[:, None]) * (t(1) / np.sqrt(var + t(eps)))[:, None]
+    if isinstance(weight, np.ndarray) or isinstance(bias, np.ndarray):
+        normalized = fused(normalized, np.reshape(weight, -1), np.reshape(bias, -1))
+    return normalized.reshape(x.shape)
 
 
 @helper

@@ -7,9 +7,11 @@ Each case is a program whose last line is its result: the result's values, dtype
 graph (grad_fn names down to the leaves), the gradients a weighted backward pass leaves in the
 leaves, the tensors the program names (running stats) with their versions, the warnings, or
 the error, as PyTorch gives them.  Copies of elements (meshgrid, repeat_interleave, pads,
-embedding, unfold, one_hot) are compared bit for bit; computed values (cdist, the
-normalizations) within float32's last bits (the order of PyTorch's vectorised moments is not
-reproduced)."""
+embedding, unfold, one_hot) are compared bit for bit, and so are layer_norm's values (a sweep
+of row lengths); the other computed values (cdist, batch_norm, the gradients of the
+normalizations) within float32's last bits: their order of operations is not reproduced."""
+
+import hashlib
 
 import numpy as np
 import pytest
@@ -303,3 +305,30 @@ def test_meshgrid_of_a_matrix_names_its_type_and_size(oracle):
     head = "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: "
     assert (got_kind, got) == (kind, head + "[ torch.FloatTensor{3,4} ]")
     assert message.startswith(head) and message.endswith("\n[ torch.FloatTensor{3,4} ]")
+
+
+def _layer_norms(lib):
+    """layer_norm of rows of several lengths (RowwiseMoments' vectors, chunks and cascade),
+    without and with weight and bias, in float32 and float64: a digest of the values' bits
+    (the values themselves would make the golden file megabytes)."""
+    rng = np.random.default_rng(5)
+    out = {}
+    for dtype in ("float32", "float64"):
+        for n in (1, 3, 8, 9, 33, 100, 257, 513, 1000, 2100):
+            x = rng.standard_normal((4, n)) * 3 + 1
+            w, b = rng.standard_normal(n), rng.standard_normal(n)
+            t = getattr(lib, dtype)
+            args = [lib.tensor(a, dtype=t) for a in (x, w, b)]
+            for affine in (0, 1, 2):
+                weight = args[1] if affine else None
+                bias = args[2] if affine == 2 else None
+                y = np.asarray(lib.nn.functional.layer_norm(args[0], (n,), weight, bias).tolist())
+                out[f"{dtype}-{n}-{affine}"] = hashlib.sha256(y.tobytes()).hexdigest()
+    return out
+
+
+def test_layer_norm_rounds_as_pytorchs_kernel(oracle):
+    """(float32 and float64 to the bit: gradcli takes the moments in RowwiseMoments' order)"""
+    expected = oracle(_layer_norms)
+    got = _layer_norms(gradcli)
+    assert [k for k in expected if got[k] != expected[k]] == []
