@@ -182,6 +182,11 @@ def _unfold_shape(shape, dim, size, step):
 
 
 def _unfold(a, dimension, size, step):
+    for position, (name, value) in enumerate((("dimension", dimension), ("size", size),
+                                              ("step", step)), 2):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+            raise TypeError(f"unfold(): argument '{name}' (position {position}) must be int, "
+                            f"not {type(value).__name__}")
     d, out_shape = _unfold_shape(a.shape, dimension, size, step)
     if a.ndim == 0:
         return a.reshape(out_shape)
@@ -325,6 +330,9 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """The p-norm distances between the rows of x1 and those of x2: CdistBackward0, or for p=2
     with more than 25 rows (or compute_mode='use_mm_for_euclid_dist') through a matrix product
     (EuclideanDistBackward0), as PyTorch chooses."""
+    if not isinstance(p, (int, float, np.integer, np.floating)) or isinstance(p, bool):
+        raise TypeError(f"cdist(): argument 'p' (position 3) must be float, not "
+                        f"{type(p).__name__}")
     if compute_mode not in _COMPUTE_MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     mode = _COMPUTE_MODES[compute_mode]
