@@ -659,6 +659,29 @@ def _merge(count, mean, m2, add_count, add_mean, add_m2, vector):
     return total, fused(c, delta, mean), m2 + fused(delta * delta * c, t(count), add_m2)
 
 
+def _chunk_moments(vectors):
+    """(count, mean, m2) of each chunk of _CHUNK vectors (the last may be shorter): Welford's
+    updates vector by vector within a chunk, all chunks at once (they are independent until
+    the cascade merges them)."""
+    t = vectors.dtype.type
+    n_rows, n, lanes = vectors.shape
+    full = n // _CHUNK
+    out = []
+    for part, count in ((vectors[:, :full * _CHUNK].reshape(n_rows, full, _CHUNK, lanes), _CHUNK),
+                        (vectors[:, full * _CHUNK:].reshape(n_rows, 1, n - full * _CHUNK, lanes),
+                         n - full * _CHUNK)):
+        if not count or not part.shape[1]:
+            continue
+        mean = m2 = np.zeros((n_rows, part.shape[1], lanes), vectors.dtype)
+        for j in range(count):
+            x = part[:, :, j]
+            delta = x - mean
+            mean = fused(delta, t(1) / t(j + 1), mean)
+            m2 = fused(delta, x - mean, m2)
+        out += [(count, mean[:, k], m2[:, k]) for k in range(part.shape[1])]
+    return out
+
+
 def rowwise_moments(rows):
     """Each row's mean and (biased) variance, rounded as PyTorch's RowwiseMoments rounds them
     (to the bit on x86's AVX2/AVX512 kernels, in the cases tests/ops/test_layers_oracle.py
@@ -671,16 +694,8 @@ def rowwise_moments(rows):
     depth = 1 if chunks <= 2 else (chunks - 1).bit_length()
     zero = np.zeros((n_rows, lanes), rows.dtype)
     stack = [[0, zero, zero] for _ in range(depth)]
-    steps = [t(1) / t(j + 1) for j in range(_CHUNK)]
-    for i in range(chunks):
-        mean = m2 = zero
-        count = min(_CHUNK, n - i * _CHUNK)
-        for j in range(count):
-            start = (i * _CHUNK + j) * lanes
-            x = rows[:, start:start + lanes]
-            delta = x - mean
-            mean = fused(delta, steps[j], mean)
-            m2 = fused(delta, x - mean, m2)
+    chunk_moments = _chunk_moments(rows[:, :n * lanes].reshape(n_rows, n, lanes))
+    for i, (count, mean, m2) in enumerate(chunk_moments):
         stack[0] = list(_merge(*stack[0], count, mean, m2, True))
         mask, j = i + 1, 1
         while j < depth and mask & 1 == 0:
