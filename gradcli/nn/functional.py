@@ -31,8 +31,8 @@ __all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "elu", "elu_", "gelu", 
            "alpha_dropout", "feature_alpha_dropout", "glu", "mse_loss", "l1_loss",
            "smooth_l1_loss", "huber_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy",
-           "nll_loss", "normalize", "linear", "softmin", "one_hot", "pad", "embedding",
-           "layer_norm", "batch_norm"]
+           "nll_loss", "normalize", "linear"]
+__all__ += ["softmin", "one_hot", "pad", "embedding", "layer_norm", "batch_norm"]
 
 gelu = OPS["gelu"]
 softplus = OPS["softplus"]

@@ -17,11 +17,11 @@ __all__ = ["Module", "Buffer", "Linear", "Identity", "Sequential", "ReLU", "Tanh
            "Softplus", "LeakyReLU", "GELU", "SiLU", "ELU", "CELU", "SELU",
            "Softmax", "LogSoftmax", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
            "AlphaDropout", "FeatureAlphaDropout", "MSELoss",
-           "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "ModuleList",
-           "ModuleDict", "ParameterList", "ParameterDict", "Flatten", "Unflatten", "Embedding",
-           "LayerNorm", "BatchNorm1d", "ReLU6", "Hardtanh", "GLU", "Hardsigmoid", "Hardswish",
-           "Mish", "Softsign", "Tanhshrink", "Softshrink", "Hardshrink", "Threshold",
-           "LogSigmoid", "Softmin"]
+           "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "ModuleList"]
+__all__ += ["ModuleDict", "ParameterList", "ParameterDict", "Flatten", "Unflatten", "Embedding",
+            "LayerNorm", "BatchNorm1d", "ReLU6", "Hardtanh", "GLU", "Hardsigmoid", "Hardswish",
+            "Mish", "Softsign", "Tanhshrink", "Softshrink", "Hardshrink", "Threshold",
+            "LogSigmoid", "Softmin"]
 
 
 class Identity(Module):
