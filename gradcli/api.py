@@ -47,6 +47,12 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+    """torch.vmap: torch.func.vmap (imported at first use: see _LAZY_SUBMODULES)."""
+    from .func import vmap
+    return vmap(func, in_dims, out_dims, randomness, chunk_size=chunk_size)
+
+
 def is_tensor(obj):
     return isinstance(obj, Tensor)
 
@@ -67,6 +73,7 @@ __all__ = sorted(
         "set_default_dtype", "promote_types", "no_grad", "enable_grad", "set_grad_enabled",
         "is_grad_enabled", "inference_mode", "set_printoptions", "get_printoptions",
         "autograd", "linalg", "nn", "optim", "cuda", "func", "pi", "e", "inf", "nan", "is_tensor", "numel",
+        "vmap",
         "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "strided",
         "set_element_limit", "finfo", "iinfo", "Generator", "default_generator", "result_type", "tensor_split",
         "is_inference_mode_enabled", "get_num_threads", "set_num_threads", "is_inference",

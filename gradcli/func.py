@@ -15,7 +15,7 @@ from .engine import messages
 from .engine.autograd import grad as _autograd_grad
 from .engine.grad_mode import enable_grad
 from .engine.random import Vmap, VmapLevel
-from .engine.tensor import Tensor, check_numel
+from .engine.tensor import Tensor, check_numel, mark_batched, unmark_batched
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
            "functional_call", "linearize"]
@@ -397,10 +397,9 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """func mapped over a dimension of its inputs (in_dims: an int, None, or a tuple matching
     the arguments) and its results stacked along out_dims.
 
-    gradcli runs func once per sample.  As in PyTorch, reading a tensor's value there (.item(),
-    float(), bool() and `if` on a tensor, .tolist(), .numpy()) is refused (PyTorch refuses it
-    for the tensors that depend on the mapped inputs; gradcli, which does not tell them apart,
-    for every tensor), and so are random draws unless randomness is 'different' (each sample
+    gradcli runs func once per sample.  As in PyTorch, reading the value of a tensor that
+    depends on the mapped inputs (.item(), float(), bool() and `if` on a tensor, .tolist(),
+    .numpy()) is refused there (other tensors' values may be read), and so are random draws unless randomness is 'different' (each sample
     gets its row of one batched draw, as PyTorch draws it) or 'same' (every sample gets the one
     draw)."""
     if randomness not in ("error", "different", "same"):
@@ -452,7 +451,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         Vmap.levels.append(level)
         try:
             for i in range(size):
-                sample = [rebuild([leaf if dim is None else leaf.select(dim, i)
+                sample = [rebuild([leaf if dim is None else _sample(leaf, dim, i)
                                    for leaf, dim in zip(leaves, leaf_dims)])
                           for leaves, leaf_dims, rebuild in zip(flat_args, flat_dims, rebuilds)]
                 level.start_sample(i)
@@ -461,8 +460,19 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                     _check_stacked(results[0], out_dims, name, size)
         finally:
             Vmap.levels.remove(level)
-        return _stack_results(results, out_dims, name)
+        stacked = _stack_results(results, out_dims, name)
+        if not Vmap.levels:  # (outside every vmap, no tensor is batched)
+            unmark_batched(_flatten(stacked)[0])
+        return stacked
     return wrapper
+
+
+def _sample(leaf, dim, i):
+    """Sample i of a mapped input: a tensor that depends on the mapped inputs, whose value the
+    function may not read (PyTorch's BatchedTensor)."""
+    sample = leaf.select(dim, i)
+    mark_batched((sample,))
+    return sample
 
 
 def _broadcast_dims(dim, arg, where):

@@ -42,12 +42,22 @@ def _linalg_names():
     return names
 
 
+def _functional_names():
+    """{op table name: [`nn.functional.x`]} for torch.nn.functional's functions that are in the
+    table but not in the torch namespace (F.pad, F.one_hot)."""
+    from ..nn import functional
+    return {n: [f"nn.functional.{n}"] for n in functional.__all__
+            if n in OPS and not OPS[n].public and OPS[n] is getattr(functional, n, None)}
+
+
 def op_rows(only=None):
     rows = []
     aliases = {}
     for alias, target in ALIASES.items():
         aliases.setdefault(target, []).append(alias)
     linalg = _linalg_names()
+    for name, functional in _functional_names().items():
+        linalg.setdefault(name, []).extend(functional)
     for table_name, op in OPS.items():
         if op.public:
             names = [(table_name, aliases.get(table_name, []) + linalg.get(table_name, []))]

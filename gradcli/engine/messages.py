@@ -208,6 +208,12 @@ VMAP_ITEM = ("vmap: It looks like you're calling .item() on a Tensor. We don't s
 VMAP_CONTROL_FLOW = ("vmap: It looks like you're attempting to use a Tensor in some "
                      "data-dependent control flow. We don't support that yet, please file an "
                      "issue at https://github.com/pytorch/pytorch/issues .")
+VMAP_INPLACE = (
+    "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a Tensor "
+    "`other` in extra_args that has more elements than `self`. This happened due to `other` "
+    "being vmapped over but `self` not being vmapped over in a vmap. Please try to use "
+    "out-of-place operators instead of inplace arithmetic. If said operator is being called "
+    "inside the PyTorch framework, please file a bug report instead.")
 VMAP_NO_STORAGE = "Cannot access data pointer of Tensor that doesn't have storage"
 VMAP_RANDOMNESS = ("Only allowed values for randomness are 'error', 'different', or 'same'. "
                    "Got {randomness}")

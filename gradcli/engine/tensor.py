@@ -137,6 +137,11 @@ def _vmap_refuses(message):
     raise RuntimeError(message)
 
 
+def batched(t):
+    """Whether t depends on the inputs a running vmap maps over (a BatchedTensor)."""
+    return Vmap.levels and type(t) is BatchedSample
+
+
 class Tensor(metaclass=TorchClass):
     """A multi-dimensional array that records the operations applied to it for autograd."""
 
@@ -329,6 +334,8 @@ class Tensor(metaclass=TorchClass):
         """A tensor sharing data and version counter with this one, outside the graph."""
         t = Tensor._make(self._data, None, 0, False)
         t._counter = self._counter
+        if type(self) is BatchedSample:
+            t.__class__ = BatchedSample
         return t
 
     def detach_(self):
@@ -452,20 +459,20 @@ class Tensor(metaclass=TorchClass):
 
     # ------------------------------------------------------------------ conversion to Python
     def item(self):
-        if Vmap.levels:
+        if batched(self):
             _vmap_refuses(messages.VMAP_ITEM)
         if self._data.size != 1:
             raise RuntimeError(messages.ITEM_NOT_ONE_ELEMENT.format(numel=self._data.size))
         return self._data.reshape(()).item()
 
     def tolist(self):
-        if Vmap.levels:
+        if batched(self):
             _vmap_refuses(messages.VMAP_NO_STORAGE)
         return self._data.tolist()
 
     def numpy(self, force=False):
         """The tensor's data as a NumPy array sharing memory with it."""
-        if Vmap.levels:
+        if batched(self):
             _vmap_refuses(messages.VMAP_NO_STORAGE)
         if self.requires_grad and not force:
             raise RuntimeError(messages.NUMPY_REQUIRES_GRAD)
@@ -487,7 +494,7 @@ class Tensor(metaclass=TorchClass):
         return iter(self.unbind(0))  # as PyTorch: the rows share one UnbindBackward0
 
     def __bool__(self):
-        if Vmap.levels:
+        if batched(self):
             _vmap_refuses(messages.VMAP_CONTROL_FLOW)
         if self._data.size != 1:
             raise RuntimeError(messages.BOOL_AMBIGUOUS)
@@ -496,7 +503,7 @@ class Tensor(metaclass=TorchClass):
     def _scalar(self, warn=True):
         """The one element, for float(), int() and complex() (PyTorch's wording; float() and
         complex() warn about requires_grad, int() does not)."""
-        if Vmap.levels:
+        if batched(self):
             _vmap_refuses(messages.VMAP_ITEM)
         if warn and self.requires_grad_flag and not Tensor._warned_scalar:
             Tensor._warned_scalar = True  # a C++ warning PyTorch gives once per process
@@ -517,7 +524,7 @@ class Tensor(metaclass=TorchClass):
         return complex(self._scalar())
 
     def __index__(self):
-        if Vmap.levels:
+        if batched(self):
             _vmap_refuses(messages.VMAP_ITEM)
         if self.dtype.category != 1 or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
@@ -526,7 +533,7 @@ class Tensor(metaclass=TorchClass):
     __hash__ = object.__hash__
 
     def __contains__(self, element):
-        if Vmap.levels:
+        if batched(self):
             _vmap_refuses(messages.VMAP_ITEM)
         data = element._data if isinstance(element, Tensor) else element
         return bool((self._data == data).any())
@@ -785,3 +792,41 @@ class StaleView(Tensor):
 
 
 StaleView.__name__ = StaleView.__qualname__ = "Tensor"
+
+
+class BatchedSample(Tensor):
+    """A sample, inside torch.func.vmap, of a tensor that depends on the mapped inputs (what
+    PyTorch's BatchedTensor is): reading its value is refused, as PyTorch refuses it.  vmap
+    marks its inputs' samples so (mark_batched), and an op that reads one marks its results
+    (gradcli.ops.registry), so tensors that do not depend on the mapped inputs stay readable."""
+
+    _torch_name = "torch.Tensor"
+
+    __slots__ = ()
+
+
+BatchedSample.__name__ = BatchedSample.__qualname__ = "Tensor"
+
+
+def check_batched_write(self, values):
+    """An in-place write of a batched tensor into one that is not: PyTorch's vmap refuses it
+    (self would have to grow a batch dimension)."""
+    if Vmap.levels and type(self) is not BatchedSample and any(
+            type(v) is BatchedSample for v in values):
+        raise RuntimeError(messages.VMAP_INPLACE)
+
+
+def mark_batched(tensors, inputs=None):
+    """Make the plain tensors among `tensors` BatchedSamples (all of them, or, given `inputs`,
+    when one of those is)."""
+    if inputs is not None and not any(type(x) is BatchedSample for x in inputs):
+        return
+    for t in tensors:
+        if type(t) is Tensor:
+            t.__class__ = BatchedSample
+
+
+def unmark_batched(tensors):
+    for t in tensors:
+        if type(t) is BatchedSample:
+            t.__class__ = Tensor

@@ -32,6 +32,7 @@ __all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "elu", "elu_", "gelu", 
            "smooth_l1_loss", "huber_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy",
            "nll_loss", "normalize", "linear"]
+__all__ += ["softmin", "one_hot", "pad", "embedding", "layer_norm", "batch_norm"]
 
 gelu = OPS["gelu"]
 softplus = OPS["softplus"]
@@ -269,6 +270,13 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim("softmax", input.dim(), _stacklevel)
     return OPS["softmax"](input, dim, dtype=dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-input) along dim."""
+    if dim is None:
+        dim = _softmax_dim("softmin", input.dim(), _stacklevel)
+    return OPS["softmax"](-input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
@@ -754,3 +762,29 @@ def _reduction_number(name, attrs, value):
 for _op in list(OPS.values()):
     if isinstance(_op, Op) and "reduction" in _op.attr_names and _op.shown_saved is None:
         _op.shown_saved = _reduction_number
+
+
+# ------------------------------------------------------------------ layers' functions
+
+from ..ops.layers import batch_norm, layer_norm  # noqa: E402,F401
+
+one_hot = OPS["one_hot"]  # (table entries: `gradcli ops` lists them as nn.functional.<name>)
+pad = OPS["pad"]
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """The rows of weight at the indices input (EmbeddingBackward0); max_norm renormalizes the
+    rows read, in place, first."""
+    from ..ops.layers import embedding_renorm_
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
+            padding_idx = weight.size(0) + padding_idx
+    else:
+        padding_idx = -1
+    if max_norm is not None:
+        embedding_renorm_(weight, input, max_norm, norm_type)
+    return OPS["embedding"](weight, input, padding_idx, scale_grad_by_freq, sparse)

@@ -18,6 +18,10 @@ __all__ = ["Module", "Buffer", "Linear", "Identity", "Sequential", "ReLU", "Tanh
            "Softmax", "LogSoftmax", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
            "AlphaDropout", "FeatureAlphaDropout", "MSELoss",
            "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "ModuleList"]
+__all__ += ["ModuleDict", "ParameterList", "ParameterDict", "Flatten", "Unflatten", "Embedding",
+            "LayerNorm", "BatchNorm1d", "ReLU6", "Hardtanh", "GLU", "Hardsigmoid", "Hardswish",
+            "Mish", "Softsign", "Tanhshrink", "Softshrink", "Hardshrink", "Threshold",
+            "LogSigmoid", "Softmin"]
 
 
 class Identity(Module):
@@ -176,6 +180,30 @@ Softmax = _activation("Softmax", F.softmax, "activation", (("dim", None),),
                       lambda m: f"dim={m.dim}")
 LogSoftmax = _activation("LogSoftmax", F.log_softmax, "activation", (("dim", None),),
                          lambda m: f"dim={m.dim}")
+Softmin = _activation("Softmin", F.softmin, "activation", (("dim", None),),
+                      lambda m: f"dim={m.dim}")
+Hardtanh = _activation("Hardtanh", F.hardtanh, "activation",
+                       (("min_val", -1.0), ("max_val", 1.0), ("inplace", False)),
+                       lambda m: f"min_val={m.min_val}, max_val={m.max_val}" +
+                       (", inplace=True" if m.inplace else ""))
+GLU = _activation("GLU", F.glu, "activation", (("dim", -1),), lambda m: f"dim={m.dim}")
+Hardsigmoid = _activation("Hardsigmoid", F.hardsigmoid, "activation", (("inplace", False),))
+Hardswish = _activation("Hardswish", F.hardswish, "activation", (("inplace", False),))
+Mish = _activation("Mish", F.mish, "activation", (("inplace", False),), _inplace_repr)
+Softsign = _activation("Softsign", F.softsign, "activation")
+Tanhshrink = _activation("Tanhshrink", F.tanhshrink, "activation")
+LogSigmoid = _activation("LogSigmoid", F.logsigmoid, "activation")
+Softshrink = _activation("Softshrink", F.softshrink, "activation", (("lambd", 0.5),),
+                         lambda m: str(m.lambd))
+Hardshrink = _activation("Hardshrink", F.hardshrink, "activation", (("lambd", 0.5),),
+                         lambda m: str(m.lambd))
+Threshold = _activation("Threshold", F.threshold, "activation",
+                        (("threshold", None), ("value", None), ("inplace", False)),
+                        lambda m: f"threshold={m.threshold}, value={m.value}" +
+                        (", inplace=True" if m.inplace else ""))
+ReLU6 = _activation("ReLU6", lambda input, inplace: F.hardtanh(input, 0.0, 6.0, inplace),
+                    "activation", (("inplace", False),), _inplace_repr)
+ReLU6.min_val, ReLU6.max_val = 0.0, 6.0
 
 
 def _dropout(name, function):
@@ -230,3 +258,346 @@ BCELoss = _loss("BCELoss", F.binary_cross_entropy, (("weight", None), ("size_ave
 BCEWithLogitsLoss = _loss("BCEWithLogitsLoss", F.binary_cross_entropy_with_logits,
                           (("weight", None), ("size_average", None), ("reduce", None),
                            ("reduction", "mean"), ("pos_weight", None)))
+
+
+# ------------------------------------------------------------------ containers
+
+class ModuleDict(Module):
+    """Modules by name, in insertion order."""
+
+    _torch_name = "torch.nn.modules.container.ModuleDict"
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key):
+        return self._modules[key]
+
+    def __setitem__(self, key, module):
+        self.add_module(key, module)
+
+    def __delitem__(self, key):
+        del self._modules[key]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(list(self._modules))
+
+    def __contains__(self, key):
+        return key in self._modules
+
+    def keys(self):
+        return self._modules.keys()
+
+    def items(self):
+        return self._modules.items()
+
+    def values(self):
+        return self._modules.values()
+
+    def pop(self, key):
+        module = self[key]
+        del self[key]
+        return module
+
+    def clear(self):
+        self._modules.clear()
+
+    def update(self, modules):
+        items = modules.items() if isinstance(modules, (dict, OrderedDict, ModuleDict)) \
+            else modules
+        for key, module in items:
+            self[key] = module
+
+
+def _parameter_line(key, p, type_name):
+    size = "x".join(str(s) for s in p.shape)
+    kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
+    return f"  ({key}): {kind} containing: [{type_name(p)} of size {size}]"
+
+
+class ParameterList(Module):
+    """Parameters by position ("0", "1", ...)."""
+
+    _torch_name = "torch.nn.modules.container.ParameterList"
+
+    def __init__(self, values=None):
+        super().__init__()
+        self._size = 0
+        for value in values or ():
+            self.append(value)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return ParameterList([self[i] for i in range(len(self))[index]])
+        n = len(self)
+        if not -n <= index < n:
+            raise IndexError(f"index {index} is out of range")
+        return getattr(self, str(index % n))
+
+    def __setitem__(self, index, value):
+        setattr(self, str(index % len(self)), value)
+
+    def __len__(self):
+        return self._size
+
+    def __iter__(self):
+        return iter([self[i] for i in range(len(self))])
+
+    def append(self, value):
+        self._size += 1
+        setattr(self, str(self._size - 1), value)
+        return self
+
+    def extend(self, values):
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self):
+        return "\n".join(_parameter_line(k, p, lambda t: str(t.dtype))
+                         for k, p in enumerate(self))
+
+
+class ParameterDict(Module):
+    """Parameters by name."""
+
+    _torch_name = "torch.nn.modules.container.ParameterDict"
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        self._keys = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key):
+        return getattr(self, key)
+
+    def __setitem__(self, key, value):
+        self._keys[key] = None
+        setattr(self, key, value)
+
+    def __delitem__(self, key):
+        del self._keys[key]
+        delattr(self, key)
+
+    def __len__(self):
+        return len(self._keys)
+
+    def __iter__(self):
+        return iter(list(self._keys))
+
+    def __contains__(self, key):
+        return key in self._keys
+
+    def keys(self):
+        return list(self._keys)
+
+    def items(self):
+        return [(k, self[k]) for k in self._keys]
+
+    def values(self):
+        return [self[k] for k in self._keys]
+
+    def pop(self, key):
+        value = self[key]
+        del self[key]
+        return value
+
+    def update(self, parameters):
+        items = parameters.items() if hasattr(parameters, "items") else parameters
+        for key, value in items:
+            self[key] = value
+
+    def extra_repr(self):
+        return "\n".join(_parameter_line(k, p, lambda t: t.type()) for k, p in self.items())
+
+
+# ------------------------------------------------------------------ layers
+
+class Flatten(Module):
+    _torch_name = "torch.nn.modules.flatten.Flatten"
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, input):
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    _torch_name = "torch.nn.modules.flatten.Unflatten"
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self.dim, self.unflattened_size = dim, unflattened_size
+
+    def forward(self, input):
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class Embedding(Module):
+    """A lookup table of num_embeddings rows of embedding_dim (initialised N(0, 1), the
+    padding_idx row zero)."""
+
+    _torch_name = "torch.nn.modules.sparse.Embedding"
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
+                 norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
+                 _freeze=False, device=None, dtype=None):
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        if padding_idx is not None:
+            if padding_idx > 0:
+                assert padding_idx < num_embeddings, "Padding_idx must be within num_embeddings"
+            elif padding_idx < 0:
+                assert padding_idx >= -num_embeddings, \
+                    "Padding_idx must be within num_embeddings"
+                padding_idx = num_embeddings + padding_idx
+        self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        if _weight is None:
+            from ..ops import empty
+            self.weight = Parameter(empty((num_embeddings, embedding_dim), dtype=dtype),
+                                    requires_grad=not _freeze)
+            self.reset_parameters()
+        else:
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            from ..engine.grad_mode import no_grad
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input):
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq, self.sparse)
+
+    def extra_repr(self):
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        if self.sparse is not False:
+            s += ", sparse=True"
+        return s
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None,
+                        norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+        if embeddings.dim() != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
+                   _weight=embeddings, _freeze=freeze)
+
+
+class LayerNorm(Module):
+    """F.layer_norm over the last dims, with a learnable weight (ones) and bias (zeros)."""
+
+    _torch_name = "torch.nn.modules.normalization.LayerNorm"
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        from ..ops import empty
+        self.register_parameter("weight", Parameter(empty(self.normalized_shape, dtype=dtype))
+                                if elementwise_affine else None)
+        self.register_parameter("bias", Parameter(empty(self.normalized_shape, dtype=dtype))
+                                if elementwise_affine and bias else None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
+    def forward(self, input):
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
+
+
+class BatchNorm1d(Module):
+    """F.batch_norm over (N, C) or (N, C, L) inputs: batch statistics in training (the running
+    ones updated), the running ones in eval."""
+
+    _torch_name = "torch.nn.modules.batchnorm.BatchNorm1d"
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None):
+        super().__init__()
+        from ..ops import empty, ones, tensor, zeros
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        self.register_parameter("weight", Parameter(empty(num_features, dtype=dtype))
+                                if affine else None)
+        self.register_parameter("bias", Parameter(empty(num_features, dtype=dtype))
+                                if affine else None)
+        if track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features, dtype=dtype))
+            self.register_buffer("running_var", ones(num_features, dtype=dtype))
+            from ..engine import dtypes
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=dtypes.int64))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """(as PyTorch's: the stats and parameters written in place, their versions 1)"""
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            init.zeros_(self.bias)
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def forward(self, input):
+        if input.dim() not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            factor = (1.0 / float(self.num_batches_tracked) if self.momentum is None
+                      else self.momentum)
+        bn_training = self.training or (self.running_mean is None and self.running_var is None)
+        keep = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if keep else None,
+                            self.running_var if keep else None, self.weight, self.bias,
+                            bn_training, factor, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")

@@ -6,7 +6,7 @@ from weakref import ref as _weakref
 
 from ..engine import messages
 from ..engine.grad_mode import GradMode, no_grad
-from ..engine.tensor import Tensor, install_attribute
+from ..engine.tensor import Tensor, check_batched_write, install_attribute
 from .registry import ALIASES, OPS, Op, Overload, Sample
 
 from . import arith, elementwise, reductions, shape, join_split, slicing, gather, indexing  # noqa: E402,F401,E501
@@ -14,6 +14,7 @@ from . import matmul, linalg, creation, views  # noqa: E402,F401
 from . import tensor_methods  # noqa: E402
 from . import compare, sorting, extra, activations, products, more_reductions, decompositions, backward_ops  # noqa: E402,F401,E501  (declare)
 from . import inplace_shape, linalg_extra, scatter, dropout  # noqa: E402,F401  (declare)
+from . import layers  # noqa: E402,F401  (declare)
 from . import original_self  # noqa: E402,F401  (in-place activations; nn imports it after the wall)
 
 # Python operator -> (op name, reflected).  PyTorch's __radd__ is __add__ and its __rmul__ is
@@ -208,6 +209,7 @@ def _inplace(op):
         else:
             with no_grad():
                 result = op(self, *args, **kwargs)
+        check_batched_write(self, args)
         _write_into(self, result, op.name)
         views.take_result(self, result, recording)
         if recording:

@@ -6,8 +6,7 @@ import numpy as np
 
 from ..engine import dtypes, messages
 from ..engine.dtypes import short_name
-from ..engine.random import Vmap
-from ..engine.tensor import Tensor
+from ..engine.tensor import Tensor, batched
 from .arith import broadcast_error, broadcasting, check_broadcast
 from .reductions import axes
 from .registry import Op, Plain, register
@@ -122,7 +121,7 @@ def nonzero(input, *, as_tuple=False):
     """The indices of the nonzero elements: one row per element (as_tuple: one tensor per
     dimension)."""
     _check_tensors("nonzero", ("input",), (input,))
-    if Vmap.levels:  # (PyTorch's vmap cannot batch it: each sample's result has its own shape)
+    if batched(input):  # (PyTorch's vmap cannot batch it: each sample's result has its own shape)
         raise RuntimeError(messages.VMAP_NO_FALLBACK.format(op="aten::nonzero_numpy")
                            if as_tuple else
                            messages.VMAP_DYNAMIC_SHAPE.format(op="aten::nonzero"))

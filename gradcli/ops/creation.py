@@ -7,7 +7,7 @@ import numpy as np
 
 from ..engine import dtypes, messages
 from ..engine.random import TorchGenerator
-from ..engine.tensor import Device, Tensor, check_numel, to_array
+from ..engine.tensor import Device, Tensor, check_numel, mark_batched, to_array
 from ..engine.torch_classes import TorchClass
 from .numerics import fused
 from .registry import Plain, register
@@ -108,8 +108,14 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
 def _like(fill):
     def make(input, dtype=None, device=None, requires_grad=False, memory_format=None):
         d = dtype or input.dtype
-        return _leaf(np.full(input._data.shape, fill, d.np), requires_grad)
+        return _batched_like(_leaf(np.full(input._data.shape, fill, d.np), requires_grad), input)
     return make
+
+
+def _batched_like(result, input):
+    """(inside vmap, a tensor made like a batched one is batched too)"""
+    mark_batched((result,), (input,))
+    return result
 
 
 zeros_like = _like(0)
@@ -119,7 +125,8 @@ empty_like = _like(0)
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
     d = dtype or input.dtype
-    return _leaf(np.full(input._data.shape, fill_value, d.np), requires_grad)
+    return _batched_like(_leaf(np.full(input._data.shape, fill_value, d.np), requires_grad),
+                         input)
 
 
 def _number(x):

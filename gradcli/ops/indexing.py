@@ -9,7 +9,7 @@ import numpy as np
 from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode
 from ..engine.random import Vmap
-from ..engine.tensor import StaleView, Tensor, check_numel
+from ..engine.tensor import StaleView, Tensor, batched, check_batched_write, check_numel
 from .derivatives import helper
 from .registry import Composed, OPS, Op, Plain, Sample, register
 from .shape import _select_view, _slice_bounds
@@ -166,9 +166,8 @@ def _parse_index(shape, index, setitem):
     """PyTorch's applySlicing: the basic steps, the tensor indices (as a NumPy key over the
     result of the steps) and the shape after the steps."""
     items, is_tuple = _index_items(index)
-    if Vmap.levels and any(isinstance(i, Tensor) and i.dtype is dtypes.bool_ and i.dim()
-                           for i in items):
-        raise RuntimeError(messages.VMAP_BOOLEAN_MASK)  # (gradcli: every mask counts as batched)
+    if Vmap.levels and any(batched(i) and i.dtype is dtypes.bool_ and i.dim() for i in items):
+        raise RuntimeError(messages.VMAP_BOOLEAN_MASK)
     kinds = [_classify(i) for i in items]
     if not is_tuple and kinds[0][0] == "int" and not shape:
         raise IndexError(messages.ZERO_DIM_INDEX)
@@ -456,6 +455,7 @@ def _setitem(self, index, value):
     """`self[index] = value`: writes in place and bumps the version counter; when autograd
     records it, self's grad_fn becomes CopySlices (or IndexPutBackward0, CopyBackwards, …) as in
     PyTorch."""
+    check_batched_write(self, (value,))
     steps, key, shape = _parse_index(self._data.shape, index, setitem=True)
     region_shape = _region(self._data, steps)[key].shape if key is not None else shape
     value = _setitem_value(self, value, key, tuple(region_shape))

@@ -25,7 +25,8 @@ from ..engine.grad_mode import GradMode
 from ..engine.graph import _ZERO_NRS, AnomalyMode, NodeRecorder, _sequence
 from ..engine.saved import SavedHooks
 from ..engine.tangents import ForwardAD
-from ..engine.tensor import Tensor, to_array
+from ..engine.random import Vmap
+from ..engine.tensor import Tensor, mark_batched, to_array
 from . import derivatives
 from .nodes import (ATTR, DTYPE, G, INPUT, OpNode, RESULT, SHAPE, SHAPES, _AS_IS, _BOOL,
                     _BinaryNode, _FIXED, _LONG, _PROMOTE, _UnaryNode, _new_node, _pack_saved,
@@ -451,6 +452,8 @@ class Op:
                 _mark_view(r, inputs[0])
                 if self.n_outputs != 1 and GradMode.enabled:
                     r._multi_output_view = True
+        if Vmap.levels:  # (results of a tensor that depends on vmap's inputs do too)
+            mark_batched(results, inputs)
         if need_grad and GradMode.enabled and self.differentiable:
             self._record(inputs, attrs, results)
         if dual and ForwardAD.level is not None:

@@ -10,9 +10,8 @@ the saved input (the forward's order is deterministic: NumPy's stable sort)."""
 import numpy as np
 
 from ..engine import messages
-from ..engine.random import Vmap
 from ..engine.grad_mode import GradMode
-from ..engine.tensor import Tensor
+from ..engine.tensor import Tensor, batched
 from .reductions import return_type
 from .derivatives import helper
 from .registry import Composed, OPS, Op, Overload, Plain, Sample, register, wrap_dim
@@ -418,7 +417,7 @@ UNIQUE_DIM_NODE = FailingNode("UniqueDimBackward0",
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct elements of input, sorted (with dim: the distinct slices along dim); also
     the inverse indices and the counts when asked."""
-    if Vmap.levels and dim is None:  # (each sample's result would have its own shape)
+    if batched(input) and dim is None:  # (each sample's result would have its own shape)
         raise RuntimeError(messages.VMAP_DYNAMIC_SHAPE.format(op="aten::_unique2"))
     a = input._data
     if dim is None:

@@ -58,9 +58,11 @@ def _outputs(obj, lib):
     return []
 
 
-def run(lib, program, backward=True):
-    """Execute program (its last line is the result) with the leaves of `_inputs` in scope."""
-    env = _inputs(lib)
+def run(lib, program, backward=True, inputs=None):
+    """Execute program (its last line is the result) with the leaves of `_inputs` (or of
+    `inputs(lib)`: names to values) in scope."""
+    env = (inputs or _inputs)(lib)
+    given = set(env)
     env["torch"] = lib
     lines = program.strip().split("\n")
     report = {}
@@ -88,12 +90,8 @@ def run(lib, program, backward=True):
                        for name, t in env.items() if isinstance(t, lib.Tensor) and t.is_leaf
                        and t.requires_grad}
     report["env"] = {name: describe(t, lib) for name, t in env.items()
-                     if isinstance(t, lib.Tensor) and name not in _inputs_names()}
+                     if isinstance(t, lib.Tensor) and name not in given}
     return report
-
-
-def _inputs_names():
-    return ("x", "v", "w", "b", "c", "m", "s", "u", "A", "B")
 
 
 def assert_same(ours, theirs, path="report"):
@@ -118,22 +116,22 @@ def assert_same(ours, theirs, path="report"):
         assert ours == theirs, f"{path}: {ours!r} != {theirs!r}"
 
 
-def assert_matches(ours, theirs, path, rtol):
+def assert_matches(ours, theirs, path, rtol, atol=1e-12):
     """Two reports (dicts, lists and tuples of values and arrays) of the same structure, equal
-    but for arrays of the same shape within rtol (absolute 1e-12)."""
+    but for arrays of the same shape within rtol (and atol)."""
     if isinstance(theirs, np.ndarray) or isinstance(ours, np.ndarray):
         assert isinstance(ours, np.ndarray) and isinstance(theirs, np.ndarray), \
             f"{path}: {ours!r} != {theirs!r}"
         assert ours.shape == theirs.shape, f"{path}: shape {ours.shape} != {theirs.shape}"
-        np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=1e-12, err_msg=path)
+        np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=atol, err_msg=path)
     elif isinstance(theirs, dict):
         assert set(ours) == set(theirs), f"{path}: keys {sorted(ours)} != {sorted(theirs)}"
         for k in theirs:
-            assert_matches(ours[k], theirs[k], f"{path}.{k}", rtol)
+            assert_matches(ours[k], theirs[k], f"{path}.{k}", rtol, atol)
     elif isinstance(theirs, (list, tuple)):
         assert isinstance(ours, (list, tuple)) and len(ours) == len(theirs), \
             f"{path}: {ours!r} != {theirs!r}"
         for i, (a, b) in enumerate(zip(ours, theirs)):
-            assert_matches(a, b, f"{path}[{i}]", rtol)
+            assert_matches(a, b, f"{path}[{i}]", rtol, atol)
     else:
         assert ours == theirs, f"{path}: {ours!r} != {theirs!r}"

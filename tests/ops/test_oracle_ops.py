@@ -27,7 +27,20 @@ SPELLED_DIFFERENTLY = {
     "scatter.value": lambda self, dim, index, value: torch.scatter(self, dim, index, value),
     "scatter_add.default": lambda self, src, dim, index: torch.scatter_add(self, dim, index, src),
     "scatter_reduce.two": lambda self, src, dim, index, reduce, include_self=True:
-        torch.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)}
+        torch.scatter_reduce(self, dim, index, src, reduce, include_self=include_self),
+    "_cdist": lambda x1, x2, p=2.0, compute_mode=None: torch.cdist(x1, x2, p),
+    # the normalizations' ops take the tensors first, torch.nn.functional's calls do not
+    "native_layer_norm": lambda input, weight, bias, normalized_shape, eps=1e-5:
+        torch.nn.functional.layer_norm(input, normalized_shape, weight, bias, eps),
+    "native_batch_norm": lambda input, weight, bias, running_mean, running_var, training,
+    momentum, eps: torch.nn.functional.batch_norm(
+        input, _stats(running_mean, input), _stats(running_var, input), weight, bias, training,
+        momentum, eps)}
+
+
+def _stats(values, like):
+    """A sample's running statistics (gradcli tensors) as torch's, or None."""
+    return None if values is None else torch.tensor(values.tolist(), dtype=like.dtype)
 REFLECTED_OPERATORS = {name: dunder for dunder, (name, reflected) in OPERATORS.items()
                        if not reflected}
 TOLERANCES = {"float32": dict(rtol=1e-5, atol=1e-6), "float64": dict(rtol=1e-7, atol=1e-10)}

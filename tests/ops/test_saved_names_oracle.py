@@ -43,6 +43,7 @@ KNOWN = {
     "copy": "gradcli's copy (aten::copy) has no derivative; PyTorch's CopyBackwards",
     "elu": _DEFAULT, "hardtanh": _DEFAULT,
     "take_along_dim": "gradcli's gather saves the index array it was given",
+    "native_layer_norm": "PyTorch's node also saves bias (gradcli's formulas do not read it)",
 }
 KIND_DIFFERS = {"elu", "hardtanh", "polygamma", "tensordot", "inner",
                 "take_along_dim"}

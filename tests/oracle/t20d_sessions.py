@@ -404,6 +404,46 @@ except RuntimeError as e:
 vmap(lambda r: r * len(r) * r.shape[0])(x)
 vmap(lambda r: r * (r.sum() == 3))(x)
 """,
+        "reading tensors that do not depend on the mapped inputs": """\
+import torch
+from torch.func import vmap
+x = torch.tensor([[1., 2.], [3., -4.]])
+c = torch.tensor(2.)
+w = torch.tensor([0.5, -1.])
+vmap(lambda r: r * c.item())(x)
+vmap(lambda r: r * 2 if c > 0 else r)(x)
+vmap(lambda r: r * float(w.sum().exp()))(x)
+vmap(lambda r: r + torch.tensor(3.).item())(x)
+vmap(lambda r: r * int(torch.stack([c, c]).sum()))(x)
+vmap(lambda r: r[w.argmax()])(x)
+vmap(lambda r: r + len(w.tolist()))(x)
+vmap(lambda r: r * (r * 0).sum().item())(x)
+vmap(lambda r: torch.zeros_like(r).sum().item())(x)
+vmap(lambda r: r.detach().sum().item())(x)
+vmap(lambda r: torch.stack([c, r[0]]).sum().item())(x)
+vmap(lambda r, s: r * s.item(), in_dims=(0, None))(x, c)
+vmap(lambda r: r * w.nonzero().numel())(x)
+vmap(lambda r: r * torch.unique(w).numel())(x)
+vmap(lambda r: r * w[w > 0].sum())(x)
+def scale_into(r):
+    y = c.clone()
+    y.mul_(r)
+    return y
+
+vmap(scale_into)(x)
+def fill(r):
+    y = torch.zeros(2)
+    y[0] = r[0]
+    return y
+
+vmap(fill)(x)
+def scaled_copy(r):
+    y = r.clone()
+    y.mul_(c)
+    return y * y.sum()
+
+vmap(scaled_copy)(x)
+""",
         "operators whose result's shape depends on the values": """\
 import torch
 from torch.func import vmap
