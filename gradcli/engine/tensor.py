@@ -248,7 +248,7 @@ class Tensor(metaclass=TorchClass):
                     got=list(value._data.shape), expected=list(self._data.shape)))
             if value.dtype is not self.dtype:
                 raise RuntimeError(messages.GRAD_ASSIGN_DTYPE.format(
-                    got=_CPP_TYPE_NAMES.get(value.dtype.name, value.dtype.short.lower()),
+                    got=dtypes.cpp_name(value),
                     expected=self.dtype.short))
         self._grad = value
         self._grad_count = 0 if value is None else self._grad_count
@@ -553,11 +553,6 @@ class Tensor(metaclass=TorchClass):
         if spec:  # object.__format__, as PyTorch falls back to
             raise TypeError("unsupported format string passed to Tensor.__format__")
         return str(self)
-
-
-_CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-                   "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                   "uint8": "unsigned char"}
 
 
 class Device(metaclass=TorchClass):

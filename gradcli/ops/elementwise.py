@@ -6,8 +6,8 @@ import math
 import numpy as np
 
 from ..engine import dtypes
-from ..engine.dtypes import short_name
-from ..engine.tensor import _CPP_TYPE_NAMES, Tensor
+from ..engine.dtypes import cpp_name, short_name
+from ..engine.tensor import Tensor
 from .arith import broadcasting
 from .numerics import fma
 from .derivatives import helper
@@ -44,10 +44,6 @@ def unary(name, forward, derivative, doc, samples=ANY, **kw):
     kw.setdefault("dtype", "float")
     kw.setdefault("inplace", True)
     return register(Op(name, forward, derivative, doc=doc, samples=samples, **kw))
-
-
-def _cpp_name(np_dtype):
-    return _CPP_TYPE_NAMES.get(np.dtype(np_dtype).name, np.dtype(np_dtype).name)
 
 
 # ------------------------------------------------------------------ exponentials and logarithms
@@ -494,8 +490,8 @@ register(_Where(
 
 def _lerp_forward(a, end, weight):
     if end.dtype != a.dtype:
-        raise RuntimeError(f"expected dtype {_cpp_name(a.dtype)} for `end` but got dtype "
-                           f"{_cpp_name(end.dtype)}")
+        raise RuntimeError(f"expected dtype {cpp_name(a)} for `end` but got dtype "
+                           f"{cpp_name(end)}")
     diff = end - a  # PyTorch's kernel, fused: self + weight * diff, or end - diff * (1 - weight)
     return np.where(np.abs(weight) < 0.5, fma(weight, diff, a), fma(-diff, 1 - weight, end)
                     ).astype(a.dtype, copy=False)
@@ -528,7 +524,7 @@ register(Overload(
 def _check_mask(mask):
     if isinstance(mask, Tensor) and mask._data.dtype != np.bool_:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{_cpp_name(mask._data.dtype)}")
+                           f"{cpp_name(mask)}")
 
 
 class _MaskedFill(Op):

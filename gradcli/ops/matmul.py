@@ -6,14 +6,10 @@ import math
 
 import numpy as np
 
-from ..engine.dtypes import short_name
-from ..engine.tensor import _CPP_TYPE_NAMES, Tensor, check_numel
+from ..engine.dtypes import cpp_name, short_name
+from ..engine.tensor import Tensor, check_numel
 from .registry import Composed, OPS, Op, Sample, alias, register
 from .shape import _reshape_compose
-
-
-def _cpp(a):
-    return _CPP_TYPE_NAMES.get(a.dtype.name, a.dtype.name)
 
 
 # ------------------------------------------------------------------ products
@@ -34,8 +30,8 @@ def _mm(a, b):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} "
                            f"and {b.shape[0]}x{b.shape[1]})")
     if a.dtype != b.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cpp(a)} != "
-                           f"{_cpp(b)}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {cpp_name(a)} != "
+                           f"{cpp_name(b)}")
     m, k, n = a.shape[0], a.shape[1], b.shape[1]
     check_numel((m, n))
     if _float(a) and k <= _SEQUENTIAL_K and (m <= 2 or max(m, k, n) <= 5):
