@@ -476,6 +476,17 @@ class Tensor(metaclass=TorchClass):
             raise RuntimeError(messages.NUMPY_REQUIRES_GRAD)
         return self._data if dtype is None else self._data.astype(dtype)
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """NumPy's result of a ufunc that met a tensor (`np.sin(t)`; `t + a` of an array a,
+        which Tensor's operators leave to NumPy) back as a tensor, as PyTorch wraps it: a
+        leaf sharing the array's memory, NumPy's dtype (bool as uint8, PyTorch's workaround),
+        0-d results too.  (PyTorch's takes the array alone, which NumPy 2 warns about, a
+        DeprecationWarning about PyTorch's code, not the program's: not repeated here.)"""
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        dtypes.from_numpy_dtype(array.dtype)  # (TypeError for a dtype PyTorch has not)
+        return Tensor._make(array, None, 0, False)
+
     def __len__(self):
         if self._data.ndim == 0:
             raise TypeError(messages.LEN_ZERO_DIM)

@@ -427,7 +427,8 @@ _register_bound(
 
 
 class TensorsOnly(Op):
-    """A binary op whose inputs must all be tensors (torch.maximum(x, 2) is a TypeError)."""
+    """An op whose inputs must all be tensors (torch.maximum(x, 2), torch.logaddexp(x, 1.0) are
+    TypeErrors)."""
 
     def apply(self, inputs, attrs):
         for i, x in enumerate(inputs):
@@ -658,22 +659,27 @@ classification("isneginf", np.isneginf, "self is -inf")
 
 
 def _promoted(fn):
-    """Compare in PyTorch's promoted dtype (a 0-d float64 tensor does not promote a float32
-    vector, unlike NumPy's rules)."""
+    """Compare in PyTorch's promoted dtype, not NumPy's: a 0-d float64 tensor does not promote
+    a float32 vector, a float32 tensor meeting an int64 one (or an int64 one meeting a float)
+    compares in float32."""
     def forward(a, b):
-        arrays = [v for v in (a, b) if isinstance(v, np.ndarray)]
-        if len(arrays) == 2 and a.dtype != b.dtype and (a.ndim == 0) != (b.ndim == 0):
-            common = _torch_result_type(a, b)
-            a, b = a.astype(common, copy=False), b.astype(common, copy=False)
+        tensors = [_Shim(v) for v in (a, b) if isinstance(v, np.ndarray)]
+        if len(tensors) == 2 and a.dtype == b.dtype:
+            return fn(a, b)
+        common = dtypes.result_type(tensors, [v for v in (a, b) if isinstance(v, SCALARS)]).np
+        a, b = (v.astype(common, copy=False) if isinstance(v, np.ndarray) else v for v in (a, b))
         return fn(a, b)
     return broadcasting(forward)
 
 
-def _torch_result_type(a, b):
-    class _Shim:
-        def __init__(self, arr):
-            self._data, self.dtype = arr, dtypes.from_numpy_dtype(arr.dtype)
-    return dtypes.result_type([_Shim(a), _Shim(b)]).np
+SCALARS = (bool, int, float, complex)
+
+
+class _Shim:
+    """An array as dtypes.result_type reads a tensor."""
+
+    def __init__(self, array):
+        self._data, self.dtype = array, dtypes.from_numpy_dtype(array.dtype)
 
 
 def comparison(name, forward, doc):

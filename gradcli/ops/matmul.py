@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ..engine import messages
 from ..engine.dtypes import cpp_name, short_name
 from ..engine.tensor import Tensor, check_numel
 from .registry import Composed, OPS, Op, Sample, alias, register
@@ -171,7 +172,7 @@ def _matmul_compose(t1, t2):
         bad = t2 if isinstance(t1, Tensor) else t1
         raise TypeError(f"matmul(): argument '{'other' if isinstance(t1, Tensor) else 'input'}' "
                         f"(position {2 if isinstance(t1, Tensor) else 1}) must be Tensor, not "
-                        f"{type(bad).__name__}")
+                        f"{messages.type_name(bad)}")
     d1, d2 = t1.dim(), t2.dim()
     if d1 == 0 or d2 == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {d1}D "
