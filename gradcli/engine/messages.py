@@ -24,6 +24,9 @@ NONLEAF_GRAD_ACCESS = (
     "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
     "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead."
 )
+MATERIALIZE_EDGE = "materialize_grads cannot be used when the given input is a GradientEdge"
+EDGE_OUTPUT = ("gradcli differentiates tensors only, not a GradientEdge as an output of "
+               "autograd.grad or backward: give the tensor itself")
 NOT_TENSOR_ELEMENT = "expected Tensor as element {index} in argument {argument}, but got {type}"
 IMPLICIT_GRAD_NOT_SCALAR = "grad can be implicitly created only for scalar outputs"
 COMPLEX_GRADIENTS = ("gradcli computes no gradients for complex tensors (PyTorch's conjugate "

@@ -185,3 +185,88 @@ def test_messages_name_dtypes_as_cpp_does(oracle, source):
     source = "r = None\n" + source
     assert _gradcli_answer(source) == oracle(lambda torch: _torch_answer(torch, source))
 
+
+# ------------------------------------------------------------------ GradientEdge's output_nr
+
+EDGE_SETUP = ("x = torch.ones(2, requires_grad=True)\ny = x * 2\nxs = torch.ones(4, requires_grad=True)\n"
+              "a, b = xs.split(2)\nfrom torch.autograd.graph import GradientEdge\n")
+EDGE_NUMBERS = {"1": "1", "10**9": "10**9", "2**31": "2**31", "2**63": "2**63", "2**64": "2**64",
+                "-2**64": "-2**64", "1.5": "1.5", "True": "True", "str": "'a'"}
+EDGE_CASES = {}
+for _label, _nr in EDGE_NUMBERS.items():
+    EDGE_CASES.update({
+        f"construct, output_nr {_label}": f"r = GradientEdge(y.grad_fn, {_nr}).output_nr",
+        f"grad outputs=, output_nr {_label}":
+            f"r = torch.autograd.grad(GradientEdge(y.grad_fn, {_nr}), x, torch.ones(2))",
+        f"grad outputs= without grad_outputs, output_nr {_label}":
+            f"r = torch.autograd.grad(GradientEdge(y.grad_fn, {_nr}), x)",
+        f"backward tensors=, output_nr {_label}":
+            f"r = torch.autograd.backward(GradientEdge(y.grad_fn, {_nr}), torch.ones(2), "
+            f"inputs=[x])",
+        f"backward inputs=, output_nr {_label}":
+            f"r = y.sum().backward(inputs=GradientEdge(y.grad_fn, {_nr}))",
+    })
+EDGE_CASES.update({
+    "grad inputs=, output_nr 2**63": "r = torch.autograd.grad(y.sum(), "
+                                     "inputs=GradientEdge(y.grad_fn, 2**63))",
+    "grad inputs=, output_nr 1.5": "r = torch.autograd.grad(y.sum(), "
+                                   "inputs=GradientEdge(y.grad_fn, 1.5))",
+    "grad inputs=, a node that is none": "r = torch.autograd.grad(y.sum(), "
+                                         "inputs=GradientEdge(None, 0))",
+    "grad outputs=, a node that is none": "r = torch.autograd.grad(GradientEdge(None, 0), x, "
+                                          "torch.ones(2))",
+    "grad inputs=, the second output of split": "r = torch.autograd.grad((a * b).sum(), "
+                                                "inputs=GradientEdge(a.grad_fn, 1))",
+    "grad inputs=, the last output": "r = torch.autograd.grad(y.sum(), "
+                                     "inputs=GradientEdge(y.grad_fn, 0))",
+    "grad outputs=, past split's outputs": "r = torch.autograd.grad(GradientEdge(a.grad_fn, 2), "
+                                           "xs, torch.ones(2))",
+    "get_gradient_edge": "r = torch.autograd.graph.get_gradient_edge(y).output_nr",
+    "materialize_grads with an edge that gets a gradient":
+        "r = torch.autograd.grad(y.sum(), inputs=GradientEdge(y.grad_fn, 0), "
+        "materialize_grads=True)",
+    "materialize_grads with an edge that gets none":
+        "z = torch.ones(2, requires_grad=True) * 3\n"
+        "r = torch.autograd.grad(y.sum(), inputs=[x, GradientEdge(z.grad_fn, 0)], "
+        "materialize_grads=True)",
+})
+
+
+@pytest.mark.parametrize("source", EDGE_CASES.values(), ids=EDGE_CASES.keys())
+def test_a_gradient_edge_of_any_output_nr_is_taken_as_in_pytorch(oracle, source):
+    """GradientEdge(node, output_nr) is made of any number; PyTorch reads output_nr as an
+    int64 where it is an input (TypeError, or ValueError past 64 bits), and as an index of
+    `node._input_metadata` (a tuple) where it is an output: its one-line errors, no bare
+    IndexError of gradcli's own lists."""
+    source = EDGE_SETUP + source
+    assert _gradcli_answer(source) == oracle(lambda torch: _torch_answer(torch, source))
+
+
+@pytest.mark.parametrize("node, nr, expected", [
+    ("y.grad_fn", "1", "1 is out of range for MulBackward0, which has 1 output"),
+    ("y.grad_fn", "10**9", "1000000000 is out of range for MulBackward0, which has 1 output"),
+    ("y.grad_fn", "-1", "-1 is out of range for MulBackward0, which has 1 output"),
+    ("y.grad_fn", "True", "1 is out of range for MulBackward0, which has 1 output"),
+    ("a.grad_fn", "2", "2 is out of range for SplitBackward0, which has 2 outputs"),
+    ("torch.autograd.graph.get_gradient_edge(x).node", "1",
+     "1 is out of range for torch::autograd::AccumulateGrad, which has 1 output"),
+])
+def test_an_input_edge_past_its_nodes_outputs_is_an_index_error(node, nr, expected):
+    """autograd.grad(inputs=GradientEdge(node, n)) of an n outside the node's outputs:
+    PyTorch 2.13 reads past its node's input metadata (a segmentation fault: no oracle);
+    gradcli refuses it before the pass, in one line."""
+    source = EDGE_SETUP + f"r = torch.autograd.grad((a * b).sum() + y.sum(), " \
+                          f"inputs=GradientEdge({node}, {nr}))"
+    assert _gradcli_answer(source) == f"IndexError: GradientEdge output_nr {expected}"
+
+
+@pytest.mark.parametrize("call", ["torch.autograd.grad(GradientEdge(y.grad_fn, 0), x, "
+                                  "torch.ones(2))",
+                                  "torch.autograd.backward(GradientEdge(a.grad_fn, -1), "
+                                  "torch.ones(2))"])
+def test_a_gradient_edge_as_an_output_says_gradcli_takes_tensors(call):
+    """(PyTorch 2.13 differentiates from a GradientEdge; gradcli, which keeps no metadata of
+    a node's outputs, says so in one line instead of an AssertionError about tensors.)"""
+    from gradcli.engine import messages
+    assert _gradcli_answer(EDGE_SETUP + "r = " + call) == \
+        f"NotImplementedError: {messages.EDGE_OUTPUT}"
