@@ -13,7 +13,7 @@ import pytest
 
 from gradcli.render.pictures import (BOUNDED_LAYOUT, BOUNDED_LAYOUT_NODES, PICTURE_MEMORY,
                                      PICTURE_NODES)
-from tests.processes import ROOT
+from tests.processes import ROOT, alive, fake_dot
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="a fake dot is a shell script; limits are Linux's")
@@ -23,27 +23,10 @@ SMALL = "z = (2*x)**3"
 WIDE = "y = x\nfor i in range({n}):\n    y = y * x + x.sin()\nz = y.sum()\n"
 
 
-def fake_dot(tmp_path, body):
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    script = bin_dir / "dot"
-    script.write_text("#!/bin/sh\n" + body + "\n")
-    script.chmod(0o755)
-    return {"PATH": f"{bin_dir}:/usr/bin:/bin"}
-
-
 def gradcli(*args, env):
     return subprocess.Popen([sys.executable, "-m", "gradcli.cli.main", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, PYTHONPATH=str(ROOT), **env), cwd=ROOT)
-
-
-def alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def wait_for(path, seconds=30):

@@ -15,7 +15,7 @@ import time
 import pytest
 import typer
 
-from tests.processes import ROOT
+from tests.processes import ROOT, alive, fake_dot
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="a fake dot is a shell script; limits are Linux's")
@@ -23,23 +23,6 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
 SMALL = "z = (2*x)**3"
 DOCUMENT = json.dumps({"nodes": [{"id": "n1", "label": "x", "leaf": True}], "edges": [],
                        "roots": {"z": "n1"}, "outputs": ["z"]})
-
-
-def fake_dot(tmp_path, body):
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    script = bin_dir / "dot"
-    script.write_text("#!/bin/sh\n" + body + "\n")
-    script.chmod(0o755)
-    return f"{bin_dir}:/usr/bin:/bin"
-
-
-def alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def _command_started(seconds_ago, timeout):
@@ -53,7 +36,7 @@ def test_dot_gets_what_is_left_of_the_timeout(tmp_path, monkeypatch):
     """A command 3 s into its --timeout 5 (the evaluator's part) gives dot 2 s: its CPU limit
     is ceil(2) + 1 (a whole --timeout 5 gave it 6)."""
     from gradcli.cli.app import _write_graph_picture
-    monkeypatch.setenv("PATH", fake_dot(tmp_path, 'echo "$(ulimit -t)"'))
+    monkeypatch.setenv("PATH", fake_dot(tmp_path, 'echo "$(ulimit -t)"')["PATH"])
     out = tmp_path / "g.svg"
     _write_graph_picture(_command_started(3, 5), DOCUMENT, "svg", str(out))
     assert 1 <= int(out.read_text()) <= 3
@@ -62,7 +45,7 @@ def test_dot_gets_what_is_left_of_the_timeout(tmp_path, monkeypatch):
 def test_no_time_left_never_starts_dot(tmp_path, monkeypatch, capsys):
     from gradcli.cli.app import _write_graph_picture
     ran = tmp_path / "ran"
-    monkeypatch.setenv("PATH", fake_dot(tmp_path, f"touch {ran}"))
+    monkeypatch.setenv("PATH", fake_dot(tmp_path, f"touch {ran}")["PATH"])
     with pytest.raises(typer.Exit) as info:
         _write_graph_picture(_command_started(6, 5), DOCUMENT, "svg", str(tmp_path / "g.svg"))
     assert info.value.exit_code == 2
@@ -76,17 +59,17 @@ def test_timeout_kills_dot_and_its_process_group(tmp_path):
     """dot (here a shell that starts a child of its own and waits) is killed with everything
     it started, at the command's --timeout: one TimeoutError line, exit 2, nothing left."""
     pids = tmp_path / "pids"
-    path = fake_dot(tmp_path, f"sleep 300 &\necho $! >> {pids}\necho $$ >> {pids}\nwait")
+    env = fake_dot(tmp_path, f"sleep 300 &\necho $! >> {pids}\necho $$ >> {pids}\nwait")
     start = time.monotonic()
     p = subprocess.run([sys.executable, "-m", "gradcli.cli.main", "graph", SMALL, "--at", "x=3",
-                        "--format", "svg", "--timeout", "2"], capture_output=True, text=True,
-                       env=dict(os.environ, PYTHONPATH=str(ROOT), PATH=path), cwd=ROOT,
+                        "--format", "svg", "--timeout", "3"], capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT), **env), cwd=ROOT,
                        timeout=60)
     started = [int(n) for n in pids.read_text().split()] if pids.exists() else []
     try:
         assert time.monotonic() - start < 30  # (a guard against a hang, not a measure of speed)
         assert (p.returncode, p.stdout) == (2, "")
-        assert p.stderr == ("TimeoutError: Graphviz's dot ran past --timeout 2 s (raise the "
+        assert p.stderr == ("TimeoutError: Graphviz's dot ran past --timeout 3 s (raise the "
                             "limit with --timeout; --format dot writes the DOT text)\n")
         assert len(started) == 2
         end = time.monotonic() + 10
