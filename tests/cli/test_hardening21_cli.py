@@ -1,5 +1,8 @@
 """Issue #17's leftovers (hardening21), through the command line.
 
+Ctrl-C at the REPL's prompt: as Python's REPL, `KeyboardInterrupt` and a new prompt, the line
+(or lines) typed so far dropped; Ctrl-D on an empty line still ends the REPL.
+
 `graph --format svg|png` under --timeout: Graphviz's dot runs after the evaluator, in the
 frontend, and gets what is left of the command's --timeout (not all of it again), so that the
 command ends within its timeout and a grace second or two; at its time dot and everything in
@@ -15,12 +18,12 @@ import time
 import pytest
 import typer
 
+from tests.cli.test_repl import CTRL_C, CTRL_D, ENTER, lines, repl_run  # noqa: F401 (fixture)
 from tests.processes import ROOT, alive, fake_dot
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
-                                reason="a fake dot is a shell script; limits are Linux's")
-
 SMALL = "z = (2*x)**3"
+LINUX_ONLY = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="a fake dot is a shell script; limits are Linux's")
 DOCUMENT = json.dumps({"nodes": [{"id": "n1", "label": "x", "leaf": True}], "edges": [],
                        "roots": {"z": "n1"}, "outputs": ["z"]})
 
@@ -32,6 +35,7 @@ def _command_started(seconds_ago, timeout):
     return cmd
 
 
+@LINUX_ONLY
 def test_dot_gets_what_is_left_of_the_timeout(tmp_path, monkeypatch):
     """A command 3 s into its --timeout 5 (the evaluator's part) gives dot 2 s: its CPU limit
     is ceil(2) + 1 (a whole --timeout 5 gave it 6)."""
@@ -42,6 +46,7 @@ def test_dot_gets_what_is_left_of_the_timeout(tmp_path, monkeypatch):
     assert 1 <= int(out.read_text()) <= 3
 
 
+@LINUX_ONLY
 def test_no_time_left_never_starts_dot(tmp_path, monkeypatch, capsys):
     from gradcli.cli.app import _write_graph_picture
     ran = tmp_path / "ran"
@@ -55,6 +60,7 @@ def test_no_time_left_never_starts_dot(tmp_path, monkeypatch, capsys):
     assert not ran.exists() and not (tmp_path / "g.svg").exists()
 
 
+@LINUX_ONLY
 def test_timeout_kills_dot_and_its_process_group(tmp_path):
     """dot (here a shell that starts a child of its own and waits) is killed with everything
     it started, at the command's --timeout: one TimeoutError line, exit 2, nothing left."""
@@ -80,3 +86,26 @@ def test_timeout_kills_dot_and_its_process_group(tmp_path):
         for pid in started:
             if alive(pid):
                 os.kill(pid, 9)
+
+
+# ------------------------------------------------------------------ Ctrl-C at the REPL's prompt
+
+@pytest.mark.parametrize("keys, expected", [
+    ((CTRL_C,), ["KeyboardInterrupt"]),
+    ((CTRL_C, CTRL_C), ["KeyboardInterrupt", "KeyboardInterrupt"]),
+    (("print('ran')", CTRL_C, "1 + 1", ENTER), ["KeyboardInterrupt", "2"]),
+    (("for i in range(3):", ENTER, "    print('ran', i)", ENTER, CTRL_C, "7", ENTER),
+     ["KeyboardInterrupt", "7"]),
+    (("x = 1", ENTER, "x = 2", CTRL_C, "x", ENTER), ["KeyboardInterrupt", "1"]),
+])
+def test_ctrl_c_at_the_prompt_says_keyboard_interrupt_and_drops_the_input(repl_run, keys,
+                                                                           expected):
+    """`>>> print('ran')^C`: Python's REPL prints KeyboardInterrupt and a new prompt; what
+    was typed (a multi-line statement too) never runs."""
+    status, out, _ = repl_run(*keys)
+    assert status == 0 and lines(out) == expected
+
+
+def test_ctrl_d_on_an_empty_line_still_ends_the_repl(repl_run):
+    status, out, _ = repl_run("1", ENTER, CTRL_C, CTRL_D, "2", ENTER)
+    assert status == 0 and lines(out) == ["1", "KeyboardInterrupt"]
