@@ -494,12 +494,14 @@ def _from_evaluator(cmd, document, check, what):
 def _write_graph_picture(cmd, document, fmt, output):
     """The evaluator's graph document (checked: untrusted data) drawn by Graphviz in fmt."""
     from ..render.pictures import (PictureTimeout, PictureTooLarge, dot_from_json,
-                                   render_with_graphviz)
-    dot_text, nodes = _from_evaluator(
-        cmd, document, lambda graph: (dot_from_json(graph), len(graph["nodes"])), "graph")
+                                   rank_crossings, render_with_graphviz)
+    dot_text, nodes, crossings = _from_evaluator(
+        cmd, document, lambda graph: (dot_from_json(graph), len(graph["nodes"]), rank_crossings(
+            (e["to"], e["from"]) for e in graph["edges"])), "graph")
     left = None if cmd.timeout is None else cmd.timeout - (time.monotonic() - cmd.started)
     try:
-        data = render_with_graphviz(dot_text, fmt, timeout=left, nodes=nodes)
+        data = render_with_graphviz(dot_text, fmt, timeout=left, nodes=nodes,
+                                    crossings=crossings)
     except PictureTooLarge as e:
         raise UsageError(f"--format {fmt}: {e}") from None
     except PictureTimeout as e:

@@ -109,3 +109,45 @@ def test_ctrl_c_at_the_prompt_says_keyboard_interrupt_and_drops_the_input(repl_r
 def test_ctrl_d_on_an_empty_line_still_ends_the_repl(repl_run):
     status, out, _ = repl_run("1", ENTER, CTRL_C, CTRL_D, "2", ENTER)
     assert status == 0 and lines(out) == ["1", "KeyboardInterrupt"]
+
+
+# ------------------------------------------------------------------ graphs dot lays out in minutes
+
+@pytest.mark.parametrize("edges, crossings", [
+    ([], 0),
+    ([("a", "b"), ("b", "c"), ("c", "d")], 0),             # a chain
+    ([("a", "b"), ("b", "c"), ("a", "c")], 1),             # a skips a rank
+    ([("a", "b"), ("b", "c"), ("c", "d"), ("a", "d")], 2),
+    ([(f"n{i}", f"n{i + 1}") for i in range(10)] + [("x", f"n{i}") for i in range(1, 11)],
+     sum(range(10))),                                       # a leaf feeding every step
+])
+def test_rank_crossings_counts_the_ranks_edges_skip(edges, crossings):
+    from gradcli.render.pictures import rank_crossings
+    assert rank_crossings(iter(edges)) == crossings
+
+
+@LINUX_ONLY
+def test_a_graph_dot_lays_out_in_minutes_never_reaches_dot(tmp_path):
+    """A leaf feeding each of 150 steps (303 nodes, 22,350 crossings: about 15 s of dot at
+    least, more than doubling with each further 40 steps): refused at once, in one line;
+    a chain of 1,203 nodes (none) is drawn."""
+    from gradcli.render.pictures import PICTURE_CROSSINGS
+    ran = tmp_path / "ran"
+    env = fake_dot(tmp_path, f"touch {ran}")
+    command = [sys.executable, "-m", "gradcli.cli.main", "graph", "--at", "x=ones(2)",
+               "--format", "svg", "-o", str(tmp_path / "g.svg")]
+    environment = dict(os.environ, PYTHONPATH=str(ROOT), **env)
+    fan = "y = x\nfor i in range(150):\n    y = y * x + i\nz = y.sum()\n"
+    p = subprocess.run([*command, fan], capture_output=True, text=True, env=environment,
+                       cwd=ROOT, timeout=60)
+    assert (p.returncode, p.stdout) == (2, "")
+    assert p.stderr == (f"UsageError: --format svg: the graph's edges cross 22,350 ranks (values "
+                        f"used by operations far apart), which Graphviz lays out in minutes; a "
+                        f"picture takes at most {PICTURE_CROSSINGS:,} (--format dot or ascii "
+                        f"draws any graph)\n")
+    assert not ran.exists()
+    chain = "y = x\nfor i in range(600):\n    y = y * 2 + i\nz = y.sum()\n"
+    p = subprocess.run([*command, chain], capture_output=True, text=True, env=environment,
+                       cwd=ROOT, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert ran.exists()
