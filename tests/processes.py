@@ -19,6 +19,26 @@ def python_output(code, **env):
     return result.stdout
 
 
+def fake_dot(tmp_path, body):
+    """A fake Graphviz `dot` (a shell script of body) in tmp_path/bin: the environment's PATH
+    that finds it first, as {"PATH": ...}."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    script = bin_dir / "dot"
+    script.write_text("#!/bin/sh\n" + body + "\n")
+    script.chmod(0o755)
+    return {"PATH": f"{bin_dir}:/usr/bin:/bin"}
+
+
+def alive(pid):
+    """Whether process pid runs (a zombie does not; Linux's /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 def in_evaluator(attack, timeout=10):
     """attack() run in a one-shot evaluator (run_task: arbitrary Python behind the OS wall, as a
     program that got past the language's checks would run); the JSON value it returns."""

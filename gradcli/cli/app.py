@@ -6,6 +6,7 @@ the engine.  Exit codes: 0 success, 1 a check or test failed, 2 bad usage or err
 import contextlib
 import os
 import sys
+import time
 from typing import List, Optional
 
 import typer
@@ -180,6 +181,7 @@ class Command(Reporting):
         self.at = None         # the --at bindings of a command that takes them
         self.namespace = {}
         self.timeout = timeout
+        self.started = time.monotonic()  # (--timeout bounds the whole command from here)
 
     def read(self, program, located=False, at=None):
         """Read PROGRAM (text, - or @FILE) into self.source; remember the file it came from
@@ -491,13 +493,24 @@ def _from_evaluator(cmd, document, check, what):
 
 def _write_graph_picture(cmd, document, fmt, output):
     """The evaluator's graph document (checked: untrusted data) drawn by Graphviz in fmt."""
-    from ..render.pictures import PictureTooLarge, dot_from_json, render_with_graphviz
-    dot_text, nodes = _from_evaluator(
-        cmd, document, lambda graph: (dot_from_json(graph), len(graph["nodes"])), "graph")
+    from ..render.pictures import (PictureTimeout, PictureTooLarge, dot_from_json,
+                                   rank_crossings, render_with_graphviz)
+    dot_text, nodes, crossings = _from_evaluator(
+        cmd, document, lambda graph: (dot_from_json(graph), len(graph["nodes"]), rank_crossings(
+            (e["to"], e["from"]) for e in graph["edges"])), "graph")
+    left = None if cmd.timeout is None else cmd.timeout - (time.monotonic() - cmd.started)
     try:
-        data = render_with_graphviz(dot_text, fmt, timeout=cmd.timeout, nodes=nodes)
+        data = render_with_graphviz(dot_text, fmt, timeout=left, nodes=nodes,
+                                    crossings=crossings)
     except PictureTooLarge as e:
         raise UsageError(f"--format {fmt}: {e}") from None
+    except PictureTimeout as e:
+        if cmd.timeout is None:
+            raise UsageError(f"Graphviz's dot failed: {e}") from None
+        cmd.renderer.error(ErrorInfo("TimeoutError", f"Graphviz's dot ran past --timeout "
+                                     f"{cmd.timeout:g} s (raise the limit with --timeout; "
+                                     f"--format dot writes the DOT text)"))
+        raise typer.Exit(Exit.ERROR) from None
     except FileNotFoundError:
         raise UsageError(f"--format {fmt} needs Graphviz's dot on PATH (install graphviz)") \
             from None

@@ -336,7 +336,8 @@ class Repl:
         while True:
             try:
                 text = self.prompt.prompt()
-            except KeyboardInterrupt:
+            except KeyboardInterrupt:  # (the line, or lines, typed so far are dropped)
+                self._interrupted()  # as Python's REPL says it, before a new prompt
                 continue
             except EOFError:
                 break

@@ -6,14 +6,15 @@ from contextlib import contextmanager, nullcontext
 import numpy as np
 
 from . import messages
-from .graph import GradientEdge
+from .graph import GradientEdge, check_edge_input, check_edge_output
 from .backward import run_backward
 from .tensor import Size, Tensor
 
 
 def _as_tuple(x):
-    """PyTorch's reading of `tensors` and `outputs`: a tensor alone, else any iterable."""
-    return (x,) if isinstance(x, Tensor) else tuple(x)
+    """PyTorch's reading of `tensors` and `outputs`: a tensor (or a GradientEdge) alone, else
+    any iterable."""
+    return (x,) if isinstance(x, Tensor) or type(x) is GradientEdge else tuple(x)
 
 
 def _inputs_tuple(x):
@@ -35,6 +36,8 @@ def _make_grads(outputs, grads, is_grads_batched=False):
     as zip takes them; the engine then refuses counts that differ)."""
     result = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
+        if type(out) is GradientEdge:
+            check_edge_output(out)
         if not isinstance(out, Tensor):
             raise AssertionError(messages.OUTPUT_NOT_TENSOR)
         if g is None:
@@ -168,13 +171,15 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         warnings.warn(messages.ONLY_INPUTS_DEPRECATED, FutureWarning, stacklevel=2)
     grads = _make_grads(outputs, _grads_tuple(grad_outputs, len(outputs)))
     _check_roots(outputs, grads)
+    for i in inputs_tuple:
+        if type(i) is GradientEdge:
+            check_edge_input(i)
     retain_graph, create_graph = _graph_options(retain_graph, create_graph)
     result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs_tuple,
                           accumulate=False, allow_unused=allow_unused)
     if materialize_grads:
-        if any(type(i) is GradientEdge for i in inputs_tuple):
-            raise RuntimeError("materialize_grads=True needs tensor inputs: a GradientEdge does "
-                               "not give the shape of its zero gradient")
+        if any(g is None and type(i) is GradientEdge for g, i in zip(result, inputs_tuple)):
+            raise RuntimeError(messages.MATERIALIZE_EDGE)
         result = [Tensor._make(np.zeros_like(i._data), None, 0, create_graph) if g is None
                   else g for g, i in zip(result, inputs_tuple)]
     if type(inputs) is dict:

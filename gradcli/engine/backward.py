@@ -129,18 +129,6 @@ def _accumulate_buffer(buffers, node, nr, grad):
     buf[nr] = grad if old is None else old + grad
 
 
-_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE
-
-
-def _type_name(value):
-    """The C name of value's type (`tp_name`), as PyTorch's messages print it: `int`, `A` for
-    a class defined in Python, `numpy.ndarray` for a type of a C extension."""
-    cls = type(value)
-    if cls.__flags__ & _HEAP_TYPE or cls.__module__ == "builtins":
-        return cls.__name__
-    return f"{cls.__module__}.{cls.__name__}"
-
-
 def _hook_name(hook):
     """The hook's `__name__` if it is a string, else `<unknown>` (PyTorch's hook_name)."""
     try:
@@ -164,7 +152,7 @@ def _check_hook_value(hook, old, new):
     if old is None:
         raise RuntimeError(messages.HOOK_REPLACED_NONE)
     if not isinstance(new, Tensor):
-        raise TypeError(messages.HOOK_RETURNED_NOT_TENSOR.format(type=_type_name(new)))
+        raise TypeError(messages.HOOK_RETURNED_NOT_TENSOR.format(type=messages.type_name(new)))
     if new.dtype is not old.dtype:
         raise RuntimeError(messages.HOOK_CHANGED_TYPE.format(
             name=_hook_name(hook), was=_type_string(old.dtype), got=_type_string(new.dtype)))
@@ -177,7 +165,7 @@ def _check_hook_values(hook, old, new):
     """The tuple of gradients new (not None) that a Node hook returned in place of the tuple
     old, checked as PyTorch checks it."""
     if not isinstance(new, tuple):
-        raise TypeError(messages.HOOK_RETURNED_NOT_TUPLE.format(type=_type_name(new)))
+        raise TypeError(messages.HOOK_RETURNED_NOT_TUPLE.format(type=messages.type_name(new)))
     if len(new) != len(old):
         raise RuntimeError(messages.HOOK_RETURNED_WRONG_COUNT.format(
             name=_hook_name(hook), got=len(new), expected=len(old)))

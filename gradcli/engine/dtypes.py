@@ -66,6 +66,19 @@ def short_name(x):
     return from_numpy_dtype(getattr(x, "dtype", x)).short
 
 
+_CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
+              "int16": "short int", "int32": "int", "int64": "long int", "float16": "c10::Half",
+              "float32": "float", "float64": "double", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
+
+
+def cpp_name(x):
+    """The C++ name of the element type of x (an array or a tensor, a NumPy dtype or a torch
+    dtype), as PyTorch's messages print it: "float", "long int", "c10::Half"."""
+    d = getattr(x, "dtype", x)
+    return _CPP_NAMES[d.name if isinstance(d, dtype) else np.dtype(d).name]
+
+
 class _Default:
     """The default floating dtype (float32 unless set_default_dtype changed it)."""
     dtype = float32

@@ -8,6 +8,7 @@ reference cycles and are freed by reference counting alone.
 """
 
 import itertools
+import operator
 import re
 from typing import NamedTuple
 
@@ -319,13 +320,46 @@ def gradient_edge(t):
         if not isinstance(t.node, Node):
             raise RuntimeError("GradientEdge's first object must be an autograd.graph.Node but "
                                f"got {type(t.node).__name__}")
-        return t.node, t.output_nr
+        return t.node, _edge_number(t.output_nr)
     fn = t.grad_fn
     if fn is not None:
         return fn, t._output_nr
     if t.requires_grad:
         return t._accumulator(), 0
     return None, 0
+
+
+def _edge_number(nr):
+    """A GradientEdge's output_nr as PyTorch's binding reads it (a C++ int64_t): an integer
+    (TypeError otherwise, Python's words), within 64 bits (ValueError, pybind's words)."""
+    nr = operator.index(nr)
+    if not -2 ** 63 <= nr < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
+    return nr
+
+
+def check_edge_input(edge):
+    """PyTorch's engine reads the gradient captured at a GradientEdge input of autograd.grad
+    as the output_nr-th of its node's inputs, unchecked: an output_nr outside the node's
+    outputs (a negative one too) crashes it.  Here it is an IndexError."""
+    node, nr = gradient_edge(edge)
+    if not 0 <= nr < node.num_outputs:
+        raise IndexError(f"GradientEdge output_nr {nr} is out of range for {node.name()}, "
+                         f"which has {node.num_outputs} output"
+                         f"{'s' if node.num_outputs != 1 else ''}")
+
+
+def check_edge_output(edge):
+    """A GradientEdge as an output of autograd.grad or backward: PyTorch first reads
+    `edge.node._input_metadata[edge.output_nr]` (a tuple of one entry an output of the node),
+    with Python's errors for a node that is none and an index out of that tuple.  gradcli
+    differentiates tensors only, which it then says."""
+    node = edge.node
+    if not isinstance(node, Node):
+        raise AttributeError(f"'{messages.type_name(node)}' object has no attribute "
+                             f"'_input_metadata'")
+    ((None,) * node.num_outputs)[edge.output_nr]  # (IndexError, TypeError: PyTorch's words)
+    raise NotImplementedError(messages.EDGE_OUTPUT)
 
 
 def reachable_nodes(root_nodes):

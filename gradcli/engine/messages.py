@@ -1,5 +1,17 @@
 """Every PyTorch error and warning text the engine emits, one wording each."""
 
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE
+
+
+def type_name(value):
+    """The C name of value's type (`tp_name`), as PyTorch's messages print it: `int`, `A` for
+    a class defined in Python, `numpy.ndarray` for a type of a C extension."""
+    cls = type(value)
+    if cls.__flags__ & _HEAP_TYPE or cls.__module__ == "builtins":
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__name__}"
+
+
 BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
     "they have already been freed). Saved intermediate values of the graph are freed when you call "
@@ -12,6 +24,10 @@ NONLEAF_GRAD_ACCESS = (
     "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
     "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead."
 )
+MATERIALIZE_EDGE = "materialize_grads cannot be used when the given input is a GradientEdge"
+EDGE_OUTPUT = ("gradcli differentiates tensors only, not a GradientEdge as an output of "
+               "autograd.grad or backward: give the tensor itself")
+NOT_TENSOR_ELEMENT = "expected Tensor as element {index} in argument {argument}, but got {type}"
 IMPLICIT_GRAD_NOT_SCALAR = "grad can be implicitly created only for scalar outputs"
 COMPLEX_GRADIENTS = ("gradcli computes no gradients for complex tensors (PyTorch's conjugate "
                      "Wirtinger derivatives are not implemented)")

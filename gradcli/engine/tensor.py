@@ -253,7 +253,7 @@ class Tensor(metaclass=TorchClass):
                     got=list(value._data.shape), expected=list(self._data.shape)))
             if value.dtype is not self.dtype:
                 raise RuntimeError(messages.GRAD_ASSIGN_DTYPE.format(
-                    got=_CPP_TYPE_NAMES.get(value.dtype.name, value.dtype.short.lower()),
+                    got=dtypes.cpp_name(value),
                     expected=self.dtype.short))
         self._grad = value
         self._grad_count = 0 if value is None else self._grad_count
@@ -483,6 +483,17 @@ class Tensor(metaclass=TorchClass):
             raise RuntimeError(messages.NUMPY_REQUIRES_GRAD)
         return self._data if dtype is None else self._data.astype(dtype)
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """NumPy's result of a ufunc that met a tensor (`np.sin(t)`; `t + a` of an array a,
+        which Tensor's operators leave to NumPy) back as a tensor, as PyTorch wraps it: a
+        leaf sharing the array's memory, NumPy's dtype (bool as uint8, PyTorch's workaround),
+        0-d results too.  (PyTorch's takes the array alone, which NumPy 2 warns about, a
+        DeprecationWarning about PyTorch's code, not the program's: not repeated here.)"""
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        dtypes.from_numpy_dtype(array.dtype)  # (TypeError for a dtype PyTorch has not)
+        return Tensor._make(array, None, 0, False)
+
     def __len__(self):
         if self._data.ndim == 0:
             raise TypeError(messages.LEN_ZERO_DIM)
@@ -560,11 +571,6 @@ class Tensor(metaclass=TorchClass):
         if spec:  # object.__format__, as PyTorch falls back to
             raise TypeError("unsupported format string passed to Tensor.__format__")
         return str(self)
-
-
-_CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-                   "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                   "uint8": "unsigned char"}
 
 
 class Device(metaclass=TorchClass):

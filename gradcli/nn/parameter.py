@@ -1,5 +1,6 @@
 """torch.nn.Parameter: a leaf tensor that a Module registers as one of its parameters."""
 
+from ..engine import messages
 from ..engine.tensor import Tensor, _init
 
 
@@ -14,7 +15,7 @@ class Parameter(Tensor):
             data = Tensor(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): argument 'data' must be Tensor, not "
-                            f"{type(data).__name__}")
+                            f"{messages.type_name(data)}")
         _init(self, data._data, None, 0, False)
         self._counter = data._counter
         self.requires_grad_(requires_grad)

@@ -4,6 +4,8 @@ operators and in-place variants derived from it."""
 import re
 from weakref import ref as _weakref
 
+from numpy import ndarray
+
 from ..engine import messages
 from ..engine.grad_mode import GradMode, no_grad
 from ..engine.tensor import Tensor, check_batched_write, install_attribute
@@ -51,11 +53,11 @@ def _plain_call(op):
             and op.default_attrs is not None)
 
 
-def _method_error(e):
+def _method_error(e, name=None):
     """A TypeError raised for a method call, its argument positions counted without self as
-    PyTorch counts them (`x.add('a')`: position 1)."""
-    text = re.sub(r"^(\w+\(\): argument '\w+' \(position )(\d+)\)",
-                  lambda m: f"{m.group(1)}{int(m.group(2)) - 1})", str(e))
+    PyTorch counts them (`x.add('a')`: position 1), under the method's name if given (`add_`)."""
+    text = re.sub(r"^(\w+)(\(\): argument '\w+' \(position )(\d+)\)",
+                  lambda m: f"{name or m.group(1)}{m.group(2)}{int(m.group(3)) - 1})", str(e))
     return TypeError(text) if text != str(e) else e
 
 
@@ -99,6 +101,11 @@ def _method(op):
 
 
 def _operator(op, reflected):
+    operator = _operator_of(op, reflected)
+    return _array_as_tensor(operator) if op.name == "eq" else operator
+
+
+def _operator_of(op, reflected):
     """The Python operator of op.  A binary operator that meets an operand it cannot take
     returns NotImplemented, as PyTorch's do, so Python says `unsupported operand type(s)`."""
     plain = _plain_call(op)
@@ -162,6 +169,35 @@ def _operator(op, reflected):
     return operator
 
 
+def _array_as_tensor(operator):
+    """PyTorch's `t == a` of a NumPy array a compares t with a as torch.from_numpy makes it (its
+    dtype kept; an array of a dtype PyTorch has not is no tensor, and Python compares them as
+    objects); its other operators leave an array to NumPy (which gives its result back through
+    Tensor.__array_wrap__)."""
+    from .creation import from_numpy
+
+    def eq(self, other):
+        if isinstance(other, ndarray):
+            try:
+                other = from_numpy(other)
+            except TypeError:
+                return NotImplemented
+        return operator(self, other)
+    return eq
+
+
+def _not_implemented_on_type_error(method):
+    """An in-place operator (`t += a`) from the in-place method: an operand it cannot take
+    makes it return NotImplemented, as PyTorch's, so Python tries `t + a` (an array, which
+    NumPy then adds) or says `unsupported operand type(s) for +=`."""
+    def operator(self, other):
+        try:
+            return method(self, other)
+        except TypeError:
+            return NotImplemented
+    return operator
+
+
 def _binary_caller(op):
     """f(a, b): op on two inputs at its default attributes, by its fastest path."""
     if _plain_call(op) and op.n_inputs == 2:
@@ -176,7 +212,15 @@ def _binary_caller(op):
 def _inplace(op):
     """The in-place variant `name_`: compute out of place, write the result into self, bump the
     version counter and make the op's node self's grad_fn (PyTorch's rebase_history)."""
+    name = op.name if op.name.endswith("_") else op.name + "_"
+
     def method(self, *args, **kwargs):
+        try:
+            return write(self, *args, **kwargs)
+        except TypeError as e:
+            raise _method_error(e, name) from None
+
+    def write(self, *args, **kwargs):
         # (a loop, not any(): this module's globals hold the op table, `any` included)
         recording = False
         if GradMode.enabled:
@@ -224,7 +268,7 @@ def _inplace(op):
                     node._result_view = _weakref(self)
         views.regenerate(self, self if recording and self._base is not None else None)
         return self
-    method.__name__ = op.name if op.name.endswith("_") else op.name + "_"
+    method.__name__ = name
     method.__doc__ = f"In-place {op.name}."
     return method
 
@@ -389,7 +433,8 @@ def install():
                                                                  reflected)))
     for dunder, name in INPLACE_OPERATORS.items():
         if name in Tensor.__dict__:
-            _copy_attribute(name, dunder)
+            install_attribute(dunder, _FirstUse(dunder, _made_with(
+                lambda name: _not_implemented_on_type_error(getattr(Tensor, name)), name)))
     for name, value in tensor_methods.hand_written().items():
         if name in Tensor.__dict__:  # (one definition of each: the table's or the hand's)
             raise TypeError(f"Tensor.{name} is both an op's method and written by hand")

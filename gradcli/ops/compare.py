@@ -16,7 +16,7 @@ def _check_tensors(name, names, values):
     for position, (arg, value) in enumerate(zip(names, values)):
         if not isinstance(value, Tensor):
             raise TypeError(f"{name}(): argument '{arg}' (position {position + 1}) must be Tensor, "
-                            f"not {type(value).__name__}")
+                            f"not {messages.type_name(value)}")
 
 
 def _same_dtype(a, b):

@@ -6,8 +6,8 @@ import math
 import numpy as np
 
 from ..engine import dtypes
-from ..engine.dtypes import short_name
-from ..engine.tensor import _CPP_TYPE_NAMES, Tensor
+from ..engine.dtypes import cpp_name, short_name
+from ..engine.tensor import Tensor
 from .arith import broadcasting
 from .numerics import fma
 from .derivatives import helper
@@ -44,10 +44,6 @@ def unary(name, forward, derivative, doc, samples=ANY, **kw):
     kw.setdefault("dtype", "float")
     kw.setdefault("inplace", True)
     return register(Op(name, forward, derivative, doc=doc, samples=samples, **kw))
-
-
-def _cpp_name(np_dtype):
-    return _CPP_TYPE_NAMES.get(np.dtype(np_dtype).name, np.dtype(np_dtype).name)
 
 
 # ------------------------------------------------------------------ exponentials and logarithms
@@ -431,7 +427,8 @@ _register_bound(
 
 
 class TensorsOnly(Op):
-    """A binary op whose inputs must all be tensors (torch.maximum(x, 2) is a TypeError)."""
+    """An op whose inputs must all be tensors (torch.maximum(x, 2), torch.logaddexp(x, 1.0) are
+    TypeErrors)."""
 
     def apply(self, inputs, attrs):
         for i, x in enumerate(inputs):
@@ -494,8 +491,8 @@ register(_Where(
 
 def _lerp_forward(a, end, weight):
     if end.dtype != a.dtype:
-        raise RuntimeError(f"expected dtype {_cpp_name(a.dtype)} for `end` but got dtype "
-                           f"{_cpp_name(end.dtype)}")
+        raise RuntimeError(f"expected dtype {cpp_name(a)} for `end` but got dtype "
+                           f"{cpp_name(end)}")
     diff = end - a  # PyTorch's kernel, fused: self + weight * diff, or end - diff * (1 - weight)
     return np.where(np.abs(weight) < 0.5, fma(weight, diff, a), fma(-diff, 1 - weight, end)
                     ).astype(a.dtype, copy=False)
@@ -528,7 +525,7 @@ register(Overload(
 def _check_mask(mask):
     if isinstance(mask, Tensor) and mask._data.dtype != np.bool_:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{_cpp_name(mask._data.dtype)}")
+                           f"{cpp_name(mask)}")
 
 
 class _MaskedFill(Op):
@@ -662,22 +659,27 @@ classification("isneginf", np.isneginf, "self is -inf")
 
 
 def _promoted(fn):
-    """Compare in PyTorch's promoted dtype (a 0-d float64 tensor does not promote a float32
-    vector, unlike NumPy's rules)."""
+    """Compare in PyTorch's promoted dtype, not NumPy's: a 0-d float64 tensor does not promote
+    a float32 vector, a float32 tensor meeting an int64 one (or an int64 one meeting a float)
+    compares in float32."""
     def forward(a, b):
-        arrays = [v for v in (a, b) if isinstance(v, np.ndarray)]
-        if len(arrays) == 2 and a.dtype != b.dtype and (a.ndim == 0) != (b.ndim == 0):
-            common = _torch_result_type(a, b)
-            a, b = a.astype(common, copy=False), b.astype(common, copy=False)
+        tensors = [_Shim(v) for v in (a, b) if isinstance(v, np.ndarray)]
+        if len(tensors) == 2 and a.dtype == b.dtype:
+            return fn(a, b)
+        common = dtypes.result_type(tensors, [v for v in (a, b) if isinstance(v, SCALARS)]).np
+        a, b = (v.astype(common, copy=False) if isinstance(v, np.ndarray) else v for v in (a, b))
         return fn(a, b)
     return broadcasting(forward)
 
 
-def _torch_result_type(a, b):
-    class _Shim:
-        def __init__(self, arr):
-            self._data, self.dtype = arr, dtypes.from_numpy_dtype(arr.dtype)
-    return dtypes.result_type([_Shim(a), _Shim(b)]).np
+SCALARS = (bool, int, float, complex)
+
+
+class _Shim:
+    """An array as dtypes.result_type reads a tensor."""
+
+    def __init__(self, array):
+        self._data, self.dtype = array, dtypes.from_numpy_dtype(array.dtype)
 
 
 def comparison(name, forward, doc):

@@ -17,7 +17,7 @@ from ..engine.tangents import ForwardAD, set_tangent
 from ..engine.tensor import Tensor
 from .arith import broadcasting
 from .numerics import fma
-from .elementwise import BINARY, UNIT, unary
+from .elementwise import BINARY, UNIT, TensorsOnly, unary
 from .derivatives import helper
 from .registry import OPS, Composed, Op, Overload, Sample, elementwise_samples, register
 from .sorting import FailingNode
@@ -30,18 +30,6 @@ def _floating(name, *arrays):
     for a in arrays:
         if isinstance(a, np.ndarray) and a.dtype.kind not in "fc":
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{short_name(a.dtype)}'")
-
-
-class TensorsOnly(Op):
-    """An op whose inputs must all be tensors (torch.logaddexp(x, 1.0) is a TypeError)."""
-
-    def apply(self, inputs, attrs):
-        names = [n.lstrip("*") for n in self.inputs]
-        for i, x in enumerate(inputs):
-            if not isinstance(x, Tensor):
-                raise TypeError(f"{self.name}(): argument '{'input' if i == 0 else names[i]}' "
-                                f"(position {i + 1}) must be Tensor, not {type(x).__name__}")
-        return super().apply(inputs, attrs)
 
 
 # ------------------------------------------------------------------ logaddexp, logaddexp2

@@ -4,6 +4,7 @@ solve_triangular are ops of their own (LinalgPinvBackward0, LinalgSolveTriangula
 
 import numpy as np
 
+from ..engine import messages
 from ..engine.dtypes import short_name
 from ..engine.tensor import Tensor
 from .linalg import _float_input
@@ -49,8 +50,8 @@ def multi_dot(tensors, *, out=None):
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            raise TypeError(f"linalg_multi_dot(): argument 'tensors' (position 1) must be tuple "
-                            f"of Tensors, not {type(t).__name__}")
+            raise TypeError(messages.NOT_TENSOR_ELEMENT.format(index=i, argument=0,
+                                                               type=messages.type_name(t)))
     first, last = tensors[0], tensors[-1]
     out_shape = []
     if first.dim() == 1:

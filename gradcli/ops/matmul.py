@@ -6,14 +6,11 @@ import math
 
 import numpy as np
 
-from ..engine.dtypes import short_name
-from ..engine.tensor import _CPP_TYPE_NAMES, Tensor, check_numel
+from ..engine import messages
+from ..engine.dtypes import cpp_name, short_name
+from ..engine.tensor import Tensor, check_numel
 from .registry import Composed, OPS, Op, Sample, alias, register
 from .shape import _reshape_compose
-
-
-def _cpp(a):
-    return _CPP_TYPE_NAMES.get(a.dtype.name, a.dtype.name)
 
 
 # ------------------------------------------------------------------ products
@@ -34,8 +31,8 @@ def _mm(a, b):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} "
                            f"and {b.shape[0]}x{b.shape[1]})")
     if a.dtype != b.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cpp(a)} != "
-                           f"{_cpp(b)}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {cpp_name(a)} != "
+                           f"{cpp_name(b)}")
     m, k, n = a.shape[0], a.shape[1], b.shape[1]
     check_numel((m, n))
     if _float(a) and k <= _SEQUENTIAL_K and (m <= 2 or max(m, k, n) <= 5):
@@ -175,7 +172,7 @@ def _matmul_compose(t1, t2):
         bad = t2 if isinstance(t1, Tensor) else t1
         raise TypeError(f"matmul(): argument '{'other' if isinstance(t1, Tensor) else 'input'}' "
                         f"(position {2 if isinstance(t1, Tensor) else 1}) must be Tensor, not "
-                        f"{type(bad).__name__}")
+                        f"{messages.type_name(bad)}")
     d1, d2 = t1.dim(), t2.dim()
     if d1 == 0 or d2 == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {d1}D "

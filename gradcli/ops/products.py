@@ -4,10 +4,11 @@ node as in PyTorch), einsum, tensordot, kron, inner, vdot, dist."""
 
 import numpy as np
 
+from ..engine import messages
 from ..engine.dtypes import short_name
 from ..engine.tensor import Tensor, check_numel
 from .arith import check_broadcast
-from .extra import TensorsOnly
+from .elementwise import TensorsOnly
 from .linalg import _vector_norm, _vector_norm_vjp
 from .matmul import check_product, check_vectors
 from .derivatives import helper
@@ -410,8 +411,8 @@ def einsum(*args):
         operands = tuple(operands[0])
     for i, x in enumerate(operands):
         if not isinstance(x, Tensor):
-            raise TypeError(f"einsum(): argument 'tensors' (position 2) must be tuple of Tensors, "
-                            f"not {type(x).__name__}")
+            raise TypeError(messages.NOT_TENSOR_ELEMENT.format(index=i, argument=1,
+                                                               type=messages.type_name(x)))
     return EINSUM.apply(tuple(operands), (equation,))
 
 

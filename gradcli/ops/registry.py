@@ -20,7 +20,7 @@ import traceback
 
 import numpy as np
 
-from ..engine import dtypes
+from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode
 from ..engine.graph import _ZERO_NRS, AnomalyMode, NodeRecorder, _sequence
 from ..engine.saved import SavedHooks
@@ -323,7 +323,7 @@ class Op:
                 raise TypeError(f"{self.name}() missing required argument '{self.inputs[0][1:]}'")
             if isinstance(seq, Tensor) or not isinstance(seq, (list, tuple)):
                 raise TypeError(f"{self.name}(): argument '{self.inputs[0][1:]}' (position 1) must "
-                                f"be tuple of Tensors, not {type(seq).__name__}")
+                                f"be tuple of Tensors, not {messages.type_name(seq)}")
             inputs = tuple(seq)
         else:
             inputs = list(args[:n])
@@ -589,12 +589,18 @@ def _check_number_attr(op, i, value):
         return
     if not taken:
         raise TypeError(f"{op.name}(): argument '{name}' (position {len(op.inputs) + i + 1}) "
-                        f"must be Number, not {type(value).__name__}")
+                        f"must be Number, not {messages.type_name(value)}")
 
 
 def _bad_argument(op, x, position):
-    return (f"{op.name}(): argument '{(op.inputs + ('other',))[min(position, len(op.inputs))].lstrip('*')}' "
-            f"(position {position + 1}) must be Tensor, not {type(x).__name__}")
+    """PyTorch's argument parser's words for x, no tensor, as op's input `position` (counted
+    from 0; the element's index in a list of tensors): its first argument is `input`."""
+    if op.variadic:
+        return messages.NOT_TENSOR_ELEMENT.format(index=position, argument=0,
+                                                  type=messages.type_name(x))
+    name = (op.inputs + ("other",))[min(position, len(op.inputs))].lstrip("*")
+    return (f"{op.name}(): argument '{'input' if position == 0 else name}' "
+            f"(position {position + 1}) must be Tensor, not {messages.type_name(x)}")
 
 
 def show_saved_as(op, renames):

@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from ..engine import messages
 from ..engine.grad_mode import GradMode
 from ..engine.tensor import Tensor, check_numel, index_result_size, install_attribute
 from .derivatives import helper
@@ -325,7 +326,7 @@ register(_ScatterReduce(
 def scatter_reduce(input, dim, index, src, reduce=None, *, include_self=True, _position=4):
     if not isinstance(src, Tensor):
         raise TypeError(f"scatter_reduce(): argument 'src' (position {_position}) must be "
-                        f"Tensor, not {type(src).__name__}")
+                        f"Tensor, not {messages.type_name(src)}")
     if reduce is None:
         raise TypeError('scatter_reduce() missing 1 required positional arguments: "reduce"')
     if not isinstance(include_self, bool):
@@ -637,7 +638,7 @@ register(Op(
 def index_put(input, indices, values, accumulate=False, *, _position=2):
     if not isinstance(indices, (tuple, list)):
         raise TypeError(f"index_put(): argument 'indices' (position {_position}) must be tuple "
-                        f"of Tensors, not {type(indices).__name__}")
+                        f"of Tensors, not {messages.type_name(indices)}")
     return OPS["index_put.default"].apply((input, values), (tuple(indices), bool(accumulate)))
 
 

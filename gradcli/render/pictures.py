@@ -60,60 +60,127 @@ BOUNDED_LAYOUT_NODES = 100
 BOUNDED_LAYOUT = ("-Gnslimit=1", "-Gnslimit1=1")
 
 
+# dot's layout time grows with the square of the ranks its edges cross (each crossing is a
+# virtual node of its layout), not with the nodes: a chain of 1,803 nodes takes 0.5 s, a leaf
+# that feeds every step of a chain of n steps makes n * n crossings.  Measured (dot 2.43,
+# BOUNDED_LAYOUT): 4,830 crossings 0.8 s, 9,900 3 s, 39,800 about 50 s; 159,600 and more end
+# in SIGSEGV.  A graph past this many is refused before dot starts.
+PICTURE_CROSSINGS = 20_000
+
+
+def rank_crossings(edges):
+    """How many ranks the edges of a graph cross, laid out as dot ranks it (each head below
+    its tail; a layering by longest path from the nodes nothing points to): edges are (tail,
+    head) pairs of node ids.  (Nodes on a cycle, which no backward graph has, count none.)"""
+    edges = list(edges)
+    heads, pointed = {}, {}
+    for tail, head in edges:
+        heads.setdefault(tail, []).append(head)
+        pointed[head] = pointed.get(head, 0) + 1
+    rank = dict.fromkeys(heads, 0)
+    rank.update(dict.fromkeys(pointed, 0))
+    ready = [n for n in rank if n not in pointed]
+    while ready:
+        node = ready.pop()
+        for head in heads.get(node, ()):
+            rank[head] = max(rank[head], rank[node] + 1)
+            pointed[head] -= 1
+            if not pointed[head]:
+                ready.append(head)
+    return sum(max(rank[head] - rank[tail] - 1, 0) for tail, head in edges)
+
+
 class PictureTooLarge(ValueError):
     """A graph with more nodes than a picture shows."""
 
 
-def render_with_graphviz(dot_text, fmt, timeout=None, nodes=0):
-    """Graphviz's `dot -T fmt` of dot_text (a graph of `nodes` nodes): the picture's bytes.
+class PictureTimeout(RuntimeError):
+    """dot ran out of its time (the seconds it was given, or its CPU limit)."""
+
+
+def render_with_graphviz(dot_text, fmt, timeout=None, nodes=0, crossings=0):
+    """Graphviz's `dot -T fmt` of dot_text (a graph of `nodes` nodes whose edges cross
+    `crossings` ranks): the picture's bytes.
     dot gets at most `timeout` seconds (PICTURE_TIMEOUT without one) and PICTURE_MEMORY, and
-    dies with this process.  Raises FileNotFoundError when dot is not on PATH, RuntimeError
-    when it fails or runs out of time or memory, PictureTooLarge (before it starts) for a graph
-    of more than PICTURE_NODES nodes."""
+    dies with this process; at its time, it and its process group are killed.  Raises
+    FileNotFoundError when dot is not on PATH, PictureTimeout when it runs out of time,
+    RuntimeError when it fails or runs out of memory, PictureTooLarge (before it starts) for a
+    graph of more than PICTURE_NODES nodes or PICTURE_CROSSINGS crossings."""
     import shutil
     import signal
     import subprocess
     if nodes > PICTURE_NODES:
         raise PictureTooLarge(f"the graph has {nodes} nodes; a picture shows at most "
                               f"{PICTURE_NODES} (--format dot or ascii draws any graph)")
+    if crossings > PICTURE_CROSSINGS:
+        raise PictureTooLarge(f"the graph's edges cross {crossings:,} ranks (values used by "
+                              f"operations far apart), which Graphviz lays out in minutes; a "
+                              f"picture takes at most {PICTURE_CROSSINGS:,} (--format dot or "
+                              f"ascii draws any graph)")
     dot = shutil.which("dot")
     if dot is None:
         raise FileNotFoundError("dot")
     seconds = PICTURE_TIMEOUT if timeout is None else timeout
+    if seconds <= 0:
+        raise PictureTimeout(f"no picture after {seconds:g} s")
     options = BOUNDED_LAYOUT if nodes > BOUNDED_LAYOUT_NODES else ()
     # (a dot that ends before it reads all of its input must not end this process with
     # SIGPIPE, which the frontend leaves at its default for `gradcli … | head`; dot itself
     # starts with the default again: restore_signals)
     pipe = signal.signal(signal.SIGPIPE, signal.SIG_IGN) if hasattr(signal, "SIGPIPE") else None
     try:
-        p = subprocess.run([dot, f"-T{fmt}", *options], input=dot_text.encode("utf-8"),
-                           capture_output=True, timeout=seconds,
-                           preexec_fn=_bounded_child(seconds))
-    except subprocess.TimeoutExpired:
-        raise RuntimeError(f"no picture after {seconds:g} s") from None
+        # (a session of its own: what dot may start ends with it, at the timeout or when this
+        # process is interrupted)
+        p = subprocess.Popen([dot, f"-T{fmt}", *options], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             start_new_session=True, preexec_fn=_bounded_child(seconds))
+        try:
+            out, err = p.communicate(dot_text.encode("utf-8"), timeout=seconds)
+        except subprocess.TimeoutExpired:
+            raise PictureTimeout(f"no picture after {seconds:g} s") from None
+        finally:
+            if p.returncode is None:
+                _kill_group(p)
     except subprocess.SubprocessError as e:  # (the preexec function failed)
         raise RuntimeError(str(e)) from None
     finally:
         if pipe is not None:
             signal.signal(signal.SIGPIPE, pipe)
     if p.returncode < 0:
-        raise RuntimeError(_ended_by(-p.returncode, seconds))
+        if -p.returncode == getattr(signal, "SIGXCPU", None):
+            raise PictureTimeout(f"no picture after {seconds:g} s")
+        raise RuntimeError(_ended_by(-p.returncode))
     if p.returncode != 0:
-        message = p.stderr.decode("utf-8", "replace").strip().split("\n")[0]
+        message = err.decode("utf-8", "replace").strip().split("\n")[0]
         raise RuntimeError(message or f"exit status {p.returncode}")
-    return p.stdout
+    return out
 
 
-def _ended_by(number, seconds):
-    """Why dot ended by signal `number` (its CPU limit, or a crash: Graphviz's png renderer
+def _kill_group(p):
+    """End dot's process group (dot and anything it started) and reap dot (its pipes closed
+    unread: a process that left the group may still hold them)."""
+    import os
+    import signal
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except OSError:  # (gone already)
+        pass
+    for pipe in (p.stdin, p.stdout, p.stderr):
+        try:
+            pipe.close()
+        except OSError:
+            pass
+    p.wait()
+
+
+def _ended_by(number):
+    """Why dot ended by signal `number`, not its CPU limit: a crash (Graphviz's png renderer
     crashes on some big graphs, and a failed allocation under PICTURE_MEMORY may end so)."""
     import signal
     try:
         name = signal.Signals(number).name
     except ValueError:
         name = f"signal {number}"
-    if name == "SIGXCPU":
-        return f"no picture after {seconds:g} s"
     return f"it crashed ({name}; out of memory, or try --format svg)"
 
 

@@ -236,12 +236,12 @@ def test_the_session_survives_errors(repl_run):
 
 def test_ctrl_c_clears_the_input(repl_run):
     _, out, _ = repl_run("1 + half typed", CTRL_C, "40 + 2", ENTER)
-    assert lines(out) == ["42"]
+    assert lines(out) == ["KeyboardInterrupt", "42"]
 
 
 def test_ctrl_c_clears_a_multi_line_input(repl_run):
     _, out, _ = repl_run("for i in range(3):", ENTER, "print(i)", CTRL_C, "7", ENTER)
-    assert lines(out) == ["7"]
+    assert lines(out) == ["KeyboardInterrupt", "7"]
 
 
 def test_ctrl_d_exits_and_ignores_what_follows(repl_run):

@@ -69,10 +69,15 @@ def test_without_anomaly_mode_nan_gradients_pass_through():
 
 
 def test_gradient_edge_with_materialize_grads_is_refused_clearly():
+    """As PyTorch: refused only for an edge that gets no gradient (whose zero has no shape)."""
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     y = x * 2
     edge = torch.autograd.graph.get_gradient_edge(y)
-    with pytest.raises(RuntimeError, match="materialize_grads=True needs tensor inputs"):
-        torch.autograd.grad((y * 3).sum(), [edge], materialize_grads=True)
+    (g,) = torch.autograd.grad((y * 3).sum(), [edge], materialize_grads=True, retain_graph=True)
+    assert g.tolist() == [3.0, 3.0]
+    unused = torch.autograd.graph.get_gradient_edge(x * 5)
+    with pytest.raises(RuntimeError, match="materialize_grads cannot be used when the given "
+                                           "input is a GradientEdge"):
+        torch.autograd.grad((y * 3).sum(), [x, unused], materialize_grads=True)
     (g,) = torch.autograd.grad((y * 3).sum(), edge)
     assert g.tolist() == [3.0, 3.0]

@@ -72,7 +72,7 @@ def test_a_result_over_the_element_limit_is_refused_before_it_is_made(source):
 @pytest.mark.parametrize("source, expected", [
     ("torch.ones(3, 3)[torch.zeros(2, 1, dtype=torch.long), torch.zeros(4, dtype=torch.long)]"
      ".shape", "torch.Size([2, 4])"),
-    ("(torch.ones(2, 1) + np.ones(3)).shape", "(2, 3)"),
+    ("(torch.ones(2, 1) + np.ones(3)).shape", "torch.Size([2, 3])"),
     ("(np.arange(3)[:, None] == np.arange(3)).sum()", "3"),
     ("bool(np.arange(3)[1] < np.arange(3)[2] <= 2)", "True"),
     ("np.stack([np.ones(3)] * 2).shape", "(2, 3)"),

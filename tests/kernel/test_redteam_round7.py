@@ -102,7 +102,7 @@ def test_a_tensor_and_an_ndarray_still_compute():
     assert program_output("import torch\nimport numpy as np\nr = torch.ones(3) * np.ones((2, 1))\n"
                 "print(r.shape, (torch.ones(2, 3) @ np.ones((3, 1))).shape, "
                 "(np.ones(3) * 2.0).sum(), (torch.ones(3) % np.ones(3)).sum())\n") == \
-        "(2, 3) (2, 1) 6.0 0.0\n"
+        "torch.Size([2, 3]) torch.Size([2, 1]) 6.0 tensor(0., dtype=torch.float64)\n"
 
 
 # ---------------------------------------------------------------------- the engine's attributes

@@ -199,9 +199,18 @@ def test_operators_compute_what_their_op_computes(dunder):
 
 @pytest.mark.parametrize("dunder", sorted(INPLACE_OPERATORS), ids=sorted(INPLACE_OPERATORS))
 def test_inplace_operators_map_to_inplace_methods(dunder):
+    """`t += u` is t.add_(u) (but for an operand add_ refuses: NotImplemented, so that Python
+    tries `t + u`, as PyTorch's operators do)."""
+    import gradcli
     method = INPLACE_OPERATORS[dunder]
     assert method[:-1] in OPS, f"{dunder} maps to {method}, whose op is not in the table"
-    assert getattr(Tensor, dunder, None) is getattr(Tensor, method, None)
+    dtype = gradcli.long if method.startswith("bitwise") else gradcli.float64
+    t, expected = gradcli.tensor([3, 6], dtype=dtype), gradcli.tensor([3, 6], dtype=dtype)
+    other = gradcli.tensor([2, 5], dtype=dtype)
+    assert getattr(t, dunder)(other) is t
+    assert getattr(expected, method)(other) is expected
+    assert t.tolist() == expected.tolist() and t._version == expected._version == 1
+    assert getattr(t, dunder)("a") is NotImplemented
 
 
 def test_every_overload_member_is_an_op_with_its_own_grad_fn():
