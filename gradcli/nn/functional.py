@@ -754,3 +754,17 @@ def _reduction_number(name, attrs, value):
 for _op in list(OPS.values()):
     if isinstance(_op, Op) and "reduction" in _op.attr_names and _op.shown_saved is None:
         _op.shown_saved = _reduction_number
+
+
+# ------------------------------------------------------------------ convolutions and pooling
+# (declared in gradcli.ops.convolution and gradcli.ops.pooling)
+
+conv1d, conv2d, conv3d = OPS["conv1d"], OPS["conv2d"], OPS["conv3d"]
+conv_transpose1d, conv_transpose2d = OPS["conv_transpose1d"], OPS["conv_transpose2d"]
+conv_transpose3d = OPS["conv_transpose3d"]
+max_pool1d, max_pool2d = OPS["max_pool1d"], OPS["max_pool2d"]
+avg_pool1d, avg_pool2d = OPS["avg_pool1d"], OPS["avg_pool2d"]
+adaptive_avg_pool1d, adaptive_avg_pool2d = OPS["adaptive_avg_pool1d"], OPS["adaptive_avg_pool2d"]
+__all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+            "conv_transpose3d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
+            "adaptive_avg_pool1d", "adaptive_avg_pool2d"]

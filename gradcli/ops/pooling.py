@@ -1,0 +1,442 @@
+"""Pooling as PyTorch's CPU kernels compute it (aten/src/ATen/native/cpu/MaxPoolKernel.cpp,
+AvgPoolKernel.cpp, AdaptiveAvgPoolKernel.cpp): max_pool2d_with_indices, avg_pool2d and
+_adaptive_avg_pool2d, each with its backward as an op of its own (so that a create_graph
+gradient ends in PyTorch's `*BackwardBackward0` node).  The 1-d poolings are PyTorch's
+composites: unsqueeze(-2), the 2-d pooling, squeeze(-2).
+
+Max: the first largest element of a window wins, a NaN wins over everything (the last NaN of
+the window), padding never wins; indices count in the input's (H, W) plane.  Averages add a
+window in row-major order and divide once (adaptive: by the height, then by the width), as
+PyTorch does, so float64 results are PyTorch's to the bit; backward kernels add each output's
+share in the order of the outputs.
+"""
+
+import inspect
+
+import numpy as np
+
+from ..engine.tensor import Tensor, check_numel
+from .convolution import col2im, im2col
+from .derivatives import helper
+from .registry import Op, Plain, Sample, register
+
+
+def pooled_size(n, k, s, p, d, ceil_mode):
+    """aten's pooling_output_shape."""
+    top = n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)
+    out = top // s + 1
+    if ceil_mode and (out - 1) * s >= n + p:
+        out -= 1
+    return out
+
+
+def _batched(a):
+    """a as (B, C, H, W) (an unbatched (C, H, W) input gets a batch of one)."""
+    return a[None] if a.ndim == 3 else a
+
+
+def check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode, name):
+    """aten's pool2d_shape_check, its words."""
+    if len(shape) not in (3, 4) or any(n == 0 for n in shape[-3:]):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if any(k <= 0 for k in kernel):
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kernel[0]} "
+                           f"kW: {kernel[1]}")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("stride should not be zero")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: "
+                           f"{dilation[0]} dilationW: {dilation[1]}")
+    for p, k, d in zip(padding, kernel, dilation):
+        if p < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+        if p > (d * (k - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation={d}")
+    out = [pooled_size(n, k, s, p, d, ceil_mode)
+           for n, k, s, p, d in zip(shape[-2:], kernel, stride, padding, dilation)]
+    if any(o < 1 for o in out):
+        raise RuntimeError(f"Given input size: ({shape[-3]}x{shape[-2]}x{shape[-1]}). "
+                           f"Calculated output size: ({shape[-3]}x{out[0]}x{out[1]}). "
+                           "Output size is too small")
+    return tuple(out)
+
+
+def _windows(shape, kernel, stride, padding, dilation, ceil_mode):
+    out = check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode, "")
+    pad_hi = tuple(max(p, (o - 1) * s + d * (k - 1) + 1 - n - p) for n, k, s, p, d, o in
+                   zip(shape[-2:], kernel, stride, padding, dilation, out))
+    return out, pad_hi
+
+
+def _check_grad_output(grad_output, shape):
+    if grad_output.shape != tuple(shape):
+        raise RuntimeError(f"Expected grad_output of size {list(shape)}, but got "
+                           f"{list(grad_output.shape)}")
+
+
+# ------------------------------------------------------------------ max
+
+def _input_index(shape, kernel, stride, padding, dilation, out):
+    """(prod(kernel), *out): the flat (H, W) index each window element reads, -1 in padding."""
+    h = np.arange(out[0])[None, :] * stride[0] - padding[0] + np.arange(kernel[0])[:, None] * dilation[0]
+    w = np.arange(out[1])[None, :] * stride[1] - padding[1] + np.arange(kernel[1])[:, None] * dilation[1]
+    inside = ((h >= 0) & (h < shape[-2]))[:, None, :, None] & ((w >= 0) & (w < shape[-1]))[None, :, None, :]
+    index = h[:, None, :, None] * shape[-1] + w[None, :, None, :]
+    return np.where(inside, index, -1).reshape((kernel[0] * kernel[1],) + tuple(out))
+
+
+def max_pool_indices(a, kernel, stride, padding, dilation, ceil_mode):
+    """(values, indices) of max_pool2d_with_indices on a (C, H, W) or (N, C, H, W) array."""
+    out, pad_hi = _windows(a.shape, kernel, stride, padding, dilation, ceil_mode)
+    b = _batched(a)
+    low = -np.inf if b.dtype.kind == "f" else np.iinfo(b.dtype).min
+    cols = im2col(b, kernel, stride, padding, pad_hi, dilation, out, fill=low)
+    index = _input_index(a.shape, kernel, stride, padding, dilation, out)
+    inside = index >= 0
+    pick = np.argmax(np.where(inside, cols, low), axis=2)  # the first largest
+    # a window whose elements are all -inf: its first element inside the input
+    first_inside = np.argmax(inside, axis=0)
+    valid = np.take_along_axis(np.broadcast_to(inside, cols.shape), pick[:, :, None], 2)[:, :, 0]
+    pick = np.where(valid, pick, first_inside)
+    if b.dtype.kind == "f":
+        nan = np.isnan(cols) & inside
+        if nan.any():  # the last NaN of a window
+            last = cols.shape[2] - 1 - np.argmax(nan[:, :, ::-1], axis=2)
+            pick = np.where(nan.any(axis=2), last, pick)
+    values = np.take_along_axis(cols, pick[:, :, None], 2)[:, :, 0]
+    indices = np.take_along_axis(np.broadcast_to(index, cols.shape[:2] + index.shape),
+                                 pick[:, :, None], 2)[:, :, 0]
+    if a.ndim == 3:
+        values, indices = values[0], indices[0]
+    return values, indices.astype(np.int64)
+
+
+def _max_pool_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode):
+    """Each output's gradient added to its window's maximum, in the order of the outputs."""
+    indices = max_pool_indices(self, kernel_size, stride, padding, dilation, ceil_mode)[1]
+    _check_grad_output(grad_output, indices.shape)
+    g, idx = _batched(grad_output), _batched(indices)
+    b = _batched(self)
+    out = np.zeros((b.shape[0] * b.shape[1], b.shape[2] * b.shape[3]), grad_output.dtype)
+    rows = np.arange(out.shape[0])[:, None]
+    np.add.at(out, (np.broadcast_to(rows, (out.shape[0], idx[0, 0].size)),
+                    idx.reshape(out.shape[0], -1)), g.reshape(out.shape[0], -1))
+    return out.reshape(self.shape)
+
+
+@helper
+def _max_pool_double_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode):
+    """PyTorch's max_pool_double_backward: the gradient of grad_input, gathered at each
+    window's maximum."""
+    indices = max_pool_indices(self._data, kernel_size, stride, padding, dilation, ceil_mode)[1]
+    idx = Tensor._make(indices.reshape(indices.shape[:-2] + (-1,)), None, 0, False)
+    flat = grad.flatten(-2)
+    return flat.gather(-1, idx).reshape(indices.shape)
+
+
+@helper
+def _max_pool_jvp(self_t, self, kernel_size, stride, padding, dilation, ceil_mode):
+    out = _max_pool_double_backward(self_t, self, kernel_size, stride, padding, dilation,
+                                    ceil_mode)
+    return out, None
+
+
+def _pooled_shape(sample):
+    """The output shape of a pooling sample (its backward's grad_output)."""
+    a = sample.attrs
+    out = check_pool_shape(sample.shapes[0], a["kernel_size"], a["stride"], a["padding"],
+                           a.get("dilation", (1, 1)), a["ceil_mode"], "")
+    return sample.shapes[0][:-2] + out
+
+
+_POOL = ("kernel_size", "stride", "padding", "dilation", "ceil_mode")
+_POOL_ARGS = ", ".join(_POOL)
+POOL_SAMPLES = [
+    Sample((2, 2, 4, 5), attrs=dict(kernel_size=(2, 2), stride=(2, 2), padding=(0, 0),
+                                    dilation=(1, 1), ceil_mode=False)),
+    Sample((2, 5, 5), attrs=dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 1),
+                                 dilation=(1, 2), ceil_mode=True)),
+]
+
+MAX_POOL2D = register(Op(
+    "max_pool2d_with_indices", max_pool_indices,
+    f"self: max_pool2d_with_indices_backward(grad[0], self, {_POOL_ARGS})",
+    jvp=f"self: _max_pool_jvp(self_t, self, {_POOL_ARGS})", attrs=_POOL, outputs=2,
+    grad_fn="MaxPool2DWithIndicesBackward0", method=False, public=False, kind="pooling",
+    doc="the largest element of each window and its index", samples=POOL_SAMPLES))
+MAX_POOL2D.extra_saved = {"_saved_result1": lambda node: Tensor._make(max_pool_indices(
+    node._saved_in[0]._data, *node._attrs)[1], None, 0, False)}
+
+register(Op(
+    "max_pool2d_with_indices_backward", _max_pool_backward,
+    (f"grad_output: _max_pool_double_backward(grad, self, {_POOL_ARGS})",),
+    jvp=(f"grad_output: max_pool2d_with_indices_backward(grad_output_t, self, {_POOL_ARGS})",),
+    inputs=("grad_output", "self"), attrs=_POOL,
+    grad_fn="MaxPool2DWithIndicesBackwardBackward0", method=False, public=False,
+    kind="backward", doc="the gradient of max_pool2d_with_indices",
+    samples=[Sample(_pooled_shape(s), s.shapes[0], attrs=s.attrs) for s in POOL_SAMPLES]))
+
+
+# ------------------------------------------------------------------ average
+
+def _divisors(shape, kernel, stride, padding, out, count_include_pad, divisor_override):
+    """(*out): what each window's sum is divided by (aten's divide_factor)."""
+    if divisor_override is not None:
+        return np.full(out, divisor_override)
+    sizes = []
+    for n, k, s, p, o in zip(shape[-2:], kernel, stride, padding, out):
+        start = np.arange(o) * s - p
+        end = np.minimum(start + k, n + p)
+        if count_include_pad:
+            sizes.append(end - start)
+        else:
+            sizes.append(np.minimum(end, n) - np.maximum(start, 0))
+    return sizes[0][:, None] * sizes[1][None, :]
+
+
+def _avg_attrs(kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    return kernel_size, stride, padding, (1, 1), ceil_mode
+
+
+def avg_pool(a, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """avg_pool2d: each window's sum, in row-major order, over its divisor."""
+    attrs = _avg_attrs(kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override)
+    out, pad_hi = _windows(a.shape, *attrs)
+    cols = im2col(_batched(a), kernel_size, stride, padding, pad_hi, (1, 1), out)
+    total = cols[:, :, 0]
+    for j in range(1, cols.shape[2]):
+        total = total + cols[:, :, j]
+    divisor = _divisors(a.shape, kernel_size, stride, padding, out, count_include_pad,
+                        divisor_override)
+    result = (total / divisor.astype(a.dtype)).astype(a.dtype)
+    return result[0] if a.ndim == 3 else result
+
+
+def _avg_pool_backward(grad_output, self, kernel_size, stride, padding, ceil_mode,
+                       count_include_pad, divisor_override):
+    attrs = _avg_attrs(kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override)
+    out, pad_hi = _windows(self.shape, *attrs)
+    divisor = _divisors(self.shape, kernel_size, stride, padding, out, count_include_pad,
+                        divisor_override)
+    _check_grad_output(grad_output, self.shape[:-2] + out)
+    share = _batched(grad_output) / divisor.astype(grad_output.dtype)
+    k = kernel_size[0] * kernel_size[1]
+    check_numel(share.shape[:2] + (k,) + share.shape[2:])
+    cols = np.broadcast_to(share[:, :, None], share.shape[:2] + (k,) + share.shape[2:])
+    result = col2im(cols, self.shape[-2:], kernel_size, stride, padding, pad_hi, (1, 1),
+                    reverse=True)
+    return result.reshape(self.shape).astype(grad_output.dtype)
+
+
+_AVG = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")
+_AVG_ARGS = ", ".join(_AVG)
+AVG_SAMPLES = [
+    Sample((2, 2, 4, 5), attrs=dict(kernel_size=(2, 2), stride=(2, 2), padding=(0, 0),
+                                    ceil_mode=False, count_include_pad=True,
+                                    divisor_override=None)),
+    Sample((2, 5, 5), attrs=dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 1),
+                                 ceil_mode=True, count_include_pad=False, divisor_override=None)),
+    Sample((1, 2, 4, 4), attrs=dict(kernel_size=(3, 3), stride=(1, 2), padding=(1, 0),
+                                    ceil_mode=False, count_include_pad=True, divisor_override=5)),
+]
+
+AVG_POOL2D = register(Op(
+    "avg_pool2d", avg_pool, f"self: avg_pool2d_backward(grad, self, {_AVG_ARGS})",
+    jvp="linear", attrs=_AVG, grad_fn="AvgPool2DBackward0", method=False, public=False,
+    kind="pooling", doc="the mean of each window", samples=AVG_SAMPLES))
+
+register(Op(
+    "avg_pool2d_backward", _avg_pool_backward,
+    (f"grad_output: avg_pool2d(grad, {_AVG_ARGS})",), jvp="linear",
+    inputs=("grad_output", "self"), attrs=_AVG, grad_fn="AvgPool2DBackwardBackward0",
+    method=False, public=False, kind="backward", doc="the gradient of avg_pool2d",
+    samples=[Sample(_pooled_shape(s), s.shapes[0], attrs=s.attrs) for s in AVG_SAMPLES]))
+
+
+# ------------------------------------------------------------------ adaptive average
+
+def adaptive_windows(n, o):
+    """[(start, end)] of each of o windows over n elements (aten's start_index/end_index)."""
+    return [((i * n) // o, -((-(i + 1) * n) // o)) for i in range(o)]
+
+
+def adaptive_avg(a, output_size):
+    """_adaptive_avg_pool2d: each window's sum in row-major order, / its height / its width."""
+    check_numel(a.shape[:-2] + tuple(output_size))
+    out = np.empty(a.shape[:-2] + tuple(output_size), a.dtype)
+    t = a.dtype.type
+    for i, (h0, h1) in enumerate(adaptive_windows(a.shape[-2], output_size[0])):
+        for j, (w0, w1) in enumerate(adaptive_windows(a.shape[-1], output_size[1])):
+            total = np.zeros(a.shape[:-2], a.dtype)
+            for h in range(h0, h1):
+                for w in range(w0, w1):
+                    total = total + a[..., h, w]
+            out[..., i, j] = total / t(h1 - h0) / t(w1 - w0)
+    return out
+
+
+def _adaptive_avg_backward(grad_output, self):
+    out = np.zeros(self.shape, grad_output.dtype)
+    t = grad_output.dtype.type
+    oh, ow = grad_output.shape[-2:]
+    for i, (h0, h1) in enumerate(adaptive_windows(self.shape[-2], oh)):
+        for j, (w0, w1) in enumerate(adaptive_windows(self.shape[-1], ow)):
+            share = grad_output[..., i, j] / t(h1 - h0) / t(w1 - w0)
+            out[..., h0:h1, w0:w1] += share[..., None, None]
+    return out
+
+
+ADAPTIVE_AVG_POOL2D = register(Op(
+    "_adaptive_avg_pool2d", adaptive_avg, "self: _adaptive_avg_pool2d_backward(grad, self)",
+    jvp="linear", attrs=("output_size",), grad_fn="AdaptiveAvgPool2DBackward0", method=False,
+    public=False, kind="pooling", doc="the mean of each of output_size windows",
+    samples=[Sample((2, 2, 5, 4), attrs={"output_size": (2, 3)}),
+             Sample((2, 3, 7), attrs={"output_size": (3, 2)})]))
+
+register(Op(
+    "_adaptive_avg_pool2d_backward", _adaptive_avg_backward,
+    ("grad_output: _adaptive_avg_pool2d(grad, grad_output_shape[-2:])",), jvp="linear",
+    inputs=("grad_output", "self"), grad_fn="AdaptiveAvgPool2DBackwardBackward0",
+    method=False, public=False, kind="backward", doc="the gradient of adaptive_avg_pool2d",
+    samples=[Sample((2, 2, 2, 3), (2, 2, 5, 4)), Sample((2, 3, 2), (2, 3, 7))]))
+
+
+# ------------------------------------------------------------------ the functions
+
+def _pair(value, name, what, omitted=False):
+    """kernel_size/stride/padding/dilation as two ints, with max_pool2d's words."""
+    if omitted and (value is None or isinstance(value, (list, tuple)) and len(value) == 0):
+        return None
+    if isinstance(value, (list, tuple)):
+        if len(value) == 1:
+            return (int(value[0]),) * 2
+        if len(value) == 2:
+            return tuple(int(v) for v in value)
+    elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return (int(value),) * 2
+    raise RuntimeError(f"{name}: {what}")
+
+
+def _pool_args(name, kernel_size, stride, padding, dilation=1):
+    kernel = _pair(kernel_size, name, "kernel_size must either be a single int, or a tuple of "
+                   "two ints")
+    stride = _pair(stride, name, "stride must either be omitted, a single int, or a tuple of "
+                   "two ints", omitted=True) or kernel
+    padding = _pair(padding, name, "padding must either be a single int, or a tuple of two ints")
+    dilation = _pair(dilation, name, "dilation must be either a single int, or a tuple of two "
+                     "ints")
+    return kernel, stride, padding, dilation
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    kernel, stride, padding, dilation = _pool_args("max_pool2d", kernel_size, stride, padding,
+                                                   dilation)
+    values, indices = MAX_POOL2D.apply((input,), (kernel, stride, padding, dilation,
+                                                  bool(ceil_mode)))
+    return (values, indices) if return_indices else values
+
+
+def _one_d(value, what):
+    value = tuple(value) if isinstance(value, (list, tuple)) else (value,)
+    if len(value) != 1:
+        raise RuntimeError(f"max_pool1d() {what} must be an int or int list of size 1 but got "
+                           f"size {len(value)}")
+    return (1, int(value[0]))
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    if input.dim() not in (2, 3):
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{list(input.shape)}")
+    kernel = _one_d(kernel_size, "kernel_size")
+    stride = kernel if stride is None or stride == [] or stride == () else _one_d(stride, "stride")
+    values, indices = MAX_POOL2D.apply(
+        (input.unsqueeze(-2),), (kernel, stride, (0, _one_d(padding, "padding")[1]),
+                                 _one_d(dilation, "dilation"), bool(ceil_mode)))
+    values = values.squeeze(-2)
+    return (values, indices.squeeze(-2)) if return_indices else values
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    if input.dim() not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    kernel, stride, padding, _ = _pool_args("avg_pool2d", kernel_size, stride, padding)
+    return AVG_POOL2D.apply((input,), (kernel, stride, padding, bool(ceil_mode),
+                                       bool(count_include_pad), divisor_override))
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
+                           "tensor for argument #1 'self' (while checking arguments for "
+                           "avg_pool1d)")
+    kernel = _one_d(kernel_size, "kernel_size")
+    stride = kernel if stride is None or stride == [] or stride == () else _one_d(stride, "stride")
+    return AVG_POOL2D.apply((input.unsqueeze(-2),), (
+        kernel, stride, (0, _one_d(padding, "padding")[1]), bool(ceil_mode),
+        bool(count_include_pad), None)).squeeze(-2)
+
+
+def _output_size(output_size, shape, name, n):
+    sizes = tuple(output_size) if isinstance(output_size, (list, tuple)) else (output_size,) * n
+    sizes = tuple(shape[len(shape) - n + i] if s is None else int(s) for i, s in enumerate(sizes))
+    if len(sizes) != n:
+        raise RuntimeError(f"{name}: output_size must be {n}")
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(f"{name}: elements of output_size must be greater than or equal to 0 "
+                           f"but received {{{', '.join(map(str, sizes))}}}")
+    return sizes
+
+
+def _check_adaptive_input(input, name, ranks):
+    if input.dim() not in ranks:
+        raise RuntimeError(f"{name}(): Expected {ranks[0]}D or {ranks[1]}D tensor, but got "
+                           f"{list(input.shape)}")
+    for d in range(1, input.dim()):
+        if input.shape[d] == 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {d} being empty")
+
+
+def adaptive_avg_pool2d(input, output_size):
+    _check_adaptive_input(input, "adaptive_avg_pool2d", (3, 4))
+    sizes = _output_size(output_size, input.shape, "adaptive_avg_pool2d", 2)
+    if sizes == (1, 1):  # (PyTorch takes the mean)
+        return input.mean((-1, -2), keepdim=True)
+    return ADAPTIVE_AVG_POOL2D.apply((input,), (sizes,))
+
+
+def adaptive_avg_pool1d(input, output_size):
+    _check_adaptive_input(input, "adaptive_avg_pool1d", (2, 3))
+    (size,) = _output_size(output_size, input.shape, "adaptive_avg_pool1d", 1)
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
+
+
+_FUNCTIONS = [
+    (max_pool1d, "max_pool1d", "the largest element of each window of an (N, C, L) input",
+     ("max_pool2d_with_indices",), True),
+    (max_pool2d, "max_pool2d", "the largest element of each window of an (N, C, H, W) input",
+     ("max_pool2d_with_indices",), True),
+    (avg_pool1d, "avg_pool1d", "the mean of each window of an (N, C, L) input",
+     ("avg_pool2d",), True),
+    (avg_pool2d, "avg_pool2d", "the mean of each window of an (N, C, H, W) input",
+     ("avg_pool2d",), False),
+    (adaptive_avg_pool1d, "adaptive_avg_pool1d", "the mean of each of output_size windows",
+     ("_adaptive_avg_pool2d",), True),
+    (adaptive_avg_pool2d, "adaptive_avg_pool2d", "the mean of each of output_size windows",
+     ("_adaptive_avg_pool2d",), False),
+]
+for _fn, _name, _doc, _via, _in_torch in _FUNCTIONS:
+    _entry = register(Plain(_name, _fn, _doc, kind="pooling", via=_via,
+                            signature=f"{_name}{inspect.signature(_fn)}"))
+    _entry.function = _in_torch  # (torch.avg_pool2d does not exist: F.avg_pool2d only)
