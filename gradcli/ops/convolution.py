@@ -16,6 +16,7 @@ offset at a time (no stride tricks).
 """
 
 import itertools
+import warnings
 
 import numpy as np
 
@@ -101,9 +102,17 @@ def _matmul(a, b):
     return np.matmul(a, b)
 
 
+def _expanded(w, *params):
+    """One-element parameters repeated for each spatial dimension (aten's convolution takes
+    them: conv2d(padding='valid') saves padding [0])."""
+    return [p * (w.ndim - 2) if len(p) == 1 else p for p in params]
+
+
 def _forward(x, w, b, stride, padding, dilation, transposed, output_padding, groups):
     check_convolution(x.shape, w.shape, b.shape, stride, padding, dilation, transposed,
                       output_padding, groups)
+    stride, padding, dilation, output_padding = _expanded(w, stride, padding, dilation,
+                                                          output_padding)
     n, g = x.shape[0], groups
     kernel, out = _geometry(x, w, stride, padding, dilation, transposed, output_padding, groups)
     k = int(np.prod(kernel))
@@ -128,6 +137,8 @@ def _forward(x, w, b, stride, padding, dilation, transposed, output_padding, gro
 def _backward(gy, x, w, bias_sym_sizes_opt, stride, padding, dilation, transposed,
               output_padding, groups):
     """(grad_input, grad_weight, grad_bias) of a convolution: aten's convolution_backward."""
+    stride, padding, dilation, output_padding = _expanded(w, stride, padding, dilation,
+                                                          output_padding)
     n, g = x.shape[0], groups
     kernel = w.shape[2:]
     k = int(np.prod(kernel))
@@ -170,7 +181,7 @@ def check_convolution(x_shape, w_shape, b_shape, stride, padding, dilation, tran
     nd = len(w_shape) - 2
     for name, value in (("stride", stride), ("padding", padding), ("dilation", dilation),
                         ("output_padding", output_padding)):
-        if len(value) != max(nd, 1):
+        if len(value) != max(nd, 1) and len(value) != 1:
             raise RuntimeError(
                 f"expected {name} to be a single integer value or a list of {max(nd, 1)} values "
                 f"to match the convolution dimensions, but got {name}={_shape_text(value)}")
@@ -181,8 +192,7 @@ def check_convolution(x_shape, w_shape, b_shape, stride, padding, dilation, tran
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(d <= 0 for d in dilation):
-        raise RuntimeError(f"dilation should be greater than zero, but got "
-                           f"{_shape_text(dilation)}")
+        raise RuntimeError("non-positive dilation is not supported")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     if len(x_shape) != len(w_shape):
@@ -358,6 +368,7 @@ CONVOLUTION = register(Op(
               "output_padding, groups)",
     doc="aten's convolution: conv1d/2d/3d and conv_transpose1d/2d/3d (im2col and a product)"))
 CONVOLUTION.extra_saved = {"_saved_bias_sym_sizes_opt": lambda node: tuple(node._meta[4])}
+CONVOLUTION.hidden_saved = ("bias_sym_sizes",)  # (shown as PyTorch's _opt above)
 
 CONVOLUTION_BACKWARD = register(Op(
     "convolution_backward", _backward,
@@ -394,13 +405,48 @@ def _batched_input(input, nd, name):
                        f"but got input of size: {_shape_text(input.shape)}")
 
 
-def _same_padding(input, weight, stride, dilation, nd):
-    """padding='same': d*(k-1) split in two, the odd one out on the right (PyTorch pads the
-    input by it; here: one more on both sides and the first output dropped)."""
+def _pad_forward(a, pad):
+    """constant_pad_nd with value 0: pad = (before, after) pairs from the last dimension
+    backwards (F.pad's order); a negative pad crops."""
+    n = len(pad) // 2
+    widths = [(0, 0)] * (a.ndim - n) + [(pad[2 * i], pad[2 * i + 1]) for i in range(n)][::-1]
+    shape = tuple(s + lo + hi for s, (lo, hi) in zip(a.shape, widths))
+    if any(s < 0 for s in shape):
+        raise RuntimeError(f"The input size {a.shape[a.ndim - n]}, plus negative padding "
+                           f"{pad[0]} and {pad[1]} resulted in a negative output size, which is "
+                           "invalid. Check dimension 0 of your input.")
+    check_numel(shape)
+    crop = tuple(slice(max(-lo, 0), s - max(-hi, 0)) for s, (lo, hi) in zip(a.shape, widths))
+    return np.pad(a[crop], [(max(lo, 0), max(hi, 0)) for lo, hi in widths])
+
+
+# (PyTorch's constant_pad_nd, for padding='same' with an even kernel: private here)
+CONSTANT_PAD = register(Op(
+    "_constant_pad_nd", _pad_forward, "self: _constant_pad_nd(grad, tuple(-p for p in pad))",
+    jvp="linear", attrs=("pad",), grad_fn="ConstantPadNdBackward0", method=False,
+    public=False, kind="shape", doc="zeros around self (a negative pad crops)",
+    samples=[Sample((2, 3, 4), attrs={"pad": (0, 1, 1, 0)}),
+             Sample((2, 4, 5), attrs={"pad": (-1, 1, 0, -2)})]))
+
+
+_WARNED = []
+
+
+def _same_padding(x, weight, stride, dilation, nd):
+    """padding='same': d*(k-1) split in two, the odd one out on the right, where PyTorch pads
+    the input first (constant_pad_nd): (the input, the padding)."""
     if any(s != 1 for s in stride):
         raise RuntimeError("padding='same' is not supported for strided convolutions")
     total = [d * (k - 1) for d, k in zip(dilation, weight.shape[2:])]
-    return [t - t // 2 for t in total], [i for i, t in enumerate(total) if t % 2]
+    extra = [t % 2 for t in total]
+    if any(extra):
+        if not _WARNED:  # (PyTorch's TORCH_WARN_ONCE: once a process)
+            _WARNED.append(True)
+            warnings.warn("Using padding='same' with even kernel lengths and odd dilation may "
+                          "require a zero-padded copy of the input be created", UserWarning,
+                          stacklevel=4)
+        x = CONSTANT_PAD.apply((x,), (tuple(p for e in reversed(extra) for p in (0, e)),))
+    return x, tuple(t // 2 for t in total)
 
 
 def _conv_nd(nd, name):
@@ -408,24 +454,18 @@ def _conv_nd(nd, name):
         stride = expand_param(stride, nd, "stride")
         dilation = expand_param(dilation, nd, "dilation")
         x, unbatched = _batched_input(input, nd, name)
-        trim = []
-        if isinstance(padding, str):
-            if padding == "valid":
-                padding = (0,) * nd
-            elif padding == "same":
-                if len(stride) == nd and all(s == 1 for s in stride):
-                    if weight.dim() == nd + 2:
-                        padding, trim = _same_padding(x, weight, stride, dilation, nd)
-                else:
-                    raise RuntimeError(
-                        "padding='same' is not supported for strided convolutions")
-            else:
-                raise RuntimeError(f"Invalid padding string: '{padding}'")
-        padding = expand_param(padding, nd, "padding")
-        y = convolution_call(x, weight, bias, stride, padding, dilation, False, (0,) * nd,
+        output_padding = (0,) * nd
+        if padding == "valid":
+            # (PyTorch passes padding and output_padding as one-element lists here)
+            padding = output_padding = (0,)
+        elif padding == "same":
+            x, padding = _same_padding(x, weight, stride, dilation, nd)
+        elif isinstance(padding, str):
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        else:
+            padding = expand_param(padding, nd, "padding")
+        y = convolution_call(x, weight, bias, stride, padding, dilation, False, output_padding,
                              groups)
-        for i in trim:
-            y = y.narrow(2 + i, 1, y.shape[2 + i] - 1)
         return y.squeeze(0) if unbatched else y
     conv.__name__ = conv.__qualname__ = name
     return conv

@@ -18,7 +18,7 @@ import numpy as np
 from ..engine.tensor import Tensor, check_numel
 from .convolution import col2im, im2col
 from .derivatives import helper
-from .registry import Op, Plain, Sample, register
+from .registry import Op, Overload, Plain, Sample, register
 
 
 def pooled_size(n, k, s, p, d, ceil_mode):
@@ -39,11 +39,11 @@ def check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode, name):
     """aten's pool2d_shape_check, its words."""
     if len(shape) not in (3, 4) or any(n == 0 for n in shape[-3:]):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("stride should not be zero")
     if any(k <= 0 for k in kernel):
         raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kernel[0]} "
                            f"kW: {kernel[1]}")
-    if any(s <= 0 for s in stride):
-        raise RuntimeError("stride should not be zero")
     if any(d <= 0 for d in dilation):
         raise RuntimeError(f"dilation should be greater than zero, but got dilationH: "
                            f"{dilation[0]} dilationW: {dilation[1]}")
@@ -63,6 +63,7 @@ def check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode, name):
 
 
 def _windows(shape, kernel, stride, padding, dilation, ceil_mode):
+    stride = stride or kernel
     out = check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode, "")
     pad_hi = tuple(max(p, (o - 1) * s + d * (k - 1) + 1 - n - p) for n, k, s, p, d, o in
                    zip(shape[-2:], kernel, stride, padding, dilation, out))
@@ -87,7 +88,9 @@ def _input_index(shape, kernel, stride, padding, dilation, out):
 
 
 def max_pool_indices(a, kernel, stride, padding, dilation, ceil_mode):
-    """(values, indices) of max_pool2d_with_indices on a (C, H, W) or (N, C, H, W) array."""
+    """(values, indices) of max_pool2d_with_indices on a (C, H, W) or (N, C, H, W) array
+    (stride (): the kernel's, as PyTorch saves an omitted stride)."""
+    stride = stride or kernel
     out, pad_hi = _windows(a.shape, kernel, stride, padding, dilation, ceil_mode)
     b = _batched(a)
     low = -np.inf if b.dtype.kind == "f" else np.iinfo(b.dtype).min
@@ -145,7 +148,7 @@ def _max_pool_jvp(self_t, self, kernel_size, stride, padding, dilation, ceil_mod
 def _pooled_shape(sample):
     """The output shape of a pooling sample (its backward's grad_output)."""
     a = sample.attrs
-    out = check_pool_shape(sample.shapes[0], a["kernel_size"], a["stride"], a["padding"],
+    out = check_pool_shape(sample.shapes[0], a["kernel_size"], a["stride"] or a["kernel_size"], a["padding"],
                            a.get("dilation", (1, 1)), a["ceil_mode"], "")
     return sample.shapes[0][:-2] + out
 
@@ -203,6 +206,7 @@ def _avg_attrs(kernel_size, stride, padding, ceil_mode, count_include_pad, divis
 
 def avg_pool(a, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool2d: each window's sum, in row-major order, over its divisor."""
+    stride = stride or kernel_size
     attrs = _avg_attrs(kernel_size, stride, padding, ceil_mode, count_include_pad,
                        divisor_override)
     out, pad_hi = _windows(a.shape, *attrs)
@@ -218,6 +222,7 @@ def avg_pool(a, kernel_size, stride, padding, ceil_mode, count_include_pad, divi
 
 def _avg_pool_backward(grad_output, self, kernel_size, stride, padding, ceil_mode,
                        count_include_pad, divisor_override):
+    stride = stride or kernel_size
     attrs = _avg_attrs(kernel_size, stride, padding, ceil_mode, count_include_pad,
                        divisor_override)
     out, pad_hi = _windows(self.shape, *attrs)
@@ -246,13 +251,18 @@ AVG_SAMPLES = [
 ]
 
 AVG_POOL2D = register(Op(
-    "avg_pool2d", avg_pool, f"self: avg_pool2d_backward(grad, self, {_AVG_ARGS})",
+    "avg_pool2d.default", avg_pool, f"self: avg_pool2d_backward(grad, self, {_AVG_ARGS})",
     jvp="linear", attrs=_AVG, grad_fn="AvgPool2DBackward0", method=False, public=False,
     kind="pooling", doc="the mean of each window", samples=AVG_SAMPLES))
 
+@helper
+def _call_avg_pool2d(grad, *attrs):
+    return AVG_POOL2D.apply((grad,), attrs)
+
+
 register(Op(
     "avg_pool2d_backward", _avg_pool_backward,
-    (f"grad_output: avg_pool2d(grad, {_AVG_ARGS})",), jvp="linear",
+    (f"grad_output: _call_avg_pool2d(grad, {_AVG_ARGS})",), jvp="linear",
     inputs=("grad_output", "self"), attrs=_AVG, grad_fn="AvgPool2DBackwardBackward0",
     method=False, public=False, kind="backward", doc="the gradient of avg_pool2d",
     samples=[Sample(_pooled_shape(s), s.shapes[0], attrs=s.attrs) for s in AVG_SAMPLES]))
@@ -298,7 +308,7 @@ ADAPTIVE_AVG_POOL2D = register(Op(
     samples=[Sample((2, 2, 5, 4), attrs={"output_size": (2, 3)}),
              Sample((2, 3, 7), attrs={"output_size": (3, 2)})]))
 
-register(Op(
+ADAPTIVE_AVG_BACKWARD = register(Op(
     "_adaptive_avg_pool2d_backward", _adaptive_avg_backward,
     ("grad_output: _adaptive_avg_pool2d(grad, grad_output_shape[-2:])",), jvp="linear",
     inputs=("grad_output", "self"), grad_fn="AdaptiveAvgPool2DBackwardBackward0",
@@ -326,7 +336,7 @@ def _pool_args(name, kernel_size, stride, padding, dilation=1):
     kernel = _pair(kernel_size, name, "kernel_size must either be a single int, or a tuple of "
                    "two ints")
     stride = _pair(stride, name, "stride must either be omitted, a single int, or a tuple of "
-                   "two ints", omitted=True) or kernel
+                   "two ints", omitted=True) or ()
     padding = _pair(padding, name, "padding must either be a single int, or a tuple of two ints")
     dilation = _pair(dilation, name, "dilation must be either a single int, or a tuple of two "
                      "ints")
@@ -356,7 +366,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
                            f"dim batch size for input, but got:{list(input.shape)}")
     kernel = _one_d(kernel_size, "kernel_size")
-    stride = kernel if stride is None or stride == [] or stride == () else _one_d(stride, "stride")
+    stride = () if stride is None or stride == [] or stride == () else _one_d(stride, "stride")
     values, indices = MAX_POOL2D.apply(
         (input.unsqueeze(-2),), (kernel, stride, (0, _one_d(padding, "padding")[1]),
                                  _one_d(dilation, "dilation"), bool(ceil_mode)))
@@ -380,7 +390,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                            "tensor for argument #1 'self' (while checking arguments for "
                            "avg_pool1d)")
     kernel = _one_d(kernel_size, "kernel_size")
-    stride = kernel if stride is None or stride == [] or stride == () else _one_d(stride, "stride")
+    stride = () if stride is None or stride == [] or stride == () else _one_d(stride, "stride")
     return AVG_POOL2D.apply((input.unsqueeze(-2),), (
         kernel, stride, (0, _one_d(padding, "padding")[1]), bool(ceil_mode),
         bool(count_include_pad), None)).squeeze(-2)
@@ -428,9 +438,7 @@ _FUNCTIONS = [
     (max_pool2d, "max_pool2d", "the largest element of each window of an (N, C, H, W) input",
      ("max_pool2d_with_indices",), True),
     (avg_pool1d, "avg_pool1d", "the mean of each window of an (N, C, L) input",
-     ("avg_pool2d",), True),
-    (avg_pool2d, "avg_pool2d", "the mean of each window of an (N, C, H, W) input",
-     ("avg_pool2d",), False),
+     ("avg_pool2d.default",), True),
     (adaptive_avg_pool1d, "adaptive_avg_pool1d", "the mean of each of output_size windows",
      ("_adaptive_avg_pool2d",), True),
     (adaptive_avg_pool2d, "adaptive_avg_pool2d", "the mean of each of output_size windows",
@@ -439,4 +447,13 @@ _FUNCTIONS = [
 for _fn, _name, _doc, _via, _in_torch in _FUNCTIONS:
     _entry = register(Plain(_name, _fn, _doc, kind="pooling", via=_via,
                             signature=f"{_name}{inspect.signature(_fn)}"))
-    _entry.function = _in_torch  # (torch.avg_pool2d does not exist: F.avg_pool2d only)
+    _entry.function = _in_torch  # (torch.adaptive_avg_pool2d does not exist: F's only)
+# (avg_pool2d is aten's name of the op too: an Overload, that the table's tests find it under)
+_entry = register(Overload("avg_pool2d", lambda *args, **kwargs: avg_pool2d, [AVG_POOL2D],
+                           "the mean of each window of an (N, C, H, W) input", method=False,
+                           kind="pooling", signature=f"avg_pool2d{inspect.signature(avg_pool2d)}"))
+_entry.function = False  # (torch.avg_pool2d does not exist: F.avg_pool2d only)
+ADAPTIVE_AVG_BACKWARD.hidden_saved = ("grad_output_sym_sizes",)
+ADAPTIVE_AVG_BACKWARD.extra_saved = {  # (PyTorch's names for the two sizes it reads)
+    "_saved_grad_output_sym_argsize_minus_1": lambda node: node._meta[0][-1],
+    "_saved_grad_output_sym_argsize_minus_2": lambda node: node._meta[0][-2]}
