@@ -2,8 +2,6 @@
 as PyTorch draws it), ConvTranspose1d/2d, MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d,
 printed as PyTorch prints them."""
 
-import math
-
 from ..engine.torch_classes import TorchClass
 from . import functional as F
 from . import init
@@ -63,12 +61,7 @@ class _ConvNd(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._fans(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        init._reset_like_pytorch(self.weight, self.bias)
 
     def extra_repr(self):
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, " \

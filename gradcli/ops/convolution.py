@@ -282,15 +282,9 @@ def _convolution_double_backward(grads, grad_output, input, weight, bias_sym_siz
     ggi, ggw, ggb = grads
     attrs = (stride, padding, dilation, transposed, output_padding, groups)
     back = (bias_sym_sizes_opt,) + attrs
-    g_out = None
-    if ggi is not None:
-        g_out = convolution_call(ggi, weight, None, *attrs)
-    if ggw is not None:
-        term = convolution_call(input, ggw, None, *attrs)
-        g_out = term if g_out is None else g_out + term
-    if ggb is not None and ggb.numel():
-        term = ggb.reshape((-1,) + (1,) * (grad_output.dim() - 2)).expand(grad_output.shape)
-        g_out = term if g_out is None else g_out + term
+    g_out = _convolution_jvp(ggi, ggw, ggb, input, weight, *attrs)
+    if g_out is not None and tuple(g_out.shape) != tuple(grad_output.shape):
+        g_out = g_out.expand(grad_output.shape)  # (ggb alone)
     g_input = None if ggw is None else CONVOLUTION_BACKWARD.apply(
         (grad_output, input, ggw), back)[0]
     g_weight = None if ggi is None else CONVOLUTION_BACKWARD.apply(
@@ -301,6 +295,8 @@ def _convolution_double_backward(grads, grad_output, input, weight, bias_sym_siz
 @helper
 def _convolution_jvp(input_t, weight_t, bias_t, input, weight, stride, padding, dilation,
                      transposed, output_padding, groups):
+    """The convolution is linear in each input: conv(input_t, weight) + conv(input,
+    weight_t) + bias_t (None: no term)."""
     attrs = (stride, padding, dilation, transposed, output_padding, groups)
     out = None
     if input_t is not None:
