@@ -9,7 +9,8 @@ from .module import Module
 from .parameter import Parameter
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d",
-           "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d"]
+           "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
 
 
 def _ntuple(value, n):
@@ -205,4 +206,14 @@ AdaptiveAvgPool1d = _pool_class(
 AdaptiveAvgPool2d = _pool_class(
     "AdaptiveAvgPool2d", (("output_size", _REQUIRED),),
     lambda self, input: F.adaptive_avg_pool2d(input, self.output_size),
+    lambda m: f"output_size={m.output_size}")
+
+_ADAPTIVE_MAX = (("output_size", _REQUIRED), ("return_indices", False))
+AdaptiveMaxPool1d = _pool_class(
+    "AdaptiveMaxPool1d", _ADAPTIVE_MAX,
+    lambda self, input: F.adaptive_max_pool1d(input, self.output_size, self.return_indices),
+    lambda m: f"output_size={m.output_size}")
+AdaptiveMaxPool2d = _pool_class(
+    "AdaptiveMaxPool2d", _ADAPTIVE_MAX,
+    lambda self, input: F.adaptive_max_pool2d(input, self.output_size, self.return_indices),
     lambda m: f"output_size={m.output_size}")

@@ -87,22 +87,16 @@ def _input_index(shape, kernel, stride, padding, dilation, out):
     return np.where(inside, index, -1).reshape((kernel[0] * kernel[1],) + tuple(out))
 
 
-def max_pool_indices(a, kernel, stride, padding, dilation, ceil_mode):
-    """(values, indices) of max_pool2d_with_indices on a (C, H, W) or (N, C, H, W) array
-    (stride (): the kernel's, as PyTorch saves an omitted stride)."""
-    stride = stride or kernel
-    out, pad_hi = _windows(a.shape, kernel, stride, padding, dilation, ceil_mode)
-    b = _batched(a)
-    low = -np.inf if b.dtype.kind == "f" else np.iinfo(b.dtype).min
-    cols = im2col(b, kernel, stride, padding, pad_hi, dilation, out, fill=low)
-    index = _input_index(a.shape, kernel, stride, padding, dilation, out)
+def _pick_max(cols, index, low, batched):
+    """(values, indices) of the windows cols (B, C, K, *out), whose elements read the input's
+    flat (H, W) positions `index` (K, *out; -1: padding, never picked): the first largest,
+    the last NaN of a window; a window all -inf picks its first element inside the input."""
     inside = index >= 0
     pick = np.argmax(np.where(inside, cols, low), axis=2)  # the first largest
-    # a window whose elements are all -inf: its first element inside the input
     first_inside = np.argmax(inside, axis=0)
     valid = np.take_along_axis(np.broadcast_to(inside, cols.shape), pick[:, :, None], 2)[:, :, 0]
     pick = np.where(valid, pick, first_inside)
-    if b.dtype.kind == "f":
+    if cols.dtype.kind == "f":
         nan = np.isnan(cols) & inside
         if nan.any():  # the last NaN of a window
             last = cols.shape[2] - 1 - np.argmax(nan[:, :, ::-1], axis=2)
@@ -110,14 +104,28 @@ def max_pool_indices(a, kernel, stride, padding, dilation, ceil_mode):
     values = np.take_along_axis(cols, pick[:, :, None], 2)[:, :, 0]
     indices = np.take_along_axis(np.broadcast_to(index, cols.shape[:2] + index.shape),
                                  pick[:, :, None], 2)[:, :, 0]
-    if a.ndim == 3:
+    if not batched:
         values, indices = values[0], indices[0]
     return values, indices.astype(np.int64)
 
 
-def _max_pool_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode):
+def _lowest(dtype):
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def max_pool_indices(a, kernel, stride, padding, dilation, ceil_mode):
+    """(values, indices) of max_pool2d_with_indices on a (C, H, W) or (N, C, H, W) array
+    (stride (): the kernel's, as PyTorch saves an omitted stride)."""
+    stride = stride or kernel
+    out, pad_hi = _windows(a.shape, kernel, stride, padding, dilation, ceil_mode)
+    low = _lowest(a.dtype)
+    cols = im2col(_batched(a), kernel, stride, padding, pad_hi, dilation, out, fill=low)
+    index = _input_index(a.shape, kernel, stride, padding, dilation, out)
+    return _pick_max(cols, index, low, a.ndim == 4)
+
+
+def _scatter_max(grad_output, indices, self):
     """Each output's gradient added to its window's maximum, in the order of the outputs."""
-    indices = max_pool_indices(self, kernel_size, stride, padding, dilation, ceil_mode)[1]
     _check_grad_output(grad_output, indices.shape)
     g, idx = _batched(grad_output), _batched(indices)
     b = _batched(self)
@@ -128,21 +136,27 @@ def _max_pool_backward(grad_output, self, kernel_size, stride, padding, dilation
     return out.reshape(self.shape)
 
 
+def _max_pool_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode):
+    indices = max_pool_indices(self, kernel_size, stride, padding, dilation, ceil_mode)[1]
+    return _scatter_max(grad_output, indices, self)
+
+
+def _gather_max(grad, indices):
+    """PyTorch's max_pool_double_backward: grad (input-shaped) at each window's maximum."""
+    idx = Tensor._make(indices.reshape(indices.shape[:-2] + (-1,)), None, 0, False)
+    return grad.flatten(-2).gather(-1, idx).reshape(indices.shape)
+
+
 @helper
 def _max_pool_double_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode):
-    """PyTorch's max_pool_double_backward: the gradient of grad_input, gathered at each
-    window's maximum."""
-    indices = max_pool_indices(self._data, kernel_size, stride, padding, dilation, ceil_mode)[1]
-    idx = Tensor._make(indices.reshape(indices.shape[:-2] + (-1,)), None, 0, False)
-    flat = grad.flatten(-2)
-    return flat.gather(-1, idx).reshape(indices.shape)
+    return _gather_max(grad, max_pool_indices(self._data, kernel_size, stride, padding,
+                                              dilation, ceil_mode)[1])
 
 
 @helper
 def _max_pool_jvp(self_t, self, kernel_size, stride, padding, dilation, ceil_mode):
-    out = _max_pool_double_backward(self_t, self, kernel_size, stride, padding, dilation,
-                                    ceil_mode)
-    return out, None
+    return _max_pool_double_backward(self_t, self, kernel_size, stride, padding, dilation,
+                                     ceil_mode), None
 
 
 def _pooled_shape(sample):
@@ -169,7 +183,7 @@ MAX_POOL2D = register(Op(
     grad_fn="MaxPool2DWithIndicesBackward0", method=False, public=False, kind="pooling",
     doc="the largest element of each window and its index", samples=POOL_SAMPLES))
 MAX_POOL2D.extra_saved = {"_saved_result1": lambda node: Tensor._make(max_pool_indices(
-    node._saved_in[0]._data, *node._attrs)[1], None, 0, False)}
+    node._saved_in[0]._data, *node._attrs)[1], None, 0, False)}  # (recomputed from self)
 
 register(Op(
     "max_pool2d_with_indices_backward", _max_pool_backward,
@@ -316,6 +330,66 @@ ADAPTIVE_AVG_BACKWARD = register(Op(
     samples=[Sample((2, 2, 2, 3), (2, 2, 5, 4)), Sample((2, 3, 2), (2, 3, 7))]))
 
 
+# ------------------------------------------------------------------ adaptive max
+
+def adaptive_max_indices(a, output_size):
+    """(values, indices) of adaptive_max_pool2d: the windows of adaptive_windows, as
+    max_pool's (the largest window's size, the smaller ones' extra elements left out)."""
+    rows = adaptive_windows(a.shape[-2], output_size[0])
+    cols_ = adaptive_windows(a.shape[-1], output_size[1])
+    kh = max(h1 - h0 for h0, h1 in rows)
+    kw = max(w1 - w0 for w0, w1 in cols_)
+    h = np.array([[h0 + i if h0 + i < h1 else -1 for h0, h1 in rows] for i in range(kh)])
+    w = np.array([[w0 + j if w0 + j < w1 else -1 for w0, w1 in cols_] for j in range(kw)])
+    inside = (h >= 0)[:, None, :, None] & (w >= 0)[None, :, None, :]
+    index = np.where(inside, h[:, None, :, None] * a.shape[-1] + w[None, :, None, :], -1)
+    index = index.reshape((kh * kw,) + tuple(output_size))
+    b = _batched(a)
+    check_numel(b.shape[:2] + index.shape)
+    flat = b.reshape(b.shape[:2] + (-1,))
+    low = _lowest(a.dtype)
+    cols = np.where(index >= 0, flat[:, :, np.maximum(index, 0)], low)
+    return _pick_max(cols.astype(a.dtype, copy=False), index, low, a.ndim == 4)
+
+
+def _adaptive_max_backward(grad_output, self, output_size):
+    return _scatter_max(grad_output, adaptive_max_indices(self, output_size)[1], self)
+
+
+@helper
+def _adaptive_max_double_backward(grad, self, output_size):
+    return _gather_max(grad, adaptive_max_indices(self._data, output_size)[1])
+
+
+@helper
+def _adaptive_max_jvp(self_t, self, output_size):
+    return _adaptive_max_double_backward(self_t, self, output_size), None
+
+
+ADAPTIVE_MAX_SAMPLES = [Sample((2, 2, 5, 4), attrs={"output_size": (2, 3)}),
+                        Sample((2, 7, 3), attrs={"output_size": (3, 2)})]
+ADAPTIVE_MAX_POOL2D = register(Op(
+    "_adaptive_max_pool2d", adaptive_max_indices,
+    "self: adaptive_max_pool2d_backward(grad[0], self, output_size)",
+    jvp="self: _adaptive_max_jvp(self_t, self, output_size)", attrs=("output_size",),
+    outputs=2, grad_fn="AdaptiveMaxPool2DBackward0", method=False, public=False,
+    kind="pooling", doc="the largest element of each of output_size windows, and its index",
+    samples=ADAPTIVE_MAX_SAMPLES))
+ADAPTIVE_MAX_POOL2D.hidden_saved = ("output_size",)  # (PyTorch saves self and the indices)
+ADAPTIVE_MAX_POOL2D.extra_saved = {"_saved_result1": lambda node: Tensor._make(
+    adaptive_max_indices(node._saved_in[0]._data, *node._attrs)[1], None, 0, False)}
+
+register(Op(
+    "adaptive_max_pool2d_backward", _adaptive_max_backward,
+    ("grad_output: _adaptive_max_double_backward(grad, self, output_size)",),
+    jvp=("grad_output: adaptive_max_pool2d_backward(grad_output_t, self, output_size)",),
+    inputs=("grad_output", "self"), attrs=("output_size",),
+    grad_fn="AdaptiveMaxPool2DBackwardBackward0", method=False, public=False,
+    kind="backward", doc="the gradient of adaptive_max_pool2d",
+    samples=[Sample(s.shapes[0][:-2] + s.attrs["output_size"], s.shapes[0], attrs=s.attrs)
+             for s in ADAPTIVE_MAX_SAMPLES]))
+
+
 # ------------------------------------------------------------------ the functions
 
 def _pair(value, name, what, omitted=False):
@@ -396,12 +470,12 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         bool(count_include_pad), None)).squeeze(-2)
 
 
-def _output_size(output_size, shape, name, n):
+def _output_size(output_size, shape, name, n, check_negative=True):
     sizes = tuple(output_size) if isinstance(output_size, (list, tuple)) else (output_size,) * n
     sizes = tuple(shape[len(shape) - n + i] if s is None else int(s) for i, s in enumerate(sizes))
     if len(sizes) != n:
         raise RuntimeError(f"{name}: output_size must be {n}")
-    if any(s < 0 for s in sizes):
+    if check_negative and any(s < 0 for s in sizes):
         raise RuntimeError(f"{name}: elements of output_size must be greater than or equal to 0 "
                            f"but received {{{', '.join(map(str, sizes))}}}")
     return sizes
@@ -432,6 +506,28 @@ def adaptive_avg_pool1d(input, output_size):
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
 
 
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
+                           f"{list(input.shape)}")
+    sizes = _output_size(output_size, input.shape, "adaptive_max_pool2d", 2, False)
+    if any(s < 0 for s in sizes):
+        shape = ", ".join(map(str, tuple(input.shape[:-2]) + sizes))
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{min(sizes)}: [{shape}]")
+    _check_adaptive_input(input, "adaptive_max_pool2d", (3, 4))
+    values, indices = ADAPTIVE_MAX_POOL2D.apply((input,), (sizes,))
+    return (values, indices) if return_indices else values
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    _check_adaptive_input(input, "adaptive_max_pool1d", (2, 3))
+    (size,) = _output_size(output_size, input.shape, "adaptive_max_pool1d", 1)
+    values, indices = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), True)
+    values = values.squeeze(-2)
+    return (values, indices.squeeze(-2)) if return_indices else values
+
+
 _FUNCTIONS = [
     (max_pool1d, "max_pool1d", "the largest element of each window of an (N, C, L) input",
      ("max_pool2d_with_indices",), True),
@@ -443,6 +539,10 @@ _FUNCTIONS = [
      ("_adaptive_avg_pool2d",), True),
     (adaptive_avg_pool2d, "adaptive_avg_pool2d", "the mean of each of output_size windows",
      ("_adaptive_avg_pool2d",), False),
+    (adaptive_max_pool1d, "adaptive_max_pool1d",
+     "the largest element of each of output_size windows", ("_adaptive_max_pool2d",), True),
+    (adaptive_max_pool2d, "adaptive_max_pool2d",
+     "the largest element of each of output_size windows", ("_adaptive_max_pool2d",), False),
 ]
 for _fn, _name, _doc, _via, _in_torch in _FUNCTIONS:
     _entry = register(Plain(_name, _fn, _doc, kind="pooling", via=_via,

@@ -53,7 +53,7 @@ def test_the_gradient_is_held_to_the_limit_too(limit):
 
 NAMES = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "convolution",
          "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
-         "adaptive_avg_pool2d"]
+         "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d"]
 
 
 def test_gradcli_ops_lists_the_new_names():
@@ -71,7 +71,7 @@ def test_torch_namespace_has_pytorchs_names_only():
                  "convolution", "max_pool1d", "max_pool2d", "avg_pool1d",
                  "adaptive_avg_pool1d"):
         assert callable(getattr(gradcli, name)), name
-    for name in ("avg_pool2d", "adaptive_avg_pool2d"):  # (F's only, as in PyTorch)
+    for name in ("avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d"):  # (F's only)
         assert not hasattr(gradcli, name)
         assert callable(getattr(F, name))
 

@@ -64,6 +64,11 @@ CASES = {
                                  True),
     "adaptive_avg_pool2d_1": ("F.adaptive_avg_pool2d(x, 1)", (2, 3, 5, 6), None, None, True),
     "adaptive_avg_pool1d": ("F.adaptive_avg_pool1d(x, 3)", (2, 3, 7), None, None, True),
+    "adaptive_max_pool2d": ("F.adaptive_max_pool2d(x, (3, 4), True)", (2, 3, 7, 6), None, None,
+                            "ties"),
+    "adaptive_max_pool2d_1": ("F.adaptive_max_pool2d(x, 1)", (3, 5, 6), None, None, "ties"),
+    "adaptive_max_pool1d": ("F.adaptive_max_pool1d(x, 3, return_indices=True)", (2, 3, 8),
+                            None, None, "ties"),
 }
 
 
@@ -161,6 +166,8 @@ ERRORS = [
     "F.adaptive_avg_pool2d(torch.ones(6), 2)",
     "F.adaptive_avg_pool2d(torch.ones(2, 4, 5, 6), -1)",
     "F.adaptive_avg_pool2d(torch.ones(2, 4, 0, 6), 2)",
+    "F.adaptive_max_pool2d(torch.ones(6), 2)",
+    "F.adaptive_max_pool2d(torch.ones(2, 4, 5, 6), -1)",
     "F.max_pool1d(torch.ones(2, 4, 5, 6), 2)",
     "F.avg_pool1d(torch.ones(2, 4, 5, 6), 2)",
     "F.max_pool2d(torch.ones(1, 1, 1, 1), 2)",
@@ -193,7 +200,8 @@ MODULES = [
     "torch.nn.MaxPool2d((2, 3), (1, 2))", "torch.nn.MaxPool1d(3)", "torch.nn.AvgPool2d(2)",
     "torch.nn.AvgPool2d(3, ceil_mode=True, count_include_pad=False, divisor_override=2)",
     "torch.nn.AvgPool1d(3)", "torch.nn.AdaptiveAvgPool2d((5, 7))",
-    "torch.nn.AdaptiveAvgPool1d(3)",
+    "torch.nn.AdaptiveAvgPool1d(3)", "torch.nn.AdaptiveMaxPool2d((2, 3))",
+    "torch.nn.AdaptiveMaxPool1d(2, return_indices=True)",
     "torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.ReLU(), torch.nn.MaxPool2d(2))",
 ]
 
@@ -251,6 +259,8 @@ NAN_CASES = {
     "padding_never_wins": "F.max_pool2d(torch.full((1, 1, 3, 3), -inf), 2, 1, 1, "
                           "return_indices=True)",
     "ties_first": "F.max_pool2d(torch.ones(1, 2, 4, 5), 3, 1, 1, return_indices=True)",
+    "adaptive": "F.adaptive_max_pool2d(torch.tensor([[[[1., nan, 3., nan], [nan, 2., 9., 0.], "
+                "[-inf, -inf, 5., 5.], [-inf, -inf, 5., 4.]]]]), (2, 3), return_indices=True)",
     "float32": "F.max_pool2d(torch.tensor([[[[1., 2.5, 2.5, 0.], [2.5, -1., 0., 0.]]]]), "
                "(2, 2), (1, 1), return_indices=True)",
 }

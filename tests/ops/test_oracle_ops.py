@@ -28,7 +28,9 @@ SPELLED_DIFFERENTLY = {
     "scatter_add.default": lambda self, src, dim, index: torch.scatter_add(self, dim, index, src),
     "scatter_reduce.two": lambda self, src, dim, index, reduce, include_self=True:
         torch.scatter_reduce(self, dim, index, src, reduce, include_self=include_self),
-    "_constant_pad_nd": lambda self, pad: torch.constant_pad_nd(self, pad)}  # (padding="same")
+    "_constant_pad_nd": lambda self, pad: torch.constant_pad_nd(self, pad),  # (padding="same")
+    "_adaptive_max_pool2d": lambda self, output_size:
+        torch.ops.aten.adaptive_max_pool2d(self, output_size)}
 REFLECTED_OPERATORS = {name: dunder for dunder, (name, reflected) in OPERATORS.items()
                        if not reflected}
 TOLERANCES = {"float32": dict(rtol=1e-5, atol=1e-6), "float64": dict(rtol=1e-7, atol=1e-10)}
