@@ -122,23 +122,26 @@ ConvTranspose1d = _conv_transpose_class("ConvTranspose1d", 1, F.conv_transpose1d
 ConvTranspose2d = _conv_transpose_class("ConvTranspose2d", 2, F.conv_transpose2d)
 
 
-def _pool_class(name, arguments, forward, extra_repr):
-    """A pooling module: its arguments kept as attributes (PyTorch's names and defaults)."""
+def _pool_class(name, arguments, forward, extra_repr, owner=None):
+    """A pooling module: its arguments kept as attributes (PyTorch's names and defaults;
+    owner: the class whose __init__ PyTorch's errors name)."""
+    owner = owner or name
+
     def __init__(self, *args, **kwargs):
         Module.__init__(self)
         names = [k for k, _ in arguments]
         if len(args) > len(names):
-            raise TypeError(f"{name}.__init__() takes from 2 to {len(names) + 1} positional "
+            raise TypeError(f"{owner}.__init__() takes from 2 to {len(names) + 1} positional "
                             f"arguments but {len(args) + 1} were given")
         values = dict(arguments)
         values.update(zip(names, args))
         for key in kwargs:
             if key not in values:
-                raise TypeError(f"{name}.__init__() got an unexpected keyword argument '{key}'")
+                raise TypeError(f"{owner}.__init__() got an unexpected keyword argument '{key}'")
         values.update(kwargs)
         missing = [k for k, v in values.items() if v is _REQUIRED]
         if missing:
-            raise TypeError(f"{name}.__init__() missing 1 required positional argument: "
+            raise TypeError(f"{owner}.__init__() missing 1 required positional argument: "
                             f"'{missing[0]}'")
         if "stride" in values and values["stride"] is None:
             values["stride"] = values["kernel_size"]
@@ -168,8 +171,8 @@ def _max_forward(function):
     return forward
 
 
-MaxPool1d = _pool_class("MaxPool1d", _MAX, _max_forward(F.max_pool1d), _max_repr)
-MaxPool2d = _pool_class("MaxPool2d", _MAX, _max_forward(F.max_pool2d), _max_repr)
+MaxPool1d = _pool_class("MaxPool1d", _MAX, _max_forward(F.max_pool1d), _max_repr, "_MaxPoolNd")
+MaxPool2d = _pool_class("MaxPool2d", _MAX, _max_forward(F.max_pool2d), _max_repr, "_MaxPoolNd")
 
 
 def _avg_repr(m):
@@ -202,18 +205,18 @@ AvgPool2d = _pool_class("AvgPool2d", _AVG1 + (("divisor_override", None),),
 AdaptiveAvgPool1d = _pool_class(
     "AdaptiveAvgPool1d", (("output_size", _REQUIRED),),
     lambda self, input: F.adaptive_avg_pool1d(input, self.output_size),
-    lambda m: f"output_size={m.output_size}")
+    lambda m: f"output_size={m.output_size}", "_AdaptiveAvgPoolNd")
 AdaptiveAvgPool2d = _pool_class(
     "AdaptiveAvgPool2d", (("output_size", _REQUIRED),),
     lambda self, input: F.adaptive_avg_pool2d(input, self.output_size),
-    lambda m: f"output_size={m.output_size}")
+    lambda m: f"output_size={m.output_size}", "_AdaptiveAvgPoolNd")
 
 _ADAPTIVE_MAX = (("output_size", _REQUIRED), ("return_indices", False))
 AdaptiveMaxPool1d = _pool_class(
     "AdaptiveMaxPool1d", _ADAPTIVE_MAX,
     lambda self, input: F.adaptive_max_pool1d(input, self.output_size, self.return_indices),
-    lambda m: f"output_size={m.output_size}")
+    lambda m: f"output_size={m.output_size}", "_AdaptiveMaxPoolNd")
 AdaptiveMaxPool2d = _pool_class(
     "AdaptiveMaxPool2d", _ADAPTIVE_MAX,
     lambda self, input: F.adaptive_max_pool2d(input, self.output_size, self.return_indices),
-    lambda m: f"output_size={m.output_size}")
+    lambda m: f"output_size={m.output_size}", "_AdaptiveMaxPoolNd")

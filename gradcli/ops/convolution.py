@@ -15,14 +15,16 @@ limit before it is made, as the result is.  Windows are taken with basic slicing
 offset at a time (no stride tricks).
 """
 
+import inspect
 import itertools
 import warnings
 
 import numpy as np
 
+from ..engine import dtypes
 from ..engine.tensor import Tensor, check_numel
 from .derivatives import helper
-from .registry import OPS, Op, Plain, Sample, register
+from .registry import Op, Overload, Plain, Sample, register
 from .summation import torch_sum
 
 
@@ -108,9 +110,36 @@ def _expanded(w, *params):
     return [p * (w.ndim - 2) if len(p) == 1 else p for p in params]
 
 
+# C++'s names of the dtypes, as PyTorch's bias check prints them
+_CPP_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+              "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
+
+
+def _short(a):
+    return dtypes.from_numpy_dtype(a.dtype).short
+
+
+def check_dtypes(x, w, b, transposed):
+    """aten's checks of the inputs' dtypes (the op does not promote them, as PyTorch's)."""
+    if w.dtype != x.dtype:
+        raise RuntimeError(f"expected scalar type {_short(x)} but found {_short(w)}")
+    if b.size and b.dtype != x.dtype and not transposed:
+        raise RuntimeError(f"Input type ({_CPP_TYPES[x.dtype.name]}) and bias type "
+                           f"({_CPP_TYPES[b.dtype.name]}) should be the same")
+    if x.dtype.kind == "b":
+        kernel = ("compute_columns3d" if w.ndim == 5 else
+                  "slow_conv_transpose2d_out_cpu" if transposed else "slow_conv2d_cpu")
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
 def _forward(x, w, b, stride, padding, dilation, transposed, output_padding, groups):
     check_convolution(x.shape, w.shape, b.shape, stride, padding, dilation, transposed,
                       output_padding, groups)
+    check_dtypes(x, w, b, transposed)
+    if b.size and b.dtype != x.dtype:
+        b = b.astype(x.dtype)
     stride, padding, dilation, output_padding = _expanded(w, stride, padding, dilation,
                                                           output_padding)
     n, g = x.shape[0], groups
@@ -119,12 +148,12 @@ def _forward(x, w, b, stride, padding, dilation, transposed, output_padding, gro
     if not transposed:
         check_numel((n, w.shape[0]) + out)
         cols = im2col(x, kernel, stride, padding, padding, dilation)
-        cols = cols.reshape(n, g, -1, int(np.prod(out)))
+        cols = cols.reshape(n, g, x.shape[1] // g * k, int(np.prod(out)))
         y = _matmul(w.reshape(g, w.shape[0] // g, -1), cols).reshape((n, w.shape[0]) + out)
     else:
         c_out = w.shape[1] * g
         check_numel((n, c_out) + out)
-        xs = x.reshape(n, g, x.shape[1] // g, -1)
+        xs = x.reshape(n, g, x.shape[1] // g, int(np.prod(x.shape[2:])))
         wm = w.reshape(g, w.shape[0] // g, -1)
         cols = _matmul(np.swapaxes(wm, 1, 2), xs)
         y = col2im(cols.reshape((n, c_out, k) + x.shape[2:]), out, kernel, stride, padding,
@@ -144,18 +173,18 @@ def _backward(gy, x, w, bias_sym_sizes_opt, stride, padding, dilation, transpose
     k = int(np.prod(kernel))
     if not transposed:
         out = gy.shape[2:]
-        gys = gy.reshape(n, g, gy.shape[1] // g, -1)
+        gys = gy.reshape(n, g, gy.shape[1] // g, int(np.prod(out)))
         wm = w.reshape(g, w.shape[0] // g, -1)
         check_numel((n, x.shape[1], k) + tuple(out))
         gcols = _matmul(np.swapaxes(wm, 1, 2), gys).reshape((n, x.shape[1], k) + tuple(out))
         gx = col2im(gcols, x.shape[2:], kernel, stride, padding, padding, dilation)
         cols = im2col(x, kernel, stride, padding, padding, dilation, out)
-        cols = cols.reshape(n, g, -1, gys.shape[-1])
+        cols = cols.reshape(n, g, x.shape[1] // g * k, gys.shape[-1])
         gw = _matmul(gys, np.swapaxes(cols, 2, 3))
     else:
         cols = im2col(gy, kernel, stride, padding, padding, dilation, x.shape[2:])
-        cols = cols.reshape(n, g, -1, int(np.prod(x.shape[2:])))
-        xs = x.reshape(n, g, x.shape[1] // g, -1)
+        cols = cols.reshape(n, g, gy.shape[1] // g * k, int(np.prod(x.shape[2:])))
+        xs = x.reshape(n, g, x.shape[1] // g, int(np.prod(x.shape[2:])))
         wm = w.reshape(g, w.shape[0] // g, -1)
         gx = _matmul(wm, cols).reshape(x.shape)
         gw = _matmul(xs, np.swapaxes(cols, 2, 3))
@@ -179,12 +208,16 @@ def check_convolution(x_shape, w_shape, b_shape, stride, padding, dilation, tran
                       output_padding, groups):
     """aten's convolution checks, in its order and words."""
     nd = len(w_shape) - 2
+    if nd < 1:
+        raise RuntimeError("weight should have at least three dimensions")
     for name, value in (("stride", stride), ("padding", padding), ("dilation", dilation),
                         ("output_padding", output_padding)):
-        if len(value) != max(nd, 1) and len(value) != 1:
+        if len(value) != nd and len(value) != 1:
             raise RuntimeError(
-                f"expected {name} to be a single integer value or a list of {max(nd, 1)} values "
+                f"expected {name} to be a single integer value or a list of {nd} values "
                 f"to match the convolution dimensions, but got {name}={_shape_text(value)}")
+    stride, padding, dilation, output_padding = (p * nd if len(p) == 1 else p for p in (
+        stride, padding, dilation, output_padding))
     if any(p < 0 for p in padding):
         raise RuntimeError("negative padding is not supported")
     if any(p < 0 for p in output_padding):
@@ -200,6 +233,9 @@ def check_convolution(x_shape, w_shape, b_shape, stride, padding, dilation, tran
             f"Expected {len(w_shape)}-dimensional input for {len(w_shape)}-dimensional weight "
             f"{_shape_text(w_shape)}, but got {len(x_shape)}-dimensional input of size "
             f"{_shape_text(x_shape)} instead")
+    if w_shape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
+                           f"dimension 0, but got weight of size {_shape_text(w_shape)} instead")
     if w_shape[0] % groups:
         raise RuntimeError(
             f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
@@ -234,10 +270,15 @@ def check_convolution(x_shape, w_shape, b_shape, stride, padding, dilation, tran
                 f"1-dimensional with {w_shape[1] * groups} elements, but got bias of size "
                 f"{_shape_text(b_shape)} instead")
         if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
+            # (slow_conv_transpose2d/3d's words; a 1-d one is a 2-d one of height 1)
+            axes = ("height", "width") if nd < 3 else ("depth", "height", "width")
+            values = [(pad,) * (2 - nd) + tuple(v) for pad, v in (
+                (0, output_padding), (1, stride), (1, dilation))]
             raise RuntimeError("output padding must be smaller than either stride or dilation, "
-                               f"but got output_padding={_shape_text(output_padding)}, "
-                               f"stride={_shape_text(stride)}, "
-                               f"dilation={_shape_text(dilation)}")
+                               "but got " + " ".join(
+                                   f"{name}_{axis}: {v}" for name, vs in zip(
+                                       ("output_padding", "stride", "dilation"), values)
+                                   for axis, v in zip(axes, vs)))
         out = [(n - 1) * s - 2 * p + d * (k - 1) + op + 1 for n, s, p, d, k, op in
                zip(x_shape[2:], stride, padding, dilation, w_shape[2:], output_padding)]
         if any(o <= 0 for o in out):
@@ -355,11 +396,12 @@ def _output_shape(sample):
 
 
 CONVOLUTION = register(Op(
-    "convolution", _forward,
+    "convolution.default", _forward,
     f"input, weight, bias: _convolution_vjp(grad, input, weight, bias_shape, {_ARGS})",
     jvp=f"result: _convolution_jvp(input_t, weight_t, bias_t, input, weight, {_ARGS})",
     inputs=("input", "weight", "bias"), attrs=_CONV_ATTRS, grad_fn="ConvolutionBackward0",
-    method=False, kind="convolution", samples=CONVOLUTION_SAMPLES,
+    dtype="numpy",  # (no promotion: mixed dtypes are PyTorch's errors, check_dtypes)
+    method=False, public=False, kind="convolution", samples=CONVOLUTION_SAMPLES,
     signature="convolution(input, weight, bias, stride, padding, dilation, transposed, "
               "output_padding, groups)",
     doc="aten's convolution: conv1d/2d/3d and conv_transpose1d/2d/3d (im2col and a product)"))
@@ -383,13 +425,66 @@ CONVOLUTION_BACKWARD.undefined_grads = True
 
 # ------------------------------------------------------------------ torch.conv1d/2d/3d, ...
 
-def expand_param(value, n, name):
-    """An int or a one-element sequence repeated n times (aten's expand_param_if_needed); a
-    sequence of another length is left for check_convolution to refuse."""
-    if isinstance(value, (list, tuple)):
-        value = tuple(int(v) for v in value)
-        return value * n if len(value) == 1 else value
-    return (int(value),) * n
+def int_list(value, fn, arg, position, bare_int=True):
+    """value (an int, or a list or tuple of ints) as a tuple of ints, or PyTorch's TypeError
+    for an argument of type `tuple of ints` (position None: given by keyword to a function
+    PyTorch binds in C++, whose message then names no position)."""
+    def is_int(v):
+        return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+    if bare_int and is_int(value):
+        return (int(value),)
+    if isinstance(value, (list, tuple)) and all(is_int(v) for v in value):
+        return tuple(int(v) for v in value)
+    where = "" if position is None else f" (position {position})"
+    raise TypeError(f"{fn}(): argument '{arg}'{where} must be tuple of ints, "
+                    f"not {type(value).__name__}")
+
+
+def expand_param(value, n):
+    """One int repeated n times (aten's expand_param_if_needed); a sequence of another length
+    is left for check_convolution to refuse."""
+    return value * n if len(value) == 1 else value
+
+
+def _type_name(value):
+    return "Tensor" if isinstance(value, Tensor) else type(value).__name__
+
+
+_CONV_OVERLOADS = (
+    " * (Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of "
+    "ints padding = 0, tuple of ints dilation = 1, int groups = 1) * (Tensor input, Tensor "
+    "weight, Tensor bias = None, tuple of ints stride = 1, str padding = \"valid\", tuple of "
+    "ints dilation = 1, int groups = 1)")
+
+
+def _conv_arguments(name, signature, args, kwargs):
+    """The arguments of conv1d/2d/3d bound to their names, or PyTorch's TypeError for a call
+    that matches neither of its overloads (its first line, and the overloads)."""
+    def fits(arg, v):
+        if arg in ("input", "weight"):
+            return isinstance(v, Tensor)
+        if arg == "bias":
+            return v is None or isinstance(v, Tensor)
+        if arg == "groups":
+            return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+        if arg == "padding" and isinstance(v, str):
+            return True
+        try:
+            int_list(v, name, arg, 0)
+        except TypeError:
+            return False
+        return True
+    try:
+        bound = signature.bind(*args, **kwargs)
+        good = all(fits(k, v) for k, v in bound.arguments.items())
+    except TypeError:
+        good = False
+    if not good:
+        got = [_type_name(v) for v in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({', '.join(got)}), but expected one of:{_CONV_OVERLOADS}")
+    bound.apply_defaults()
+    return bound.arguments
 
 
 def _batched_input(input, nd, name):
@@ -446,10 +541,16 @@ def _same_padding(x, weight, stride, dilation, nd):
 
 
 def _conv_nd(nd, name):
-    def conv(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-        stride = expand_param(stride, nd, "stride")
-        dilation = expand_param(dilation, nd, "dilation")
-        x, unbatched = _batched_input(input, nd, name)
+    def signature(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+        """(the signature of conv1d/2d/3d)"""
+    signature = inspect.signature(signature)
+
+    def conv(*args, **kwargs):
+        a = _conv_arguments(name, signature, args, kwargs)
+        weight, padding = a["weight"], a["padding"]
+        stride = expand_param(int_list(a["stride"], name, "stride", 4), nd)
+        dilation = expand_param(int_list(a["dilation"], name, "dilation", 6), nd)
+        x, unbatched = _batched_input(a["input"], nd, name)
         output_padding = (0,) * nd
         if padding == "valid":
             # (PyTorch passes padding and output_padding as one-element lists here)
@@ -459,11 +560,12 @@ def _conv_nd(nd, name):
         elif isinstance(padding, str):
             raise RuntimeError(f"Invalid padding string: '{padding}'")
         else:
-            padding = expand_param(padding, nd, "padding")
-        y = convolution_call(x, weight, bias, stride, padding, dilation, False, output_padding,
-                             groups)
+            padding = expand_param(int_list(padding, name, "padding", 5), nd)
+        y = convolution_call(x, weight, a["bias"], stride, padding, dilation, False,
+                             output_padding, a["groups"])
         return y.squeeze(0) if unbatched else y
     conv.__name__ = conv.__qualname__ = name
+    conv.__signature__ = signature
     return conv
 
 
@@ -471,13 +573,28 @@ def _conv_transpose_nd(nd, name):
     def conv_transpose(input, weight, bias=None, stride=1, padding=0, output_padding=0,
                        groups=1, dilation=1):
         x, unbatched = _batched_input(input, nd, name)
-        y = convolution_call(x, weight, bias, expand_param(stride, nd, "stride"),
-                             expand_param(padding, nd, "padding"),
-                             expand_param(dilation, nd, "dilation"), True,
-                             expand_param(output_padding, nd, "output_padding"), groups)
+        params = [expand_param(int_list(v, name, arg, None), nd) for v, arg in (
+            (stride, "stride"), (padding, "padding"), (dilation, "dilation"),
+            (output_padding, "output_padding"))]
+        y = convolution_call(x, weight, bias, *params[:3], True, params[3], groups)
         return y.squeeze(0) if unbatched else y
     conv_transpose.__name__ = conv_transpose.__qualname__ = name
     return conv_transpose
+
+
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+                groups):
+    """torch.convolution: aten's op (its lists as lists, a bias or None)."""
+    params = [int_list(v, "convolution", arg, i, bare_int=False) for v, arg, i in (
+        (stride, "stride", 4), (padding, "padding", 5), (dilation, "dilation", 6),
+        (output_padding, "output_padding", 8))]
+    return convolution_call(input, weight, bias, *params[:3], transposed, params[3], groups)
+
+
+# (the op is `convolution.default`; torch.convolution takes None for the bias)
+register(Overload("convolution", lambda *args, **kwargs: convolution, [CONVOLUTION],
+                  CONVOLUTION.doc, method=False, kind="convolution",
+                  signature=CONVOLUTION.signature))
 
 
 for _nd in (1, 2, 3):
@@ -485,10 +602,10 @@ for _nd in (1, 2, 3):
                    f"{_nd}-d convolution over an (N, C, ...) input (stride, padding ints, "
                    "tuples, 'same' or 'valid', dilation, groups)", kind="convolution",
                    signature=f"conv{_nd}d(input, weight, bias=None, stride=1, padding=0, "
-                             "dilation=1, groups=1)", via=("convolution",)))
+                             "dilation=1, groups=1)", via=("convolution.default",)))
     register(Plain(f"conv_transpose{_nd}d", _conv_transpose_nd(_nd, f"conv_transpose{_nd}d"),
                    f"{_nd}-d transposed convolution (the gradient of conv{_nd}d for its input)",
                    kind="convolution",
                    signature=f"conv_transpose{_nd}d(input, weight, bias=None, stride=1, "
                              "padding=0, output_padding=0, groups=1, dilation=1)",
-                   via=("convolution",)))
+                   via=("convolution.default",)))

@@ -16,7 +16,7 @@ import inspect
 import numpy as np
 
 from ..engine.tensor import Tensor, check_numel
-from .convolution import col2im, im2col
+from .convolution import col2im, im2col, int_list
 from .derivatives import helper
 from .registry import Op, Overload, Plain, Sample, register
 
@@ -335,6 +335,9 @@ ADAPTIVE_AVG_BACKWARD = register(Op(
 def adaptive_max_indices(a, output_size):
     """(values, indices) of adaptive_max_pool2d: the windows of adaptive_windows, as
     max_pool's (the largest window's size, the smaller ones' extra elements left out)."""
+    if 0 in output_size:
+        empty = a.shape[:-2] + tuple(output_size)
+        return np.empty(empty, a.dtype), np.empty(empty, np.int64)
     rows = adaptive_windows(a.shape[-2], output_size[0])
     cols_ = adaptive_windows(a.shape[-1], output_size[1])
     kh = max(h1 - h0 for h0, h1 in rows)
@@ -392,46 +395,60 @@ register(Op(
 
 # ------------------------------------------------------------------ the functions
 
-def _pair(value, name, what, omitted=False):
-    """kernel_size/stride/padding/dilation as two ints, with max_pool2d's words."""
-    if omitted and (value is None or isinstance(value, (list, tuple)) and len(value) == 0):
-        return None
-    if isinstance(value, (list, tuple)):
-        if len(value) == 1:
-            return (int(value[0]),) * 2
-        if len(value) == 2:
-            return tuple(int(v) for v in value)
-    elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        return (int(value),) * 2
-    raise RuntimeError(f"{name}: {what}")
+def _pair(value, fn, arg, position, what):
+    """kernel_size/stride/padding/dilation as two ints (PyTorch's TypeError for another type,
+    its RuntimeError for another length)."""
+    value = int_list(value, fn, arg, position)
+    if len(value) not in (1, 2):
+        raise RuntimeError(f"{fn}: {arg} {what}")
+    return value * 2 if len(value) == 1 else value
+
+
+def _omitted(stride):
+    return stride is None or isinstance(stride, (list, tuple)) and len(stride) == 0
 
 
 def _pool_args(name, kernel_size, stride, padding, dilation=1):
-    kernel = _pair(kernel_size, name, "kernel_size must either be a single int, or a tuple of "
-                   "two ints")
-    stride = _pair(stride, name, "stride must either be omitted, a single int, or a tuple of "
-                   "two ints", omitted=True) or ()
-    padding = _pair(padding, name, "padding must either be a single int, or a tuple of two ints")
-    dilation = _pair(dilation, name, "dilation must be either a single int, or a tuple of two "
-                     "ints")
+    kernel = _pair(kernel_size, name, "kernel_size", 2,
+                   "must either be a single int, or a tuple of two ints")
+    stride = () if _omitted(stride) else _pair(
+        stride, name, "stride", 3, "must either be omitted, a single int, or a tuple of two ints")
+    padding = _pair(padding, name, "padding", 4,
+                    "must either be a single int, or a tuple of two ints")
+    dilation = _pair(dilation, name, "dilation", 5,
+                     "must be either a single int, or a tuple of two ints")
     return kernel, stride, padding, dilation
+
+
+def _check_dtype(input, name, kinds):
+    """PyTorch's kernels exist for these dtype kinds only."""
+    if input.dtype.np.kind not in kinds:
+        raise NotImplementedError(f'"{name}" not implemented for \'{input.dtype.short}\'')
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     kernel, stride, padding, dilation = _pool_args("max_pool2d", kernel_size, stride, padding,
                                                    dilation)
+    _check_dtype(input, "max_pool2d", "fiu")
     values, indices = MAX_POOL2D.apply((input,), (kernel, stride, padding, dilation,
                                                   bool(ceil_mode)))
     return (values, indices) if return_indices else values
 
 
-def _one_d(value, what):
-    value = tuple(value) if isinstance(value, (list, tuple)) else (value,)
-    if len(value) != 1:
-        raise RuntimeError(f"max_pool1d() {what} must be an int or int list of size 1 but got "
-                           f"size {len(value)}")
-    return (1, int(value[0]))
+def _one_d(value, fn, arg, position):
+    """One int of a 1-d pooling, as (1, it) for the 2-d pooling it runs, or PyTorch's
+    errors."""
+    value = int_list(value, fn, arg, position)
+    if len(value) == 1:
+        return (1, value[0])
+    if fn == "avg_pool1d":
+        raise RuntimeError(f"avg_pool1d() argument '{arg}' should contain one int (got "
+                           f"{len(value)})")
+    kinds = ("None, an int, list of ints, or tuple of ints" if arg == "stride" else
+             "an int, list of ints or tuple of ints")
+    raise RuntimeError(f"max_pool1d() {arg} must be {kinds} of size 1 but got size "
+                       f"{len(value)}")
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -439,11 +456,12 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if input.dim() not in (2, 3):
         raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
                            f"dim batch size for input, but got:{list(input.shape)}")
-    kernel = _one_d(kernel_size, "kernel_size")
-    stride = () if stride is None or stride == [] or stride == () else _one_d(stride, "stride")
+    _check_dtype(input, "max_pool2d", "fiu")
+    kernel = _one_d(kernel_size, "max_pool1d", "kernel_size", 2)
+    stride = () if _omitted(stride) else _one_d(stride, "max_pool1d", "stride", 3)
     values, indices = MAX_POOL2D.apply(
-        (input.unsqueeze(-2),), (kernel, stride, (0, _one_d(padding, "padding")[1]),
-                                 _one_d(dilation, "dilation"), bool(ceil_mode)))
+        (input.unsqueeze(-2),), (kernel, stride, (0, _one_d(padding, "max_pool1d", "padding", 4)[1]),
+                                 _one_d(dilation, "max_pool1d", "dilation", 5), bool(ceil_mode)))
     values = values.squeeze(-2)
     return (values, indices.squeeze(-2)) if return_indices else values
 
@@ -453,32 +471,58 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     if input.dim() not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     kernel, stride, padding, _ = _pool_args("avg_pool2d", kernel_size, stride, padding)
+    if divisor_override is not None and (not isinstance(divisor_override, (int, np.integer))
+                                         or isinstance(divisor_override, bool)):
+        raise TypeError("avg_pool2d(): argument 'divisor_override' must be int, not "
+                        f"{type(divisor_override).__name__}")
+    _check_dtype(input, "avg_pool2d", "fiu")
     return AVG_POOL2D.apply((input,), (kernel, stride, padding, bool(ceil_mode),
                                        bool(count_include_pad), divisor_override))
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
-    if input.dim() not in (2, 3):
-        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
-                           "tensor for argument #1 'self' (while checking arguments for "
-                           "avg_pool1d)")
-    kernel = _one_d(kernel_size, "kernel_size")
-    stride = () if stride is None or stride == [] or stride == () else _one_d(stride, "stride")
+    _check_1d_rank(input, "avg_pool1d")
+    _check_dtype(input, "avg_pool2d", "fiu")
+    kernel = _one_d(kernel_size, "avg_pool1d", "kernel_size", 2)
+    stride = () if _omitted(stride) else _one_d(stride, "avg_pool1d", "stride", 3)
     return AVG_POOL2D.apply((input.unsqueeze(-2),), (
-        kernel, stride, (0, _one_d(padding, "padding")[1]), bool(ceil_mode),
+        kernel, stride, (0, _one_d(padding, "avg_pool1d", "padding", 4)[1]), bool(ceil_mode),
         bool(count_include_pad), None)).squeeze(-2)
 
 
 def _output_size(output_size, shape, name, n, check_negative=True):
-    sizes = tuple(output_size) if isinstance(output_size, (list, tuple)) else (output_size,) * n
-    sizes = tuple(shape[len(shape) - n + i] if s is None else int(s) for i, s in enumerate(sizes))
+    """output_size as n ints (None: the input's size there), or PyTorch's errors."""
+    if isinstance(output_size, str):
+        raise TypeError(f"{name}(): argument 'output_size' (position 2) must be tuple of ints, "
+                        "but found element of type str at pos 0")
+    if isinstance(output_size, (list, tuple)):
+        sizes = tuple(output_size)
+    elif isinstance(output_size, (int, np.integer)) and not isinstance(output_size, bool):
+        sizes = (output_size,) * n
+    else:
+        raise TypeError(f"object of type '{type(output_size).__name__}' has no len()")
+    for s in sizes:
+        if s is not None and (not isinstance(s, (int, np.integer)) or isinstance(s, bool)):
+            raise TypeError(f"{name}(): argument 'output_size' failed to unpack the object at "
+                            f"pos 2 with error \"type must be tuple of ints,but got "
+                            f"{type(s).__name__}\"")
     if len(sizes) != n:
+        if n == 1:
+            raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got "
+                               f"{len(sizes)})")
         raise RuntimeError(f"{name}: output_size must be {n}")
+    sizes = tuple(shape[len(shape) - n + i] if s is None else int(s) for i, s in enumerate(sizes))
     if check_negative and any(s < 0 for s in sizes):
         raise RuntimeError(f"{name}: elements of output_size must be greater than or equal to 0 "
                            f"but received {{{', '.join(map(str, sizes))}}}")
     return sizes
+
+
+def _check_1d_rank(input, name):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for {name})")
 
 
 def _check_adaptive_input(input, name, ranks):
@@ -495,13 +539,14 @@ def _check_adaptive_input(input, name, ranks):
 def adaptive_avg_pool2d(input, output_size):
     _check_adaptive_input(input, "adaptive_avg_pool2d", (3, 4))
     sizes = _output_size(output_size, input.shape, "adaptive_avg_pool2d", 2)
+    _check_dtype(input, "adaptive_avg_pool2d", "f")
     if sizes == (1, 1):  # (PyTorch takes the mean)
         return input.mean((-1, -2), keepdim=True)
     return ADAPTIVE_AVG_POOL2D.apply((input,), (sizes,))
 
 
 def adaptive_avg_pool1d(input, output_size):
-    _check_adaptive_input(input, "adaptive_avg_pool1d", (2, 3))
+    _check_1d_rank(input, "adaptive_avg_pool1d")
     (size,) = _output_size(output_size, input.shape, "adaptive_avg_pool1d", 1)
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
 
@@ -516,12 +561,13 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
         raise RuntimeError(f"Trying to create tensor with negative dimension "
                            f"{min(sizes)}: [{shape}]")
     _check_adaptive_input(input, "adaptive_max_pool2d", (3, 4))
+    _check_dtype(input, "adaptive_max_pool2d", "f")
     values, indices = ADAPTIVE_MAX_POOL2D.apply((input,), (sizes,))
     return (values, indices) if return_indices else values
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
-    _check_adaptive_input(input, "adaptive_max_pool1d", (2, 3))
+    _check_1d_rank(input, "adaptive_max_pool1d")
     (size,) = _output_size(output_size, input.shape, "adaptive_max_pool1d", 1)
     values, indices = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), True)
     values = values.squeeze(-2)
