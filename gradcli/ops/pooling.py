@@ -289,30 +289,84 @@ def adaptive_windows(n, o):
     return [((i * n) // o, -((-(i + 1) * n) // o)) for i in range(o)]
 
 
+def adaptive_index(shape, output_size):
+    """(index, heights, widths): index (K, oh, ow) is the flat (H, W) position of each window's
+    k-th element in row-major order (K = the largest window's size; -1 past the end of a
+    smaller window), heights and widths the windows' sizes."""
+    (h0, h1), (w0, w1) = (np.array(adaptive_windows(n, o)).reshape(-1, 2).T
+                          for n, o in zip(shape[-2:], output_size))
+    kh, kw = int((h1 - h0).max()), int((w1 - w0).max())
+    check_numel((kh * kw,) + tuple(output_size))
+    h = h0[None, :] + np.arange(kh)[:, None]
+    w = w0[None, :] + np.arange(kw)[:, None]
+    inside = (h < h1)[:, None, :, None] & (w < w1)[None, :, None, :]
+    index = np.where(inside, h[:, None, :, None] * shape[-1] + w[None, :, None, :], -1)
+    return index.reshape((kh * kw,) + tuple(output_size)), h1 - h0, w1 - w0
+
+
+def _per_window(index, output_size):
+    """Whether to loop over the windows rather than over the elements of a window (the
+    fewer Python iterations: both add in PyTorch's order)."""
+    return output_size[0] * output_size[1] <= index.shape[0]
+
+
 def adaptive_avg(a, output_size):
-    """_adaptive_avg_pool2d: each window's sum in row-major order, / its height / its width."""
-    check_numel(a.shape[:-2] + tuple(output_size))
-    out = np.empty(a.shape[:-2] + tuple(output_size), a.dtype)
+    """_adaptive_avg_pool2d: each window's sum in row-major order from 0, / its height / its
+    width (PyTorch's kernel's order, so float64 results are its to the bit)."""
+    lead, out = a.shape[:-2], tuple(output_size)
+    check_numel(lead + out)
+    if 0 in out:
+        return np.empty(lead + out, a.dtype)
+    index, heights, widths = adaptive_index(a.shape, out)
+    total = np.zeros(lead + out, a.dtype)
+    if _per_window(index, out):
+        for i, (h0, h1) in enumerate(adaptive_windows(a.shape[-2], out[0])):
+            for j, (w0, w1) in enumerate(adaptive_windows(a.shape[-1], out[1])):
+                block = a[..., h0:h1, w0:w1].reshape(lead + (-1,))
+                total[..., i, j] = np.cumsum(block, axis=-1)[..., -1] + 0  # (0 + x0 + ...)
+    else:
+        flat = a.reshape(lead + (-1,))
+        for k in range(index.shape[0]):
+            total = total + np.where(index[k] >= 0, flat[..., np.maximum(index[k], 0)], 0)
     t = a.dtype.type
-    for i, (h0, h1) in enumerate(adaptive_windows(a.shape[-2], output_size[0])):
-        for j, (w0, w1) in enumerate(adaptive_windows(a.shape[-1], output_size[1])):
-            total = np.zeros(a.shape[:-2], a.dtype)
-            for h in range(h0, h1):
-                for w in range(w0, w1):
-                    total = total + a[..., h, w]
-            out[..., i, j] = total / t(h1 - h0) / t(w1 - w0)
-    return out
+    return (total / heights.astype(t)[:, None] / widths.astype(t)[None, :]).astype(a.dtype)
+
+
+def _covering(n, o):
+    """For each of n input elements, the first and the number of the o adaptive windows that
+    cover it (a run of consecutive windows)."""
+    starts, ends = np.array(adaptive_windows(n, o)).reshape(-1, 2).T
+    pixels = np.arange(n)
+    first = np.searchsorted(ends, pixels, side="right")
+    return first, np.searchsorted(starts, pixels, side="right") - first
 
 
 def _adaptive_avg_backward(grad_output, self):
-    out = np.zeros(self.shape, grad_output.dtype)
+    """Each output's share (its gradient / height / width) added to the input elements of its
+    window: an element's shares summed in the order of the windows, as PyTorch adds them."""
+    out = tuple(grad_output.shape[-2:])
+    _check_grad_output(grad_output, self.shape[:-2] + out)
+    result = np.zeros(self.shape, grad_output.dtype)
+    if 0 in out:
+        return result
+    _, heights, widths = adaptive_index(self.shape, out)
     t = grad_output.dtype.type
-    oh, ow = grad_output.shape[-2:]
-    for i, (h0, h1) in enumerate(adaptive_windows(self.shape[-2], oh)):
-        for j, (w0, w1) in enumerate(adaptive_windows(self.shape[-1], ow)):
-            share = grad_output[..., i, j] / t(h1 - h0) / t(w1 - w0)
-            out[..., h0:h1, w0:w1] += share[..., None, None]
-    return out
+    share = grad_output / heights.astype(t)[:, None] / widths.astype(t)[None, :]
+    (fh, nh), (fw, nw) = (_covering(n, o) for n, o in zip(self.shape[-2:], out))
+    if self.shape[-2] * self.shape[-1] <= int(nh.max()) * int(nw.max()):
+        # few input elements under many windows (upsampling): one running sum an element
+        for h in range(self.shape[-2]):
+            for w in range(self.shape[-1]):
+                block = share[..., fh[h]:fh[h] + nh[h], fw[w]:fw[w] + nw[w]]
+                result[..., h, w] = np.cumsum(block.reshape(block.shape[:-2] + (-1,)),
+                                              axis=-1)[..., -1] + 0
+    else:  # the k-th covering window of every element at once, in the windows' order
+        for i in range(int(nh.max())):
+            for j in range(int(nw.max())):
+                rows, cols = np.minimum(fh + i, out[0] - 1), np.minimum(fw + j, out[1] - 1)
+                taken = (i < nh)[:, None] & (j < nw)[None, :]
+                result = result + np.where(taken, share[..., rows[:, None], cols[None, :]], 0)
+    return result.astype(grad_output.dtype, copy=False)
 
 
 ADAPTIVE_AVG_POOL2D = register(Op(
@@ -338,15 +392,7 @@ def adaptive_max_indices(a, output_size):
     if 0 in output_size:
         empty = a.shape[:-2] + tuple(output_size)
         return np.empty(empty, a.dtype), np.empty(empty, np.int64)
-    rows = adaptive_windows(a.shape[-2], output_size[0])
-    cols_ = adaptive_windows(a.shape[-1], output_size[1])
-    kh = max(h1 - h0 for h0, h1 in rows)
-    kw = max(w1 - w0 for w0, w1 in cols_)
-    h = np.array([[h0 + i if h0 + i < h1 else -1 for h0, h1 in rows] for i in range(kh)])
-    w = np.array([[w0 + j if w0 + j < w1 else -1 for w0, w1 in cols_] for j in range(kw)])
-    inside = (h >= 0)[:, None, :, None] & (w >= 0)[None, :, None, :]
-    index = np.where(inside, h[:, None, :, None] * a.shape[-1] + w[None, :, None, :], -1)
-    index = index.reshape((kh * kw,) + tuple(output_size))
+    index = adaptive_index(a.shape, output_size)[0]
     b = _batched(a)
     check_numel(b.shape[:2] + index.shape)
     flat = b.reshape(b.shape[:2] + (-1,))
