@@ -421,6 +421,7 @@ CONVOLUTION_BACKWARD = register(Op(
                     attrs={"bias_sym_sizes_opt": s.shapes[2], **s.attrs}, name=s.name)
              for s in CONVOLUTION_SAMPLES]))
 CONVOLUTION_BACKWARD.undefined_grads = True
+CONVOLUTION_BACKWARD.hidden_saved = ("bias_sym_sizes_opt",)  # (PyTorch's saves no bias sizes)
 
 
 # ------------------------------------------------------------------ torch.conv1d/2d/3d, ...

@@ -185,7 +185,7 @@ MAX_POOL2D = register(Op(
 MAX_POOL2D.extra_saved = {"_saved_result1": lambda node: Tensor._make(max_pool_indices(
     node._saved_in[0]._data, *node._attrs)[1], None, 0, False)}  # (recomputed from self)
 
-register(Op(
+MAX_POOL_BACKWARD = register(Op(
     "max_pool2d_with_indices_backward", _max_pool_backward,
     (f"grad_output: _max_pool_double_backward(grad, self, {_POOL_ARGS})",),
     jvp=(f"grad_output: max_pool2d_with_indices_backward(grad_output_t, self, {_POOL_ARGS})",),
@@ -428,7 +428,7 @@ ADAPTIVE_MAX_POOL2D.hidden_saved = ("output_size",)  # (PyTorch saves self and t
 ADAPTIVE_MAX_POOL2D.extra_saved = {"_saved_result1": lambda node: Tensor._make(
     adaptive_max_indices(node._saved_in[0]._data, *node._attrs)[1], None, 0, False)}
 
-register(Op(
+ADAPTIVE_MAX_BACKWARD = register(Op(
     "adaptive_max_pool2d_backward", _adaptive_max_backward,
     ("grad_output: _adaptive_max_double_backward(grad, self, output_size)",),
     jvp=("grad_output: adaptive_max_pool2d_backward(grad_output_t, self, output_size)",),
@@ -649,3 +649,11 @@ ADAPTIVE_AVG_BACKWARD.hidden_saved = ("grad_output_sym_sizes",)
 ADAPTIVE_AVG_BACKWARD.extra_saved = {  # (PyTorch's names for the two sizes it reads)
     "_saved_grad_output_sym_argsize_minus_1": lambda node: node._meta[0][-1],
     "_saved_grad_output_sym_argsize_minus_2": lambda node: node._meta[0][-2]}
+
+# PyTorch's max-pooling backward nodes save the indices only (here: recomputed from self)
+MAX_POOL_BACKWARD.hidden_saved = ("self",) + _POOL
+MAX_POOL_BACKWARD.extra_saved = {"_saved_indices": lambda node: Tensor._make(max_pool_indices(
+    node._saved_in[1]._data, *node._attrs)[1], None, 0, False)}
+ADAPTIVE_MAX_BACKWARD.hidden_saved = ("self", "output_size")
+ADAPTIVE_MAX_BACKWARD.extra_saved = {"_saved_indices": lambda node: Tensor._make(
+    adaptive_max_indices(node._saved_in[1]._data, *node._attrs)[1], None, 0, False)}

@@ -119,6 +119,8 @@ def run_case(lib, name):
             "saved": _saved(node),
             "grads": [np.asarray(g.tolist()) for g in grads],
             "second_graph": [g.grad_fn and g.grad_fn.name() for g in grads],
+            "second_saved": [g.grad_fn and sorted(a for a in dir(g.grad_fn)
+                                                  if a.startswith("_saved_")) for g in grads],
             "second": [None if g is None else np.asarray(g.tolist()) for g in second]}
 
 
@@ -127,7 +129,7 @@ def test_matches_pytorch(name, oracle):
     theirs = oracle(lambda torch: run_case(torch, name))
     ours = run_case(gradcli, name)
     exact = CASES[name][4]
-    for key in ("shape", "graph", "indices", "saved", "second_graph"):
+    for key in ("shape", "graph", "indices", "saved", "second_graph", "second_saved"):
         assert ours[key] == theirs[key], key
     tolerance = {"rtol": 0, "atol": 0} if exact else {"rtol": 1e-13, "atol": 1e-13}
     np.testing.assert_allclose(ours["value"], theirs["value"], **tolerance)
