@@ -1,6 +1,6 @@
 """torch.nn's convolution and pooling modules: Conv1d/2d/3d (PyTorch's initialisation, drawn
-as PyTorch draws it), ConvTranspose1d/2d, MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d,
-printed as PyTorch prints them."""
+as PyTorch draws it), ConvTranspose1d/2d/3d, MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d,
+AdaptiveMaxPool1d/2d, printed as PyTorch prints them."""
 
 from ..engine.torch_classes import TorchClass
 from . import functional as F
@@ -8,7 +8,8 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d",
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+           "ConvTranspose3d", "MaxPool1d",
            "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
 
@@ -120,6 +121,7 @@ Conv2d = _conv_class("Conv2d", 2, F.conv2d)
 Conv3d = _conv_class("Conv3d", 3, F.conv3d)
 ConvTranspose1d = _conv_transpose_class("ConvTranspose1d", 1, F.conv_transpose1d)
 ConvTranspose2d = _conv_transpose_class("ConvTranspose2d", 2, F.conv_transpose2d)
+ConvTranspose3d = _conv_transpose_class("ConvTranspose3d", 3, F.conv_transpose3d)
 
 
 def _pool_class(name, arguments, forward, extra_repr, owner=None):

@@ -245,6 +245,7 @@ MODULES = [
     "torch.nn.Conv2d(2, 4, (3, 1), padding=(1, 0))", "torch.nn.Conv2d(1, 1, 2, padding='valid')",
     "torch.nn.Conv3d(2, 2, 2)", "torch.nn.ConvTranspose2d(4, 2, 3, stride=2, output_padding=1)",
     "torch.nn.ConvTranspose1d(2, 4, 3, groups=2)",
+    "torch.nn.ConvTranspose3d(2, 3, (2, 1, 2), stride=(1, 2, 1), bias=False)",
     "torch.nn.MaxPool2d(2)", "torch.nn.MaxPool2d(3, 2, 1, ceil_mode=True)",
     "torch.nn.MaxPool2d((2, 3), (1, 2))", "torch.nn.MaxPool1d(3)", "torch.nn.AvgPool2d(2)",
     "torch.nn.AvgPool2d(3, ceil_mode=True, count_include_pad=False, divisor_override=2)",
