@@ -412,8 +412,8 @@ CONVOLUTION_BACKWARD = register(Op(
     "convolution_backward", _backward,
     f"grad_output, input, weight: _convolution_double_backward(grad, grad_output, input, "
     f"weight, bias_sym_sizes_opt, {_ARGS})",
-    jvp=f"result: _convolution_backward_jvp(grad_output_t, input_t, weight_t, grad_output, input, weight, "
-        f"bias_sym_sizes_opt, {_ARGS})",
+    jvp=f"result: _convolution_backward_jvp(grad_output_t, input_t, weight_t, grad_output, "
+        f"input, weight, bias_sym_sizes_opt, {_ARGS})",
     inputs=("grad_output", "input", "weight"), attrs=("bias_sym_sizes_opt",) + _CONV_ATTRS,
     grad_fn="ConvolutionBackwardBackward0", outputs=3, method=False, public=False,
     kind="backward", doc="(grad_input, grad_weight, grad_bias) of a convolution",

@@ -1,6 +1,7 @@
 """Pooling as PyTorch's CPU kernels compute it (aten/src/ATen/native/cpu/MaxPoolKernel.cpp,
-AvgPoolKernel.cpp, AdaptiveAvgPoolKernel.cpp): max_pool2d_with_indices, avg_pool2d and
-_adaptive_avg_pool2d, each with its backward as an op of its own (so that a create_graph
+AvgPoolKernel.cpp, AdaptiveAvgPoolKernel.cpp, AdaptiveMaxPoolKernel.cpp):
+max_pool2d_with_indices, avg_pool2d, _adaptive_avg_pool2d and adaptive_max_pool2d, each with
+its backward as an op of its own (so that a create_graph
 gradient ends in PyTorch's `*BackwardBackward0` node).  The 1-d poolings are PyTorch's
 composites: unsqueeze(-2), the 2-d pooling, squeeze(-2).
 
@@ -35,7 +36,7 @@ def _batched(a):
     return a[None] if a.ndim == 3 else a
 
 
-def check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode, name):
+def check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode):
     """aten's pool2d_shape_check, its words."""
     if len(shape) not in (3, 4) or any(n == 0 for n in shape[-3:]):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
@@ -64,7 +65,7 @@ def check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode, name):
 
 def _windows(shape, kernel, stride, padding, dilation, ceil_mode):
     stride = stride or kernel
-    out = check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode, "")
+    out = check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode)
     pad_hi = tuple(max(p, (o - 1) * s + d * (k - 1) + 1 - n - p) for n, k, s, p, d, o in
                    zip(shape[-2:], kernel, stride, padding, dilation, out))
     return out, pad_hi
@@ -80,9 +81,10 @@ def _check_grad_output(grad_output, shape):
 
 def _input_index(shape, kernel, stride, padding, dilation, out):
     """(prod(kernel), *out): the flat (H, W) index each window element reads, -1 in padding."""
-    h = np.arange(out[0])[None, :] * stride[0] - padding[0] + np.arange(kernel[0])[:, None] * dilation[0]
-    w = np.arange(out[1])[None, :] * stride[1] - padding[1] + np.arange(kernel[1])[:, None] * dilation[1]
-    inside = ((h >= 0) & (h < shape[-2]))[:, None, :, None] & ((w >= 0) & (w < shape[-1]))[None, :, None, :]
+    h, w = (np.arange(o)[None, :] * s - p + np.arange(k)[:, None] * d
+            for o, s, p, k, d in zip(out, stride, padding, kernel, dilation))
+    inside = (((h >= 0) & (h < shape[-2]))[:, None, :, None]
+              & ((w >= 0) & (w < shape[-1]))[None, :, None, :])
     index = h[:, None, :, None] * shape[-1] + w[None, :, None, :]
     return np.where(inside, index, -1).reshape((kernel[0] * kernel[1],) + tuple(out))
 
@@ -162,8 +164,8 @@ def _max_pool_jvp(self_t, self, kernel_size, stride, padding, dilation, ceil_mod
 def _pooled_shape(sample):
     """The output shape of a pooling sample (its backward's grad_output)."""
     a = sample.attrs
-    out = check_pool_shape(sample.shapes[0], a["kernel_size"], a["stride"] or a["kernel_size"], a["padding"],
-                           a.get("dilation", (1, 1)), a["ceil_mode"], "")
+    out = check_pool_shape(sample.shapes[0], a["kernel_size"], a["stride"] or a["kernel_size"],
+                           a["padding"], a.get("dilation", (1, 1)), a["ceil_mode"])
     return sample.shapes[0][:-2] + out
 
 
@@ -505,9 +507,10 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     _check_dtype(input, "max_pool2d", "fiu")
     kernel = _one_d(kernel_size, "max_pool1d", "kernel_size", 2)
     stride = () if _omitted(stride) else _one_d(stride, "max_pool1d", "stride", 3)
-    values, indices = MAX_POOL2D.apply(
-        (input.unsqueeze(-2),), (kernel, stride, (0, _one_d(padding, "max_pool1d", "padding", 4)[1]),
-                                 _one_d(dilation, "max_pool1d", "dilation", 5), bool(ceil_mode)))
+    padding = (0, _one_d(padding, "max_pool1d", "padding", 4)[1])
+    dilation = _one_d(dilation, "max_pool1d", "dilation", 5)
+    values, indices = MAX_POOL2D.apply((input.unsqueeze(-2),),
+                                       (kernel, stride, padding, dilation, bool(ceil_mode)))
     values = values.squeeze(-2)
     return (values, indices.squeeze(-2)) if return_indices else values
 
