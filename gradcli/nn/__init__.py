@@ -5,5 +5,8 @@ from . import functional, init
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules
 from .parameter import Parameter
+from .conv import *  # noqa: F401,F403
+from .conv import __all__ as _conv_modules
 
 __all__ = ["functional", "init", "Parameter", *_modules]
+__all__ += _conv_modules

@@ -788,3 +788,19 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if max_norm is not None:
         embedding_renorm_(weight, input, max_norm, norm_type)
     return OPS["embedding"](weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+# ------------------------------------------------------------------ convolutions and pooling
+# (declared in gradcli.ops.convolution and gradcli.ops.pooling)
+
+conv1d, conv2d, conv3d = OPS["conv1d"], OPS["conv2d"], OPS["conv3d"]
+conv_transpose1d, conv_transpose2d = OPS["conv_transpose1d"], OPS["conv_transpose2d"]
+conv_transpose3d = OPS["conv_transpose3d"]
+max_pool1d, max_pool2d = OPS["max_pool1d"], OPS["max_pool2d"]
+avg_pool1d, avg_pool2d = OPS["avg_pool1d"], OPS["avg_pool2d"]
+adaptive_avg_pool1d, adaptive_avg_pool2d = OPS["adaptive_avg_pool1d"], OPS["adaptive_avg_pool2d"]
+adaptive_max_pool1d, adaptive_max_pool2d = OPS["adaptive_max_pool1d"], OPS["adaptive_max_pool2d"]
+__all__ += ["adaptive_max_pool1d", "adaptive_max_pool2d"]
+__all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+            "conv_transpose3d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
+            "adaptive_avg_pool1d", "adaptive_avg_pool2d"]

@@ -110,3 +110,13 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
         return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     return normal_(tensor, 0, std, generator)
+
+
+def _reset_like_pytorch(weight, bias):
+    """The default initialisation of PyTorch's Linear and Conv*: kaiming_uniform_ with
+    a=sqrt(5) for the weight, uniform in +-1/sqrt(fan_in) for the bias."""
+    kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = _fans(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        uniform_(bias, -bound, bound)

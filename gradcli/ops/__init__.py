@@ -17,6 +17,7 @@ from . import tensor_methods  # noqa: E402
 from . import compare, sorting, extra, activations, products, more_reductions, decompositions, backward_ops  # noqa: E402,F401,E501  (declare)
 from . import inplace_shape, linalg_extra, scatter, dropout  # noqa: E402,F401  (declare)
 from . import layers  # noqa: E402,F401  (declare)
+from . import convolution, pooling  # noqa: E402,F401  (declare: conv and pooling ops)
 from . import original_self  # noqa: E402,F401  (in-place activations; nn imports it after the wall)
 
 # Python operator -> (op name, reflected).  PyTorch's __radd__ is __add__ and its __rmul__ is
@@ -296,7 +297,6 @@ def _write_into(self, result, name):
             raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
                                f"broadcast shape {list(out.shape)}") from None
     if out.dtype != self._data.dtype:
-        from ..engine import dtypes
         src, dst = result.dtype, self.dtype
         if src.category > dst.category:
             raise RuntimeError(f"result type {src.short} can't be cast to the desired output "

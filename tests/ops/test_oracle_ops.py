@@ -35,12 +35,16 @@ SPELLED_DIFFERENTLY = {
     "native_batch_norm": lambda input, weight, bias, running_mean, running_var, training,
     momentum, eps: torch.nn.functional.batch_norm(
         input, _stats(running_mean, input), _stats(running_var, input), weight, bias, training,
-        momentum, eps)}
+        momentum, eps),
+    "_adaptive_max_pool2d": lambda self, output_size:
+        torch.ops.aten.adaptive_max_pool2d(self, output_size)}
 
 
 def _stats(values, like):
     """A sample's running statistics (gradcli tensors) as torch's, or None."""
     return None if values is None else torch.tensor(values.tolist(), dtype=like.dtype)
+
+
 REFLECTED_OPERATORS = {name: dunder for dunder, (name, reflected) in OPERATORS.items()
                        if not reflected}
 TOLERANCES = {"float32": dict(rtol=1e-5, atol=1e-6), "float64": dict(rtol=1e-7, atol=1e-10)}

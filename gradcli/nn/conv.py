@@ -1,0 +1,224 @@
+"""torch.nn's convolution and pooling modules: Conv1d/2d/3d (PyTorch's initialisation, drawn
+as PyTorch draws it), ConvTranspose1d/2d/3d, MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d,
+AdaptiveMaxPool1d/2d, printed as PyTorch prints them."""
+
+from ..engine.torch_classes import TorchClass
+from . import functional as F
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+           "ConvTranspose3d", "MaxPool1d",
+           "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
+
+
+def _ntuple(value, n):
+    return tuple(value) if isinstance(value, (list, tuple)) else (value,) * n
+
+
+class _ConvNd(Module):
+    _nd = 2
+    _transposed = False
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None,
+                 output_padding=0):
+        super().__init__()
+        nd = self._nd
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        valid = {"same", "valid"}
+        if isinstance(padding, str):
+            if padding not in valid:
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of "
+                                 f"{valid}")
+            if padding == "same" and any(s != 1 for s in _ntuple(stride, nd)):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        if padding_mode != "zeros":
+            raise ValueError(f"padding_mode {padding_mode!r} is not supported by gradcli "
+                             "(only 'zeros')")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size = _ntuple(kernel_size, nd)
+        self.stride = _ntuple(stride, nd)
+        self.padding = padding if isinstance(padding, str) else _ntuple(padding, nd)
+        self.dilation = _ntuple(dilation, nd)
+        self.transposed = self._transposed
+        self.output_padding = _ntuple(output_padding, nd)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        from ..ops import empty
+        shape = ((in_channels, out_channels // groups) if self._transposed else
+                 (out_channels, in_channels // groups)) + self.kernel_size
+        self.weight = Parameter(empty(shape, dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_channels, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init._reset_like_pytorch(self.weight, self.bias)
+
+    def extra_repr(self):
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, " \
+            f"stride={self.stride}"
+        if self.padding != (0,) * len(self.padding):
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * len(self.dilation):
+            s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+def _conv_class(name, nd, function):
+    def forward(self, input):
+        return function(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
+                 dtype=None):
+        _ConvNd.__init__(self, in_channels, out_channels, kernel_size, stride, padding,
+                         dilation, groups, bias, padding_mode, device, dtype)
+    return TorchClass(name, (_ConvNd,), {
+        "__init__": __init__, "forward": forward, "_nd": nd, "__module__": __name__,
+        "__qualname__": name, "_torch_name": f"torch.nn.modules.conv.{name}"})
+
+
+def _conv_transpose_class(name, nd, function):
+    def forward(self, input, output_size=None):
+        if output_size is not None:
+            raise ValueError("gradcli: ConvTranspose's output_size argument is not supported")
+        return function(input, self.weight, self.bias, self.stride, self.padding,
+                        self.output_padding, self.groups, self.dilation)
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        if isinstance(padding, str):
+            raise ValueError(f'Only "zeros" padding mode is supported for {name}')
+        _ConvNd.__init__(self, in_channels, out_channels, kernel_size, stride, padding,
+                         dilation, groups, bias, padding_mode, device, dtype, output_padding)
+    return TorchClass(name, (_ConvNd,), {
+        "__init__": __init__, "forward": forward, "_nd": nd, "_transposed": True,
+        "__module__": __name__, "__qualname__": name,
+        "_torch_name": f"torch.nn.modules.conv.{name}"})
+
+
+Conv1d = _conv_class("Conv1d", 1, F.conv1d)
+Conv2d = _conv_class("Conv2d", 2, F.conv2d)
+Conv3d = _conv_class("Conv3d", 3, F.conv3d)
+ConvTranspose1d = _conv_transpose_class("ConvTranspose1d", 1, F.conv_transpose1d)
+ConvTranspose2d = _conv_transpose_class("ConvTranspose2d", 2, F.conv_transpose2d)
+ConvTranspose3d = _conv_transpose_class("ConvTranspose3d", 3, F.conv_transpose3d)
+
+
+def _pool_class(name, arguments, forward, extra_repr, owner=None):
+    """A pooling module: its arguments kept as attributes (PyTorch's names and defaults;
+    owner: the class whose __init__ PyTorch's errors name)."""
+    owner = owner or name
+
+    def __init__(self, *args, **kwargs):
+        Module.__init__(self)
+        names = [k for k, _ in arguments]
+        if len(args) > len(names):
+            raise TypeError(f"{owner}.__init__() takes from 2 to {len(names) + 1} positional "
+                            f"arguments but {len(args) + 1} were given")
+        values = dict(arguments)
+        values.update(zip(names, args))
+        for key in kwargs:
+            if key not in values:
+                raise TypeError(f"{owner}.__init__() got an unexpected keyword argument '{key}'")
+        values.update(kwargs)
+        missing = [k for k, v in values.items() if v is _REQUIRED]
+        if missing:
+            raise TypeError(f"{owner}.__init__() missing 1 required positional argument: "
+                            f"'{missing[0]}'")
+        if "stride" in values and values["stride"] is None:
+            values["stride"] = values["kernel_size"]
+        for key, value in values.items():
+            object.__setattr__(self, key, value)
+
+    return TorchClass(name, (Module,), {
+        "__init__": __init__, "forward": forward, "extra_repr": extra_repr,
+        "__module__": __name__, "__qualname__": name,
+        "_torch_name": f"torch.nn.modules.pooling.{name}"})
+
+
+_REQUIRED = object()
+_MAX = (("kernel_size", _REQUIRED), ("stride", None), ("padding", 0), ("dilation", 1),
+        ("return_indices", False), ("ceil_mode", False))
+
+
+def _max_repr(m):
+    return (f"kernel_size={m.kernel_size}, stride={m.stride}, padding={m.padding}, "
+            f"dilation={m.dilation}, ceil_mode={m.ceil_mode}")
+
+
+def _max_forward(function):
+    def forward(self, input):
+        return function(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                        ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+    return forward
+
+
+MaxPool1d = _pool_class("MaxPool1d", _MAX, _max_forward(F.max_pool1d), _max_repr, "_MaxPoolNd")
+MaxPool2d = _pool_class("MaxPool2d", _MAX, _max_forward(F.max_pool2d), _max_repr, "_MaxPoolNd")
+
+
+def _avg_repr(m):
+    return f"kernel_size={m.kernel_size}, stride={m.stride}, padding={m.padding}"
+
+
+def _avg1d_init_values(m):
+    for key in ("kernel_size", "stride", "padding"):
+        object.__setattr__(m, key, _ntuple(getattr(m, key), 1))
+
+
+_AVG1 = (("kernel_size", _REQUIRED), ("stride", None), ("padding", 0), ("ceil_mode", False),
+         ("count_include_pad", True))
+AvgPool1d = _pool_class("AvgPool1d", _AVG1, lambda self, input: F.avg_pool1d(
+    input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+    self.count_include_pad), _avg_repr)
+_avg1d_original_init = AvgPool1d.__init__
+
+
+def _avg1d_init(self, *args, **kwargs):
+    _avg1d_original_init(self, *args, **kwargs)
+    _avg1d_init_values(self)
+
+
+AvgPool1d.__init__ = _avg1d_init
+AvgPool2d = _pool_class("AvgPool2d", _AVG1 + (("divisor_override", None),),
+                        lambda self, input: F.avg_pool2d(
+                            input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override), _avg_repr)
+AdaptiveAvgPool1d = _pool_class(
+    "AdaptiveAvgPool1d", (("output_size", _REQUIRED),),
+    lambda self, input: F.adaptive_avg_pool1d(input, self.output_size),
+    lambda m: f"output_size={m.output_size}", "_AdaptiveAvgPoolNd")
+AdaptiveAvgPool2d = _pool_class(
+    "AdaptiveAvgPool2d", (("output_size", _REQUIRED),),
+    lambda self, input: F.adaptive_avg_pool2d(input, self.output_size),
+    lambda m: f"output_size={m.output_size}", "_AdaptiveAvgPoolNd")
+
+_ADAPTIVE_MAX = (("output_size", _REQUIRED), ("return_indices", False))
+AdaptiveMaxPool1d = _pool_class(
+    "AdaptiveMaxPool1d", _ADAPTIVE_MAX,
+    lambda self, input: F.adaptive_max_pool1d(input, self.output_size, self.return_indices),
+    lambda m: f"output_size={m.output_size}", "_AdaptiveMaxPoolNd")
+AdaptiveMaxPool2d = _pool_class(
+    "AdaptiveMaxPool2d", _ADAPTIVE_MAX,
+    lambda self, input: F.adaptive_max_pool2d(input, self.output_size, self.return_indices),
+    lambda m: f"output_size={m.output_size}", "_AdaptiveMaxPoolNd")

@@ -1,0 +1,662 @@
+"""Pooling as PyTorch's CPU kernels compute it (aten/src/ATen/native/cpu/MaxPoolKernel.cpp,
+AvgPoolKernel.cpp, AdaptiveAvgPoolKernel.cpp, AdaptiveMaxPoolKernel.cpp):
+max_pool2d_with_indices, avg_pool2d, _adaptive_avg_pool2d and adaptive_max_pool2d, each with
+its backward as an op of its own (so that a create_graph
+gradient ends in PyTorch's `*BackwardBackward0` node).  The 1-d poolings are PyTorch's
+composites: unsqueeze(-2), the 2-d pooling, squeeze(-2).
+
+Max: the first largest element of a window wins, a NaN wins over everything (the last NaN of
+the window), padding never wins; indices count in the input's (H, W) plane.  Averages add a
+window in row-major order and divide once (adaptive: by the height, then by the width), as
+PyTorch does, so float64 results are PyTorch's to the bit; backward kernels add each output's
+share in the order of the outputs.
+"""
+
+import inspect
+
+import numpy as np
+
+from ..engine.tensor import Tensor, check_numel
+from .convolution import col2im, im2col, int_list
+from .derivatives import helper
+from .registry import Op, Overload, Plain, Sample, register
+
+
+def pooled_size(n, k, s, p, d, ceil_mode):
+    """aten's pooling_output_shape."""
+    top = n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)
+    out = top // s + 1
+    if ceil_mode and (out - 1) * s >= n + p:
+        out -= 1
+    return out
+
+
+def _batched(a):
+    """a as (B, C, H, W) (an unbatched (C, H, W) input gets a batch of one)."""
+    return a[None] if a.ndim == 3 else a
+
+
+def check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode):
+    """aten's pool2d_shape_check, its words."""
+    if len(shape) not in (3, 4) or any(n == 0 for n in shape[-3:]):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("stride should not be zero")
+    if any(k <= 0 for k in kernel):
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kernel[0]} "
+                           f"kW: {kernel[1]}")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: "
+                           f"{dilation[0]} dilationW: {dilation[1]}")
+    for p, k, d in zip(padding, kernel, dilation):
+        if p < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+        if p > (d * (k - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation={d}")
+    out = [pooled_size(n, k, s, p, d, ceil_mode)
+           for n, k, s, p, d in zip(shape[-2:], kernel, stride, padding, dilation)]
+    if any(o < 1 for o in out):
+        raise RuntimeError(f"Given input size: ({shape[-3]}x{shape[-2]}x{shape[-1]}). "
+                           f"Calculated output size: ({shape[-3]}x{out[0]}x{out[1]}). "
+                           "Output size is too small")
+    return tuple(out)
+
+
+def _windows(shape, kernel, stride, padding, dilation, ceil_mode):
+    stride = stride or kernel
+    out = check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode)
+    pad_hi = tuple(max(p, (o - 1) * s + d * (k - 1) + 1 - n - p) for n, k, s, p, d, o in
+                   zip(shape[-2:], kernel, stride, padding, dilation, out))
+    return out, pad_hi
+
+
+def _check_grad_output(grad_output, shape):
+    if grad_output.shape != tuple(shape):
+        raise RuntimeError(f"Expected grad_output of size {list(shape)}, but got "
+                           f"{list(grad_output.shape)}")
+
+
+# ------------------------------------------------------------------ max
+
+def _input_index(shape, kernel, stride, padding, dilation, out):
+    """(prod(kernel), *out): the flat (H, W) index each window element reads, -1 in padding."""
+    h, w = (np.arange(o)[None, :] * s - p + np.arange(k)[:, None] * d
+            for o, s, p, k, d in zip(out, stride, padding, kernel, dilation))
+    inside = (((h >= 0) & (h < shape[-2]))[:, None, :, None]
+              & ((w >= 0) & (w < shape[-1]))[None, :, None, :])
+    index = h[:, None, :, None] * shape[-1] + w[None, :, None, :]
+    return np.where(inside, index, -1).reshape((kernel[0] * kernel[1],) + tuple(out))
+
+
+def _pick_max(cols, index, low, batched):
+    """(values, indices) of the windows cols (B, C, K, *out), whose elements read the input's
+    flat (H, W) positions `index` (K, *out; -1: padding, never picked): the first largest,
+    the last NaN of a window; a window all -inf picks its first element inside the input."""
+    inside = index >= 0
+    pick = np.argmax(np.where(inside, cols, low), axis=2)  # the first largest
+    first_inside = np.argmax(inside, axis=0)
+    valid = np.take_along_axis(np.broadcast_to(inside, cols.shape), pick[:, :, None], 2)[:, :, 0]
+    pick = np.where(valid, pick, first_inside)
+    if cols.dtype.kind == "f":
+        nan = np.isnan(cols) & inside
+        if nan.any():  # the last NaN of a window
+            last = cols.shape[2] - 1 - np.argmax(nan[:, :, ::-1], axis=2)
+            pick = np.where(nan.any(axis=2), last, pick)
+    values = np.take_along_axis(cols, pick[:, :, None], 2)[:, :, 0]
+    indices = np.take_along_axis(np.broadcast_to(index, cols.shape[:2] + index.shape),
+                                 pick[:, :, None], 2)[:, :, 0]
+    if not batched:
+        values, indices = values[0], indices[0]
+    return values, indices.astype(np.int64)
+
+
+def _lowest(dtype):
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def max_pool_indices(a, kernel, stride, padding, dilation, ceil_mode):
+    """(values, indices) of max_pool2d_with_indices on a (C, H, W) or (N, C, H, W) array
+    (stride (): the kernel's, as PyTorch saves an omitted stride)."""
+    stride = stride or kernel
+    out, pad_hi = _windows(a.shape, kernel, stride, padding, dilation, ceil_mode)
+    low = _lowest(a.dtype)
+    cols = im2col(_batched(a), kernel, stride, padding, pad_hi, dilation, out, fill=low)
+    index = _input_index(a.shape, kernel, stride, padding, dilation, out)
+    return _pick_max(cols, index, low, a.ndim == 4)
+
+
+def _scatter_max(grad_output, indices, self):
+    """Each output's gradient added to its window's maximum, in the order of the outputs."""
+    _check_grad_output(grad_output, indices.shape)
+    g, idx = _batched(grad_output), _batched(indices)
+    b = _batched(self)
+    out = np.zeros((b.shape[0] * b.shape[1], b.shape[2] * b.shape[3]), grad_output.dtype)
+    rows = np.arange(out.shape[0])[:, None]
+    np.add.at(out, (np.broadcast_to(rows, (out.shape[0], idx[0, 0].size)),
+                    idx.reshape(out.shape[0], -1)), g.reshape(out.shape[0], -1))
+    return out.reshape(self.shape)
+
+
+def _max_pool_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode):
+    indices = max_pool_indices(self, kernel_size, stride, padding, dilation, ceil_mode)[1]
+    return _scatter_max(grad_output, indices, self)
+
+
+def _gather_max(grad, indices):
+    """PyTorch's max_pool_double_backward: grad (input-shaped) at each window's maximum."""
+    idx = Tensor._make(indices.reshape(indices.shape[:-2] + (-1,)), None, 0, False)
+    return grad.flatten(-2).gather(-1, idx).reshape(indices.shape)
+
+
+@helper
+def _max_pool_double_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode):
+    return _gather_max(grad, max_pool_indices(self._data, kernel_size, stride, padding,
+                                              dilation, ceil_mode)[1])
+
+
+@helper
+def _max_pool_jvp(self_t, self, kernel_size, stride, padding, dilation, ceil_mode):
+    return _max_pool_double_backward(self_t, self, kernel_size, stride, padding, dilation,
+                                     ceil_mode), None
+
+
+def _pooled_shape(sample):
+    """The output shape of a pooling sample (its backward's grad_output)."""
+    a = sample.attrs
+    out = check_pool_shape(sample.shapes[0], a["kernel_size"], a["stride"] or a["kernel_size"],
+                           a["padding"], a.get("dilation", (1, 1)), a["ceil_mode"])
+    return sample.shapes[0][:-2] + out
+
+
+_POOL = ("kernel_size", "stride", "padding", "dilation", "ceil_mode")
+_POOL_ARGS = ", ".join(_POOL)
+POOL_SAMPLES = [
+    Sample((2, 2, 4, 5), attrs=dict(kernel_size=(2, 2), stride=(2, 2), padding=(0, 0),
+                                    dilation=(1, 1), ceil_mode=False)),
+    Sample((2, 5, 5), attrs=dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 1),
+                                 dilation=(1, 2), ceil_mode=True)),
+]
+
+MAX_POOL2D = register(Op(
+    "max_pool2d_with_indices", max_pool_indices,
+    f"self: max_pool2d_with_indices_backward(grad[0], self, {_POOL_ARGS})",
+    jvp=f"self: _max_pool_jvp(self_t, self, {_POOL_ARGS})", attrs=_POOL, outputs=2,
+    grad_fn="MaxPool2DWithIndicesBackward0", method=False, public=False, kind="pooling",
+    doc="the largest element of each window and its index", samples=POOL_SAMPLES))
+MAX_POOL2D.extra_saved = {"_saved_result1": lambda node: Tensor._make(max_pool_indices(
+    node._saved_in[0]._data, *node._attrs)[1], None, 0, False)}  # (recomputed from self)
+
+MAX_POOL_BACKWARD = register(Op(
+    "max_pool2d_with_indices_backward", _max_pool_backward,
+    (f"grad_output: _max_pool_double_backward(grad, self, {_POOL_ARGS})",),
+    jvp=(f"grad_output: max_pool2d_with_indices_backward(grad_output_t, self, {_POOL_ARGS})",),
+    inputs=("grad_output", "self"), attrs=_POOL,
+    grad_fn="MaxPool2DWithIndicesBackwardBackward0", method=False, public=False,
+    kind="backward", doc="the gradient of max_pool2d_with_indices",
+    samples=[Sample(_pooled_shape(s), s.shapes[0], attrs=s.attrs) for s in POOL_SAMPLES]))
+
+
+# ------------------------------------------------------------------ average
+
+def _divisors(shape, kernel, stride, padding, out, count_include_pad, divisor_override):
+    """(*out): what each window's sum is divided by (aten's divide_factor)."""
+    if divisor_override is not None:
+        return np.full(out, divisor_override)
+    sizes = []
+    for n, k, s, p, o in zip(shape[-2:], kernel, stride, padding, out):
+        start = np.arange(o) * s - p
+        end = np.minimum(start + k, n + p)
+        if count_include_pad:
+            sizes.append(end - start)
+        else:
+            sizes.append(np.minimum(end, n) - np.maximum(start, 0))
+    return sizes[0][:, None] * sizes[1][None, :]
+
+
+def _avg_attrs(kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    return kernel_size, stride, padding, (1, 1), ceil_mode
+
+
+def avg_pool(a, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """avg_pool2d: each window's sum, in row-major order, over its divisor."""
+    stride = stride or kernel_size
+    attrs = _avg_attrs(kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override)
+    out, pad_hi = _windows(a.shape, *attrs)
+    cols = im2col(_batched(a), kernel_size, stride, padding, pad_hi, (1, 1), out)
+    total = cols[:, :, 0]
+    for j in range(1, cols.shape[2]):
+        total = total + cols[:, :, j]
+    divisor = _divisors(a.shape, kernel_size, stride, padding, out, count_include_pad,
+                        divisor_override)
+    result = (total / divisor.astype(a.dtype)).astype(a.dtype)
+    return result[0] if a.ndim == 3 else result
+
+
+def _avg_pool_backward(grad_output, self, kernel_size, stride, padding, ceil_mode,
+                       count_include_pad, divisor_override):
+    stride = stride or kernel_size
+    attrs = _avg_attrs(kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override)
+    out, pad_hi = _windows(self.shape, *attrs)
+    divisor = _divisors(self.shape, kernel_size, stride, padding, out, count_include_pad,
+                        divisor_override)
+    _check_grad_output(grad_output, self.shape[:-2] + out)
+    share = _batched(grad_output) / divisor.astype(grad_output.dtype)
+    k = kernel_size[0] * kernel_size[1]
+    check_numel(share.shape[:2] + (k,) + share.shape[2:])
+    cols = np.broadcast_to(share[:, :, None], share.shape[:2] + (k,) + share.shape[2:])
+    result = col2im(cols, self.shape[-2:], kernel_size, stride, padding, pad_hi, (1, 1),
+                    reverse=True)
+    return result.reshape(self.shape).astype(grad_output.dtype)
+
+
+_AVG = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")
+_AVG_ARGS = ", ".join(_AVG)
+AVG_SAMPLES = [
+    Sample((2, 2, 4, 5), attrs=dict(kernel_size=(2, 2), stride=(2, 2), padding=(0, 0),
+                                    ceil_mode=False, count_include_pad=True,
+                                    divisor_override=None)),
+    Sample((2, 5, 5), attrs=dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 1),
+                                 ceil_mode=True, count_include_pad=False, divisor_override=None)),
+    Sample((1, 2, 4, 4), attrs=dict(kernel_size=(3, 3), stride=(1, 2), padding=(1, 0),
+                                    ceil_mode=False, count_include_pad=True, divisor_override=5)),
+]
+
+AVG_POOL2D = register(Op(
+    "avg_pool2d.default", avg_pool, f"self: avg_pool2d_backward(grad, self, {_AVG_ARGS})",
+    jvp="linear", attrs=_AVG, grad_fn="AvgPool2DBackward0", method=False, public=False,
+    kind="pooling", doc="the mean of each window", samples=AVG_SAMPLES))
+
+@helper
+def _call_avg_pool2d(grad, *attrs):
+    return AVG_POOL2D.apply((grad,), attrs)
+
+
+register(Op(
+    "avg_pool2d_backward", _avg_pool_backward,
+    (f"grad_output: _call_avg_pool2d(grad, {_AVG_ARGS})",), jvp="linear",
+    inputs=("grad_output", "self"), attrs=_AVG, grad_fn="AvgPool2DBackwardBackward0",
+    method=False, public=False, kind="backward", doc="the gradient of avg_pool2d",
+    samples=[Sample(_pooled_shape(s), s.shapes[0], attrs=s.attrs) for s in AVG_SAMPLES]))
+
+
+# ------------------------------------------------------------------ adaptive average
+
+def adaptive_windows(n, o):
+    """[(start, end)] of each of o windows over n elements (aten's start_index/end_index)."""
+    return [((i * n) // o, -((-(i + 1) * n) // o)) for i in range(o)]
+
+
+def adaptive_index(shape, output_size):
+    """(index, heights, widths): index (K, oh, ow) is the flat (H, W) position of each window's
+    k-th element in row-major order (K = the largest window's size; -1 past the end of a
+    smaller window), heights and widths the windows' sizes."""
+    (h0, h1), (w0, w1) = (np.array(adaptive_windows(n, o)).reshape(-1, 2).T
+                          for n, o in zip(shape[-2:], output_size))
+    kh, kw = int((h1 - h0).max()), int((w1 - w0).max())
+    check_numel((kh * kw,) + tuple(output_size))
+    h = h0[None, :] + np.arange(kh)[:, None]
+    w = w0[None, :] + np.arange(kw)[:, None]
+    inside = (h < h1)[:, None, :, None] & (w < w1)[None, :, None, :]
+    index = np.where(inside, h[:, None, :, None] * shape[-1] + w[None, :, None, :], -1)
+    return index.reshape((kh * kw,) + tuple(output_size)), h1 - h0, w1 - w0
+
+
+def _per_window(index, output_size):
+    """Whether to loop over the windows rather than over the elements of a window (the
+    fewer Python iterations: both add in PyTorch's order)."""
+    return output_size[0] * output_size[1] <= index.shape[0]
+
+
+def adaptive_avg(a, output_size):
+    """_adaptive_avg_pool2d: each window's sum in row-major order from 0, / its height / its
+    width (PyTorch's kernel's order, so float64 results are its to the bit)."""
+    lead, out = a.shape[:-2], tuple(output_size)
+    check_numel(lead + out)
+    if 0 in out:
+        return np.empty(lead + out, a.dtype)
+    index, heights, widths = adaptive_index(a.shape, out)
+    total = np.zeros(lead + out, a.dtype)
+    if _per_window(index, out):
+        for i, (h0, h1) in enumerate(adaptive_windows(a.shape[-2], out[0])):
+            for j, (w0, w1) in enumerate(adaptive_windows(a.shape[-1], out[1])):
+                block = a[..., h0:h1, w0:w1].reshape(lead + (-1,))
+                total[..., i, j] = np.cumsum(block, axis=-1)[..., -1] + 0  # (0 + x0 + ...)
+    else:
+        flat = a.reshape(lead + (-1,))
+        for k in range(index.shape[0]):
+            total = total + np.where(index[k] >= 0, flat[..., np.maximum(index[k], 0)], 0)
+    t = a.dtype.type
+    return (total / heights.astype(t)[:, None] / widths.astype(t)[None, :]).astype(a.dtype)
+
+
+def _covering(n, o):
+    """For each of n input elements, the first and the number of the o adaptive windows that
+    cover it (a run of consecutive windows)."""
+    starts, ends = np.array(adaptive_windows(n, o)).reshape(-1, 2).T
+    pixels = np.arange(n)
+    first = np.searchsorted(ends, pixels, side="right")
+    return first, np.searchsorted(starts, pixels, side="right") - first
+
+
+def _adaptive_avg_backward(grad_output, self):
+    """Each output's share (its gradient / height / width) added to the input elements of its
+    window: an element's shares summed in the order of the windows, as PyTorch adds them."""
+    out = tuple(grad_output.shape[-2:])
+    _check_grad_output(grad_output, self.shape[:-2] + out)
+    result = np.zeros(self.shape, grad_output.dtype)
+    if 0 in out:
+        return result
+    _, heights, widths = adaptive_index(self.shape, out)
+    t = grad_output.dtype.type
+    share = grad_output / heights.astype(t)[:, None] / widths.astype(t)[None, :]
+    (fh, nh), (fw, nw) = (_covering(n, o) for n, o in zip(self.shape[-2:], out))
+    if self.shape[-2] * self.shape[-1] <= int(nh.max()) * int(nw.max()):
+        # few input elements under many windows (upsampling): one running sum an element
+        for h in range(self.shape[-2]):
+            for w in range(self.shape[-1]):
+                block = share[..., fh[h]:fh[h] + nh[h], fw[w]:fw[w] + nw[w]]
+                result[..., h, w] = np.cumsum(block.reshape(block.shape[:-2] + (-1,)),
+                                              axis=-1)[..., -1] + 0
+    else:  # the k-th covering window of every element at once, in the windows' order
+        for i in range(int(nh.max())):
+            for j in range(int(nw.max())):
+                rows, cols = np.minimum(fh + i, out[0] - 1), np.minimum(fw + j, out[1] - 1)
+                taken = (i < nh)[:, None] & (j < nw)[None, :]
+                result = result + np.where(taken, share[..., rows[:, None], cols[None, :]], 0)
+    return result.astype(grad_output.dtype, copy=False)
+
+
+ADAPTIVE_AVG_POOL2D = register(Op(
+    "_adaptive_avg_pool2d", adaptive_avg, "self: _adaptive_avg_pool2d_backward(grad, self)",
+    jvp="linear", attrs=("output_size",), grad_fn="AdaptiveAvgPool2DBackward0", method=False,
+    public=False, kind="pooling", doc="the mean of each of output_size windows",
+    samples=[Sample((2, 2, 5, 4), attrs={"output_size": (2, 3)}),
+             Sample((2, 3, 7), attrs={"output_size": (3, 2)})]))
+
+ADAPTIVE_AVG_BACKWARD = register(Op(
+    "_adaptive_avg_pool2d_backward", _adaptive_avg_backward,
+    ("grad_output: _adaptive_avg_pool2d(grad, grad_output_shape[-2:])",), jvp="linear",
+    inputs=("grad_output", "self"), grad_fn="AdaptiveAvgPool2DBackwardBackward0",
+    method=False, public=False, kind="backward", doc="the gradient of adaptive_avg_pool2d",
+    samples=[Sample((2, 2, 2, 3), (2, 2, 5, 4)), Sample((2, 3, 2), (2, 3, 7))]))
+
+
+# ------------------------------------------------------------------ adaptive max
+
+def adaptive_max_indices(a, output_size):
+    """(values, indices) of adaptive_max_pool2d: the windows of adaptive_windows, as
+    max_pool's (the largest window's size, the smaller ones' extra elements left out)."""
+    if 0 in output_size:
+        empty = a.shape[:-2] + tuple(output_size)
+        return np.empty(empty, a.dtype), np.empty(empty, np.int64)
+    index = adaptive_index(a.shape, output_size)[0]
+    b = _batched(a)
+    check_numel(b.shape[:2] + index.shape)
+    flat = b.reshape(b.shape[:2] + (-1,))
+    low = _lowest(a.dtype)
+    cols = np.where(index >= 0, flat[:, :, np.maximum(index, 0)], low)
+    return _pick_max(cols.astype(a.dtype, copy=False), index, low, a.ndim == 4)
+
+
+def _adaptive_max_backward(grad_output, self, output_size):
+    return _scatter_max(grad_output, adaptive_max_indices(self, output_size)[1], self)
+
+
+@helper
+def _adaptive_max_double_backward(grad, self, output_size):
+    return _gather_max(grad, adaptive_max_indices(self._data, output_size)[1])
+
+
+@helper
+def _adaptive_max_jvp(self_t, self, output_size):
+    return _adaptive_max_double_backward(self_t, self, output_size), None
+
+
+ADAPTIVE_MAX_SAMPLES = [Sample((2, 2, 5, 4), attrs={"output_size": (2, 3)}),
+                        Sample((2, 7, 3), attrs={"output_size": (3, 2)})]
+ADAPTIVE_MAX_POOL2D = register(Op(
+    "_adaptive_max_pool2d", adaptive_max_indices,
+    "self: adaptive_max_pool2d_backward(grad[0], self, output_size)",
+    jvp="self: _adaptive_max_jvp(self_t, self, output_size)", attrs=("output_size",),
+    outputs=2, grad_fn="AdaptiveMaxPool2DBackward0", method=False, public=False,
+    kind="pooling", doc="the largest element of each of output_size windows, and its index",
+    samples=ADAPTIVE_MAX_SAMPLES))
+ADAPTIVE_MAX_POOL2D.hidden_saved = ("output_size",)  # (PyTorch saves self and the indices)
+ADAPTIVE_MAX_POOL2D.extra_saved = {"_saved_result1": lambda node: Tensor._make(
+    adaptive_max_indices(node._saved_in[0]._data, *node._attrs)[1], None, 0, False)}
+
+ADAPTIVE_MAX_BACKWARD = register(Op(
+    "adaptive_max_pool2d_backward", _adaptive_max_backward,
+    ("grad_output: _adaptive_max_double_backward(grad, self, output_size)",),
+    jvp=("grad_output: adaptive_max_pool2d_backward(grad_output_t, self, output_size)",),
+    inputs=("grad_output", "self"), attrs=("output_size",),
+    grad_fn="AdaptiveMaxPool2DBackwardBackward0", method=False, public=False,
+    kind="backward", doc="the gradient of adaptive_max_pool2d",
+    samples=[Sample(s.shapes[0][:-2] + s.attrs["output_size"], s.shapes[0], attrs=s.attrs)
+             for s in ADAPTIVE_MAX_SAMPLES]))
+
+
+# ------------------------------------------------------------------ the functions
+
+def _pair(value, fn, arg, position, what):
+    """kernel_size/stride/padding/dilation as two ints (PyTorch's TypeError for another type,
+    its RuntimeError for another length)."""
+    value = int_list(value, fn, arg, position)
+    if len(value) not in (1, 2):
+        raise RuntimeError(f"{fn}: {arg} {what}")
+    return value * 2 if len(value) == 1 else value
+
+
+def _omitted(stride):
+    return stride is None or isinstance(stride, (list, tuple)) and len(stride) == 0
+
+
+def _pool_args(name, kernel_size, stride, padding, dilation=1):
+    kernel = _pair(kernel_size, name, "kernel_size", 2,
+                   "must either be a single int, or a tuple of two ints")
+    stride = () if _omitted(stride) else _pair(
+        stride, name, "stride", 3, "must either be omitted, a single int, or a tuple of two ints")
+    padding = _pair(padding, name, "padding", 4,
+                    "must either be a single int, or a tuple of two ints")
+    dilation = _pair(dilation, name, "dilation", 5,
+                     "must be either a single int, or a tuple of two ints")
+    return kernel, stride, padding, dilation
+
+
+def _check_dtype(input, name, kinds):
+    """PyTorch's kernels exist for these dtype kinds only."""
+    if input.dtype.np.kind not in kinds:
+        raise NotImplementedError(f'"{name}" not implemented for \'{input.dtype.short}\'')
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    kernel, stride, padding, dilation = _pool_args("max_pool2d", kernel_size, stride, padding,
+                                                   dilation)
+    _check_dtype(input, "max_pool2d", "fiu")
+    values, indices = MAX_POOL2D.apply((input,), (kernel, stride, padding, dilation,
+                                                  bool(ceil_mode)))
+    return (values, indices) if return_indices else values
+
+
+def _one_d(value, fn, arg, position):
+    """One int of a 1-d pooling, as (1, it) for the 2-d pooling it runs, or PyTorch's
+    errors."""
+    value = int_list(value, fn, arg, position)
+    if len(value) == 1:
+        return (1, value[0])
+    if fn == "avg_pool1d":
+        raise RuntimeError(f"avg_pool1d() argument '{arg}' should contain one int (got "
+                           f"{len(value)})")
+    kinds = ("None, an int, list of ints, or tuple of ints" if arg == "stride" else
+             "an int, list of ints or tuple of ints")
+    raise RuntimeError(f"max_pool1d() {arg} must be {kinds} of size 1 but got size "
+                       f"{len(value)}")
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    if input.dim() not in (2, 3):
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{list(input.shape)}")
+    _check_dtype(input, "max_pool2d", "fiu")
+    kernel = _one_d(kernel_size, "max_pool1d", "kernel_size", 2)
+    stride = () if _omitted(stride) else _one_d(stride, "max_pool1d", "stride", 3)
+    padding = (0, _one_d(padding, "max_pool1d", "padding", 4)[1])
+    dilation = _one_d(dilation, "max_pool1d", "dilation", 5)
+    values, indices = MAX_POOL2D.apply((input.unsqueeze(-2),),
+                                       (kernel, stride, padding, dilation, bool(ceil_mode)))
+    values = values.squeeze(-2)
+    return (values, indices.squeeze(-2)) if return_indices else values
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    if input.dim() not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    kernel, stride, padding, _ = _pool_args("avg_pool2d", kernel_size, stride, padding)
+    if divisor_override is not None and (not isinstance(divisor_override, (int, np.integer))
+                                         or isinstance(divisor_override, bool)):
+        raise TypeError("avg_pool2d(): argument 'divisor_override' must be int, not "
+                        f"{type(divisor_override).__name__}")
+    _check_dtype(input, "avg_pool2d", "fiu")
+    return AVG_POOL2D.apply((input,), (kernel, stride, padding, bool(ceil_mode),
+                                       bool(count_include_pad), divisor_override))
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    _check_1d_rank(input, "avg_pool1d")
+    _check_dtype(input, "avg_pool2d", "fiu")
+    kernel = _one_d(kernel_size, "avg_pool1d", "kernel_size", 2)
+    stride = () if _omitted(stride) else _one_d(stride, "avg_pool1d", "stride", 3)
+    return AVG_POOL2D.apply((input.unsqueeze(-2),), (
+        kernel, stride, (0, _one_d(padding, "avg_pool1d", "padding", 4)[1]), bool(ceil_mode),
+        bool(count_include_pad), None)).squeeze(-2)
+
+
+def _output_size(output_size, shape, name, n, check_negative=True):
+    """output_size as n ints (None: the input's size there), or PyTorch's errors."""
+    if isinstance(output_size, str):
+        raise TypeError(f"{name}(): argument 'output_size' (position 2) must be tuple of ints, "
+                        "but found element of type str at pos 0")
+    if isinstance(output_size, (list, tuple)):
+        sizes = tuple(output_size)
+    elif isinstance(output_size, (int, np.integer)) and not isinstance(output_size, bool):
+        sizes = (output_size,) * n
+    else:
+        raise TypeError(f"object of type '{type(output_size).__name__}' has no len()")
+    for s in sizes:
+        if s is not None and (not isinstance(s, (int, np.integer)) or isinstance(s, bool)):
+            raise TypeError(f"{name}(): argument 'output_size' failed to unpack the object at "
+                            f"pos 2 with error \"type must be tuple of ints,but got "
+                            f"{type(s).__name__}\"")
+    if len(sizes) != n:
+        if n == 1:
+            raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got "
+                               f"{len(sizes)})")
+        raise RuntimeError(f"{name}: output_size must be {n}")
+    sizes = tuple(shape[len(shape) - n + i] if s is None else int(s) for i, s in enumerate(sizes))
+    if check_negative and any(s < 0 for s in sizes):
+        raise RuntimeError(f"{name}: elements of output_size must be greater than or equal to 0 "
+                           f"but received {{{', '.join(map(str, sizes))}}}")
+    return sizes
+
+
+def _check_1d_rank(input, name):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for {name})")
+
+
+def _check_adaptive_input(input, name, ranks):
+    if input.dim() not in ranks:
+        raise RuntimeError(f"{name}(): Expected {ranks[0]}D or {ranks[1]}D tensor, but got "
+                           f"{list(input.shape)}")
+    for d in range(1, input.dim()):
+        if input.shape[d] == 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {d} being empty")
+
+
+def adaptive_avg_pool2d(input, output_size):
+    _check_adaptive_input(input, "adaptive_avg_pool2d", (3, 4))
+    sizes = _output_size(output_size, input.shape, "adaptive_avg_pool2d", 2)
+    _check_dtype(input, "adaptive_avg_pool2d", "f")
+    if sizes == (1, 1):  # (PyTorch takes the mean)
+        return input.mean((-1, -2), keepdim=True)
+    return ADAPTIVE_AVG_POOL2D.apply((input,), (sizes,))
+
+
+def adaptive_avg_pool1d(input, output_size):
+    _check_1d_rank(input, "adaptive_avg_pool1d")
+    (size,) = _output_size(output_size, input.shape, "adaptive_avg_pool1d", 1)
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
+                           f"{list(input.shape)}")
+    sizes = _output_size(output_size, input.shape, "adaptive_max_pool2d", 2, False)
+    if any(s < 0 for s in sizes):
+        shape = ", ".join(map(str, tuple(input.shape[:-2]) + sizes))
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{min(sizes)}: [{shape}]")
+    _check_adaptive_input(input, "adaptive_max_pool2d", (3, 4))
+    _check_dtype(input, "adaptive_max_pool2d", "f")
+    values, indices = ADAPTIVE_MAX_POOL2D.apply((input,), (sizes,))
+    return (values, indices) if return_indices else values
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    _check_1d_rank(input, "adaptive_max_pool1d")
+    (size,) = _output_size(output_size, input.shape, "adaptive_max_pool1d", 1)
+    values, indices = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), True)
+    values = values.squeeze(-2)
+    return (values, indices.squeeze(-2)) if return_indices else values
+
+
+_FUNCTIONS = [
+    (max_pool1d, "max_pool1d", "the largest element of each window of an (N, C, L) input",
+     ("max_pool2d_with_indices",), True),
+    (max_pool2d, "max_pool2d", "the largest element of each window of an (N, C, H, W) input",
+     ("max_pool2d_with_indices",), True),
+    (avg_pool1d, "avg_pool1d", "the mean of each window of an (N, C, L) input",
+     ("avg_pool2d.default",), True),
+    (adaptive_avg_pool1d, "adaptive_avg_pool1d", "the mean of each of output_size windows",
+     ("_adaptive_avg_pool2d",), True),
+    (adaptive_avg_pool2d, "adaptive_avg_pool2d", "the mean of each of output_size windows",
+     ("_adaptive_avg_pool2d",), False),
+    (adaptive_max_pool1d, "adaptive_max_pool1d",
+     "the largest element of each of output_size windows", ("_adaptive_max_pool2d",), True),
+    (adaptive_max_pool2d, "adaptive_max_pool2d",
+     "the largest element of each of output_size windows", ("_adaptive_max_pool2d",), False),
+]
+for _fn, _name, _doc, _via, _in_torch in _FUNCTIONS:
+    _entry = register(Plain(_name, _fn, _doc, kind="pooling", via=_via,
+                            signature=f"{_name}{inspect.signature(_fn)}"))
+    _entry.function = _in_torch  # (torch.adaptive_avg_pool2d does not exist: F's only)
+# (avg_pool2d is aten's name of the op too: an Overload, that the table's tests find it under)
+_entry = register(Overload("avg_pool2d", lambda *args, **kwargs: avg_pool2d, [AVG_POOL2D],
+                           "the mean of each window of an (N, C, H, W) input", method=False,
+                           kind="pooling", signature=f"avg_pool2d{inspect.signature(avg_pool2d)}"))
+_entry.function = False  # (torch.avg_pool2d does not exist: F.avg_pool2d only)
+ADAPTIVE_AVG_BACKWARD.hidden_saved = ("grad_output_sym_sizes",)
+ADAPTIVE_AVG_BACKWARD.extra_saved = {  # (PyTorch's names for the two sizes it reads)
+    "_saved_grad_output_sym_argsize_minus_1": lambda node: node._meta[0][-1],
+    "_saved_grad_output_sym_argsize_minus_2": lambda node: node._meta[0][-2]}
+
+# PyTorch's max-pooling backward nodes save the indices only (here: recomputed from self)
+MAX_POOL_BACKWARD.hidden_saved = ("self",) + _POOL
+MAX_POOL_BACKWARD.extra_saved = {"_saved_indices": lambda node: Tensor._make(max_pool_indices(
+    node._saved_in[1]._data, *node._attrs)[1], None, 0, False)}
+ADAPTIVE_MAX_BACKWARD.hidden_saved = ("self", "output_size")
+ADAPTIVE_MAX_BACKWARD.extra_saved = {"_saved_indices": lambda node: Tensor._make(
+    adaptive_max_indices(node._saved_in[1]._data, *node._attrs)[1], None, 0, False)}

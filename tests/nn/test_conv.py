@@ -1,0 +1,116 @@
+"""Convolutions and pooling beyond the oracle: the element limit holds for the im2col buffers
+too, the table lists the new names, completion offers them, and the derivatives are the
+table's (gradchecked in tests/ops/test_op_gradcheck.py and test_jvp.py with every op)."""
+
+import io
+
+import numpy as np
+import pytest
+
+import gradcli
+from gradcli.analysis.optable import op_rows
+from gradcli.cli.completer import complete
+from gradcli.cli.meta import COMMANDS
+from gradcli.engine.tensor import ElementLimit
+from gradcli.lang.session import Session
+
+F = gradcli.nn.functional
+
+
+@pytest.fixture
+def limit():
+    saved = ElementLimit.limit
+
+    def set_to(n):
+        gradcli.set_element_limit(n)
+    yield set_to
+    gradcli.set_element_limit(saved)
+
+
+@pytest.mark.parametrize("program, buffer", [
+    # (an input and kernel under the limit, whose im2col buffer is not)
+    ("F.conv2d(gradcli.ones(1, 1, 30, 30), gradcli.ones(1, 1, 10, 10))", 100 * 21 * 21),
+    ("F.conv_transpose2d(gradcli.ones(1, 1, 20, 20), gradcli.ones(1, 1, 10, 10))",
+     29 * 29),
+    ("F.max_pool2d(gradcli.ones(1, 1, 40, 40), 20, stride=1)", 400 * 21 * 21),
+    ("F.avg_pool2d(gradcli.ones(1, 1, 40, 40), 20, stride=1)", 400 * 21 * 21),
+])
+def test_im2col_buffers_are_held_to_the_element_limit(program, buffer, limit):
+    limit(2000)
+    with pytest.raises(RuntimeError, match=r"tensor of (\d+) elements exceeds the limit of "
+                                           "2000 elements") as caught:
+        eval(program, {"F": F, "gradcli": gradcli})
+    assert int(caught.value.args[0].split()[2]) >= min(buffer, 2001)
+
+
+def test_the_gradient_is_held_to_the_limit_too(limit):
+    x = gradcli.ones(1, 1, 30, 30, requires_grad=True)
+    y = F.conv2d(x, gradcli.ones(1, 1, 10, 10))  # 44,100-element im2col
+    limit(20_000)
+    with pytest.raises(RuntimeError, match="exceeds the limit of 20000 elements"):
+        y.sum().backward()
+
+
+NAMES = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "convolution",
+         "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
+         "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d"]
+
+
+def test_gradcli_ops_lists_the_new_names():
+    rows = {r["name"]: r for r in op_rows()}
+    for name in NAMES:
+        assert name in rows, name
+    assert rows["conv2d"]["grad_fn"] == "ConvolutionBackward0"
+    assert rows["max_pool2d"]["grad_fn"] == "MaxPool2DWithIndicesBackward0"
+    assert rows["avg_pool2d"]["grad_fn"] == "AvgPool2DBackward0"
+    assert rows["adaptive_avg_pool2d"]["grad_fn"] == "AdaptiveAvgPool2DBackward0"
+
+
+def test_torch_namespace_has_pytorchs_names_only():
+    for name in ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                 "convolution", "max_pool1d", "max_pool2d", "avg_pool1d",
+                 "adaptive_avg_pool1d"):
+        assert callable(getattr(gradcli, name)), name
+    for name in ("avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d"):  # (F's only)
+        assert not hasattr(gradcli, name)
+        assert callable(getattr(F, name))
+
+
+@pytest.fixture
+def names():
+    session = Session(out=io.StringIO())
+    session.run("import torch\nimport torch.nn.functional as F\nfrom torch import nn\n")
+    return session.namespace
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("torch.conv", ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d"]),
+    ("F.max_po", ["max_pool1d", "max_pool2d"]),
+    ("F.avg_po", ["avg_pool1d", "avg_pool2d"]),
+    ("F.adaptive_a", ["adaptive_avg_pool1d", "adaptive_avg_pool2d"]),
+    ("nn.Conv", ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]),
+    ("torch.nn.MaxP", ["MaxPool1d", "MaxPool2d"]),
+    ("nn.AdaptiveA", ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d"]),
+    ("F.conv2d(x, w, pad", ["padding="]),
+    ("nn.Conv2d(1, 2, 3, ker", ["kernel_size="]),
+])
+def test_completion_offers_them(names, text, expected):
+    found = [c.text for c in complete(text, None, names, COMMANDS)]
+    assert [t for t in found if t in expected] == expected, found
+
+
+def test_a_convolution_is_im2col_and_a_product():
+    """conv2d's values against a direct sum over the kernel (float64, to rounding)."""
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((2, 4, 6, 5)), rng.standard_normal((6, 2, 3, 2))
+    y = F.conv2d(gradcli.tensor(x), gradcli.tensor(w), stride=(2, 1), padding=1,
+                 dilation=(1, 2), groups=2).numpy()
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    expected = np.zeros(y.shape)
+    for o in range(6):
+        g = o // 3
+        for i in range(y.shape[2]):
+            for j in range(y.shape[3]):
+                patch = xp[:, 2 * g:2 * g + 2, 2 * i:2 * i + 3, j:j + 3:2]
+                expected[:, o, i, j] = (patch * w[o]).sum(axis=(1, 2, 3))
+    np.testing.assert_allclose(y, expected, rtol=1e-13, atol=1e-13)

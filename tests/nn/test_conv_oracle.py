@@ -1,0 +1,375 @@
+"""Convolutions and pooling against PyTorch: values, the nodes (first and second order), the
+gradients of every input, PyTorch's errors in its words, the modules' printing and
+initialisation after manual_seed, and a small CNN trained for three SGD steps.
+
+Pooling in float64 is PyTorch's to the bit (window sums in its order, max ties to the first
+element); convolutions are im2col and a matrix product, whose BLAS order of addition (MKL's
+in PyTorch) is not NumPy's: they agree to about 1e-15 relative, and the bias gradient exactly."""
+
+import numpy as np
+import pytest
+
+import gradcli
+
+
+def _data(lib, shape, seed, ties=False):
+    rng = np.random.default_rng(seed)
+    values = rng.standard_normal(shape)
+    values = np.round(values) if ties else np.round(values, 4)
+    return lib.tensor(values.tolist(), dtype=lib.float64, requires_grad=True)
+
+
+CASES = {
+    # name: (program of x, w, b and F; exact: float64 values and gradients to the bit)
+    "conv2d": ("F.conv2d(x, w, b)", (2, 3, 5, 6), (4, 3, 2, 2), (4,), False),
+    "conv2d_stride_pad": ("F.conv2d(x, w, b, stride=2, padding=1)", (2, 3, 5, 6), (4, 3, 3, 2),
+                          (4,), False),
+    "conv2d_groups_dilation": ("F.conv2d(x, w, b, stride=(2, 1), padding=(1, 2), "
+                               "dilation=(2, 1), groups=2)", (2, 4, 7, 6), (4, 2, 3, 2), (4,),
+                               False),
+    "conv2d_same_even": ("F.conv2d(x, w, padding='same')", (1, 2, 5, 4), (3, 2, 2, 3), None,
+                         False),
+    "conv2d_same_dilated": ("F.conv2d(x, w, b, padding='same', dilation=2)", (1, 2, 5, 5),
+                            (3, 2, 3, 3), (3,), False),
+    "conv2d_valid_unbatched": ("F.conv2d(x, w, b, padding='valid')", (3, 5, 6), (4, 3, 2, 2),
+                               (4,), False),
+    "conv1d": ("F.conv1d(x, w, b, stride=2, padding=1)", (2, 3, 7), (4, 3, 3), (4,), False),
+    "conv1d_no_bias_groups": ("torch.conv1d(x, w, None, 1, 0, 1, 3)", (2, 3, 7), (6, 1, 2),
+                              None, False),
+    "conv3d": ("F.conv3d(x, w, b, groups=2)", (2, 4, 3, 3, 2), (4, 2, 2, 3, 1), (4,), False),
+    "conv_transpose2d": ("F.conv_transpose2d(x, w, b, stride=(2, 1), padding=(1, 0), "
+                         "output_padding=(1, 0), groups=2)", (2, 4, 3, 3), (4, 3, 2, 3), (6,),
+                         False),
+    "conv_transpose1d": ("F.conv_transpose1d(x, w, b, stride=3, dilation=2)", (2, 3, 4),
+                         (3, 2, 3), (2,), False),
+    "max_pool2d": ("F.max_pool2d(x, 2)", (2, 3, 5, 6), None, None, True),
+    "max_pool2d_ties": ("F.max_pool2d(x, 3, stride=1, padding=1)", (2, 2, 5, 6), None, None,
+                        "ties"),
+    "max_pool2d_indices": ("F.max_pool2d(x, (3, 2), (2, 1), (1, 1), (1, 2), True, True)",
+                           (2, 3, 7, 6), None, None, "ties"),
+    "max_pool1d": ("F.max_pool1d(x, 3, 2, 1, return_indices=True)", (2, 3, 8), None, None,
+                   "ties"),
+    "max_pool2d_unbatched": ("torch.max_pool2d(x, 2, 1, 0, 2, True)", (3, 5, 6), None, None,
+                             True),
+    "avg_pool2d": ("F.avg_pool2d(x, 2)", (2, 3, 5, 6), None, None, True),
+    "avg_pool2d_overlap": ("F.avg_pool2d(x, 3, 1, 1)", (2, 3, 5, 6), None, None, True),
+    "avg_pool2d_ceil_no_pad": ("F.avg_pool2d(x, (3, 2), (2, 1), (1, 1), True, False)",
+                               (2, 3, 7, 6), None, None, True),
+    "avg_pool2d_divisor": ("F.avg_pool2d(x, 3, 2, 1, True, True, 5)", (3, 7, 6), None, None,
+                           True),
+    "avg_pool1d": ("F.avg_pool1d(x, 3, 2, 1, count_include_pad=False)", (2, 3, 8), None, None,
+                   True),
+    "adaptive_avg_pool2d": ("F.adaptive_avg_pool2d(x, (3, 4))", (2, 3, 7, 6), None, None, True),
+    "adaptive_avg_pool2d_none": ("F.adaptive_avg_pool2d(x, (None, 5))", (3, 7, 6), None, None,
+                                 True),
+    "adaptive_avg_pool2d_1": ("F.adaptive_avg_pool2d(x, 1)", (2, 3, 5, 6), None, None, True),
+    "adaptive_avg_pool1d": ("F.adaptive_avg_pool1d(x, 3)", (2, 3, 7), None, None, True),
+    "adaptive_avg_pool2d_up": ("F.adaptive_avg_pool2d(x, (8, 7))", (1, 2, 5, 4), None, None,
+                               True),
+    "adaptive_avg_pool2d_up_from_one": ("F.adaptive_avg_pool2d(x, (5, 7))", (2, 1, 1, 1), None,
+                                        None, True),
+    "adaptive_avg_pool2d_big_windows": ("F.adaptive_avg_pool2d(x, (2, 1))", (2, 2, 30, 31),
+                                        None, None, True),
+    "adaptive_max_pool2d": ("F.adaptive_max_pool2d(x, (3, 4), True)", (2, 3, 7, 6), None, None,
+                            "ties"),
+    "adaptive_max_pool2d_1": ("F.adaptive_max_pool2d(x, 1)", (3, 5, 6), None, None, "ties"),
+    "adaptive_max_pool1d": ("F.adaptive_max_pool1d(x, 3, return_indices=True)", (2, 3, 8),
+                            None, None, "ties"),
+}
+
+
+def _graph(fn, depth=0):
+    if fn is None or depth > 4:
+        return None
+    return [fn.name(), [_graph(n, depth + 1) for n, _ in fn.next_functions]]
+
+
+def _saved(fn):
+    out = {}
+    for name in dir(fn):
+        if name.startswith("_saved_") and "input" not in name and "weight" not in name \
+                and "self" not in name and "result" not in name:
+            value = getattr(fn, name)
+            value = list(value) if isinstance(value, tuple) else value
+            # (PyTorch shows a negative dim saved as an unsigned integer: 2**64 - 1 for -1)
+            out[name] = [v - 2 ** 64 if isinstance(v, int) and v >= 2 ** 63 else v
+                         for v in value] if isinstance(value, list) else value
+    return out
+
+
+def run_case(lib, name):
+    program, xs, ws, bs, exact = CASES[name]
+    env = {"torch": lib, "F": lib.nn.functional,
+           "x": _data(lib, xs, 1, ties=exact == "ties"),
+           "w": None if ws is None else _data(lib, ws, 2),
+           "b": None if bs is None else _data(lib, bs, 3)}
+    result = eval(program, env)
+    y = result[0] if isinstance(result, tuple) else result
+    weight = lib.tensor(np.linspace(-1, 1.5, y.numel()).reshape(tuple(y.shape)).tolist(),
+                        dtype=y.dtype)
+    leaves = [env[k] for k in "xwb" if env[k] is not None]
+    grads = lib.autograd.grad((y * weight).sum(), leaves, create_graph=True)
+    total = sum((g * g).sum() for g in grads)
+    second = lib.autograd.grad(total, leaves, allow_unused=True) if total.requires_grad else \
+        [None] * len(leaves)
+    node = y.grad_fn if y.grad_fn.name() != "SqueezeBackward1" else \
+        y.grad_fn.next_functions[0][0]
+    return {"value": np.asarray(y.tolist()), "shape": list(y.shape), "graph": _graph(y.grad_fn),
+            "indices": result[1].tolist() if isinstance(result, tuple) else None,
+            "saved": _saved(node),
+            "grads": [np.asarray(g.tolist()) for g in grads],
+            "second_graph": [g.grad_fn and g.grad_fn.name() for g in grads],
+            "second_saved": [g.grad_fn and sorted(a for a in dir(g.grad_fn)
+                                                  if a.startswith("_saved_")) for g in grads],
+            "second": [None if g is None else np.asarray(g.tolist()) for g in second]}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_pytorch(name, oracle):
+    theirs = oracle(lambda torch: run_case(torch, name))
+    ours = run_case(gradcli, name)
+    exact = CASES[name][4]
+    for key in ("shape", "graph", "indices", "saved", "second_graph", "second_saved"):
+        assert ours[key] == theirs[key], key
+    tolerance = {"rtol": 0, "atol": 0} if exact else {"rtol": 1e-13, "atol": 1e-13}
+    np.testing.assert_allclose(ours["value"], theirs["value"], **tolerance)
+    for a, b in zip(ours["grads"], theirs["grads"]):
+        np.testing.assert_allclose(a, b, **tolerance)
+    for a, b in zip(ours["second"], theirs["second"]):
+        # (PyTorch's pooling backward ops give `self` a zero gradient; gradcli's none)
+        if a is None and b is not None:
+            assert not np.any(b)
+        elif b is not None:
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+ERRORS = [
+    "F.conv2d(torch.ones(5, 6), torch.ones(4, 2, 2, 2))",
+    "F.conv2d(torch.ones(1, 2, 4, 5, 6), torch.ones(4, 2, 2, 2))",
+    "F.conv1d(torch.ones(2, 4, 5, 6), torch.ones(4, 2, 2))",
+    "F.conv2d(torch.ones(2, 4, 5, 6), torch.ones(4, 2, 2))",
+    "F.conv2d(torch.ones(2, 4, 5, 6), torch.ones(4, 2, 2, 2))",
+    "F.conv2d(torch.ones(2, 4, 5, 6), torch.ones(4, 2, 2, 2), groups=3)",
+    "F.conv2d(torch.ones(2, 4, 5, 6), torch.ones(3, 2, 2, 2), groups=2)",
+    "F.conv2d(torch.ones(2, 4, 5, 6), torch.ones(4, 4, 7, 2))",
+    "F.conv2d(torch.ones(2, 4, 5, 6), torch.ones(4, 4, 2, 2), padding=-1)",
+    "F.conv2d(torch.ones(2, 4, 5, 6), torch.ones(4, 4, 2, 2), stride=0)",
+    "F.conv2d(torch.ones(2, 4, 5, 6), torch.ones(4, 4, 2, 2), dilation=0)",
+    "F.conv2d(torch.ones(2, 4, 5, 6), torch.ones(4, 4, 2, 2), stride=2, padding='same')",
+    "F.conv2d(torch.ones(2, 4, 5, 6), torch.ones(4, 4, 2, 2), padding='foo')",
+    "F.conv2d(torch.ones(2, 4, 5, 6), torch.ones(4, 4, 2, 2), torch.ones(3))",
+    "F.conv2d(torch.ones(2, 4, 5, 6), torch.ones(4, 4, 2, 2), padding=(1, 1, 1))",
+    "F.conv2d(torch.ones(2, 4, 5, 6), torch.ones(4, 4, 2, 2), groups=0)",
+    "F.max_pool2d(torch.ones(2, 4, 5, 6), 7)",
+    "F.max_pool2d(torch.ones(2, 4, 5, 6), 2, padding=2)",
+    "F.max_pool2d(torch.ones(6), 2)",
+    "F.max_pool2d(torch.ones(2, 4, 5, 6), 2, stride=0)",
+    "F.max_pool2d(torch.ones(2, 4, 5, 6), 2, dilation=0)",
+    "F.max_pool2d(torch.ones(2, 4, 5, 6), 0)",
+    "F.max_pool2d(torch.ones(2, 4, 5, 6), 2, padding=-1)",
+    "F.max_pool2d(torch.ones(2, 4, 5, 6), (2, 2, 2))",
+    "F.avg_pool2d(torch.ones(2, 4, 5, 6), 7)",
+    "F.avg_pool2d(torch.ones(2, 4, 5, 6), 2, padding=2)",
+    "F.avg_pool2d(torch.ones(2, 4, 5, 6), 2, divisor_override=0)",
+    "F.adaptive_avg_pool2d(torch.ones(6), 2)",
+    "F.adaptive_avg_pool2d(torch.ones(2, 4, 5, 6), -1)",
+    "F.adaptive_avg_pool2d(torch.ones(2, 4, 0, 6), 2)",
+    "F.adaptive_max_pool2d(torch.ones(6), 2)",
+    "F.adaptive_max_pool2d(torch.ones(2, 4, 5, 6), -1)",
+    "F.max_pool1d(torch.ones(2, 4, 5, 6), 2)",
+    "F.avg_pool1d(torch.ones(2, 4, 5, 6), 2)",
+    "F.max_pool2d(torch.ones(1, 1, 1, 1), 2)",
+    "F.conv1d(torch.ones(1, 1, 5), torch.ones(1, 1))",
+    "F.conv2d(torch.ones(0, 1, 4, 4), torch.ones(2, 1, 1, 1)).shape",
+    "F.conv2d(torch.ones(1, 2, 4, 4), torch.ones(2, 1, 1, 1), groups=5)",
+    "F.conv2d(torch.ones(1, 2, 4, 4), torch.ones(2, 2, 1, 1, dtype=torch.float64))",
+    "F.conv2d(torch.ones(1, 1, 4, 4), torch.ones(1, 1, 2, 2), torch.ones(1, dtype=torch.float64))",
+    "F.conv2d(torch.ones(1, 1, 4, 4, dtype=torch.bool), torch.ones(1, 1, 2, 2, dtype=torch.bool))",
+    "F.conv2d(torch.ones(1, 2, 4, 4), torch.ones(2, 2, 1, 1), padding=1.5)",
+    "F.conv2d(torch.ones(1, 2, 4, 4), 'w')",
+    "F.conv2d(torch.ones(1, 1, 4, 4), torch.ones(1, 1, 2, 2), None, True)",
+    "F.conv_transpose2d(torch.ones(1, 2, 3, 3), torch.ones(2, 1, 3, 3), output_padding=2)",
+    "F.conv_transpose1d(torch.ones(1, 2, 3), torch.ones(2, 1, 3), output_padding=2)",
+    "F.conv_transpose2d(torch.ones(1, 2, 3, 3), torch.ones(2, 1, 3, 3), stride=1.5)",
+    "torch.convolution(torch.ones(1, 1, 4, 4), torch.ones(1, 1, 2, 2), None, 1, 0, 1, False, 0, 1)",
+    "torch.convolution(torch.ones(1, 1, 4, 4), torch.ones(1, 1, 2, 2), None, [1, 1], [0, 0], "
+    "[1, 1], False, [0, 0], 1).shape",
+    "F.max_pool2d(torch.ones(1, 1, 4, 4, dtype=torch.bool), 2)",
+    "F.max_pool2d(torch.ones(1, 1, 4, 4), 2.5)",
+    "F.max_pool2d(torch.ones(1, 1, 4, 4), 2, stride=1.5)",
+    "F.max_pool2d(torch.ones(1, 1, 4, 4), 2, dilation=(1, 1, 1))",
+    "F.max_pool1d(torch.ones(1, 4, 4), (2, 2))",
+    "F.max_pool1d(torch.ones(1, 4, 4), 2, stride=(1, 1))",
+    "F.avg_pool1d(torch.ones(1, 4, 4), (2, 2))",
+    "F.avg_pool1d(torch.ones(1, 4, 4), 2.5)",
+    "F.avg_pool2d(torch.ones(1, 1, 4, 4, dtype=torch.complex64), 2)",
+    "F.avg_pool2d(torch.ones(1, 1, 4, 4), 2, divisor_override=1.5)",
+    "F.adaptive_avg_pool2d(torch.ones(1, 1, 4, 4, dtype=torch.int64), 2)",
+    "F.adaptive_avg_pool2d(torch.ones(1, 1, 4, 4), 'a')",
+    "F.adaptive_avg_pool2d(torch.ones(1, 1, 4, 4), (2, 2.5))",
+    "F.adaptive_avg_pool1d(torch.ones(1, 4, 4), (2, 2))",
+    "F.adaptive_avg_pool1d(torch.ones(4), 2)",
+    "F.adaptive_max_pool2d(torch.ones(1, 1, 4, 4), 0).shape",
+    "F.adaptive_max_pool2d(torch.ones(1, 1, 4, 4, dtype=torch.int64), 2)",
+    "torch.nn.MaxPool2d()",
+    "torch.nn.AvgPool2d()",
+    "torch.nn.AdaptiveAvgPool2d()",
+    "torch.nn.MaxPool2d(2, foo=1)",
+    "torch.nn.Conv2d(3, 4, 2, groups=2)",
+    "torch.nn.Conv2d(4, 3, 2, groups=2)",
+    "torch.nn.Conv2d(2, 4, 3, stride=2, padding='same')",
+]
+
+
+def _error(lib, program):
+    try:
+        result = eval(program, {"torch": lib, "F": lib.nn.functional})
+    except Exception as e:  # noqa: BLE001 - the error is what we compare
+        return [type(e).__name__, str(e).split("\n")[0]]
+    return ["no error", list(result) if isinstance(result, tuple) else None]
+
+
+@pytest.mark.parametrize("program", ERRORS)
+def test_errors_are_pytorchs(program, oracle):
+    ours, theirs = _error(gradcli, program), oracle(lambda torch: _error(torch, program))
+    if isinstance(theirs[1], str) and theirs[1].endswith("but expected one of:"):
+        # (PyTorch lists the overloads on the lines that follow; gradcli on the same line)
+        assert ours[0] == theirs[0] and ours[1].startswith(theirs[1])
+    else:
+        assert ours == theirs
+
+
+MODULES = [
+    "torch.nn.Conv2d(1, 6, 3)", "torch.nn.Conv1d(2, 4, 3, padding='same', bias=False)",
+    "torch.nn.Conv2d(2, 4, 3, stride=2, padding=1, dilation=2, groups=2)",
+    "torch.nn.Conv2d(2, 4, (3, 1), padding=(1, 0))", "torch.nn.Conv2d(1, 1, 2, padding='valid')",
+    "torch.nn.Conv3d(2, 2, 2)", "torch.nn.ConvTranspose2d(4, 2, 3, stride=2, output_padding=1)",
+    "torch.nn.ConvTranspose1d(2, 4, 3, groups=2)",
+    "torch.nn.ConvTranspose3d(2, 3, (2, 1, 2), stride=(1, 2, 1), bias=False)",
+    "torch.nn.MaxPool2d(2)", "torch.nn.MaxPool2d(3, 2, 1, ceil_mode=True)",
+    "torch.nn.MaxPool2d((2, 3), (1, 2))", "torch.nn.MaxPool1d(3)", "torch.nn.AvgPool2d(2)",
+    "torch.nn.AvgPool2d(3, ceil_mode=True, count_include_pad=False, divisor_override=2)",
+    "torch.nn.AvgPool1d(3)", "torch.nn.AdaptiveAvgPool2d((5, 7))",
+    "torch.nn.AdaptiveAvgPool1d(3)", "torch.nn.AdaptiveMaxPool2d((2, 3))",
+    "torch.nn.AdaptiveMaxPool1d(2, return_indices=True)",
+    "torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.ReLU(), torch.nn.MaxPool2d(2))",
+]
+
+
+def _module(lib, program):
+    lib.manual_seed(0)
+    module = eval(program, {"torch": lib})
+    return [repr(module), [[list(p.shape), p.detach().flatten().tolist()]
+                           for p in module.parameters()]]
+
+
+@pytest.mark.parametrize("program", MODULES)
+def test_modules_print_and_initialise_as_pytorch(program, oracle):
+    assert _module(gradcli, program) == oracle(lambda torch: _module(torch, program))
+
+
+def train(lib, dtype):
+    """Three SGD steps of a tiny CNN; the losses as printed, and the final parameters."""
+    lib.manual_seed(0)
+    nn = lib.nn
+    net = nn.Sequential(nn.Conv2d(1, 3, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                        nn.Conv2d(3, 4, 2), nn.ReLU(), nn.AdaptiveAvgPool2d(1))
+    head = nn.Linear(4, 3)
+    x = lib.randn(5, 1, 6, 6)
+    target = lib.tensor([0, 2, 1, 1, 0])
+    params = list(net.parameters()) + list(head.parameters())
+    if dtype == "float64":
+        x = x.double()
+        for p in params:
+            p.data = p.data.double()
+    opt = lib.optim.SGD(params, lr=0.5)
+    losses = []
+    for _ in range(3):
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(head(net(x).flatten(1)), target)
+        loss.backward()
+        opt.step()
+        losses.append(f"{loss.item():.6f}")
+    return losses, [p.detach().flatten().tolist() for p in params]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_small_cnn_trains_as_pytorch(dtype, oracle):
+    losses, params = train(gradcli, dtype)
+    their_losses, their_params = oracle(lambda torch: train(torch, dtype))
+    assert losses == their_losses
+    for a, b in zip(params, their_params):
+        np.testing.assert_allclose(a, b, rtol=1e-5 if dtype == "float32" else 1e-12,
+                                   atol=1e-6 if dtype == "float32" else 1e-13)
+
+
+NAN_CASES = {
+    "nan_wins": "F.max_pool2d(torch.tensor([[[[1., nan, 3., nan], [nan, 2., 9., 0.], "
+                "[-inf, -inf, 5., 5.], [-inf, -inf, 5., 4.]]]]), 2, return_indices=True)",
+    "padding_never_wins": "F.max_pool2d(torch.full((1, 1, 3, 3), -inf), 2, 1, 1, "
+                          "return_indices=True)",
+    "ties_first": "F.max_pool2d(torch.ones(1, 2, 4, 5), 3, 1, 1, return_indices=True)",
+    "adaptive": "F.adaptive_max_pool2d(torch.tensor([[[[1., nan, 3., nan], [nan, 2., 9., 0.], "
+                "[-inf, -inf, 5., 5.], [-inf, -inf, 5., 4.]]]]), (2, 3), return_indices=True)",
+    "float32": "F.max_pool2d(torch.tensor([[[[1., 2.5, 2.5, 0.], [2.5, -1., 0., 0.]]]]), "
+               "(2, 2), (1, 1), return_indices=True)",
+}
+
+
+def _pooled(lib, program):
+    values, indices = eval(program, {"torch": lib, "F": lib.nn.functional,
+                                     "nan": float("nan"), "inf": float("inf")})
+    return [str(values.dtype), np.asarray(values.tolist()), indices.tolist()]
+
+
+@pytest.mark.parametrize("name", sorted(NAN_CASES))
+def test_max_pool_picks_pytorchs_index(name, oracle):
+    ours = _pooled(gradcli, NAN_CASES[name])
+    theirs = oracle(lambda torch: _pooled(torch, NAN_CASES[name]))
+    assert ours[0] == theirs[0] and ours[2] == theirs[2]
+    np.testing.assert_array_equal(ours[1], theirs[1])
+
+
+FLOAT32 = ["F.conv2d(x, w, b, padding=1)", "F.conv1d(x[:, :, 0], w[:, :, 0], b)",
+           "F.max_pool2d(x, 2)", "F.avg_pool2d(x, 3, 1, 1)", "F.adaptive_avg_pool2d(x, (2, 3))"]
+
+
+def _float32(lib, program):
+    rng = np.random.default_rng(4)
+    env = {"F": lib.nn.functional}
+    for name, shape in (("x", (2, 3, 5, 6)), ("w", (4, 3, 3, 3)), ("b", (4,))):
+        env[name] = lib.tensor(rng.standard_normal(shape).tolist(), requires_grad=True)
+    y = eval(program, env)
+    y.sum().backward()
+    return [str(y.dtype), np.asarray(y.tolist()), np.asarray(env["x"].grad.tolist())]
+
+
+@pytest.mark.parametrize("program", FLOAT32)
+def test_float32(program, oracle):
+    """Pooling is PyTorch's to the bit in float32 too; a float32 convolution is oneDNN's in
+    PyTorch (its own order of addition and blocking), so it agrees to float32's precision."""
+    ours = _float32(gradcli, program)
+    theirs = oracle(lambda torch: _float32(torch, program))
+    assert ours[0] == theirs[0] == "torch.float32"
+    exact = "pool" in program
+    for a, b in zip(ours[1:], theirs[1:]):
+        np.testing.assert_allclose(a, b, rtol=0 if exact else 1e-5, atol=0 if exact else 1e-5)
+
+
+def _same_warning(lib):
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        lib.nn.functional.conv1d(lib.ones(1, 1, 5), lib.ones(1, 1, 4), padding="same")
+    return [str(w.message).split(" (Triggered internally")[0] for w in caught]
+
+
+def test_padding_same_with_an_even_kernel_warns_once():
+    """PyTorch's TORCH_WARN_ONCE (its text; torch itself has warned by now in this process,
+    so no oracle)."""
+    import sys
+    sys.modules["gradcli.ops.convolution"]._WARNED.clear()
+    assert _same_warning(gradcli) == [
+        "Using padding='same' with even kernel lengths and odd dilation may require a "
+        "zero-padded copy of the input be created"]
+    assert _same_warning(gradcli) == []
