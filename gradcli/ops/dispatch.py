@@ -138,8 +138,7 @@ def _specialised_apply(op, general=None, swapped=False):
                     if vc is not None and vc[0]:
                         node._saved_ver = (vc[0],)
             if promote or result._data.dtype.kind in "fc":  # promote: the output is float
-                result.grad_fn = node
-                result.requires_grad_flag = True
+                result.grad_fn, result.requires_grad_flag = node, True
             if save_out or SavedHooks.stack or NodeRecorder.callback is not None or (
                     AnomalyMode.enabled):
                 attach(node, result, save_out, x, _UNARY)
@@ -252,8 +251,7 @@ def _specialised_apply(op, general=None, swapped=False):
                 if (va is not None and va[0]) or (vb is not None and vb[0]):
                     node._saved_ver = (0 if va is None else va[0], 0 if vb is None else vb[0])
         if promote or result._data.dtype.kind in "fc":  # promote: the output is float
-            result.grad_fn = node
-            result.requires_grad_flag = True
+            result.grad_fn, result.requires_grad_flag = node, True
         if save_out or SavedHooks.stack or NodeRecorder.callback is not None or (
                 AnomalyMode.enabled):
             attach(node, result, save_out, a, b)
