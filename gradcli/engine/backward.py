@@ -10,7 +10,7 @@ import warnings
 
 from . import messages
 from .grad_mode import GradMode
-from .graph import (AccumulateGrad, AnomalyMode, GradientEdge, _add_into, _formula_made,
+from .graph import (UNARY, AccumulateGrad, AnomalyMode, GradientEdge, _add_into, _formula_made,
                     _fresh, _tensor_gradient, gradient_edge)
 
 
@@ -29,8 +29,9 @@ def _collect(roots, targets):
         node = pop()
         sink = True
         fns = node._next_fns
-        if fns is None:  # the first pass over a _PairNode (graph._edges, inline)
-            fns = node._next_fns = node._build_edges()
+        if fns is None:  # the first pass over a _PairNode (its _build_edges, inline)
+            fb = node._fn_b
+            fns = node._next_fns = (node._fn_a,) if fb is UNARY else (node._fn_a, fb)
         for child in fns:
             if child is None:
                 continue
@@ -65,8 +66,9 @@ def _count_dependencies(roots, counted):
     while stack:
         node = pop()
         fns = node._next_fns
-        if fns is None:  # the first pass over a _PairNode (graph._edges, inline)
-            fns = node._next_fns = node._build_edges()
+        if fns is None:  # the first pass over a _PairNode (its _build_edges, inline)
+            fb = node._fn_b
+            fns = node._next_fns = (node._fn_a,) if fb is UNARY else (node._fn_a, fb)
         for child in fns:
             if child is None:
                 continue
@@ -418,8 +420,9 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
                     node.accumulate(g, create_graph, mine)
                 continue
             given = None  # the gradient node's formulas were given, when they may own theirs
-            if g is None:
-                grads_in = None
+            free = not retain_graph  # (release what the node saved now; given: once its
+            if g is None:            #  gradients are passed on, what it saved tells which
+                grads_in = None      #  are its formulas' own)
             else:
                 apply_f = node.apply_f
                 if apply_f is None:
@@ -427,14 +430,16 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
                         g = _tensor_gradient(g)
                     grads_in = node.apply([g])
                 else:
-                    grads_in = apply_f(g)
                     if not create_graph and type(g) is not float:
                         given = g
+                        free = False
+                    grads_in = apply_f(g, free)  # (which releases the node when free)
+                    free = False
                 g = apply_f = None
                 if AnomalyMode.enabled:
                     _check_nan(node, grads_in)
-            if not retain_graph and given is None:  # (else once its gradients are passed on:
-                node.release()                      #  what it saved tells which are its own)
+            if free:
+                node.release()
         else:
             if owned:
                 owned.discard(node)

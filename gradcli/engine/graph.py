@@ -92,6 +92,11 @@ def _split_edges(edges):
     return fns, nrs
 
 
+# a _PairNode's `_fn_b` when its op has one input (gradcli.ops.nodes; the backward pass's walks
+# build its edges from it inline, without a call to _build_edges per node)
+UNARY = "unary"
+
+
 def _edges(node):
     """The tuple of node's child nodes (`_next_fns`): a node class may leave it None when it
     makes the node and build it at first need, in its `_build_edges()`."""

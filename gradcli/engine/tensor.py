@@ -178,8 +178,17 @@ class Tensor(metaclass=TorchClass):
 
     @staticmethod
     def _make(data, grad_fn, output_nr, requires_grad):
-        t = Tensor.__new__(Tensor)
-        _init(t, data, grad_fn, output_nr, requires_grad)
+        """A tensor of data (every op's result): _init's checks and fields, without the call."""
+        if type(data) is not np.ndarray:
+            raise _not_storage(data)
+        if data.size > ElementLimit.limit:
+            check_numel(data.shape)
+        t = _new_tensor(Tensor)
+        t._data = data
+        t.requires_grad_flag = requires_grad
+        t.grad_fn = grad_fn
+        t._output_nr = output_nr
+        t._vc = InferenceMode.counter
         return t
 
     @property
@@ -604,10 +613,13 @@ def _not_storage(data):
     return TypeError(f"expected a tensor's data to be an array, not {type(data).__name__}")
 
 
+_new_tensor = object.__new__
+
+
 def _init(t, data, grad_fn, output_nr, requires_grad):
-    """A tensor's fields (Tensor._make's, and subclasses' construction): its data checked to be
-    an array within the element limit (each op checks its result's size before it makes it;
-    this is the net under them)."""
+    """A tensor's fields (the constructors'; Tensor._make does the same inline): its data
+    checked to be an array within the element limit (each op checks its result's size before
+    it makes it; this is the net under them)."""
     if type(data) is not np.ndarray:
         raise _not_storage(data)
     if data.size > ElementLimit.limit:

@@ -88,18 +88,14 @@ def _specialised_apply(op, general=None, swapped=False):
                              else "".join(traceback.format_stack()[:-4]))
 
     def attach(node, result, save_out, a, b):
-        """The end of recording a node (both records below): the result's history, the saved
+        """The less usual end of recording a node (both records below, which give the result
+        its history themselves, and call this only when there is something to do): the saved
         output, saved-tensor hooks and observers (b: _UNARY for a one-input op)."""
-        if promote or result._data.dtype.kind in "fc":  # promote: the output is float
-            result.grad_fn = node
-            result.requires_grad_flag = True
         if save_out:
             vc = result._vc
             if vc is None:
                 vc = result._vc = [0]
             node._saved_out = (result._data, 0, vc, vc[0])
-        else:
-            node._saved_out = None
         if SavedHooks.stack:
             _pack_saved(node, op, result)
         if NodeRecorder.callback is not None or AnomalyMode.enabled:
@@ -131,10 +127,9 @@ def _specialised_apply(op, general=None, swapped=False):
                 meta = _SCALAR_META.get(d.dtype)
                 node._meta = meta[4] if meta is not None else _scalar_meta(d.dtype, 4)
             node._attrs = attrs
+            node._saved_out = node._held_state = None
             save_out = False
-            if no_saves:
-                node._held_state = None
-            else:
+            if not no_saves:
                 save_in, save_out = plan[1]
                 if save_in:
                     node._held_state = 1
@@ -142,9 +137,11 @@ def _specialised_apply(op, general=None, swapped=False):
                     vc = x._vc
                     if vc is not None and vc[0]:
                         node._saved_ver = (vc[0],)
-                else:
-                    node._held_state = None
-            attach(node, result, save_out, x, _UNARY)
+            if promote or result._data.dtype.kind in "fc":  # promote: the output is float
+                result.grad_fn, result.requires_grad_flag = node, True
+            if save_out or SavedHooks.stack or NodeRecorder.callback is not None or (
+                    AnomalyMode.enabled):
+                attach(node, result, save_out, x, _UNARY)
 
         def call(x, attrs=defaults):
             if type(x) is not _Tensor:
@@ -241,10 +238,9 @@ def _specialised_apply(op, general=None, swapped=False):
             kind = (sa is not None) | (sb is not None) << 1
             node._meta = meta[kind] if meta is not None else _scalar_meta(in_dtype, kind)
         node._attrs = attrs
+        node._saved_out = node._held_state = None
         save_out = False
-        if no_saves:
-            node._held_state = None
-        else:
+        if not no_saves:
             save_a, save_b, save_out = plan[(fa is not None) | (fb is not None) << 1]
             node._held_a = a if save_a else None
             node._held_b = b if save_b else None
@@ -254,9 +250,11 @@ def _specialised_apply(op, general=None, swapped=False):
                 vb = b._vc if save_b and type(b) is _Tensor else None
                 if (va is not None and va[0]) or (vb is not None and vb[0]):
                     node._saved_ver = (0 if va is None else va[0], 0 if vb is None else vb[0])
-            else:
-                node._held_state = None
-        attach(node, result, save_out, a, b)
+        if promote or result._data.dtype.kind in "fc":  # promote: the output is float
+            result.grad_fn, result.requires_grad_flag = node, True
+        if save_out or SavedHooks.stack or NodeRecorder.callback is not None or (
+                AnomalyMode.enabled):
+            attach(node, result, save_out, a, b)
 
     on_floats = op.on_floats if promote else None  # (its result is float64, the inputs' dtype)
 
@@ -387,8 +385,11 @@ def _vjp_caller(entry):
                     xf = _FloatArg(xd) if methods else float(xd)
                 else:
                     xf = x
-                r = _on_floats(fn, g, xf)
-                return fn(_tensor_gradient(g), x) if r is None else r
+                try:  # (_on_floats, inline)
+                    r = fn(g if type(g) is float else float(g._data), xf)
+                except ArithmeticError:
+                    r = None
+                return r if type(r) is float else fn(_tensor_gradient(g), x)
             return call
         if kind == RESULT and methods is not None:
             def call(node, g):
@@ -521,25 +522,29 @@ def _conform(node, i, gi, shape, dt):
 
 def _specialised_vjp(op):
     """(apply, apply_f) for the node class of a one- or two-input op.  apply(node, grads):
-    the node's gradients for its inputs, as Node.apply; apply_f(node, g): the same for the
-    engine loop (backward._run), which passes a float gradient as it is and takes one back where
-    the formula ran on Python floats (a gradient of a scalar graph then stays a float from
-    node to node, without a tensor per node)."""
+    the node's gradients for its inputs, as Node.apply; apply_f(node, g, free): the same for
+    the engine loop (backward._run), which passes a float gradient as it is and takes one back
+    where the formula ran on Python floats (a gradient of a scalar graph then stays a float from
+    node to node, without a tensor per node), and with free true has the node release what it
+    saved once its formulas have run (_PairNode.release, inline: a call fewer per node)."""
     if op.n_inputs == 1:
         call = _vjp_caller(op.vjps[0])
 
-        def apply_f(self, g):
-            if self._held_state is RELEASED:
+        def apply_f(self, g, free=False):
+            state = self._held_state
+            if state is RELEASED:
                 raise RuntimeError(messages.BACKWARD_TWICE)
-            if self._next_fns[0] is None or call is None:
-                return [None]
-            gi = call(self, g)
-            if gi is None:
-                return [None]
-            meta = self._meta
-            if (meta[0] or meta[1] is not _F64 if type(gi) is float else
-                    gi._data.shape != meta[0] or gi._data.dtype is not meta[1]):
-                gi = _fit(self, 0, gi, meta[0], meta[1])
+            gi = None
+            if self._next_fns[0] is not None and call is not None:
+                gi = call(self, g)
+                meta = self._meta
+                if gi is not None and (
+                        meta[0] or meta[1] is not _F64 if type(gi) is float else
+                        gi._data.shape != meta[0] or gi._data.dtype is not meta[1]):
+                    gi = _fit(self, 0, gi, meta[0], meta[1])
+            if free and (state is not None or self._saved_out is not None):
+                self._held_state = RELEASED
+                self._held_a = self._saved_out = None
             return [gi]
     else:
         vjps = op.vjps + (None,) * (2 - len(op.vjps))
@@ -549,8 +554,9 @@ def _specialised_vjp(op):
         # by the inputs' names, `other` before `self`; else the inputs' order
         other_first = op.formula_order == (1, 0)
 
-        def apply_f(self, g):
-            if self._held_state is RELEASED:
+        def apply_f(self, g, free=False):
+            state = self._held_state
+            if state is RELEASED:
                 raise RuntimeError(messages.BACKWARD_TWICE)
             fa, fb = self._next_fns
             meta = self._meta
@@ -574,17 +580,20 @@ def _specialised_vjp(op):
                         meta[2] or meta[3] is not _F64 if type(gb) is float else
                         gb._data.shape != meta[2] or gb._data.dtype is not meta[3]):
                     gb = _fit(self, 1, gb, meta[2], meta[3])
+            if free and (state is not None or self._saved_out is not None):
+                self._held_state = RELEASED
+                self._held_a = self._held_b = self._saved_out = None
             return [ga, gb]
 
     if op.check_result:  # (a saved output written in place since: PyTorch's error, see
         unchecked = apply_f  # Op.check_result)
 
-        def apply_f(self, g):
+        def apply_f(self, g, free=False):
             saved = self._saved_out
             if (saved is not None and type(saved[0]) is not PackedTensor
                     and saved[2][0] != saved[3]):
                 self._unpack_result()
-            return unchecked(self, g)
+            return unchecked(self, g, free)
 
     def apply(self, grads):
         out = apply_f(self, grads[0])

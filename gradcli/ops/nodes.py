@@ -10,7 +10,7 @@ import numpy as np
 
 from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode, InferenceMode
-from ..engine.graph import RELEASED, Node
+from ..engine.graph import RELEASED, UNARY as _UNARY, Node
 from ..engine.saved import PackedTensor, version_error
 from ..engine.tangents import ForwardAD, set_tangent as _set_tangent
 from ..engine.tensor import Tensor
@@ -21,7 +21,6 @@ from . import derivatives
 G, INPUT, RESULT, ATTR, SHAPE, DTYPE, SHAPES = range(7)
 # dtype rules: promote the inputs (PyTorch's result_type), a fixed dtype, or the forward's own
 _PROMOTE, _FIXED, _AS_IS = "promote", "fixed", "as is"
-_UNARY = "unary"  # a _PairNode's `_fn_b` when its op has one input
 
 
 def _pack_saved(node, op, result):
