@@ -1,0 +1,153 @@
+"""Red team, round 8: regression tests that state the SAFE behaviour (they fail until fixed).
+
+The language wall alone (programs run in-process through a Session, no evaluator).  The size
+check of an operator or a comparison ran only when an operand was an ndarray: a NumPy scalar
+(`np.float64(1)`, `a.sum()`) makes an array of a list of arrays as an ndarray does.  Python's
+own comparisons of containers (`[a] == [b]`, `x in items`, sorted, min, max, list.index)
+compare their items in C, where NumPy broadcast two arrays to a result that no guard saw.  A
+bytes separator's `join`, a bytes template's `%b` and `bytes.replace` copy any buffer (an
+array's memory) into the result, which the item meter counted as nothing."""
+
+import pytest
+from processes import (assert_refused_before_made as _refused_before_made,
+                       program_error as _error, program_output)
+
+
+pytestmark = pytest.mark.usefixtures("fresh_engine")
+
+
+# ---------------------------------------------------------------------- NumPy scalars
+
+# each makes 10 ** 6 elements (8 MB) from inputs of a few thousand, under an element limit of
+# 10 ** 5
+NUMPY_SCALAR = {
+    "+": "np.float64(1) + [np.ones(1000)] * 1000",
+    "-": "np.ones(3).sum() - [np.ones(1000)] * 1000",
+    "/": "np.float64(1) / ([np.ones(1000)] * 1000)",
+    "**": "np.float32(2) ** ([np.ones(1000)] * 1000)",
+    "&": "np.int64(1) & [np.ones(1000, int)] * 1000",
+    "==": "np.float64(1) == [np.ones(1000)] * 1000",
+    "<": "np.float64(1) < [np.ones(1000)] * 1000",
+    "!= reflected": "[np.ones(1000)] * 1000 != np.float64(2)",
+}
+
+
+@pytest.mark.parametrize("source", NUMPY_SCALAR.values(), ids=NUMPY_SCALAR.keys())
+def test_a_numpy_scalar_and_a_list_are_checked_before_numpy_computes(source):
+    """`np.float64(1) + [a] * 10 ** 4` of an array of 10 ** 7 elements is 10 ** 11 floats: the
+    operators' and comparisons' size check (limits.check_arrays) looked for an ndarray operand
+    and let a NumPy scalar's pass, whose operator makes an array of the list as an ndarray's
+    does.  Expected: refused before NumPy allocates."""
+    _refused_before_made(source)
+
+
+def test_numpy_scalars_still_compute():
+    assert program_output("import numpy as np\nprint(np.float64(2) + [1, 2], "
+                          "np.float64(1) < [0, 3], np.int64(2) * [1, 2], [1] * np.int64(2))\n"
+                          ) == "[3. 4.] [False  True] [1, 2, 1, 2] [1, 1]\n"
+
+
+# ---------------------------------------------------------------------- comparisons in C
+
+# each compares an array of 1,000 by 1 with one of 1,000 (a result of 10 ** 6 elements) where
+# Python's own code compares items
+COMPARED_IN_C = {
+    "list == list": "[np.ones((1000, 1))] == [np.ones(1000)]",
+    "tuple < tuple": "(np.ones((1000, 1)),) < (np.ones(1000),)",
+    "chained lists": "[np.ones((1000, 1))] <= [np.ones(1000)] < [1]",
+    "dict == dict": "{1: np.ones(1000)} == {1: np.ones((1000, 1))}",
+    "nested lists": "[[np.ones(1000)]] == [[[[1.0]] * 1000]]",
+    "a scalar meets a list": "[np.float64(1), [[0.0] * 1000] * 1000] < "
+                             "[[[0.0] * 1000] * 1000, 2]",
+    "max of a list": "max([np.ones((1000, 1)), np.ones(1000)])",
+    "min of arguments": "min(np.ones((1000, 1)), np.ones(1000))",
+    "max of an iterator": "max(iter([np.ones((1000, 1)), np.ones(1000)]))",
+    "max key=": "max([0, 1], key=lambda i: [np.ones((1000, 1)), np.ones(1000)][i])",
+    "sorted": "sorted([np.ones((1000, 1)), np.ones(1000)])",
+    "sorted key=": "sorted([0, 1], key=lambda i: [np.ones((1000, 1)), np.ones(1000)][i])",
+    "list.sort": "[np.ones((1000, 1)), np.ones(1000)].sort()",
+    "list.index": "[np.ones(1000)].index(np.ones((1000, 1)))",
+    "list.count": "[np.ones(1000)].count(np.ones((1000, 1)))",
+    "list.remove": "[np.ones(1000)].remove(np.ones((1000, 1)))",
+    "tuple.count": "(np.ones(1000),).count(np.ones((1000, 1)))",
+    "in a list": "np.ones((1000, 1)) in [np.ones(1000)]",
+    "list in a list": "[np.ones(1000)] in [[np.ones((1000, 1))]]",
+    "not in a list": "np.ones(1000) not in [np.ones((1000, 1))]",
+    "in dict values": "np.ones((1000, 1)) in {1: np.ones(1000)}.values()",
+    "in an iterator": "np.ones((1000, 1)) in iter([np.ones(1000)])",
+    "in a map": "np.ones((1000, 1)) in map(abs, [np.ones(1000)])",
+    "in a generator": "np.ones((1000, 1)) in (v for v in [np.ones(1000)])",
+}
+
+
+@pytest.mark.parametrize("source", COMPARED_IN_C.values(), ids=COMPARED_IN_C.keys())
+def test_arrays_compared_by_python_itself_are_checked_first(source):
+    """The comparison guard checked a comparison whose operand is an array; two lists, a
+    sorted() or a max() of arrays, `x in items`, list.index compare the items in C, and NumPy
+    broadcast `[np.ones((10 ** 5, 1))] == [np.ones(10 ** 5)]` to 10 ** 10 booleans (10 GB)
+    before bool() of them failed.  Expected: refused before NumPy allocates (any two of the
+    arrays compared broadcast to at most the elementwise largest of their shapes)."""
+    _refused_before_made(source)
+
+
+def test_python_comparisons_of_containers_still_work():
+    out = program_output(
+        "import numpy as np\nimport torch\na = np.ones(3)\n"
+        "print(a in [a], a in iter([a]), 2 in map(abs, [1, -2]), 5 in iter([1]), "
+        "[1, 2] in [[1, 2]], (1,) in {(1,): 0}, a not in [a])\n"
+        "print(sorted([3, 1, 2]), sorted([3, 1, 2], key=lambda v: -v, reverse=True), "
+        "sorted('bca'), sorted({3: 0, 1: 0}))\n"
+        "print(min([3, 1]), max(3, 1, 7), min([], default=5), max(iter([2, 9, 4])), "
+        "min('zab'), max({1: 2, 5: 0}), min([[2], [1, 0]]))\n"
+        "print(max([1, 2], key=lambda v: -v), min(3, 4, key=lambda v: -v), "
+        "[1, 2, 1].count(1), [1, 2].index(2), (4, 5).index(5), torch.Size([2, 3]).index(3))\n"
+        "x = [1, 2, 3]\nx.remove(2)\nx.sort(key=lambda v: -v)\nprint(x)\n"
+        "print([1, [2]] == [1, [2]], {1: [a]} == {1: [a]}, (1, 2) < (1, 3), [a] == [a])\n"
+        "y = [1]\ny.append(y)\nz = [np.ones(2)] * 3\nprint(y == y, y in [y], z == list(z))\n")
+    assert out == ("True True True False True True False\n"
+                   "[1, 2, 3] [1, 2, 3] ['a', 'b', 'c'] [1, 3]\n"
+                   "1 7 5 9 a 5 [1, 0]\n"
+                   "1 4 2 1 1 1\n"
+                   "[3, 1]\n"
+                   "True True True True\n"
+                   "True True True\n")
+
+
+def test_python_comparisons_keep_their_errors():
+    """Arrays of several elements compared in C still end in NumPy's own error."""
+    line, _ = _error("import numpy as np\nr = sorted([np.ones(3), np.zeros(3)])\n")
+    assert line.startswith("ValueError: The truth value of an array with more than one "
+                           "element is ambiguous"), line
+    line, _ = _error("r = max(5)\n")
+    assert line == "TypeError: 'int' object is not iterable", line
+
+
+# ---------------------------------------------------------------------- buffers into bytes
+
+BYTES_OF_BUFFERS = {
+    "join": "''.encode().join([np.zeros(2000)] * 2)",
+    "join of a 2-d array": "'-'.encode().join([np.zeros((1, 2000))])",
+    "%b": "'%b'.encode() % np.zeros(2000)",
+    "%s of a tuple": "'%s%s'.encode() % (np.zeros(1000), np.zeros(1000))",
+    "%(name)b": "'%(a)b'.encode() % {'a': np.zeros(2000)}",
+    "replace with a 2-d array": "('x' * 100).encode().replace(''.encode(), np.zeros((1, 20)))",
+}
+
+
+@pytest.mark.parametrize("source", BYTES_OF_BUFFERS.values(), ids=BYTES_OF_BUFFERS.keys())
+def test_bytes_made_of_an_arrays_memory_are_metered(source, small_limits):
+    """bytes.join, a bytes template's `%b` (and `%s`) and bytes.replace copy any buffer, an
+    array's memory included, into the result: `b''.join([a] * 1000)` of an array of 10 ** 7
+    floats is 80 GB of bytes, and the item meter counted only the items that are str or
+    bytes (and replace measured an array by its first dimension).  Expected: refused by
+    GRADCLI_MAX_ITEMS (1,000 here) before the bytes are made."""
+    line, _ = _error(f"import numpy as np\nr = {source}\n")
+    assert line.startswith("MemoryError: sequence too long"), line
+
+
+def test_bytes_of_a_few_buffers_are_still_made(small_limits):
+    assert program_output(
+        "import numpy as np\ne = ''.encode()\n"
+        "print(len(e.join([np.zeros(10), 'ab'.encode()])), len('%b'.encode() % np.zeros(4)), "
+        "'a-b'.encode().replace('-'.encode(), '+'.encode()), '-'.join(['a', 'b']), "
+        "'x'.replace('x', 'yy'))\n") == "82 32 b'a+b' a-b yy\n"
