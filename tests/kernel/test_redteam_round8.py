@@ -8,6 +8,8 @@ compare their items in C, where NumPy broadcast two arrays to a result that no g
 bytes separator's `join`, a bytes template's `%b` and `bytes.replace` copy any buffer (an
 array's memory) into the result, which the item meter counted as nothing."""
 
+import ast
+
 import pytest
 from processes import (assert_refused_before_made as _refused_before_made,
                        program_error as _error, program_output)
@@ -151,3 +153,22 @@ def test_bytes_of_a_few_buffers_are_still_made(small_limits):
         "print(len(e.join([np.zeros(10), 'ab'.encode()])), len('%b'.encode() % np.zeros(4)), "
         "'a-b'.encode().replace('-'.encode(), '+'.encode()), '-'.join(['a', 'b']), "
         "'x'.replace('x', 'yy'))\n") == "82 32 b'a+b' a-b yy\n"
+
+
+# ---------------------------------------------------------------------- digamma, trigamma
+
+FAR_NEGATIVE = [-1e15 - 0.5, -1e6 - 0.5, -123.456, -7.9, -0.5]
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_digamma_and_trigamma_of_a_far_negative_x_reflect_it(n, oracle):
+    """digamma and polygamma(1, x) took x up to 20 by the recurrence psi(x) = psi(x + 1) -
+    1 / x, one NumPy step per unit: `torch.digamma(torch.tensor(-1e15 - 0.5,
+    dtype=torch.float64))` ran 10 ** 15 steps (a million of them, 7 s, for -1e6 - 0.5), where
+    PyTorch reflects a negative x (calc_digamma, calc_trigamma) and answers at once.
+    Expected: PyTorch's values within the program's timeout."""
+    theirs = oracle(lambda torch: torch.polygamma(
+        n, torch.tensor(FAR_NEGATIVE, dtype=torch.float64)).tolist())
+    out = program_output(f"import torch\nx = torch.tensor({FAR_NEGATIVE}, dtype=torch.float64)\n"
+                         f"print(torch.polygamma({n}, x).tolist())\n")
+    assert ast.literal_eval(out) == pytest.approx(theirs, rel=1e-9)  # (as for positive x)
