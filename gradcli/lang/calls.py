@@ -82,7 +82,10 @@ def _checked_key(kwargs):
 
 
 def _compared_items(iterable):
-    """The items min() or max() compares, metered (limits.Comparisons) as they come."""
+    """The items min() or max() compares, metered (limits.Comparisons) as they come.  (An
+    array's or a tensor's items, its rows, are alike in shape: only their number is metered.)"""
+    if isinstance(iterable, limits.ITERATED_TYPES):
+        return limits.check_each(iterable)
     if type(iterable) in (list, tuple):
         limits.Comparisons().add_items(iterable)
         return iterable
@@ -352,7 +355,7 @@ def safe_range(*args):
 def safe_sum(iterable, /, start=0):
     """sum(), refusing to concatenate sequences past the item limit (`sum(lists, [])`)."""
     if not isinstance(start, limits.SEQUENCES):
-        return sum(iterable, start)
+        return sum(limits.check_each(iterable), start)
     items = list(limits.check_each(iterable))
     limits.check_items(len(start) + sum(len(i) for i in items if isinstance(i, limits.SEQUENCES)))
     return sum(items, start)

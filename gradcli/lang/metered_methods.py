@@ -109,7 +109,14 @@ def _to_bytes(n, length=1, *args, **kwargs):
 
 
 def _from_bytes(cls, data, *args, **kwargs):
-    if isinstance(data, (bytes, bytearray)) and len(data) * 8 > limits.MAX_INT_BITS:
+    """int.from_bytes of bytes, of any buffer (an array's memory) or of an iterable of byte
+    values (a list, an array's items): 8 bits of the integer a byte."""
+    size = limits.buffer_length(data)
+    if not size and not isinstance(data, limits.TEXT):
+        if not hasattr(data, "__len__"):
+            data = list(limits.check_each(data))
+        size = len(data)
+    if size * 8 > limits.MAX_INT_BITS + 64:
         raise limits.int_too_large()
     return cls.from_bytes(data, *args, **kwargs)
 

@@ -172,3 +172,70 @@ def test_digamma_and_trigamma_of_a_far_negative_x_reflect_it(n, oracle):
     out = program_output(f"import torch\nx = torch.tensor({FAR_NEGATIVE}, dtype=torch.float64)\n"
                          f"print(torch.polygamma({n}, x).tolist())\n")
     assert ast.literal_eval(out) == pytest.approx(theirs, rel=1e-9)  # (as for positive x)
+
+
+# ---------------------------------------------------------------------- iterated in C
+
+ITERATED_IN_C = {
+    "any": "any(np.zeros(1001))",
+    "all": "all(np.ones(1001))",
+    "sum": "sum(np.ones(1001))",
+    "sum of a tensor": "sum(torch.ones(1001))",
+    "max": "max(np.ones(1001))",
+    "min of rows": "min(np.ones((1001, 1)))",
+    "math.fsum": "math.fsum(np.ones(1001))",
+    "math.dist": "math.dist(np.ones(1001), np.ones(1001))",
+}
+
+
+@pytest.mark.parametrize("source", ITERATED_IN_C.values(), ids=ITERATED_IN_C.keys())
+def test_builtins_that_iterate_an_array_in_c_are_metered(source, small_limits):
+    """any, all, sum (of numbers), min, max, math.fsum and math.dist iterate an array's items
+    in C, where neither the timeout's alarm nor Ctrl-C is seen until they end: `sum(a)` of the
+    10 ** 8 elements the element limit allows ran 11 s past a timeout of 2 (`any(a)` 6.6 s),
+    and the REPL's Ctrl-C could only kill the evaluator, session and all.  Expected: refused
+    past GRADCLI_MAX_ITEMS (1,000 here), as list(a) and sorted(a) are."""
+    line, _ = _error(f"import torch\nimport numpy as np\nimport math\nr = {source}\n")
+    assert line.startswith("MemoryError: sequence too long"), line
+
+
+def test_builtins_still_iterate_what_is_under_the_limit(small_limits):
+    assert program_output(
+        "import torch\nimport numpy as np\nimport math\n"
+        "print(any(np.zeros(3)), all(x > 0 for x in [1, 2]), sum(np.ones(1000)), "
+        "max(np.arange(5)), min(torch.arange(3)), any(torch.ones(2), dim=0), "
+        "math.fsum([0.1] * 10), math.dist([0, 0], [3, 4]))\n") == \
+        "False True 1000.0 4 tensor(0) tensor(True) 1.0 5.0\n"
+
+
+FROM_BYTES = {
+    "an array": "int.from_bytes(np.ones(2000, np.uint8), 'big')",
+    "an array of floats": "int.from_bytes(np.ones(200), 'big')",
+    "a list": "int.from_bytes([1] * 2000, 'big')",
+    "an iterator": "int.from_bytes(iter([1] * 2000), 'big')",
+    "a tensor": "int.from_bytes(torch.ones(2000, dtype=torch.uint8), 'big')",
+}
+
+
+@pytest.mark.parametrize("source", FROM_BYTES.values(), ids=FROM_BYTES.keys())
+def test_int_from_bytes_is_metered_whatever_it_reads(source, monkeypatch):
+    """int.from_bytes was metered for bytes only: an array (any buffer), a list or an iterator
+    of byte values made an integer of 8 bits a byte past GRADCLI_MAX_INT_BITS, 8 * 10 ** 8
+    bits from the element limit's array, whose `//` (quadratic in C, and unmetered) then runs
+    for days.  Expected: refused (a limit of 10,000 bits here)."""
+    from gradcli.lang import limits
+    monkeypatch.setattr(limits, "MAX_INT_BITS", 10_000)
+    line, _ = _error(f"import torch\nimport numpy as np\nr = {source}\n")
+    assert line.startswith("OverflowError: integer too large"), line
+    assert program_output("import numpy as np\nprint(int.from_bytes([1, 2], 'big'), "
+                          "int.from_bytes(np.array([1, 2], np.uint8), 'little'), "
+                          "(5).from_bytes(iter([1]), 'big'))\n") == "258 513 1\n"
+
+
+def test_math_has_no_exact_sum_of_products():
+    """math.sumprod (Python 3.12 and later) multiplies integers exactly, with no meter:
+    `math.sumprod([x], [x])` squares a number of a million bits, and each square of the last
+    takes three times as long, in C.  Expected: not in the math module, as math.prod is not
+    (on every Python, so that a program runs alike on each)."""
+    line, _ = _error("import math\nx = 3 ** 600000\ny = math.sumprod([x], [x])\n")
+    assert line == "AttributeError: module 'math' has no attribute 'sumprod'", line
