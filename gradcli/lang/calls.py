@@ -264,15 +264,27 @@ def _guarded_comparison(symbol):
 class Compared:
     """`_compared(x)`: an operand of a chained comparison (`a < b <= c`), each of whose
     comparisons is its guard's (COMPARE_GUARDS): Python still evaluates each operand once, and
-    the next comparison only when the one before held."""
+    the next comparison only when the one before held.  `_compared(x, True)` is the left
+    operand of an `is` or `is not`, which the chain writes `==` and `!=` (a stand-in has no
+    identity of its own): those compare the values' identities."""
 
-    __slots__ = ("value",)
+    __slots__ = ("value", "identity")
 
-    def __init__(self, value):
+    def __init__(self, value, identity=False):
         self.value = value
+        self.identity = identity
 
-    __eq__, __ne__, __lt__, __le__, __gt__, __ge__ = map(
-        _guarded_comparison, ("==", "!=", "<", "<=", ">", ">="))
+    __lt__, __le__, __gt__, __ge__ = map(_guarded_comparison, ("<", "<=", ">", ">="))
+
+    def __eq__(self, other):
+        if self.identity:
+            return self.value is other.value
+        return COMPARE_GUARDS["=="](self.value, other.value)
+
+    def __ne__(self, other):
+        if self.identity:
+            return self.value is not other.value
+        return COMPARE_GUARDS["!="](self.value, other.value)
 
     def __contains__(self, item):
         return COMPARE_GUARDS["in"](item.value, self.value)

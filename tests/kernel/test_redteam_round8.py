@@ -57,6 +57,8 @@ COMPARED_IN_C = {
     "list == list": "[np.ones((1000, 1))] == [np.ones(1000)]",
     "tuple < tuple": "(np.ones((1000, 1)),) < (np.ones(1000),)",
     "chained lists": "[np.ones((1000, 1))] <= [np.ones(1000)] < [1]",
+    "a chain with is": "(lambda a: a is a < np.ones(1000))(np.ones((1000, 1)))",
+    "a chain with is not": "(lambda a: np.ones(1000) == a is not None)(np.ones((1000, 1)))",
     "dict == dict": "{1: np.ones(1000)} == {1: np.ones((1000, 1))}",
     "nested lists": "[[np.ones(1000)]] == [[[[1.0]] * 1000]]",
     "a scalar meets a list": "[np.float64(1), [[0.0] * 1000] * 1000] < "
@@ -113,6 +115,39 @@ def test_python_comparisons_of_containers_still_work():
                    "[3, 1]\n"
                    "True True True True\n"
                    "True True True\n")
+
+
+IDENTITY_CHAINS = """\
+import numpy as np
+a = np.ones(3)
+b = [1]
+n = None
+print(a is a < 2, b is b == [1], b is [1] == b, n is None is n, b is not b < 5, b < [2] is not n)
+print(b == b is not n, (1 < 2) is True, a is not n is not b, n is not b in [b], b in [b] is not n)
+def f(v):
+    print("eval", v)
+    return v
+print(f(1) is f(2) < f(3))
+print(f(1) is not f(2) < f(3) is f(None))
+print(f(2) is not f(1) <= f(1) is not f(0))
+class C:
+    x = 1
+    y = x is x < 2
+print(C.y, [v is v <= 1 for v in [0, 1, 2]])
+"""
+
+
+def test_a_chain_with_is_keeps_pythons_order_and_identities():
+    """A chain that mixes `is` with other comparisons (`a is a < b`) was left to Python
+    unguarded (no stand-in keeps an identity), so `a is a < np.ones(10 ** 5)` broadcast
+    unchecked.  Its comparisons are guarded now: the values, the order of evaluation and the
+    short circuits stay Python's own (the same program run by Python itself)."""
+    import contextlib
+    import io
+    python = io.StringIO()
+    with contextlib.redirect_stdout(python):
+        exec(compile(IDENTITY_CHAINS, "<python>", "exec"), {})
+    assert program_output(IDENTITY_CHAINS) == python.getvalue()
 
 
 def test_python_comparisons_keep_their_errors():
