@@ -79,6 +79,18 @@ def set_element_limit(n):
     ElementLimit.limit = int(n)
 
 
+# The check of the tensors one op makes at once, a Python object each (unbind, split, chunk:
+# as many as list(t) makes): the language's item limit, GRADCLI_MAX_ITEMS, when a session runs
+# (gradcli.lang.limits.apply_element_limit)
+PIECES_CHECK = [None]
+
+
+def check_pieces(n):
+    if PIECES_CHECK[0] is not None:
+        PIECES_CHECK[0](n)
+    return n
+
+
 def check_numel(shape):
     n = _product(shape)
     if n > ElementLimit.limit:

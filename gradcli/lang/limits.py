@@ -84,9 +84,10 @@ def apply_element_limit():
     """Hand GRADCLI_MAX_ELEMENTS, when set, to the engine (sessions call this once), and the
     item limit to its printing (`torch.set_printoptions(threshold=...)` of any size)."""
     global ITERATED_TYPES
-    from ..engine import printing
+    from ..engine import printing, tensor
     from ..engine.tensor import Tensor
     printing.TEXT_CHECK[0] = check_text
+    tensor.PIECES_CHECK[0] = check_items
     ITERATED_TYPES = (np.ndarray, Tensor)
     if "GRADCLI_MAX_ELEMENTS" in os.environ:
         from ..engine.tensor import ElementLimit, set_element_limit

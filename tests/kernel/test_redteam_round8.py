@@ -274,3 +274,32 @@ def test_math_has_no_exact_sum_of_products():
     (on every Python, so that a program runs alike on each)."""
     line, _ = _error("import math\nx = 3 ** 600000\ny = math.sumprod([x], [x])\n")
     assert line == "AttributeError: module 'math' has no attribute 'sumprod'", line
+
+
+# ---------------------------------------------------------------------- a tensor in pieces
+
+PIECES = {
+    "unbind": "torch.zeros(2000).unbind()",
+    "torch.unbind": "torch.unbind(torch.zeros(2000))",
+    "unbind of a dimension": "torch.zeros(1, 2000).unbind(1)",
+    "unbind of an expanded tensor": "torch.zeros(1).expand(2000).unbind()",
+    "split": "torch.zeros(2000).split(1)",
+    "chunk": "torch.zeros(2000).chunk(2000)",
+}
+
+
+@pytest.mark.parametrize("source", PIECES.values(), ids=PIECES.keys())
+def test_a_tensor_in_more_pieces_than_a_list_may_hold_is_refused(source, small_limits):
+    """list(t) of a tensor is metered by GRADCLI_MAX_ITEMS (a Python object a row, some 360
+    bytes each), but t.unbind(), t.split(1) and t.chunk(n) made their tuple of views unmetered:
+    `torch.zeros(10 ** 8).unbind()` (an expanded tensor of one element will do) is 10 ** 8
+    tensors, 36 GB.  Expected: refused past the item limit (1,000 here) before the pieces are
+    made."""
+    line, _ = _error(f"import torch\nr = {source}\n")
+    assert line.startswith("MemoryError: sequence too long"), line
+
+
+def test_a_tensor_in_as_many_pieces_as_a_list_may_hold_is_made(small_limits):
+    assert program_output("import torch\nprint(len(torch.zeros(1000).split(1)), "
+                          "len(torch.zeros(1000, 2).unbind(1)), len(torch.zeros(2000).chunk(2)))\n"
+                          ) == "1000 2 2\n"
