@@ -303,3 +303,14 @@ def test_a_tensor_in_as_many_pieces_as_a_list_may_hold_is_made(small_limits):
     assert program_output("import torch\nprint(len(torch.zeros(1000).split(1)), "
                           "len(torch.zeros(1000, 2).unbind(1)), len(torch.zeros(2000).chunk(2)))\n"
                           ) == "1000 2 2\n"
+
+
+def test_a_generator_shows_what_pytorchs_does():
+    """torch.Generator showed the engine's layout of its state, STATE_LAYOUT (a NumPy
+    structured dtype, which no program may make arrays of), to `dir()`, tab completion and
+    attribute reads; PyTorch's Generator has no such attribute.  Expected: public names that
+    PyTorch's Generator has (it has a few more: clone_state, get_offset, ...)."""
+    assert program_output("import torch\nprint(dir(torch.Generator()))\n") == \
+        "['device', 'get_state', 'initial_seed', 'manual_seed', 'seed', 'set_state']\n"
+    line, _ = _error("import torch\nr = torch.default_generator.STATE_LAYOUT\n")
+    assert line.startswith("AttributeError:") and "STATE_LAYOUT" in line, line
