@@ -351,13 +351,15 @@ class Comparisons:
     checks before it is made (then bool() of it fails).  Any two of the values added (or of
     their items, at any depth) broadcast to at most the elementwise largest of their shapes
     (right-aligned), which is checked against the element limit as values are added, once an
-    array is among them."""
+    array is among them.  (The shape of the array NumPy would make of a list is taken once an
+    array is met: lists of anything else, ranges among them, compare in C without NumPy.)"""
 
-    __slots__ = ("largest", "numpy")
+    __slots__ = ("largest", "numpy", "lists")
 
     def __init__(self):
         self.largest = []     # the largest length of each dimension, the last one first
         self.numpy = False
+        self.lists = []       # the lists and tuples met before any array
 
     def add(self, *values):
         """Add values (each compared as it is) and their items; the last value."""
@@ -385,7 +387,7 @@ class Comparisons:
                 continue
             seen.add(id(value))
             if kind is not dict and not top:
-                self._merge(_shape(value))
+                self.lists.append(value)
             items = value.values() if kind is dict else value
             if not COMPARED_PLAINLY.issuperset(map(type, items)):
                 # (the items that are not plain, picked in C: a long list of numbers costs little)
@@ -393,6 +395,9 @@ class Comparisons:
                 stack.extend(zip(itertools.compress(items, map(operator.not_, plain)),
                                  itertools.repeat(False)))
         if self.numpy:
+            for listed in self.lists:
+                self._merge(_shape(listed))
+            self.lists.clear()
             check_array_size(_numel(self.largest))
 
     def _merge(self, shape):
