@@ -314,3 +314,24 @@ def test_a_generator_shows_what_pytorchs_does():
         "['device', 'get_state', 'initial_seed', 'manual_seed', 'seed', 'set_state']\n"
     line, _ = _error("import torch\nr = torch.default_generator.STATE_LAYOUT\n")
     assert line.startswith("AttributeError:") and "STATE_LAYOUT" in line, line
+
+
+# ---------------------------------------------------------------------- f-strings
+
+FSTRINGS = [r'f"\N{DIGIT ONE}{x}"', r'f"{x!r:\N{DIGIT ONE}}"',
+            r'f"\N{DIGIT ONE}\N{LATIN SMALL LETTER A}"', r'f"\\N{x}"', r'f"\\{x}"', r'rf"\{x}"',
+            r'f"a\{x}"', r'f"a\\\{x}"']
+
+
+@pytest.mark.parametrize("source", FSTRINGS)
+def test_an_f_string_reads_its_escapes_as_python_does(source):
+    """The f-string splitter took the brace of a character's name (`\\N{DIGIT ONE}`) for a
+    field, and a backslash before a field's brace (`\\{x}`, an invalid escape Python keeps)
+    for the end of the literal, whose text then failed to parse: a SyntaxError where Python
+    prints the text.  Expected: Python's value."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = eval(source, {"x": 5})
+        out = program_output(f"x = 5\nprint({source})\n")
+    assert out.splitlines()[-1] == expected, out
