@@ -76,8 +76,12 @@ def _checked_key(kwargs):
     key = kwargs.get("key")
     if key is None:
         return False
-    key, compared = checked_callable(key), limits.Comparisons()
-    kwargs["key"] = lambda value: compared.add(key(value))
+    key, compared, plain = checked_callable(key), limits.Comparisons(), limits.COMPARED_PLAINLY
+
+    def compared_key(value):
+        result = key(value)
+        return result if type(result) in plain else compared.add(result)
+    kwargs["key"] = compared_key
     return True
 
 
@@ -91,8 +95,8 @@ def _compared_items(iterable):
         return iterable
     if isinstance(iterable, (dict, set, frozenset)):  # (hashable items: no array among them)
         return iterable
-    compared = limits.Comparisons()
-    return (compared.add(item) for item in iterable)
+    compared, plain = limits.Comparisons(), limits.COMPARED_PLAINLY
+    return (item if type(item) in plain else compared.add(item) for item in iterable)
 
 
 def safe_map(function, iterable, /, *iterables):
