@@ -2,6 +2,9 @@
 behaviour (they fail until fixed)."""
 
 import io
+import signal
+
+import pytest
 
 from gradcli.cli.replcore import ReplCore
 
@@ -39,3 +42,47 @@ def test_the_repl_graph_of_a_long_chain_is_drawn_in_linear_space():
     text = out.getvalue()
     assert "level 2001: x (leaf, AccumulateGrad)" in text, text[-300:]
     assert len(text) < 2002 * 250, len(text)
+
+
+LOOPING_HOOK = ("import torch\nx = torch.ones(2, requires_grad=True)\ndef hook(g):\n    n = 0\n"
+                "    while n >= 0:\n        n += 1\n    return g\ny = x * 2\n"
+                "y.register_hook(hook)\nz = y.sum()\n")
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGALRM"), reason="the test's bound is SIGALRM")
+@pytest.mark.parametrize("line", [":graph z", ":explain z"])
+def test_the_repl_stops_a_traced_backward_pass(line):
+    """`:graph z` and `:explain z` trace a backward pass of z when the program ran none, and
+    that pass calls the program's hooks (and custom Functions), which ran with no time limit
+    under `gradcli repl --timeout 1`: a hook that loops was ended only by the frontend's
+    deadline, with the evaluator and every name of the session.  Expected: the one-line
+    TimeoutError, the session kept."""
+    out = io.StringIO()
+    core = ReplCore(out=out)
+    core.timeout = 1
+    core.execute(LOOPING_HOOK)
+
+    def hung(signum, frame):
+        raise TimeoutError("the traced pass ran on")
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(20)  # (the session's own timer, once it runs one, replaces this one)
+    try:
+        core.execute(line)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert "TimeoutError: program ran longer than 1 s" in out.getvalue(), out.getvalue()
+    core.execute("print('kept', y.shape)\n")
+    assert out.getvalue().endswith("kept torch.Size([2])\n"), out.getvalue()
+
+
+def test_a_traced_pass_that_fails_says_why_in_one_line():
+    out = io.StringIO()
+    core = ReplCore(out=out)
+    core.execute("import torch\nx = torch.ones(2, requires_grad=True)\n"
+                 "def hook(g):\n    raise ValueError('boom')\n"
+                 "y = x * 2\ny.register_hook(hook)\nz = y.sum()\n")
+    out.seek(0)
+    out.truncate()
+    core.execute(":explain z")
+    assert out.getvalue() == "ValueError: boom\n", out.getvalue()
