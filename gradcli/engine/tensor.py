@@ -538,10 +538,16 @@ class Tensor(metaclass=TorchClass):
     __hash__ = object.__hash__
 
     def __contains__(self, element):
+        """`element in t`, of a tensor (which broadcasts: compared by the op, whose result the
+        element limit checks) or a number, as PyTorch's."""
         if Vmap.levels:
             _vmap_refuses(messages.VMAP_ITEM)
-        data = element._data if isinstance(element, Tensor) else element
-        return bool((self._data == data).any())
+        if isinstance(element, Tensor):
+            return bool((element == self).any())  # (PyTorch's order: its error names element a)
+        if not isinstance(element, (bool, int, float, complex, np.bool_, np.number)):
+            raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you "
+                               f"passed in a {type(element)}.")
+        return bool((self._data == element).any())
 
     # ------------------------------------------------------------------ printing
     def __repr__(self):

@@ -335,3 +335,20 @@ def test_an_f_string_reads_its_escapes_as_python_does(source):
         expected = eval(source, {"x": 5})
         out = program_output(f"x = 5\nprint({source})\n")
     assert out.splitlines()[-1] == expected, out
+
+
+def test_in_a_tensor_is_checked_before_numpy_compares(small_limits):
+    """`x in t` compared t's array with x's in NumPy, unchecked: `torch.ones(10 ** 5, 1) in
+    torch.ones(10 ** 5)` broadcast 10 ** 10 booleans (10 GB), and a list or an ndarray was
+    compared as NumPy makes it an array.  Expected: a tensor compared by the engine's op (its
+    result checked against the element limit, 2,000 here), anything but a tensor or a number
+    refused with PyTorch's error."""
+    line, _ = _error("import torch\nr = torch.ones(1000, 1) in torch.ones(1000)\n")
+    assert "exceeds the limit" in line, line
+    line, _ = _error("import torch\nimport numpy as np\n"
+                     "r = np.ones((1000, 1)) in torch.ones(1000)\n")
+    assert line == "RuntimeError: Tensor.__contains__ only supports Tensor or scalar, but you " \
+                   "passed in a <class 'numpy.ndarray'>.", line
+    assert program_output("import torch\nprint(torch.ones(3, 1) in torch.ones(3), "
+                          "torch.tensor([2.]) in torch.arange(3.), 5 in torch.arange(3), "
+                          "True in torch.ones(2))\n") == "True True False True\n"
