@@ -219,8 +219,8 @@ def _comparison(operation, check):
         if isinstance(a, limits.NUMPY_VALUES) or isinstance(b, limits.NUMPY_VALUES):
             check(a, b)
             return limits.check_numpy_result(operation(a, b))
-        if type(a) in CONTAINERS and type(b) in CONTAINERS:
-            compared = limits.Comparisons()
+        if type(a) in CONTAINERS and type(b) in CONTAINERS and a is not b:
+            compared = limits.Comparisons()  # (a container and itself: each item is itself)
             compared.add_items(a)
             compared.add_items(b)
         return operation(a, b)
