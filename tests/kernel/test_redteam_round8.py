@@ -352,3 +352,15 @@ def test_in_a_tensor_is_checked_before_numpy_compares(small_limits):
     assert program_output("import torch\nprint(torch.ones(3, 1) in torch.ones(3), "
                           "torch.tensor([2.]) in torch.arange(3.), 5 in torch.arange(3), "
                           "True in torch.ones(2))\n") == "True True False True\n"
+
+
+@pytest.mark.parametrize("source", [
+    "torch.ones(1000).masked_scatter(torch.zeros(1000, 1, dtype=torch.bool), torch.ones(1))",
+    "torch.ones(1000, 1).masked_scatter(torch.zeros(1000, dtype=torch.bool), torch.ones(1))"],
+    ids=["a mask that broadcasts self", "self that broadcasts the mask"])
+def test_masked_scatter_is_checked_before_its_result_is_made(source):
+    """masked_scatter broadcasts self and the mask, and made self's broadcast (the result)
+    before the engine checked the element limit: `torch.ones(10 ** 5).masked_scatter(
+    torch.zeros(10 ** 5, 1, dtype=torch.bool), torch.ones(1))` is 10 ** 10 floats (40 GB).
+    Expected: refused before NumPy allocates."""
+    _refused_before_made(source)
