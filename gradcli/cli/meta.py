@@ -102,8 +102,15 @@ def trace_backward(repl, tensor):
     seed = None
     if tensor._data.size != 1:
         seed = Tensor._make(np.ones_like(tensor._data), None, 0, False)
+    from ..lang.errors import ProgramError
     with repl.quiet_program_output():
-        grads, steps = traced_grad(tensor, variables, seed)
+        try:  # (the pass runs the program's hooks: held to its --timeout, as statements are)
+            grads, steps = repl.session.call(lambda: traced_grad(tensor, variables, seed),
+                                             repl.timeout)
+        except ProgramError as e:
+            if e.type_name == "RuntimeError":  # (the engine's: a graph freed by backward())
+                raise RuntimeError(e.message) from None
+            raise MetaError(e.type_name, e.message) from None
     names = _named_leaves(repl.namespace)
     leaves, gradients = {}, {}
     for v, g in zip(variables, grads):

@@ -105,7 +105,7 @@ class TorchGenerator:
     # PyTorch's CPUGeneratorImplState, the bytes of Generator.get_state(): the legacy
     # THGeneratorState (the_initial_seed u64, left i32, seeded i32, next u64, state u64[624],
     # normal_x, normal_y, normal_rho f64, normal_is_valid i32) and a float normal (f32, bool)
-    STATE_LAYOUT = np.dtype([("seed", "<u8"), ("left", "<i4"), ("seeded", "<i4"),
+    _STATE_LAYOUT = np.dtype([("seed", "<u8"), ("left", "<i4"), ("seeded", "<i4"),
                              ("next", "<u8"), ("state", "<u8", (MT_N,)), ("normal_x", "<f8"),
                              ("normal_y", "<f8"), ("normal_rho", "<f8"),
                              ("normal_is_valid", "<i4"), ("pad", "<i4"),
@@ -113,8 +113,8 @@ class TorchGenerator:
                              ("pad2", "u1", (3,))])
 
     def _state_bytes(self):
-        """The generator's state as PyTorch's get_state() gives it (uint8, STATE_LAYOUT)."""
-        record = np.zeros((), self.STATE_LAYOUT)
+        """The generator's state as PyTorch's get_state() gives it (uint8, _STATE_LAYOUT)."""
+        record = np.zeros((), self._STATE_LAYOUT)
         record["seed"], record["seeded"] = self._seed, 1
         if self._pristine:  # PyTorch's engine right after seeding: left 1, next 0
             words = np.random.RandomState(self._seed & 0xFFFFFFFF)._bit_generator.state
@@ -133,7 +133,7 @@ class TorchGenerator:
 
     def _load_state_bytes(self, data):
         """Go back to a state that _state_bytes (or PyTorch's get_state) gave."""
-        record = data.view(self.STATE_LAYOUT)[0]
+        record = data.view(self._STATE_LAYOUT)[0]
         left, position = int(record["left"]), int(record["next"])
         if not 1 <= left <= MT_N or int(record["seeded"]) != 1:
             raise RuntimeError("Invalid mt19937 state")

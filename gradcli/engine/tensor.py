@@ -79,6 +79,18 @@ def set_element_limit(n):
     ElementLimit.limit = int(n)
 
 
+# The check of the tensors one op makes at once, a Python object each (unbind, split, chunk:
+# as many as list(t) makes): the language's item limit, GRADCLI_MAX_ITEMS, when a session runs
+# (gradcli.lang.limits.apply_element_limit)
+PIECES_CHECK = [None]
+
+
+def check_pieces(n):
+    if PIECES_CHECK[0] is not None:
+        PIECES_CHECK[0](n)
+    return n
+
+
 def check_numel(shape):
     n = _product(shape)
     if n > ElementLimit.limit:
@@ -553,10 +565,16 @@ class Tensor(metaclass=TorchClass):
     __hash__ = object.__hash__
 
     def __contains__(self, element):
+        """`element in t`, of a tensor (which broadcasts: compared by the op, whose result the
+        element limit checks) or a number, as PyTorch's."""
         if batched(self):
             _vmap_refuses(messages.VMAP_ITEM)
-        data = element._data if isinstance(element, Tensor) else element
-        return bool((self._data == data).any())
+        if isinstance(element, Tensor):
+            return bool((element == self).any())  # (PyTorch's order: its error names element a)
+        if not isinstance(element, (bool, int, float, complex, np.bool_, np.number)):
+            raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you "
+                               f"passed in a {type(element)}.")
+        return bool((self._data == element).any())
 
     # ------------------------------------------------------------------ printing
     def __repr__(self):

@@ -71,9 +71,32 @@ def checked_callable(func):
 
 
 def _checked_key(kwargs):
+    """key= passes the callable check, and what it gives is metered as compared values (see
+    limits.Comparisons); whether there is a key."""
     key = kwargs.get("key")
-    if key is not None:
-        kwargs["key"] = checked_callable(key)
+    if key is None:
+        return False
+    key, compared, plain = checked_callable(key), limits.Comparisons(), limits.COMPARED_PLAINLY
+
+    def compared_key(value):
+        result = key(value)
+        return result if type(result) in plain else compared.add(result)
+    kwargs["key"] = compared_key
+    return True
+
+
+def _compared_items(iterable):
+    """The items min() or max() compares, metered (limits.Comparisons) as they come.  (An
+    array's or a tensor's items, its rows, are alike in shape: only their number is metered.)"""
+    if isinstance(iterable, limits.ITERATED_TYPES):
+        return limits.check_each(iterable)
+    if type(iterable) in (list, tuple):
+        limits.Comparisons().add_items(iterable)
+        return iterable
+    if isinstance(iterable, (dict, set, frozenset)):  # (hashable items: no array among them)
+        return iterable
+    compared, plain = limits.Comparisons(), limits.COMPARED_PLAINLY
+    return (item if type(item) in plain else compared.add(item) for item in iterable)
 
 
 def safe_map(function, iterable, /, *iterables):
@@ -88,18 +111,25 @@ def safe_filter(function, iterable, /):
 
 
 def safe_sorted(iterable, /, **kwargs):
-    _checked_key(kwargs)
-    return sorted(limits.check_each(iterable), **kwargs)
+    items = list(limits.check_each(iterable))
+    _list_sort(items, **kwargs)
+    return items
 
 
-def safe_min(*args, **kwargs):
-    _checked_key(kwargs)
-    return min(*args, **kwargs)
+def _extreme(function):
+    """min() or max(), its key checked and what it compares metered."""
+    def extreme(*args, **kwargs):
+        if not _checked_key(kwargs):
+            if len(args) == 1:
+                args = (_compared_items(args[0]),)
+            else:
+                limits.Comparisons().add(*args)
+        return function(*args, **kwargs)
+    extreme.__name__ = extreme.__qualname__ = function.__name__
+    return extreme
 
 
-def safe_max(*args, **kwargs):
-    _checked_key(kwargs)
-    return max(*args, **kwargs)
+safe_min, safe_max = _extreme(min), _extreme(max)
 
 
 def safe_iter(obj, /, *sentinel):
@@ -129,7 +159,8 @@ def _checked_arguments(wrapped):
 
 
 def _list_sort(lst, /, **kwargs):
-    _checked_key(kwargs)
+    if not _checked_key(kwargs):
+        limits.Comparisons().add_items(lst)
     return lst.sort(**kwargs)
 
 
@@ -177,25 +208,56 @@ def _binary(check, operation, symbol):
     return guard
 
 
+CONTAINERS = (list, tuple, dict)
+
+
 def _comparison(operation, check):
     """The guard of a comparison of two operands that are not literals: arrays broadcast to a
-    result whose size is checked before NumPy makes it."""
+    result whose size is checked before NumPy makes it; two containers compare their items in
+    C, which are metered first (limits.Comparisons)."""
     def guard(a, b):
-        if isinstance(a, NUMPY_VALUES) or isinstance(b, NUMPY_VALUES):
+        if isinstance(a, limits.NUMPY_VALUES) or isinstance(b, limits.NUMPY_VALUES):
             check(a, b)
             return limits.check_numpy_result(operation(a, b))
+        if type(a) in CONTAINERS and type(b) in CONTAINERS and a is not b:
+            compared = limits.Comparisons()  # (a container and itself: each item is itself)
+            compared.add_items(a)
+            compared.add_items(b)
         return operation(a, b)
     return guard
 
 
-NUMPY_VALUES = (np.ndarray, np.generic)
+def _contains(item, container):
+    """`item in container`: a list's or tuple's items, and item, metered first; an iterable with
+    no `__contains__` of its own (a generator, map, dict.values()) searched here as Python
+    searches it (`value is item or value == item`), each value metered before it is compared."""
+    if isinstance(container, limits.NUMPY_VALUES):
+        limits.check_arrays(container, item)
+        return limits.check_numpy_result(item in container)
+    kind = type(container)
+    if type(item) in limits.COMPARED_PLAINLY:  # (a number or a string broadcasts nothing)
+        pass
+    elif kind in (list, tuple):
+        compared = limits.Comparisons()
+        compared.add(item)
+        compared.add_items(container)
+    elif not hasattr(kind, "__contains__"):
+        compared = limits.Comparisons()
+        compared.add(item)
+        for value in container:
+            compared.add(value)
+            if value is item or value == item:
+                return True
+        return False
+    return item in container
+
+
 # `_compare["<"](a, b)`: the comparison guards (`in` compares the item with each element)
 COMPARE_GUARDS = {
     **{symbol: _comparison(operation, limits.check_arrays) for symbol, operation in (
         ("==", operator.eq), ("!=", operator.ne), ("<", operator.lt), ("<=", operator.le),
         (">", operator.gt), (">=", operator.ge))},
-    "in": _comparison(lambda a, b: a in b, lambda a, b: limits.check_arrays(b, a)),
-    "not in": _comparison(lambda a, b: a not in b, lambda a, b: limits.check_arrays(b, a))}
+    "in": _contains, "not in": lambda item, container: not _contains(item, container)}
 
 
 def _guarded_comparison(symbol):
@@ -206,15 +268,27 @@ def _guarded_comparison(symbol):
 class Compared:
     """`_compared(x)`: an operand of a chained comparison (`a < b <= c`), each of whose
     comparisons is its guard's (COMPARE_GUARDS): Python still evaluates each operand once, and
-    the next comparison only when the one before held."""
+    the next comparison only when the one before held.  `_compared(x, True)` is the left
+    operand of an `is` or `is not`, which the chain writes `==` and `!=` (a stand-in has no
+    identity of its own): those compare the values' identities."""
 
-    __slots__ = ("value",)
+    __slots__ = ("value", "identity")
 
-    def __init__(self, value):
+    def __init__(self, value, identity=False):
         self.value = value
+        self.identity = identity
 
-    __eq__, __ne__, __lt__, __le__, __gt__, __ge__ = map(
-        _guarded_comparison, ("==", "!=", "<", "<=", ">", ">="))
+    __lt__, __le__, __gt__, __ge__ = map(_guarded_comparison, ("<", "<=", ">", ">="))
+
+    def __eq__(self, other):
+        if self.identity:
+            return self.value is other.value
+        return COMPARE_GUARDS["=="](self.value, other.value)
+
+    def __ne__(self, other):
+        if self.identity:
+            return self.value is not other.value
+        return COMPARE_GUARDS["!="](self.value, other.value)
 
     def __contains__(self, item):
         return COMPARE_GUARDS["in"](item.value, self.value)
@@ -297,7 +371,7 @@ def safe_range(*args):
 def safe_sum(iterable, /, start=0):
     """sum(), refusing to concatenate sequences past the item limit (`sum(lists, [])`)."""
     if not isinstance(start, limits.SEQUENCES):
-        return sum(iterable, start)
+        return sum(limits.check_each(iterable), start)
     items = list(limits.check_each(iterable))
     limits.check_items(len(start) + sum(len(i) for i in items if isinstance(i, limits.SEQUENCES)))
     return sum(items, start)

@@ -285,12 +285,15 @@ class Guarding(ast.NodeTransformer):
         operands that are not literals is `_compare["<"](a, b)`, which checks its size before
         NumPy makes it (an operand that is a literal cannot broadcast, so `x < 0` in a loop
         pays nothing); in a chain, each operand is `_compared(x)`, whose comparisons are those
-        guards (Python's chain keeps its order and its short circuit).  A chain with `is`
-        compares identities, which no stand-in keeps: it is Python's own."""
+        guards (Python's chain keeps its order and its short circuit).  No stand-in keeps an
+        identity: in a chain that also compares values (`a is b < c`), `is` and `is not` are
+        `==` and `!=` of operands made `_compared(x, True)`, which compare identities; a chain
+        of identities alone (or of one comparison) is Python's own."""
         checked = sum(not isinstance(n, ast.Constant) for n in (node.left, *node.comparators))
         node.left = self.visit(node.left)
         node.comparators = self.each(node.comparators)
-        if checked < 2 or any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+        identities = [isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops]
+        if checked < 2 or all(identities) or len(node.ops) == 1 and any(identities):
             return node
         if len(node.ops) == 1:
             guard = ast.Subscript(value=ast.Name(id="_compare", ctx=LOAD),
@@ -298,8 +301,12 @@ class Guarding(ast.NodeTransformer):
                                   ctx=LOAD)
             return _at(ast.Call(func=guard, args=[node.left, node.comparators[0]], keywords=[]),
                        node)
-        node.left = _at(_guard("_compared", node.left), node.left)
-        node.comparators = [_at(_guard("_compared", c), c) for c in node.comparators]
+        operands = [node.left, *node.comparators]
+        node.left, *node.comparators = [
+            _at(_guard("_compared", x, *([ast.Constant(value=True)] if identity else [])), x)
+            for x, identity in zip(operands, identities + [False])]
+        node.ops = [ast.Eq() if isinstance(op, ast.Is) else ast.NotEq()
+                    if isinstance(op, ast.IsNot) else op for op in node.ops]
         return node
 
     def visit_Lambda(self, node):

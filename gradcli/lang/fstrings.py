@@ -50,6 +50,10 @@ class FString:
     def _literal(self, text):
         if self.raw or "\\" not in text:
             return self.placed(ast.Constant(value=text))
+        trailing = len(text) - len(text.rstrip("\\"))
+        if trailing % 2:  # (`\{`: an invalid escape before a field keeps its backslash)
+            return self.placed(ast.Constant(value=string_value(
+                self.quote + text + "{" + self.quote)[:-1]))
         return self.placed(ast.Constant(value=string_value(self.quote + text + self.quote)))
 
     def _parse(self, i, nested):
@@ -72,6 +76,13 @@ class FString:
                 if nested:
                     break
                 raise self.error("single '}' is not allowed")
+            elif c == "\\" and not self.raw and body[i + 1:i + 2] == "\\":
+                literal.append("\\\\")  # (an escaped backslash: what follows is read anew)
+                i += 2
+            elif c == "\\" and not self.raw and body[i + 1:i + 3] == "N{":
+                end = body.find("}", i)  # (`\N{DIGIT ONE}`: a character's name, no field)
+                literal.append(body[i:len(body) if end < 0 else end + 1])
+                i = len(body) if end < 0 else end + 1
             else:
                 literal.append(c)
                 i += 1

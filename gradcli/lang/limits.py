@@ -27,7 +27,9 @@ A program that runs too long is stopped by a timeout instead (`--timeout SECONDS
 
 import contextlib
 import functools
+import itertools
 import math
+import operator
 import os
 import re
 import sys
@@ -82,9 +84,10 @@ def apply_element_limit():
     """Hand GRADCLI_MAX_ELEMENTS, when set, to the engine (sessions call this once), and the
     item limit to its printing (`torch.set_printoptions(threshold=...)` of any size)."""
     global ITERATED_TYPES
-    from ..engine import printing
+    from ..engine import printing, tensor
     from ..engine.tensor import Tensor
     printing.TEXT_CHECK[0] = check_text
+    tensor.PIECES_CHECK[0] = check_items
     ITERATED_TYPES = (np.ndarray, Tensor)
     if "GRADCLI_MAX_ELEMENTS" in os.environ:
         from ..engine.tensor import ElementLimit, set_element_limit
@@ -255,9 +258,20 @@ def materialising(make):
     return call
 
 
+def buffer_length(x):
+    """What `bytes.join` and a bytes template's `%b` copy of x: a text's items, a buffer's bytes
+    (an array's memory: `b"".join([a] * 100)`), nothing of any other object (refused there)."""
+    if isinstance(x, TEXT):
+        return len(x)
+    try:
+        return memoryview(x).nbytes
+    except TypeError:
+        return 0
+
+
 def check_join(separator, items):
     """`separator.join(items)` (items a list)."""
-    check_items(sum(len(item) for item in items if isinstance(item, TEXT)) +
+    check_items(sum(buffer_length(item) for item in items) +
                 len(separator) * max(len(items) - 1, 0))
 
 
@@ -309,9 +323,13 @@ def _numel(shape):
     return n
 
 
+NUMPY_VALUES = (np.ndarray, np.generic)
+
+
 def check_arrays(a, b):
-    """A NumPy operation of a and b must not broadcast to more elements than the limit."""
-    if not (isinstance(a, np.ndarray) or isinstance(b, np.ndarray)):
+    """A NumPy operation of a and b must not broadcast to more elements than the limit (a NumPy
+    scalar makes an array of a list as an array does: `np.float64(1) + [a] * 1000`)."""
+    if not (isinstance(a, NUMPY_VALUES) or isinstance(b, NUMPY_VALUES)):
         return
     if not all(isinstance(x, (np.ndarray, np.generic, list, tuple, int, float, complex, bool))
                or _is_tensor(x) for x in (a, b)):
@@ -322,8 +340,80 @@ def check_arrays(a, b):
         pass  # shapes that do not broadcast: the operation reports it
 
 
+# The values that Python's own comparisons of containers meet as they are: no NumPy there
+COMPARED_PLAINLY = frozenset((int, float, complex, bool, str, bytes, type(None)))
+
+
+class Comparisons:
+    """The arrays that Python's own comparisons may meet, in C where no guard runs: `[a] ==
+    [b]`, `x in items`, sorted, min, max and list.index compare items, and NumPy broadcasts
+    two arrays (or an array and a list, of which it makes an array) to a result that nothing
+    checks before it is made (then bool() of it fails).  Any two of the values added (or of
+    their items, at any depth) broadcast to at most the elementwise largest of their shapes
+    (right-aligned), which is checked against the element limit as values are added, once an
+    array is among them.  (The shape of the array NumPy would make of a list is taken once an
+    array is met: lists of anything else, ranges among them, compare in C without NumPy.)"""
+
+    __slots__ = ("largest", "numpy", "lists")
+
+    def __init__(self):
+        self.largest = []     # the largest length of each dimension, the last one first
+        self.numpy = False
+        self.lists = []       # the lists and tuples met before any array
+
+    def add(self, *values):
+        """Add values (each compared as it is) and their items; the last value."""
+        if len(values) == 1 and type(values[0]) in COMPARED_PLAINLY:
+            return values[0]  # (a key= function's number: the usual case)
+        self._walk(values, top=False)
+        return values[-1] if values else None
+
+    def add_items(self, container):
+        """Add a container's items (the container itself is compared item by item)."""
+        if type(container) in (list, tuple) and COMPARED_PLAINLY.issuperset(map(type, container)):
+            return  # (numbers and strings alone: the usual case, settled in C)
+        self._walk((container,), top=True)
+
+    def _walk(self, values, top):
+        stack, seen = [(v, top) for v in values], set()
+        while stack:
+            value, top = stack.pop()
+            kind = type(value)
+            if kind in COMPARED_PLAINLY:
+                continue
+            if isinstance(value, NUMPY_VALUES) or _is_tensor(value):
+                self.numpy = True
+                self._merge(value.shape)
+                continue
+            if kind not in (list, tuple, dict) or id(value) in seen:
+                continue
+            seen.add(id(value))
+            if kind is not dict and not top:
+                self.lists.append(value)
+            items = value.values() if kind is dict else value
+            if not COMPARED_PLAINLY.issuperset(map(type, items)):
+                # (the items that are not plain, picked in C: a long list of numbers costs little)
+                plain = map(COMPARED_PLAINLY.__contains__, map(type, items))
+                stack.extend(zip(itertools.compress(items, map(operator.not_, plain)),
+                                 itertools.repeat(False)))
+        if self.numpy:
+            for listed in self.lists:
+                self._merge(_shape(listed))
+            self.lists.clear()
+            check_array_size(_numel(self.largest))
+
+    def _merge(self, shape):
+        largest = self.largest
+        for i, n in enumerate(reversed(shape)):
+            if i < len(largest):
+                if n > largest[i]:
+                    largest[i] = n
+            else:
+                largest.append(n)
+
+
 def check_matmul(a, b):
-    if not (isinstance(a, np.ndarray) or isinstance(b, np.ndarray)) or \
+    if not (isinstance(a, NUMPY_VALUES) or isinstance(b, NUMPY_VALUES)) or \
             not all(isinstance(x, ARRAY_LIKE) or _is_tensor(x) for x in (a, b)):
         return
     sa, sb = _shape(a), _shape(b)
@@ -392,6 +482,9 @@ def check_mod(a, b):
             for n in b if isinstance(b, tuple) else (b,):
                 if type(n) is int and n > MAX_WIDTH:
                     check_format_spec(str(n))
+        if not isinstance(a, str):  # (`%b` and `%s` copy a buffer's bytes: an array's memory)
+            values = b.values() if isinstance(b, dict) else b if isinstance(b, tuple) else (b,)
+            check_items(len(a) + sum(buffer_length(v) for v in values))
     else:
         check_arrays(a, b)
 

@@ -49,11 +49,13 @@ def _padding(name):
 
 
 def _replace(s, old, new, count=-1):
-    if len(new) > len(old):
+    """str.replace and bytes.replace (whose `new` may be any buffer: an array's bytes)."""
+    growth = limits.buffer_length(new) - limits.buffer_length(old)
+    if growth > 0:
         occurrences = (len(s) + 1 if not old else s.count(old))
         if count >= 0:
             occurrences = min(occurrences, count)
-        limits.check_items(len(s) + occurrences * (len(new) - len(old)))
+        limits.check_items(len(s) + occurrences * growth)
     return s.replace(old, new, count)
 
 
@@ -107,7 +109,14 @@ def _to_bytes(n, length=1, *args, **kwargs):
 
 
 def _from_bytes(cls, data, *args, **kwargs):
-    if isinstance(data, (bytes, bytearray)) and len(data) * 8 > limits.MAX_INT_BITS:
+    """int.from_bytes of bytes, of any buffer (an array's memory) or of an iterable of byte
+    values (a list, an array's items): 8 bits of the integer a byte."""
+    size = limits.buffer_length(data)
+    if not size and not isinstance(data, limits.TEXT):
+        if not hasattr(data, "__len__"):
+            data = list(limits.check_each(data))
+        size = len(data)
+    if size * 8 > limits.MAX_INT_BITS + 64:
         raise limits.int_too_large()
     return cls.from_bytes(data, *args, **kwargs)
 
@@ -133,13 +142,29 @@ def _iterating(name):
     return method
 
 
+def _searching(name):
+    """list.index, count and remove, tuple.index and count: they compare value with each item
+    in C (see limits.Comparisons)."""
+    def method(receiver, value, /, *args):
+        if type(value) not in limits.COMPARED_PLAINLY:  # (a number broadcasts nothing)
+            compared = limits.Comparisons()
+            compared.add(value)
+            compared.add_items(receiver)
+        return getattr(receiver, name)(value, *args)
+    method.__name__ = name
+    return method
+
+
 SET_METHODS = ("update", "union", "intersection", "intersection_update", "difference",
                "difference_update", "symmetric_difference", "symmetric_difference_update",
                "issubset", "issuperset", "isdisjoint")
 # The like of STRING_METHODS for other builtin types: (defining class, name) -> function of the
 # receiver (or, for class methods, of the class), of these classes (bool's are int's).
-METERED_TYPES = (int, list, dict, set, frozenset)
+METERED_TYPES = (int, list, tuple, dict, set, frozenset)
 METERED_METHODS = {(int, "to_bytes"): _to_bytes, (int, "from_bytes"): _from_bytes,
+                   **{(kind, name): _searching(name) for kind, name in (
+                       (list, "index"), (list, "count"), (list, "remove"), (tuple, "index"),
+                       (tuple, "count"))},
                    (list, "extend"): _list_extend, (dict, "fromkeys"): _fromkeys,
                    (dict, "update"): _iterating("update"),
                    **{(kind, name): _iterating(name) for kind in (set, frozenset)

@@ -8,7 +8,8 @@ from functools import lru_cache
 import numpy as np
 
 from .limits import (_shape, check_array_size, check_broadcast, check_dtype, check_dtypes,
-                     check_int_arguments, check_numpy_result, check_print_options, check_total)
+                     check_int_arguments, check_numpy_result, check_print_options, check_total,
+                     materialising)
 
 DENIED_TORCH_NAMES = {"set_element_limit"}
 # `torch.__version__`: the PyTorch whose semantics gradcli follows, marked as gradcli's
@@ -380,8 +381,11 @@ def _numpy_members():
 
 # ---------------------------------------------------------------------- math
 
-MATH_UNBOUNDED = {"prod", "lcm"}          # a product of many integers cannot be interrupted
+# a product of many integers cannot be interrupted, nor metered (sumprod, Python 3.12's, of
+# integers is exact: `sumprod([x], [x])` squares a number of a million bits unchecked)
+MATH_UNBOUNDED = {"prod", "lcm", "sumprod"}
 MATH_INTEGER = {"factorial", "comb", "perm"}
+MATH_ITERATING = {"fsum", "dist"}         # they iterate their arguments in C (an array's items)
 
 
 def _math_facade():
@@ -390,7 +394,8 @@ def _math_facade():
         if name.startswith("_") or name in MATH_UNBOUNDED:
             continue
         value = getattr(math, name)
-        members[name] = check_int_arguments(value) if name in MATH_INTEGER else value
+        members[name] = check_int_arguments(value) if name in MATH_INTEGER else \
+            materialising(value) if name in MATH_ITERATING else value
     return Facade("math", members)
 
 

@@ -59,7 +59,8 @@ def static_builtins():
     names = dict(bare_names())
     names.update({n: getattr(builtins, n) for n in SAFE_BUILTINS})
     names.update(range=safe_range, pow=safe_pow, format=safe_format, sum=safe_sum,
-                 round=safe_round, **CALLING_BUILTINS)
+                 round=safe_round, any=limits.materialising(any),
+                 all=limits.materialising(all), **CALLING_BUILTINS)
     names.update(builtins_or_ops(names))
     names.update({guard: BINARY_GUARDS[op] for op, (guard, *_) in OPERATORS.items()})
     names.update({inplace_guard_name(guard): INPLACE_GUARDS[op]

@@ -74,11 +74,18 @@ class Session:
     def eval(self, text, timeout=None):
         """The value of one expression (a --at value, an --expect value, the REPL's `x?` and
         `:graph EXPR`), stopped after `timeout` seconds as a statement is."""
-        def compile_and_eval():
-            code = compile_expression(parse_expression(text.strip()))
+        return self.call(lambda: eval(compile_expression(parse_expression(text.strip())),
+                                      self.namespace), timeout)
+
+    def call(self, function, timeout=None):
+        """function() run as the program's statements run, for what runs the program's code
+        outside them (an expression; the backward pass that the REPL's :graph and :explain
+        trace, which calls the program's hooks and Functions): stopped after `timeout`
+        seconds, within the program's recursion budget, its errors the program's."""
+        def run():
             with limits.program_recursion():
-                return eval(code, self.namespace)
-        return self._execute(compile_and_eval, timeout)
+                return function()
+        return self._execute(run, timeout)
 
     def is_complete(self, source):
         """False when source ends where more input is expected (a REPL then reads on)."""

@@ -297,9 +297,9 @@ class Generator(TorchGenerator, metaclass=TorchClass):
         if not isinstance(new_state, Tensor) or new_state.dtype is not dtypes.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
         data = np.ascontiguousarray(new_state._data).reshape(-1)
-        if data.size != self.STATE_LAYOUT.itemsize:
+        if data.size != self._STATE_LAYOUT.itemsize:
             raise RuntimeError(f"Expected a CPUGeneratorImplState of size "
-                               f"{self.STATE_LAYOUT.itemsize} but found the input RNG state "
+                               f"{self._STATE_LAYOUT.itemsize} but found the input RNG state "
                                f"size to be {data.size}")
         self._load_state_bytes(data)
         return self

@@ -270,8 +270,20 @@ _BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617
 
 
 def _polygamma(n, a):
-    """psi^(n)(a) in float64: the recurrence up to x >= 20 + n, then the asymptotic series."""
+    """psi^(n)(a) in float64: the recurrence up to x >= 20 + n, then the asymptotic series.
+    Digamma and trigamma of a negative x reflect it first, as PyTorch's calc_digamma and
+    calc_trigamma do (the recurrence would take |x| steps: 10 ** 15 of them for -1e15 - 0.5)."""
     x = np.array(a, dtype=np.float64)
+    if n <= 1:
+        negative = np.isfinite(x) & (x < 0) & (x != np.floor(x))
+        if negative.any():
+            reflected = _polygamma(n, np.where(negative, 1 - x, x))
+            with np.errstate(all="ignore"):
+                if n == 0:  # psi(x) = psi(1 - x) - pi / tan(pi * frac(x))
+                    mirror = reflected - np.pi / np.tan(np.pi * (x - np.trunc(x)))
+                else:       # psi1(x) = pi ** 2 / sin(pi * x) ** 2 - psi1(1 - x)
+                    mirror = (np.pi * np.pi) / np.sin(np.pi * x) ** 2 - reflected
+            return np.where(negative, mirror, reflected)
     out = np.zeros(x.shape)
     pole = (x <= 0) & (x == np.floor(x))
     ok = np.isfinite(x) & ~pole

@@ -222,6 +222,7 @@ def _masked_scatter(a, mask, source):
         raise RuntimeError("masked_scatter: expected self and source to have same dtypes but "
                            f"got{short_name(a.dtype)} and {short_name(source.dtype)}")
     shape = _broadcast(mask.shape, a.shape)
+    check_numel(shape)  # (self broadcast to the mask's shape: the result, made below)
     mask = np.broadcast_to(mask, shape)
     n = int(np.count_nonzero(mask))
     if n > source.size:

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..engine.tensor import check_numel
+from ..engine.tensor import check_numel, check_pieces
 from .derivatives import helper
 from .registry import Composed, OPS, Op, Overload, Sample, alias, register, wrap_dim
 from .shape import _reshape_compose, _select_view
@@ -128,7 +128,7 @@ def _split_sizes(n, split_size):
             raise RuntimeError("split_size can only be 0 if dimension size is 0, but got dimension "
                                f"size of {n}")
         return [0]
-    sizes = [split_size] * (n // split_size)
+    sizes = [split_size] * check_pieces(n // split_size)
     if n % split_size or not sizes:
         sizes.append(n % split_size)
     return sizes
@@ -227,7 +227,7 @@ def _unbind(a, dim):
     if a.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = wrap_dim(dim, a.ndim)
-    return tuple(_select_view(a, d, i) for i in range(a.shape[d]))
+    return tuple(_select_view(a, d, i) for i in range(check_pieces(a.shape[d])))
 
 
 register(Op(
