@@ -71,6 +71,15 @@ class TorchGenerator:
         bits = self._random32(n) & np.uint64((1 << 24) - 1)
         return (bits.astype(np.float64) * (2.0 ** -24)).astype(dtype)
 
+    def _words(self, n, wide=False):
+        """n raw draws as PyTorch's random() (32 bits) or, wide, random64() (64 bits) give
+        them, as uint64."""
+        return self._random64(n) if wide else self._random32(n)
+
+    def _double_normals(self, n):
+        """n normals drawn one by one as normal_distribution<double> draws them (float64)."""
+        return np.array([self._double_normal() for _ in range(n)], np.float64)
+
     def _double_normal(self):
         if self._next_normal is not None:
             value, self._next_normal = self._next_normal, None
@@ -85,7 +94,7 @@ class TorchGenerator:
         """n standard normals as torch.randn draws them for a contiguous tensor."""
         dtype = np.dtype(dtype)
         if n < 16:
-            return np.array([self._double_normal() for _ in range(n)], np.float64).astype(dtype)
+            return self._double_normals(n).astype(dtype)
         data = self._uniform(n, dtype)
         for i in range(0, n - 15, 16):
             _box_muller16(data, i)
@@ -231,9 +240,10 @@ def _vmapped(method, count_position):
 
 
 def _wrap_draws(cls):
-    """Inside vmap, the draws (uniform, normal, integers) that cls defines are each one
+    """Inside vmap, the draws (uniform, normal, integers, words) that cls defines are each one
     sample's part of a batched draw (a subclass's are wrapped too: __init_subclass__)."""
-    for method, position in (("_uniform", 0), ("_normal", 0), ("_integers", 2)):
+    for method, position in (("_uniform", 0), ("_normal", 0), ("_integers", 2), ("_words", 0),
+                             ("_double_normals", 0)):
         if method in vars(cls):
             setattr(cls, method, _vmapped(vars(cls)[method], position))
 

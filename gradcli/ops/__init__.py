@@ -14,6 +14,7 @@ from . import matmul, linalg, creation, views  # noqa: E402,F401
 from . import tensor_methods  # noqa: E402
 from . import compare, sorting, extra, activations, products, more_reductions, decompositions, backward_ops  # noqa: E402,F401,E501  (declare)
 from . import inplace_shape, linalg_extra, scatter, dropout  # noqa: E402,F401  (declare)
+from . import distributions  # noqa: E402,F401  (declare)
 from . import original_self  # noqa: E402,F401  (in-place activations; nn imports it after the wall)
 
 # Python operator -> (op name, reflected).  PyTorch's __radd__ is __add__ and its __rmul__ is
