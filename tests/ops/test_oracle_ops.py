@@ -27,7 +27,12 @@ SPELLED_DIFFERENTLY = {
     "scatter.value": lambda self, dim, index, value: torch.scatter(self, dim, index, value),
     "scatter_add.default": lambda self, src, dim, index: torch.scatter_add(self, dim, index, src),
     "scatter_reduce.two": lambda self, src, dim, index, reduce, include_self=True:
-        torch.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)}
+        torch.scatter_reduce(self, dim, index, src, reduce, include_self=include_self),
+    # torch.normal's and torch.bernoulli's overloads, declared apart (distributions.py)
+    "normal.Tensor_Tensor": lambda mean, std: torch.normal(mean, std),
+    "normal.Tensor_float": lambda mean, std=1.0: torch.normal(mean, std),
+    "normal.float_Tensor": lambda std, mean=0.0: torch.normal(mean, std),
+    "bernoulli.default": lambda p: torch.bernoulli(p)}
 REFLECTED_OPERATORS = {name: dunder for dunder, (name, reflected) in OPERATORS.items()
                        if not reflected}
 TOLERANCES = {"float32": dict(rtol=1e-5, atol=1e-6), "float64": dict(rtol=1e-7, atol=1e-10)}
