@@ -22,8 +22,8 @@ from .creation import _dtype_or_default, _leaf, _size, _size_argument, generator
 from .derivatives import helper
 from .dropout import bernoulli_like, memory_order
 from .numerics import fused
-from .registry import OPS, Op, Plain, Sample, register
-from .tensor_methods import _random_fill, normal_values
+from .registry import OPS, Op, Overload, Plain, Sample, register
+from .tensor_methods import normal_values
 
 _C_TYPES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int",
             "int32": "int", "int64": "long int", "bool": "bool", "float32": "float",
@@ -51,14 +51,12 @@ def _floating(a, kernel):
         raise _not_implemented(kernel, a)
 
 
-def _uniforms(tensor, generator, name):
-    """One uniform double in [0, 1) per element of tensor, in its memory order."""
-    a = tensor._data
+def _uniforms(a, generator, name):
+    """One uniform double in [0, 1) per element of a, in its memory order."""
     return memory_order(a, generator_of(generator, name)._uniform(a.size, np.float64))
 
 
-def _exponential_values(tensor, lambd, generator):
-    a = tensor._data
+def _exponential_values(a, lambd, generator):
     if a.dtype.kind != "f":  # (its message names PyTorch's dtype, not the C type)
         raise RuntimeError("Exponential distribution is a continuous probability distribution. "
                            f"dtype must be a floating point but you specified "
@@ -66,24 +64,23 @@ def _exponential_values(tensor, lambd, generator):
     if not (lambd > 0 and math.isfinite(lambd)):
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_g(lambd)}")
     scale = -1.0 / lambd
-    return _each(lambda u: scale * math.log1p(-u), _uniforms(tensor, generator, "exponential_"))
+    return _each(lambda u: scale * math.log1p(-u), _uniforms(a, generator, "exponential_"))
 
 
-def _geometric_values(tensor, p, generator):
+def _geometric_values(a, p, generator):
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_g(p)}")
-    if tensor._data.dtype == np.bool_:
-        raise _not_implemented("geometric_cpu", tensor._data)
+    if a.dtype == np.bool_:
+        raise _not_implemented("geometric_cpu", a)
     denominator = math.log1p(-p)
     return _each(lambda u: math.ceil(math.log(u) / denominator) if u > 0 else math.inf,
-                 _uniforms(tensor, generator, "geometric_"))
+                 _uniforms(a, generator, "geometric_"))
 
 
-def _log_normal_values(tensor, mean, std, generator):
-    _floating(tensor._data, "log_normal_cpu")
+def _log_normal_values(a, mean, std, generator):
+    _floating(a, "log_normal_cpu")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_g(std)}")
-    a = tensor._data
     x = generator_of(generator, "log_normal_")._double_normals(a.size)
     return _each(math.exp, memory_order(a, fused(x, np.float64(std), np.float64(mean))))
 
@@ -95,32 +92,12 @@ def _continuous(a, name):
                            f"{_C_TYPES.get(a.dtype.name, a.dtype.name)}")
 
 
-def _cauchy_values(tensor, median, sigma, generator):
-    _continuous(tensor._data, "Cauchy")
+def _cauchy_values(a, median, sigma, generator):
+    _continuous(a, "Cauchy")
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_g(sigma)}")
-    tan = _each(lambda u: math.tan(math.pi * (u - 0.5)), _uniforms(tensor, generator, "cauchy_"))
+    tan = _each(lambda u: math.tan(math.pi * (u - 0.5)), _uniforms(a, generator, "cauchy_"))
     return fused(np.float64(sigma), tan, np.float64(median))
-
-
-def exponential_(self, lambd=1.0, *, generator=None):
-    """Fill with exponential samples of rate lambd (-log(1 - u) / lambd)."""
-    return _random_fill(self, "exponential_", _exponential_values, lambd, generator)
-
-
-def geometric_(self, p, *, generator=None):
-    """Fill with geometric samples: the number of Bernoulli(p) trials up to the first success."""
-    return _random_fill(self, "geometric_", _geometric_values, p, generator)
-
-
-def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
-    """Fill with exp(N(mean, std)) samples."""
-    return _random_fill(self, "log_normal_", _log_normal_values, mean, std, generator)
-
-
-def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
-    """Fill with Cauchy samples (median + sigma * tan(pi * (u - 1/2)))."""
-    return _random_fill(self, "cauchy_", _cauchy_values, median, sigma, generator)
 
 
 # ------------------------------------------------------------------------------ random_
@@ -147,10 +124,9 @@ def _check_in_range(a, name, value):
         raise RuntimeError(f"{name} is out of bounds for {_C_TYPES[a.dtype.name]}")
 
 
-def _random_values(tensor, low, high, generator):
+def _random_values(a, low, high, generator):
     """random_(): [0, 2^digits] for floats, [0, max] for integers; random_(from, to): [from, to)
     (to None: up to the dtype's largest)."""
-    a = tensor._data
     if a.dtype.name not in _C_TYPES:
         raise _not_implemented("random_", a)
     draw = generator_of(generator, "random_")
@@ -168,36 +144,6 @@ def _random_values(tensor, low, high, generator):
     _check_in_range(a, "from", low)
     _check_in_range(a, "to - 1", high - 1)
     return memory_order(a, draw._integers(low, high, a.size))
-
-
-def _integer(value, name, position):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"random_(): argument '{name}' (position {position}) must be int, not "
-                        f"{type(value).__name__}")
-    return int(value)
-
-
-def random_(self, *args, generator=None, **kwargs):
-    """random_(): integers in [0, 2^mantissa] (floats) or [0, max]; random_(to): [0, to);
-    random_(from, to): [from, to)."""
-    bounds = dict(zip(("from", "to"), args)) if len(args) == 2 else (
-        {"to": args[0]} if len(args) == 1 and "to" not in kwargs else
-        dict(zip(("from",), args)))
-    for key, value in kwargs.items():
-        if key not in ("from", "to") or key in bounds:
-            raise TypeError(f"random_() got an unexpected keyword argument '{key}'")
-        bounds[key] = value
-    if len(args) > 2:
-        raise TypeError(f"random_() takes at most 2 arguments ({len(args)} given)")
-    if not bounds:
-        low = high = None
-    else:
-        low = _integer(bounds.get("from", 0), "from", 1)
-        high = bounds.get("to")
-        high = None if high is None else _integer(high, "to", 2)
-        if "from" not in bounds and high is None:
-            low = None
-    return _random_fill(self, "random_", _random_values, low, high, generator)
 
 
 # ---------------------------------------------------------------------------- bernoulli
@@ -225,18 +171,6 @@ def _bernoulli_scalar(a, p, generator, name="bernoulli_"):
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
     return bernoulli_like(a, p, generator)
-
-
-def _bernoulli_fill(tensor, p, generator):
-    if isinstance(p, Tensor):
-        return _bernoulli_probabilities(tensor._data, p._data, generator)
-    return _bernoulli_scalar(tensor._data, p, generator)
-
-
-def bernoulli_(self, p=0.5, *, generator=None):
-    """Fill with 1 where a uniform draw is below p (a number, or a tensor of probabilities
-    broadcast to self), else 0."""
-    return _random_fill(self, "bernoulli_", _bernoulli_fill, p, generator)
 
 
 def _bernoulli_forward(p, generator):
@@ -418,8 +352,7 @@ def _without_replacement(p, n, generator):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if (p.reshape(-1, p.shape[-1]).sum(axis=1) == 0).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    noise = Tensor._make(np.empty_like(p), None, 0, False)
-    q = p / _exponential_values(noise, 1.0, generator).astype(p.dtype)
+    q = p / _exponential_values(np.empty_like(p), 1.0, generator).astype(p.dtype)
     order = np.argsort(-q, axis=-1, kind="stable")
     return order[..., :n]
 
@@ -560,19 +493,99 @@ POISSON.hidden_saved += ("generator",)
 
 # --------------------------------------------------------------------------- the table
 
-def _method(name, fn, doc, signature, via=()):
-    """A Tensor method of the table (listed by `gradcli ops`, offered by completion)."""
-    entry = Plain(name, fn, doc, kind="random", signature=signature, via=via)
-    entry.method, entry.function = fn, False
+# ------------------------------------------------------------------ the in-place fills
+
+def _integer(value, name, position):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"random_(): argument '{name}' (position {position}) must be int, not "
+                        f"{type(value).__name__}")
+    return int(value)
+
+
+def _random_from(a, low, high, generator):
+    high = None if high is None else _integer(high, "to", 2)
+    return _random_values(a, _integer(low, "from", 1), high, generator)
+
+
+_FILL_SAMPLES = [Sample(()), Sample((3,)), Sample((2, 3))]
+
+
+def _fill_op(name, forward, attrs, grad_fn, doc, inputs=("self",), samples=_FILL_SAMPLES):
+    """A fill of PyTorch's (`name_`, in place) as a table op: values drawn for self's elements
+    whatever self holds, so every input's gradient is zero (PyTorch's zeros_like)."""
+    op = Op(name, lambda a, *rest: np.asarray(forward(a, *rest), a.dtype),
+            tuple("self: zeros_like(grad)" if x == "self" else f"{x}: _zeros_of({x}_shape, grad)"
+                  for x in inputs), inputs=inputs,
+            attrs=attrs + (("generator", None),), grad_fn=grad_fn, dtype="same", method=False,
+            function=False, public=False, kind="random", doc=doc, samples=samples,
+            jvp=tuple(f"{x}: _zeros_of(self_shape, {x}_t)" for x in inputs))
+    op.random = True
+    op.hidden_saved += tuple(a if isinstance(a, str) else a[0] for a in attrs) + (
+        "generator", "self_sym_sizes") + tuple(f"{x}_sym_sizes" for x in inputs)
+    return register(op)
+
+
+def _listed(name, doc, signature, via):
+    """The row `gradcli ops` shows for the Tensor method `name` (installed from its ops)."""
+    entry = Plain(name, None, doc, kind="random", signature=signature, via=via)
+    entry.function = False
     return register(entry)
 
 
+for _name, _forward, _attrs, _node, _doc, _signature in [
+        ("exponential", _exponential_values, (("lambd", 1.0),), "ExponentialBackward0",
+         "exponential samples of rate lambd", "exponential_(lambd=1, *, generator=None)"),
+        ("geometric", _geometric_values, ("p",), "GeometricBackward0",
+         "geometric samples (trials up to a success)", "geometric_(p, *, generator=None)"),
+        ("log_normal", _log_normal_values, (("mean", 1.0), ("std", 2.0)),
+         "LogNormalBackward0", "exp(N(mean, std)) samples",
+         "log_normal_(mean=1, std=2, *, generator=None)"),
+        ("cauchy", _cauchy_values, (("median", 0.0), ("sigma", 1.0)), "CauchyBackward0",
+         "Cauchy samples (median + sigma * tan(pi * (u - 1/2)))",
+         "cauchy_(median=0, sigma=1, *, generator=None)")]:
+    _samples = [Sample((3,), attrs={"p": 0.3})] if _name == "geometric" else _FILL_SAMPLES
+    _fill_op(_name, _forward, _attrs, _node, f"{_doc} (the values of {_name}_)",
+             samples=_samples).inplace = True
+    _listed(_name + "_", f"fill with {_doc}", _signature, (_name,))
+
+def _random_form(self=None, *args, generator=None, **bounds):
+    """random_'s overload: random_(), random_(to) or random_(from, to)."""
+    given = len(args) + len(bounds)
+    return OPS["random.default" if not given else "random.to" if given == 1 and (
+        args or "to" in bounds) else "random.from"]
+
+
+_RANDOM = Overload("random", _random_form,
+    (_fill_op("random.default", lambda a, generator: _random_values(a, None, None, generator),
+              (), "RandomBackward2", "integers in [0, 2^mantissa] (floats) or [0, max]"),
+     _fill_op("random.to", lambda a, to, generator: _random_values(a, 0, _integer(
+         to, "to", 1), generator), ("to",), "RandomBackward1", "integers in [0, to)",
+              samples=[Sample((3,), attrs={"to": 10})]),
+     _fill_op("random.from", _random_from, ("from", ("to", None)), "RandomBackward0",
+              "integers in [from, to)", samples=[Sample((3,), attrs={"from": -3, "to": 4})])),
+    method=False, kind="random", doc="integers in [from, to) (random_: in place)")
+_RANDOM.public, _RANDOM.inplace = False, True
+register(_RANDOM)
+_listed("random_", "fill with random integers: [0, to) or [from, to)",
+        "random_(from=0, to=None, *, generator=None)", ("random.default", "random.to",
+                                                        "random.from"))
+_BERNOULLI_ = Overload("bernoulli_", lambda self=None, p=0.5, **kwargs: OPS[
+    "bernoulli_.Tensor" if isinstance(p, Tensor) else "bernoulli_.float"],
+    (_fill_op("bernoulli_.float", lambda a, p, generator: _bernoulli_scalar(a, p, generator),
+              (("p", 0.5),), "BernoulliBackward2", "1 with probability p, else 0"),
+     _fill_op("bernoulli_.Tensor", lambda a, p, generator: _bernoulli_probabilities(
+         a, p, generator), (), "BernoulliBackward1", "1 with probability p[i], else 0",
+              inputs=("self", "p"), samples=[Sample((3,), (3,), low=0.1, high=0.9),
+                                             Sample((2, 3), (3,), low=0.1, high=0.9)])),
+    method=False, kind="random", doc="bernoulli_ with a number or a tensor of probabilities")
+_listed("bernoulli_", "fill with 1 where a uniform draw is below p, else 0",
+        "bernoulli_(p=0.5, *, generator=None)", ("bernoulli_.float", "bernoulli_.Tensor"))
 register(BERNOULLI)
 register(POISSON)
 register(Plain("bernoulli", bernoulli, "1 with probability p (input's elements, or a number)",
                kind="random", signature="bernoulli(input, p=None, *, generator=None)",
                via=("bernoulli.default",)))
-OPS["bernoulli"].method = bernoulli
+OPS["bernoulli"].method, OPS["bernoulli"].inplace = bernoulli, _BERNOULLI_
 register(Plain("normal", normal, "samples of N(mean, std): mean and std tensors or numbers",
                kind="random", signature="normal(mean, std, size=None, *, generator=None)",
                via=("normal.Tensor_Tensor", "normal.Tensor_float", "normal.float_Tensor")))
@@ -582,15 +595,3 @@ register(Plain("multinomial", multinomial, "indices drawn from rows of category 
 OPS["multinomial"].method = multinomial
 register(Plain("randperm", randperm, "a random permutation of 0 .. n-1", kind="random",
                signature="randperm(n, *, generator=None, dtype=torch.int64)"))
-_method("random_", random_, "fill with random integers: [0, to) or [from, to)",
-        "random_(from=0, to=None, *, generator=None)")
-_method("exponential_", exponential_, "fill with exponential samples of rate lambd",
-        "exponential_(lambd=1, *, generator=None)")
-_method("geometric_", geometric_, "fill with geometric samples (trials to a success)",
-        "geometric_(p, *, generator=None)")
-_method("log_normal_", log_normal_, "fill with exp(N(mean, std)) samples",
-        "log_normal_(mean=1, std=2, *, generator=None)")
-_method("cauchy_", cauchy_, "fill with Cauchy samples", "cauchy_(median=0, sigma=1, *, "
-        "generator=None)")
-_method("bernoulli_", bernoulli_, "fill with 1 where a uniform draw is below p, else 0",
-        "bernoulli_(p=0.5, *, generator=None)")

@@ -148,6 +148,21 @@ def nodes(torch):
         out[label]["grads"] = [g.tolist() for g in grads]
         out[label]["second"] = [g.requires_grad for g in grads]
     x = torch.tensor([0.2, 0.7], requires_grad=True)
+    p = torch.tensor([0.5, 0.9], requires_grad=True)
+    for label, fill in [("random", lambda y: y.random_()), ("random to", lambda y: y.random_(5)),
+                        ("random from", lambda y: y.random_(1, 5)),
+                        ("bernoulli_", lambda y: y.bernoulli_(0.5)),
+                        ("bernoulli_ p", lambda y: y.bernoulli_(p)),
+                        ("exponential_", lambda y: y.exponential_()),
+                        ("geometric_", lambda y: y.geometric_(0.3)),
+                        ("log_normal_", lambda y: y.log_normal_()),
+                        ("cauchy_", lambda y: y.cauchy_())]:
+        y = x * 1
+        same = fill(y) is y
+        grads = torch.autograd.grad(y.sum(), (x, p), allow_unused=True)
+        out[label] = [same, type(y.grad_fn).__name__, y._version, y.tolist(),
+                      sorted(a for a in dir(y.grad_fn) if a.startswith("_saved_")),
+                      [None if g is None else g.tolist() for g in grads]]
     y = torch.bernoulli(x, 0.5)
     out["bernoulli p"] = [type(y.grad_fn).__name__, y.requires_grad]
     try:

@@ -32,7 +32,9 @@ SPELLED_DIFFERENTLY = {
     "normal.Tensor_Tensor": lambda mean, std: torch.normal(mean, std),
     "normal.Tensor_float": lambda mean, std=1.0: torch.normal(mean, std),
     "normal.float_Tensor": lambda std, mean=0.0: torch.normal(mean, std),
-    "bernoulli.default": lambda p: torch.bernoulli(p)}
+    "bernoulli.default": lambda p: torch.bernoulli(p),
+    "bernoulli_.float": lambda self, p=0.5: (self * 1).bernoulli_(p),
+    "bernoulli_.Tensor": lambda self, p: (self * 1).bernoulli_(p)}
 REFLECTED_OPERATORS = {name: dunder for dunder, (name, reflected) in OPERATORS.items()
                        if not reflected}
 TOLERANCES = {"float32": dict(rtol=1e-5, atol=1e-6), "float64": dict(rtol=1e-7, atol=1e-10)}
