@@ -96,8 +96,7 @@ class TorchGenerator:
         if n < 16:
             return self._double_normals(n).astype(dtype)
         data = self._uniform(n, dtype)
-        for i in range(0, n - 15, 16):
-            _box_muller16(data, i)
+        _box_muller16(data, 0)
         if n % 16:
             data[n - 16:] = self._uniform(16, dtype)
             _box_muller16(data, n - 16)
@@ -160,12 +159,24 @@ class TorchGenerator:
 
 
 def _box_muller16(data, i):
-    u1 = 1 - data[i:i + 8]
-    u2 = data[i + 8:i + 16]
+    """normal_fill_16 on the blocks of 16 uniforms data[i:i + 16], data[i + 16:i + 32], ...:
+    cos into the first 8 of each, sin into the last 8."""
+    blocks = data[i:i + (data.size - i) // 16 * 16].reshape(-1, 16)
+    u1, u2 = 1 - blocks[:, :8], blocks[:, 8:]
+    if data.dtype == np.float64:  # libm's log, cos and sin, one value at a time as the
+        # kernel calls them (NumPy's vectorised loops may differ in the last bit)
+        radius = np.sqrt(-2 * _libm(math.log, u1))
+        theta = 2 * np.pi * u2
+        blocks[:, :8], blocks[:, 8:] = radius * _libm(math.cos, theta), radius * _libm(
+            math.sin, theta)
+        return
     radius = np.sqrt(-2 * np.log(u1))
-    theta = 2 * np.pi * u2 if data.dtype == np.float64 else np.float32(2 * np.pi) * u2
-    data[i:i + 8] = radius * np.cos(theta)
-    data[i + 8:i + 16] = radius * np.sin(theta)
+    theta = np.float32(2 * np.pi) * u2
+    blocks[:, :8], blocks[:, 8:] = radius * np.cos(theta), radius * np.sin(theta)
+
+
+def _libm(fn, values):
+    return np.array([fn(v) for v in values.reshape(-1).tolist()]).reshape(values.shape)
 
 
 # ---------------------------------------------------------------------- vmap's randomness

@@ -5,6 +5,9 @@ sizes on both sides of PyTorch's switches (normal_ vectorises from 16 elements, 
 random_ widen their draws, multinomial changes algorithm with replacement); their nodes,
 gradients and messages are PyTorch's.  Checked against torch (README "The oracle tests")."""
 
+import hashlib
+
+import numpy as np
 import pytest
 
 import gradcli
@@ -101,6 +104,39 @@ def layouts(torch, seed):
     out["normal mixed"] = torch.normal(torch.zeros(3), torch.ones(3, dtype=torch.float64)).tolist()
     out["big poisson"] = torch.poisson(torch.tensor([50., 1000., 12.5])).tolist()
     return out
+
+
+def digest(values):
+    return hashlib.sha256(np.asarray(values, np.float64).tobytes()).hexdigest()
+
+
+def many(torch, seed):
+    """Long draws, where a last-bit difference of one libm value in thousands would show:
+    the digests of their float64 values."""
+    g = torch.Generator().manual_seed(seed)
+    out = {}
+    for name in ("float32", "float64"):
+        dtype = getattr(torch, name)
+        e = lambda: torch.empty(5000, dtype=dtype)  # noqa: E731
+        out[f"randn {name}"] = digest(torch.randn(5000, dtype=dtype, generator=g).tolist())
+        p = torch.rand(3000, dtype=dtype, generator=g) * 30
+        for label, value in [
+                ("exponential", e().exponential_(0.7, generator=g)),
+                ("geometric", e().geometric_(0.01, generator=g)),
+                ("log_normal", e().log_normal_(0.2, 1.3, generator=g)),
+                ("cauchy", e().cauchy_(0.1, 3.3, generator=g)),
+                ("poisson", torch.poisson(p, generator=g)),
+                ("normal", torch.normal(p, p + 1, generator=g)),
+                ("multinomial", torch.multinomial(p + 0.01, 500, generator=g)),
+                ("multinomial r", torch.multinomial(p + 0.01, 3000, True, generator=g))]:
+            out[f"{label} {name}"] = digest(value.tolist())
+    out["randperm"] = digest(torch.randperm(20000, generator=g).tolist())
+    return out
+
+
+@pytest.mark.parametrize("seed", [11])
+def test_long_draws_are_pytorch_s_to_the_last_bit(seed, oracle):
+    assert many(gradcli, seed) == oracle(lambda torch: many(torch, seed))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -263,3 +299,28 @@ def test_the_new_names_are_in_the_table_and_on_tensors():
     x = gradcli.ones(3)
     for name in ("random_", "exponential_", "bernoulli_", "bernoulli", "multinomial"):
         assert callable(getattr(x, name)), name
+
+
+def test_completion_offers_the_new_names():
+    import io
+
+    from gradcli.cli.completer import complete
+    from gradcli.cli.meta import COMMANDS
+    from gradcli.lang.session import Session
+    session = Session(out=io.StringIO())
+    session.run("import torch\nx = torch.ones(3)\n")
+
+    def texts(text):
+        return [c.text for c in complete(text, None, session.namespace, COMMANDS)]
+    assert {"normal"} <= set(texts("torch.nor"))
+    assert {"randperm", "randn", "rand"} <= set(texts("torch.ran"))
+    assert {"multinomial"} <= set(texts("torch.mul"))
+    assert {"bernoulli"} <= set(texts("torch.be"))
+    assert {"poisson"} <= set(texts("torch.poi"))
+    assert {"random_"} <= set(texts("x.ran"))
+    assert {"exponential_", "exp"} <= set(texts("x.ex"))
+    assert {"bernoulli", "bernoulli_"} <= set(texts("x.bern"))
+    assert {"geometric_"} <= set(texts("x.geo"))
+    assert {"log_normal_"} <= set(texts("x.log_n"))
+    assert {"cauchy_"} <= set(texts("x.cau"))
+    assert {"multinomial"} <= set(texts("x.multin"))
