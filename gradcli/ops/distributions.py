@@ -23,7 +23,7 @@ from .derivatives import helper
 from .dropout import bernoulli_like, memory_order
 from .numerics import fused
 from .registry import OPS, Op, Overload, Plain, Sample, register
-from .tensor_methods import normal_values
+from .tensor_methods import check_floating, normal_values
 
 _C_TYPES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int",
             "int32": "int", "int64": "long int", "bool": "bool", "float32": "float",
@@ -44,11 +44,6 @@ def _each(fn, values):
 
 def _not_implemented(kernel, a):
     return NotImplementedError(f'"{kernel}" not implemented for \'{dtypes.short_name(a)}\'')
-
-
-def _floating(a, kernel):
-    if a.dtype.kind != "f":
-        raise _not_implemented(kernel, a)
 
 
 def _uniforms(a, generator, name):
@@ -78,7 +73,7 @@ def _geometric_values(a, p, generator):
 
 
 def _log_normal_values(a, mean, std, generator):
-    _floating(a, "log_normal_cpu")
+    check_floating(a.dtype, "log_normal_cpu")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_g(std)}")
     x = generator_of(generator, "log_normal_")._double_normals(a.size)
@@ -229,7 +224,7 @@ def _standard(shape, dtype, generator, std=1.0):
 def _normal_tensor_tensor(mean, std, generator):
     """normal(Tensor mean, Tensor std): normal_(0, 1) on the broadcast shape, then mul_(std)
     and add_(mean) in mean's dtype."""
-    _floating(mean, "normal_kernel_cpu")
+    check_floating(mean.dtype, "normal_kernel_cpu")
     _check_std(std)
     mismatch = broadcast_error(mean.shape, std.shape)
     if mismatch:
@@ -242,7 +237,7 @@ def _normal_tensor_tensor(mean, std, generator):
 
 def _normal_tensor_float(mean, std, generator):
     """normal(Tensor mean, float std): normal_(0, std), then add_(mean)."""
-    _floating(mean, "normal_kernel_cpu")
+    check_floating(mean.dtype, "normal_kernel_cpu")
     if not std >= 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
     return _standard(mean.shape, mean.dtype, generator, std) + mean
@@ -250,7 +245,7 @@ def _normal_tensor_float(mean, std, generator):
 
 def _normal_float_tensor(std, mean, generator):
     """normal(float mean, Tensor std): normal_(0, 1), then mul_(std) and add_(mean)."""
-    _floating(std, "normal_kernel_cpu")
+    check_floating(std.dtype, "normal_kernel_cpu")
     _check_std(std)
     return _standard(std.shape, std.dtype, generator) * std + std.dtype.type(mean)
 
@@ -301,8 +296,6 @@ def normal(mean=None, std=1.0, size=None, *, generator=None, dtype=None, out=Non
                         f"{', size=' + type(size).__name__ if size is not None else ''}), but "
                         f"expected one of: (Tensor mean, Tensor std), (Tensor mean, float std), "
                         f"(float mean, Tensor std), (float mean, float std, tuple of ints size)")
-    if not std >= 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
     shape = _size((size,))
     unknown = set(factory) - {"device", "layout", "requires_grad", "pin_memory"}
     if unknown:
@@ -468,7 +461,7 @@ def _poisson_one(rate, uniform):
 
 
 def _poisson_forward(rates, generator):
-    _floating(rates, "poisson_cpu")
+    check_floating(rates.dtype, "poisson_cpu")
     if not (rates >= 0).all():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     draw = generator_of(generator, "poisson")

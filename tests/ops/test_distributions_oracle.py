@@ -258,6 +258,13 @@ ERRORS = [
     "torch.poisson(torch.tensor([1]))",
     "torch.ones(2, requires_grad=True).exponential_()",
     "torch.ones(2, requires_grad=True).random_()",
+    "torch.empty(3).normal_(0, -1)",
+    "torch.empty(3).uniform_(2, 1)",
+    "torch.empty(3, dtype=torch.long).normal_()",
+    "torch.empty(3, dtype=torch.bool).uniform_()",
+    "torch.randn(2, dtype=torch.long)",
+    "torch.rand(2, dtype=torch.int32)",
+    "torch.nn.init.normal_(torch.empty(2), 0, -1)",
 ]
 
 
