@@ -24,6 +24,7 @@ from .dropout import bernoulli_like, memory_order
 from .numerics import fused
 from .registry import OPS, Op, Overload, Plain, Sample, register
 from .tensor_methods import check_floating, normal_values
+from .topk_order import topk_order
 
 _C_TYPES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int",
             "int32": "int", "int64": "long int", "bool": "bool", "float32": "float",
@@ -340,14 +341,14 @@ def _with_replacement(p, n, draw):
 
 def _without_replacement(p, n, generator):
     """Gumbel's trick as PyTorch's CPU draws it: q = p / Exponential(1) noise (empty_like(p)
-    .exponential_(1)), the n largest (topk; argmax for one)."""
+    .exponential_(1)), the n largest in topk's order (its order of ties: zero probabilities)."""
     if not (np.isfinite(p) & (p >= 0)).all():
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if (p.reshape(-1, p.shape[-1]).sum(axis=1) == 0).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     q = p / _exponential_values(np.empty_like(p), 1.0, generator).astype(p.dtype)
-    order = np.argsort(-q, axis=-1, kind="stable")
-    return order[..., :n]
+    rows = q.reshape(-1, q.shape[-1])
+    return np.stack([topk_order(row, n) for row in rows]).reshape(q.shape[:-1] + (n,))
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):

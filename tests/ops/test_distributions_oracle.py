@@ -331,3 +331,35 @@ def test_completion_offers_the_new_names():
     assert {"log_normal_"} <= set(texts("x.log_n"))
     assert {"cauchy_"} <= set(texts("x.cau"))
     assert {"multinomial"} <= set(texts("x.multin"))
+
+
+def zero_probabilities(torch):
+    """Without replacement, categories of probability zero tie (p / noise = 0): PyTorch's topk
+    leaves them in the order libstdc++'s nth_element, sort and partial_sort do."""
+    torch.manual_seed(0)
+    out = []
+    for n, k, nonzero in [(5, 4, 1), (10, 8, 3), (17, 17, 2), (40, 30, 5), (100, 90, 10),
+                          (3000, 40, 10), (3000, 2000, 100)]:
+        p = torch.zeros(n)
+        p[:nonzero] = 1.0
+        p = p[torch.randperm(n)]
+        out.append(torch.multinomial(p, k).tolist())
+        out.append(torch.multinomial(p.double(), k).tolist())
+    rows = torch.tensor([[0., 1., 0., 0., 2.], [0., 0., 0., 3., 0.]])
+    out.append(torch.multinomial(rows, 5).tolist())
+    return out
+
+
+def test_zero_probabilities_come_in_pytorch_s_order(oracle):
+    assert zero_probabilities(gradcli) == oracle(zero_probabilities)
+
+
+def test_the_libstdcxx_order_is_topk_s_on_ties(oracle):
+    from gradcli.ops.topk_order import topk_indices
+    rows = [[float(v) for v in np.random.default_rng(seed).integers(0, 3, n)]
+            for seed, n in enumerate([2, 3, 5, 16, 17, 40, 100, 700])]
+    for row in rows:
+        for k in sorted({1, 2, len(row) // 3 or 1, len(row) - 1 or 1, len(row)}):
+            expected = oracle(lambda torch: torch.topk(torch.tensor(row, dtype=torch.float64),
+                                                       k).indices.tolist())
+            assert topk_indices(row, k) == expected, (row, k)
