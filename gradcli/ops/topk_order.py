@@ -36,19 +36,12 @@ def _linear_insert(q, last):
 
 
 def _median_to_first(q, result, a, b, c):
-    if _greater(q[a], q[b]):
-        if _greater(q[b], q[c]):
-            pick = b
-        elif _greater(q[a], q[c]):
-            pick = c
-        else:
-            pick = a
-    elif _greater(q[a], q[c]):
-        pick = a
-    elif _greater(q[b], q[c]):
-        pick = c
+    """std::__move_median_to_first (its comparisons have no side effects: all made first)."""
+    ab, ac, bc = _greater(q[a], q[b]), _greater(q[a], q[c]), _greater(q[b], q[c])
+    if ab:
+        pick = b if bc else c if ac else a
     else:
-        pick = b
+        pick = a if ac else c if bc else b
     q[result], q[pick] = q[pick], q[result]
 
 
