@@ -43,6 +43,27 @@ def _each(fn, values):
         values.shape)
 
 
+def _type_name(x):
+    return "Tensor" if isinstance(x, Tensor) else type(x).__name__
+
+
+def _invalid(name, args, kwargs, signatures):
+    """PyTorch's TypeError for arguments that fit none of an overloaded function's signatures
+    (its first line), the signatures after it on the same line."""
+    given = [_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
+    shown = ", ".join(given) if args else ", ".join(given) + ", "
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({shown}), "
+                     f"but expected one of: {signatures}")
+
+
+def _check_generator(name, args, kwargs, signatures):
+    """An overloaded function's generator= that is not a torch.Generator."""
+    from .creation import Generator
+    generator = kwargs.get("generator")
+    if generator is not None and not isinstance(generator, Generator):
+        raise _invalid(name, args, kwargs, signatures)
+
+
 def _not_implemented(kernel, a):
     return NotImplementedError(f'"{kernel}" not implemented for \'{dtypes.short_name(a)}\'')
 
@@ -196,6 +217,9 @@ def bernoulli(input, p=None, *, generator=None):
     """torch.bernoulli(input): 1 with probability input[i]; bernoulli(input, p): probability p
     for every element (PyTorch has no derivative for that one: a NotImplemented node)."""
     global _BERNOULLI_P_NODE
+    _check_generator("bernoulli", (input,) if p is None else (input, p),
+                     {"generator": generator}, "(Tensor input, *, Generator generator), "
+                     "(Tensor input, float p, *, Generator generator)")
     if p is None:
         return BERNOULLI(input, generator=generator)
     from .sorting import FailingNode
@@ -278,11 +302,17 @@ NORMAL_FLOAT_TENSOR = _declare_normal(
     [Sample((3,), low=0.5, high=2.0, attrs={"mean": 1.0})], (("mean", 0.0),))
 
 
+_NORMAL_SIGNATURES = ("(Tensor mean, Tensor std), (Tensor mean, float std), (float mean, Tensor "
+                      "std), (float mean, float std, tuple of ints size)")
+
+
 def normal(mean=None, std=1.0, size=None, *, generator=None, dtype=None, out=None, **factory):
     """torch.normal: samples of N(mean, std), mean and std tensors (broadcast) or numbers (then
     with a size)."""
     if out is not None:
         raise TypeError("normal(): gradcli has no out= tensors (assign the result)")
+    _check_generator("normal", tuple(x for x in (mean, std) if x is not None) + (
+        () if size is None else (size,)), {"generator": generator}, _NORMAL_SIGNATURES)
     mean_is, std_is = isinstance(mean, Tensor), isinstance(std, Tensor)
     if mean_is and std_is and size is None:
         return NORMAL_TENSOR_TENSOR(mean, std, generator=generator)
@@ -293,10 +323,8 @@ def normal(mean=None, std=1.0, size=None, *, generator=None, dtype=None, out=Non
     if mean_is or std_is or size is None or mean is None:
         got = ", ".join(type(x).__name__ if not isinstance(x, Tensor) else "Tensor"
                         for x in (mean, std) if x is not None)
-        raise TypeError(f"normal() received an invalid combination of arguments - got ({got}"
-                        f"{', size=' + type(size).__name__ if size is not None else ''}), but "
-                        f"expected one of: (Tensor mean, Tensor std), (Tensor mean, float std), "
-                        f"(float mean, Tensor std), (float mean, float std, tuple of ints size)")
+        raise _invalid("normal", [x for x in (mean, std) if x is not None],
+                       {} if size is None else {"size": size}, _NORMAL_SIGNATURES)
     shape = _size((size,))
     unknown = set(factory) - {"device", "layout", "requires_grad", "pin_memory"}
     if unknown:
@@ -357,6 +385,10 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     Gumbel's trick (q = p / Exponential(1), the largest)."""
     if out is not None:
         raise TypeError("multinomial(): gradcli has no out= tensors (assign the result)")
+    generator_of(generator, "multinomial")
+    if isinstance(num_samples, bool) or not isinstance(num_samples, (int, np.integer)):
+        raise TypeError(f"multinomial(): argument 'num_samples' (position 2) must be int, not "
+                        f"{type(num_samples).__name__}")
     p = input._data
     if p.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
@@ -401,6 +433,8 @@ def randperm(n, *, generator=None, dtype=None, out=None, **factory):
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise TypeError(f"randperm(): argument 'n' (position 1) must be int, not "
                         f"{type(n).__name__}")
+    _check_generator("randperm", (n,), {"generator": generator}, "(int n, *, Generator "
+                     "generator, torch.dtype dtype)")
     n = int(n)
     d = dtype or dtypes.int64
     np_dtype = np.dtype(d.np)
@@ -545,6 +579,14 @@ for _name, _forward, _attrs, _node, _doc, _signature in [
 def _random_form(self=None, *args, generator=None, **bounds):
     """random_'s overload: random_(), random_(to) or random_(from, to)."""
     given = len(args) + len(bounds)
+    keywords = dict(bounds, **({} if generator is None else {"generator": generator}))
+    signatures = ("(*, Generator generator), (int from, int to, *, Generator generator), "
+                  "(int to, *, Generator generator)")
+    _check_generator("random_", args, keywords, signatures)
+    for i, value in enumerate(args):
+        if not (isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+                or value is None and i == 1):
+            raise _invalid("random_", args, keywords, signatures)
     return OPS["random.default" if not given else "random.to" if given == 1 and (
         args or "to" in bounds) else "random.from"]
 
@@ -563,8 +605,14 @@ register(_RANDOM)
 _listed("random_", "fill with random integers: [0, to) or [from, to)",
         "random_(from=0, to=None, *, generator=None)", ("random.default", "random.to",
                                                         "random.from"))
-_BERNOULLI_ = Overload("bernoulli_", lambda self=None, p=0.5, **kwargs: OPS[
-    "bernoulli_.Tensor" if isinstance(p, Tensor) else "bernoulli_.float"],
+def _bernoulli_form(self=None, p=0.5, **kwargs):
+    """bernoulli_'s overload: a tensor of probabilities or a number."""
+    _check_generator("bernoulli_", (p,), kwargs, "(Tensor p, *, Generator generator), "
+                     "(float p, *, Generator generator)")
+    return OPS["bernoulli_.Tensor" if isinstance(p, Tensor) else "bernoulli_.float"]
+
+
+_BERNOULLI_ = Overload("bernoulli_", _bernoulli_form,
     (_fill_op("bernoulli_.float", lambda a, p, generator: _bernoulli_scalar(a, p, generator),
               (("p", 0.5),), "BernoulliBackward2", "1 with probability p, else 0"),
      _fill_op("bernoulli_.Tensor", lambda a, p, generator: _bernoulli_probabilities(
