@@ -102,6 +102,13 @@ class TorchGenerator:
             _box_muller16(data, n - 16)
         return data
 
+    def _normal_fill(self, n, dtype):
+        """The standard normals normal_ draws for a contiguous tensor of n elements: below 16,
+        doubles drawn one by one (normal_distribution<double>, float64 here); from 16 on, in
+        the tensor's dtype (its Box-Muller fill).  One draw, so that inside vmap the batch's
+        size decides, as PyTorch's normal_ on the batched tensor does."""
+        return self._double_normals(n) if n < 16 else self._normal(n, dtype)
+
     def _integers(self, low, high, n):
         span = int(high) - int(low)
         if span <= 0:
@@ -254,7 +261,7 @@ def _wrap_draws(cls):
     """Inside vmap, the draws (uniform, normal, integers, words) that cls defines are each one
     sample's part of a batched draw (a subclass's are wrapped too: __init_subclass__)."""
     for method, position in (("_uniform", 0), ("_normal", 0), ("_integers", 2), ("_words", 0),
-                             ("_double_normals", 0)):
+                             ("_double_normals", 0), ("_normal_fill", 0)):
         if method in vars(cls):
             setattr(cls, method, _vmapped(vars(cls)[method], position))
 

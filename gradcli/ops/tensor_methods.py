@@ -67,15 +67,12 @@ def normal_values(tensor, mean, std, generator=None, name="normal_"):
     check_floating(dtype, "normal_kernel_cpu")
     if not std >= 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
-    if tensor._data.size < 16:  # one by one, in double precision (normal_distribution<double>)
-        dtype, out = np.dtype(np.float64), dtype
-    else:
-        out = dtype
-    x = generator_of(generator, name)._normal(tensor._data.size, dtype).astype(dtype)
+    # (below 16 elements double normals, with mean and std applied in double too)
+    x = generator_of(generator, name)._normal_fill(tensor._data.size, dtype)
     if mean == 0 and std == 1:
-        return x.astype(out)
+        return x.astype(dtype)
     # PyTorch's kernels: normal * std + mean, fused
-    return fused(x, dtype.type(std), dtype.type(mean)).astype(out)
+    return fused(x, x.dtype.type(std), x.dtype.type(mean)).astype(dtype)
 
 
 def fill_values(tensor, values):

@@ -387,3 +387,27 @@ def test_the_libstdcxx_order_is_topk_s_on_ties(oracle):
             expected = oracle(lambda torch: torch.topk(torch.tensor(row, dtype=torch.float64),
                                                        k).indices.tolist())
             assert topk_indices(row, k) == expected, (row, k)
+
+
+def mapped(torch):
+    """Inside vmap, randomness='different' draws once for the whole batch and 'same' once for
+    one sample (PyTorch refuses 'same' for a batched tensor input, poisson's draws vary)."""
+    out = {}
+    p = torch.rand(4, 5, generator=torch.Generator().manual_seed(3))
+    for name, fn, modes in [
+            ("bernoulli", lambda x: torch.bernoulli(x), ("different",)),
+            ("normal", lambda x: torch.normal(x, x + 1), ("different",)),
+            ("normal small", lambda x: torch.normal(x[:2], 1.0), ("different",)),
+            ("normal_", lambda x: torch.empty_like(x).normal_(1.0, 2.0), ("different", "same")),
+            ("multinomial", lambda x: torch.multinomial(x + 0.1, 2), ("different",)),
+            ("randperm", lambda x: torch.randperm(5) + x.sum() * 0, ("different", "same")),
+            ("exponential", lambda x: torch.empty_like(x).exponential_(), ("different", "same")),
+            ("random", lambda x: torch.empty_like(x).random_(10), ("different", "same"))]:
+        for mode in modes:
+            torch.manual_seed(5)
+            out[f"{name} {mode}"] = torch.func.vmap(fn, randomness=mode)(p).tolist()
+    return out
+
+
+def test_draws_inside_vmap_are_pytorch_s(oracle):
+    assert mapped(gradcli) == oracle(mapped)
