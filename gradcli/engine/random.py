@@ -77,18 +77,25 @@ class TorchGenerator:
         return self._random64(n) if wide else self._random32(n)
 
     def _double_normals(self, n):
-        """n normals drawn one by one as normal_distribution<double> draws them (float64)."""
-        return np.array([self._double_normal() for _ in range(n)], np.float64)
-
-    def _double_normal(self):
-        if self._next_normal is not None:
-            value, self._next_normal = self._next_normal, None
-            return value
-        u1, u2 = self._uniform(2, np.float64)
-        r = math.sqrt(-2.0 * math.log1p(-u2))
-        theta = 2.0 * math.pi * u1
-        self._next_normal = r * math.sin(theta)
-        return r * math.cos(theta)
+        """n normals drawn one by one as normal_distribution<double> draws them (float64): the
+        cached second value of the last pair first, then pairs of uniforms (u1, u2) giving
+        r * cos(theta) and r * sin(theta), the last sine cached when n runs out."""
+        out = np.empty(n, np.float64)
+        start = 0
+        if n and self._next_normal is not None:
+            out[0], self._next_normal, start = self._next_normal, None, 1
+        pairs = (n - start + 1) // 2
+        if pairs:
+            u = self._uniform(2 * pairs, np.float64)
+            radius = np.sqrt(-2.0 * libm(math.log1p, -u[1::2]))
+            theta = 2.0 * math.pi * u[0::2]
+            values = np.empty(2 * pairs)
+            values[0::2] = radius * libm(math.cos, theta)
+            values[1::2] = radius * libm(math.sin, theta)
+            out[start:] = values[:n - start]
+            if 2 * pairs > n - start:
+                self._next_normal = float(values[-1])
+        return out
 
     def _normal(self, n, dtype):
         """n standard normals as torch.randn draws them for a contiguous tensor."""
@@ -172,9 +179,9 @@ def _box_muller16(data, i):
     u1, u2 = 1 - blocks[:, :8], blocks[:, 8:]
     if data.dtype == np.float64:  # libm's log, cos and sin, one value at a time as the
         # kernel calls them (NumPy's vectorised loops may differ in the last bit)
-        radius = np.sqrt(-2 * _libm(math.log, u1))
+        radius = np.sqrt(-2 * libm(math.log, u1))
         theta = 2 * np.pi * u2
-        blocks[:, :8], blocks[:, 8:] = radius * _libm(math.cos, theta), radius * _libm(
+        blocks[:, :8], blocks[:, 8:] = radius * libm(math.cos, theta), radius * libm(
             math.sin, theta)
         return
     radius = np.sqrt(-2 * np.log(u1))
@@ -182,8 +189,10 @@ def _box_muller16(data, i):
     blocks[:, :8], blocks[:, 8:] = radius * np.cos(theta), radius * np.sin(theta)
 
 
-def _libm(fn, values):
-    return np.array([fn(v) for v in values.reshape(-1).tolist()]).reshape(values.shape)
+def libm(fn, values):
+    """fn (a C library function, from math) on each value of an array: PyTorch's kernels call
+    libm one value at a time, where NumPy's vectorised loops may round differently."""
+    return np.frompyfunc(fn, 1, 1)(values).astype(np.float64)
 
 
 # ---------------------------------------------------------------------- vmap's randomness

@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from ..engine import dtypes
+from ..engine.random import libm
 from ..engine.tensor import Tensor, check_numel
 from .arith import broadcast_error
 from .creation import _dtype_or_default, _leaf, _size, _size_argument, generator_of
@@ -36,11 +37,17 @@ def _g(x):
     return f"{float(x):g}"
 
 
-def _each(fn, values):
-    """fn (a C library function, from math) on each value: PyTorch's serial kernels call libm
-    one element at a time, where NumPy's vectorised loops may round differently."""
-    return np.array([fn(v) for v in values.reshape(-1).tolist()], np.float64).reshape(
-        values.shape)
+def _log(x):
+    """C's log: log(0) is -inf."""
+    return math.log(x) if x > 0 else -math.inf
+
+
+def _exp(x):
+    """C's exp: past the largest double, inf."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
 
 
 def _type_name(x):
@@ -81,7 +88,7 @@ def _exponential_values(a, lambd, generator):
     if not (lambd > 0 and math.isfinite(lambd)):
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_g(lambd)}")
     scale = -1.0 / lambd
-    return _each(lambda u: scale * math.log1p(-u), _uniforms(a, generator, "exponential_"))
+    return scale * libm(math.log1p, -_uniforms(a, generator, "exponential_"))
 
 
 def _geometric_values(a, p, generator):
@@ -90,8 +97,7 @@ def _geometric_values(a, p, generator):
     if a.dtype == np.bool_:
         raise _not_implemented("geometric_cpu", a)
     denominator = math.log1p(-p)
-    return _each(lambda u: math.ceil(math.log(u) / denominator) if u > 0 else math.inf,
-                 _uniforms(a, generator, "geometric_"))
+    return np.ceil(libm(_log, _uniforms(a, generator, "geometric_")) / denominator)
 
 
 def _log_normal_values(a, mean, std, generator):
@@ -99,7 +105,7 @@ def _log_normal_values(a, mean, std, generator):
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_g(std)}")
     x = generator_of(generator, "log_normal_")._double_normals(a.size)
-    return _each(math.exp, memory_order(a, fused(x, np.float64(std), np.float64(mean))))
+    return libm(_exp, memory_order(a, fused(x, np.float64(std), np.float64(mean))))
 
 
 def _continuous(a, name):
@@ -113,7 +119,7 @@ def _cauchy_values(a, median, sigma, generator):
     _continuous(a, "Cauchy")
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_g(sigma)}")
-    tan = _each(lambda u: math.tan(math.pi * (u - 0.5)), _uniforms(a, generator, "cauchy_"))
+    tan = libm(math.tan, math.pi * (_uniforms(a, generator, "cauchy_") - 0.5))
     return fused(np.float64(sigma), tan, np.float64(median))
 
 
@@ -495,17 +501,36 @@ def _poisson_one(rate, uniform):
             return count
 
 
+class _Uniforms:
+    """Uniform doubles one at a time for a kernel that draws as many as it needs, taken from
+    blocks drawn at once; close() leaves the generator as if they had been drawn one by one."""
+
+    def __init__(self, generator):
+        self.generator, self.start = generator, generator._get_state()
+        self.block, self.position, self.used = [], 0, 0
+
+    def __call__(self):
+        if self.position == len(self.block):
+            self.block = self.generator._uniform(64 + 2 * len(self.block), np.float64).tolist()
+            self.position = 0
+        self.position += 1
+        self.used += 1
+        return self.block[self.position - 1]
+
+    def close(self):
+        self.generator._set_state(self.start)
+        self.generator._uniform(self.used, np.float64)
+
+
 def _poisson_forward(rates, generator):
     check_floating(rates.dtype, "poisson_cpu")
     if not (rates >= 0).all():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    draw = generator_of(generator, "poisson")
-
-    def uniform():
-        return float(draw._uniform(1, np.float64)[0])
+    uniform = _Uniforms(generator_of(generator, "poisson"))
     # (into a new contiguous tensor: drawn in the order of its elements)
     values = np.array([_poisson_one(rate, uniform) for rate in rates.reshape(-1).tolist()],
                       np.float64)
+    uniform.close()
     return values.reshape(rates.shape).astype(rates.dtype)
 
 
