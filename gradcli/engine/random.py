@@ -192,7 +192,7 @@ def _box_muller16(data, i):
 def libm(fn, values):
     """fn (a C library function, from math) on each value of an array: PyTorch's kernels call
     libm one value at a time, where NumPy's vectorised loops may round differently."""
-    return np.frompyfunc(fn, 1, 1)(values).astype(np.float64)
+    return np.asarray(np.frompyfunc(fn, 1, 1)(values), np.float64)  # (0-d: a float comes)
 
 
 # ---------------------------------------------------------------------- vmap's randomness
