@@ -63,6 +63,8 @@ def im2col(a, kernel, stride, pad_lo, pad_hi, dilation, out=None, fill=0):
     else:
         padded = a
     cols = np.empty(lead + (int(np.prod(kernel)),) + tuple(out), a.dtype)
+    if not cols.size:  # (no window to copy: the loop's count is the kernel's, not checked)
+        return cols
     for j, window in enumerate(_offsets(kernel, dilation, stride, out)):
         cols[:, :, j] = padded[(Ellipsis,) + window]
     return cols
@@ -78,7 +80,8 @@ def col2im(cols, spatial, kernel, stride, pad_lo, pad_hi, dilation, reverse=Fals
                                                   dilation, kernel))
     check_numel(lead + size)
     padded = np.zeros(lead + size, cols.dtype)
-    windows = list(enumerate(_offsets(kernel, dilation, stride, out)))
+    # (an empty cols adds nothing: see im2col)
+    windows = list(enumerate(_offsets(kernel, dilation, stride, out))) if cols.size else []
     for j, window in reversed(windows) if reverse else windows:
         padded[(Ellipsis,) + window] += cols[:, :, j]
     return np.ascontiguousarray(

@@ -94,6 +94,9 @@ def _repeat_indices(repeats):
     r = r.reshape(-1).astype(np.int64)
     if (r < 0).any():
         raise RuntimeError("repeats can not be negative")
+    # (a float sum first: int64's wraps, and NumPy's repeat of counts whose sum wraps writes
+    # past the array it made)
+    check_numel((int(r.sum(dtype=np.float64)),))
     check_numel((int(r.sum()),))
     return _long(np.repeat(np.arange(r.size, dtype=np.int64), r))
 
@@ -405,13 +408,20 @@ def _index_pad(numpy_mode, spatial):
     element (NumPy pads the input's flat indices)."""
     def forward(a, padding):
         widths = _pad_pairs(padding, a.ndim)
+        if 0 in a.shape[a.ndim - spatial - 1:]:  # (NumPy's pad cannot extend an empty axis)
+            raise RuntimeError(
+                f"Expected {spatial + 1}D or {spatial + 2}D (batch mode) tensor with possibly 0 "
+                "batch size and other non-zero dimensions for input, but got: "
+                f"{list(a.shape)}")
         if numpy_mode == "reflect":
-            for d, (lo, hi) in enumerate(widths):
+            for j in range(spatial):  # (the last dim first, PyTorch's argument numbers)
+                d = a.ndim - 1 - j
+                lo, hi = widths[d]
                 if lo >= a.shape[d] or hi >= a.shape[d]:
                     raise RuntimeError(
-                        "Argument #4: Padding size should be less than the corresponding input "
-                        f"dimension, but got: padding ({lo}, {hi}) at dimension {d} of input "
-                        f"{list(a.shape)}")
+                        f"Argument #{4 + 2 * j}: Padding size should be less than the "
+                        f"corresponding input dimension, but got: padding ({lo}, {hi}) at "
+                        f"dimension {d} of input {list(a.shape)}")
         check_numel([s + lo + hi for s, (lo, hi) in zip(a.shape, widths)])
         index = np.pad(np.arange(a.size).reshape(a.shape), widths, mode=numpy_mode)
         return a.reshape(-1)[index]
@@ -540,6 +550,7 @@ def one_hot(tensor, num_classes=-1):
     if num_classes < 0 or a.size and a.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     check_numel(a.shape + (num_classes,))
+    check_numel((num_classes,))  # (the row compared with: an empty input's too)
     out = _long(np.arange(num_classes) == a[..., None])
     out._counter[0] = 2  # (PyTorch's is zeroed, then scattered into, in place)
     return out

@@ -66,6 +66,8 @@ def check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode):
 def _windows(shape, kernel, stride, padding, dilation, ceil_mode):
     stride = stride or kernel
     out = check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode)
+    # (the window index and divisors of one plane: an empty batch checks no cols)
+    check_numel((kernel[0] * kernel[1],) + out)
     pad_hi = tuple(max(p, (o - 1) * s + d * (k - 1) + 1 - n - p) for n, k, s, p, d, o in
                    zip(shape[-2:], kernel, stride, padding, dilation, out))
     return out, pad_hi
@@ -228,7 +230,7 @@ def avg_pool(a, kernel_size, stride, padding, ceil_mode, count_include_pad, divi
     out, pad_hi = _windows(a.shape, *attrs)
     cols = im2col(_batched(a), kernel_size, stride, padding, pad_hi, (1, 1), out)
     total = cols[:, :, 0]
-    for j in range(1, cols.shape[2]):
+    for j in range(1, cols.shape[2] if cols.size else 1):  # (an empty batch adds nothing)
         total = total + cols[:, :, j]
     divisor = _divisors(a.shape, kernel_size, stride, padding, out, count_include_pad,
                         divisor_override)
@@ -295,6 +297,7 @@ def adaptive_index(shape, output_size):
     """(index, heights, widths): index (K, oh, ow) is the flat (H, W) position of each window's
     k-th element in row-major order (K = the largest window's size; -1 past the end of a
     smaller window), heights and widths the windows' sizes."""
+    check_numel(tuple(output_size))  # (before the windows' lists: an empty input's too)
     (h0, h1), (w0, w1) = (np.array(adaptive_windows(n, o)).reshape(-1, 2).T
                           for n, o in zip(shape[-2:], output_size))
     kh, kw = int((h1 - h0).max()), int((w1 - w0).max())

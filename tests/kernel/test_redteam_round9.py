@@ -1,0 +1,108 @@
+"""Red team, round 9: regression tests that state the SAFE behaviour (they fail until fixed).
+
+The language wall alone (programs run in-process through a Session, no evaluator), on what
+the convolutions, poolings and layer ops brought.  A tensor with no elements may have any
+sizes: an empty batch or channel count let a pooling build its window index, its divisors or
+the adaptive windows' lists from sizes no element check saw, and let im2col loop over a kernel
+of millions of offsets copying nothing; `one_hot` of an empty tensor made its row of classes
+unchecked."""
+
+import pytest
+from processes import (assert_refused_before_made as _refused_before_made,
+                       program_error as _error, program_output)
+
+
+pytestmark = pytest.mark.usefixtures("fresh_engine")
+
+
+# ---------------------------------------------------------------------- empty inputs, big sizes
+
+# each builds 10 ** 6 or more elements (or Python objects) from an input of no elements, under
+# an element limit of 10 ** 5
+EMPTY_INPUT = {
+    "max_pool2d window index": "torch.nn.functional.max_pool2d(torch.zeros(0, 1, 1, 1), 1001, "
+                               "stride=1, padding=500)",
+    "avg_pool2d divisors": "torch.nn.functional.avg_pool2d(torch.zeros(0, 1, 1, 10 ** 7), 1, "
+                           "divisor_override=3)",
+    "max_pool1d": "torch.nn.functional.max_pool1d(torch.zeros(0, 1, 10 ** 7), 1)",
+    "adaptive_max_pool2d": "torch.nn.functional.adaptive_max_pool2d(torch.zeros(1, 1, 1, 1), "
+                           "(3 * 10 ** 6, 1))",
+    "adaptive_max_pool1d": "torch.nn.functional.adaptive_max_pool1d(torch.zeros(1, 1, 1), "
+                           "3 * 10 ** 6)",
+    "adaptive_avg_pool2d": "torch.nn.functional.adaptive_avg_pool2d(torch.zeros(0, 1, 1, 1), "
+                           "(3 * 10 ** 6, 1))",
+    "one_hot": "torch.nn.functional.one_hot(torch.zeros(0, dtype=torch.long), 3 * 10 ** 6)",
+}
+
+
+@pytest.mark.parametrize("source", EMPTY_INPUT.values(), ids=EMPTY_INPUT.keys())
+def test_a_pooling_of_an_empty_input_is_checked_before_it_is_made(source):
+    """The poolings checked their im2col buffer, B * C * kernel * out elements: 0 for an empty
+    batch, whose window index (kernel * out), divisors (out) and the adaptive poolings' lists
+    of windows (one Python tuple a window, made before any check) were then any size; one_hot
+    compared the input with arange(num_classes), made for an empty input too.  Expected:
+    refused before they are made."""
+    _refused_before_made(source)
+
+
+def test_an_empty_convolution_with_a_huge_kernel_ends_at_once():
+    """A convolution of no channels (its buffers empty, so every check passes) looped over the
+    kernel's offsets copying nothing: a 300 x 300 x 300 kernel was 27 million Python
+    iterations forward and again backward, minutes for a result of one zero (PyTorch's:
+    instant).  Expected: computed, as PyTorch's, without the loop."""
+    assert program_output(
+        "import torch\nx = torch.zeros(1, 0, 1, 1, 1, requires_grad=True)\n"
+        "w = torch.zeros(1, 0, 300, 300, 300, requires_grad=True)\n"
+        "y = torch.nn.functional.conv3d(x, w, padding=150)\ny.sum().backward()\n"
+        "p = torch.nn.functional.avg_pool2d(torch.zeros(0, 1, 1, 1), 301, stride=1, padding=150)\n"
+        "print(y.tolist(), x.grad.shape, w.grad.shape, p.shape)\n"
+    ) == "[[[[[0.0, 0.0], [0.0, 0.0]], [[0.0, 0.0], [0.0, 0.0]]]]] torch.Size([1, 0, 1, 1, 1]) torch.Size([1, 0, 300, 300, 300]) " \
+         "torch.Size([0, 1, 1, 1])\n"
+
+
+def test_poolings_and_one_hot_still_compute():
+    assert program_output(
+        "import torch\nF = torch.nn.functional\n"
+        "print(F.max_pool2d(torch.arange(16.).view(1, 1, 4, 4), 2).flatten().tolist(),\n"
+        "      F.adaptive_avg_pool1d(torch.arange(6.).view(1, 1, 6), 2).flatten().tolist(),\n"
+        "      F.one_hot(torch.tensor([0, 2]), 3).tolist(),\n"
+        "      F.one_hot(torch.zeros(0, dtype=torch.long), 5).shape)\n"
+    ) == "[5.0, 7.0, 13.0, 15.0] [1.0, 4.0] [[1, 0, 0], [0, 0, 1]] torch.Size([0, 5])\n"
+
+
+# ---------------------------------------------------------------------- padding of empty axes
+
+# (PyTorch 2.13's answers)
+EMPTY_PAD = {
+    "F.pad(torch.zeros(1, 3, 0), (1, 1), mode='replicate')":
+        "RuntimeError: Expected 2D or 3D (batch mode) tensor with possibly 0 batch size and "
+        "other non-zero dimensions for input, but got: [1, 3, 0]",
+    "F.pad(torch.zeros(3, 0, 2), (1, 1, 1, 1), mode='replicate')":
+        "RuntimeError: Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and "
+        "other non-zero dimensions for input, but got: [3, 0, 2]",
+    "F.pad(torch.zeros(3, 0), (0, 0), mode='reflect')":
+        "RuntimeError: Expected 2D or 3D (batch mode) tensor with possibly 0 batch size and "
+        "other non-zero dimensions for input, but got: [3, 0]",
+    "F.pad(torch.zeros(3, 1, 2), (1, 1, 1, 1), mode='reflect')":
+        "RuntimeError: Argument #6: Padding size should be less than the corresponding input "
+        "dimension, but got: padding (1, 1) at dimension 1 of input [3, 1, 2]",
+    "F.pad(torch.zeros(1, 1, 1), (1, 1, 1, 1), mode='reflect')":
+        "RuntimeError: Argument #4: Padding size should be less than the corresponding input "
+        "dimension, but got: padding (1, 1) at dimension 2 of input [1, 1, 1]",
+}
+
+
+@pytest.mark.parametrize("source, line", EMPTY_PAD.items(), ids=range(len(EMPTY_PAD)))
+def test_padding_an_empty_axis_is_pytorchs_error(source, line):
+    """A replicate pad of an empty axis ended in NumPy's `ValueError: can't extend empty axis`,
+    and a reflect pad checked every dim (a batch of 0 too, under the wrong argument number).
+    Expected: PyTorch's checks and words."""
+    assert _error(f"import torch\nF = torch.nn.functional\nr = {source}\n")[0] == line
+
+
+def test_padding_an_empty_batch_is_computed():
+    assert program_output(
+        "import torch\nF = torch.nn.functional\n"
+        "print(F.pad(torch.zeros(0, 3, 2), (1, 1), mode='reflect').shape,\n"
+        "      F.pad(torch.zeros(0, 3, 1, 2, 2), (1, 1, 1, 1, 1, 1), mode='replicate').shape)\n"
+    ) == "torch.Size([0, 3, 4]) torch.Size([0, 3, 3, 4, 4])\n"
