@@ -106,3 +106,60 @@ def test_padding_an_empty_batch_is_computed():
         "print(F.pad(torch.zeros(0, 3, 2), (1, 1), mode='reflect').shape,\n"
         "      F.pad(torch.zeros(0, 3, 1, 2, 2), (1, 1, 1, 1, 1, 1), mode='replicate').shape)\n"
     ) == "torch.Size([0, 3, 4]) torch.Size([0, 3, 3, 4, 4])\n"
+
+
+# ---------------------------------------------------------------------- containers' keys
+
+# each reads an attribute no program may name (README: no attributes starting with `_`),
+# through a container's key
+CONTAINER_READS = {
+    "__class__": "d = torch.nn.ParameterDict()\nr = d['__class__']",
+    "__dict__": "d = torch.nn.ParameterDict()\nr = d['__dict__']",
+    "__reduce_ex__": "d = torch.nn.ParameterDict()\nr = d['__reduce_ex__'](2)[0]",
+    "_parameters": "d = torch.nn.ParameterDict({'a': torch.nn.Parameter(torch.ones(1))})\n"
+                   "r = d['_parameters']",
+    "a list's formatted name": "l = torch.nn.ParameterList([torch.nn.Parameter(torch.ones(1))])"
+                               "\nr = l['__dict__%.0s']",
+}
+
+
+@pytest.mark.parametrize("source", CONTAINER_READS.values(), ids=CONTAINER_READS.keys())
+def test_a_containers_key_reads_no_underscore_attribute(source):
+    """ParameterDict's `d[key]` was `getattr(d, key)` for any string a program gave:
+    `d['__class__']`, `d['__dict__']` (the module's registries), `d['__reduce_ex__'](2)[0]`
+    (copyreg.__newobj__, which calls any class's __new__).  Expected: a `_` key is the
+    container's key only, never an attribute (AttributeError when there is none); a
+    ParameterList's index is an integer."""
+    line, printed = _error(f"import torch\n{source}\nprint(type(r))\n")
+    assert printed == "" and line.split(":")[0] in ("AttributeError", "TypeError"), (line,
+                                                                                     printed)
+
+
+def test_a_containers_key_writes_no_underscore_attribute():
+    """`d[key] = v` was setattr and `del d[key]` delattr: `d['__class__'] = C` changed the
+    module's class, `d['_parameters'] = {...}` replaced its registry; ParameterList's
+    `l[i] = v` was `setattr(l, str(i % len(l)), v)`, and a string's `%` formats:
+    `l['__class__%.0s'] = C`.  Expected: the values are the containers' entries; the modules
+    keep their classes and registries."""
+    assert program_output(
+        "import torch\nnn = torch.nn\nd = nn.ParameterDict({'a': nn.Parameter(torch.ones(1))})\n"
+        "d['__class__'] = nn.ModuleDict\nd['_parameters'] = {'w': 1}\n"
+        "print(type(d).__name__, list(d.state_dict()), len(list(d.parameters())))\n"
+        "del d['_parameters']\nprint(list(d.state_dict()))\n"
+        "l = nn.ParameterList([nn.Parameter(torch.ones(1))])\n"
+        "try:\n    l['__class__%.0s'] = nn.ModuleDict\nexcept TypeError as e:\n    print(e)\n"
+        "print(type(l).__name__)\n"
+    ) == ("ParameterDict ['a'] 1\n['a']\n'str' object cannot be interpreted as an integer\n"
+          "ParameterList\n")
+
+
+def test_underscore_keys_still_hold_values():
+    assert program_output(
+        "import torch\nnn = torch.nn\nd = nn.ParameterDict({'a': nn.Parameter(torch.ones(1))})\n"
+        "d['_x'] = torch.ones(2)\nd['_y'] = 3\nd['__class__'] = torch.zeros(1)\n"
+        "print(d['_x'].shape, d['_y'], type(d['__class__']).__name__, list(d.keys()),\n"
+        "      list(d.state_dict()), len(list(d.parameters())))\n"
+        "del d['_x']\nl = nn.ParameterList([torch.ones(1)])\nl[-1] = torch.ones(2)\n"
+        "print(list(d.state_dict()), d.pop('_y'), type(l[0]).__name__, l[0].shape)\n"
+    ) == ("torch.Size([2]) 3 Parameter ['a', '_x', '_y', '__class__'] ['a', '_x', '__class__'] 3\n"
+          "['a', '__class__'] 3 Parameter torch.Size([2])\n")
