@@ -163,3 +163,24 @@ def test_underscore_keys_still_hold_values():
         "print(list(d.state_dict()), d.pop('_y'), type(l[0]).__name__, l[0].shape)\n"
     ) == ("torch.Size([2]) 3 Parameter ['a', '_x', '_y', '__class__'] ['a', '_x', '__class__'] 3\n"
           "['a', '__class__'] 3 Parameter torch.Size([2])\n")
+
+
+# ---------------------------------------------------------------------- vmap
+
+@pytest.mark.parametrize("body", ["torch.tensor(np.asarray(x))", "x + np.ones(2)", "np.sin(x)"])
+def test_numpy_reads_no_batched_sample(body):
+    """vmap refused `x.numpy()`, `x.tolist()` and `x.item()` of a batched sample (PyTorch's
+    BatchedTensor has no storage) but NumPy read its memory through `__array__`:
+    `np.asarray(x)`, `x + a` of an array, `np.sin(x)` computed on each sample.  Expected:
+    PyTorch's refusal."""
+    line, _ = _error(f"import torch\nimport numpy as np\n"
+                     f"r = torch.func.vmap(lambda x: {body})(torch.ones(3, 2))\n")
+    assert line == ("RuntimeError: Cannot access data pointer of Tensor that doesn't have "
+                    "storage"), line
+
+
+def test_numpy_still_reads_what_vmap_does_not_map():
+    assert program_output(
+        "import torch\nimport numpy as np\nw = torch.ones(2)\n"
+        "print(torch.func.vmap(lambda x: x * torch.tensor(np.asarray(w) + 1))(torch.ones(3, 2))"
+        ".tolist())\n") == "[[2.0, 2.0], [2.0, 2.0], [2.0, 2.0]]\n"
