@@ -191,8 +191,8 @@ def _unfold(a, dimension, size, step):
             raise TypeError(f"unfold(): argument '{name}' (position {position}) must be int, "
                             f"not {type(value).__name__}")
     d, out_shape = _unfold_shape(a.shape, dimension, size, step)
-    if a.ndim == 0:
-        return a.reshape(out_shape)
+    if a.ndim == 0:  # (its one window of size 0 or 1)
+        return a.reshape(1)[:size]
     base = a
     strides = base.strides[:d] + (base.strides[d] * step,) + base.strides[d + 1:] + (
         base.strides[d],)
@@ -204,7 +204,7 @@ def _unfold_backward(grad, self_shape, dimension, size, step):
     """The windows' gradients added back where they came from (index_add along dimension)."""
     d, out_shape = _unfold_shape(self_shape, dimension, size, step)
     if not self_shape:
-        return grad.reshape(())
+        return grad.reshape(()) if size else grad.new_zeros(())
     count = out_shape[d]
     index = (np.arange(count)[:, None] * step + np.arange(size)).reshape(-1)
     moved = grad.movedim(-1, d + 1).flatten(d, d + 1)

@@ -184,3 +184,16 @@ def test_numpy_still_reads_what_vmap_does_not_map():
         "import torch\nimport numpy as np\nw = torch.ones(2)\n"
         "print(torch.func.vmap(lambda x: x * torch.tensor(np.asarray(w) + 1))(torch.ones(3, 2))"
         ".tolist())\n") == "[[2.0, 2.0], [2.0, 2.0], [2.0, 2.0]]\n"
+
+
+# ---------------------------------------------------------------------- unfold of a 0-d tensor
+
+def test_an_empty_window_of_a_zero_dim_tensor():
+    """`torch.tensor(2.).unfold(0, 0, 1)` ended in NumPy's `ValueError: cannot reshape array of
+    size 1 into shape (0,)`, and its gradient could not be made either.  Expected: PyTorch's
+    empty window, and a zero gradient (PyTorch 2.13's answers)."""
+    assert program_output(
+        "import torch\nx = torch.tensor(2., requires_grad=True)\ny = x.unfold(0, 0, 1)\n"
+        "y.sum().backward()\nprint(y.shape, y.grad_fn.name(), x.grad)\nx.grad = None\n"
+        "x.unfold(0, 1, 3).sum().backward()\nprint(x.grad)\n"
+    ) == "torch.Size([0]) UnfoldBackward0 tensor(0.)\ntensor(1.)\n"
