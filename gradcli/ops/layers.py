@@ -626,6 +626,9 @@ def embedding_renorm_(weight, indices, max_norm, norm_type):
 # ------------------------------------------------------------------ layer_norm, batch_norm
 
 def _moments(x, dims):
+    if not math.prod(x.shape[d] for d in dims):  # (NaN, as PyTorch's, without NumPy's warning)
+        nan = np.full([1 if d in dims else n for d, n in enumerate(x.shape)], np.nan, x.dtype)
+        return nan, nan
     mean = x.mean(axis=dims, keepdims=True)
     centred = x - mean
     return mean, (centred * centred).mean(axis=dims, keepdims=True)
@@ -872,7 +875,7 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, 
     shape = _channel_shape(x)
     if training:  # (the running stats are written in place, their versions kept, as PyTorch)
         mean, var = _moments(x, dims)
-        n = x.size // x.shape[1]
+        n = x.size // x.shape[1] if x.shape[1] else 0
         if running_mean is not None:
             m = running_mean._data
             m[...] = (momentum * mean.reshape(-1) + (1 - momentum) * m).astype(m.dtype)
@@ -957,7 +960,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """Batch normalization per channel (dim 1): over the batch in training (the running stats
     updated in place), else with the running stats (NativeBatchNormBackward0)."""
     if training:
-        size = input.numel() // input.shape[1] if input.dim() > 1 else input.numel()
+        size = math.prod(input.shape[:1] + input.shape[2:])  # (PyTorch's _verify_batch_size)
         if size == 1:
             raise ValueError("Expected more than 1 value per channel when training, got input "
                              f"size {input.size()}")
@@ -965,11 +968,15 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise RuntimeError("running_mean must be defined in evaluation mode")
     elif running_var is None:
         raise RuntimeError("running_var must be defined in evaluation mode")
-    channels = input.shape[1] if input.dim() > 1 else 1
+    channels = input.shape[1] if input.dim() > 1 else 0  # (PyTorch's num_features)
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):
         if t is not None and t.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
+    if input.dim() < 2:  # (the channels' dim)
+        d = max(input.dim(), 1)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-d}, {d - 1}], "
+                         "but got 1)")
     return _BATCH_NORM.apply((input, 1 if weight is None else weight,
                               0 if bias is None else bias),
                              (running_mean, running_var, bool(training), momentum, eps))

@@ -197,3 +197,26 @@ def test_an_empty_window_of_a_zero_dim_tensor():
         "y.sum().backward()\nprint(y.shape, y.grad_fn.name(), x.grad)\nx.grad = None\n"
         "x.unfold(0, 1, 3).sum().backward()\nprint(x.grad)\n"
     ) == "torch.Size([0]) UnfoldBackward0 tensor(0.)\ntensor(1.)\n"
+
+
+# ---------------------------------------------------------------------- norms of empty inputs
+
+def test_norms_of_empty_inputs_are_pytorchs():
+    """layer_norm over no elements printed NumPy's `RuntimeWarning: Mean of empty slice`;
+    batch_norm of no channels ended in `ZeroDivisionError: integer division or modulo by
+    zero`, and of a 1-d input in `IndexError: tuple index out of range`.  Expected: PyTorch's
+    results and words (PyTorch 2.13's answers)."""
+    assert program_output(
+        "import torch\nF = torch.nn.functional\n"
+        "print(F.layer_norm(torch.ones(2, 0), (0,)).shape,\n"
+        "      F.batch_norm(torch.ones(2, 0), None, None, training=True).shape,\n"
+        "      F.batch_norm(torch.ones(2, 0, 3), torch.zeros(0), torch.ones(0), "
+        "training=True).shape)\n"
+        "for r in (torch.zeros(1), torch.zeros(0)):\n"
+        "    try:\n"
+        "        F.batch_norm(torch.ones(3), r, torch.ones(r.numel()), training=False)\n"
+        "    except Exception as e:\n"
+        "        print(type(e).__name__, e)\n"
+    ) == ("torch.Size([2, 0]) torch.Size([2, 0]) torch.Size([2, 0, 3])\n"
+          "RuntimeError running_mean should contain 0 elements not 1\n"
+          "IndexError Dimension out of range (expected to be in range of [-1, 0], but got 1)\n")
