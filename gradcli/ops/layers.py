@@ -615,7 +615,14 @@ OPS["embedding"].extra_saved = {"_saved_sparse": lambda node: node._attrs[3],
 def embedding_renorm_(weight, indices, max_norm, norm_type):
     """The rows of weight that indices read scaled in place to norm at most max_norm."""
     w = weight._data
+    if w.ndim != 2:
+        raise RuntimeError(f"Expected 2-dimensional tensor, but got {w.ndim}-dimensional tensor "
+                           "for argument #1 'self' (while checking arguments for "
+                           "embedding_renorm_)")
     for row in np.unique(_indices(indices).reshape(-1)):
+        if not -w.shape[0] <= row < w.shape[0]:  # (PyTorch selects each row: -1 is the last)
+            raise IndexError(f"select(): index {row} out of range for tensor of size "
+                             f"{list(w.shape)} at dimension 0")
         norm = float(OPS["norm"](Tensor._make(w[row], None, 0, False), norm_type))
         if norm > max_norm:  # (the scale in double, the product in weight's dtype)
             w[row] *= w.dtype.type(max_norm / (norm + 1e-7))

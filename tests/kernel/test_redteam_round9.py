@@ -220,3 +220,23 @@ def test_norms_of_empty_inputs_are_pytorchs():
     ) == ("torch.Size([2, 0]) torch.Size([2, 0]) torch.Size([2, 0, 3])\n"
           "RuntimeError running_mean should contain 0 elements not 1\n"
           "IndexError Dimension out of range (expected to be in range of [-1, 0], but got 1)\n")
+
+
+def test_embedding_max_norm_checks_its_rows_as_pytorch():
+    """F.embedding(max_norm=...) renormalized rows by NumPy indexing: an index past the weight
+    ended in NumPy's `index 5 is out of bounds for axis 0 with size 3`, a weight of another
+    rank was renormalized as it came.  Expected: PyTorch's checks (its -1 selects the last
+    row, then embedding refuses it; PyTorch 2.13's answers)."""
+    assert program_output(
+        "import torch\nF = torch.nn.functional\n"
+        "for idx, w in (([5], torch.ones(3, 2)), ([0, 7, -9], torch.ones(3, 2)),\n"
+        "               ([-1], torch.ones(3, 2)), ([0], torch.ones(3))):\n"
+        "    try:\n"
+        "        F.embedding(torch.tensor(idx), w, max_norm=1.0)\n"
+        "    except Exception as e:\n"
+        "        print(type(e).__name__, e)\n"
+    ) == ("IndexError select(): index 5 out of range for tensor of size [3, 2] at dimension 0\n"
+          "IndexError select(): index -9 out of range for tensor of size [3, 2] at dimension 0\n"
+          "IndexError index out of range in self\n"
+          "RuntimeError Expected 2-dimensional tensor, but got 1-dimensional tensor for "
+          "argument #1 'self' (while checking arguments for embedding_renorm_)\n")
