@@ -403,12 +403,26 @@ register(Op(
 _PAD_MODES = {"reflect": ("reflect", "ReflectionPad"), "replicate": ("edge", "ReplicationPad")}
 
 
+def _pad_source(shape, widths, mode):
+    """The flat index of the input element each element of a reflect or replicate pad copies
+    (a negative width crops, as PyTorch's kernels do: output i reads input i - left, reflected
+    or clamped back into the input)."""
+    index = np.zeros((), np.int64)
+    for n, (lo, hi) in zip(shape, widths):
+        i = np.arange(n + lo + hi) - lo
+        i = np.clip(i, 0, n - 1) if mode == "edge" else np.abs(i)
+        if mode == "reflect":
+            i = np.where(i > n - 1, 2 * (n - 1) - i, i)
+        index = index[..., None] * n + i
+    return index
+
+
 def _index_pad(numpy_mode, spatial):
     """The forward of a reflection or replication pad: each output element is an input
-    element (NumPy pads the input's flat indices)."""
+    element (_pad_source)."""
     def forward(a, padding):
         widths = _pad_pairs(padding, a.ndim)
-        if 0 in a.shape[a.ndim - spatial - 1:]:  # (NumPy's pad cannot extend an empty axis)
+        if 0 in a.shape[a.ndim - spatial - 1:]:  # (nothing to reflect or replicate)
             raise RuntimeError(
                 f"Expected {spatial + 1}D or {spatial + 2}D (batch mode) tensor with possibly 0 "
                 "batch size and other non-zero dimensions for input, but got: "
@@ -422,9 +436,15 @@ def _index_pad(numpy_mode, spatial):
                         f"Argument #{4 + 2 * j}: Padding size should be less than the "
                         f"corresponding input dimension, but got: padding ({lo}, {hi}) at "
                         f"dimension {d} of input {list(a.shape)}")
-        check_numel([s + lo + hi for s, (lo, hi) in zip(a.shape, widths)])
-        index = np.pad(np.arange(a.size).reshape(a.shape), widths, mode=numpy_mode)
-        return a.reshape(-1)[index]
+        shape = [s + lo + hi for s, (lo, hi) in zip(a.shape, widths)]
+        if spatial == 1 and shape[-1] < 1:
+            raise RuntimeError(f"input (W: {a.shape[-1]}) is too small. Calculated output W: "
+                               f"{shape[-1]}")
+        if min(shape) < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: "
+                               f"{shape}")
+        check_numel(shape)
+        return a.reshape(-1)[_pad_source(a.shape, widths, numpy_mode)]
     return forward
 
 
@@ -433,12 +453,11 @@ def _index_pad_backward(grad, self, padding, mode):
     """The output's gradients added into the input elements they were copied from (self read
     for its shape: PyTorch's node saves it)."""
     self_shape = tuple(self.shape)
-    widths = _pad_pairs(padding, len(self_shape))
+    index = _pad_source(self_shape, _pad_pairs(padding, len(self_shape)), mode)
     n = math.prod(self_shape)
-    index = np.pad(np.arange(n).reshape(self_shape), widths, mode=mode)
     flat = OPS["index_add.default"].apply((grad.new_zeros((n,)), grad.reshape(-1)),
                                           (0, _long(index.reshape(-1)), 1))
-    return flat.reshape(tuple(self_shape))
+    return flat.reshape(self_shape)
 
 
 for _mode, (_numpy_mode, _node) in _PAD_MODES.items():

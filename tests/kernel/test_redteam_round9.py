@@ -240,3 +240,27 @@ def test_embedding_max_norm_checks_its_rows_as_pytorch():
           "IndexError index out of range in self\n"
           "RuntimeError Expected 2-dimensional tensor, but got 1-dimensional tensor for "
           "argument #1 'self' (while checking arguments for embedding_renorm_)\n")
+
+
+# (PyTorch 2.13's answers: the padded values, and the gradient of their weighted sum)
+NEGATIVE_PADS = {
+    ("replicate", (-1, 2)): "[[[1.0, 2.0, 3.0, 3.0, 3.0]]] [[[0.0, 1.0, 2.0, 12.0]]]",
+    ("replicate", (2, -3)): "[[[0.0, 0.0, 0.0]]] [[[6.0, 0.0, 0.0, 0.0]]]",
+    ("reflect", (2, -3)): "[[[2.0, 1.0, 0.0]]] [[[3.0, 2.0, 1.0, 0.0]]]",
+    ("reflect", (1, -1)): "[[[1.0, 0.0, 1.0, 2.0]]] [[[2.0, 4.0, 4.0, 0.0]]]",
+    ("reflect", (-3, -1)): "RuntimeError input (W: 4) is too small. Calculated output W: 0",
+}
+
+
+@pytest.mark.parametrize("mode, pad", NEGATIVE_PADS, ids=range(len(NEGATIVE_PADS)))
+def test_a_negative_reflect_or_replicate_pad_crops(mode, pad):
+    """A negative width of a reflect or replicate pad (a crop, in PyTorch's kernels) reached
+    NumPy's pad: `ValueError: index can't contain negative values`.  Expected: PyTorch's
+    values, gradients and errors."""
+    assert program_output(
+        "import torch\nx = torch.arange(4.).view(1, 1, 4).requires_grad_()\ntry:\n"
+        f"    y = torch.nn.functional.pad(x, {pad}, mode='{mode}')\n"
+        "    w = torch.arange(1., y.numel() + 1).view(y.shape)\n"
+        "    print(y.tolist(), torch.autograd.grad((y * w).sum(), x)[0].tolist())\n"
+        "except RuntimeError as e:\n    print('RuntimeError', e)\n"
+    ) == NEGATIVE_PADS[mode, pad] + "\n"
