@@ -313,6 +313,8 @@ class ModuleDict(Module):
 
 
 def _parameter_line(key, p, type_name):
+    if not isinstance(p, Tensor):  # (a container holds any object, as PyTorch's)
+        return f"  ({key}): Object of type: {type(p).__name__}"
     size = "x".join(str(s) for s in p.shape)
     kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
     return f"  ({key}): {kind} containing: [{type_name(p)} of size {size}]"

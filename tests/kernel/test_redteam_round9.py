@@ -264,3 +264,17 @@ def test_a_negative_reflect_or_replicate_pad_crops(mode, pad):
         "    print(y.tolist(), torch.autograd.grad((y * w).sum(), x)[0].tolist())\n"
         "except RuntimeError as e:\n    print('RuntimeError', e)\n"
     ) == NEGATIVE_PADS[mode, pad] + "\n"
+
+
+def test_a_container_of_other_objects_prints():
+    """A ParameterDict or ParameterList holds any object, as PyTorch's; printing one that held
+    a number ended in `AttributeError: 'int' object has no attribute 'shape'`.  Expected:
+    PyTorch's text."""
+    assert program_output(
+        "import torch\nnn = torch.nn\nd = nn.ParameterDict({'a': nn.Parameter(torch.ones(2))})\n"
+        "d['x'] = 3\nd['_y'] = None\nprint(d)\n"
+        "print(nn.ParameterList([nn.Parameter(torch.ones(1, dtype=torch.float64)), 's']))\n"
+    ) == ("ParameterDict(\n    (a): Parameter containing: [torch.FloatTensor of size 2]\n"
+          "    (x): Object of type: int\n    (_y): Object of type: NoneType\n)\n"
+          "ParameterList(\n    (0): Parameter containing: [torch.float64 of size 1]\n"
+          "    (1): Object of type: str\n)\n")
