@@ -278,3 +278,17 @@ def test_a_container_of_other_objects_prints():
           "    (x): Object of type: int\n    (_y): Object of type: NoneType\n)\n"
           "ParameterList(\n    (0): Parameter containing: [torch.float64 of size 1]\n"
           "    (1): Object of type: str\n)\n")
+
+
+# ---------------------------------------------------------------------- a tensor in pieces
+
+def test_tensor_split_into_more_sections_than_a_list_may_hold_is_refused(small_limits):
+    """Round 8 metered unbind, split and chunk by the item limit; torch.tensor_split(t, n)
+    made n views for any n (of a tensor of three elements: most empty), a Python loop of
+    bounds and then of tensors, 10 ** 9 of them minutes and gigabytes later.  Expected:
+    refused past the item limit (1,000 here) before a piece is made."""
+    line, _ = _error("import torch\nr = torch.tensor_split(torch.ones(3), 2000)\n")
+    assert line.startswith("MemoryError: sequence too long"), line
+    assert program_output("import torch\nprint(torch.tensor_split(torch.arange(5), 3), "
+                          "len(torch.tensor_split(torch.ones(3), 1000)))\n"
+                          ) == "(tensor([0, 1]), tensor([2, 3]), tensor([4])) 1000\n"
