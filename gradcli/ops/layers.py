@@ -1003,6 +1003,12 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         d = max(input.dim(), 1)
         raise IndexError(f"Dimension out of range (expected to be in range of [{-d}, {d - 1}], "
                          "but got 1)")
+    if (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither be "
+                         "None")
+    for t in (running_mean, running_var):  # (its kernel reads them as vectors)
+        if t is not None and t.dim() != 1:
+            raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has {t.dim()}")
     return _BATCH_NORM.apply((input, 1 if weight is None else weight,
                               0 if bias is None else bias),
                              (running_mean, running_var, bool(training), momentum, eps))

@@ -292,3 +292,20 @@ def test_tensor_split_into_more_sections_than_a_list_may_hold_is_refused(small_l
     assert program_output("import torch\nprint(torch.tensor_split(torch.arange(5), 3), "
                           "len(torch.tensor_split(torch.ones(3), 1000)))\n"
                           ) == "(tensor([0, 1]), tensor([2, 3]), tensor([4])) 1000\n"
+
+
+def test_batch_norm_running_stats_are_checked_as_pytorch():
+    """batch_norm wrote its running stats with `m[...] = ...` of the channels' vector: stats
+    of shape (3, 1) ended in NumPy's `ValueError: could not broadcast input array from shape
+    (3,3) into shape (3,1)`, and one of the two alone was updated.  Expected: PyTorch's errors
+    (PyTorch 2.13's answers)."""
+    assert program_output(
+        "import torch\nx = torch.arange(6.).view(2, 3)\n"
+        "for m, v in ((torch.zeros(3, 1), torch.ones(1, 3)), (None, torch.ones(3))):\n"
+        "    try:\n"
+        "        torch.nn.functional.batch_norm(x, m, v, training=True)\n"
+        "    except Exception as e:\n"
+        "        print(type(e).__name__, e)\n"
+    ) == ("RuntimeError TensorAccessor expected 1 dims but tensor has 2\n"
+          "ValueError running_mean and running_var must either both be None or neither be "
+          "None\n")
