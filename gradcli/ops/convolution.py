@@ -131,10 +131,11 @@ def check_dtypes(x, w, b, transposed):
     if b.size and b.dtype != x.dtype and not transposed:
         raise RuntimeError(f"Input type ({_CPP_TYPES[x.dtype.name]}) and bias type "
                            f"({_CPP_TYPES[b.dtype.name]}) should be the same")
-    if x.dtype.kind == "b":
-        kernel = ("compute_columns3d" if w.ndim == 5 else
-                  "slow_conv_transpose2d_out_cpu" if transposed else "slow_conv2d_cpu")
-        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    # (PyTorch's transposed kernels take no integers but int64)
+    if x.dtype.kind == "b" or transposed and x.dtype.kind in "iu" and x.dtype != np.int64:
+        kernel = (f"slow_conv_transpose{3 if w.ndim == 5 else 2}d_out_cpu" if transposed else
+                  "compute_columns3d" if w.ndim == 5 else "slow_conv2d_cpu")
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_short(x)}\'')
 
 
 def _forward(x, w, b, stride, padding, dilation, transposed, output_padding, groups):

@@ -471,9 +471,9 @@ def _pool_args(name, kernel_size, stride, padding, dilation=1):
     return kernel, stride, padding, dilation
 
 
-def _check_dtype(input, name, kinds):
-    """PyTorch's kernels exist for these dtype kinds only."""
-    if input.dtype.np.kind not in kinds:
+def _check_dtype(input, name, kinds, also=()):
+    """PyTorch's kernels exist for these dtype kinds only (and the dtypes named in also)."""
+    if input.dtype.np.kind not in kinds and input.dtype.np.name not in also:
         raise NotImplementedError(f'"{name}" not implemented for \'{input.dtype.short}\'')
 
 
@@ -527,7 +527,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                                          or isinstance(divisor_override, bool)):
         raise TypeError("avg_pool2d(): argument 'divisor_override' must be int, not "
                         f"{type(divisor_override).__name__}")
-    _check_dtype(input, "avg_pool2d", "fiu")
+    _check_dtype(input, "avg_pool2d", "f", ("int64",))
     return AVG_POOL2D.apply((input,), (kernel, stride, padding, bool(ceil_mode),
                                        bool(count_include_pad), divisor_override))
 
@@ -535,7 +535,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
     _check_1d_rank(input, "avg_pool1d")
-    _check_dtype(input, "avg_pool2d", "fiu")
+    _check_dtype(input, "avg_pool2d", "f", ("int64",))
     kernel = _one_d(kernel_size, "avg_pool1d", "kernel_size", 2)
     stride = () if _omitted(stride) else _one_d(stride, "avg_pool1d", "stride", 3)
     return AVG_POOL2D.apply((input.unsqueeze(-2),), (

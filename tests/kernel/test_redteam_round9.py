@@ -309,3 +309,25 @@ def test_batch_norm_running_stats_are_checked_as_pytorch():
     ) == ("RuntimeError TensorAccessor expected 1 dims but tensor has 2\n"
           "ValueError running_mean and running_var must either both be None or neither be "
           "None\n")
+
+
+# (PyTorch 2.13's answers)
+KERNEL_DTYPES = {
+    "F.conv_transpose1d(torch.ones(1, 1, 3, dtype=torch.int32), "
+    "torch.ones(1, 1, 2, dtype=torch.int32))":
+        "NotImplementedError: \"slow_conv_transpose2d_out_cpu\" not implemented for 'Int'",
+    "F.conv_transpose3d(torch.ones(1, 1, 3, 3, 3, dtype=torch.uint8), "
+    "torch.ones(1, 1, 2, 2, 2, dtype=torch.uint8))":
+        "NotImplementedError: \"slow_conv_transpose3d_out_cpu\" not implemented for 'Byte'",
+    "F.avg_pool2d(torch.ones(1, 3, 3, dtype=torch.int16), 2)":
+        "NotImplementedError: \"avg_pool2d\" not implemented for 'Short'",
+    "F.avg_pool1d(torch.ones(1, 3, dtype=torch.int8), 2)":
+        "NotImplementedError: \"avg_pool2d\" not implemented for 'Char'",
+}
+
+
+@pytest.mark.parametrize("source, line", KERNEL_DTYPES.items(), ids=range(len(KERNEL_DTYPES)))
+def test_kernels_refuse_the_dtypes_pytorchs_refuse(source, line):
+    """Transposed convolutions and average pooling of int8/16/32 and uint8 computed, where
+    PyTorch has no such kernel (int64 only among the integers).  Expected: its error."""
+    assert _error(f"import torch\nF = torch.nn.functional\nr = {source}\n")[0] == line
