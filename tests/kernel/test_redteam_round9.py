@@ -331,3 +331,18 @@ def test_kernels_refuse_the_dtypes_pytorchs_refuse(source, line):
     """Transposed convolutions and average pooling of int8/16/32 and uint8 computed, where
     PyTorch has no such kernel (int64 only among the integers).  Expected: its error."""
     assert _error(f"import torch\nF = torch.nn.functional\nr = {source}\n")[0] == line
+
+
+def test_type_of_a_batched_sample_is_torch_tensor():
+    """Inside vmap, `type(x)` gave the engine's BatchedSample class (named "Tensor", but not
+    torch.Tensor: `type(x) is torch.Tensor` was False, where PyTorch's is True), which a
+    program could keep, call outside vmap (`C(3)`, a tensor every later vmap took for one of
+    its samples) and subclass.  Expected: torch.Tensor, as PyTorch's type() gives; a
+    program's subclass and Parameter keep their classes."""
+    assert program_output(
+        "import torch\nkeep = []\ndef f(x):\n    keep.append(type(x))\n    return x * 2\n"
+        "torch.func.vmap(f)(torch.ones(3, 2))\n"
+        "class S(torch.Tensor):\n    pass\n"
+        "print(keep[0] is torch.Tensor, type(S([1.])).__name__,\n"
+        "      type(torch.nn.Parameter(torch.ones(1))).__name__)\n"
+    ) == "True S Parameter\n"
