@@ -180,14 +180,25 @@ POOL_SAMPLES = [
                                  dilation=(1, 2), ceil_mode=True)),
 ]
 
+def _indices_from_saved(pick, i):
+    """A node's `_saved_result1` or `_saved_indices`: the indices of the maxima, which PyTorch
+    saves and gradcli recomputes from its saved input i (by `pick`), read as the node's other
+    saved values are (PyTorch's error once a backward pass freed them; a saved-tensor hook's
+    unpacking; the version check; None where the node saved no input, as `_saved_self` is)."""
+    def indices(node):
+        saved = node._savedvalue_input(i)
+        return None if saved is None else Tensor._make(pick(saved._data, *node._attrs)[1],
+                                                       None, 0, False)
+    return indices
+
+
 MAX_POOL2D = register(Op(
     "max_pool2d_with_indices", max_pool_indices,
     f"self: max_pool2d_with_indices_backward(grad[0], self, {_POOL_ARGS})",
     jvp=f"self: _max_pool_jvp(self_t, self, {_POOL_ARGS})", attrs=_POOL, outputs=2,
     grad_fn="MaxPool2DWithIndicesBackward0", method=False, public=False, kind="pooling",
     doc="the largest element of each window and its index", samples=POOL_SAMPLES))
-MAX_POOL2D.extra_saved = {"_saved_result1": lambda node: Tensor._make(max_pool_indices(
-    node._saved_in[0]._data, *node._attrs)[1], None, 0, False)}  # (recomputed from self)
+MAX_POOL2D.extra_saved = {"_saved_result1": _indices_from_saved(max_pool_indices, 0)}
 
 MAX_POOL_BACKWARD = register(Op(
     "max_pool2d_with_indices_backward", _max_pool_backward,
@@ -430,8 +441,8 @@ ADAPTIVE_MAX_POOL2D = register(Op(
     kind="pooling", doc="the largest element of each of output_size windows, and its index",
     samples=ADAPTIVE_MAX_SAMPLES))
 ADAPTIVE_MAX_POOL2D.hidden_saved = ("output_size",)  # (PyTorch saves self and the indices)
-ADAPTIVE_MAX_POOL2D.extra_saved = {"_saved_result1": lambda node: Tensor._make(
-    adaptive_max_indices(node._saved_in[0]._data, *node._attrs)[1], None, 0, False)}
+ADAPTIVE_MAX_POOL2D.extra_saved = {"_saved_result1": _indices_from_saved(adaptive_max_indices,
+                                                                        0)}
 
 ADAPTIVE_MAX_BACKWARD = register(Op(
     "adaptive_max_pool2d_backward", _adaptive_max_backward,
@@ -658,8 +669,7 @@ ADAPTIVE_AVG_BACKWARD.extra_saved = {  # (PyTorch's names for the two sizes it r
 
 # PyTorch's max-pooling backward nodes save the indices only (here: recomputed from self)
 MAX_POOL_BACKWARD.hidden_saved = ("self",) + _POOL
-MAX_POOL_BACKWARD.extra_saved = {"_saved_indices": lambda node: Tensor._make(max_pool_indices(
-    node._saved_in[1]._data, *node._attrs)[1], None, 0, False)}
+MAX_POOL_BACKWARD.extra_saved = {"_saved_indices": _indices_from_saved(max_pool_indices, 1)}
 ADAPTIVE_MAX_BACKWARD.hidden_saved = ("self", "output_size")
-ADAPTIVE_MAX_BACKWARD.extra_saved = {"_saved_indices": lambda node: Tensor._make(
-    adaptive_max_indices(node._saved_in[1]._data, *node._attrs)[1], None, 0, False)}
+ADAPTIVE_MAX_BACKWARD.extra_saved = {"_saved_indices": _indices_from_saved(
+    adaptive_max_indices, 1)}

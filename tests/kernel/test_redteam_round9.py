@@ -346,3 +346,21 @@ def test_type_of_a_batched_sample_is_torch_tensor():
         "print(keep[0] is torch.Tensor, type(S([1.])).__name__,\n"
         "      type(torch.nn.Parameter(torch.ones(1))).__name__)\n"
     ) == "True S Parameter\n"
+
+
+def test_max_pool_indices_are_read_as_saved_values():
+    """A max pooling node's `_saved_result1` (and its backward's `_saved_indices`) recomputed
+    the indices from the node's raw saved input: after a backward pass it ended in
+    `AttributeError: 'str' object has no attribute '_data'` (the engine's release marker),
+    under saved_tensors_hooks in the same error of a packed tensor.  Expected: PyTorch's
+    error once freed, the indices under hooks (PyTorch 2.13's answers)."""
+    assert program_output(
+        "import torch\nF = torch.nn.functional\n"
+        "x = torch.arange(16.).view(1, 1, 4, 4).requires_grad_()\n"
+        "with torch.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):\n"
+        "    y = F.max_pool2d(x, 2)\n    z = F.adaptive_max_pool2d(x, 3)\n"
+        "print(y.grad_fn._saved_result1.tolist(), z.grad_fn._saved_result1.tolist())\n"
+        "y.sum().backward()\ntry:\n    y.grad_fn._saved_result1\n"
+        "except RuntimeError as e:\n    print(str(e)[:50])\n"
+    ) == ("[[[[5, 7], [13, 15]]]] [[[[5, 6, 7], [9, 10, 11], [13, 14, 15]]]]\n"
+          "Trying to backward through the graph a second time\n")
