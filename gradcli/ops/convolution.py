@@ -290,6 +290,11 @@ def check_convolution(x_shape, w_shape, b_shape, stride, padding, dilation, tran
                 f"Given input size per channel: ({' x '.join(map(str, x_shape[2:]))}). "
                 f"Calculated output size per channel: ({' x '.join(map(str, out))}). "
                 "Output size is too small")
+    if x_shape[0] and x_shape[1] and 0 in x_shape[2:]:  # (select_conv_backend's; a 1-d
+        # convolution runs as a 2-d one of height 1)
+        shape = x_shape[:2] + (1,) + tuple(x_shape[2:]) if nd == 1 else x_shape
+        raise RuntimeError("Only zero batch or zero channel inputs are supported, but got input "
+                           f"shape: {_shape_text(shape)}")
 
 
 # ------------------------------------------------------------------ the ops

@@ -36,26 +36,41 @@ def _batched(a):
     return a[None] if a.ndim == 3 else a
 
 
+def _half(n):
+    """n / 2 as C++ divides (towards zero)."""
+    return n // 2 if n >= 0 else -(-n // 2)
+
+
 def check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode):
-    """aten's pool2d_shape_check, its words."""
-    if len(shape) not in (3, 4) or any(n == 0 for n in shape[-3:]):
+    """aten's pooling_output_shape of the height, then of the width, then pool2d_shape_check:
+    their checks in their order and words.  (The padding is at most half the kernel, not
+    only half the dilated kernel: a window never lies wholly in the padding.)"""
+    if len(shape) not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    if any(s <= 0 for s in stride):
-        raise RuntimeError("stride should not be zero")
-    if any(k <= 0 for k in kernel):
-        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kernel[0]} "
-                           f"kW: {kernel[1]}")
-    if any(d <= 0 for d in dilation):
-        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: "
-                           f"{dilation[0]} dilationW: {dilation[1]}")
-    for p, k, d in zip(padding, kernel, dilation):
+    out = []
+    for n, k, s, p, d in zip(shape[-2:], kernel, stride, padding, dilation):
+        if s == 0:
+            raise RuntimeError("stride should not be zero")
         if p < 0:
             raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
-        if p > (d * (k - 1) + 1) // 2:
+        if p > _half(d * (k - 1) + 1):
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
                                f"pad={p}, kernel_size={k} and dilation={d}")
-    out = [pooled_size(n, k, s, p, d, ceil_mode)
-           for n, k, s, p, d in zip(shape[-2:], kernel, stride, padding, dilation)]
+        out.append(pooled_size(n, k, s, p, d, ceil_mode))
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    if kh <= 0 or kw <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kh} kW: {kw}")
+    if sh <= 0 or sw <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {sh} dW: {sw}")
+    if dh <= 0 or dw <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dh} "
+                           f"dilationW: {dw}")
+    if any(n == 0 for n in shape[-3:]):
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size "
+                           f"for input, but got:{list(shape)}")
+    if kw // 2 < pw or kh // 2 < ph:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got "
+                           f"padW = {pw}, padH = {ph}, kW = {kw}, kH = {kh}")
     if any(o < 1 for o in out):
         raise RuntimeError(f"Given input size: ({shape[-3]}x{shape[-2]}x{shape[-1]}). "
                            f"Calculated output size: ({shape[-3]}x{out[0]}x{out[1]}). "
@@ -513,6 +528,24 @@ def _one_d(value, fn, arg, position):
                        f"{len(value)}")
 
 
+def _check_max_pool1d(n, k, s, p, d, ceil_mode):
+    """aten's check_max_pool1d, its order and words."""
+    if k <= 0:
+        raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k}")
+    if s <= 0:
+        raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {s}")
+    if p < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got "
+                           f"padding={p} and kernel_size={k}")
+    if d <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    out = pooled_size(n, k, s, p, d, ceil_mode)
+    if out <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+
+
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     if input.dim() not in (2, 3):
@@ -523,6 +556,9 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     stride = () if _omitted(stride) else _one_d(stride, "max_pool1d", "stride", 3)
     padding = (0, _one_d(padding, "max_pool1d", "padding", 4)[1])
     dilation = _one_d(dilation, "max_pool1d", "dilation", 5)
+    if not return_indices:  # (PyTorch's max_pool1d kernel and its checks; with indices, 2-d's)
+        _check_max_pool1d(input.shape[-1], kernel[1], (stride or kernel)[1], padding[1],
+                          dilation[1], ceil_mode)
     values, indices = MAX_POOL2D.apply((input.unsqueeze(-2),),
                                        (kernel, stride, padding, dilation, bool(ceil_mode)))
     values = values.squeeze(-2)

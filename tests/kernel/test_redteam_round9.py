@@ -364,3 +364,51 @@ def test_max_pool_indices_are_read_as_saved_values():
         "except RuntimeError as e:\n    print(str(e)[:50])\n"
     ) == ("[[[[5, 7], [13, 15]]]] [[[[5, 6, 7], [9, 10, 11], [13, 14, 15]]]]\n"
           "Trying to backward through the graph a second time\n")
+
+
+# ---------------------------------------------------------------------- pooling's checks
+
+# (PyTorch 2.13's answers)
+POOL_CHECKS = {
+    "F.max_pool2d(torch.ones(1, 1, 1), (1, 2), 1, (0, 2), (1, 3))":
+        "RuntimeError: pad should be smaller than or equal to half of kernel size, but got "
+        "padW = 2, padH = 0, kW = 2, kH = 1",
+    "F.max_pool1d(torch.ones(2, 1), 2, 1, 2, 3)":
+        "RuntimeError: max_pool1d() padding should be at most half of kernel size, but got "
+        "padding=2 and kernel_size=2",
+    "F.max_pool1d(torch.ones(2, 5), 6, 1)":
+        "RuntimeError: max_pool1d() Invalid computed output size: 0",
+    "F.max_pool2d(torch.ones(2, 0, 3), 2, 0)": "RuntimeError: stride should not be zero",
+    "F.avg_pool2d(torch.ones(2, 0, 3), 1)":
+        "RuntimeError: Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for "
+        "input, but got:[2, 0, 3]",
+    "F.max_pool2d(torch.ones(6), 2)":
+        "RuntimeError: non-empty 3D or 4D (batch mode) tensor expected for input",
+    "F.conv3d(torch.ones(1, 2, 0, 5, 5), torch.ones(2, 2, 1, 1, 1), padding=1)":
+        "RuntimeError: Only zero batch or zero channel inputs are supported, but got input "
+        "shape: [1, 2, 0, 5, 5]",
+    "F.conv1d(torch.ones(1, 1, 0), torch.ones(1, 1, 1), padding=1)":
+        "RuntimeError: Only zero batch or zero channel inputs are supported, but got input "
+        "shape: [1, 1, 1, 0]",
+}
+
+
+@pytest.mark.parametrize("source, line", POOL_CHECKS.items(), ids=range(len(POOL_CHECKS)))
+def test_pooling_and_convolution_shapes_are_checked_as_pytorch(source, line):
+    """Max pooling allowed padding up to half the dilated kernel (PyTorch: half the kernel),
+    so a window could lie wholly in the padding: its index was -1, and the backward pass added
+    that window's gradient to the input's last element (NumPy's negative index).  The checks
+    ran in another order than aten's (other errors for the same call), max_pool1d had none of
+    its own, and a convolution of an input with an empty spatial dim computed a result of
+    zeros.  Expected: PyTorch's checks, order and words."""
+    assert _error(f"import torch\nF = torch.nn.functional\nr = {source}\n")[0] == line
+
+
+def test_a_window_of_padding_adds_no_gradient_to_the_last_element():
+    """(the gradient of the case above: PyTorch refuses the call; a legal dilated window
+    still computes.)"""
+    assert program_output(
+        "import torch\nx = torch.arange(5.).view(1, 1, 5).requires_grad_()\n"
+        "y = torch.nn.functional.max_pool1d(x, 2, 1, 1, 2)\ny.sum().backward()\n"
+        "print(y.tolist(), x.grad.tolist())\n"
+    ) == "[[[1.0, 2.0, 3.0, 4.0, 3.0]]] [[[0.0, 1.0, 1.0, 2.0, 1.0]]]\n"
