@@ -71,28 +71,50 @@ class TorchGenerator:
         bits = self._random32(n) & np.uint64((1 << 24) - 1)
         return (bits.astype(np.float64) * (2.0 ** -24)).astype(dtype)
 
-    def _double_normal(self):
-        if self._next_normal is not None:
-            value, self._next_normal = self._next_normal, None
-            return value
-        u1, u2 = self._uniform(2, np.float64)
-        r = math.sqrt(-2.0 * math.log1p(-u2))
-        theta = 2.0 * math.pi * u1
-        self._next_normal = r * math.sin(theta)
-        return r * math.cos(theta)
+    def _words(self, n, wide=False):
+        """n raw draws as PyTorch's random() (32 bits) or, wide, random64() (64 bits) give
+        them, as uint64."""
+        return self._random64(n) if wide else self._random32(n)
+
+    def _double_normals(self, n):
+        """n normals drawn one by one as normal_distribution<double> draws them (float64): the
+        cached second value of the last pair first, then pairs of uniforms (u1, u2) giving
+        r * cos(theta) and r * sin(theta), the last sine cached when n runs out."""
+        out = np.empty(n, np.float64)
+        start = 0
+        if n and self._next_normal is not None:
+            out[0], self._next_normal, start = self._next_normal, None, 1
+        pairs = (n - start + 1) // 2
+        if pairs:
+            u = self._uniform(2 * pairs, np.float64)
+            radius = np.sqrt(-2.0 * libm(math.log1p, -u[1::2]))
+            theta = 2.0 * math.pi * u[0::2]
+            values = np.empty(2 * pairs)
+            values[0::2] = radius * libm(math.cos, theta)
+            values[1::2] = radius * libm(math.sin, theta)
+            out[start:] = values[:n - start]
+            if 2 * pairs > n - start:
+                self._next_normal = float(values[-1])
+        return out
 
     def _normal(self, n, dtype):
         """n standard normals as torch.randn draws them for a contiguous tensor."""
         dtype = np.dtype(dtype)
         if n < 16:
-            return np.array([self._double_normal() for _ in range(n)], np.float64).astype(dtype)
+            return self._double_normals(n).astype(dtype)
         data = self._uniform(n, dtype)
-        for i in range(0, n - 15, 16):
-            _box_muller16(data, i)
+        _box_muller16(data, 0)
         if n % 16:
             data[n - 16:] = self._uniform(16, dtype)
             _box_muller16(data, n - 16)
         return data
+
+    def _normal_fill(self, n, dtype):
+        """The standard normals normal_ draws for a contiguous tensor of n elements: below 16,
+        doubles drawn one by one (normal_distribution<double>, float64 here); from 16 on, in
+        the tensor's dtype (its Box-Muller fill).  One draw, so that inside vmap the batch's
+        size decides, as PyTorch's normal_ on the batched tensor does."""
+        return self._double_normals(n) if n < 16 else self._normal(n, dtype)
 
     def _integers(self, low, high, n):
         span = int(high) - int(low)
@@ -151,12 +173,26 @@ class TorchGenerator:
 
 
 def _box_muller16(data, i):
-    u1 = 1 - data[i:i + 8]
-    u2 = data[i + 8:i + 16]
+    """normal_fill_16 on the blocks of 16 uniforms data[i:i + 16], data[i + 16:i + 32], ...:
+    cos into the first 8 of each, sin into the last 8."""
+    blocks = data[i:i + (data.size - i) // 16 * 16].reshape(-1, 16)
+    u1, u2 = 1 - blocks[:, :8], blocks[:, 8:]
+    if data.dtype == np.float64:  # libm's log, cos and sin, one value at a time as the
+        # kernel calls them (NumPy's vectorised loops may differ in the last bit)
+        radius = np.sqrt(-2 * libm(math.log, u1))
+        theta = 2 * np.pi * u2
+        blocks[:, :8], blocks[:, 8:] = radius * libm(math.cos, theta), radius * libm(
+            math.sin, theta)
+        return
     radius = np.sqrt(-2 * np.log(u1))
-    theta = 2 * np.pi * u2 if data.dtype == np.float64 else np.float32(2 * np.pi) * u2
-    data[i:i + 8] = radius * np.cos(theta)
-    data[i + 8:i + 16] = radius * np.sin(theta)
+    theta = np.float32(2 * np.pi) * u2
+    blocks[:, :8], blocks[:, 8:] = radius * np.cos(theta), radius * np.sin(theta)
+
+
+def libm(fn, values):
+    """fn (a C library function, from math) on each value of an array: PyTorch's kernels call
+    libm one value at a time, where NumPy's vectorised loops may round differently."""
+    return np.asarray(np.frompyfunc(fn, 1, 1)(values), np.float64)  # (0-d: a float comes)
 
 
 # ---------------------------------------------------------------------- vmap's randomness
@@ -231,9 +267,10 @@ def _vmapped(method, count_position):
 
 
 def _wrap_draws(cls):
-    """Inside vmap, the draws (uniform, normal, integers) that cls defines are each one
+    """Inside vmap, the draws (uniform, normal, integers, words) that cls defines are each one
     sample's part of a batched draw (a subclass's are wrapped too: __init_subclass__)."""
-    for method, position in (("_uniform", 0), ("_normal", 0), ("_integers", 2)):
+    for method, position in (("_uniform", 0), ("_normal", 0), ("_integers", 2), ("_words", 0),
+                             ("_double_normals", 0), ("_normal_fill", 0)):
         if method in vars(cls):
             setattr(cls, method, _vmapped(vars(cls)[method], position))
 

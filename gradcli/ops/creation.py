@@ -11,6 +11,7 @@ from ..engine.tensor import Device, Tensor, check_numel, mark_batched, to_array
 from ..engine.torch_classes import TorchClass
 from .numerics import fused
 from .registry import Plain, register
+from .tensor_methods import check_floating
 
 
 def _leaf(data, requires_grad=False):
@@ -427,6 +428,7 @@ def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, **
     """Uniform samples in [0, 1)."""
     shape = _size(_size_argument(size, keywords, "rand"))
     d = _dtype_or_default(dtype).np
+    check_floating(d, "check_uniform_bounds")
     return _leaf(generator_of(generator, "rand")._uniform(_numel(shape), d).reshape(shape),
                  requires_grad)
 
@@ -435,6 +437,7 @@ def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, *
     """Standard normal samples."""
     shape = _size(_size_argument(size, keywords, "randn"))
     d = _dtype_or_default(dtype).np
+    check_floating(d, "normal_kernel_cpu")
     return _leaf(generator_of(generator, "randn")._normal(_numel(shape), d).reshape(shape),
                  requires_grad)
 

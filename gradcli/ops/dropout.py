@@ -27,13 +27,18 @@ def check_probability(p, error=RuntimeError):
         raise error(f"dropout probability has to be between 0 and 1, but got {shown}")
 
 
-def bernoulli_like(a, prob):
-    """`torch.empty_like(a).bernoulli_(prob)`: 0/1 in a's dtype, drawn in a's memory order."""
-    from .creation import GENERATOR
+def memory_order(a, drawn):
+    """The values drawn one by one for a's elements, in the order of a's memory (PyTorch's
+    serial kernels walk a tensor so), laid out in a's shape."""
     axes = sorted(range(a.ndim), key=lambda i: -abs(a.strides[i]) if a.shape[i] > 1 else 0)
-    drawn = GENERATOR._uniform(a.size, np.float64) < prob
-    drawn = drawn.reshape([a.shape[i] for i in axes]).transpose(np.argsort(axes))
-    return drawn.astype(a.dtype)
+    return drawn.reshape([a.shape[i] for i in axes]).transpose(np.argsort(axes))
+
+
+def bernoulli_like(a, prob, generator=None):
+    """`torch.empty_like(a).bernoulli_(prob)`: 0/1 in a's dtype, drawn in a's memory order."""
+    from .creation import generator_of
+    drawn = generator_of(generator, "bernoulli_")._uniform(a.size, np.float64) < prob
+    return memory_order(a, drawn).astype(a.dtype)
 
 
 def _noise_shape(a, feature):

@@ -36,11 +36,22 @@ def _caster(d):
     return cast
 
 
+def check_floating(dtype, kernel):
+    """PyTorch's refusal of a random kernel for integer and bool tensors."""
+    if np.dtype(dtype).kind in "biu":
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{dtypes.short_name(np.dtype(dtype))}'")
+
+
 def uniform_values(tensor, a, b, generator=None, name="uniform_"):
     """Uniform samples in [a, b) for tensor's elements, drawn as PyTorch's uniform_ draws them
     (in the tensor's precision: x * (b - a) + a)."""
     from .creation import generator_of
     dtype = tensor._data.dtype
+    check_floating(dtype, "check_uniform_bounds")
+    if not a <= b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={float(a):g} > to={float(b):g}")
     x = generator_of(generator, name)._uniform(tensor._data.size, dtype).astype(dtype)
     if a == 0 and b == 1:
         return x
@@ -53,15 +64,15 @@ def normal_values(tensor, mean, std, generator=None, name="normal_"):
     mean."""
     from .creation import generator_of
     dtype = tensor._data.dtype
-    if tensor._data.size < 16:  # one by one, in double precision (normal_distribution<double>)
-        dtype, out = np.dtype(np.float64), dtype
-    else:
-        out = dtype
-    x = generator_of(generator, name)._normal(tensor._data.size, dtype).astype(dtype)
+    check_floating(dtype, "normal_kernel_cpu")
+    if not std >= 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
+    # (below 16 elements double normals, with mean and std applied in double too)
+    x = generator_of(generator, name)._normal_fill(tensor._data.size, dtype)
     if mean == 0 and std == 1:
-        return x.astype(out)
+        return x.astype(dtype)
     # PyTorch's kernels: normal * std + mean, fused
-    return fused(x, dtype.type(std), dtype.type(mean)).astype(out)
+    return fused(x, x.dtype.type(std), x.dtype.type(mean)).astype(dtype)
 
 
 def fill_values(tensor, values):

@@ -37,7 +37,14 @@ SPELLED_DIFFERENTLY = {
         input, _stats(running_mean, input), _stats(running_var, input), weight, bias, training,
         momentum, eps),
     "_adaptive_max_pool2d": lambda self, output_size:
-        torch.ops.aten.adaptive_max_pool2d(self, output_size)}
+        torch.ops.aten.adaptive_max_pool2d(self, output_size),
+    # torch.normal's and torch.bernoulli's overloads, declared apart (distributions.py)
+    "normal.Tensor_Tensor": lambda mean, std: torch.normal(mean, std),
+    "normal.Tensor_float": lambda mean, std=1.0: torch.normal(mean, std),
+    "normal.float_Tensor": lambda std, mean=0.0: torch.normal(mean, std),
+    "bernoulli.default": lambda p: torch.bernoulli(p),
+    "bernoulli_.float": lambda self, p=0.5: (self * 1).bernoulli_(p),
+    "bernoulli_.Tensor": lambda self, p: (self * 1).bernoulli_(p)}
 
 
 def _stats(values, like):
