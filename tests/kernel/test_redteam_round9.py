@@ -412,3 +412,59 @@ def test_a_window_of_padding_adds_no_gradient_to_the_last_element():
         "y = torch.nn.functional.max_pool1d(x, 2, 1, 1, 2)\ny.sum().backward()\n"
         "print(y.tolist(), x.grad.tolist())\n"
     ) == "[[[1.0, 2.0, 3.0, 4.0, 3.0]]] [[[0.0, 1.0, 1.0, 2.0, 1.0]]]\n"
+
+
+# ---------------------------------------------------------------------- random ops
+
+def test_randperm_past_the_item_limit_is_refused(small_limits):
+    """randperm swaps the elements of a Python list (its swaps a list too): n Python integers
+    twice, 100 MB for a permutation of 10 ** 6 (an 8 MB tensor), that the item limit which
+    meters a program's own lists did not see.  Expected: refused past the item limit (1,000
+    here), as list(t) of such a tensor is."""
+    line, _ = _error("import torch\nr = torch.randperm(1500)\n")
+    assert line.startswith("MemoryError: sequence too long"), line
+    assert program_output("import torch\nprint(sorted(torch.randperm(1000).tolist()) == "
+                          "list(range(1000)))\n") == "True\n"
+
+
+def test_poisson_draws_in_bounded_blocks():
+    """poisson made a Python list of its rates, drew uniforms in blocks that doubled (a list
+    as long as all the draws) and advanced the generator by all of them at once: 25 MB for
+    50,000 rates of 9 (a 400 kB tensor), gigabytes for a tensor the element limit allows.
+    Expected: blocks of at most 65,536 draws, the same values (bit for bit PyTorch's: its
+    oracle tests), the generator left where PyTorch's is."""
+    import io
+    import tracemalloc
+    from gradcli.lang.session import Session
+    session = Session(out=io.StringIO())
+    session.run("import torch\nx = torch.full((50000,), 9.0)\n", timeout=30)
+    tracemalloc.start()
+    try:
+        session.run("r = torch.poisson(x)\n", timeout=30)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 12_000_000, f"{peak:,} bytes"
+
+
+# (PyTorch 2.13's answers)
+MULTINOMIAL = {
+    "torch.multinomial(torch.ones(3, 0), 2, True)":
+        "RuntimeError: invalid multinomial distribution (sum of probabilities <= 0)",
+    "torch.multinomial(torch.ones(0), 1, True)":
+        "RuntimeError: aminmax(): cannot compute aminmax over an empty dimension as the "
+        "operation has no identity.",
+    "torch.multinomial(torch.tensor([1.0, float('inf'), -1.0]), 2, True)":
+        "RuntimeError: invalid multinomial distribution (encountering probability entry = "
+        "infinity or NaN)",
+    "torch.multinomial(torch.tensor([1.0, float('nan'), float('inf')]), 2, True)":
+        "RuntimeError: invalid multinomial distribution (encountering probability entry < 0)",
+}
+
+
+@pytest.mark.parametrize("source, line", MULTINOMIAL.items(), ids=range(len(MULTINOMIAL)))
+def test_multinomial_checks_as_pytorch(source, line):
+    """multinomial of rows with no category ended in NumPy's `ValueError: cannot reshape
+    array of size 0 into shape (0)`; its checks of the probabilities made a Python list of
+    each row (2 ** 24 floats: half a gigabyte).  Expected: PyTorch's errors, from arrays."""
+    assert _error(f"import torch\nr = {source}\n")[0] == line
