@@ -468,3 +468,14 @@ def test_multinomial_checks_as_pytorch(source, line):
     array of size 0 into shape (0)`; its checks of the probabilities made a Python list of
     each row (2 ** 24 floats: half a gigabyte).  Expected: PyTorch's errors, from arrays."""
     assert _error(f"import torch\nr = {source}\n")[0] == line
+
+
+@pytest.mark.parametrize("call", ["normal_()", "uniform_()", "exponential_()", "random_()"])
+def test_a_random_fill_of_an_expanded_tensor_is_pytorchs_error(call):
+    """normal_ and uniform_ wrote their draws straight into the tensor's array: of an
+    expanded tensor (a read-only broadcast view) NumPy's `ValueError: assignment destination
+    is read-only` came out.  Expected: PyTorch's internal-overlap error, as the other fills
+    and in-place ops give."""
+    line, _ = _error(f"import torch\nr = torch.ones(1).expand(5).{call}\n")
+    assert line.startswith("RuntimeError: unsupported operation: more than one element of the "
+                           "written-to tensor refers to a single memory location"), line
