@@ -479,3 +479,11 @@ def test_a_random_fill_of_an_expanded_tensor_is_pytorchs_error(call):
     line, _ = _error(f"import torch\nr = torch.ones(1).expand(5).{call}\n")
     assert line.startswith("RuntimeError: unsupported operation: more than one element of the "
                            "written-to tensor refers to a single memory location"), line
+
+
+def test_a_generator_state_must_be_contiguous():
+    """Generator.set_state took a non-contiguous byte tensor as it came (PyTorch 2.13: its
+    error)."""
+    assert _error("import torch\ng = torch.Generator()\ns = g.get_state()\n"
+                  "r = g.set_state(torch.stack([s, s], 1)[:, 0])\n"
+                  )[0] == "RuntimeError: RNG state must be contiguous"
