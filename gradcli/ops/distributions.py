@@ -337,7 +337,7 @@ def normal(mean=None, std=1.0, size=None, *, generator=None, dtype=None, out=Non
         raise TypeError(f"normal() got an unexpected keyword argument '{unknown.pop()}'")
     d = _dtype_or_default(dtype).np
     out = Tensor._make(np.empty(shape, d), None, 0, False)
-    return _leaf(normal_values(out, mean, std, generator, "normal"),
+    return _leaf(normal_values(out, mean, std, generator, "normal").reshape(shape),
                  factory.get("requires_grad", False))
 
 

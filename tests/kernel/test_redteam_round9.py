@@ -487,3 +487,15 @@ def test_a_generator_state_must_be_contiguous():
     assert _error("import torch\ng = torch.Generator()\ns = g.get_state()\n"
                   "r = g.set_state(torch.stack([s, s], 1)[:, 0])\n"
                   )[0] == "RuntimeError: RNG state must be contiguous"
+
+
+def test_normal_of_a_size_has_that_shape():
+    """torch.normal(mean, std, size) of two numbers gave its draws as one flat row:
+    `torch.normal(0.0, 1.0, (2, 3))` was of shape [6].  Expected: the size asked for (the
+    values those of a flat draw of as many, as in PyTorch)."""
+    assert program_output(
+        "import torch\ntorch.manual_seed(0)\na = torch.normal(0.0, 1.0, (2, 3))\n"
+        "torch.manual_seed(0)\nb = torch.normal(0.0, 1.0, (6,))\n"
+        "print(a.shape, torch.normal(0.0, 1.0, (2, 0)).shape, "
+        "torch.equal(a.flatten(), b))\n"
+    ) == "torch.Size([2, 3]) torch.Size([2, 0]) True\n"
