@@ -15,6 +15,11 @@ from processes import (assert_refused_before_made as _refused_before_made,
 pytestmark = pytest.mark.usefixtures("fresh_engine")
 
 
+def _functional_error(source):
+    """The first line of the error `r = source` ends in (F: torch.nn.functional)."""
+    return _error(f"import torch\nF = torch.nn.functional\nr = {source}\n")[0]
+
+
 # ---------------------------------------------------------------------- empty inputs, big sizes
 
 # each builds 10 ** 6 or more elements (or Python objects) from an input of no elements, under
@@ -70,10 +75,12 @@ def test_poolings_and_one_hot_still_compute():
     ) == "[5.0, 7.0, 13.0, 15.0] [1.0, 4.0] [[1, 0, 0], [0, 0, 1]] torch.Size([0, 5])\n"
 
 
-# ---------------------------------------------------------------------- padding of empty axes
+# ---------------------------------------------------------------------- calls PyTorch refuses
 
-# (PyTorch 2.13's answers)
-EMPTY_PAD = {
+# each with PyTorch's error (PyTorch 2.13's answers)
+PYTORCHS_ERRORS = {
+    # padding (a replicate pad of an empty axis ended in NumPy's `ValueError: can't extend empty
+    # axis`; a reflect pad checked every dim, a batch of 0 too, under the wrong argument number)
     "F.pad(torch.zeros(1, 3, 0), (1, 1), mode='replicate')":
         "RuntimeError: Expected 2D or 3D (batch mode) tensor with possibly 0 batch size and "
         "other non-zero dimensions for input, but got: [1, 3, 0]",
@@ -89,15 +96,62 @@ EMPTY_PAD = {
     "F.pad(torch.zeros(1, 1, 1), (1, 1, 1, 1), mode='reflect')":
         "RuntimeError: Argument #4: Padding size should be less than the corresponding input "
         "dimension, but got: padding (1, 1) at dimension 2 of input [1, 1, 1]",
+    # kernels of integer dtypes PyTorch has none for (transposed convolutions and average
+    # pooling of int8/16/32 and uint8 computed)
+    "F.conv_transpose1d(torch.ones(1, 1, 3, dtype=torch.int32), "
+    "torch.ones(1, 1, 2, dtype=torch.int32))":
+        "NotImplementedError: \"slow_conv_transpose2d_out_cpu\" not implemented for 'Int'",
+    "F.conv_transpose3d(torch.ones(1, 1, 3, 3, 3, dtype=torch.uint8), "
+    "torch.ones(1, 1, 2, 2, 2, dtype=torch.uint8))":
+        "NotImplementedError: \"slow_conv_transpose3d_out_cpu\" not implemented for 'Byte'",
+    "F.avg_pool2d(torch.ones(1, 3, 3, dtype=torch.int16), 2)":
+        "NotImplementedError: \"avg_pool2d\" not implemented for 'Short'",
+    "F.avg_pool1d(torch.ones(1, 3, dtype=torch.int8), 2)":
+        "NotImplementedError: \"avg_pool2d\" not implemented for 'Char'",
+    # pooling and convolution shapes (aten's checks in their order; max pooling allowed a pad of
+    # up to half the dilated kernel, so a window could lie wholly in the padding: index -1, its
+    # gradient added to the input's last element; an empty spatial dim computed zeros)
+    "F.max_pool2d(torch.ones(1, 1, 1), (1, 2), 1, (0, 2), (1, 3))":
+        "RuntimeError: pad should be smaller than or equal to half of kernel size, but got "
+        "padW = 2, padH = 0, kW = 2, kH = 1",
+    "F.max_pool1d(torch.ones(2, 1), 2, 1, 2, 3)":
+        "RuntimeError: max_pool1d() padding should be at most half of kernel size, but got "
+        "padding=2 and kernel_size=2",
+    "F.max_pool1d(torch.ones(2, 5), 6, 1)":
+        "RuntimeError: max_pool1d() Invalid computed output size: 0",
+    "F.max_pool2d(torch.ones(2, 0, 3), 2, 0)": "RuntimeError: stride should not be zero",
+    "F.avg_pool2d(torch.ones(2, 0, 3), 1)":
+        "RuntimeError: Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for "
+        "input, but got:[2, 0, 3]",
+    "F.max_pool2d(torch.ones(6), 2)":
+        "RuntimeError: non-empty 3D or 4D (batch mode) tensor expected for input",
+    "F.conv3d(torch.ones(1, 2, 0, 5, 5), torch.ones(2, 2, 1, 1, 1), padding=1)":
+        "RuntimeError: Only zero batch or zero channel inputs are supported, but got input "
+        "shape: [1, 2, 0, 5, 5]",
+    "F.conv1d(torch.ones(1, 1, 0), torch.ones(1, 1, 1), padding=1)":
+        "RuntimeError: Only zero batch or zero channel inputs are supported, but got input "
+        "shape: [1, 1, 1, 0]",
+    # multinomial (rows of no category ended in NumPy's reshape ValueError; the checks of the
+    # probabilities, now of arrays, made a Python list of each row: 2 ** 24 floats, 0.5 GB)
+    "torch.multinomial(torch.ones(3, 0), 2, True)":
+        "RuntimeError: invalid multinomial distribution (sum of probabilities <= 0)",
+    "torch.multinomial(torch.ones(0), 1, True)":
+        "RuntimeError: aminmax(): cannot compute aminmax over an empty dimension as the "
+        "operation has no identity.",
+    "torch.multinomial(torch.tensor([1.0, float('inf'), -1.0]), 2, True)":
+        "RuntimeError: invalid multinomial distribution (encountering probability entry = "
+        "infinity or NaN)",
+    "torch.multinomial(torch.tensor([1.0, float('nan'), float('inf')]), 2, True)":
+        "RuntimeError: invalid multinomial distribution (encountering probability entry < 0)",
 }
 
 
-@pytest.mark.parametrize("source, line", EMPTY_PAD.items(), ids=range(len(EMPTY_PAD)))
-def test_padding_an_empty_axis_is_pytorchs_error(source, line):
-    """A replicate pad of an empty axis ended in NumPy's `ValueError: can't extend empty axis`,
-    and a reflect pad checked every dim (a batch of 0 too, under the wrong argument number).
-    Expected: PyTorch's checks and words."""
-    assert _error(f"import torch\nF = torch.nn.functional\nr = {source}\n")[0] == line
+@pytest.mark.parametrize("source, line", PYTORCHS_ERRORS.items(),
+                         ids=range(len(PYTORCHS_ERRORS)))
+def test_calls_pytorch_refuses_end_in_its_error(source, line):
+    """Each ended in another error (NumPy's words), or computed.  Expected: PyTorch's error
+    (the table's comments say what each did)."""
+    assert _functional_error(source) == line
 
 
 def test_padding_an_empty_batch_is_computed():
@@ -311,26 +365,6 @@ def test_batch_norm_running_stats_are_checked_as_pytorch():
           "None\n")
 
 
-# (PyTorch 2.13's answers)
-KERNEL_DTYPES = {
-    "F.conv_transpose1d(torch.ones(1, 1, 3, dtype=torch.int32), "
-    "torch.ones(1, 1, 2, dtype=torch.int32))":
-        "NotImplementedError: \"slow_conv_transpose2d_out_cpu\" not implemented for 'Int'",
-    "F.conv_transpose3d(torch.ones(1, 1, 3, 3, 3, dtype=torch.uint8), "
-    "torch.ones(1, 1, 2, 2, 2, dtype=torch.uint8))":
-        "NotImplementedError: \"slow_conv_transpose3d_out_cpu\" not implemented for 'Byte'",
-    "F.avg_pool2d(torch.ones(1, 3, 3, dtype=torch.int16), 2)":
-        "NotImplementedError: \"avg_pool2d\" not implemented for 'Short'",
-    "F.avg_pool1d(torch.ones(1, 3, dtype=torch.int8), 2)":
-        "NotImplementedError: \"avg_pool2d\" not implemented for 'Char'",
-}
-
-
-@pytest.mark.parametrize("source, line", KERNEL_DTYPES.items(), ids=range(len(KERNEL_DTYPES)))
-def test_kernels_refuse_the_dtypes_pytorchs_refuse(source, line):
-    """Transposed convolutions and average pooling of int8/16/32 and uint8 computed, where
-    PyTorch has no such kernel (int64 only among the integers).  Expected: its error."""
-    assert _error(f"import torch\nF = torch.nn.functional\nr = {source}\n")[0] == line
 
 
 def test_type_of_a_batched_sample_is_torch_tensor():
@@ -368,45 +402,9 @@ def test_max_pool_indices_are_read_as_saved_values():
 
 # ---------------------------------------------------------------------- pooling's checks
 
-# (PyTorch 2.13's answers)
-POOL_CHECKS = {
-    "F.max_pool2d(torch.ones(1, 1, 1), (1, 2), 1, (0, 2), (1, 3))":
-        "RuntimeError: pad should be smaller than or equal to half of kernel size, but got "
-        "padW = 2, padH = 0, kW = 2, kH = 1",
-    "F.max_pool1d(torch.ones(2, 1), 2, 1, 2, 3)":
-        "RuntimeError: max_pool1d() padding should be at most half of kernel size, but got "
-        "padding=2 and kernel_size=2",
-    "F.max_pool1d(torch.ones(2, 5), 6, 1)":
-        "RuntimeError: max_pool1d() Invalid computed output size: 0",
-    "F.max_pool2d(torch.ones(2, 0, 3), 2, 0)": "RuntimeError: stride should not be zero",
-    "F.avg_pool2d(torch.ones(2, 0, 3), 1)":
-        "RuntimeError: Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for "
-        "input, but got:[2, 0, 3]",
-    "F.max_pool2d(torch.ones(6), 2)":
-        "RuntimeError: non-empty 3D or 4D (batch mode) tensor expected for input",
-    "F.conv3d(torch.ones(1, 2, 0, 5, 5), torch.ones(2, 2, 1, 1, 1), padding=1)":
-        "RuntimeError: Only zero batch or zero channel inputs are supported, but got input "
-        "shape: [1, 2, 0, 5, 5]",
-    "F.conv1d(torch.ones(1, 1, 0), torch.ones(1, 1, 1), padding=1)":
-        "RuntimeError: Only zero batch or zero channel inputs are supported, but got input "
-        "shape: [1, 1, 1, 0]",
-}
-
-
-@pytest.mark.parametrize("source, line", POOL_CHECKS.items(), ids=range(len(POOL_CHECKS)))
-def test_pooling_and_convolution_shapes_are_checked_as_pytorch(source, line):
-    """Max pooling allowed padding up to half the dilated kernel (PyTorch: half the kernel),
-    so a window could lie wholly in the padding: its index was -1, and the backward pass added
-    that window's gradient to the input's last element (NumPy's negative index).  The checks
-    ran in another order than aten's (other errors for the same call), max_pool1d had none of
-    its own, and a convolution of an input with an empty spatial dim computed a result of
-    zeros.  Expected: PyTorch's checks, order and words."""
-    assert _error(f"import torch\nF = torch.nn.functional\nr = {source}\n")[0] == line
-
-
 def test_a_window_of_padding_adds_no_gradient_to_the_last_element():
-    """(the gradient of the case above: PyTorch refuses the call; a legal dilated window
-    still computes.)"""
+    """Max pooling's pad is at most half the kernel now (the table above): a dilated window
+    that reaches into the padding still computes PyTorch's values and gradient."""
     assert program_output(
         "import torch\nx = torch.arange(5.).view(1, 1, 5).requires_grad_()\n"
         "y = torch.nn.functional.max_pool1d(x, 2, 1, 1, 2)\ny.sum().backward()\n"
@@ -447,27 +445,6 @@ def test_poisson_draws_in_bounded_blocks():
     assert peak < 12_000_000, f"{peak:,} bytes"
 
 
-# (PyTorch 2.13's answers)
-MULTINOMIAL = {
-    "torch.multinomial(torch.ones(3, 0), 2, True)":
-        "RuntimeError: invalid multinomial distribution (sum of probabilities <= 0)",
-    "torch.multinomial(torch.ones(0), 1, True)":
-        "RuntimeError: aminmax(): cannot compute aminmax over an empty dimension as the "
-        "operation has no identity.",
-    "torch.multinomial(torch.tensor([1.0, float('inf'), -1.0]), 2, True)":
-        "RuntimeError: invalid multinomial distribution (encountering probability entry = "
-        "infinity or NaN)",
-    "torch.multinomial(torch.tensor([1.0, float('nan'), float('inf')]), 2, True)":
-        "RuntimeError: invalid multinomial distribution (encountering probability entry < 0)",
-}
-
-
-@pytest.mark.parametrize("source, line", MULTINOMIAL.items(), ids=range(len(MULTINOMIAL)))
-def test_multinomial_checks_as_pytorch(source, line):
-    """multinomial of rows with no category ended in NumPy's `ValueError: cannot reshape
-    array of size 0 into shape (0)`; its checks of the probabilities made a Python list of
-    each row (2 ** 24 floats: half a gigabyte).  Expected: PyTorch's errors, from arrays."""
-    assert _error(f"import torch\nr = {source}\n")[0] == line
 
 
 @pytest.mark.parametrize("call", ["normal_()", "uniform_()", "exponential_()", "random_()"])
