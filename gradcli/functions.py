@@ -2,7 +2,7 @@
 (`torch.sin_(x)` is `x.sin_()`), result_type and tensor_split (composed of slices, as PyTorch
 composes it)."""
 
-from .engine.tensor import Tensor
+from .engine.tensor import Tensor, check_pieces
 
 # PyTorch's torch.<name>_ functions whose Tensor method gradcli has
 INPLACE_FUNCTION_NAMES = (
@@ -57,6 +57,7 @@ def tensor_split(input, indices_or_sections, dim=0):
         n = indices_or_sections
         if n <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {n}")
+        check_pieces(n)  # (a tensor a section, as list(t) makes them: the item limit)
         base, extra = divmod(size, n)
         bounds, start = [], 0
         for i in range(n):

@@ -500,6 +500,8 @@ class Tensor(metaclass=TorchClass):
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        if batched(self):  # (NumPy reads the memory: `np.asarray(x)`, `x + a`, `np.sin(x)`)
+            _vmap_refuses(messages.VMAP_NO_STORAGE)
         if self.requires_grad:
             raise RuntimeError(messages.NUMPY_REQUIRES_GRAD)
         return self._data if dtype is None else self._data.astype(dtype)

@@ -110,6 +110,17 @@ def _shown_class(cls):
     return _engine_module(cls.__module__) or _is_numpy(cls)
 
 
+def _public_class(cls):
+    """The class PyTorch's `type(x)` gives for an instance of cls: torch.Tensor for the
+    engine's own kinds of tensor (a vmap's batched sample, a stale view), which no program
+    subclasses or makes (a batched sample made or kept outside its vmap would pass for one)."""
+    from ..engine.tensor import Tensor
+    if cls is not Tensor and issubclass(cls, Tensor) and \
+            vars(cls).get("_torch_name") == "torch.Tensor":
+        return Tensor
+    return cls
+
+
 def safe_type(obj, *args):
     """type(obj); type(name, bases, dict) is not available (classes come from class
     statements, which check their bases).  A class a program may not use as it is comes as its
@@ -117,7 +128,7 @@ def safe_type(obj, *args):
     if args:
         raise TypeError("type() with 3 arguments is not available in gradcli programs (use a "
                         "class statement)")
-    cls = type(obj)
+    cls = _public_class(type(obj))
     if cls in STAND_IN_CALLS or issubclass(cls, (np.ndarray, np.dtype)):
         return stand_in(cls, STAND_IN_CALLS.get(cls))  # (the checked constructors)
     if _shown_class(cls):

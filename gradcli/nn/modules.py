@@ -4,8 +4,10 @@ ModuleList, activations and losses, on torch.nn.Module (gradcli.nn.module).  A p
 PyTorch."""
 
 import math
+import operator
 from collections import OrderedDict
 
+from ..engine.tensor import Tensor
 from ..engine.torch_classes import TorchClass
 from ..ops.dropout import check_probability
 from . import functional as F
@@ -311,9 +313,26 @@ class ModuleDict(Module):
 
 
 def _parameter_line(key, p, type_name):
+    if not isinstance(p, Tensor):  # (a container holds any object, as PyTorch's)
+        return f"  ({key}): Object of type: {type(p).__name__}"
     size = "x".join(str(s) for s in p.shape)
     kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
     return f"  ({key}): {kind} containing: [{type_name(p)} of size {size}]"
+
+
+def _as_parameter(value):
+    """A tensor put in a ParameterList or ParameterDict becomes a Parameter, as in PyTorch."""
+    return Parameter(value) if isinstance(value, Tensor) and not isinstance(value, Parameter) \
+        else value
+
+
+def _dict_key(key):
+    """A ParameterDict's key: a string (PyTorch's TypeError for another type)."""
+    if not isinstance(key, str):
+        raise TypeError("Index given to ParameterDict cannot be used as a key as it is not a "
+                        f"string (type is '{type(key).__name__}'). Open an issue on github if "
+                        "you need non-string keys.")
+    return key
 
 
 class ParameterList(Module):
@@ -327,16 +346,21 @@ class ParameterList(Module):
         for value in values or ():
             self.append(value)
 
+    def _attribute(self, index):
+        """The attribute of entry `index`: "0", "1", ... (PyTorch's _get_abs_string_index; an
+        index is an integer, never a string that `%` would format into a name)."""
+        index, n = operator.index(index), len(self)
+        if not -n <= index < n:
+            raise IndexError(f"index {index} is out of range")
+        return str(index % n)
+
     def __getitem__(self, index):
         if isinstance(index, slice):
             return ParameterList([self[i] for i in range(len(self))[index]])
-        n = len(self)
-        if not -n <= index < n:
-            raise IndexError(f"index {index} is out of range")
-        return getattr(self, str(index % n))
+        return getattr(self, self._attribute(index))
 
     def __setitem__(self, index, value):
-        setattr(self, str(index % len(self)), value)
+        setattr(self, self._attribute(index), _as_parameter(value))
 
     def __len__(self):
         return self._size
@@ -346,7 +370,7 @@ class ParameterList(Module):
 
     def append(self, value):
         self._size += 1
-        setattr(self, str(self._size - 1), value)
+        self[self._size - 1] = value
         return self
 
     def extend(self, values):
@@ -370,16 +394,36 @@ class ParameterDict(Module):
         if parameters is not None:
             self.update(parameters)
 
+    # A key is an attribute, as in PyTorch, but for a `_` key, which lives in the module's
+    # registry (a Parameter) and in _keys (any value) only: a key a program gives never reads,
+    # sets or deletes one of the `_` attributes (`__class__`, `__dict__`, `_parameters`) that
+    # no program reaches (README, "Safety and limits").
+
     def __getitem__(self, key):
-        return getattr(self, key)
+        key = _dict_key(key)
+        if not key.startswith("_"):
+            return getattr(self, key)
+        if key not in self._keys:
+            raise AttributeError(f"'ParameterDict' object has no attribute '{key}'")
+        return self._parameters[key] if key in self._parameters else self._keys[key]
 
     def __setitem__(self, key, value):
-        self._keys[key] = None
-        setattr(self, key, value)
+        key, value = _dict_key(key), _as_parameter(value)
+        if not key.startswith("_"):
+            self._keys[key] = None
+            setattr(self, key, value)
+            return
+        self._parameters.pop(key, None)
+        if isinstance(value, Parameter):
+            self._parameters[key] = value
+        self._keys[key] = value
 
     def __delitem__(self, key):
         del self._keys[key]
-        delattr(self, key)
+        if key.startswith("_"):
+            self._parameters.pop(key, None)
+        else:
+            delattr(self, key)
 
     def __len__(self):
         return len(self._keys)

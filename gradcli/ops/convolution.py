@@ -63,6 +63,8 @@ def im2col(a, kernel, stride, pad_lo, pad_hi, dilation, out=None, fill=0):
     else:
         padded = a
     cols = np.empty(lead + (int(np.prod(kernel)),) + tuple(out), a.dtype)
+    if not cols.size:  # (no window to copy: the loop's count is the kernel's, not checked)
+        return cols
     for j, window in enumerate(_offsets(kernel, dilation, stride, out)):
         cols[:, :, j] = padded[(Ellipsis,) + window]
     return cols
@@ -78,7 +80,8 @@ def col2im(cols, spatial, kernel, stride, pad_lo, pad_hi, dilation, reverse=Fals
                                                   dilation, kernel))
     check_numel(lead + size)
     padded = np.zeros(lead + size, cols.dtype)
-    windows = list(enumerate(_offsets(kernel, dilation, stride, out)))
+    # (an empty cols adds nothing: see im2col)
+    windows = list(enumerate(_offsets(kernel, dilation, stride, out))) if cols.size else []
     for j, window in reversed(windows) if reverse else windows:
         padded[(Ellipsis,) + window] += cols[:, :, j]
     return np.ascontiguousarray(
@@ -128,10 +131,11 @@ def check_dtypes(x, w, b, transposed):
     if b.size and b.dtype != x.dtype and not transposed:
         raise RuntimeError(f"Input type ({_CPP_TYPES[x.dtype.name]}) and bias type "
                            f"({_CPP_TYPES[b.dtype.name]}) should be the same")
-    if x.dtype.kind == "b":
-        kernel = ("compute_columns3d" if w.ndim == 5 else
-                  "slow_conv_transpose2d_out_cpu" if transposed else "slow_conv2d_cpu")
-        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    # (PyTorch's transposed kernels take no integers but int64)
+    if x.dtype.kind == "b" or transposed and x.dtype.kind in "iu" and x.dtype != np.int64:
+        kernel = (f"slow_conv_transpose{3 if w.ndim == 5 else 2}d_out_cpu" if transposed else
+                  "compute_columns3d" if w.ndim == 5 else "slow_conv2d_cpu")
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_short(x)}\'')
 
 
 def _forward(x, w, b, stride, padding, dilation, transposed, output_padding, groups):
@@ -286,6 +290,11 @@ def check_convolution(x_shape, w_shape, b_shape, stride, padding, dilation, tran
                 f"Given input size per channel: ({' x '.join(map(str, x_shape[2:]))}). "
                 f"Calculated output size per channel: ({' x '.join(map(str, out))}). "
                 "Output size is too small")
+    if x_shape[0] and x_shape[1] and 0 in x_shape[2:]:  # (select_conv_backend's; a 1-d
+        # convolution runs as a 2-d one of height 1)
+        shape = x_shape[:2] + (1,) + tuple(x_shape[2:]) if nd == 1 else x_shape
+        raise RuntimeError("Only zero batch or zero channel inputs are supported, but got input "
+                           f"shape: {_shape_text(shape)}")
 
 
 # ------------------------------------------------------------------ the ops

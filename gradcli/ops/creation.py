@@ -297,6 +297,8 @@ class Generator(TorchGenerator, metaclass=TorchClass):
         """Go back to a state get_state gave (PyTorch's own states too); itself."""
         if not isinstance(new_state, Tensor) or new_state.dtype is not dtypes.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
+        if not new_state.is_contiguous():
+            raise RuntimeError("RNG state must be contiguous")
         data = np.ascontiguousarray(new_state._data).reshape(-1)
         if data.size != self._STATE_LAYOUT.itemsize:
             raise RuntimeError(f"Expected a CPUGeneratorImplState of size "

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.random import libm
-from ..engine.tensor import Tensor, check_numel
+from ..engine.tensor import Tensor, check_numel, check_pieces
 from .arith import broadcast_error
 from .creation import _dtype_or_default, _leaf, _size, _size_argument, generator_of
 from .derivatives import helper
@@ -337,22 +337,21 @@ def normal(mean=None, std=1.0, size=None, *, generator=None, dtype=None, out=Non
         raise TypeError(f"normal() got an unexpected keyword argument '{unknown.pop()}'")
     d = _dtype_or_default(dtype).np
     out = Tensor._make(np.empty(shape, d), None, 0, False)
-    return _leaf(normal_values(out, mean, std, generator, "normal"),
+    return _leaf(normal_values(out, mean, std, generator, "normal").reshape(shape),
                  factory.get("requires_grad", False))
 
 
 # -------------------------------------------------------------------------- multinomial
 
 def _check_distribution(p):
-    """multinomial's checks of its probabilities, in PyTorch's order (a row at a time)."""
-    for row in p.reshape(-1, p.shape[-1]):
-        for value in row.tolist():
-            if not value >= 0:
-                raise RuntimeError("invalid multinomial distribution (encountering "
-                                   "probability entry < 0)")
-            if not math.isfinite(value):
-                raise RuntimeError("invalid multinomial distribution (encountering "
-                                   "probability entry = infinity or NaN)")
+    """multinomial's checks of its probabilities, in PyTorch's order (element by element: the
+    first bad one's message)."""
+    flat = p.reshape(-1)
+    bad = ~(flat >= 0) | ~np.isfinite(flat)
+    if bad.any():
+        value = flat[np.argmax(bad)]
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry "
+                           + ("< 0)" if not value >= 0 else "= infinity or NaN)"))
 
 
 def _with_replacement(p, n, draw):
@@ -414,6 +413,11 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     check_numel(shape)
     if 0 in shape:
         return _leaf(np.empty(shape, np.int64))
+    if not categories:  # (rows of no category: PyTorch's errors of its two ways to draw)
+        if n == 1:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as "
+                               "the operation has no identity.")
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     if not replacement or n == 1:
         result = _without_replacement(p, n, generator)
     else:
@@ -459,6 +463,7 @@ def randperm(n, *, generator=None, dtype=None, out=None, **factory):
     check_numel((n,))
     if n >= (1 << 32) // 20:
         raise RuntimeError("gradcli draws permutations of fewer than 214748364 elements")
+    check_pieces(n)  # (the swaps and the permutation are Python lists, an int an element)
     draws = generator_of(generator, "randperm")._words(max(n - 1, 0))
     swaps = (draws % np.arange(n, 1, -1, dtype=np.uint64)).astype(np.int64).tolist()
     perm = list(range(n))
@@ -511,7 +516,9 @@ class _Uniforms:
 
     def __call__(self):
         if self.position == len(self.block):
-            self.block = self.generator._uniform(64 + 2 * len(self.block), np.float64).tolist()
+            # (blocks that grow to 65,536 draws: not a list as long as all the draws)
+            self.block = self.generator._uniform(min(64 + 2 * len(self.block), 1 << 16),
+                                                 np.float64).tolist()
             self.position = 0
         self.position += 1
         self.used += 1
@@ -519,7 +526,8 @@ class _Uniforms:
 
     def close(self):
         self.generator._set_state(self.start)
-        self.generator._uniform(self.used, np.float64)
+        for start in range(0, self.used, 1 << 16):  # (in blocks, as drawn)
+            self.generator._uniform(min(self.used - start, 1 << 16), np.float64)
 
 
 def _poisson_forward(rates, generator):
@@ -528,8 +536,9 @@ def _poisson_forward(rates, generator):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     uniform = _Uniforms(generator_of(generator, "poisson"))
     # (into a new contiguous tensor: drawn in the order of its elements)
-    values = np.array([_poisson_one(rate, uniform) for rate in rates.reshape(-1).tolist()],
-                      np.float64)
+    flat = rates.reshape(-1)
+    values = np.fromiter((_poisson_one(float(rate), uniform) for rate in flat), np.float64,
+                         count=flat.size)
     uniform.close()
     return values.reshape(rates.shape).astype(rates.dtype)
 

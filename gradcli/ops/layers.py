@@ -94,6 +94,9 @@ def _repeat_indices(repeats):
     r = r.reshape(-1).astype(np.int64)
     if (r < 0).any():
         raise RuntimeError("repeats can not be negative")
+    # (a float sum first: int64's wraps, and NumPy's repeat of counts whose sum wraps writes
+    # past the array it made)
+    check_numel((int(r.sum(dtype=np.float64)),))
     check_numel((int(r.sum()),))
     return _long(np.repeat(np.arange(r.size, dtype=np.int64), r))
 
@@ -188,8 +191,8 @@ def _unfold(a, dimension, size, step):
             raise TypeError(f"unfold(): argument '{name}' (position {position}) must be int, "
                             f"not {type(value).__name__}")
     d, out_shape = _unfold_shape(a.shape, dimension, size, step)
-    if a.ndim == 0:
-        return a.reshape(out_shape)
+    if a.ndim == 0:  # (its one window of size 0 or 1)
+        return a.reshape(1)[:size]
     base = a
     strides = base.strides[:d] + (base.strides[d] * step,) + base.strides[d + 1:] + (
         base.strides[d],)
@@ -201,7 +204,7 @@ def _unfold_backward(grad, self_shape, dimension, size, step):
     """The windows' gradients added back where they came from (index_add along dimension)."""
     d, out_shape = _unfold_shape(self_shape, dimension, size, step)
     if not self_shape:
-        return grad.reshape(())
+        return grad.reshape(()) if size else grad.new_zeros(())
     count = out_shape[d]
     index = (np.arange(count)[:, None] * step + np.arange(size)).reshape(-1)
     moved = grad.movedim(-1, d + 1).flatten(d, d + 1)
@@ -400,21 +403,48 @@ register(Op(
 _PAD_MODES = {"reflect": ("reflect", "ReflectionPad"), "replicate": ("edge", "ReplicationPad")}
 
 
+def _pad_source(shape, widths, mode):
+    """The flat index of the input element each element of a reflect or replicate pad copies
+    (a negative width crops, as PyTorch's kernels do: output i reads input i - left, reflected
+    or clamped back into the input)."""
+    index = np.zeros((), np.int64)
+    for n, (lo, hi) in zip(shape, widths):
+        i = np.arange(n + lo + hi) - lo
+        i = np.clip(i, 0, n - 1) if mode == "edge" else np.abs(i)
+        if mode == "reflect":
+            i = np.where(i > n - 1, 2 * (n - 1) - i, i)
+        index = index[..., None] * n + i
+    return index
+
+
 def _index_pad(numpy_mode, spatial):
     """The forward of a reflection or replication pad: each output element is an input
-    element (NumPy pads the input's flat indices)."""
+    element (_pad_source)."""
     def forward(a, padding):
         widths = _pad_pairs(padding, a.ndim)
+        if 0 in a.shape[a.ndim - spatial - 1:]:  # (nothing to reflect or replicate)
+            raise RuntimeError(
+                f"Expected {spatial + 1}D or {spatial + 2}D (batch mode) tensor with possibly 0 "
+                "batch size and other non-zero dimensions for input, but got: "
+                f"{list(a.shape)}")
         if numpy_mode == "reflect":
-            for d, (lo, hi) in enumerate(widths):
+            for j in range(spatial):  # (the last dim first, PyTorch's argument numbers)
+                d = a.ndim - 1 - j
+                lo, hi = widths[d]
                 if lo >= a.shape[d] or hi >= a.shape[d]:
                     raise RuntimeError(
-                        "Argument #4: Padding size should be less than the corresponding input "
-                        f"dimension, but got: padding ({lo}, {hi}) at dimension {d} of input "
-                        f"{list(a.shape)}")
-        check_numel([s + lo + hi for s, (lo, hi) in zip(a.shape, widths)])
-        index = np.pad(np.arange(a.size).reshape(a.shape), widths, mode=numpy_mode)
-        return a.reshape(-1)[index]
+                        f"Argument #{4 + 2 * j}: Padding size should be less than the "
+                        f"corresponding input dimension, but got: padding ({lo}, {hi}) at "
+                        f"dimension {d} of input {list(a.shape)}")
+        shape = [s + lo + hi for s, (lo, hi) in zip(a.shape, widths)]
+        if spatial == 1 and shape[-1] < 1:
+            raise RuntimeError(f"input (W: {a.shape[-1]}) is too small. Calculated output W: "
+                               f"{shape[-1]}")
+        if min(shape) < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: "
+                               f"{shape}")
+        check_numel(shape)
+        return a.reshape(-1)[_pad_source(a.shape, widths, numpy_mode)]
     return forward
 
 
@@ -423,12 +453,11 @@ def _index_pad_backward(grad, self, padding, mode):
     """The output's gradients added into the input elements they were copied from (self read
     for its shape: PyTorch's node saves it)."""
     self_shape = tuple(self.shape)
-    widths = _pad_pairs(padding, len(self_shape))
+    index = _pad_source(self_shape, _pad_pairs(padding, len(self_shape)), mode)
     n = math.prod(self_shape)
-    index = np.pad(np.arange(n).reshape(self_shape), widths, mode=mode)
     flat = OPS["index_add.default"].apply((grad.new_zeros((n,)), grad.reshape(-1)),
                                           (0, _long(index.reshape(-1)), 1))
-    return flat.reshape(tuple(self_shape))
+    return flat.reshape(self_shape)
 
 
 for _mode, (_numpy_mode, _node) in _PAD_MODES.items():
@@ -540,6 +569,7 @@ def one_hot(tensor, num_classes=-1):
     if num_classes < 0 or a.size and a.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     check_numel(a.shape + (num_classes,))
+    check_numel((num_classes,))  # (the row compared with: an empty input's too)
     out = _long(np.arange(num_classes) == a[..., None])
     out._counter[0] = 2  # (PyTorch's is zeroed, then scattered into, in place)
     return out
@@ -604,7 +634,14 @@ OPS["embedding"].extra_saved = {"_saved_sparse": lambda node: node._attrs[3],
 def embedding_renorm_(weight, indices, max_norm, norm_type):
     """The rows of weight that indices read scaled in place to norm at most max_norm."""
     w = weight._data
+    if w.ndim != 2:
+        raise RuntimeError(f"Expected 2-dimensional tensor, but got {w.ndim}-dimensional tensor "
+                           "for argument #1 'self' (while checking arguments for "
+                           "embedding_renorm_)")
     for row in np.unique(_indices(indices).reshape(-1)):
+        if not -w.shape[0] <= row < w.shape[0]:  # (PyTorch selects each row: -1 is the last)
+            raise IndexError(f"select(): index {row} out of range for tensor of size "
+                             f"{list(w.shape)} at dimension 0")
         norm = float(OPS["norm"](Tensor._make(w[row], None, 0, False), norm_type))
         if norm > max_norm:  # (the scale in double, the product in weight's dtype)
             w[row] *= w.dtype.type(max_norm / (norm + 1e-7))
@@ -615,6 +652,9 @@ def embedding_renorm_(weight, indices, max_norm, norm_type):
 # ------------------------------------------------------------------ layer_norm, batch_norm
 
 def _moments(x, dims):
+    if not math.prod(x.shape[d] for d in dims):  # (NaN, as PyTorch's, without NumPy's warning)
+        nan = np.full([1 if d in dims else n for d, n in enumerate(x.shape)], np.nan, x.dtype)
+        return nan, nan
     mean = x.mean(axis=dims, keepdims=True)
     centred = x - mean
     return mean, (centred * centred).mean(axis=dims, keepdims=True)
@@ -861,7 +901,7 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, 
     shape = _channel_shape(x)
     if training:  # (the running stats are written in place, their versions kept, as PyTorch)
         mean, var = _moments(x, dims)
-        n = x.size // x.shape[1]
+        n = x.size // x.shape[1] if x.shape[1] else 0
         if running_mean is not None:
             m = running_mean._data
             m[...] = (momentum * mean.reshape(-1) + (1 - momentum) * m).astype(m.dtype)
@@ -946,7 +986,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """Batch normalization per channel (dim 1): over the batch in training (the running stats
     updated in place), else with the running stats (NativeBatchNormBackward0)."""
     if training:
-        size = input.numel() // input.shape[1] if input.dim() > 1 else input.numel()
+        size = math.prod(input.shape[:1] + input.shape[2:])  # (PyTorch's _verify_batch_size)
         if size == 1:
             raise ValueError("Expected more than 1 value per channel when training, got input "
                              f"size {input.size()}")
@@ -954,11 +994,21 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise RuntimeError("running_mean must be defined in evaluation mode")
     elif running_var is None:
         raise RuntimeError("running_var must be defined in evaluation mode")
-    channels = input.shape[1] if input.dim() > 1 else 1
+    channels = input.shape[1] if input.dim() > 1 else 0  # (PyTorch's num_features)
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):
         if t is not None and t.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
+    if input.dim() < 2:  # (the channels' dim)
+        d = max(input.dim(), 1)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-d}, {d - 1}], "
+                         "but got 1)")
+    if (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither be "
+                         "None")
+    for t in (running_mean, running_var):  # (its kernel reads them as vectors)
+        if t is not None and t.dim() != 1:
+            raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has {t.dim()}")
     return _BATCH_NORM.apply((input, 1 if weight is None else weight,
                               0 if bias is None else bias),
                              (running_mean, running_var, bool(training), momentum, eps))

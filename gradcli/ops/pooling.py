@@ -36,26 +36,41 @@ def _batched(a):
     return a[None] if a.ndim == 3 else a
 
 
+def _half(n):
+    """n / 2 as C++ divides (towards zero)."""
+    return n // 2 if n >= 0 else -(-n // 2)
+
+
 def check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode):
-    """aten's pool2d_shape_check, its words."""
-    if len(shape) not in (3, 4) or any(n == 0 for n in shape[-3:]):
+    """aten's pooling_output_shape of the height, then of the width, then pool2d_shape_check:
+    their checks in their order and words.  (The padding is at most half the kernel, not
+    only half the dilated kernel: a window never lies wholly in the padding.)"""
+    if len(shape) not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    if any(s <= 0 for s in stride):
-        raise RuntimeError("stride should not be zero")
-    if any(k <= 0 for k in kernel):
-        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kernel[0]} "
-                           f"kW: {kernel[1]}")
-    if any(d <= 0 for d in dilation):
-        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: "
-                           f"{dilation[0]} dilationW: {dilation[1]}")
-    for p, k, d in zip(padding, kernel, dilation):
+    out = []
+    for n, k, s, p, d in zip(shape[-2:], kernel, stride, padding, dilation):
+        if s == 0:
+            raise RuntimeError("stride should not be zero")
         if p < 0:
             raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
-        if p > (d * (k - 1) + 1) // 2:
+        if p > _half(d * (k - 1) + 1):
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
                                f"pad={p}, kernel_size={k} and dilation={d}")
-    out = [pooled_size(n, k, s, p, d, ceil_mode)
-           for n, k, s, p, d in zip(shape[-2:], kernel, stride, padding, dilation)]
+        out.append(pooled_size(n, k, s, p, d, ceil_mode))
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    if kh <= 0 or kw <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kh} kW: {kw}")
+    if sh <= 0 or sw <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {sh} dW: {sw}")
+    if dh <= 0 or dw <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dh} "
+                           f"dilationW: {dw}")
+    if any(n == 0 for n in shape[-3:]):
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size "
+                           f"for input, but got:{list(shape)}")
+    if kw // 2 < pw or kh // 2 < ph:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got "
+                           f"padW = {pw}, padH = {ph}, kW = {kw}, kH = {kh}")
     if any(o < 1 for o in out):
         raise RuntimeError(f"Given input size: ({shape[-3]}x{shape[-2]}x{shape[-1]}). "
                            f"Calculated output size: ({shape[-3]}x{out[0]}x{out[1]}). "
@@ -66,6 +81,8 @@ def check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode):
 def _windows(shape, kernel, stride, padding, dilation, ceil_mode):
     stride = stride or kernel
     out = check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode)
+    # (the window index and divisors of one plane: an empty batch checks no cols)
+    check_numel((kernel[0] * kernel[1],) + out)
     pad_hi = tuple(max(p, (o - 1) * s + d * (k - 1) + 1 - n - p) for n, k, s, p, d, o in
                    zip(shape[-2:], kernel, stride, padding, dilation, out))
     return out, pad_hi
@@ -178,14 +195,25 @@ POOL_SAMPLES = [
                                  dilation=(1, 2), ceil_mode=True)),
 ]
 
+def _indices_from_saved(pick, i):
+    """A node's `_saved_result1` or `_saved_indices`: the indices of the maxima, which PyTorch
+    saves and gradcli recomputes from its saved input i (by `pick`), read as the node's other
+    saved values are (PyTorch's error once a backward pass freed them; a saved-tensor hook's
+    unpacking; the version check; None where the node saved no input, as `_saved_self` is)."""
+    def indices(node):
+        saved = node._savedvalue_input(i)
+        return None if saved is None else Tensor._make(pick(saved._data, *node._attrs)[1],
+                                                       None, 0, False)
+    return indices
+
+
 MAX_POOL2D = register(Op(
     "max_pool2d_with_indices", max_pool_indices,
     f"self: max_pool2d_with_indices_backward(grad[0], self, {_POOL_ARGS})",
     jvp=f"self: _max_pool_jvp(self_t, self, {_POOL_ARGS})", attrs=_POOL, outputs=2,
     grad_fn="MaxPool2DWithIndicesBackward0", method=False, public=False, kind="pooling",
     doc="the largest element of each window and its index", samples=POOL_SAMPLES))
-MAX_POOL2D.extra_saved = {"_saved_result1": lambda node: Tensor._make(max_pool_indices(
-    node._saved_in[0]._data, *node._attrs)[1], None, 0, False)}  # (recomputed from self)
+MAX_POOL2D.extra_saved = {"_saved_result1": _indices_from_saved(max_pool_indices, 0)}
 
 MAX_POOL_BACKWARD = register(Op(
     "max_pool2d_with_indices_backward", _max_pool_backward,
@@ -228,7 +256,7 @@ def avg_pool(a, kernel_size, stride, padding, ceil_mode, count_include_pad, divi
     out, pad_hi = _windows(a.shape, *attrs)
     cols = im2col(_batched(a), kernel_size, stride, padding, pad_hi, (1, 1), out)
     total = cols[:, :, 0]
-    for j in range(1, cols.shape[2]):
+    for j in range(1, cols.shape[2] if cols.size else 1):  # (an empty batch adds nothing)
         total = total + cols[:, :, j]
     divisor = _divisors(a.shape, kernel_size, stride, padding, out, count_include_pad,
                         divisor_override)
@@ -295,6 +323,7 @@ def adaptive_index(shape, output_size):
     """(index, heights, widths): index (K, oh, ow) is the flat (H, W) position of each window's
     k-th element in row-major order (K = the largest window's size; -1 past the end of a
     smaller window), heights and widths the windows' sizes."""
+    check_numel(tuple(output_size))  # (before the windows' lists: an empty input's too)
     (h0, h1), (w0, w1) = (np.array(adaptive_windows(n, o)).reshape(-1, 2).T
                           for n, o in zip(shape[-2:], output_size))
     kh, kw = int((h1 - h0).max()), int((w1 - w0).max())
@@ -427,8 +456,8 @@ ADAPTIVE_MAX_POOL2D = register(Op(
     kind="pooling", doc="the largest element of each of output_size windows, and its index",
     samples=ADAPTIVE_MAX_SAMPLES))
 ADAPTIVE_MAX_POOL2D.hidden_saved = ("output_size",)  # (PyTorch saves self and the indices)
-ADAPTIVE_MAX_POOL2D.extra_saved = {"_saved_result1": lambda node: Tensor._make(
-    adaptive_max_indices(node._saved_in[0]._data, *node._attrs)[1], None, 0, False)}
+ADAPTIVE_MAX_POOL2D.extra_saved = {"_saved_result1": _indices_from_saved(adaptive_max_indices,
+                                                                        0)}
 
 ADAPTIVE_MAX_BACKWARD = register(Op(
     "adaptive_max_pool2d_backward", _adaptive_max_backward,
@@ -468,9 +497,9 @@ def _pool_args(name, kernel_size, stride, padding, dilation=1):
     return kernel, stride, padding, dilation
 
 
-def _check_dtype(input, name, kinds):
-    """PyTorch's kernels exist for these dtype kinds only."""
-    if input.dtype.np.kind not in kinds:
+def _check_dtype(input, name, kinds, also=()):
+    """PyTorch's kernels exist for these dtype kinds only (and the dtypes named in also)."""
+    if input.dtype.np.kind not in kinds and input.dtype.np.name not in also:
         raise NotImplementedError(f'"{name}" not implemented for \'{input.dtype.short}\'')
 
 
@@ -499,6 +528,24 @@ def _one_d(value, fn, arg, position):
                        f"{len(value)}")
 
 
+def _check_max_pool1d(n, k, s, p, d, ceil_mode):
+    """aten's check_max_pool1d, its order and words."""
+    if k <= 0:
+        raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k}")
+    if s <= 0:
+        raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {s}")
+    if p < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got "
+                           f"padding={p} and kernel_size={k}")
+    if d <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    out = pooled_size(n, k, s, p, d, ceil_mode)
+    if out <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+
+
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     if input.dim() not in (2, 3):
@@ -509,6 +556,9 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     stride = () if _omitted(stride) else _one_d(stride, "max_pool1d", "stride", 3)
     padding = (0, _one_d(padding, "max_pool1d", "padding", 4)[1])
     dilation = _one_d(dilation, "max_pool1d", "dilation", 5)
+    if not return_indices:  # (PyTorch's max_pool1d kernel and its checks; with indices, 2-d's)
+        _check_max_pool1d(input.shape[-1], kernel[1], (stride or kernel)[1], padding[1],
+                          dilation[1], ceil_mode)
     values, indices = MAX_POOL2D.apply((input.unsqueeze(-2),),
                                        (kernel, stride, padding, dilation, bool(ceil_mode)))
     values = values.squeeze(-2)
@@ -524,7 +574,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                                          or isinstance(divisor_override, bool)):
         raise TypeError("avg_pool2d(): argument 'divisor_override' must be int, not "
                         f"{type(divisor_override).__name__}")
-    _check_dtype(input, "avg_pool2d", "fiu")
+    _check_dtype(input, "avg_pool2d", "f", ("int64",))
     return AVG_POOL2D.apply((input,), (kernel, stride, padding, bool(ceil_mode),
                                        bool(count_include_pad), divisor_override))
 
@@ -532,7 +582,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
     _check_1d_rank(input, "avg_pool1d")
-    _check_dtype(input, "avg_pool2d", "fiu")
+    _check_dtype(input, "avg_pool2d", "f", ("int64",))
     kernel = _one_d(kernel_size, "avg_pool1d", "kernel_size", 2)
     stride = () if _omitted(stride) else _one_d(stride, "avg_pool1d", "stride", 3)
     return AVG_POOL2D.apply((input.unsqueeze(-2),), (
@@ -655,8 +705,7 @@ ADAPTIVE_AVG_BACKWARD.extra_saved = {  # (PyTorch's names for the two sizes it r
 
 # PyTorch's max-pooling backward nodes save the indices only (here: recomputed from self)
 MAX_POOL_BACKWARD.hidden_saved = ("self",) + _POOL
-MAX_POOL_BACKWARD.extra_saved = {"_saved_indices": lambda node: Tensor._make(max_pool_indices(
-    node._saved_in[1]._data, *node._attrs)[1], None, 0, False)}
+MAX_POOL_BACKWARD.extra_saved = {"_saved_indices": _indices_from_saved(max_pool_indices, 1)}
 ADAPTIVE_MAX_BACKWARD.hidden_saved = ("self", "output_size")
-ADAPTIVE_MAX_BACKWARD.extra_saved = {"_saved_indices": lambda node: Tensor._make(
-    adaptive_max_indices(node._saved_in[1]._data, *node._attrs)[1], None, 0, False)}
+ADAPTIVE_MAX_BACKWARD.extra_saved = {"_saved_indices": _indices_from_saved(
+    adaptive_max_indices, 1)}

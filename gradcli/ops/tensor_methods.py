@@ -76,8 +76,13 @@ def normal_values(tensor, mean, std, generator=None, name="normal_"):
 
 
 def fill_values(tensor, values):
-    """Write values into tensor's array in place (one version bump), outside autograd."""
-    tensor._data[...] = values.reshape(tensor._data.shape)
+    """Write values into tensor's array in place (one version bump), outside autograd (an
+    expanded tensor's elements share memory: PyTorch's error, as other in-place ops give)."""
+    data = tensor._data
+    if not data.flags.writeable:
+        from . import _expanded_target
+        data = _expanded_target(data, "random")
+    data[...] = values.reshape(data.shape)
     tensor._counter[0] += 1
     return tensor
 

@@ -223,5 +223,6 @@ def _bounded_child(seconds):
 
 
 def escape(text):
-    """text inside a DOT string literal."""
-    return text.replace("\\", "\\\\").replace('"', '\\"')
+    """text inside a DOT string literal (an `&` as `&amp;`: dot decodes the character references
+    of a label, and `&#27;` would reach an SVG, and the terminal it is written to, as ESC)."""
+    return text.replace("&", "&amp;").replace("\\", "\\\\").replace('"', '\\"')
