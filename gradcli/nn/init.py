@@ -40,12 +40,12 @@ def _fill(tensor, values):
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Uniform samples in [a, b), drawn as PyTorch's uniform_ draws them (in the tensor's
     precision: x * (b - a) + a)."""
-    return _fill(tensor, uniform_values(tensor, a, b, generator))
+    return _fill(tensor, uniform_values(tensor._data, a, b, generator))
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Normal samples, drawn as torch.randn draws them, times std plus mean."""
-    return _fill(tensor, normal_values(tensor, mean, std, generator))
+    return _fill(tensor, normal_values(tensor._data, mean, std, generator))
 
 
 def constant_(tensor, val):

@@ -211,10 +211,11 @@ def _binary_caller(op):
     return op
 
 
-def _inplace(op):
-    """The in-place variant `name_`: compute out of place, write the result into self, bump the
-    version counter and make the op's node self's grad_fn (PyTorch's rebase_history)."""
-    name = op.name if op.name.endswith("_") else op.name + "_"
+def _inplace(op, name=None):
+    """The in-place variant `name_` (Tensor's attribute, by default the op's name and `_`):
+    compute out of place, write the result into self, bump the version counter and make the
+    op's node self's grad_fn (PyTorch's rebase_history)."""
+    name = name or (op.name if op.name.endswith("_") else op.name + "_")
 
     def method(self, *args, **kwargs):
         try:
@@ -423,7 +424,7 @@ def install():
         if op.inplace:  # may name an op of its own: PyTorch's in-place node differs (fill_)
             target = op.inplace if isinstance(op.inplace, (Op, Overload)) else op
             install_attribute(name + "_", _FirstUse(name + "_", _made_with(
-                _inplace if isinstance(target, Op) else _method_inplace, target)))
+                _inplace if isinstance(target, Op) else _method_inplace, target, name + "_")))
     for name, target in ALIASES.items():
         for attr in (target, target + "_"):
             if attr in Tensor.__dict__:
@@ -442,10 +443,10 @@ def install():
         install_attribute(name, value)
 
 
-def _method_inplace(overload):
+def _method_inplace(overload, name=None):
     def method(self, *args, **kwargs):
         op = overload.choose(self, *args, **kwargs)
-        return _inplace(op)(self, *args, **kwargs)
+        return _inplace(op, name)(self, *args, **kwargs)
     return method
 
 

@@ -19,12 +19,12 @@ from ..engine import dtypes
 from ..engine.random import libm
 from ..engine.tensor import Tensor, check_numel, check_pieces
 from .arith import broadcast_error
-from .creation import _dtype_or_default, _leaf, _size, _size_argument, generator_of
+from .creation import _dtype_or_default, _leaf, _size, generator_of
 from .derivatives import helper
 from .dropout import bernoulli_like, memory_order
 from .numerics import fused
 from .registry import OPS, Op, Overload, Plain, Sample, register
-from .tensor_methods import check_floating, normal_values
+from .tensor_methods import check_floating, normal_values, uniform_values
 from .topk_order import topk_order
 
 _C_TYPES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int",
@@ -248,8 +248,7 @@ def _check_std(std):
 
 def _standard(shape, dtype, generator, std=1.0):
     """`torch.empty(shape, dtype).normal_(0, std)`."""
-    out = Tensor._make(np.empty(shape, dtype), None, 0, False)
-    return normal_values(out, 0.0, std, generator, "normal").reshape(shape)
+    return normal_values(np.empty(shape, dtype), 0.0, std, generator, "normal").reshape(shape)
 
 
 def _normal_tensor_tensor(mean, std, generator):
@@ -327,8 +326,6 @@ def normal(mean=None, std=1.0, size=None, *, generator=None, dtype=None, out=Non
     if std_is and size is None and mean is not None:
         return NORMAL_FLOAT_TENSOR(std, mean=mean, generator=generator)
     if mean_is or std_is or size is None or mean is None:
-        got = ", ".join(type(x).__name__ if not isinstance(x, Tensor) else "Tensor"
-                        for x in (mean, std) if x is not None)
         raise _invalid("normal", [x for x in (mean, std) if x is not None],
                        {} if size is None else {"size": size}, _NORMAL_SIGNATURES)
     shape = _size((size,))
@@ -336,8 +333,7 @@ def normal(mean=None, std=1.0, size=None, *, generator=None, dtype=None, out=Non
     if unknown:
         raise TypeError(f"normal() got an unexpected keyword argument '{unknown.pop()}'")
     d = _dtype_or_default(dtype).np
-    out = Tensor._make(np.empty(shape, d), None, 0, False)
-    return _leaf(normal_values(out, mean, std, generator, "normal").reshape(shape),
+    return _leaf(normal_values(np.empty(shape, d), mean, std, generator, "normal").reshape(shape),
                  factory.get("requires_grad", False))
 
 
@@ -610,6 +606,27 @@ for _name, _forward, _attrs, _node, _doc, _signature in [
              samples=_samples).inplace = True
     _listed(_name + "_", f"fill with {_doc}", _signature, (_name,))
 
+def _uniform_fill(a, low, high, generator):
+    return uniform_values(a, low, high, generator).reshape(a.shape)
+
+
+def _normal_fill(a, mean, std, generator):
+    return normal_values(a, mean, std, generator).reshape(a.shape)
+
+
+# uniform_ and normal_, table ops as the fills above (aten's functional uniform and
+# normal_functional; torch.normal's own name is the function's)
+_fill_op("uniform", _uniform_fill, (("from", 0.0), ("to", 1.0)), "UniformBackward0",
+         "uniform samples in [from, to) (the values of uniform_)").inplace = True
+_listed("uniform_", "fill with uniform samples in [from, to)",
+        "uniform_(from=0, to=1, *, generator=None)", ("uniform",))
+_NORMAL_FILL = _fill_op("normal_functional", _normal_fill, (("mean", 0.0), ("std", 1.0)),
+                        "NormalBackward0", "normal samples of mean and std (the values of "
+                        "normal_)")
+_listed("normal_", "fill with normal samples of mean and std",
+        "normal_(mean=0, std=1, *, generator=None)", ("normal_functional",))
+
+
 def _random_form(self=None, *args, generator=None, **bounds):
     """random_'s overload: random_(), random_(to) or random_(from, to)."""
     given = len(args) + len(bounds)
@@ -665,6 +682,7 @@ OPS["bernoulli"].method, OPS["bernoulli"].inplace = bernoulli, _BERNOULLI_
 register(Plain("normal", normal, "samples of N(mean, std): mean and std tensors or numbers",
                kind="random", signature="normal(mean, std, size=None, *, generator=None)",
                via=("normal.Tensor_Tensor", "normal.Tensor_float", "normal.float_Tensor")))
+OPS["normal"].inplace = _NORMAL_FILL  # (Tensor.normal_)
 register(Plain("multinomial", multinomial, "indices drawn from rows of category weights",
                kind="random", signature="multinomial(input, num_samples, replacement=False, *, "
                "generator=None)"))

@@ -5,9 +5,8 @@ through the engine's one way in (engine.tensor.install_attribute)."""
 
 import numpy as np
 
-from ..engine import dtypes, messages
+from ..engine import dtypes
 from ..engine.dtypes import dtype as _dtype_cls
-from ..engine.grad_mode import GradMode
 from ..engine.tensor import Device, Tensor
 from .numerics import fused
 
@@ -43,32 +42,32 @@ def check_floating(dtype, kernel):
                                   f"'{dtypes.short_name(np.dtype(dtype))}'")
 
 
-def uniform_values(tensor, a, b, generator=None, name="uniform_"):
-    """Uniform samples in [a, b) for tensor's elements, drawn as PyTorch's uniform_ draws them
-    (in the tensor's precision: x * (b - a) + a)."""
+def uniform_values(data, a, b, generator=None, name="uniform_"):
+    """Uniform samples in [a, b) for the elements of the array data, drawn as PyTorch's uniform_
+    draws them (in the array's precision: x * (b - a) + a)."""
     from .creation import generator_of
-    dtype = tensor._data.dtype
+    dtype = data.dtype
     check_floating(dtype, "check_uniform_bounds")
     if not a <= b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={float(a):g} > to={float(b):g}")
-    x = generator_of(generator, name)._uniform(tensor._data.size, dtype).astype(dtype)
+    x = generator_of(generator, name)._uniform(data.size, dtype).astype(dtype)
     if a == 0 and b == 1:
         return x
     a, b = dtype.type(a), dtype.type(b)
     return fused(x, b - a, a)  # (PyTorch's kernel: x * (b - a) + a, fused)
 
 
-def normal_values(tensor, mean, std, generator=None, name="normal_"):
-    """Normal samples for tensor's elements, drawn as torch.randn draws them, times std plus
-    mean."""
+def normal_values(data, mean, std, generator=None, name="normal_"):
+    """Normal samples for the elements of the array data, drawn as torch.randn draws them, times
+    std plus mean."""
     from .creation import generator_of
-    dtype = tensor._data.dtype
+    dtype = data.dtype
     check_floating(dtype, "normal_kernel_cpu")
     if not std >= 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
     # (below 16 elements double normals, with mean and std applied in double too)
-    x = generator_of(generator, name)._normal_fill(tensor._data.size, dtype)
+    x = generator_of(generator, name)._normal_fill(data.size, dtype)
     if mean == 0 and std == 1:
         return x.astype(dtype)
     # PyTorch's kernels: normal * std + mean, fused
@@ -85,24 +84,6 @@ def fill_values(tensor, values):
     data[...] = values.reshape(data.shape)
     tensor._counter[0] += 1
     return tensor
-
-
-def _random_fill(self, name, draw, *args):
-    if GradMode.enabled and self.requires_grad:
-        raise RuntimeError(messages.LEAF_INPLACE if self.is_leaf else
-                           f"{name}() of a tensor that requires grad is not supported in "
-                           f"gradcli (detach it first)")
-    return fill_values(self, draw(self, *args))
-
-
-def uniform_(self, a=0, b=1, *, generator=None):
-    """Fill with uniform samples in [a, b), drawn as PyTorch draws them (nn.init.uniform_)."""
-    return _random_fill(self, "uniform_", uniform_values, a, b, generator)
-
-
-def normal_(self, mean=0, std=1, *, generator=None):
-    """Fill with normal samples, drawn as torch.randn draws them, times std plus mean."""
-    return _random_fill(self, "normal_", normal_values, mean, std, generator)
 
 
 def new_tensor(self, data, dtype=None, requires_grad=False):
@@ -126,9 +107,8 @@ def new_full(self, size, fill_value, dtype=None, requires_grad=False):
 def hand_written():
     """{name: attribute} of the Tensor methods and properties written by hand."""
     from . import indexing, shape
-    methods = {"to": to, "uniform_": uniform_, "normal_": normal_,
-               "new_tensor": new_tensor, "new_zeros": _new_filler(0), "new_ones": _new_filler(1),
-               "new_empty": _new_filler(0), "new_full": new_full,
+    methods = {"to": to, "new_tensor": new_tensor, "new_zeros": _new_filler(0),
+               "new_ones": _new_filler(1), "new_empty": _new_filler(0), "new_full": new_full,
                "T": property(shape._T), "mT": property(shape._mT),
                "__setitem__": indexing._setitem, "broadcast_to": indexing._broadcast_to_method}
     for name, d in [("float", dtypes.float32), ("double", dtypes.float64),

@@ -192,7 +192,9 @@ def nodes(torch):
                         ("exponential_", lambda y: y.exponential_()),
                         ("geometric_", lambda y: y.geometric_(0.3)),
                         ("log_normal_", lambda y: y.log_normal_()),
-                        ("cauchy_", lambda y: y.cauchy_())]:
+                        ("cauchy_", lambda y: y.cauchy_()),
+                        ("normal_", lambda y: y.normal_(1.0, 0.5)),
+                        ("uniform_", lambda y: y.uniform_(-1, 1))]:
         y = x * 1
         same = fill(y) is y
         grads = torch.autograd.grad(y.sum(), (x, p), allow_unused=True)
@@ -258,6 +260,8 @@ ERRORS = [
     "torch.poisson(torch.tensor([1]))",
     "torch.ones(2, requires_grad=True).exponential_()",
     "torch.ones(2, requires_grad=True).random_()",
+    "torch.ones(2, requires_grad=True).normal_()",
+    "torch.ones(2, requires_grad=True).uniform_()",
     "torch.empty(3).normal_(0, -1)",
     "torch.empty(3).uniform_(2, 1)",
     "torch.empty(3, dtype=torch.long).normal_()",

@@ -44,7 +44,10 @@ SPELLED_DIFFERENTLY = {
     "normal.float_Tensor": lambda std, mean=0.0: torch.normal(mean, std),
     "bernoulli.default": lambda p: torch.bernoulli(p),
     "bernoulli_.float": lambda self, p=0.5: (self * 1).bernoulli_(p),
-    "bernoulli_.Tensor": lambda self, p: (self * 1).bernoulli_(p)}
+    "bernoulli_.Tensor": lambda self, p: (self * 1).bernoulli_(p),
+    # Tensor.uniform_'s and normal_'s ops (aten's functional forms record no node of theirs)
+    "uniform": lambda self, *bounds, **kwargs: (self * 1).uniform_(*bounds, **kwargs),
+    "normal_functional": lambda self, *args, **kwargs: (self * 1).normal_(*args, **kwargs)}
 
 
 def _stats(values, like):
