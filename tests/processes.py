@@ -1,6 +1,8 @@
 """Child Python processes in tests: `python -c code` from the checkout."""
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -125,3 +127,18 @@ def _wall_markers():
 
 # the OS wall's pieces a test needs: both (Landlock and seccomp), or the seccomp filter
 needs_wall, needs_seccomp = _wall_markers()
+
+
+@contextlib.contextmanager
+def ends_within(seconds, what):
+    """Fail the test with TimeoutError(what) if its block runs past seconds (SIGALRM; a timer the
+    code under test starts itself replaces this one)."""
+    def hung(signum, frame):
+        raise TimeoutError(what)
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

@@ -6,7 +6,6 @@ from ..engine.torch_classes import TorchClass
 from . import functional as F
 from . import init
 from .module import Module
-from .parameter import Parameter
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
            "ConvTranspose3d", "MaxPool1d",
@@ -52,15 +51,9 @@ class _ConvNd(Module):
         self.output_padding = _ntuple(output_padding, nd)
         self.groups = groups
         self.padding_mode = padding_mode
-        from ..ops import empty
         shape = ((in_channels, out_channels // groups) if self._transposed else
                  (out_channels, in_channels // groups)) + self.kernel_size
-        self.weight = Parameter(empty(shape, dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_channels, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        init._default_weight_and_bias(self, shape, out_channels, bias, dtype)
 
     def reset_parameters(self):
         init._reset_like_pytorch(self.weight, self.bias)

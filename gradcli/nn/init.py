@@ -6,7 +6,9 @@ import math
 import numpy as np
 
 from ..engine.grad_mode import no_grad
+from ..ops import empty
 from ..ops.tensor_methods import fill_values, normal_values, uniform_values
+from .parameter import Parameter
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
@@ -110,6 +112,18 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
         return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     return normal_(tensor, 0, std, generator)
+
+
+def _default_weight_and_bias(module, shape, bias_size, bias, dtype):
+    """PyTorch's Linear and Conv*: module.weight of shape and module.bias of bias_size (None
+    without bias), made empty and then given their default initialisation
+    (module.reset_parameters, which is _reset_like_pytorch unless a subclass changes it)."""
+    module.weight = Parameter(empty(shape, dtype=dtype))
+    if bias:
+        module.bias = Parameter(empty(bias_size, dtype=dtype))
+    else:
+        module.register_parameter("bias", None)
+    module.reset_parameters()
 
 
 def _reset_like_pytorch(weight, bias):

@@ -3,7 +3,6 @@ ModuleList, activations and losses, on torch.nn.Module (gradcli.nn.module).  A p
 `class Net(torch.nn.Module)` registers its parameters and submodules by assigning them, as in
 PyTorch."""
 
-import math
 import operator
 from collections import OrderedDict
 
@@ -46,13 +45,8 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        from ..ops import empty
-        self.weight = Parameter(empty((out_features, in_features), dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_features, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        init._default_weight_and_bias(self, (out_features, in_features), out_features, bias,
+                                      dtype)
 
     def reset_parameters(self):
         init._reset_like_pytorch(self.weight, self.bias)

@@ -7,6 +7,7 @@ import signal
 import pytest
 
 from gradcli.cli.replcore import ReplCore
+from processes import ends_within
 
 LOOPING_PROPERTY = ("class C:\n    @property\n    def shown(self):\n        print('getter ran')\n"
                     "        return 1\n    @property\n    def endless(self):\n        n = 0\n"
@@ -30,18 +31,11 @@ def test_completion_runs_no_program_code():
     core.execute("import torch\n" + LOOPING_PROPERTY)
     assert "Error" not in out.getvalue(), out.getvalue()
 
-    def hung(signum, frame):
-        raise TimeoutError("the completion ran the program's endless getter")
-    previous = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(20)
-    try:
+    with ends_within(20, "the completion ran the program's endless getter"):
         found = [text for text, _, _ in core.complete("c.", 2)]
         assert found == ["endless", "method", "shown"], found
         found = [text for text, _, _ in core.complete("m.si", 4)]
         assert found == ["size"], found
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
     assert "getter ran" not in out.getvalue(), out.getvalue()
 
 
@@ -90,15 +84,8 @@ def test_the_repl_stops_an_expression_of_a_habit_or_meta_command(line):
     core.timeout = 1
     core.execute("kept = 3\n")
 
-    def hung(signum, frame):
-        raise TimeoutError("the expression ran on")
-    previous = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(20)  # (the session's own timer, once it runs one, replaces this one)
-    try:
+    with ends_within(20, "the expression ran on"):  # (or the session's own timer)
         core.execute(line)
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
     assert "TimeoutError: program ran longer than 1 s" in out.getvalue(), out.getvalue()
     assert core.namespace["kept"] == 3
 

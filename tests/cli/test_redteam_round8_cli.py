@@ -7,6 +7,7 @@ import signal
 import pytest
 
 from gradcli.cli.replcore import ReplCore
+from processes import ends_within
 
 CHAIN = ("import torch\nx = torch.ones(1, requires_grad=True)\ny = x\n"
          "for i in range({n}):\n    y = y * 1.0001\n")
@@ -62,15 +63,8 @@ def test_the_repl_stops_a_traced_backward_pass(line):
     core.timeout = 1
     core.execute(LOOPING_HOOK)
 
-    def hung(signum, frame):
-        raise TimeoutError("the traced pass ran on")
-    previous = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(20)  # (the session's own timer, once it runs one, replaces this one)
-    try:
+    with ends_within(20, "the traced pass ran on"):  # (or the session's own timer)
         core.execute(line)
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
     assert "TimeoutError: program ran longer than 1 s" in out.getvalue(), out.getvalue()
     core.execute("print('kept', y.shape)\n")
     assert out.getvalue().endswith("kept torch.Size([2])\n"), out.getvalue()
