@@ -51,6 +51,8 @@ def _functional_names():
 
 
 def op_rows(only=None):
+    from ..ops.lazy import load_all
+    load_all()  # (the whole table: the op modules that load at first use too)
     rows = []
     aliases = {}
     for alias, target in ALIASES.items():

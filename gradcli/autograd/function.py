@@ -6,7 +6,6 @@ instance of a class named `<F>Backward` made for each Function subclass.
 
 import functools
 import inspect
-import traceback
 
 import numpy as np
 
@@ -273,8 +272,7 @@ def _apply(cls, args, uses_setup):
         if NodeRecorder.callback is not None:
             NodeRecorder.callback(ctx, tensor_args, [o for o in outputs if isinstance(o, Tensor)])
         if AnomalyMode.enabled:
-            ctx._anomaly = (AnomalyMode.location() if AnomalyMode.location
-                            else "".join(traceback.format_stack()[:-3]))
+            ctx._anomaly = AnomalyMode.where(3)
     else:
         ctx._saved = ()  # PyTorch packs saved tensors only when it records a node
     if level is not None and any(a._fw is not None for a in tensor_args):

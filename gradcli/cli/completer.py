@@ -316,8 +316,8 @@ def _keywords(head, prefix, namespace):
 
 
 def _parameters(callee, namespace):
-    from ..ops.registry import Op, Overload, Plain
-    obj = _resolve(callee, namespace)
+    from ..ops.registry import Op, Overload, Plain, loaded
+    obj = loaded(_resolve(callee, namespace))
     if isinstance(obj, _TensorMethod):
         op = _op_named(obj.name)
         if op is not None:
@@ -329,7 +329,7 @@ def _parameters(callee, namespace):
     if isinstance(obj, BuiltinOrOp):  # the builtin's own keywords, then the op's
         return sorted(obj.keywords) + [p for p in _op_parameters(obj.op, is_method=False)
                                        if p not in obj.keywords]
-    op = getattr(obj, "op", None)  # a bare name that also computes on numbers wraps its op
+    op = loaded(getattr(obj, "op", None))  # a bare name that also computes on numbers wraps its op
     if isinstance(op, (Op, Overload, Plain)):
         obj = op
     if isinstance(obj, (Op, Overload, Plain)):
@@ -342,10 +342,11 @@ def _parameters(callee, namespace):
 
 def _op_named(name):
     from ..ops import OPS
+    from ..ops.registry import loaded
     op = OPS.get(name)
     if op is None and name.endswith("_"):
         op = OPS.get(name[:-1])
-    return op
+    return loaded(op)
 
 
 def _op_parameters(op, is_method):

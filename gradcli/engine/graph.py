@@ -32,6 +32,15 @@ class _AnomalyMode:
         self.check_nan = True
         self.location = None  # callable returning a description of the current program location
 
+    def where(self, frames):
+        """Where a node is being made, as anomaly mode keeps it for the error it may raise:
+        the program's location, else Python's stack without the innermost `frames` frames of
+        the caller's (the engine's own; and this one's)."""
+        if self.location:
+            return self.location()
+        import traceback  # (only in anomaly mode: not every start-up)
+        return "".join(traceback.format_stack()[:-frames - 1])
+
 
 AnomalyMode = _AnomalyMode()
 

@@ -95,8 +95,10 @@ def _lazy_engine_facade(module_name, name):
 
 def _engine_members(module, name):
     members = {}
+    # (__all__ first: reading it loads the gradcli package's namespace, _LAZY_SUBMODULES too)
+    names = getattr(module, "__all__", None) or [a for a in dir(module) if a[0] != "_"]
     lazy = vars(module).get("_LAZY_SUBMODULES", ())
-    for attr in getattr(module, "__all__", None) or [a for a in dir(module) if a[0] != "_"]:
+    for attr in names:
         if attr in lazy and attr not in DENIED_TORCH_NAMES:
             members[attr] = _lazy_engine_facade(f"{module.__name__}.{attr}", f"{name}.{attr}")
             continue

@@ -6,7 +6,6 @@ import re
 import itertools
 import signal
 import sys
-import threading
 import warnings
 
 import numpy as np
@@ -233,6 +232,7 @@ def _alarm(seconds):
     if not seconds or seconds > MAX_ALARM:  # (a longer one is no limit at all)
         yield
         return
+    import threading  # (only with a time limit: not every start-up)
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal,
                                                                                  "setitimer"):
         raise ProgramError("ValueError", "a timeout needs the main thread of a POSIX system")

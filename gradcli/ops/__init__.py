@@ -9,17 +9,13 @@ from numpy import ndarray
 from ..engine import messages
 from ..engine.grad_mode import GradMode, no_grad
 from ..engine.tensor import Tensor, check_batched_write, install_attribute
-from .registry import ALIASES, OPS, Op, Overload, Sample
+from .registry import ALIASES, OPS, Op, Overload, Pending, Sample
 
-from . import arith, elementwise, reductions, shape, join_split, slicing, gather, indexing  # noqa: E402,F401,E501
-from . import matmul, linalg, creation, views  # noqa: E402,F401
+from . import arith, elementwise, reductions, shape, indexing, creation, views  # noqa: E402,F401
 from . import tensor_methods  # noqa: E402
-from . import compare, sorting, extra, activations, products, more_reductions, decompositions, backward_ops  # noqa: E402,F401,E501  (declare)
-from . import inplace_shape, linalg_extra, scatter, dropout  # noqa: E402,F401  (declare)
-from . import layers  # noqa: E402,F401  (declare)
-from . import convolution, pooling  # noqa: E402,F401  (declare: conv and pooling ops)
-from . import distributions  # noqa: E402,F401  (declare)
+from . import backward_ops  # noqa: E402,F401  (declare)
 from . import original_self  # noqa: E402,F401  (in-place activations; nn imports it after the wall)
+# the other op modules (sorting, linalg, convolution, ...) load at their first use: gradcli.ops.lazy
 
 # Python operator -> (op name, reflected).  PyTorch's __radd__ is __add__ and its __rmul__ is
 # __mul__ (`2 * x` is mul(x, 2)); "swapped" says the program wrote the operands the other way
@@ -413,30 +409,43 @@ def _copy_attribute(source, name):
     install_attribute(name, value.renamed(name) if isinstance(value, _FirstUse) else value)
 
 
-def install():
-    """Attach methods, operators and in-place variants to Tensor from the table (each made at
-    its first use), and the hand-written methods of tensor_methods: every Tensor attribute that
-    is not the engine's own is installed here."""
-    for name, op in OPS.items():
+def install(ops=None, aliases=None):
+    """Attach methods, operators and in-place variants to Tensor from the table's entries
+    `ops` and `aliases` (by default all that are declared; each made at its first use), and
+    the first time the hand-written methods of tensor_methods: every Tensor attribute that is
+    not the engine's own is installed here (a lazy op module's, when it loads: lazy.load)."""
+    first = ops is None
+    if first:
+        ops = {name: op for name, op in OPS.items() if not isinstance(op, Pending)}
+        aliases = ALIASES
+    installed = set()
+
+    def give(name, value):
+        install_attribute(name, value)
+        installed.add(name)
+    for name, op in ops.items():
         if op.method:  # a function: the method's own argument order (Tensor.where)
-            install_attribute(name, op.method if callable(op.method)
-                    else _FirstUse(name, _made_with(_method, op)))
+            give(name, op.method if callable(op.method)
+                 else _FirstUse(name, _made_with(_method, op)))
         if op.inplace:  # may name an op of its own: PyTorch's in-place node differs (fill_)
             target = op.inplace if isinstance(op.inplace, (Op, Overload)) else op
-            install_attribute(name + "_", _FirstUse(name + "_", _made_with(
+            give(name + "_", _FirstUse(name + "_", _made_with(
                 _inplace if isinstance(target, Op) else _method_inplace, target, name + "_")))
-    for name, target in ALIASES.items():
+    for name, target in aliases.items():
         for attr in (target, target + "_"):
             if attr in Tensor.__dict__:
                 _copy_attribute(attr, attr.replace(target, name))
+                installed.add(attr.replace(target, name))
     for dunder, (name, reflected) in OPERATORS.items():
-        if name in OPS:
+        if name in ops:
             install_attribute(dunder, _FirstUse(dunder, _made_with(_operator, OPS[name],
                                                                  reflected)))
     for dunder, name in INPLACE_OPERATORS.items():
-        if name in Tensor.__dict__:
+        if name in installed:
             install_attribute(dunder, _FirstUse(dunder, _made_with(
                 lambda name: _not_implemented_on_type_error(getattr(Tensor, name)), name)))
+    if not first:
+        return
     for name, value in tensor_methods.hand_written().items():
         if name in Tensor.__dict__:  # (one definition of each: the table's or the hand's)
             raise TypeError(f"Tensor.{name} is both an op's method and written by hand")
@@ -451,6 +460,11 @@ def _method_inplace(overload, name=None):
 
 
 install()
+from . import lazy  # noqa: E402
+if lazy.EAGER:
+    lazy.load_all()
+else:
+    lazy.install_pending()
 
 PUBLIC = {name: op for name, op in OPS.items() if op.public and op.function}
 PUBLIC.update({name: OPS[target] for name, target in ALIASES.items()})

@@ -35,6 +35,7 @@ import math
 import re
 
 HELPERS = {}   # name -> function that formulas may call
+LAZY_HELPERS = {}  # name -> the lazy op module (gradcli.ops.lazy) that declares that helper
 _ENTRY = re.compile(r"\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*:(.*)\Z", re.S)
 GRAD = "grad"
 
@@ -166,6 +167,9 @@ def _namespace(formula, params):
     for name in _free_names(formula.tree):
         if name in params:
             continue
+        if name in LAZY_HELPERS and name not in HELPERS:
+            from .lazy import load
+            load(LAZY_HELPERS[name])
         if name in HELPERS:
             names[name] = HELPERS[name]
         elif name == "math":

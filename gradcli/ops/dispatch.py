@@ -4,7 +4,6 @@ unrolled (_specialised_apply, _specialised_vjp).  Anything unusual (other argume
 dtypes to promote) takes the general path.  Also: the VJP callers for the usual parameter lists,
 VJPs run on Python floats for 0-d float64 graphs, and marking a result as a view of its base."""
 
-import traceback
 from weakref import WeakSet as _WeakSet
 
 import numpy as np
@@ -84,8 +83,7 @@ def _specialised_apply(op, general=None, swapped=False):
             else:
                 NodeRecorder.callback(node, inputs, (result,))
         if AnomalyMode.enabled:
-            node._anomaly = (AnomalyMode.location() if AnomalyMode.location
-                             else "".join(traceback.format_stack()[:-4]))
+            node._anomaly = AnomalyMode.where(4)
 
     def attach(node, result, save_out, a, b):
         """The less usual end of recording a node (both records below, which give the result
@@ -450,8 +448,8 @@ def _float_method(name):
         _FloatArg.pow = lambda self, k: float(self) * float(self) * (float(self) if k == 3
                                                                       else 1.0)
         return True
-    from .registry import OPS, Op  # (the table built on this module; read when formulas run)
-    op = OPS.get(name)
+    from .registry import OPS, Op, loaded  # (the table built on this module: read at run time)
+    op = loaded(OPS.get(name))
     uf = float64_ufunc(op) if isinstance(op, Op) and op.rule is _PROMOTE else None
     if uf is None or getattr(Tensor, name, None) is None:
         return False

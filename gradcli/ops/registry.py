@@ -16,7 +16,6 @@ two-input ops, float VJPs).
 """
 
 import numbers
-import traceback
 
 import numpy as np
 
@@ -37,6 +36,70 @@ from .dispatch import _mark_view, _specialised_apply, _specialised_vjp
 OPS = {}            # public name -> Op or Overload, in declaration order
 ALIASES = {}        # alternative public name -> name in OPS (`divide` -> `div`)
 _MISSING = object()
+
+
+class Pending:
+    """The table entry of an op whose module has not loaded yet (gradcli.ops.lazy): the names a
+    program, a formula or Tensor can reach exist from the start, the modules behind them load
+    at their first use.  It knows what the namespaces ask of every entry at start-up (its
+    name, kind, and whether it is a public function); anything else, a call or another
+    attribute, loads its module, whose declaration of the op takes this very object over
+    (`Entry.__new__`), so that every reference to it is the op from then on."""
+
+    def __init__(self, name, module, kind, public, function, cls):
+        self.name, self.kind, self.public, self.function = name, kind, public, function
+        self._module, self._class = module, cls
+
+    def _load(self):
+        from .lazy import load
+        load(self.__dict__["_module"])
+        if type(self) is Pending:  # (its module did not declare it: the manifest is stale)
+            from .lazy import REGENERATE
+            raise RuntimeError(f"op {self.name!r} is not declared by gradcli.ops."
+                               f"{self._module}: run `{REGENERATE}`")
+
+    def __getattr__(self, attr):
+        if attr.startswith("__") or "_module" not in self.__dict__:
+            raise AttributeError(attr)
+        self._load()
+        return getattr(self, attr)
+
+    def __call__(self, *args, **kwargs):
+        self._load()
+        return self(*args, **kwargs)
+
+    def __repr__(self):
+        self._load()
+        return repr(self)
+
+
+def loaded(entry):
+    """entry, its module loaded first if it is a Pending one (for code that asks its class)."""
+    if type(entry) is Pending:
+        entry._load()
+    return entry
+
+
+ADOPT = {}  # name -> the Pending entry that the next op of that name and class becomes
+CREATED = None  # (while the manifest is made: gradcli.ops.lazy) the (name, class) of each op
+
+
+class Entry:
+    """What the table's classes share: an op declared while its module loads on first use
+    becomes its Pending entry (the same object, of the op's class from then on).  The entry
+    knows the class of the op the table holds under its name, since a module may declare an op
+    of another class under the same name for its own use (activations' threshold_)."""
+
+    def __new__(cls, name=None, *args, **kwargs):
+        if CREATED is not None:
+            CREATED.append((name, cls.__qualname__))
+        pending = ADOPT.get(name) if ADOPT else None
+        if pending is None or pending.__dict__["_class"] != cls.__qualname__:
+            return super().__new__(cls)
+        del ADOPT[name]
+        pending.__dict__.clear()
+        pending.__class__ = cls
+        return pending
 
 
 class Sample:
@@ -81,7 +144,7 @@ _PREPARED = frozenset({"vjps", "jvps", "saves", "save_inputs", "save_result", "n
 _HAND_WRITTEN = object()  # (formula=: the text of a VJP written as a function, not declared)
 
 
-class Op:
+class Op(Entry):
     """One operation of the table."""
 
     call = None  # one- and two-input ops: call(*inputs, attrs), apply without the tuple
@@ -515,8 +578,7 @@ class Op:
         if NodeRecorder.callback is not None:
             NodeRecorder.callback(node, inputs, results)  # all inputs (explain names them)
         if AnomalyMode.enabled:
-            node._anomaly = (AnomalyMode.location() if AnomalyMode.location
-                             else "".join(traceback.format_stack()[:-3]))
+            node._anomaly = AnomalyMode.where(3)
 
     def _save(self, node, inputs, fns, results):
         """Save what the VJPs of inputs that need a gradient read (like derivatives.yaml's
@@ -617,9 +679,17 @@ def show_saved_as(op, renames):
     op.extra_saved = shown
 
 
+CLASSES = set()    # the classes of the table's entries
+ON_NEW_CLASS = []  # functions called with each class that joins CLASSES (the sandbox's)
+
+
 def register(op):
     """Add op to the table (public ops become functions and, if declared, methods)."""
     OPS[op.name] = op
+    if type(op) not in CLASSES:
+        CLASSES.add(type(op))
+        for hook in ON_NEW_CLASS:
+            hook(type(op))
     return op
 
 
@@ -645,7 +715,7 @@ class Composed(Op):
         return self.compose(*inputs, *attrs)
 
 
-class Plain:
+class Plain(Entry):
     """A table entry that is a plain function (creation ops: nothing to differentiate; or a
     function that calls the ops named in `via`, whose nodes and formulas it has)."""
 
@@ -665,7 +735,7 @@ class Plain:
         return f"<function {self.name}>"
 
 
-class Overload:
+class Overload(Entry):
     """A public name that picks one of several ops by its arguments (PyTorch's overloads:
     pow(Tensor, Scalar) is PowBackward0, pow(Tensor, Tensor) PowBackward1, …)."""
 

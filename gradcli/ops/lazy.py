@@ -1,0 +1,150 @@
+"""The op modules that load at their first use.
+
+A one-shot `gradcli eval` pays for every module it imports, and most programs use a few dozen
+ops of the table's five hundred: convolutions, pooling, random distributions, sorting, the
+scatter family and the rest below load when a program (or a formula, or Tensor) first reaches
+one of their names.  Their names exist from the start, from a manifest (gradcli.ops.manifest,
+generated from the modules themselves by REGENERATE below, and checked against them by the
+tests): each op is a registry.Pending entry until its module loads and its declaration takes
+the entry over; each Tensor attribute they give is a placeholder that loads the module when
+read; each derivative helper they declare loads it when a formula names it.
+GRADCLI_LAZY_OPS=0 loads them all at import instead, without the manifest (what its generator
+does, noting what each module declares).
+"""
+
+import importlib
+import os
+import sys
+
+from ..engine.tensor import Tensor, install_attribute
+from . import derivatives
+from .registry import ADOPT, ALIASES, OPS, Pending
+
+# in the order they load in (each imports only core modules and the ones before it)
+LAZY_MODULES = ("join_split", "slicing", "gather", "matmul", "compare", "sorting",
+                "extra", "activations", "linalg", "products", "more_reductions",
+                "decompositions", "inplace_shape", "linalg_extra", "scatter", "dropout",
+                "layers", "convolution", "pooling", "distributions")
+EAGER = os.environ.get("GRADCLI_LAZY_OPS", "1") == "0"
+REGENERATE = "GRADCLI_LAZY_OPS=0 python -m gradcli.ops.make_manifest"
+LOADED = set()
+
+
+class _OnLoad:
+    """A Tensor attribute that an op module not loaded yet gives: reading it loads the module,
+    whose installation puts the real attribute in this placeholder's place."""
+
+    __slots__ = ("name", "module")
+
+    def __init__(self, name, module):
+        self.name, self.module = name, module
+
+    def __get__(self, obj, cls=None):
+        load(self.module)
+        if Tensor.__dict__.get(self.name) is self:
+            raise RuntimeError(f"Tensor.{self.name} is not given by gradcli.ops.{self.module}: "
+                               f"run `{REGENERATE}`")
+        return getattr(Tensor if obj is None else obj, self.name)
+
+
+def install_pending():
+    """Give the table, Tensor and the formulas' helpers every name of the lazy modules (the
+    ops' entries wait in registry.ADOPT for their declarations)."""
+    from .manifest import MODULES
+    early = [m for m in LAZY_MODULES if f"{__package__}.{m}" in sys.modules]
+    if early:
+        raise RuntimeError(f"gradcli.ops.{early[0]} is imported with the core op modules: it "
+                           f"cannot load at first use (gradcli.ops.lazy.LAZY_MODULES)")
+    for module, names in MODULES.items():
+        for name, (kind, public, function, cls) in names["ops"].items():
+            OPS[name] = ADOPT[name] = Pending(name, module, kind, public, function, cls)
+        ALIASES.update(names["aliases"])
+        for name in names["tensor"]:
+            install_attribute(name, _OnLoad(name, module))
+        for name in names["helpers"]:
+            derivatives.LAZY_HELPERS[name] = module
+
+
+def load(module):
+    """Import the lazy op module `module` once and install what it declares (and what the lazy
+    modules it imports declare)."""
+    if module in LOADED:
+        return
+    if EAGER:
+        COLLECTED[module] = _import_declaring(module)
+        return
+    from .manifest import MODULES
+    from . import install
+    LOADED.add(module)
+    importlib.import_module(f"{__package__}.{module}")
+    for other, names in MODULES.items():  # (itself, and any that it imported)
+        if other != module and (other in LOADED or f"{__package__}.{other}" not in sys.modules):
+            continue
+        LOADED.add(other)
+        entries = {name: OPS[name] for name in names["ops"]}
+        stale = [name for name, entry in entries.items()
+                 if type(entry) is Pending or OPS.get(name) is not entry]
+        if stale:
+            raise RuntimeError(f"gradcli.ops.{other} does not declare {', '.join(stale)} as the "
+                               f"manifest says: run `{REGENERATE}`")
+        install(entries, names["aliases"])
+
+
+def load_all():
+    """Every lazy module (for what lists the whole table: `gradcli ops`, completion)."""
+    for module in LAZY_MODULES:
+        load(module)
+
+
+# ---------------------------------------------------------------------- the manifest
+
+COLLECTED = {}  # (GRADCLI_LAZY_OPS=0) module -> what it declared, as the manifest lists it
+
+
+def _import_declaring(module):
+    """Import module into a table that holds no Pending entries, install what it declares and
+    say what that was."""
+    from . import install, registry
+    ops, aliases = set(OPS), dict(ALIASES)
+    attributes, helpers = set(Tensor.__dict__), set(derivatives.HELPERS)
+    LOADED.add(module)
+    registry.CREATED = []
+    try:
+        importlib.import_module(f"{__package__}.{module}")
+        created = registry.CREATED
+    finally:
+        registry.CREATED = None
+    new = {name: OPS[name] for name in OPS if name not in ops}
+    for name, op in new.items():
+        if created.count((name, type(op).__qualname__)) != 1:
+            raise RuntimeError(f"gradcli.ops.{module} declares more than one "
+                               f"{type(op).__qualname__} named {name!r}: the table's cannot be "
+                               f"told from the others when the module loads at first use")
+    new_aliases = {k: v for k, v in ALIASES.items() if k not in aliases}
+    install(new, new_aliases)
+    return {"ops": {name: (op.kind, op.public, op.function, type(op).__qualname__)
+                    for name, op in new.items()},
+            "aliases": new_aliases,
+            "tensor": sorted(n for n in Tensor.__dict__ if n not in attributes),
+            "helpers": sorted(n for n in derivatives.HELPERS if n not in helpers)}
+
+
+def manifest_text(modules):
+    lines = ['"""The names each lazy op module declares (gradcli.ops.lazy): generated by',
+             f'`{REGENERATE}`; do not edit."""', "", "MODULES = {"]
+    for module, names in modules.items():
+        lines.append(f"    {module!r}: {{")
+        lines.append('        "ops": {')
+        lines += [f"            {n!r}: {v!r}," for n, v in names["ops"].items()]
+        lines.append("        },")
+        lines.append(f'        "aliases": {names["aliases"]!r},')
+        for key in ("tensor", "helpers"):
+            lines.append(f'        "{key}": (')
+            lines += [f"            {n!r}," for n in names[key]]
+            lines.append("        ),")
+        lines.append("    },")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+MANIFEST_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "manifest.py")
