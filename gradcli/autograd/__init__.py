@@ -1,7 +1,12 @@
 """torch.autograd: backward, grad, custom Functions, the functional API, forward-mode AD,
-gradcheck and anomaly detection."""
+gradcheck and anomaly detection.
 
-from . import batched, forward_ad, function, functional, graph  # noqa: F401  (submodules)
+The submodules a program rarely uses (functional, forward_ad, graph, batched) load at their
+first use (this module's __getattr__): a one-shot `gradcli eval` needs none of them."""
+
+import importlib as _importlib
+
+from . import function  # noqa: F401  (submodule)
 from . import gradcheck as _gradcheck_module  # noqa: F401  (loaded first: the name is the function)
 from ..engine.anomaly import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                               set_detect_anomaly)
@@ -9,7 +14,19 @@ from ..engine.autograd import backward, grad
 from .function import Function, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
+_LAZY_SUBMODULES = ("functional", "forward_ad", "graph", "batched")
+
 __all__ = ["backward", "grad", "Function", "once_differentiable", "functional", "forward_ad",
            "function", "graph", "gradcheck", "gradgradcheck", "GradcheckError",
            "set_detect_anomaly", "detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled"]
+
+
+def __getattr__(name):
+    if name not in _LAZY_SUBMODULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _importlib.import_module(f"{__name__}.{name}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES))

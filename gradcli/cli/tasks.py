@@ -333,10 +333,14 @@ PROGRAM_COMMANDS = frozenset(TASKS)
 
 # what a task imports beyond load()'s, imported before the wall too (where nothing compiled
 # gradcli's modules, an editable install, the wall would keep their bytecode from being cached)
+# (an op module of gradcli.ops.lazy, "ops.<name>", loads through it)
 TASK_MODULES = {
-    "eval": ("analysis.sweep", "render.sweep"), "run": (), "test": ("lang.transcript",),
-    "jacobian": ("analysis.matrices", "analysis.sweep", "render.sweep"),
-    "hessian": ("analysis.matrices",),
+    "eval": ("analysis.sweep", "render.sweep"), "run": (),
+    "test": ("lang.transcript", "autograd.forward_ad"),
+    "jacobian": ("analysis.matrices", "analysis.sweep", "render.sweep", "autograd.functional",
+                 "autograd.forward_ad", "ops.join_split"),
+    "hessian": ("analysis.matrices", "autograd.functional", "autograd.forward_ad",
+                "ops.join_split", "ops.slicing"),
     "graph": ("analysis.explain", "render.graph"),
     "explain": ("analysis.explain", "render.explain"),
     "check": ("analysis.checks", "analysis.sweep", "render.sweep"), "plot": ("analysis.plot", "render.plot")}
@@ -353,5 +357,9 @@ def load(command=None):
     from ..lang.parser import prepare
     from ..render import values  # noqa: F401
     prepare()  # (the language: the parser's tables, lang.session and the calculator)
+    from ..ops.lazy import load as load_ops
     for name in TASK_MODULES.get(command, ()):
-        importlib.import_module(f"gradcli.{name}")
+        if name.startswith("ops."):
+            load_ops(name[4:])
+        else:
+            importlib.import_module(f"gradcli.{name}")

@@ -82,7 +82,7 @@ CHECKED_TORCH_NAMES = {"set_printoptions": _checked_printoptions}
 
 def _engine_facade(module, name):
     """A facade of an engine module: its __all__ (else its public names), submodules nested
-    (those the module imports at first use, LazyFacades: torch.nn...)."""
+    as LazyFacades (torch.nn, torch.autograd, ...: made at their first use)."""
     return Facade(name, _engine_members(module, name))
 
 
@@ -110,7 +110,8 @@ def _engine_members(module, name):
         if type(value).__name__ == "module":
             if not value.__name__.startswith("gradcli."):
                 continue
-            value = _engine_facade(value, f"{name}.{attr}")
+            # (its members made at first use: the modules under torch are a hundred)
+            value = _lazy_engine_facade(value.__name__, f"{name}.{attr}")
         members[attr] = value
     return members
 

@@ -128,11 +128,11 @@ def prepare():
 
 
 def _cache_lazy_bytecode():
-    """The engine's submodules that load at their first use (torch.nn, torch.optim, ...:
-    gradcli.api._LAZY_SUBMODULES) may first be imported by a program, behind an evaluator's
-    wall, which writes nothing: their bytecode is written now where it is missing or older
-    than the source (an editable install; an installation compiled it), without importing
-    them."""
+    """The engine's modules that load at their first use (torch.nn, torch.optim, ...:
+    gradcli.api._LAZY_SUBMODULES; torch.autograd.functional, ...; the op modules of
+    gradcli.ops.lazy) may first be imported by a program, behind an evaluator's wall, which
+    writes nothing: their bytecode is written now where it is missing or older than the source
+    (an editable install; an installation compiled it), without importing them."""
     tag = sys.implementation.cache_tag
     if sys.dont_write_bytecode or tag is None:
         return
@@ -143,9 +143,12 @@ def _cache_lazy_bytecode():
             head, tail = os.path.split(source)
             return os.path.join(head, "__pycache__", f"{tail[:-3]}.{tag}.pyc")
     from ..api import _LAZY_SUBMODULES
+    from ..autograd import _LAZY_SUBMODULES as _LAZY_AUTOGRAD
+    from ..ops.lazy import LAZY_MODULES
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     stale = []
-    for name in _LAZY_SUBMODULES:
+    for name in (list(_LAZY_SUBMODULES) + [os.path.join("autograd", m) for m in _LAZY_AUTOGRAD]
+                 + [os.path.join("ops", m) for m in LAZY_MODULES + ("topk_order",)]):
         package = os.path.join(root, name)
         sources = [os.path.join(package, f) for f in os.listdir(package) if f.endswith(".py")] \
             if os.path.isdir(package) else [package + ".py"]

@@ -88,6 +88,17 @@ def load(module):
             raise RuntimeError(f"gradcli.ops.{other} does not declare {', '.join(stale)} as the "
                                f"manifest says: run `{REGENERATE}`")
         install(entries, names["aliases"])
+        _keep_function(other)
+
+
+def _keep_function(module):
+    """Importing gradcli.ops.<module> makes the package's attribute of that name the module:
+    where an op has that name (matmul, gather, scatter, dropout, ...), the package's attribute
+    is the op again, as when every module was imported before the package's names were set."""
+    package = sys.modules[__package__]
+    public = vars(package).get("PUBLIC", {})
+    if module in public:
+        setattr(package, module, public[module])
 
 
 def load_all():
@@ -122,6 +133,7 @@ def _import_declaring(module):
                                f"told from the others when the module loads at first use")
     new_aliases = {k: v for k, v in ALIASES.items() if k not in aliases}
     install(new, new_aliases)
+    _keep_function(module)
     return {"ops": {name: (op.kind, op.public, op.function, type(op).__qualname__)
                     for name, op in new.items()},
             "aliases": new_aliases,

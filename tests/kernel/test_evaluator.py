@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from gradcli.ops.lazy import LAZY_MODULES
 from tests.processes import ROOT
 
 DAG = "t = ()\nfor i in range(100):\n    t = (t, t)\nprint(hash(t))\n"   # hash: 2**100 steps in C
@@ -181,23 +182,29 @@ def test_a_one_shot_command_imports_the_engine_in_its_evaluator_only(args, tmp_p
                                       if line.startswith("REPORT "))}
     assert reports["frontend"] == {"side": "frontend", "numpy": False, "engine": []}
     evaluator = reports["evaluator"]
-    lazy = [m for m in evaluator["after_wall"] if m.split(".")[1] in LAZY_SUBMODULES]
-    assert lazy == ([] if args[0] != "run" else ["gradcli.nn", "gradcli.nn.conv",
-                                                 "gradcli.nn.functional",
-                                                 "gradcli.nn.hooks", "gradcli.nn.init",
-                                                 "gradcli.nn.module", "gradcli.nn.modules",
-                                                 "gradcli.nn.parameter", "gradcli.optim"])
+    lazy = [m for m in evaluator["after_wall"] if m.split(".")[1] in LAZY_SUBMODULES
+            or m.rpartition(".")[0] == "gradcli.ops" and m.rpartition(".")[2] in LAZY_OPS]
+    assert [m for m in lazy if not m.startswith("gradcli.ops.")] == (
+        [] if args[0] != "run" else ["gradcli.nn", "gradcli.nn.conv", "gradcli.nn.functional",
+                                     "gradcli.nn.hooks", "gradcli.nn.init",
+                                     "gradcli.nn.module", "gradcli.nn.modules",
+                                     "gradcli.nn.parameter", "gradcli.optim"])
+    # (the op modules its program uses: the test's transcript sorts, the training loop's
+    # model multiplies matrices; nothing for the rest)
+    assert bool([m for m in lazy if m.startswith("gradcli.ops.")]) == (args[0] in ("run", "test"))
     assert {**evaluator, "after_wall": [m for m in evaluator["after_wall"] if m not in lazy]} \
         == {"side": "evaluator", "typer": False, "after_wall": []}
 
 
 LAZY_SUBMODULES = ("cuda", "func", "linalg", "nn", "optim")  # (gradcli.api's)
+LAZY_OPS = LAZY_MODULES + ("topk_order",)  # (gradcli.ops.lazy's, and one they import)
 
 
 def test_the_bytecode_of_the_submodules_loaded_at_first_use_is_cached_before_the_wall(tmp_path):
     """An editable install (a source tree without bytecode): prepare(), which runs before
-    every evaluator's wall, writes the bytecode of torch.nn, torch.optim, ... without importing
-    them, so that a program that imports one behind the wall does not compile it each time."""
+    every evaluator's wall, writes the bytecode of torch.nn, torch.optim, ..., of the op modules
+    and torch.autograd submodules that load at first use, without importing them, so that a
+    program that imports one behind the wall does not compile it each time."""
     import shutil
     from gradcli import api
     assert api._LAZY_SUBMODULES == LAZY_SUBMODULES
@@ -209,14 +216,20 @@ def test_the_bytecode_of_the_submodules_loaded_at_first_use_is_cached_before_the
     code = ("import sys\nfrom gradcli.lang.parser import prepare\nprepare()\n"
             "print(sorted(m for m in sys.modules if m.startswith('gradcli.') and\n"
             "             m.split('.')[1] in ('nn', 'optim', 'func', 'linalg', 'cuda')))\n")
+    code += ("print(sorted(m for m in sys.modules if m.rpartition('.')[0] in\n"
+             "             ('gradcli.ops', 'gradcli.autograd') and m.rpartition('.')[2] in\n"
+             f"             {LAZY_OPS!r} + ('functional', 'forward_ad', 'graph', 'batched')))\n")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                        timeout=60, cwd=tmp_path)
-    assert p.returncode == 0 and p.stdout.split() == ["[]"], p.stderr
+    assert p.returncode == 0 and p.stdout.split() == ["[]", "[]"], p.stderr
     tag = sys.implementation.cache_tag
     expected = {f"nn/__pycache__/{m}.{tag}.pyc"
                 for m in ("__init__", "functional", "init", "modules", "parameter")}
     expected |= {f"optim/__pycache__/__init__.{tag}.pyc"}
     expected |= {f"__pycache__/{m}.{tag}.pyc" for m in ("func", "linalg", "cuda")}
+    expected |= {f"ops/__pycache__/{m}.{tag}.pyc" for m in LAZY_OPS}
+    expected |= {f"autograd/__pycache__/{m}.{tag}.pyc"
+                 for m in ("functional", "forward_ad", "graph", "batched")}
     written = {str(f.relative_to(tmp_path / "gradcli"))
                for f in (tmp_path / "gradcli").rglob(f"*.{tag}.pyc")}
     assert expected <= written

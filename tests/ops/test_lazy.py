@@ -50,7 +50,7 @@ def test_the_manifest_generator_refuses_to_run_on_the_lazy_table():
 
 
 FINGERPRINT = """
-    import json
+    import json, sys
     from gradcli.ops import lazy, PUBLIC
     from gradcli.ops.registry import ALIASES, OPS
     from gradcli.ops.derivatives import HELPERS
@@ -65,6 +65,9 @@ FINGERPRINT = """
         "public": sorted(PUBLIC),
         "namespace": all(getattr(api, n) is op for n, op in PUBLIC.items()
                          if n not in api._INPLACE_FUNCTIONS),
+        # (an op named as its module, matmul: the package's attribute is the op)
+        "package": {m: type(getattr(sys.modules["gradcli.ops"], m)).__name__
+                    for m in lazy.LAZY_MODULES},
     }))
 """
 
@@ -74,6 +77,7 @@ def test_loading_every_module_gives_the_table_an_eager_import_gives():
     eagerly = json.loads(run_python(FINGERPRINT, eager=True).stdout)
     assert lazily == eagerly
     assert lazily["namespace"]
+    assert lazily["package"]["matmul"] != "module" and lazily["package"]["sorting"] == "module"
 
 
 def run_program(program, then=""):
