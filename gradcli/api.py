@@ -30,7 +30,7 @@ from . import autograd  # noqa: E402
 # torch.nn, torch.optim, torch.func, torch.linalg and torch.cuda are imported at their first use
 # (this module's __getattr__, gradcli's, and the program's facades: lang.namespace); a plain
 # `gradcli eval` uses none of them, and importing them costs every start-up some 2 ms
-_LAZY_SUBMODULES = ("cuda", "func", "linalg", "nn", "optim")
+from .lazy_modules import API_SUBMODULES as _LAZY_SUBMODULES  # noqa: E402
 from .process import tune_process  # noqa: E402,F401  (gradcli's own: not in __all__)
 
 pi = 3.141592653589793

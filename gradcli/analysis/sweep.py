@@ -10,13 +10,14 @@ from .evaluate import Binding, UsageError
 
 MAX_POINTS = 1_000_000
 _NUMBER = r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*"
-SWEEP = re.compile(rf"({_NUMBER}):({_NUMBER}):(\s*\d+\s*)$")
+SWEEP = rf"({_NUMBER}):({_NUMBER}):(\s*\d+\s*)$"
 
 
 def parse_sweep(spec):
     """`x=a:b:n` -> ("x", [n floats from a to b]); None for a binding that is not a sweep."""
     name, sep, value = spec.partition("=")
-    m = SWEEP.match(value) if sep else None
+    # (the pattern compiled only for a value that may be one: `gradcli eval` runs in shell loops)
+    m = re.match(SWEEP, value) if sep and value.count(":") == 2 else None
     if m is None:
         return None
     from .evaluate import parse_binding

@@ -14,7 +14,7 @@ from ..engine.autograd import backward, grad
 from .function import Function, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
-_LAZY_SUBMODULES = ("functional", "forward_ad", "graph", "batched")
+from ..lazy_modules import AUTOGRAD_SUBMODULES as _LAZY_SUBMODULES  # noqa: E402
 
 __all__ = ["backward", "grad", "Function", "once_differentiable", "functional", "forward_ad",
            "function", "graph", "gradcheck", "gradgradcheck", "GradcheckError",

@@ -118,6 +118,9 @@ def run(interrupts=()):
     tune_blas()  # (before the evaluator, or this process, imports NumPy)
     try:
         prestarted = _prestart(argv)
+        if prestarted:  # (while the evaluator imports NumPy: see gradcli.lazy_modules)
+            from ..lazy_modules import cache_bytecode
+            cache_bytecode()
         from . import app  # noqa: F401  (typer: imported now, frozen with the rest)
         if not prestarted:
             # what every other command that runs a program imports before it forks its

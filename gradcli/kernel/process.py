@@ -75,7 +75,9 @@ class Evaluator:
         """Fork the evaluator: from `zygote` (a Zygote made of this task) when there is one
         that can, else from the frontend as it is now."""
         from ..lang.parser import prepare
+        from ..lazy_modules import cache_bytecode
         prepare()
+        cache_bytecode()
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()

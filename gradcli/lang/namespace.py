@@ -476,7 +476,7 @@ def bare_names():
     function it also computes on Python numbers.  Python's builtins are not shadowed."""
     names = {}
     for name, value in modules()["torch"]._members.items():
-        if hasattr(builtins, name):
+        if name in vars(builtins):
             continue
         if callable(value) and name in vars(math) and not isinstance(value, type):
             value = MathStyle(value, getattr(math, name))

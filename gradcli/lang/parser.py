@@ -118,55 +118,13 @@ def prepare():
     """Before an evaluator starts (it can write nothing, so cannot cache): the tables loaded,
     lark's cache written if it is missing (lark words the errors of rejected sources), and the
     language's modules imported, so that their bytecode is cached where an installation did
-    not compile it (an editable install) and the evaluator does not import them again."""
+    not compile it (an editable install) and the evaluator does not import them again.  (The
+    bytecode of the modules that load at first use: gradcli.lazy_modules, from the frontend.)"""
     from . import calculator, session  # noqa: F401  (syntax, compiler and sandbox too)
     tables_parser()
     path = cache_path(grammar_text())
     if path is not None and not os.path.isfile(path):
         lark_parser()
-    _cache_lazy_bytecode()
-
-
-def _cache_lazy_bytecode():
-    """The engine's modules that load at their first use (torch.nn, torch.optim, ...:
-    gradcli.api._LAZY_SUBMODULES; torch.autograd.functional, ...; the op modules of
-    gradcli.ops.lazy) may first be imported by a program, behind an evaluator's wall, which
-    writes nothing: their bytecode is written now where it is missing or older than the source
-    (an editable install; an installation compiled it), without importing them."""
-    tag = sys.implementation.cache_tag
-    if sys.dont_write_bytecode or tag is None:
-        return
-    if sys.pycache_prefix or sys.flags.optimize:
-        from importlib.util import cache_from_source
-    else:  # (its usual answer, without importing importlib.util)
-        def cache_from_source(source):
-            head, tail = os.path.split(source)
-            return os.path.join(head, "__pycache__", f"{tail[:-3]}.{tag}.pyc")
-    from ..api import _LAZY_SUBMODULES
-    from ..autograd import _LAZY_SUBMODULES as _LAZY_AUTOGRAD
-    from ..ops.lazy import LAZY_MODULES
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    stale = []
-    for name in (list(_LAZY_SUBMODULES) + [os.path.join("autograd", m) for m in _LAZY_AUTOGRAD]
-                 + [os.path.join("ops", m) for m in LAZY_MODULES + ("topk_order",)]):
-        package = os.path.join(root, name)
-        sources = [os.path.join(package, f) for f in os.listdir(package) if f.endswith(".py")] \
-            if os.path.isdir(package) else [package + ".py"]
-        for source in sources:
-            cached = cache_from_source(source)
-            try:
-                if os.stat(cached).st_mtime >= os.stat(source).st_mtime:
-                    continue
-            except OSError:
-                pass
-            stale.append((source, cached))
-    if stale and os.access(root, os.W_OK):
-        import py_compile
-        for source, cached in stale:
-            try:
-                py_compile.compile(source, cached, doraise=True)
-            except (OSError, py_compile.PyCompileError):
-                pass  # (an unwritable installation: the import compiles it, as it would)
 
 
 @lru_cache(maxsize=None)

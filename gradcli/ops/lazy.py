@@ -17,14 +17,10 @@ import os
 import sys
 
 from ..engine.tensor import Tensor, install_attribute
+from ..lazy_modules import OP_MODULES as LAZY_MODULES  # (in the order they load in)
 from . import derivatives
 from .registry import ADOPT, ALIASES, OPS, Pending
 
-# in the order they load in (each imports only core modules and the ones before it)
-LAZY_MODULES = ("join_split", "slicing", "gather", "matmul", "compare", "sorting",
-                "extra", "activations", "linalg", "products", "more_reductions",
-                "decompositions", "inplace_shape", "linalg_extra", "scatter", "dropout",
-                "layers", "convolution", "pooling", "distributions")
 EAGER = os.environ.get("GRADCLI_LAZY_OPS", "1") == "0"
 REGENERATE = "GRADCLI_LAZY_OPS=0 python -m gradcli.ops.make_manifest"
 LOADED = set()
