@@ -340,7 +340,7 @@ TASK_MODULES = {
     "jacobian": ("analysis.matrices", "analysis.sweep", "render.sweep", "autograd.functional",
                  "autograd.forward_ad", "ops.join_split"),
     "hessian": ("analysis.matrices", "autograd.functional", "autograd.forward_ad",
-                "ops.join_split", "ops.slicing"),
+                "ops.indexing", "ops.join_split", "ops.slicing"),
     "graph": ("analysis.explain", "render.graph"),
     "explain": ("analysis.explain", "render.explain"),
     "check": ("analysis.checks", "analysis.sweep", "render.sweep"), "plot": ("analysis.plot", "render.plot")}

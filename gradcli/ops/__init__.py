@@ -11,7 +11,7 @@ from ..engine.grad_mode import GradMode, no_grad
 from ..engine.tensor import Tensor, check_batched_write, install_attribute
 from .registry import ALIASES, OPS, Op, Overload, Pending, Sample
 
-from . import arith, elementwise, reductions, shape, indexing, creation, views  # noqa: E402,F401
+from . import arith, elementwise, reductions, shape, creation, views  # noqa: E402,F401
 from . import tensor_methods  # noqa: E402
 from . import backward_ops  # noqa: E402,F401  (declare)
 from . import original_self  # noqa: E402,F401  (in-place activations; nn imports it after the wall)
@@ -446,7 +446,7 @@ def install(ops=None, aliases=None):
                 lambda name: _not_implemented_on_type_error(getattr(Tensor, name)), name)))
     if not first:
         return
-    for name, value in tensor_methods.hand_written().items():
+    for name, value in tensor_methods.hand_written(_FirstUse).items():
         if name in Tensor.__dict__:  # (one definition of each: the table's or the hand's)
             raise TypeError(f"Tensor.{name} is both an op's method and written by hand")
         install_attribute(name, value)

@@ -122,11 +122,13 @@ def _import_declaring(module):
     finally:
         registry.CREATED = None
     new = {name: OPS[name] for name in OPS if name not in ops}
-    for name, op in new.items():
-        if created.count((name, type(op).__qualname__)) != 1:
-            raise RuntimeError(f"gradcli.ops.{module} declares more than one "
-                               f"{type(op).__qualname__} named {name!r}: the table's cannot be "
-                               f"told from the others when the module loads at first use")
+    for name, op in new.items():  # (the first op of its name and class takes the entry over)
+        first = next(o for n, c, o in created if n == name and c == type(op).__qualname__)
+        if first is not op:
+            raise RuntimeError(f"gradcli.ops.{module} declares the {type(op).__qualname__} "
+                               f"{name!r} of the table after another of that name and class: "
+                               f"that one would take the table's entry over when the module "
+                               f"loads at first use")
     new_aliases = {k: v for k, v in ALIASES.items() if k not in aliases}
     install(new, new_aliases)
     _keep_function(module)

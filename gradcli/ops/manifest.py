@@ -2,6 +2,34 @@
 `GRADCLI_LAZY_OPS=0 python -m gradcli.ops.make_manifest`; do not edit."""
 
 MODULES = {
+    'indexing': {
+        "ops": {
+            'clone': ('shape', True, True, 'Op'),
+            'contiguous': ('shape', True, False, 'Composed'),
+            'to_dtype': ('shape', False, True, 'Op'),
+            'index_backward': ('shape', False, True, 'Op'),
+            'index': ('shape', False, True, 'Op'),
+            'getitem': ('shape', False, True, 'Composed'),
+            'index_put_path': ('shape', False, True, 'Op'),
+            'broadcast_tensors': ('shape', True, True, 'Plain'),
+            'broadcast_to': ('shape', True, True, 'Plain'),
+        },
+        "aliases": {},
+        "tensor": (
+            '__getitem__',
+            'clone',
+            'contiguous',
+            'to_dtype',
+        ),
+        "helpers": (
+            '_copy_slices_backward',
+            '_index_put_self_vjp',
+            '_index_put_value_vjp',
+            '_index_put_values_jvp',
+            '_index_vjp',
+            '_parse_index',
+        ),
+    },
     'join_split': {
         "ops": {
             'cat': ('shape', True, True, '_ListOp'),

@@ -81,21 +81,23 @@ def loaded(entry):
 
 
 ADOPT = {}  # name -> the Pending entry that the next op of that name and class becomes
-CREATED = None  # (while the manifest is made: gradcli.ops.lazy) the (name, class) of each op
+CREATED = None  # (while the manifest is made: gradcli.ops.lazy) (name, class, op) of each op
 
 
 class Entry:
     """What the table's classes share: an op declared while its module loads on first use
     becomes its Pending entry (the same object, of the op's class from then on).  The entry
     knows the class of the op the table holds under its name, since a module may declare an op
-    of another class under the same name for its own use (activations' threshold_)."""
+    of another class under the same name for its own use (activations' threshold_); of ops of
+    one name and class, the first declared is the one the table holds (indexing's)."""
 
     def __new__(cls, name=None, *args, **kwargs):
-        if CREATED is not None:
-            CREATED.append((name, cls.__qualname__))
         pending = ADOPT.get(name) if ADOPT else None
         if pending is None or pending.__dict__["_class"] != cls.__qualname__:
-            return super().__new__(cls)
+            entry = super().__new__(cls)
+            if CREATED is not None:
+                CREATED.append((name, cls.__qualname__, entry))
+            return entry
         del ADOPT[name]
         pending.__dict__.clear()
         pending.__class__ = cls

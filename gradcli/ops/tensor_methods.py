@@ -104,13 +104,24 @@ def new_full(self, size, fill_value, dtype=None, requires_grad=False):
     return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
-def hand_written():
-    """{name: attribute} of the Tensor methods and properties written by hand."""
-    from . import indexing, shape
+def hand_written(first_use):
+    """{name: attribute} of the Tensor methods and properties written by hand.  first_use(name,
+    make): the attribute made at its first use by make() (ops._FirstUse), for those of
+    gradcli.ops.indexing, which loads at its first use (gradcli.ops.lazy)."""
+    from . import shape
+
+    def indexing(name):
+        def make():
+            from .lazy import load
+            load("indexing")
+            from . import indexing
+            return getattr(indexing, name)
+        return make
     methods = {"to": to, "new_tensor": new_tensor, "new_zeros": _new_filler(0),
                "new_ones": _new_filler(1), "new_empty": _new_filler(0), "new_full": new_full,
                "T": property(shape._T), "mT": property(shape._mT),
-               "__setitem__": indexing._setitem, "broadcast_to": indexing._broadcast_to_method}
+               "__setitem__": first_use("__setitem__", indexing("_setitem")),
+               "broadcast_to": first_use("broadcast_to", indexing("_broadcast_to_method"))}
     for name, d in [("float", dtypes.float32), ("double", dtypes.float64),
                     ("half", dtypes.float16), ("long", dtypes.int64), ("int", dtypes.int32),
                     ("bool", dtypes.bool_), ("short", dtypes.int16), ("char", dtypes.int8),

@@ -103,6 +103,7 @@ def test_a_fresh_process_runs_a_program_without_loading_them():
 # one way in per module, each a different path: a bare name, torch.<name>, a method, an
 # operator, an in-place method, torch.linalg, torch.nn.functional
 FIRST_USES = {
+    "indexing": "y = x.reshape(1)[0]",
     "join_split": "y = cat([x.reshape(1), x.reshape(1)]).sum()",
     "slicing": "y = torch.flip(x.reshape(1), [0]).sum()",
     "gather": "y = x.reshape(1).index_select(0, tensor([0])).sum()",
@@ -185,7 +186,7 @@ def test_a_lazy_module_imported_with_the_core_ones_is_refused():
                    "at first use (gradcli.ops.lazy.LAZY_MODULES)")
 
 
-def test_two_ops_of_one_class_and_name_in_a_lazy_module_are_refused(tmp_path):
+def test_an_op_declared_after_another_of_its_name_and_class_is_refused():
     done = run_python("""
         import importlib.abc, importlib.util, sys
         from gradcli.ops import lazy, registry
@@ -213,6 +214,6 @@ def test_two_ops_of_one_class_and_name_in_a_lazy_module_are_refused(tmp_path):
         except RuntimeError as e:
             print(e)
     """, eager=True)
-    assert done.stdout.strip() == ("gradcli.ops.twice declares more than one Op named 'twice': "
-                                   "the table's cannot be told from the others when the module "
-                                   "loads at first use")
+    assert done.stdout.strip() == ("gradcli.ops.twice declares the Op 'twice' of the table after "
+                                   "another of that name and class: that one would take the "
+                                   "table's entry over when the module loads at first use")
