@@ -17,7 +17,8 @@ PACKAGE = Path(gradcli.__file__).resolve().parent
 # the packages of one row are siblings and import neither each other nor anything above.
 # "gradcli" is the package's own namespace (gradcli/__init__.py, `import gradcli as torch`).
 LAYERS = [
-    {"engine", "process", "version"},   # Tensor, nodes, backward loop; process settings
+    {"engine", "process", "version", "lazy_modules"},  # Tensor, nodes, backward loop; process
+    #                                   settings; the list of the modules loaded at first use
     {"ops"},                            # the op table, registered into the engine
     {"autograd", "linalg", "cuda", "functions"},  # torch.autograd and the torch.* namespaces
     {"nn"},
