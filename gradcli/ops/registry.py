@@ -459,6 +459,8 @@ class Op:
                     or (in_dtype.kind == "f" and in_dtype.itemsize < 4)):
                 out_dtype = self.result_dtype([x for x in inputs if isinstance(x, Tensor)],
                                        [x for x in inputs if not isinstance(x, Tensor)]).np
+                if out_dtype.kind == "u" and out_dtype.itemsize > 1:
+                    _refuse_unsigned(self, out_dtype, attrs)
                 for i, d in enumerate(datas):
                     if type(d) is np.ndarray and d.dtype != out_dtype:
                         datas[i] = d.astype(out_dtype)
@@ -629,6 +631,29 @@ def _check_number_attr(op, i, value):
     if not taken:
         raise TypeError(f"{op.name}(): argument '{name}' (position {len(op.inputs) + i + 1}) "
                         f"must be Number, not {messages.type_name(value)}")
+
+
+# the CPU kernels PyTorch 2.13 lacks for its barebones unsigned types (uint16, uint32, uint64),
+# by op: computing in one of them is its NotImplementedError (mul, the bitwise ops and where
+# have theirs; gradcli checks the ops whose dtype promotes, which reach Op.apply's general path)
+_UNSIGNED_KERNELS = {"add": "add_stub", "sub": "add_stub", "rsub": "add_stub", "dist": "add_stub",
+                     "addcmul": "addcmul_cpu_out", "clamp": "clamp_cpu",
+                     "clamp_max": "minimum_cpu", "clamp_min": "maximum_cpu",
+                     "floor_divide": "div_floor_cpu", "fmod": "fmod_cpu", "hypot": "hypot_cpu",
+                     "logaddexp": "logaddexp_cpu", "logaddexp2": "logaddexp2_cpu",
+                     "maximum": "maximum_cpu", "minimum": "minimum_cpu", "pow": "pow",
+                     "remainder": "remainder_cpu"}
+
+
+def _refuse_unsigned(op, np_dtype, attrs):
+    name = op.name.split(".")[0]
+    kernel = _UNSIGNED_KERNELS.get(name)
+    if name == "div":  # (true division computes in floats: only the rounding modes get here)
+        kernel = {"trunc": "div_trunc_cpu", "floor": "div_floor_cpu"}.get(attrs[0] if attrs
+                                                                          else None)
+    if kernel is not None:
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{dtypes.short_name(np_dtype)}'")
 
 
 def method_words(text, name=None):
