@@ -461,11 +461,12 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
     return _leaf(draws.reshape(shape).astype(d.np), requires_grad)
 
 
-def with_out(name, factory=True, check=None):
+def with_out(name, factory=True, check=None, resized=False):
     """fn with PyTorch's out= (the random functions'): its values written into `out`, resized
     to their shape, and `out` returned.  factory: a function of sizes, whose draw is made in
     out's dtype (dtype= must agree) and whose autograd message names aten's op; check(dtype):
-    the error for an out of a dtype fn cannot fill."""
+    the error for an out of a dtype fn cannot fill; resized: PyTorch resizes out first (an out
+    that requires grad is its resize_ error)."""
     def wrap(fn):
         @functools.wraps(fn)
         def call(*args, out=None, **kwargs):
@@ -475,6 +476,8 @@ def with_out(name, factory=True, check=None):
                 raise TypeError(f"{name}(): argument 'out' must be Tensor, not "
                                 f"{messages.type_name(out)}")
             given = [x for x in args + tuple(kwargs.values()) if isinstance(x, Tensor)]
+            if resized and out.requires_grad:
+                raise RuntimeError("cannot resize variables that require grad")
             if GradMode.enabled and any(x.requires_grad for x in given + [out]):
                 raise RuntimeError(f"{'aten::' if factory else ''}{name}(): functions with "
                                    f"out=... arguments don't support automatic differentiation, "
@@ -534,7 +537,8 @@ def randint_like(input, *bounds, generator=None, dtype=None, device=None, requir
 
 
 rand = with_out("rand", check=lambda d: check_floating(d.np, "check_uniform_bounds"))(rand)
-randn = with_out("randn", check=lambda d: check_floating(d.np, "normal_kernel_cpu"))(randn)
+randn = with_out("randn", check=lambda d: check_floating(d.np, "normal_kernel_cpu"),
+                 resized=True)(randn)
 randint = with_out("randint")(randint)
 
 
@@ -559,9 +563,11 @@ for _name, _fn in [
         ("full_like", full_like), ("arange", arange), ("linspace", linspace),
         ("logspace", logspace), ("eye", eye), ("rand", rand), ("randn", randn),
         ("randint", randint), ("rand_like", rand_like), ("randn_like", randn_like),
-        ("randint_like", randint_like),
         ("manual_seed", manual_seed), ("seed", seed), ("initial_seed", initial_seed),
         ("get_rng_state", get_rng_state), ("set_rng_state", set_rng_state),
         ("FloatTensor", FloatTensor), ("DoubleTensor", DoubleTensor),
         ("LongTensor", LongTensor), ("IntTensor", IntTensor), ("BoolTensor", BoolTensor)]:
     register(Plain(_name, _fn, (_fn.__doc__ or f"{_name}: create a tensor").strip().split("\n")[0]))
+_RANDINT_LIKE = ("randint_like(input, low=0, high, *, generator=None, dtype=None, "
+                 "requires_grad=False)")
+register(Plain("randint_like", randint_like, randint_like.__doc__, signature=_RANDINT_LIKE))

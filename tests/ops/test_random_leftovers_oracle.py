@@ -114,6 +114,7 @@ OUT_ERRORS = [
     "torch.rand(3, out=torch.zeros(3, dtype=torch.float64), dtype=torch.float32)",
     "torch.rand(3, out=torch.zeros(3, dtype=torch.long))",
     "torch.rand(3, out=torch.zeros(3, requires_grad=True))",
+    "torch.randn(3, out=torch.zeros(3, requires_grad=True))",
     "torch.randint(5, (3,), out=torch.zeros(3, requires_grad=True))",
     "torch.randint(0, 5, (3,), out=torch.zeros(3), dtype=torch.long)",
     "torch.randperm(3, out=torch.zeros(3, requires_grad=True))",
