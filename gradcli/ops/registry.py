@@ -660,18 +660,20 @@ def method_words(text, name=None):
     """An op's argument-count TypeError said of its Tensor method: counts without self, as
     PyTorch's parser counts a method's arguments, and under the method's name if given
     (`uniform_`, not the op's `uniform`)."""
+    if name:
+        text = re.sub(r"^[\w.]+\(\) (takes|missing|got)", lambda m: f"{name}() {m.group(1)}", text)
+
     def without_self(m):
         low, high, given = (int(g) - 1 if g else None for g in m.group(2, 3, 4))
+        if high == 0:  # (a method of self alone: Python's words for PyTorch's C method)
+            return f"TensorBase.{m.group(1)}() takes no arguments ({given} given)"
         if low is not None and low != high:
             return f"{m.group(1)}() takes from {low} to {high} positional arguments but {given} " \
                    f"were given"
         return (f"{m.group(1)}() takes {high} positional argument{'' if high == 1 else 's'} "
                 f"but {given} {'was' if given == 1 else 'were'} given")
-    text = re.sub(r"^([\w.]+)\(\) takes (?:from (\d+) to )?(\d+) positional arguments? but "
+    return re.sub(r"^([\w.]+)\(\) takes (?:from (\d+) to )?(\d+) positional arguments? but "
                   r"(\d+) (?:was|were) given$", without_self, text)
-    if name:
-        text = re.sub(r"^[\w.]+\(\) (takes|missing|got)", lambda m: f"{name}() {m.group(1)}", text)
-    return text
 
 
 def chosen_form(ops, args, kwargs, invalid, method=True):

@@ -22,7 +22,8 @@ ARGUMENT_ERRORS = [
     "torch.bernoulli(t, 0.5, g)", "torch.normal(t, t, g)", "torch.normal(t, 1.0, g)",
     "torch.normal(0., 1.0, (3,), g)", "torch.sin(t, 1)", "torch.sin(t, 1, 2)",
     "torch.randint_like(t)", "torch.randint_like(t, 5.5)", "torch.randint_like(t, 5, 2)",
-    "torch.randint_like(t, 5, generator=3)",
+    "torch.randint_like(t, 5, generator=3)", "t.sin(1)", "t.exp(1, 2)", "t.sin_(1)",
+    "t.atan2(t, 1)", "t.hardshrink(0.5, 2)", "torch.hardshrink(t, 0.5, 2)",
 ]
 
 
