@@ -564,6 +564,14 @@ class _Sampled(Op):
     """poisson: inside vmap, PyTorch's refusal of a batched input under randomness='same', and
     under 'different' the batch's samples drawn one after another."""
 
+    def bind(self, args, kwargs):
+        inputs, attrs = super().bind(args, kwargs)
+        from .creation import Generator
+        if len(args) > 1 and not isinstance(args[1], (Generator, type(None))):
+            raise TypeError(f"{self.name}(): argument 'generator' (position 2) must be "
+                            f"torch.Generator, not {type(args[1]).__name__}")
+        return inputs, attrs
+
     def apply(self, inputs, attrs):
         refuse_same_batched(inputs)
         if Vmap.levels and Vmap.levels[-1].mode == "different" and any(

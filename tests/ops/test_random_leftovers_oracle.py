@@ -24,6 +24,7 @@ ARGUMENT_ERRORS = [
     "torch.randint_like(t)", "torch.randint_like(t, 5.5)", "torch.randint_like(t, 5, 2)",
     "torch.randint_like(t, 5, generator=3)", "t.sin(1)", "t.exp(1, 2)", "t.sin_(1)",
     "t.atan2(t, 1)", "t.hardshrink(0.5, 2)", "torch.hardshrink(t, 0.5, 2)",
+    "torch.poisson(t, 3)", "torch.poisson(t, generator=3)", "torch.poisson(t, g, 3)",
 ]
 
 
