@@ -5,7 +5,7 @@ import numpy as _np
 
 from .engine.dtypes import (bool_ as bool, complex64, complex128, dtype, float16, float32,  # noqa: A001
                             float64, get_default_dtype, int8, int16, int32, int64,
-                            promote_types, set_default_dtype, uint8)
+                            promote_types, set_default_dtype, uint8, uint16, uint32, uint64)
 from .engine.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .engine.typeinfo import finfo, iinfo
@@ -68,7 +68,8 @@ def is_inference(input):
 __all__ = sorted(
     list(_PUBLIC) + [
         "Tensor", "Size", "dtype", "device", "bool", "complex64", "complex128", "float16",
-        "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "half", "float",
+        "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+        "uint64", "half", "float",
         "double", "short", "int", "long", "cfloat", "cdouble", "get_default_dtype",
         "set_default_dtype", "promote_types", "no_grad", "enable_grad", "set_grad_enabled",
         "is_grad_enabled", "inference_mode", "set_printoptions", "get_printoptions",

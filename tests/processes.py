@@ -142,3 +142,43 @@ def ends_within(seconds, what):
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def described(value):
+    """Plain data for a result: its type's name, and a tensor's or array's dtype, shape,
+    requires_grad and values."""
+    if isinstance(value, tuple):
+        return [described(v) for v in value]
+    kind = type(value).__name__
+    if kind in ("Tensor", "ndarray"):
+        return [kind, str(value.dtype), list(value.shape), getattr(value, "requires_grad", None),
+                value.tolist()]
+    return [kind, value if isinstance(value, (bool, int, float)) else repr(value)]
+
+
+def torch_answer(torch, source):
+    """What `source` (a program with `torch` and NumPy's `np`) leaves in `r`, described, or
+    its error's first line, run with torch (or gradcli's API) in this process."""
+    import warnings
+    import numpy as np
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (NumPy's DeprecationWarning of torch's __array_wrap__)
+        namespace = {"torch": torch, "np": np}
+        try:
+            exec(source, namespace)
+        except Exception as e:  # noqa: BLE001 (the message is the answer)
+            return f"{type(e).__name__}: {str(e).splitlines()[0]}"
+    return described(namespace["r"])
+
+
+def gradcli_answer(source):
+    """The same of `source` run as a gradcli program (the language wall alone)."""
+    import io
+    from gradcli.lang.errors import ProgramError
+    from gradcli.lang.session import Session
+    session = Session(out=io.StringIO())
+    try:
+        session.run("import torch\nimport numpy as np\n" + source + "\n", timeout=10)
+    except ProgramError as e:
+        return e.format()[0]
+    return described(session.namespace["r"])

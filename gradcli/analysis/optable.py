@@ -11,10 +11,7 @@ def signature(op, name=None):
     if getattr(op, "signature", None):
         return op.signature
     if isinstance(op, Op):
-        args = [n for n in op.inputs]
-        for attr, default in zip(op.attr_names, op.attr_defaults):
-            args.append(attr if _missing(default) else f"{attr}={default!r}")
-        return f"{name}({', '.join(args)})"
+        return op.signature_text(name)
     if isinstance(op, Overload):
         forms = dict.fromkeys(signature(o, name) for o in op.ops)
         return " | ".join(forms)
@@ -23,11 +20,6 @@ def signature(op, name=None):
         return op.name + str(inspect.signature(op.fn))
     except (TypeError, ValueError):
         return op.name + "(…)"
-
-
-def _missing(value):
-    from ..ops.registry import _MISSING
-    return value is _MISSING
 
 
 def _linalg_names():

@@ -4,7 +4,8 @@ order the engine ran them (for explain, graph --values and `why`)."""
 import contextlib
 
 from ..engine.autograd import grad as autograd_grad
-from ..engine.graph import AccumulateGrad, reachable_nodes  # (reachable_nodes: for the CLI too)
+from ..engine.graph import AccumulateGrad, GradientEdge
+from ..engine.graph import reachable_nodes  # (reachable_nodes: for the CLI too)
 from ..engine.records import Record
 
 
@@ -21,7 +22,8 @@ class Step(Record):
 def tracing(roots, steps):
     """Append a Step to steps for each node a backward pass from the tensors roots runs."""
     handles = []
-    for node in reachable_nodes([t.grad_fn for t in roots]):
+    for node in reachable_nodes([t.node if type(t) is GradientEdge else t.grad_fn
+                                 for t in roots]):
         if type(node) is AccumulateGrad:
             continue
 

@@ -351,7 +351,10 @@ def _op_named(name):
 
 def _op_parameters(op, is_method):
     from ..ops.registry import Op, Overload
+    from ..ops import OPS
     ops = op.ops if isinstance(op, Overload) else [op]
+    if getattr(op, "fn", True) is None:  # a method listed for its ops (uniform_): theirs
+        ops = [OPS[n] for n in op.via]
     out = []
     for o in ops:
         if isinstance(o, Op):

@@ -6,7 +6,7 @@ from contextlib import contextmanager, nullcontext
 import numpy as np
 
 from . import messages
-from .graph import GradientEdge, check_edge_input, check_edge_output
+from .graph import GradientEdge, check_edge_input, edge_output_meta
 from .backward import run_backward
 from .tensor import Size, Tensor
 
@@ -36,29 +36,31 @@ def _make_grads(outputs, grads, is_grads_batched=False):
     as zip takes them; the engine then refuses counts that differ)."""
     result = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
-        if type(out) is GradientEdge:
-            check_edge_output(out)
-        if not isinstance(out, Tensor):
+        if type(out) is GradientEdge:  # (the shape and dtype of the gradient its node takes)
+            shape, dtype = edge_output_meta(out)
+            requires_grad = True
+        elif not isinstance(out, Tensor):
             raise AssertionError(messages.OUTPUT_NOT_TENSOR)
+        else:
+            shape, dtype, requires_grad = out._data.shape, out.dtype, out.requires_grad
         if g is None:
-            if out.requires_grad:
-                if out._data.size != 1:
+            if requires_grad:
+                if int(np.prod(shape)) != 1:
                     raise RuntimeError(messages.IMPLICIT_GRAD_NOT_SCALAR)
-                if out._data.dtype.kind == "c":
-                    raise RuntimeError(messages.IMPLICIT_GRAD_NOT_REAL.format(
-                        dtype=out.dtype.name))
-                g = Tensor._make(np.ones_like(out._data), None, 0, False)
+                if dtype.np.kind == "c":
+                    raise RuntimeError(messages.IMPLICIT_GRAD_NOT_REAL.format(dtype=dtype.name))
+                g = Tensor._make(np.ones(shape, dtype.np), None, 0, False)
             result.append(g)
             continue
         if not isinstance(g, Tensor):
             raise TypeError(messages.GRADIENT_NOT_TENSOR.format(type=type(g).__name__))
-        if g._data.shape != out._data.shape:
+        if g._data.shape != shape:
             raise RuntimeError(messages.SHAPE_MISMATCH.format(
-                index=i, grad_shape=Size(g._data.shape), out_shape=Size(out._data.shape)))
-        if (g._data.dtype.kind == "c") != (out._data.dtype.kind == "c"):
+                index=i, grad_shape=Size(g._data.shape), out_shape=Size(shape)))
+        if (g._data.dtype.kind == "c") != (dtype.np.kind == "c"):
             raise RuntimeError(messages.GRADIENT_COMPLEX_MISMATCH.format(
-                index=i, grad_dtype=g.dtype, out_dtype=out.dtype))
-        result.append(g if g.dtype is out.dtype else g.to(out.dtype))
+                index=i, grad_dtype=g.dtype, out_dtype=dtype))
+        result.append(g if g.dtype is dtype else g.to(dtype))
     return result
 
 
@@ -68,7 +70,7 @@ def _check_roots(tensors, grads):
         raise RuntimeError(messages.ROOTS_GRADS_COUNT.format(tensors=len(tensors),
                                                              grads=len(grads)))
     for i, t in enumerate(tensors):
-        if not t.requires_grad:
+        if type(t) is not GradientEdge and not t.requires_grad:
             raise RuntimeError(messages.NO_GRAD_FN.format(index=i))
 
 

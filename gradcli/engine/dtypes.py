@@ -42,8 +42,15 @@ float32 = dtype("float32", np.float32, "FloatTensor", "Float", 2)
 float64 = dtype("float64", np.float64, "DoubleTensor", "Double", 2)
 complex64 = dtype("complex64", np.complex64, "ComplexFloatTensor", "ComplexFloat", 3)
 complex128 = dtype("complex128", np.complex128, "ComplexDoubleTensor", "ComplexDouble", 3)
+# PyTorch's "barebones" unsigned types: tensors of them (a NumPy array's, say) are made, copied,
+# viewed and printed, but promote with no other integer type and few kernels compute in them
+uint16 = dtype("uint16", np.uint16, "UInt16Tensor", "UInt16", 1)
+uint32 = dtype("uint32", np.uint32, "UInt32Tensor", "UInt32", 1)
+uint64 = dtype("uint64", np.uint64, "UInt64Tensor", "UInt64", 1)
+BAREBONES = (uint16, uint32, uint64)
 
-ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
+ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128,
+       uint16, uint32, uint64)
 ALIASES = {"float": float32, "double": float64, "half": float16, "long": int64, "int": int32,
            "short": int16, "bool": bool_, "cfloat": complex64, "cdouble": complex128}
 BY_NUMPY = {d.np: d for d in ALL}
@@ -58,7 +65,7 @@ def from_numpy_dtype(np_dtype):
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only supported "
             "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
-            "int8, uint8, and bool.") from None
+            "int8, uint64, uint32, uint16, uint8, and bool.") from None
 
 
 def short_name(x):
@@ -69,7 +76,8 @@ def short_name(x):
 _CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
               "int16": "short int", "int32": "int", "int64": "long int", "float16": "c10::Half",
               "float32": "float", "float64": "double", "complex64": "c10::complex<float>",
-              "complex128": "c10::complex<double>"}
+              "complex128": "c10::complex<double>", "uint16": "uint16_t", "uint32": "uint32_t",
+              "uint64": "uint64_t"}
 
 
 def cpp_name(x):
@@ -98,6 +106,9 @@ def promote_types(a, b):
     """torch.promote_types: the smallest dtype both a and b convert to safely."""
     if a is b:
         return a
+    if (a in BAREBONES or b in BAREBONES) and not (a.is_floating_point or b.is_floating_point):
+        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, "
+                           f"attempted to promote {a.short} and {b.short}")
     if a.category != b.category:  # PyTorch: the higher category wins (long + float -> float)
         low, high = (a, b) if a.category < b.category else (b, a)
         if high.is_complex and low is float64:

@@ -10,6 +10,7 @@ reference cycles and are freed by reference counting alone.
 import itertools
 import operator
 import re
+import weakref
 from typing import NamedTuple
 
 import numpy as np
@@ -324,7 +325,13 @@ def get_gradient_edge(tensor):
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
                            "not require gradients")
     node, nr = gradient_edge(tensor)
+    _EDGE_META.setdefault(node, {})[nr] = (tensor._data.shape, tensor.dtype)
     return GradientEdge(node, nr)
+
+
+# node -> {output_nr: (shape, dtype)} of the tensors get_gradient_edge was given: what PyTorch
+# keeps as a node's input metadata, for a GradientEdge as an output of autograd.grad
+_EDGE_META = weakref.WeakKeyDictionary()
 
 
 def gradient_edge(t):
@@ -363,16 +370,28 @@ def check_edge_input(edge):
                          f"{'s' if node.num_outputs != 1 else ''}")
 
 
-def check_edge_output(edge):
-    """A GradientEdge as an output of autograd.grad or backward: PyTorch first reads
-    `edge.node._input_metadata[edge.output_nr]` (a tuple of one entry an output of the node),
-    with Python's errors for a node that is none and an index out of that tuple.  gradcli
-    differentiates tensors only, which it then says."""
+def edge_output_meta(edge):
+    """(shape, dtype) of the gradient a GradientEdge output of autograd.grad or backward takes:
+    PyTorch reads `edge.node._input_metadata[edge.output_nr]` (a tuple of one entry an output
+    of the node), with Python's errors for a node that is none and an index out of that tuple.
+    gradcli knows it for an edge get_gradient_edge made, a leaf's and a several-output op's."""
     node = edge.node
     if not isinstance(node, Node):
         raise AttributeError(f"'{messages.type_name(node)}' object has no attribute "
                              f"'_input_metadata'")
     ((None,) * node.num_outputs)[edge.output_nr]  # (IndexError, TypeError: PyTorch's words)
+    check_edge_input(edge)  # (a negative output_nr: PyTorch's engine crashes; an IndexError)
+    nr = edge.output_nr
+    known = _EDGE_META.get(node, {}).get(nr)
+    if known is not None:
+        return known
+    if type(node) is AccumulateGrad:
+        return node.variable._data.shape, node.variable.dtype
+    out_meta = getattr(node, "_out_meta", None)
+    if out_meta is not None:
+        from .dtypes import from_numpy_dtype
+        shape, dtype = out_meta[nr]
+        return shape, from_numpy_dtype(dtype)
     raise NotImplementedError(messages.EDGE_OUTPUT)
 
 

@@ -116,6 +116,11 @@ class TorchGenerator:
         size decides, as PyTorch's normal_ on the batched tensor does."""
         return self._double_normals(n) if n < 16 else self._normal(n, dtype)
 
+    def _each(self, n, sample):
+        """sample(n): the values of n elements a kernel draws one after another, each as many
+        draws as it needs (poisson); inside vmap, one sample's part of the batched draw."""
+        return sample(n)
+
     def _integers(self, low, high, n):
         span = int(high) - int(low)
         if span <= 0:
@@ -200,6 +205,12 @@ def libm(fn, values):
 VMAP_RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please "
                      "either use the 'same' or 'different' randomness flags on vmap or perform "
                      "the randomness operation out of vmap")
+VMAP_SAME_BATCHED = ("Vmap does not currently support same randomness with a batched tensor "
+                     "input. Please file an issue with functorch")
+VMAP_SAMPLE_ORDER = ("vmap: gradcli draws a random op on a batched input that draws as much as "
+                     "each element needs (poisson) sample after sample, as PyTorch's one draw "
+                     "over the batch does, only as the last random op of a function that no "
+                     "other vmap encloses")
 VMAP_RANDOM_UNEVEN = ("vmap: the function drew random numbers differently for different "
                       "samples (gradcli runs it once per sample and hands each sample its slice "
                       "of one batched draw: the draws must be the same for every sample)")
@@ -211,10 +222,11 @@ class VmapLevel:
     whole batch: 'different' hands each sample its row of a draw of batch x n values, 'same'
     hands every sample the one draw of n)."""
 
-    __slots__ = ("mode", "size", "index", "calls", "draws")
+    __slots__ = ("mode", "size", "index", "calls", "draws", "in_order")
 
     def __init__(self, mode, size):
         self.mode, self.size, self.index, self.calls, self.draws = mode, size, 0, 0, []
+        self.in_order = False  # sample 0 drew straight from the generator (sample_by_sample)
 
     def start_sample(self, index):
         self.index, self.calls = index, 0
@@ -237,6 +249,8 @@ def _request(depth, n, draw):
     level = Vmap.levels[depth]
     if level.mode == "error":
         raise RuntimeError(VMAP_RANDOM_ERROR)
+    if level.in_order and level.index == 0:  # (after a draw made sample by sample)
+        raise RuntimeError(VMAP_SAMPLE_ORDER)
     k = level.calls
     level.calls += 1
     if level.index == 0:
@@ -248,6 +262,22 @@ def _request(depth, n, draw):
     if level.mode == "same":
         return values.copy()
     return values[level.index * n:(level.index + 1) * n].copy()
+
+
+def sample_by_sample(draw):
+    """draw(), a random op on one sample of a batched input under randomness='different' whose
+    elements draw as many values as they need: straight from the generator, so that the samples
+    draw one after another as PyTorch's one draw over the batched tensor does (its elements in
+    the batch's order), which holds when no other draw of the function follows it."""
+    level = Vmap.levels[-1]
+    if len(Vmap.levels) > 1 or level.index == 0 and level.in_order:
+        raise RuntimeError(VMAP_SAMPLE_ORDER)
+    level.in_order = True
+    Vmap.drawing = True
+    try:
+        return draw()
+    finally:
+        Vmap.drawing = False
 
 
 def _vmapped(method, count_position):
@@ -270,7 +300,7 @@ def _wrap_draws(cls):
     """Inside vmap, the draws (uniform, normal, integers, words) that cls defines are each one
     sample's part of a batched draw (a subclass's are wrapped too: __init_subclass__)."""
     for method, position in (("_uniform", 0), ("_normal", 0), ("_integers", 2), ("_words", 0),
-                             ("_double_normals", 0), ("_normal_fill", 0)):
+                             ("_double_normals", 0), ("_normal_fill", 0), ("_each", 0)):
         if method in vars(cls):
             setattr(cls, method, _vmapped(vars(cls)[method], position))
 

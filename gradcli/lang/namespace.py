@@ -191,6 +191,7 @@ def stand_in(real, construct=None):
 NUMPY_VALUES = ["pi", "e", "inf", "nan", "newaxis", "ndarray", "float16", "float32", "float64",
                 "int8", "int16", "int32", "int64", "uint8", "bool_", "complex64", "complex128",
                 "dtype"]
+NUMPY_VALUES += ["uint16", "uint32", "uint64"]
 NUMPY_ARRAY_FUNCTIONS = [
     "array", "asarray", "reshape", "transpose", "squeeze", "expand_dims", "flip", "trace",
     "copy", "sum", "mean", "std", "var", "prod", "max", "min", "amax", "amin", "argmax",

@@ -10,6 +10,7 @@ from ..engine import messages
 from ..engine.grad_mode import GradMode, no_grad
 from ..engine.tensor import Tensor, check_batched_write, install_attribute
 from .registry import ALIASES, OPS, Op, Overload, Pending, Sample
+from .registry import method_words
 
 from . import arith, elementwise, reductions, shape, creation, views  # noqa: E402,F401
 from . import tensor_methods  # noqa: E402
@@ -56,6 +57,7 @@ def _method_error(e, name=None):
     PyTorch counts them (`x.add('a')`: position 1), under the method's name if given (`add_`)."""
     text = re.sub(r"^(\w+)(\(\): argument '\w+' \(position )(\d+)\)",
                   lambda m: f"{name or m.group(1)}{m.group(2)}{int(m.group(3)) - 1})", str(e))
+    text = method_words(text, name)
     return TypeError(text) if text != str(e) else e
 
 

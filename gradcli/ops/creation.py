@@ -1,11 +1,13 @@
 """Creation: tensor, zeros, ones, full, *_like, arange, linspace, eye, rand, randn, randint."""
 
 
+import functools
 import os
 
 import numpy as np
 
 from ..engine import dtypes, messages
+from ..engine.grad_mode import GradMode, no_grad
 from ..engine.random import TorchGenerator
 from ..engine.tensor import Device, Tensor, check_numel, mark_batched, to_array
 from ..engine.torch_classes import TorchClass
@@ -459,6 +461,51 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
     return _leaf(draws.reshape(shape).astype(d.np), requires_grad)
 
 
+def with_out(name, factory=True, check=None, resized=False):
+    """fn with PyTorch's out= (the random functions'): its values written into `out`, resized
+    to their shape, and `out` returned.  factory: a function of sizes, whose draw is made in
+    out's dtype (dtype= must agree) and whose autograd message names aten's op; check(dtype):
+    the error for an out of a dtype fn cannot fill; resized: PyTorch resizes out first (an out
+    that requires grad is its resize_ error)."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def call(*args, out=None, **kwargs):
+            if out is None:
+                return fn(*args, **kwargs)
+            if not isinstance(out, Tensor):
+                raise TypeError(f"{name}(): argument 'out' must be Tensor, not "
+                                f"{messages.type_name(out)}")
+            given = [x for x in args + tuple(kwargs.values()) if isinstance(x, Tensor)]
+            if resized and out.requires_grad:
+                raise RuntimeError("cannot resize variables that require grad")
+            if GradMode.enabled and any(x.requires_grad for x in given + [out]):
+                raise RuntimeError(f"{'aten::' if factory else ''}{name}(): functions with "
+                                   f"out=... arguments don't support automatic differentiation, "
+                                   f"but one of the arguments requires grad.")
+            if check is not None:
+                check(out.dtype)
+            if factory:
+                dtype = kwargs.get("dtype")
+                if dtype is not None and dtype is not out.dtype:
+                    raise RuntimeError(f"dtype {dtype.short} does not match dtype of out "
+                                       f"parameter ({out.dtype.short})")
+                kwargs["dtype"] = out.dtype
+            result = fn(*args, **kwargs)
+            with no_grad():
+                if result.shape != out.shape:  # (resize_: a new memory of the result's shape)
+                    if out._base is not None:
+                        raise RuntimeError(f"{name}(): gradcli resizes an out= tensor that is "
+                                           f"no view only (give one of shape "
+                                           f"{list(result.shape)})")
+                    out._data = np.empty(result._data.shape, out._data.dtype)
+                out.copy_(result)
+            if kwargs.get("requires_grad"):
+                out.requires_grad_()
+            return out
+        return call
+    return wrap
+
+
 def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
     return rand(*input.shape, generator=generator, dtype=dtype or input.dtype,
                 requires_grad=requires_grad)
@@ -467,6 +514,32 @@ def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=F
 def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
     return randn(*input.shape, generator=generator, dtype=dtype or input.dtype,
                  requires_grad=requires_grad)
+
+
+def randint_like(input, *bounds, generator=None, dtype=None, device=None, requires_grad=False,
+                 memory_format=None):
+    """Integers drawn from [low, high) (high alone: [0, high)) in input's shape and dtype."""
+    from .distributions import _check_generator, _invalid
+    signatures = ("(Tensor input, int high, *, Generator generator, torch.dtype dtype), (Tensor "
+                  "input, int low, int high, *, Generator generator, torch.dtype dtype)")
+    if not isinstance(input, Tensor) or len(bounds) not in (1, 2) or any(
+            isinstance(b, bool) or not isinstance(b, (int, np.integer)) for b in bounds):
+        raise _invalid("randint_like", (input,) + bounds, {} if generator is None else {
+            "generator": generator}, signatures)
+    _check_generator("randint_like", (input,) + bounds, {"generator": generator}, signatures)
+    low, high = bounds if len(bounds) == 2 else (bounds[0], None)
+    if high is None:
+        low, high = 0, low
+    d = dtype or input.dtype
+    draws = generator_of(generator, "randint_like")._integers(low, high, input._data.size)
+    return _batched_like(_leaf(draws.reshape(input._data.shape).astype(d.np), requires_grad),
+                         input)
+
+
+rand = with_out("rand", check=lambda d: check_floating(d.np, "check_uniform_bounds"))(rand)
+randn = with_out("randn", check=lambda d: check_floating(d.np, "normal_kernel_cpu"),
+                 resized=True)(randn)
+randint = with_out("randint")(randint)
 
 
 def _legacy(d):
@@ -495,3 +568,6 @@ for _name, _fn in [
         ("FloatTensor", FloatTensor), ("DoubleTensor", DoubleTensor),
         ("LongTensor", LongTensor), ("IntTensor", IntTensor), ("BoolTensor", BoolTensor)]:
     register(Plain(_name, _fn, (_fn.__doc__ or f"{_name}: create a tensor").strip().split("\n")[0]))
+_RANDINT_LIKE = ("randint_like(input, low=0, high, *, generator=None, dtype=None, "
+                 "requires_grad=False)")
+register(Plain("randint_like", randint_like, randint_like.__doc__, signature=_RANDINT_LIKE))

@@ -16,14 +16,14 @@ import math
 import numpy as np
 
 from ..engine import dtypes
-from ..engine.random import libm
-from ..engine.tensor import Tensor, check_numel, check_pieces
+from ..engine.random import VMAP_SAME_BATCHED, Vmap, libm, sample_by_sample
+from ..engine.tensor import BatchedSample, Tensor, check_numel, check_pieces
 from .arith import broadcast_error
-from .creation import _dtype_or_default, _leaf, _size, generator_of
+from .creation import _dtype_or_default, _leaf, _size, generator_of, with_out
 from .derivatives import helper
 from .dropout import bernoulli_like, memory_order
 from .numerics import fused
-from .registry import OPS, Op, Overload, Plain, Sample, register
+from .registry import OPS, Op, Overload, Plain, Sample, chosen_form, register
 from .tensor_methods import check_floating, normal_values, uniform_values
 from .topk_order import topk_order
 
@@ -51,7 +51,9 @@ def _exp(x):
 
 
 def _type_name(x):
-    return "Tensor" if isinstance(x, Tensor) else type(x).__name__
+    from .creation import Generator
+    return ("Tensor" if isinstance(x, Tensor) else "torch._C.Generator"
+            if isinstance(x, Generator) else type(x).__name__)
 
 
 def _invalid(name, args, kwargs, signatures):
@@ -69,6 +71,13 @@ def _check_generator(name, args, kwargs, signatures):
     generator = kwargs.get("generator")
     if generator is not None and not isinstance(generator, Generator):
         raise _invalid(name, args, kwargs, signatures)
+
+
+def refuse_same_batched(tensors):
+    """PyTorch's error for a random op given a batched tensor under randomness='same'."""
+    if Vmap.levels and Vmap.levels[-1].mode == "same" and any(
+            isinstance(t, BatchedSample) for t in tensors):
+        raise RuntimeError(VMAP_SAME_BATCHED)
 
 
 def _not_implemented(kernel, a):
@@ -210,7 +219,8 @@ def _zeros_of(shape, grad):
 _P_SAMPLES = [Sample((), low=0.1, high=0.9), Sample((3,), low=0.1, high=0.9),
               Sample((2, 3), low=0.1, high=0.9)]
 BERNOULLI = Op(
-    "bernoulli.default", _bernoulli_forward, "self: zeros_like(grad)", attrs=(("generator", None),),
+    "bernoulli.default", _bernoulli_forward, "self: zeros_like(grad)",
+    attrs=("*", ("generator", None)),
     jvp="self: zeros_like(self_t)", grad_fn="BernoulliBackward0", dtype="same", method=False,
     kind="random", doc="1 with probability self (each element), else 0", samples=_P_SAMPLES,
     public=False)
@@ -219,13 +229,17 @@ BERNOULLI.hidden_saved += ("generator",)
 _BERNOULLI_P_NODE = None
 
 
-def bernoulli(input, p=None, *, generator=None):
+def bernoulli(input, p=None, *rest, generator=None):
     """torch.bernoulli(input): 1 with probability input[i]; bernoulli(input, p): probability p
     for every element (PyTorch has no derivative for that one: a NotImplemented node)."""
     global _BERNOULLI_P_NODE
+    signatures = ("(Tensor input, *, Generator generator), (Tensor input, float p, *, "
+                  "Generator generator)")
+    if rest:  # (a generator given by position, say)
+        raise _invalid("bernoulli", (input, p) + rest, {}, signatures)
     _check_generator("bernoulli", (input,) if p is None else (input, p),
-                     {"generator": generator}, "(Tensor input, *, Generator generator), "
-                     "(Tensor input, float p, *, Generator generator)")
+                     {"generator": generator}, signatures)
+    refuse_same_batched((input,))
     if p is None:
         return BERNOULLI(input, generator=generator)
     from .sorting import FailingNode
@@ -286,7 +300,7 @@ _MEAN_STD = [Sample((3,), (3,), low=0.5, high=2.0), Sample((2, 3), (3,), low=0.5
 
 def _declare_normal(name, forward, inputs, grad_fn, samples, attrs):
     formulas = tuple(f"{x}: _zeros_of({x}_shape, grad)" for x in inputs)
-    op = Op(name, forward, formulas, inputs=inputs, attrs=attrs + (("generator", None),),
+    op = Op(name, forward, formulas, inputs=inputs, attrs=attrs + ("*", ("generator", None)),
             jvp=tuple(f"{x}: zeros_like(result)" for x in inputs), grad_fn=grad_fn,
             dtype="same", method=False, public=False, kind="random",
             doc="normal samples: a random draw, whose gradient PyTorch takes as zero",
@@ -311,11 +325,12 @@ _NORMAL_SIGNATURES = ("(Tensor mean, Tensor std), (Tensor mean, float std), (flo
                       "std), (float mean, float std, tuple of ints size)")
 
 
-def normal(mean=None, std=1.0, size=None, *, generator=None, dtype=None, out=None, **factory):
+def normal(mean=None, std=1.0, size=None, *rest, generator=None, dtype=None, **factory):
     """torch.normal: samples of N(mean, std), mean and std tensors (broadcast) or numbers (then
     with a size)."""
-    if out is not None:
-        raise TypeError("normal(): gradcli has no out= tensors (assign the result)")
+    if rest:  # (a generator given by position, say)
+        raise _invalid("normal", (mean, std, size) + rest, {}, _NORMAL_SIGNATURES)
+    refuse_same_batched((mean, std))
     _check_generator("normal", tuple(x for x in (mean, std) if x is not None) + (
         () if size is None else (size,)), {"generator": generator}, _NORMAL_SIGNATURES)
     mean_is, std_is = isinstance(mean, Tensor), isinstance(std, Tensor)
@@ -326,8 +341,8 @@ def normal(mean=None, std=1.0, size=None, *, generator=None, dtype=None, out=Non
     if std_is and size is None and mean is not None:
         return NORMAL_FLOAT_TENSOR(std, mean=mean, generator=generator)
     if mean_is or std_is or size is None or mean is None:
-        raise _invalid("normal", [x for x in (mean, std) if x is not None],
-                       {} if size is None else {"size": size}, _NORMAL_SIGNATURES)
+        raise _invalid("normal", [x for x in (mean, std, size) if x is not None], {},
+                       _NORMAL_SIGNATURES)
     shape = _size((size,))
     unknown = set(factory) - {"device", "layout", "requires_grad", "pin_memory"}
     if unknown:
@@ -380,13 +395,12 @@ def _without_replacement(p, n, generator):
     return np.stack([topk_order(row, n) for row in rows]).reshape(q.shape[:-1] + (n,))
 
 
-def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+def multinomial(input, num_samples, replacement=False, *, generator=None):
     """Indices drawn from the categories of each row of input (weights, not necessarily
     normalised): with replacement by inverting the cumulative distribution, without by
     Gumbel's trick (q = p / Exponential(1), the largest)."""
-    if out is not None:
-        raise TypeError("multinomial(): gradcli has no out= tensors (assign the result)")
     generator_of(generator, "multinomial")
+    refuse_same_batched((input,))
     if isinstance(num_samples, bool) or not isinstance(num_samples, (int, np.integer)):
         raise TypeError(f"multinomial(): argument 'num_samples' (position 2) must be int, not "
                         f"{type(num_samples).__name__}")
@@ -428,11 +442,12 @@ _RANDPERM_DTYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "i
                     "int64": "int64_t", "float32": None, "float64": None}
 
 
-def randperm(n, *, generator=None, dtype=None, out=None, **factory):
+def randperm(n, *rest, generator=None, dtype=None, **factory):
     """A random permutation of 0 .. n-1 (PyTorch's Fisher-Yates: position i swapped with
     i + random() % (n - i))."""
-    if out is not None:
-        raise TypeError("randperm(): gradcli has no out= tensors (assign the result)")
+    if rest:  # (a generator given by position, say)
+        raise _invalid("randperm", (n,) + rest, {}, "(int n, *, Generator generator, "
+                       "torch.dtype dtype), (int n, *, torch.dtype dtype)")
     unknown = set(factory) - {"device", "layout", "requires_grad", "pin_memory"}
     if unknown:
         raise TypeError(f"randperm() got an unexpected keyword argument '{unknown.pop()}'")
@@ -530,16 +545,42 @@ def _poisson_forward(rates, generator):
     check_floating(rates.dtype, "poisson_cpu")
     if not (rates >= 0).all():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    uniform = _Uniforms(generator_of(generator, "poisson"))
+    draw = generator_of(generator, "poisson")
     # (into a new contiguous tensor: drawn in the order of its elements)
     flat = rates.reshape(-1)
-    values = np.fromiter((_poisson_one(float(rate), uniform) for rate in flat), np.float64,
-                         count=flat.size)
-    uniform.close()
+
+    def sample(n):  # (inside vmap, n: the rates of every sample, the batch's rows in turn)
+        uniform = _Uniforms(draw)
+        rows = np.tile(flat, n // flat.size) if flat.size else flat
+        values = np.fromiter((_poisson_one(float(rate), uniform) for rate in rows),
+                             np.float64, count=rows.size)
+        uniform.close()
+        return values
+    values = draw._each(flat.size, sample)
     return values.reshape(rates.shape).astype(rates.dtype)
 
 
-POISSON = Op(
+class _Sampled(Op):
+    """poisson: inside vmap, PyTorch's refusal of a batched input under randomness='same', and
+    under 'different' the batch's samples drawn one after another."""
+
+    def bind(self, args, kwargs):
+        inputs, attrs = super().bind(args, kwargs)
+        from .creation import Generator
+        if len(args) > 1 and not isinstance(args[1], (Generator, type(None))):
+            raise TypeError(f"{self.name}(): argument 'generator' (position 2) must be "
+                            f"torch.Generator, not {type(args[1]).__name__}")
+        return inputs, attrs
+
+    def apply(self, inputs, attrs):
+        refuse_same_batched(inputs)
+        if Vmap.levels and Vmap.levels[-1].mode == "different" and any(
+                isinstance(x, BatchedSample) for x in inputs):
+            return sample_by_sample(lambda: Op.apply(self, inputs, attrs))
+        return Op.apply(self, inputs, attrs)
+
+
+POISSON = _Sampled(
     "poisson", _poisson_forward, "self: zeros_like(grad)", attrs=(("generator", None),),
     jvp="self: zeros_like(self_t)", grad_fn="PoissonBackward0", dtype="same", method=False,
     kind="random", doc="Poisson samples of rate self (each element)",
@@ -574,8 +615,8 @@ def _fill_op(name, forward, attrs, grad_fn, doc, inputs=("self",), samples=_FILL
     op = Op(name, lambda a, *rest: np.asarray(forward(a, *rest), a.dtype),
             tuple("self: zeros_like(grad)" if x == "self" else f"{x}: _zeros_of({x}_shape, grad)"
                   for x in inputs), inputs=inputs,
-            attrs=attrs + (("generator", None),), grad_fn=grad_fn, dtype="same", method=False,
-            function=False, public=False, kind="random", doc=doc, samples=samples,
+            attrs=attrs + ("*", ("generator", None)), grad_fn=grad_fn, dtype="same",
+            method=False, function=False, public=False, kind="random", doc=doc, samples=samples,
             jvp=tuple(f"{x}: _zeros_of(self_shape, {x}_t)" for x in inputs))
     op.random = True
     op.hidden_saved += tuple(a if isinstance(a, str) else a[0] for a in attrs) + (
@@ -583,28 +624,28 @@ def _fill_op(name, forward, attrs, grad_fn, doc, inputs=("self",), samples=_FILL
     return register(op)
 
 
-def _listed(name, doc, signature, via):
-    """The row `gradcli ops` shows for the Tensor method `name` (installed from its ops)."""
+def _listed(name, doc, via):
+    """The row `gradcli ops` shows for the Tensor method `name` (installed from its ops), its
+    signature theirs."""
+    signature = " | ".join(dict.fromkeys(OPS[n].signature_text(name, method=True) for n in via))
     entry = Plain(name, None, doc, kind="random", signature=signature, via=via)
     entry.function = False
     return register(entry)
 
 
-for _name, _forward, _attrs, _node, _doc, _signature in [
+for _name, _forward, _attrs, _node, _doc in [
         ("exponential", _exponential_values, (("lambd", 1.0),), "ExponentialBackward0",
-         "exponential samples of rate lambd", "exponential_(lambd=1, *, generator=None)"),
+         "exponential samples of rate lambd"),
         ("geometric", _geometric_values, ("p",), "GeometricBackward0",
-         "geometric samples (trials up to a success)", "geometric_(p, *, generator=None)"),
+         "geometric samples (trials up to a success)"),
         ("log_normal", _log_normal_values, (("mean", 1.0), ("std", 2.0)),
-         "LogNormalBackward0", "exp(N(mean, std)) samples",
-         "log_normal_(mean=1, std=2, *, generator=None)"),
+         "LogNormalBackward0", "exp(N(mean, std)) samples"),
         ("cauchy", _cauchy_values, (("median", 0.0), ("sigma", 1.0)), "CauchyBackward0",
-         "Cauchy samples (median + sigma * tan(pi * (u - 1/2)))",
-         "cauchy_(median=0, sigma=1, *, generator=None)")]:
+         "Cauchy samples (median + sigma * tan(pi * (u - 1/2)))")]:
     _samples = [Sample((3,), attrs={"p": 0.3})] if _name == "geometric" else _FILL_SAMPLES
     _fill_op(_name, _forward, _attrs, _node, f"{_doc} (the values of {_name}_)",
              samples=_samples).inplace = True
-    _listed(_name + "_", f"fill with {_doc}", _signature, (_name,))
+    _listed(_name + "_", f"fill with {_doc}", (_name,))
 
 def _uniform_fill(a, low, high, generator):
     return uniform_values(a, low, high, generator).reshape(a.shape)
@@ -618,28 +659,27 @@ def _normal_fill(a, mean, std, generator):
 # normal_functional; torch.normal's own name is the function's)
 _fill_op("uniform", _uniform_fill, (("from", 0.0), ("to", 1.0)), "UniformBackward0",
          "uniform samples in [from, to) (the values of uniform_)").inplace = True
-_listed("uniform_", "fill with uniform samples in [from, to)",
-        "uniform_(from=0, to=1, *, generator=None)", ("uniform",))
+_listed("uniform_", "fill with uniform samples in [from, to)", ("uniform",))
 _NORMAL_FILL = _fill_op("normal_functional", _normal_fill, (("mean", 0.0), ("std", 1.0)),
                         "NormalBackward0", "normal samples of mean and std (the values of "
                         "normal_)")
-_listed("normal_", "fill with normal samples of mean and std",
-        "normal_(mean=0, std=1, *, generator=None)", ("normal_functional",))
+_listed("normal_", "fill with normal samples of mean and std", ("normal_functional",))
 
 
 def _random_form(self=None, *args, generator=None, **bounds):
     """random_'s overload: random_(), random_(to) or random_(from, to)."""
-    given = len(args) + len(bounds)
     keywords = dict(bounds, **({} if generator is None else {"generator": generator}))
     signatures = ("(*, Generator generator), (int from, int to, *, Generator generator), "
                   "(int to, *, Generator generator)")
+    invalid = _invalid("random_", args, keywords, signatures)
     _check_generator("random_", args, keywords, signatures)
-    for i, value in enumerate(args):
-        if not (isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-                or value is None and i == 1):
-            raise _invalid("random_", args, keywords, signatures)
-    return OPS["random.default" if not given else "random.to" if given == 1 and (
-        args or "to" in bounds) else "random.from"]
+    op = chosen_form(_RANDOM.ops, args, keywords, invalid)
+    if op.takes(args, keywords, method=True):
+        for i, value in enumerate(args):
+            if not (isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+                    or value is None and i == 1):
+                raise invalid
+    return op
 
 
 _RANDOM = Overload("random", _random_form,
@@ -648,22 +688,31 @@ _RANDOM = Overload("random", _random_form,
      _fill_op("random.to", lambda a, to, generator: _random_values(a, 0, _integer(
          to, "to", 1), generator), ("to",), "RandomBackward1", "integers in [0, to)",
               samples=[Sample((3,), attrs={"to": 10})]),
-     _fill_op("random.from", _random_from, ("from", ("to", None)), "RandomBackward0",
+     _fill_op("random.from", _random_from, ("from", "to"), "RandomBackward0",
               "integers in [from, to)", samples=[Sample((3,), attrs={"from": -3, "to": 4})])),
     method=False, kind="random", doc="integers in [from, to) (random_: in place)")
 _RANDOM.public, _RANDOM.inplace = False, True
 register(_RANDOM)
 _listed("random_", "fill with random integers: [0, to) or [from, to)",
-        "random_(from=0, to=None, *, generator=None)", ("random.default", "random.to",
-                                                        "random.from"))
+        ("random.default", "random.to", "random.from"))
 def _bernoulli_form(self=None, p=0.5, **kwargs):
     """bernoulli_'s overload: a tensor of probabilities or a number."""
     _check_generator("bernoulli_", (p,), kwargs, "(Tensor p, *, Generator generator), "
                      "(float p, *, Generator generator)")
+    refuse_same_batched((p,))
     return OPS["bernoulli_.Tensor" if isinstance(p, Tensor) else "bernoulli_.float"]
 
 
-_BERNOULLI_ = Overload("bernoulli_", _bernoulli_form,
+def _bernoulli_overload(self=None, *args, **kwargs):
+    """bernoulli_ given more arguments than it takes: PyTorch's parser's TypeError."""
+    signatures = "(Tensor p, *, Generator generator), (float p, *, Generator generator)"
+    if len(args) > 1 or set(kwargs) - {"p", "generator"}:
+        chosen_form(_BERNOULLI_.ops, args, kwargs, _invalid("bernoulli_", args, kwargs,
+                                                            signatures))
+    return _bernoulli_form(self, *args, **kwargs)
+
+
+_BERNOULLI_ = Overload("bernoulli_", _bernoulli_overload,
     (_fill_op("bernoulli_.float", lambda a, p, generator: _bernoulli_scalar(a, p, generator),
               (("p", 0.5),), "BernoulliBackward2", "1 with probability p, else 0"),
      _fill_op("bernoulli_.Tensor", lambda a, p, generator: _bernoulli_probabilities(
@@ -672,14 +721,37 @@ _BERNOULLI_ = Overload("bernoulli_", _bernoulli_form,
                                              Sample((2, 3), (3,), low=0.1, high=0.9)])),
     method=False, kind="random", doc="bernoulli_ with a number or a tensor of probabilities")
 _listed("bernoulli_", "fill with 1 where a uniform draw is below p, else 0",
-        "bernoulli_(p=0.5, *, generator=None)", ("bernoulli_.float", "bernoulli_.Tensor"))
+        ("bernoulli_.float", "bernoulli_.Tensor"))
 register(BERNOULLI)
 register(POISSON)
+def _long_out(dtype):
+    if dtype is not dtypes.int64:
+        raise RuntimeError(f"multinomial expects Long tensor out, got: {dtype.short}")
+
+
+def _factory(args, kwargs):
+    """Whether torch.normal's arguments are its factory form (mean, std numbers, a size)."""
+    values = list(args) + [kwargs.get(k) for k in ("mean", "std") if k in kwargs]
+    return not any(isinstance(x, Tensor) for x in values)
+
+
+def _normal_out(*args, out=None, **kwargs):
+    """torch.normal with out=: aten::normal's factory form, or normal's on tensors."""
+    if out is None:
+        return normal(*args, **kwargs)
+    return (with_out("normal") if _factory(args, kwargs) else with_out(
+        "normal", False, lambda d: check_floating(d.np, "normal_kernel_cpu")))(normal)(
+        *args, out=out, **kwargs)
+
+
+bernoulli = with_out("bernoulli", False)(bernoulli)
+multinomial = with_out("multinomial", False, _long_out)(multinomial)
+randperm = with_out("randperm")(randperm)
 register(Plain("bernoulli", bernoulli, "1 with probability p (input's elements, or a number)",
                kind="random", signature="bernoulli(input, p=None, *, generator=None)",
                via=("bernoulli.default",)))
 OPS["bernoulli"].method, OPS["bernoulli"].inplace = bernoulli, _BERNOULLI_
-register(Plain("normal", normal, "samples of N(mean, std): mean and std tensors or numbers",
+register(Plain("normal", _normal_out, "samples of N(mean, std): mean and std tensors or numbers",
                kind="random", signature="normal(mean, std, size=None, *, generator=None)",
                via=("normal.Tensor_Tensor", "normal.Tensor_float", "normal.float_Tensor")))
 OPS["normal"].inplace = _NORMAL_FILL  # (Tensor.normal_)

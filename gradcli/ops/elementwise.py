@@ -472,6 +472,12 @@ class _Where(Op):
                                f"with dtype {short_name(condition._data.dtype)}")
         return super().apply(inputs, attrs)
 
+    def result_dtype(self, tensors, scalars):
+        # (the condition, first, takes no part: a bool would not promote with uint16, say)
+        if len(tensors) > 1 and tensors[0].dtype is dtypes.bool_:
+            tensors = tensors[1:]
+        return super().result_dtype(tensors, scalars)
+
 
 def _where_forward(condition, a, b):
     return np.where(condition.astype(bool, copy=False), a, b)

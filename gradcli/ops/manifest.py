@@ -695,7 +695,7 @@ MODULES = {
             'bernoulli_.Tensor': ('random', False, False, 'Op'),
             'bernoulli_': ('random', True, False, 'Plain'),
             'bernoulli.default': ('random', False, True, 'Op'),
-            'poisson': ('random', True, True, 'Op'),
+            'poisson': ('random', True, True, '_Sampled'),
             'bernoulli': ('random', True, True, 'Plain'),
             'normal': ('random', True, True, 'Plain'),
             'multinomial': ('random', True, True, 'Plain'),

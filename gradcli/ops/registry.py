@@ -16,6 +16,7 @@ two-input ops, float VJPs).
 """
 
 import numbers
+import re
 
 import numpy as np
 
@@ -172,6 +173,11 @@ class Op(Entry):
         self.forward = forward
         self.inputs = tuple(inputs)
         self.variadic = len(self.inputs) == 1 and self.inputs[0].startswith("*")
+        # a "*" among the attributes: those after it are keyword-only (native_functions.yaml's
+        # `*, Generator? generator=None`)
+        attrs = tuple(attrs)
+        self.positional_attrs = attrs.index("*") if "*" in attrs else len(attrs)
+        attrs = tuple(a for a in attrs if a != "*")
         self.attr_names = tuple(a if isinstance(a, str) else a[0] for a in attrs)
         self.attr_defaults = tuple(_MISSING if isinstance(a, str) else a[1] for a in attrs)
         self.default_attrs = self.attr_defaults if _MISSING not in self.attr_defaults else None
@@ -375,6 +381,16 @@ class Op(Entry):
     def __repr__(self):
         return f"<op {self.name}>"
 
+    def signature_text(self, name=None, method=False):
+        """The call as `gradcli ops` shows it, from the declaration: `uniform(self, from=0.0,
+        to=1.0, *, generator=None)` (method=True: without self, as Tensor's method takes it)."""
+        args = [n for n in self.inputs if not (method and n == "self")]
+        for i, (attr, default) in enumerate(zip(self.attr_names, self.attr_defaults)):
+            if i == self.positional_attrs:
+                args.append("*")
+            args.append(attr if default is _MISSING else f"{attr}={default!r}")
+        return f"{name or self.name}({', '.join(args)})"
+
     # -------------------------------------------------------------- calling
     def bind(self, args, kwargs):
         """Split call arguments into tensor inputs and attribute values."""
@@ -400,9 +416,8 @@ class Op(Entry):
                 if value is _MISSING:
                     raise TypeError(f"{self.name}() missing required argument '{name}'")
                 inputs.append(value)
-        if len(rest) > len(self.attr_names):
-            raise TypeError(f"{self.name}() takes {n + len(self.attr_names)} positional arguments "
-                            f"but {n + len(rest)} were given")
+        if len(rest) > self.positional_attrs:
+            raise TypeError(self._too_many(n + len(rest)))
         attrs = list(rest) + list(self.attr_defaults[len(rest):])
         for key, value in kwargs.items():
             try:
@@ -412,12 +427,36 @@ class Op(Entry):
             if i < len(rest):
                 raise TypeError(f"{self.name}() got multiple values for argument '{key}'")
             attrs[i] = value
+        missing = [f'"{name}"' for name, value in zip(self.attr_names, attrs)
+                   if value is _MISSING]
+        if missing:  # (PyTorch's words, its "1 ... arguments" too)
+            raise TypeError(f"{self.name}() missing {len(missing)} required positional argument"
+                            f"{'s' if len(missing) == 1 else ''}: {', '.join(missing)}")
         for i, (name, value) in enumerate(zip(self.attr_names, attrs)):
-            if value is _MISSING:
-                raise TypeError(f"{self.name}() missing required argument '{name}'")
             if isinstance(value, (Tensor, np.ndarray)):
                 _check_number_attr(self, i, value)
         return inputs, tuple(attrs)
+
+    def takes(self, args, kwargs, method=False):
+        """Whether these arguments fit the declaration by count and names (method: self not
+        among args), types aside: what PyTorch's parser tries first for each overload."""
+        names = [n for n in self.inputs if not (method and n == "self")] + list(self.attr_names)
+        positional = len(names) - len(self.attr_names) + self.positional_attrs
+        given = set(names[:len(args)])
+        required = {n for n, d in zip(self.attr_names, self.attr_defaults) if d is _MISSING}
+        required |= set(names[:len(names) - len(self.attr_names)])
+        return (len(args) <= positional and all(k in names and k not in given for k in kwargs)
+                and required <= given | set(kwargs))
+
+    def _too_many(self, given):
+        """PyTorch's TypeError for more positional arguments than the op takes."""
+        low = self.n_inputs + sum(d is _MISSING for d in self.attr_defaults)
+        high = self.n_inputs + self.positional_attrs
+        if low != high:
+            return (f"{self.name}() takes from {low} to {high} positional arguments but {given} "
+                    f"were given")
+        return (f"{self.name}() takes {high} positional argument{'' if high == 1 else 's'} but "
+                f"{given} {'was' if given == 1 else 'were'} given")
 
     def __call__(self, *args, **kwargs):
         if kwargs or len(args) != self.n_inputs or self.default_attrs is None or self.variadic:
@@ -485,6 +524,8 @@ class Op(Entry):
                     or (in_dtype.kind == "f" and in_dtype.itemsize < 4)):
                 out_dtype = self.result_dtype([x for x in inputs if isinstance(x, Tensor)],
                                        [x for x in inputs if not isinstance(x, Tensor)]).np
+                if out_dtype.kind == "u" and out_dtype.itemsize > 1:
+                    _refuse_unsigned(self, out_dtype, attrs)
                 for i, d in enumerate(datas):
                     if type(d) is np.ndarray and d.dtype != out_dtype:
                         datas[i] = d.astype(out_dtype)
@@ -654,6 +695,67 @@ def _check_number_attr(op, i, value):
     if not taken:
         raise TypeError(f"{op.name}(): argument '{name}' (position {len(op.inputs) + i + 1}) "
                         f"must be Number, not {messages.type_name(value)}")
+
+
+# the CPU kernels PyTorch 2.13 lacks for its barebones unsigned types (uint16, uint32, uint64),
+# by op: computing in one of them is its NotImplementedError (mul, the bitwise ops and where
+# have theirs; gradcli checks the ops whose dtype promotes, which reach Op.apply's general path)
+_UNSIGNED_KERNELS = {"add": "add_stub", "sub": "add_stub", "rsub": "add_stub", "dist": "add_stub",
+                     "addcmul": "addcmul_cpu_out", "clamp": "clamp_cpu",
+                     "clamp_max": "minimum_cpu", "clamp_min": "maximum_cpu",
+                     "floor_divide": "div_floor_cpu", "fmod": "fmod_cpu", "hypot": "hypot_cpu",
+                     "logaddexp": "logaddexp_cpu", "logaddexp2": "logaddexp2_cpu",
+                     "maximum": "maximum_cpu", "minimum": "minimum_cpu", "pow": "pow",
+                     "remainder": "remainder_cpu"}
+
+
+def _refuse_unsigned(op, np_dtype, attrs):
+    name = op.name.split(".")[0]
+    kernel = _UNSIGNED_KERNELS.get(name)
+    if name == "div":  # (true division computes in floats: only the rounding modes get here)
+        kernel = {"trunc": "div_trunc_cpu", "floor": "div_floor_cpu"}.get(attrs[0] if attrs
+                                                                          else None)
+    if kernel is not None:
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{dtypes.short_name(np_dtype)}'")
+
+
+def method_words(text, name=None):
+    """An op's argument-count TypeError said of its Tensor method: counts without self, as
+    PyTorch's parser counts a method's arguments, and under the method's name if given
+    (`uniform_`, not the op's `uniform`)."""
+    if name:
+        text = re.sub(r"^[\w.]+\(\) (takes|missing|got)", lambda m: f"{name}() {m.group(1)}", text)
+
+    def without_self(m):
+        low, high, given = (int(g) - 1 if g else None for g in m.group(2, 3, 4))
+        if high == 0:  # (a method of self alone: Python's words for PyTorch's C method)
+            return f"TensorBase.{m.group(1)}() takes no arguments ({given} given)"
+        if low is not None and low != high:
+            return f"{m.group(1)}() takes from {low} to {high} positional arguments but {given} " \
+                   f"were given"
+        return (f"{m.group(1)}() takes {high} positional argument{'' if high == 1 else 's'} "
+                f"but {given} {'was' if given == 1 else 'were'} given")
+    return re.sub(r"^([\w.]+)\(\) takes (?:from (\d+) to )?(\d+) positional arguments? but "
+                  r"(\d+) (?:was|were) given$", without_self, text)
+
+
+def chosen_form(ops, args, kwargs, invalid, method=True):
+    """The op of an overload's forms that takes these arguments (the first, as PyTorch's parser
+    tries them); none: as PyTorch's print_error, the one form whose argument counts admit them
+    (its binding then raises its own TypeError: `x.random_(0, 5, g)` "takes 2 positional
+    arguments but 3 were given"), else `invalid`, the "invalid combination" TypeError."""
+    for op in ops:
+        if op.takes(args, kwargs, method):
+            return op
+    n = len(args) + len(kwargs)
+    counts = [(sum(d is _MISSING for d in op.attr_defaults), len(op.attr_names),
+               op.n_inputs - (method and "self" in op.inputs)) for op in ops]
+    plausible = [op for op, (required, every, inputs) in zip(ops, counts)
+                 if inputs + required <= n <= inputs + every]
+    if len(plausible) == 1:
+        return plausible[0]
+    raise invalid
 
 
 def _bad_argument(op, x, position):
