@@ -233,16 +233,21 @@ def _inplace(op, name=None):
             if isinstance(a, Tensor) and a is not self:
                 assert_no_partial_overlap(self._data, a._data)
         if recording:
+            error = None
+            base = self._base
             if self._no_grad_view:
                 from .views import no_grad_view_error
-                raise no_grad_view_error(self)
-            if self._multi_output_view:
-                raise views.multi_output_view_error(self)
-            if self.grad_fn is None and self.requires_grad_flag:
-                raise RuntimeError(messages.LEAF_INPLACE)
-            base = self._base
-            if base is not None and base.grad_fn is None and base.requires_grad_flag:
-                raise RuntimeError(messages.VIEW_OF_LEAF_INPLACE)
+                error = no_grad_view_error(self)
+            elif self._multi_output_view:
+                error = views.multi_output_view_error(self)
+            elif self.grad_fn is None and self.requires_grad_flag:
+                error = RuntimeError(messages.LEAF_INPLACE)
+            elif base is not None and base.grad_fn is None and base.requires_grad_flag:
+                error = RuntimeError(messages.VIEW_OF_LEAF_INPLACE)
+            if error is not None:
+                if isinstance(op, Op):  # (PyTorch parses the arguments first: a TypeError)
+                    op.bind((self,) + args, dict(kwargs))
+                raise error
             # (a composed op, square_ = pow_(2), saves what its ops save: self, maybe)
             keep = "self" in op.saves or getattr(op, "derived", False)
             source = Tensor._make(self._data.copy() if keep else self._data,

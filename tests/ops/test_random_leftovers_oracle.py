@@ -193,3 +193,24 @@ def test_a_draw_after_a_batched_poisson_is_refused_not_misordered():
                              "print(torch.func.vmap(lambda x: torch.poisson(x * 0), "
                              "randomness='different')(p).tolist())\n")
     assert printed == "[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]\n"
+
+
+LEAF_ARGUMENT_ERRORS = ["t.uniform_(0, 1, g)", "t.normal_(0, 1, 2)", "t.exponential_(1, 2)",
+                        "t.sin_(1)", "t.exp_(2)"]
+
+
+def _leaf_error(torch, source):
+    try:
+        eval(source, {"torch": torch, "g": torch.Generator(),
+                      "t": torch.zeros(3, requires_grad=True)})
+    except Exception as e:  # noqa: BLE001 (the message is the answer)
+        return f"{type(e).__name__}: {str(e).splitlines()[0]}"
+    return "no error"
+
+
+@pytest.mark.parametrize("source", LEAF_ARGUMENT_ERRORS)
+def test_a_leaf_s_in_place_call_with_wrong_arguments_is_their_type_error(source, oracle):
+    # PyTorch parses the arguments before it checks the leaf: a TypeError, not the leaf's error
+    expected = oracle(lambda torch: _leaf_error(torch, source))
+    assert expected.startswith("TypeError")
+    assert _leaf_error(gradcli, source) == expected
