@@ -41,10 +41,20 @@ tanh = OPS["tanh"]
 
 
 def linear(input, weight, bias=None):
-    """input @ weight.T + bias, as PyTorch computes it: addmm for a matrix input with a bias
-    (AddmmBackward0), else matmul then an add."""
+    """input @ weight.T + bias, as PyTorch computes it (at::linear): addmm for a matrix input
+    with a bias (AddmmBackward0); for another contiguous input with a bias (3-d, or a 1-d
+    bias) addmm on its rows as a matrix, viewed back (ViewBackward0); else matmul then an
+    add."""
     if input.dim() == 2 and bias is not None:
         return OPS["addmm"](bias, input, weight.t())
+    if bias is not None and input.dim() and input.is_contiguous() \
+            and (input.dim() == 3 or bias.dim() == 1):
+        *lead, last = input.shape
+        rows = 1
+        for n in lead:
+            rows *= n
+        output = OPS["addmm"](bias, input.reshape(rows, last), weight.t())
+        return output.view(*lead, output.shape[1])
     output = input.matmul(weight.t())
     return output if bias is None else output + bias
 
