@@ -814,3 +814,6 @@ __all__ += ["adaptive_max_pool1d", "adaptive_max_pool2d"]
 __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
             "conv_transpose3d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
             "adaptive_avg_pool1d", "adaptive_avg_pool2d"]
+
+prelu = OPS["prelu"]  # (gradcli.ops.activations)
+__all__ += ["prelu"]
