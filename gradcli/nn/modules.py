@@ -23,6 +23,7 @@ __all__ += ["ModuleDict", "ParameterList", "ParameterDict", "Flatten", "Unflatte
             "LayerNorm", "BatchNorm1d", "ReLU6", "Hardtanh", "GLU", "Hardsigmoid", "Hardswish",
             "Mish", "Softsign", "Tanhshrink", "Softshrink", "Hardshrink", "Threshold",
             "LogSigmoid", "Softmin"]
+__all__ += ["BatchNorm2d", "BatchNorm3d", "PReLU"]
 
 
 class Identity(Module):
@@ -578,13 +579,14 @@ class LayerNorm(Module):
 
 
 class BatchNorm1d(Module):
-    """F.batch_norm over (N, C) or (N, C, L) inputs: batch statistics in training (the running
-    ones updated), the running ones in eval."""
+    """F.batch_norm over (N, C) or (N, C, L) inputs (BatchNorm2d: (N, C, H, W), BatchNorm3d:
+    (N, C, D, H, W)): batch statistics in training (the running ones updated), the running
+    ones in eval."""
 
     _torch_name = "torch.nn.modules.batchnorm.BatchNorm1d"
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
-                 track_running_stats=True, device=None, dtype=None):
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):
         super().__init__()
         from ..ops import empty, ones, tensor, zeros
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
@@ -592,7 +594,7 @@ class BatchNorm1d(Module):
         self.register_parameter("weight", Parameter(empty(num_features, dtype=dtype))
                                 if affine else None)
         self.register_parameter("bias", Parameter(empty(num_features, dtype=dtype))
-                                if affine else None)
+                                if affine and bias else None)
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, dtype=dtype))
             self.register_buffer("running_var", ones(num_features, dtype=dtype))
@@ -609,7 +611,8 @@ class BatchNorm1d(Module):
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def reset_running_stats(self):
         if self.track_running_stats:
@@ -617,9 +620,11 @@ class BatchNorm1d(Module):
             self.running_var.fill_(1)
             self.num_batches_tracked.zero_()
 
+    _dims, _expected = (2, 3), "2D or 3D"
+
     def forward(self, input):
-        if input.dim() not in (2, 3):
-            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+        if input.dim() not in self._dims:
+            raise ValueError(f"expected {self._expected} input (got {input.dim()}D input)")
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked.add_(1)
@@ -635,3 +640,36 @@ class BatchNorm1d(Module):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
                 f"affine={self.affine}, bias={self.bias is not None}, "
                 f"track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm2d(BatchNorm1d):
+    _torch_name = "torch.nn.modules.batchnorm.BatchNorm2d"
+    _dims, _expected = (4,), "4D"
+
+
+class BatchNorm3d(BatchNorm1d):
+    _torch_name = "torch.nn.modules.batchnorm.BatchNorm3d"
+    _dims, _expected = (5,), "5D"
+
+
+class PReLU(Module):
+    """F.prelu with a learnable weight of num_parameters entries (1, or one per channel), all
+    init."""
+
+    _torch_name = "torch.nn.modules.activation.PReLU"
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        from ..ops import empty
+        self.num_parameters, self.init = num_parameters, init
+        self.weight = Parameter(empty(num_parameters, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
