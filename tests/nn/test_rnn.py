@@ -56,8 +56,7 @@ def test_a_session_refuses_more_steps_than_its_item_limit(monkeypatch):
     session.run("out, h = rnn(torch.ones(1000, 1, 1))")
 
 
-NAMES = {"prelu": "PreluBackward0", "_prelu_kernel": "PreluKernelBackward0",
-         "unsafe_split": "UnsafeSplitBackward0", "unsafe_chunk": "UnsafeChunkBackward0"}
+NAMES = ["prelu", "_prelu_kernel", "unsafe_split", "unsafe_chunk", "group_norm"]
 
 
 def test_gradcli_ops_lists_the_new_names():
@@ -66,17 +65,20 @@ def test_gradcli_ops_lists_the_new_names():
         assert name in rows, name
     assert "PreluKernelBackward0" in rows["prelu"]["formula"]
     assert "UnsafeSplitBackward0" in rows["unsafe_chunk"]["formula"]
+    assert "group_norm_backward(grad, input, weight, group, eps)" in \
+        rows["group_norm"]["formula"]
 
 
 def test_torch_namespace_has_pytorchs_names():
-    for name in ("prelu", "unsafe_split", "unsafe_chunk"):
+    for name in ("prelu", "unsafe_split", "unsafe_chunk", "group_norm"):
         assert callable(getattr(gradcli, name)), name
     assert gradcli.nn.functional.prelu is gradcli.prelu
     x = gradcli.tensor([[-1.0, 2.0]])
     assert x.prelu(gradcli.tensor([0.5])).tolist() == [[-0.5, 2.0]]
     assert [p.tolist() for p in x.unsafe_chunk(2, 1)] == [[[-1.0]], [[2.0]]]
     for name in ("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "PReLU",
-                 "BatchNorm2d", "BatchNorm3d", "RNNBase", "RNNCellBase"):
+                 "BatchNorm2d", "BatchNorm3d", "RNNBase", "RNNCellBase", "GroupNorm",
+                 "InstanceNorm1d", "InstanceNorm2d"):
         assert isinstance(getattr(nn, name), type), name
 
 
@@ -87,6 +89,10 @@ def test_torch_namespace_has_pytorchs_names():
     ("nn.PR", ["PReLU"]),
     ("nn.BatchNorm", ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]),
     ("F.pre", ["prelu"]),
+    ("F.group_", ["group_norm"]),
+    ("F.instance_", ["instance_norm"]),
+    ("nn.GroupN", ["GroupNorm"]),
+    ("nn.InstanceNorm", ["InstanceNorm1d", "InstanceNorm2d"]),
     ("torch.unsafe_", ["unsafe_chunk", "unsafe_split"]),
     ("nn.LSTM(3, 4, batch_", ["batch_first="]),
 ])

@@ -1,4 +1,4 @@
-"""Recurrent layers, PReLU and BatchNorm2d/3d against PyTorch 2.13.
+"""Recurrent layers, PReLU, BatchNorm2d/3d, GroupNorm and InstanceNorm against PyTorch 2.13.
 
 RNN, LSTM and GRU (and their cells) are PyTorch's CPU recurrences composed from the same ops,
 so the graph's nodes are PyTorch's (StackBackward0, UnsafeSplitBackward0, AddmmBackward0, ...),
@@ -6,7 +6,8 @@ to the depth compared here.  Their values agree to about 1e-15 relative in float
 matrix products with a bias (addmm) are BLAS's in PyTorch (MKL) and NumPy's here, whose
 orders of addition differ in the last bit; everything else is elementwise.  The parameters
 are PyTorch's draws after manual_seed, bit for bit.  prelu and batch_norm are PyTorch's to the
-bit in float64."""
+bit in float64; group_norm's forward (its values, mean and rstd) in float64 and float32, its
+gradients (composed here, PyTorch's own kernel there) to about 1e-15 relative."""
 
 import numpy as np
 import pytest
@@ -101,6 +102,9 @@ MODULES = [
     "torch.nn.BatchNorm2d(3)", "torch.nn.BatchNorm3d(2, momentum=None, affine=False)",
     "torch.nn.BatchNorm2d(4, track_running_stats=False, bias=False)",
     "torch.nn.Sequential(torch.nn.LSTM(3, 4), torch.nn.Linear(4, 2))",
+    "torch.nn.GroupNorm(2, 4)", "torch.nn.GroupNorm(3, 6, eps=0.1, affine=False)",
+    "torch.nn.GroupNorm(1, 2, bias=False)", "torch.nn.InstanceNorm1d(3)",
+    "torch.nn.InstanceNorm2d(4, affine=True, track_running_stats=True)",
 ]
 
 
@@ -163,6 +167,20 @@ ERRORS = [
     "torch.nn.BatchNorm3d(3)(torch.ones(2, 3, 4, 4))",
     "torch.nn.BatchNorm2d(3)(torch.ones(2, 4, 4, 4))",
     "torch.nn.BatchNorm2d(3)(torch.ones(1, 3, 1, 1))",
+    "torch.nn.GroupNorm(2, 5)",
+    "torch.nn.functional.group_norm(torch.ones(2, 5, 3), 2)",
+    "torch.nn.functional.group_norm(torch.ones(2, 4, 3), 0)",
+    "torch.nn.functional.group_norm(torch.ones(2, 4, 3), -2)",
+    "torch.nn.functional.group_norm(torch.ones(4), 2)",
+    "torch.nn.functional.group_norm(torch.ones(1, 4), 4)",
+    "torch.nn.functional.group_norm(torch.ones(2, 4, 3), 2, torch.ones(3))",
+    "torch.nn.functional.group_norm(torch.ones(2, 4, 3), 2, None, torch.ones(2, 2))",
+    "torch.nn.functional.group_norm(torch.ones(2, 4, 3), 2, torch.ones(4), torch.ones(2, 2))",
+    "torch.group_norm(torch.ones(1, 4), 4).shape",
+    "torch.nn.InstanceNorm1d(3)(torch.ones(2, 3, 1))",
+    "torch.nn.InstanceNorm1d(3)(torch.ones(2, 3, 4, 4))",
+    "torch.nn.InstanceNorm2d(3, affine=True)(torch.ones(2, 4, 4, 4))",
+    "torch.nn.InstanceNorm2d(3)(torch.ones(3, 4, 4)).shape",
 ]
 
 
@@ -315,3 +333,90 @@ def test_batch_norm_2d_3d_match_pytorch(name, oracle):
             if not isinstance(u, str):
                 np.testing.assert_allclose(np.asarray(u, dtype=float),
                                            np.asarray(v, dtype=float), rtol=1e-13, atol=1e-14)
+
+
+GROUP_NORM = {
+    # name: (input shape, groups, affine, dtype)
+    "groups": ((2, 4, 3), 2, True, "float64"),
+    "no_affine": ((2, 4, 3), 2, False, "float64"),
+    "image": ((3, 6, 5, 4), 3, True, "float64"),
+    "long_rows": ((2, 6, 40), 2, True, "float64"),
+    "one_per_channel": ((4, 3), 3, True, "float64"),
+    "float32": ((2, 6, 40), 2, True, "float32"),
+    "float32_no_affine": ((3, 6, 5, 4), 6, False, "float32"),
+}
+
+
+def run_group_norm(lib, name):
+    shape, groups, affine, dtype = GROUP_NORM[name]
+    x = _data(lib, shape, 6, dtype)
+    w, b = (_data(lib, (shape[1],), seed, dtype) for seed in (7, 8)) if affine else (None, None)
+    y = lib.nn.functional.group_norm(x, groups, w, b, 1e-5)
+    fn = y.grad_fn
+    saved = {a: getattr(fn, a) for a in dir(fn) if a.startswith("_saved_")
+             and a not in ("_saved_input", "_saved_weight")}
+    weight = lib.tensor(np.linspace(-1, 2, y.numel()).reshape(tuple(y.shape)).tolist(),
+                        dtype=y.dtype)
+    leaves = [x] + ([w, b] if affine else [])
+    grads = lib.autograd.grad((y * weight).sum(), leaves, create_graph=True)
+    second = lib.autograd.grad(sum((g * g).sum() for g in grads), leaves, allow_unused=True)
+    return {"node": fn.name(), "names": sorted(a for a in dir(fn) if a.startswith("_saved_")),
+            "saved": {k: np.asarray(v.tolist()) if hasattr(v, "tolist") else v
+                      for k, v in saved.items()},
+            "value": np.asarray(y.tolist()), "grads": [np.asarray(g.tolist()) for g in grads],
+            "second": [None if g is None else np.asarray(g.tolist()) for g in second]}
+
+
+@pytest.mark.parametrize("name", sorted(GROUP_NORM))
+def test_group_norm_matches_pytorch(name, oracle):
+    ours = run_group_norm(gradcli, name)
+    theirs = oracle(lambda torch: run_group_norm(torch, name))
+    assert ours["node"] == theirs["node"] and ours["names"] == theirs["names"]
+    assert sorted(ours["saved"]) == sorted(theirs["saved"])
+    for key, value in theirs["saved"].items():  # (the mean and rstd to the bit)
+        np.testing.assert_array_equal(ours["saved"][key], value)
+    np.testing.assert_array_equal(ours["value"], theirs["value"])
+    single = GROUP_NORM[name][3] == "float32"
+    tolerance = {"rtol": 1e-5, "atol": 1e-5} if single else {"rtol": 1e-12, "atol": 1e-13}
+    for a, b in zip(ours["grads"] + ours["second"], theirs["grads"] + theirs["second"]):
+        if b is None:
+            assert a is None or not np.any(a)
+        else:
+            np.testing.assert_allclose(a, b, **tolerance)
+
+
+INSTANCE_NORM = {
+    "1d": ("torch.nn.InstanceNorm1d(3)", (2, 3, 5)),
+    "1d_unbatched": ("torch.nn.InstanceNorm1d(3, affine=True)", (3, 5)),
+    "2d_tracked": ("torch.nn.InstanceNorm2d(3, affine=True, track_running_stats=True)",
+                   (2, 3, 3, 2)),
+    "2d_momentum_none": ("torch.nn.InstanceNorm2d(3, momentum=None, track_running_stats=True)",
+                         (2, 3, 2, 2)),
+}
+
+
+def run_instance_norm(lib, name):
+    """Two training steps (the running stats as they go), then eval."""
+    program, shape = INSTANCE_NORM[name]
+    module = eval(program, {"torch": lib}).double()
+    out = []
+    for step in range(3):
+        if step == 2:
+            module.eval()
+        x = _data(lib, shape, 30 + step)
+        y = module(x)
+        y.pow(3).sum().backward()
+        out.append([np.asarray(y.tolist()), np.asarray(x.grad.tolist()),
+                    [np.asarray(b.tolist(), dtype=float) for _, b in module.named_buffers()],
+                    _graph(y.grad_fn, limit=3)])
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(INSTANCE_NORM))
+def test_instance_norm_matches_pytorch(name, oracle):
+    ours = run_instance_norm(gradcli, name)
+    theirs = oracle(lambda torch: run_instance_norm(torch, name))
+    for a, b in zip(ours, theirs):
+        assert a[3] == b[3] and len(a[2]) == len(b[2])
+        for u, v in zip(a[:2] + a[2], b[:2] + b[2]):
+            np.testing.assert_allclose(u, v, rtol=1e-13, atol=1e-14)
