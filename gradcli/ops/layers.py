@@ -1048,6 +1048,9 @@ def _group_norm(x, weight, bias, N, C, HxW, group, eps):
     """PyTorch's GroupNormKernelImplInternal: without weight and bias (x - mean) * rstd; with
     either, per channel scale = rstd * weight and shift = -scale * mean + bias, then
     scale * x + shift (both a fused multiply-add, as its kernel is compiled)."""
+    if x.dtype.kind != "f":
+        raise NotImplementedError("\"GroupNormKernelImpl\" not implemented for "
+                                  f"'{dtypes.short_name(x)}'")
     t = x.dtype.type
     rows, mean, var = _group_stats(x, group)
     rstd = _group_rstd(var, eps, x.dtype)

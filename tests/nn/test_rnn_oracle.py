@@ -177,6 +177,7 @@ ERRORS = [
     "torch.nn.functional.group_norm(torch.ones(2, 4, 3), 2, None, torch.ones(2, 2))",
     "torch.nn.functional.group_norm(torch.ones(2, 4, 3), 2, torch.ones(4), torch.ones(2, 2))",
     "torch.group_norm(torch.ones(1, 4), 4).shape",
+    "torch.group_norm(torch.ones(2, 4, 3, dtype=torch.int64), 2)",
     "torch.nn.InstanceNorm1d(3)(torch.ones(2, 3, 1))",
     "torch.nn.InstanceNorm1d(3)(torch.ones(2, 3, 4, 4))",
     "torch.nn.InstanceNorm2d(3, affine=True)(torch.ones(2, 4, 4, 4))",
