@@ -1,5 +1,5 @@
 """torch.nn's recurrent layers: RNN, LSTM and GRU (num_layers, bidirectional, batch_first,
-bias, dropout between layers) and their cells RNNCell, LSTMCell and GRUCell, with PyTorch's
+bias, dropout between layers; LSTM's proj_size) and their cells RNNCell, LSTMCell and GRUCell, with PyTorch's
 parameters (names, order, uniform(-1/sqrt(hidden_size), 1/sqrt(hidden_size)) drawn as PyTorch
 draws them), checks and printing.
 
@@ -33,28 +33,32 @@ def _simple_cell(nonlinearity):
     """SimpleCell: nonlinearity(linear_hh(h) + linear_ih(x)) (x already projected when
     projected is True)."""
     def cell(x, h, params, projected):
-        w_ih, w_hh, b_ih, b_hh = params
+        w_ih, w_hh, b_ih, b_hh = params[:4]
         gates = _linear(h, w_hh, b_hh) + (x if projected else _linear(x, w_ih, b_ih))
         return gates.tanh() if nonlinearity == "tanh" else gates.relu()
     return cell
 
 
 def _lstm_cell(x, hidden, params, projected):
-    """LSTMCell: the gates i, f, g, o from one product; c' = f * c + i * g, h' = o * tanh(c')."""
-    w_ih, w_hh, b_ih, b_hh = params
+    """LSTMCell: the gates i, f, g, o from one product; c' = f * c + i * g, h' = o * tanh(c')
+    (projected by W_hr when the layer has proj_size: h' @ W_hr^T)."""
+    w_ih, w_hh, b_ih, b_hh = params[:4]
     h, c = hidden
     gates = _linear(h, w_hh, b_hh) + (x if projected else _linear(x, w_ih, b_ih))
     ingate, forgetgate, cellgate, outgate = OPS["unsafe_chunk"](gates, 4, 1)
     ingate, forgetgate = ingate.sigmoid(), forgetgate.sigmoid()
     cellgate, outgate = cellgate.tanh(), outgate.sigmoid()
     cy = forgetgate * c + ingate * cellgate
-    return outgate * cy.tanh(), cy
+    hy = outgate * cy.tanh()
+    if len(params) > 4 and params[4] is not None:
+        hy = hy.matmul(params[4].t())
+    return hy, cy
 
 
 def _gru_cell(x, h, params, projected):
     """GRUCell: r and z from the sum of both products' chunks, n = tanh(x_n + h_n * r),
     h' = (h - n) * z + n."""
-    w_ih, w_hh, b_ih, b_hh = params
+    w_ih, w_hh, b_ih, b_hh = params[:4]
     igates = OPS["unsafe_chunk"](x if projected else _linear(x, w_ih, b_ih), 3, 1)
     hgates = OPS["unsafe_chunk"](_linear(h, w_hh, b_hh), 3, 1)
     reset = (hgates[0] + igates[0]).sigmoid()
@@ -140,22 +144,24 @@ class RNNBase(Module):
                              "projections")
         if proj_size >= hidden_size:
             raise ValueError("proj_size has to be smaller than hidden_size")
-        if proj_size:
-            raise ValueError("proj_size is not supported by gradcli's LSTM")
         if mode not in _GATES:
             raise ValueError("Unrecognized RNN mode: " + mode)
         gate_size = _GATES[mode] * hidden_size
         directions = 2 if bidirectional else 1
         from ..ops import empty
         self._flat_weights_names, self._all_weights = [], []
+        real_hidden = proj_size or hidden_size  # (the hidden state's size: h = W_hr h)
         for layer in range(num_layers):
             for direction in range(directions):
-                layer_input = input_size if layer == 0 else hidden_size * directions
-                shapes = [(gate_size, layer_input), (gate_size, hidden_size)]
+                layer_input = input_size if layer == 0 else real_hidden * directions
+                shapes = [(gate_size, layer_input), (gate_size, real_hidden)]
                 names = ["weight_ih_l{}{}", "weight_hh_l{}{}"]
                 if bias:
                     shapes += [(gate_size,), (gate_size,)]
                     names += ["bias_ih_l{}{}", "bias_hh_l{}{}"]
+                if proj_size:
+                    shapes.append((proj_size, hidden_size))
+                    names.append("weight_hr_l{}{}")
                 suffix = "_reverse" if direction == 1 else ""
                 names = [n.format(layer, suffix) for n in names]
                 for name, shape in zip(names, shapes):
@@ -182,6 +188,8 @@ class RNNBase(Module):
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if self.bias is not True:
@@ -218,17 +226,19 @@ class RNNBase(Module):
             raise RuntimeError("input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.size(-1)}")
 
-    def _expected_hidden(self, input):
+    def _expected_hidden(self, input, cell=False):
+        """h's expected size (c's, the hidden size's, with cell=True)"""
         batch = input.size(0) if self.batch_first else input.size(1)
-        return (self.num_layers * (2 if self.bidirectional else 1), batch, self.hidden_size)
+        size = self.hidden_size if cell else self.proj_size or self.hidden_size
+        return (self.num_layers * (2 if self.bidirectional else 1), batch, size)
 
     def _check_hidden(self, hx, expected, message="Expected hidden size {}, got {}"):
         if tuple(hx.size()) != expected:
             raise RuntimeError(message.format(expected, list(hx.size())))
 
-    def _zeros(self, input):
+    def _zeros(self, input, cell=False):
         from ..ops import zeros
-        return zeros(self._expected_hidden(input), dtype=input.dtype)
+        return zeros(self._expected_hidden(input, cell), dtype=input.dtype)
 
     # -------------------------------------------------------------- the recurrence
     def _run(self, cell, input, hiddens):
@@ -240,9 +250,11 @@ class RNNBase(Module):
         directions = 2 if self.bidirectional else 1
         check_numel((self.num_layers * directions,) + tuple(input.shape[:2])
                     + (_GATES[self.mode] * self.hidden_size,))
-        weights = [[getattr(self, n) for n in names] + [None] * (4 - len(names))
-                   for names in self._all_weights]
-        params = [(w[0], w[1], w[2], w[3]) for w in weights]
+        kinds = ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr")
+        params = []
+        for names in self._all_weights:  # (w_ih, w_hh, b_ih, b_hh, w_hr; None where absent)
+            named = {n.split("_l")[0]: getattr(self, n) for n in names}
+            params.append(tuple(named.get(kind) for kind in kinds))
         finals = []
         for layer in range(self.num_layers):
             span = slice(layer * directions, (layer + 1) * directions)
@@ -328,7 +340,7 @@ class LSTM(RNNBase):
     def forward(self, input, hx=None):
         input, batched = self._batched(input, hx, "LSTM")
         if hx is None:
-            hx = (self._zeros(input), self._zeros(input))
+            hx = (self._zeros(input), self._zeros(input, cell=True))
         else:
             dims = (hx[0].dim(), hx[1].dim())
             if batched and dims != (3, 3):
@@ -340,9 +352,10 @@ class LSTM(RNNBase):
                                        f"but got ({dims[0]}-D, {dims[1]}-D) tensors")
                 hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
         self._check_input(input)
-        expected = self._expected_hidden(input)
-        self._check_hidden(hx[0], expected, "Expected hidden[0] size {}, got {}")
-        self._check_hidden(hx[1], expected, "Expected hidden[1] size {}, got {}")
+        self._check_hidden(hx[0], self._expected_hidden(input),
+                           "Expected hidden[0] size {}, got {}")
+        self._check_hidden(hx[1], self._expected_hidden(input, cell=True),
+                           "Expected hidden[1] size {}, got {}")
         output, finals = self._run(_lstm_cell, input,
                                    list(zip(hx[0].unbind(0), hx[1].unbind(0))))
         h_n = OPS["stack"]([h for h, _ in finals], 0)

@@ -40,6 +40,9 @@ RNN_CASES = {
     "lstm_unbatched_batch_first": ("torch.nn.LSTM(4, 3, batch_first=True)", (5, 4),
                                    [(1, 3), (1, 3)]),
     "lstm_no_bias": ("torch.nn.LSTM(4, 3, bias=False)", (3, 2, 4), None),
+    "lstm_proj": ("torch.nn.LSTM(4, 3, proj_size=2)", (3, 2, 4), None),
+    "lstm_proj_deep_h0_c0": ("torch.nn.LSTM(4, 3, 2, bias=False, bidirectional=True, "
+                             "proj_size=1)", (3, 2, 4), [(4, 2, 1), (4, 2, 3)]),
     "gru": ("torch.nn.GRU(4, 3)", (5, 2, 4), None),
     "gru_bidirectional_h0": ("torch.nn.GRU(4, 3, 2, bidirectional=True)", (3, 2, 4),
                              [(4, 2, 3)]),
@@ -95,6 +98,7 @@ MODULES = [
     "torch.nn.RNN(10, 20)", "torch.nn.RNN(3, 4, nonlinearity='relu', bias=False)",
     "torch.nn.LSTM(10, 20, num_layers=2, batch_first=True)",
     "torch.nn.LSTM(3, 2, 2, dropout=0.5, bidirectional=True)",
+    "torch.nn.LSTM(3, 4, 2, proj_size=2, bidirectional=True)",
     "torch.nn.GRU(3, 4, bias=False, bidirectional=True)", "torch.nn.RNNCell(3, 4)",
     "torch.nn.RNNCell(3, 4, nonlinearity='relu')", "torch.nn.LSTMCell(3, 4, bias=False)",
     "torch.nn.GRUCell(2, 5)",
@@ -139,6 +143,12 @@ ERRORS = [
     "torch.nn.LSTM(4, 3)(torch.ones(5, 2, 4), (torch.ones(1, 2, 3), torch.ones(1, 2, 4)))",
     "torch.nn.LSTM(4, 3)(torch.ones(5, 2, 4), (torch.ones(1, 1, 3), torch.ones(1, 2, 3)))",
     "torch.nn.LSTM(4, 3)(torch.ones(5, 2, 5))",
+    "torch.nn.LSTM(4, 3, proj_size=2)(torch.ones(5, 2, 4), (torch.ones(1, 2, 3), "
+    "torch.ones(1, 2, 3)))",
+    "torch.nn.LSTM(4, 3, proj_size=2)(torch.ones(5, 2, 4), (torch.ones(1, 2, 2), "
+    "torch.ones(1, 2, 2)))",
+    "torch.nn.LSTM(4, 3, proj_size=3)",
+    "torch.nn.LSTM(4, 3, proj_size=-1)",
     "torch.nn.RNN(4, 3, nonlinearity='sigmoid')",
     "torch.nn.RNN(4, 0)",
     "torch.nn.RNN(4.0, 3)",
