@@ -339,7 +339,7 @@ register(Op(
     jvp=("self: where(self > 0, self_t, weight * self_t)",
          "weight: where(self > 0, 0.0, weight_t * self)"),
     inputs=("self", "weight"), grad_fn="PreluKernelBackward0", dtype="same", method=False,
-    kind="activation", doc="self if self > 0 else weight * self (weight broadcast to self)",
+    public=False, kind="activation", doc="self if self > 0 else weight * self (weight broadcast to self)",
     samples=[Sample((2, 3), (1, 3)), Sample((3, 2, 2), (1, 2, 1)), Sample((4,), (1,)),
              Sample((), ())]))
 @helper
