@@ -186,7 +186,8 @@ def test_a_one_shot_command_imports_the_engine_in_its_evaluator_only(args, tmp_p
                                                  "gradcli.nn.functional",
                                                  "gradcli.nn.hooks", "gradcli.nn.init",
                                                  "gradcli.nn.module", "gradcli.nn.modules",
-                                                 "gradcli.nn.parameter", "gradcli.optim"])
+                                                 "gradcli.nn.parameter",
+                                                 "gradcli.nn.rnn", "gradcli.optim"])
     assert {**evaluator, "after_wall": [m for m in evaluator["after_wall"] if m not in lazy]} \
         == {"side": "evaluator", "typer": False, "after_wall": []}
 
