@@ -25,8 +25,7 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell"
 
 # ------------------------------------------------------------------ the cells (RNN.cpp)
 
-def _linear(x, weight, bias):
-    return F.linear(x, weight, bias)
+_linear = F.linear  # (at::linear's branches: CellParams' linear_ih and linear_hh)
 
 
 def _simple_cell(nonlinearity):
@@ -203,8 +202,8 @@ class RNNBase(Module):
         return s
 
     # -------------------------------------------------------------- checks (PyTorch's)
-    def _batched(self, input, hx, what):
-        """(input with a batch dim, hx with one, whether input had one)"""
+    def _batched(self, input, what):
+        """(input with a batch dim, whether it had one)"""
         if input.dim() not in (2, 3):
             tensor = " tensor" if what == "RNN" else ""
             raise ValueError(f"{what}: Expected input to be 2D or 3D, got {input.dim()}D"
@@ -307,7 +306,7 @@ RNN.__init__.__signature__ = _signature(*_LAYER_ARGUMENTS[:4], "nonlinearity",
 
 def _one_hidden(module, what, cell, input, hx):
     """RNN's and GRU's forward: (output, h_n)."""
-    input, batched = module._batched(input, hx, what)
+    input, batched = module._batched(input, what)
     if hx is not None:
         if not batched and hx.dim() != 2:
             raise RuntimeError("For unbatched 2-D input, hx should also be 2-D but got "
@@ -338,7 +337,7 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def forward(self, input, hx=None):
-        input, batched = self._batched(input, hx, "LSTM")
+        input, batched = self._batched(input, "LSTM")
         if hx is None:
             hx = (self._zeros(input), self._zeros(input, cell=True))
         else:
