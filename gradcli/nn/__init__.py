@@ -10,3 +10,6 @@ from .conv import __all__ as _conv_modules
 
 __all__ = ["functional", "init", "Parameter", *_modules]
 __all__ += _conv_modules
+from .rnn import *  # noqa: F401,F403,E402
+from .rnn import __all__ as _rnn_modules  # noqa: E402
+__all__ += _rnn_modules

@@ -7,6 +7,7 @@ declared here, in the table with kind="loss"; the others (l1_loss, cross_entropy
 are composed from ops exactly as PyTorch composes them, so the graph ends in the same node.
 """
 
+import math
 import warnings
 
 import numpy as np
@@ -41,10 +42,20 @@ tanh = OPS["tanh"]
 
 
 def linear(input, weight, bias=None):
-    """input @ weight.T + bias, as PyTorch computes it: addmm for a matrix input with a bias
-    (AddmmBackward0), else matmul then an add."""
+    """input @ weight.T + bias, as PyTorch computes it (at::linear): addmm for a matrix input
+    with a bias (AddmmBackward0); for another contiguous input with a bias (3-d, or a 1-d
+    bias) addmm on its rows as a matrix, viewed back (ViewBackward0); else matmul then an
+    add."""
     if input.dim() == 2 and bias is not None:
         return OPS["addmm"](bias, input, weight.t())
+    if bias is not None and input.dim() and input.is_contiguous() \
+            and (input.dim() == 3 or bias.dim() == 1):
+        *lead, last = input.shape
+        rows = 1
+        for n in lead:
+            rows *= n
+        output = OPS["addmm"](bias, input.reshape(rows, last), weight.t())
+        return output.view(*lead, output.shape[1])
     output = input.matmul(weight.t())
     return output if bias is None else output + bias
 
@@ -804,3 +815,50 @@ __all__ += ["adaptive_max_pool1d", "adaptive_max_pool2d"]
 __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
             "conv_transpose3d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
             "adaptive_avg_pool1d", "adaptive_avg_pool2d"]
+
+prelu = OPS["prelu"]  # (gradcli.ops.activations)
+__all__ += ["prelu"]
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """torch.group_norm after F.group_norm's own checks (at least 2 dims, more than one value
+    per channel, as PyTorch words it, in training or not)."""
+    if input.dim() < 2:
+        raise RuntimeError("Expected at least 2 dimensions for input tensor but received "
+                           f"{input.dim()}")
+    size = [input.size(0) * input.size(1) // num_groups, num_groups] + list(input.shape[2:])
+    if math.prod(size[:1] + size[2:]) == 1:  # (PyTorch's _verify_batch_size)
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {size}")
+    return OPS["group_norm"](input, num_groups, weight, bias, eps)
+
+
+__all__ += ["group_norm"]
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Each sample's channels normalized over their own elements: PyTorch's instance_norm,
+    batch_norm of the input viewed as one sample of N * C channels (the weight, bias and
+    running stats repeated N times; the running stats then take the mean over the samples)."""
+    if use_input_stats:  # (PyTorch's _verify_spatial_size)
+        if math.prod(input.shape[2:]) == 1:
+            raise ValueError("Expected more than 1 spatial element when training, got input "
+                             f"size {input.size()}")
+    n, c = input.shape[:2]
+    shape = (1, n * c) + tuple(input.shape[2:])
+
+    def repeated(t):
+        return None if t is None else t.repeat(n)
+    mean, var = repeated(running_mean), repeated(running_var)
+    out = batch_norm(input.contiguous().view(shape), mean, var, repeated(weight),
+                     repeated(bias), use_input_stats, momentum, eps)
+    from ..engine.grad_mode import no_grad
+    with no_grad():
+        for stats, kept in ((mean, running_mean), (var, running_var)):
+            if kept is not None:
+                kept.copy_(stats.view(n, c).mean(0))
+    return out.view(tuple(input.shape))
+
+
+__all__ += ["instance_norm"]

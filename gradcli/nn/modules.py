@@ -23,6 +23,8 @@ __all__ += ["ModuleDict", "ParameterList", "ParameterDict", "Flatten", "Unflatte
             "LayerNorm", "BatchNorm1d", "ReLU6", "Hardtanh", "GLU", "Hardsigmoid", "Hardswish",
             "Mish", "Softsign", "Tanhshrink", "Softshrink", "Hardshrink", "Threshold",
             "LogSigmoid", "Softmin"]
+__all__ += ["BatchNorm2d", "BatchNorm3d", "PReLU", "GroupNorm", "InstanceNorm1d",
+            "InstanceNorm2d"]
 
 
 class Identity(Module):
@@ -544,6 +546,23 @@ class Embedding(Module):
                    _weight=embeddings, _freeze=freeze)
 
 
+def _affine_parameters(module, shape, affine, bias, dtype):
+    """A normalization's weight and bias of shape (None when not affine, bias None without
+    bias), as LayerNorm, BatchNorm and GroupNorm register them; reset_parameters fills them."""
+    from ..ops import empty
+    module.register_parameter("weight", Parameter(empty(shape, dtype=dtype)) if affine else None)
+    module.register_parameter("bias", Parameter(empty(shape, dtype=dtype))
+                              if affine and bias else None)
+
+
+def _reset_affine(module):
+    """weight ones, bias zeros (in place, as PyTorch's init.ones_ and zeros_)."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
+
 class LayerNorm(Module):
     """F.layer_norm over the last dims, with a learnable weight (ones) and bias (zeros)."""
 
@@ -556,18 +575,11 @@ class LayerNorm(Module):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        from ..ops import empty
-        self.register_parameter("weight", Parameter(empty(self.normalized_shape, dtype=dtype))
-                                if elementwise_affine else None)
-        self.register_parameter("bias", Parameter(empty(self.normalized_shape, dtype=dtype))
-                                if elementwise_affine and bias else None)
+        _affine_parameters(self, self.normalized_shape, elementwise_affine, bias, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.weight is not None:
-            init.ones_(self.weight)
-        if self.bias is not None:
-            init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -578,21 +590,19 @@ class LayerNorm(Module):
 
 
 class BatchNorm1d(Module):
-    """F.batch_norm over (N, C) or (N, C, L) inputs: batch statistics in training (the running
-    ones updated), the running ones in eval."""
+    """F.batch_norm over (N, C) or (N, C, L) inputs (BatchNorm2d: (N, C, H, W), BatchNorm3d:
+    (N, C, D, H, W)): batch statistics in training (the running ones updated), the running
+    ones in eval."""
 
     _torch_name = "torch.nn.modules.batchnorm.BatchNorm1d"
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
-                 track_running_stats=True, device=None, dtype=None):
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):
         super().__init__()
-        from ..ops import empty, ones, tensor, zeros
+        from ..ops import ones, tensor, zeros
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        self.register_parameter("weight", Parameter(empty(num_features, dtype=dtype))
-                                if affine else None)
-        self.register_parameter("bias", Parameter(empty(num_features, dtype=dtype))
-                                if affine else None)
+        _affine_parameters(self, num_features, affine, bias, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, dtype=dtype))
             self.register_buffer("running_var", ones(num_features, dtype=dtype))
@@ -607,9 +617,7 @@ class BatchNorm1d(Module):
     def reset_parameters(self):
         """(as PyTorch's: the stats and parameters written in place, their versions 1)"""
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            init.zeros_(self.bias)
+        _reset_affine(self)
 
     def reset_running_stats(self):
         if self.track_running_stats:
@@ -617,9 +625,11 @@ class BatchNorm1d(Module):
             self.running_var.fill_(1)
             self.num_batches_tracked.zero_()
 
+    _dims, _expected = (2, 3), "2D or 3D"
+
     def forward(self, input):
-        if input.dim() not in (2, 3):
-            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+        if input.dim() not in self._dims:
+            raise ValueError(f"expected {self._expected} input (got {input.dim()}D input)")
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked.add_(1)
@@ -635,3 +645,107 @@ class BatchNorm1d(Module):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
                 f"affine={self.affine}, bias={self.bias is not None}, "
                 f"track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm2d(BatchNorm1d):
+    _torch_name = "torch.nn.modules.batchnorm.BatchNorm2d"
+    _dims, _expected = (4,), "4D"
+
+
+class BatchNorm3d(BatchNorm1d):
+    _torch_name = "torch.nn.modules.batchnorm.BatchNorm3d"
+    _dims, _expected = (5,), "5D"
+
+
+class PReLU(Module):
+    """F.prelu with a learnable weight of num_parameters entries (1, or one per channel), all
+    init."""
+
+    _torch_name = "torch.nn.modules.activation.PReLU"
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        from ..ops import empty
+        self.num_parameters, self.init = num_parameters, init
+        self.weight = Parameter(empty(num_parameters, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
+class _InstanceNorm(BatchNorm1d):
+    """F.instance_norm per sample and channel; BatchNorm's parameters and buffers, by default
+    neither (affine=False, track_running_stats=False)."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
+                 track_running_stats=False, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype, bias=bias)
+
+    def forward(self, input):
+        if input.dim() not in self._dims:
+            raise ValueError(f"expected {self._expected} input (got {input.dim()}D input)")
+        unbatched = self._dims[0]
+        feature_dim = input.dim() - unbatched
+        if input.size(feature_dim) != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={feature_dim} to match "
+                                 f"num_features ({self.num_features}), but got: "
+                                 f"{input.size(feature_dim)}.")
+            import warnings
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You "
+                          "can silence this warning by not passing in num_features, which is "
+                          "not used because affine=False", stacklevel=2)
+        if input.dim() == unbatched:
+            return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
+        return self._apply_instance_norm(input)
+
+    def _apply_instance_norm(self, input):
+        return F.instance_norm(input, self.running_mean, self.running_var, self.weight,
+                               self.bias, self.training or not self.track_running_stats,
+                               self.momentum if self.momentum is not None else 0.0, self.eps)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    _torch_name = "torch.nn.modules.instancenorm.InstanceNorm1d"
+    _dims, _expected = (2, 3), "2D or 3D"
+
+
+class InstanceNorm2d(_InstanceNorm):
+    _torch_name = "torch.nn.modules.instancenorm.InstanceNorm2d"
+    _dims, _expected = (3, 4), "3D or 4D"
+
+
+class GroupNorm(Module):
+    """F.group_norm over num_groups groups of channels, with a learnable weight (ones) and bias
+    (zeros) per channel."""
+
+    _torch_name = "torch.nn.modules.normalization.GroupNorm"
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None,
+                 dtype=None, *, bias=True):
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups "
+                             f"({num_groups})")
+        self.num_groups, self.num_channels, self.eps, self.affine = (num_groups, num_channels,
+                                                                     eps, affine)
+        _affine_parameters(self, num_channels, affine, bias, dtype)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _reset_affine(self)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, "
+                f"affine={self.affine}, bias={self.bias is not None}")

@@ -10,7 +10,8 @@ from ..engine.dtypes import short_name
 from ..engine.tensor import Tensor
 from .derivatives import helper
 from .elementwise import elu_saved
-from .registry import OPS, Op, Plain, Sample, elementwise_samples, register, wrap_dim
+from .registry import (OPS, Composed, Op, Plain, Sample, elementwise_samples, register,
+                       wrap_dim)
 
 
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -276,3 +277,130 @@ _in_place_function("threshold_", THRESHOLD_, "threshold in place (ThresholdBackw
                    "threshold_(input, threshold, value)")
 _in_place_function("selu_", SELU_, "selu in place (EluBackward1)", "selu_(input)")
 _in_place_function("celu_", CELU_, "celu in place (CeluBackward1)", "celu_(input, alpha=1.0)")
+
+
+# ------------------------------------------------------------------ prelu
+
+def _prelu_kernel(a, w):
+    """input > 0 ? input : weight * input (weight broadcast over input)."""
+    _floating("prelu", a)
+    return np.where(a > 0, a, w * a).astype(a.dtype, copy=False)
+
+
+def _prelu_kernel_backward(go, a, w):
+    """(grad_self, grad_weight) as PyTorch's kernel computes them, both of self's shape (the
+    autograd engine sums grad_weight to weight's shape: SumBackward1)."""
+    grad_self = np.where(a > 0, go, w * go).astype(a.dtype, copy=False)
+    grad_weight = np.where(a > 0, np.zeros((), a.dtype), a * go).astype(a.dtype, copy=False)
+    return grad_self, grad_weight
+
+
+@helper
+def prelu_kernel_backward(grad_output, self, weight):
+    grad_self, grad_weight = OPS["_prelu_kernel_backward"].apply((grad_output, self, weight), ())
+    if tuple(grad_weight.shape) != tuple(weight.shape):
+        grad_weight = grad_weight.sum_to_size(tuple(weight.shape))
+    return grad_self, grad_weight
+
+
+def _nonnegative(self):
+    return self >= 0
+
+
+@helper
+def _prelu_double_grad_output(grads, self, weight):
+    """derivatives.yaml's grad_output formula of _prelu_kernel_backward (grads[0], grads[1]:
+    the gradients of grad_self and grad_weight, None when undefined)."""
+    g_self, g_weight = grads
+    zero = self.new_zeros(())
+    if g_self is None:
+        return OPS["where"](_nonnegative(self), zero, g_weight * self)
+    other = g_self * weight if g_weight is None else g_self * weight + g_weight * self
+    return OPS["where"](_nonnegative(self), g_self, other)
+
+
+@helper
+def _prelu_double_self(grads, grad_output, self):
+    if grads[1] is None:
+        return self.new_zeros(tuple(self.shape))
+    return OPS["where"](_nonnegative(self), self.new_zeros(()), grad_output * grads[1])
+
+
+@helper
+def _prelu_double_weight(grads, grad_output, self, weight):
+    if grads[0] is None:
+        return weight.new_zeros(tuple(weight.shape))
+    out = OPS["where"](_nonnegative(self), grad_output.new_zeros(()), grad_output * grads[0])
+    return out.sum_to_size(tuple(weight.shape))
+
+
+register(Op(
+    "_prelu_kernel", _prelu_kernel, "self, weight: prelu_kernel_backward(grad, self, weight)",
+    jvp=("self: where(self > 0, self_t, weight * self_t)",
+         "weight: where(self > 0, 0.0, weight_t * self)"),
+    inputs=("self", "weight"), grad_fn="PreluKernelBackward0", dtype="same", method=False,
+    public=False, kind="activation", doc="self if self > 0 else weight * self (weight broadcast to self)",
+    samples=[Sample((2, 3), (1, 3)), Sample((3, 2, 2), (1, 2, 1)), Sample((4,), (1,)),
+             Sample((), ())]))
+@helper
+def _prelu_backward_jvp(go_t, self_t, weight_t, grad_output, self, weight):
+    """The tangents of (grad_self, grad_weight) (derivatives.yaml's result0 and result1)."""
+    def tangent(t, factor):
+        return None if t is None else t * factor
+    positive = self > 0
+    parts0 = [tangent(go_t, weight), tangent(weight_t, grad_output)]
+    parts1 = [tangent(go_t, self), tangent(self_t, grad_output)]
+    zero = self.new_zeros(())
+    out = []
+    for first, parts in ((go_t, parts0), (None, parts1)):
+        parts = [p for p in parts if p is not None]
+        other = zero if not parts else parts[0] if len(parts) == 1 else parts[0] + parts[1]
+        kept = zero if first is None else first
+        out.append(OPS["where"](positive, kept, other).expand(tuple(self.shape)))
+    return out
+
+
+register(Op(
+    "_prelu_kernel_backward", _prelu_kernel_backward,
+    ("grad_output: _prelu_double_grad_output(grad, self, weight)",
+     "self: _prelu_double_self(grad, grad_output, self)",
+     "weight: _prelu_double_weight(grad, grad_output, self, weight)"),
+    jvp="result: _prelu_backward_jvp(grad_output_t, self_t, weight_t, grad_output, self, "
+        "weight)",
+    inputs=("grad_output", "self", "weight"), outputs=2,
+    grad_fn="PreluKernelBackwardBackward0", dtype="same", method=False, public=False,
+    kind="backward", doc="prelu's (grad_self, grad_weight)",
+    samples=[Sample((2, 3), (2, 3), (1, 3)), Sample((3, 2, 2), (3, 2, 2), (1, 2, 1))]))
+OPS["_prelu_kernel_backward"].undefined_grads = True
+
+
+def _prelu(self, weight):
+    """PyTorch's prelu: its checks, weight reshaped to broadcast over dim 1, _prelu_kernel."""
+    if self.dtype != weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {short_name(self._data)} "
+                           f"and {short_name(weight._data)}")
+    if weight.numel() != 1:
+        if self.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = self.shape[1] if self.dim() > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {weight.numel()} and channel size = "
+                               f"{channels}.")
+    if weight.dim() > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.dim()}")
+    if self.dim() != weight.dim():
+        shape = [1] * self.dim()
+        if self.dim() > 1:
+            shape[1] = weight.numel()
+        weight = weight.reshape(shape)
+    return OPS["_prelu_kernel"].apply((self, weight), ())
+
+
+register(Composed(
+    "prelu", _prelu, via=("_prelu_kernel",), inputs=("self", "weight"), dtype="same",
+    kind="activation", doc="self if self > 0 else weight * self, one weight per channel (dim 1)",
+    signature="prelu(input, weight)",
+    samples=[Sample((2, 3), (3,)), Sample((3, 2, 2), (2,)), Sample((4,), (1,)),
+             Sample((2, 3), (1,)), Sample((), (1,))]))

@@ -206,19 +206,49 @@ register(_Split("split", _choose_split, (split_int, split_with_sizes),
                 kind="shape"))
 
 
-def _chunk_compose(self, chunks, dim):
-    if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    if self._data.ndim == 0:
-        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
-    n = self._data.shape[wrap_dim(dim, self._data.ndim)]
-    return split_int.apply((self,), ((n + chunks - 1) // chunks, dim))
+def _chunks_of(split):
+    """chunk (or unsafe_chunk): `split` into pieces of ceil(size / chunks)."""
+    def compose(self, chunks, dim):
+        if chunks <= 0:
+            raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+        if self._data.ndim == 0:
+            raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+        n = self._data.shape[wrap_dim(dim, self._data.ndim)]
+        return split.apply((self,), ((n + chunks - 1) // chunks, dim))
+    return compose
+
+
+_chunk_compose = _chunks_of(split_int)
 
 
 register(Composed(
     "chunk", _chunk_compose,
     via=("split.int",), attrs=("chunks", ("dim", 0)), outputs="many",
     doc="split into `chunks` nearly equal pieces (views)",
+    samples=[Sample((5,), attrs={"chunks": 2}), Sample((2, 3), attrs={"chunks": 3, "dim": 1})],
+    kind="shape", dtype="same"))
+
+
+def _unsafe_split(a, split_size, dim):
+    return _split(a, split_size, dim)
+
+
+# PyTorch's unsafe_split and unsafe_chunk: split's pieces, which autograd does not track as
+# views (UnsafeSplitBackward0); its recurrent cells take their gates with them
+unsafe_split = register(Op(
+    "unsafe_split", _unsafe_split, "self: _split_vjp(grad, dim, self_shape)",
+    attrs=("split_size", ("dim", 0)), outputs="many", grad_fn="UnsafeSplitBackward0",
+    jvp="linear", dtype="same", kind="shape",
+    doc="split's pieces of split_size along dim, not tracked as views",
+    samples=[Sample((5,), attrs={"split_size": 2}),
+             Sample((2, 4), attrs={"split_size": 2, "dim": 1})]))
+unsafe_split.extra_saved = {"_saved_split_size": lambda node: node._attrs[0]}
+
+
+register(Composed(
+    "unsafe_chunk", _chunks_of(unsafe_split),
+    via=("unsafe_split",), attrs=("chunks", ("dim", 0)), outputs="many",
+    doc="chunk's pieces, not tracked as views (UnsafeSplitBackward0)",
     samples=[Sample((5,), attrs={"chunks": 2}), Sample((2, 3), attrs={"chunks": 3, "dim": 1})],
     kind="shape", dtype="same"))
 

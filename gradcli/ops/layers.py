@@ -1023,3 +1023,151 @@ register(Plain(
     kind="reduction", via=("native_batch_norm",),
     signature="batch_norm(input, weight, bias, running_mean, running_var, training, momentum, "
     "eps, cudnn_enabled)"))
+
+
+# ------------------------------------------------------------------ group_norm
+
+def _group_stats(x, group):
+    """Each (sample, group)'s mean and 1 / sqrt(var + eps) as PyTorch's CPU kernel rounds them
+    (RowwiseMoments over the group's contiguous elements), and the rows they come from."""
+    rows = np.ascontiguousarray(x).reshape(x.shape[0] * group, -1)
+    if x.dtype in LANES and rows.shape[1]:
+        mean, var = rowwise_moments(rows)
+    else:
+        mean, var = (v.reshape(-1) for v in _moments(rows, (1,)))
+    return rows, mean, np.maximum(var, 0)
+
+
+def _group_rstd(var, eps, dtype):
+    # (1 / sqrt(var + eps) in double, eps a double, then rounded to the input's type)
+    with np.errstate(divide="ignore"):
+        return (1.0 / np.sqrt(var.astype(np.float64) + eps)).astype(dtype)
+
+
+def _group_norm(x, weight, bias, N, C, HxW, group, eps):
+    """PyTorch's GroupNormKernelImplInternal: without weight and bias (x - mean) * rstd; with
+    either, per channel scale = rstd * weight and shift = -scale * mean + bias, then
+    scale * x + shift (both a fused multiply-add, as its kernel is compiled)."""
+    if x.dtype.kind != "f":
+        raise NotImplementedError("\"GroupNormKernelImpl\" not implemented for "
+                                  f"'{dtypes.short_name(x)}'")
+    t = x.dtype.type
+    rows, mean, var = _group_stats(x, group)
+    rstd = _group_rstd(var, eps, x.dtype)
+    if not isinstance(weight, np.ndarray) and not isinstance(bias, np.ndarray):
+        return ((rows - mean[:, None]) * rstd[:, None]).reshape(x.shape)
+    per_channel = (N, group, C // group)
+    gamma = np.broadcast_to(np.reshape(weight, (1, group, -1)).astype(x.dtype), per_channel)
+    beta = np.broadcast_to(np.reshape(bias, (1, group, -1)).astype(x.dtype), per_channel)
+    scale = rstd.reshape(N, group, 1) * gamma
+    shift = fused(-scale, mean.reshape(N, group, 1), beta).astype(x.dtype)
+    channels = x.reshape(N, group, C // group, -1)
+    return fused(scale[..., None], channels, shift[..., None]).astype(t).reshape(x.shape)
+
+
+def _group_layout(input, group):
+    """(the rows' shape (N, group, -1), the channels' shape (1, C, 1, ...), the dims weight
+    and bias sum over)"""
+    shape = tuple(input.shape)
+    return ((shape[0], group, -1), (1, shape[1]) + (1,) * (len(shape) - 2),
+            (0,) + tuple(range(2, len(shape))))
+
+
+@helper
+def _group_norm_backward(grad, input, weight, group, eps):
+    """The gradients of input, weight and bias, in Tensor operations (they differentiate
+    again): layer_norm's over each (sample, group) row, the channels' weight applied first."""
+    rows, channels, dims = _group_layout(input, group)
+    affine = isinstance(weight, Tensor)
+    scaled = grad * weight.reshape(channels) if affine else grad
+    shape = tuple(input.shape)
+    grad_input = _norm_backward(scaled.reshape(rows), input.reshape(rows), None, (2,), eps,
+                                None, (2,))[0].reshape(shape)
+    normalized = _normalized(input.reshape(rows), (2,), eps).reshape(shape)
+    grad_weight = (grad * normalized).sum(dims) if affine else None
+    return grad_input, grad_weight, grad.sum(dims)
+
+
+@helper
+def _group_norm_jvp(t, input, weight, group, eps):
+    rows, channels, _ = _group_layout(input, group)
+    out = _norm_jvp(t.reshape(rows), input.reshape(rows), (2,), eps).reshape(tuple(input.shape))
+    return out * weight.reshape(channels) if isinstance(weight, Tensor) else out
+
+
+@helper
+def _group_norm_weight_jvp(t, input, group, eps):
+    rows, channels, _ = _group_layout(input, group)
+    normalized = _normalized(input.reshape(rows), (2,), eps).reshape(tuple(input.shape))
+    return normalized * t.reshape(channels)
+
+
+@helper
+def _group_norm_bias_jvp(t, input, group):
+    _, channels, _ = _group_layout(input, group)
+    return t.reshape(channels).expand(tuple(input.shape))
+
+
+_GROUP_NORM = register(Op(
+    "native_group_norm", _group_norm,
+    "input, weight, bias: _group_norm_backward(grad, input, weight, group, eps)",
+    inputs=("input", "weight", "bias"), attrs=("N", "C", "HxW", "group", "eps"),
+    grad_fn="NativeGroupNormBackward0",
+    jvp=("input: _group_norm_jvp(input_t, input, weight, group, eps)",
+         "weight: _group_norm_weight_jvp(weight_t, input, group, eps)",
+         "bias: _group_norm_bias_jvp(bias_t, input, group)"), kind="reduction", method=False,
+    public=False, doc="(input - mean) / sqrt(var + eps) over groups of channels, then weight "
+                      "and bias per channel",
+    samples=[Sample((2, 4, 3), (4,), (4,), attrs={"N": 2, "C": 4, "HxW": 3, "group": 2,
+                                                  "eps": 1e-5}),
+             Sample((3, 2, 2, 2), (2,), (2,), attrs={"N": 3, "C": 2, "HxW": 4, "group": 1,
+                                                     "eps": 0.1}),
+             Sample((2, 3), (3,), (3,), attrs={"N": 2, "C": 3, "HxW": 1, "group": 3,
+                                               "eps": 0.5})]))
+
+
+def _group_saved(node, k):
+    """`_saved_result1` (the mean) and `_saved_result2` (rstd) of shape (N, group), computed
+    again from the saved input."""
+    x = node._saved_input._data
+    group, eps = node._attrs[3], node._attrs[4]
+    _, mean, var = _group_stats(x, group)
+    value = mean if k == 1 else _group_rstd(var, eps, x.dtype)
+    return Tensor._make(value.reshape(x.shape[0], group), None, 0, False)
+
+
+_GROUP_NORM.extra_saved = {"_saved_result1": lambda node: _group_saved(node, 1),
+                           "_saved_result2": lambda node: _group_saved(node, 2),
+                           "_saved_N": lambda node: node._attrs[0],
+                           "_saved_C": lambda node: node._attrs[1],
+                           "_saved_HxW": lambda node: node._attrs[2]}
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
+    """Normalization over groups of channels (dim 1) of each sample, then weight and bias per
+    channel (NativeGroupNormBackward0): torch.group_norm's checks, then native_group_norm."""
+    shape = list(input.shape)
+    if num_groups <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
+    channels = shape[1]
+    if channels % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {shape} and "
+                           f"num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != channels):
+            # (PyTorch's message shows weight's shape for bias too, [0] without a weight)
+            shown = [0] if weight is None else list(weight.shape)
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape {shown} "
+                               f"and input of shape {shape}")
+    hxw = math.prod(shape[2:])
+    return _GROUP_NORM.apply((input, 1 if weight is None else weight,
+                              0 if bias is None else bias),
+                             (shape[0], channels, hxw, num_groups, eps))
+
+
+register(Plain("group_norm", group_norm, "normalization over groups of channels, then weight "
+               "and bias per channel", kind="reduction", via=("native_group_norm",),
+               signature="group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, "
+               "cudnn_enabled=True)"))

@@ -188,7 +188,8 @@ def test_a_one_shot_command_imports_the_engine_in_its_evaluator_only(args, tmp_p
         [] if args[0] != "run" else ["gradcli.nn", "gradcli.nn.conv", "gradcli.nn.functional",
                                      "gradcli.nn.hooks", "gradcli.nn.init",
                                      "gradcli.nn.module", "gradcli.nn.modules",
-                                     "gradcli.nn.parameter", "gradcli.optim"])
+                                     "gradcli.nn.parameter", "gradcli.nn.rnn",
+                                     "gradcli.optim"])
     # (the op modules its program uses: the test's transcript sorts, the training loop's
     # model multiplies matrices; nothing for the rest)
     assert bool([m for m in lazy if m.startswith("gradcli.ops.")]) == (args[0] in ("run", "test"))

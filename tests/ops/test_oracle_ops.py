@@ -36,6 +36,8 @@ SPELLED_DIFFERENTLY = {
     momentum, eps: torch.nn.functional.batch_norm(
         input, _stats(running_mean, input), _stats(running_var, input), weight, bias, training,
         momentum, eps),
+    "native_group_norm": lambda input, weight, bias, N, C, HxW, group, eps:
+        torch.group_norm(input, group, weight, bias, eps),
     "_adaptive_max_pool2d": lambda self, output_size:
         torch.ops.aten.adaptive_max_pool2d(self, output_size),
     # torch.normal's and torch.bernoulli's overloads, declared apart (distributions.py)
