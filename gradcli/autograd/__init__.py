@@ -1,12 +1,12 @@
 """torch.autograd: backward, grad, custom Functions, the functional API, forward-mode AD,
 gradcheck and anomaly detection.
 
-The submodules a program rarely uses (functional, forward_ad, graph, batched) load at their
-first use (this module's __getattr__): a one-shot `gradcli eval` needs none of them."""
+The submodules a program rarely uses (functional, forward_ad, graph) load at their first
+use (this module's __getattr__): a one-shot `gradcli eval` needs none of them."""
 
 import importlib as _importlib
 
-from . import function  # noqa: F401  (submodule)
+from . import batched, function  # noqa: F401  (submodules; batched: is_grads_batched)
 from . import gradcheck as _gradcheck_module  # noqa: F401  (loaded first: the name is the function)
 from ..engine.anomaly import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                               set_detect_anomaly)
