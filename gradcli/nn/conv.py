@@ -39,9 +39,10 @@ class _ConvNd(Module):
                                  f"{valid}")
             if padding == "same" and any(s != 1 for s in _ntuple(stride, nd)):
                 raise ValueError("padding='same' is not supported for strided convolutions")
-        if padding_mode != "zeros":
-            raise ValueError(f"padding_mode {padding_mode!r} is not supported by gradcli "
-                             "(only 'zeros')")
+        modes = "{'zeros', 'reflect', 'replicate', 'circular'}"  # (PyTorch's set, one order)
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError(f"padding_mode must be one of {modes}, but got "
+                             f"padding_mode='{padding_mode}'")
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = _ntuple(kernel_size, nd)
         self.stride = _ntuple(stride, nd)
@@ -51,6 +52,14 @@ class _ConvNd(Module):
         self.output_padding = _ntuple(output_padding, nd)
         self.groups = groups
         self.padding_mode = padding_mode
+        # (F.pad's widths for a padding_mode other than zeros: the last dim first, 'same'
+        # split with the odd one out on the right, as PyTorch's _reversed_padding_repeated_twice)
+        if isinstance(padding, str):
+            total = [d * (k - 1) if padding == "same" else 0
+                     for d, k in zip(self.dilation, self.kernel_size)]
+            self._pad_widths = tuple(p for t in reversed(total) for p in (t // 2, t - t // 2))
+        else:
+            self._pad_widths = tuple(p for p in reversed(self.padding) for _ in (0, 1))
         shape = ((in_channels, out_channels // groups) if self._transposed else
                  (out_channels, in_channels // groups)) + self.kernel_size
         init._default_weight_and_bias(self, shape, out_channels, bias, dtype)
@@ -71,11 +80,17 @@ class _ConvNd(Module):
             s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
 
 
 def _conv_class(name, nd, function):
     def forward(self, input):
+        if self.padding_mode != "zeros":  # (PyTorch pads first, then convolves unpadded)
+            return function(F.pad(input, self._pad_widths, mode=self.padding_mode),
+                            self.weight, self.bias, self.stride, (0,) * nd, self.dilation,
+                            self.groups)
         return function(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
                         self.groups)
 
@@ -89,17 +104,37 @@ def _conv_class(name, nd, function):
         "__qualname__": name, "_torch_name": f"torch.nn.modules.conv.{name}"})
 
 
+def _output_padding(module, input, output_size, nd):
+    """The output_padding that gives output_size (its spatial sizes, or with the batch and
+    channel sizes), or PyTorch's ValueError: nn.ConvTranspose's _output_padding."""
+    lead = 2 if input.dim() == nd + 2 else 1
+    if len(output_size) == lead + nd:
+        output_size = output_size[lead:]
+    sizes = list(output_size)
+    if len(sizes) != nd:
+        raise ValueError(f"ConvTranspose{nd}D: for {input.dim()}D input, output_size must have "
+                         f"{nd} or {lead + nd} elements (got {len(sizes)})")
+    low = [(n - 1) * s - 2 * p + d * (k - 1) + 1 for n, s, p, d, k in zip(
+        input.shape[lead:], module.stride, module.padding, module.dilation,
+        module.kernel_size)]
+    high = [m + s - 1 for m, s in zip(low, module.stride)]
+    if any(not lo <= n <= hi for n, lo, hi in zip(sizes, low, high)):
+        raise ValueError(f"requested an output size of {output_size}, but valid sizes range "
+                         f"from {low} to {high} (for an input of {input.shape[2:]})")
+    return [n - m for n, m in zip(sizes, low)]
+
+
 def _conv_transpose_class(name, nd, function):
     def forward(self, input, output_size=None):
-        if output_size is not None:
-            raise ValueError("gradcli: ConvTranspose's output_size argument is not supported")
+        output_padding = self.output_padding if output_size is None else \
+            _output_padding(self, input, output_size, nd)
         return function(input, self.weight, self.bias, self.stride, self.padding,
-                        self.output_padding, self.groups, self.dilation)
+                        output_padding, self.groups, self.dilation)
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
                  device=None, dtype=None):
-        if isinstance(padding, str):
+        if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {name}')
         _ConvNd.__init__(self, in_channels, out_channels, kernel_size, stride, padding,
                          dilation, groups, bias, padding_mode, device, dtype, output_padding)

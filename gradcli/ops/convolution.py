@@ -286,10 +286,12 @@ def check_convolution(x_shape, w_shape, b_shape, stride, padding, dilation, tran
         out = [(n - 1) * s - 2 * p + d * (k - 1) + op + 1 for n, s, p, d, k, op in
                zip(x_shape[2:], stride, padding, dilation, w_shape[2:], output_padding)]
         if any(o <= 0 for o in out):
+            # (a 1-d transposed convolution runs as a 2-d one of height 1)
+            height = [1] if nd == 1 else []
             raise RuntimeError(
-                f"Given input size per channel: ({' x '.join(map(str, x_shape[2:]))}). "
-                f"Calculated output size per channel: ({' x '.join(map(str, out))}). "
-                "Output size is too small")
+                f"Given input size per channel: ({' x '.join(map(str, height + list(x_shape[2:])))}"
+                f"). Calculated output size per channel: "
+                f"({' x '.join(map(str, height + out))}). Output size is too small")
     if x_shape[0] and x_shape[1] and 0 in x_shape[2:]:  # (select_conv_backend's; a 1-d
         # convolution runs as a 2-d one of height 1)
         shape = x_shape[:2] + (1,) + tuple(x_shape[2:]) if nd == 1 else x_shape

@@ -114,3 +114,12 @@ def test_a_convolution_is_im2col_and_a_product():
                 patch = xp[:, 2 * g:2 * g + 2, 2 * i:2 * i + 3, j:j + 3:2]
                 expected[:, o, i, j] = (patch * w[o]).sum(axis=(1, 2, 3))
     np.testing.assert_allclose(y, expected, rtol=1e-13, atol=1e-13)
+
+
+def test_an_unknown_padding_mode_is_pytorchs_error():
+    """PyTorch prints its set of modes, whose order changes from one process to the next (the
+    strings' hashes): gradcli prints one order of it."""
+    with pytest.raises(ValueError) as caught:
+        gradcli.nn.Conv2d(1, 1, 1, padding_mode="foo")
+    assert caught.value.args[0] == ("padding_mode must be one of {'zeros', 'reflect', "
+                                    "'replicate', 'circular'}, but got padding_mode='foo'")

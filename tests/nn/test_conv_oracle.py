@@ -104,10 +104,14 @@ def run_case(lib, name):
            "w": None if ws is None else _data(lib, ws, 2),
            "b": None if bs is None else _data(lib, bs, 3)}
     result = eval(program, env)
+    return _answers(lib, result, [env[k] for k in "xwb" if env[k] is not None])
+
+
+def _answers(lib, result, leaves):
+    """A result's value, graph, saved values, first and second gradients for leaves."""
     y = result[0] if isinstance(result, tuple) else result
     weight = lib.tensor(np.linspace(-1, 1.5, y.numel()).reshape(tuple(y.shape)).tolist(),
                         dtype=y.dtype)
-    leaves = [env[k] for k in "xwb" if env[k] is not None]
     grads = lib.autograd.grad((y * weight).sum(), leaves, create_graph=True)
     total = sum((g * g).sum() for g in grads)
     second = lib.autograd.grad(total, leaves, allow_unused=True) if total.requires_grad else \
@@ -140,6 +144,56 @@ def test_matches_pytorch(name, oracle):
         if a is None and b is not None:
             assert not np.any(b)
         elif b is not None:
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+MODULE_CASES = {
+    # name: (the module, its call on x, x's shape): float64 parameters after manual_seed(0)
+    "conv2d_reflect": ("torch.nn.Conv2d(2, 3, 3, padding=1, padding_mode='reflect')", "m(x)",
+                       (2, 2, 5, 4)),
+    "conv2d_replicate_asymmetric": ("torch.nn.Conv2d(2, 4, (3, 2), padding=(2, 1), "
+                                    "padding_mode='replicate', groups=2, stride=(2, 1))",
+                                    "m(x)", (2, 2, 5, 4)),
+    "conv2d_circular_unbatched": ("torch.nn.Conv2d(2, 3, 3, padding=2, padding_mode='circular',"
+                                  " bias=False)", "m(x)", (2, 4, 5)),
+    "conv1d_reflect_same_even": ("torch.nn.Conv1d(2, 3, 4, padding='same', "
+                                 "padding_mode='reflect')", "m(x)", (2, 2, 7)),
+    "conv1d_circular_same_dilated": ("torch.nn.Conv1d(2, 3, 3, padding='same', dilation=2, "
+                                     "padding_mode='circular')", "m(x)", (2, 2, 7)),
+    "conv3d_replicate": ("torch.nn.Conv3d(2, 2, 2, padding=(1, 0, 1), "
+                         "padding_mode='replicate')", "m(x)", (1, 2, 3, 3, 4)),
+    "conv3d_reflect_same": ("torch.nn.Conv3d(1, 2, (3, 2, 1), padding='same', "
+                            "padding_mode='reflect')", "m(x)", (1, 1, 3, 4, 3)),
+    "conv_transpose2d_output_size": ("torch.nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1)",
+                                     "m(x, output_size=[8, 9])", (2, 2, 4, 5)),
+    "conv_transpose1d_output_size_full": ("torch.nn.ConvTranspose1d(2, 3, 2, stride=3)",
+                                          "m(x, output_size=(2, 3, 12))", (2, 2, 4)),
+    "conv_transpose3d_output_size_unbatched": ("torch.nn.ConvTranspose3d(2, 2, 2, stride=2, "
+                                               "dilation=2)", "m(x, output_size=(2, 5, 6, 5))",
+                                               (2, 2, 2, 2)),
+}
+
+
+def run_module_case(lib, name):
+    module, call, xs = MODULE_CASES[name]
+    lib.manual_seed(0)
+    m = eval(module, {"torch": lib}).double()
+    x = _data(lib, xs, 1)
+    return _answers(lib, eval(call, {"m": m, "x": x}), [x] + list(m.parameters()))
+
+
+@pytest.mark.parametrize("name", sorted(MODULE_CASES))
+def test_modules_match_pytorch(name, oracle):
+    """Convolutions with a padding_mode pad first (the pad's node under ConvolutionBackward0);
+    ConvTranspose's output_size picks the output_padding."""
+    theirs = oracle(lambda torch: run_module_case(torch, name))
+    ours = run_module_case(gradcli, name)
+    for key in ("shape", "graph", "saved", "second_graph", "second_saved"):
+        assert ours[key] == theirs[key], key
+    np.testing.assert_allclose(ours["value"], theirs["value"], rtol=1e-13, atol=1e-13)
+    for a, b in zip(ours["grads"] + ours["second"], theirs["grads"] + theirs["second"]):
+        assert (a is None) == (b is None)
+        if a is not None:
             np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
 
 
@@ -218,6 +272,20 @@ ERRORS = [
     "torch.nn.Conv2d(3, 4, 2, groups=2)",
     "torch.nn.Conv2d(4, 3, 2, groups=2)",
     "torch.nn.Conv2d(2, 4, 3, stride=2, padding='same')",
+    "torch.nn.ConvTranspose2d(2, 4, 3, padding_mode='reflect')",
+    "torch.nn.Conv2d(2, 4, 3, padding_mode='reflect')(torch.ones(1, 2, 2, 2))",
+    "torch.nn.Conv1d(2, 4, 3, padding=4, padding_mode='circular')(torch.ones(1, 2, 3))",
+    "torch.nn.ConvTranspose2d(2, 3, 3, stride=2)(torch.ones(1, 2, 4, 4), output_size=[9, 11])",
+    "torch.nn.ConvTranspose2d(2, 3, 3, stride=2)(torch.ones(1, 2, 4, 4), "
+    "output_size=(1, 3, 7, 9))",
+    "torch.nn.ConvTranspose2d(2, 3, 3, stride=2)(torch.ones(1, 2, 4, 4), output_size=[9])",
+    "torch.nn.ConvTranspose1d(2, 1, 3)(torch.ones(2, 3), output_size=[2])",
+    "torch.nn.ConvTranspose1d(2, 1, 3)(torch.ones(2, 3), output_size=[1, 2, 3])",
+    "F.conv_transpose2d(torch.ones(1, 2, 3, 3), torch.ones(2, 1, 3, 3), padding=3)",
+    "F.conv_transpose1d(torch.ones(1, 2, 3), torch.ones(2, 1, 2), padding=3)",
+    "F.conv_transpose3d(torch.ones(1, 2, 1, 1, 1), torch.ones(2, 1, 1, 1, 1), padding=1)",
+    "F.conv_transpose3d(torch.ones(1, 2, 3, 3, 3), torch.ones(2, 1, 3, 3, 3), "
+    "output_padding=(0, 0, 3), stride=2)",
 ]
 
 
@@ -253,6 +321,9 @@ MODULES = [
     "torch.nn.AdaptiveAvgPool1d(3)", "torch.nn.AdaptiveMaxPool2d((2, 3))",
     "torch.nn.AdaptiveMaxPool1d(2, return_indices=True)",
     "torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.ReLU(), torch.nn.MaxPool2d(2))",
+    "torch.nn.Conv2d(2, 3, 3, padding=1, padding_mode='reflect')",
+    "torch.nn.Conv1d(2, 3, 4, padding='same', padding_mode='circular', bias=False)",
+    "torch.nn.Conv3d(1, 1, 2, padding_mode='replicate')",
 ]
 
 
