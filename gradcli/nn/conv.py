@@ -1,6 +1,7 @@
 """torch.nn's convolution and pooling modules: Conv1d/2d/3d (PyTorch's initialisation, drawn
-as PyTorch draws it), ConvTranspose1d/2d/3d, MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d,
-AdaptiveMaxPool1d/2d, printed as PyTorch prints them."""
+as PyTorch draws it; padding_mode), ConvTranspose1d/2d/3d (output_size), MaxPool1d/2d/3d,
+AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d, printed as PyTorch prints
+them."""
 
 from ..engine.torch_classes import TorchClass
 from . import functional as F
@@ -10,7 +11,8 @@ from .module import Module
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
            "ConvTranspose3d", "MaxPool1d",
            "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
+           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxPool3d", "AvgPool3d",
+           "AdaptiveAvgPool3d", "AdaptiveMaxPool3d"]
 
 
 def _ntuple(value, n):
@@ -203,6 +205,7 @@ def _max_forward(function):
 
 MaxPool1d = _pool_class("MaxPool1d", _MAX, _max_forward(F.max_pool1d), _max_repr, "_MaxPoolNd")
 MaxPool2d = _pool_class("MaxPool2d", _MAX, _max_forward(F.max_pool2d), _max_repr, "_MaxPoolNd")
+MaxPool3d = _pool_class("MaxPool3d", _MAX, _max_forward(F.max_pool3d), _max_repr, "_MaxPoolNd")
 
 
 def _avg_repr(m):
@@ -232,6 +235,10 @@ AvgPool2d = _pool_class("AvgPool2d", _AVG1 + (("divisor_override", None),),
                         lambda self, input: F.avg_pool2d(
                             input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override), _avg_repr)
+AvgPool3d = _pool_class("AvgPool3d", _AVG1 + (("divisor_override", None),),
+                        lambda self, input: F.avg_pool3d(
+                            input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override), _avg_repr)
 AdaptiveAvgPool1d = _pool_class(
     "AdaptiveAvgPool1d", (("output_size", _REQUIRED),),
     lambda self, input: F.adaptive_avg_pool1d(input, self.output_size),
@@ -239,6 +246,10 @@ AdaptiveAvgPool1d = _pool_class(
 AdaptiveAvgPool2d = _pool_class(
     "AdaptiveAvgPool2d", (("output_size", _REQUIRED),),
     lambda self, input: F.adaptive_avg_pool2d(input, self.output_size),
+    lambda m: f"output_size={m.output_size}", "_AdaptiveAvgPoolNd")
+AdaptiveAvgPool3d = _pool_class(
+    "AdaptiveAvgPool3d", (("output_size", _REQUIRED),),
+    lambda self, input: F.adaptive_avg_pool3d(input, self.output_size),
     lambda m: f"output_size={m.output_size}", "_AdaptiveAvgPoolNd")
 
 _ADAPTIVE_MAX = (("output_size", _REQUIRED), ("return_indices", False))
@@ -249,4 +260,8 @@ AdaptiveMaxPool1d = _pool_class(
 AdaptiveMaxPool2d = _pool_class(
     "AdaptiveMaxPool2d", _ADAPTIVE_MAX,
     lambda self, input: F.adaptive_max_pool2d(input, self.output_size, self.return_indices),
+    lambda m: f"output_size={m.output_size}", "_AdaptiveMaxPoolNd")
+AdaptiveMaxPool3d = _pool_class(
+    "AdaptiveMaxPool3d", _ADAPTIVE_MAX,
+    lambda self, input: F.adaptive_max_pool3d(input, self.output_size, self.return_indices),
     lambda m: f"output_size={m.output_size}", "_AdaptiveMaxPoolNd")

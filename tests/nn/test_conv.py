@@ -53,7 +53,8 @@ def test_the_gradient_is_held_to_the_limit_too(limit):
 
 NAMES = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "convolution",
          "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
-         "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d"]
+         "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "max_pool3d",
+         "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d"]
 
 
 def test_gradcli_ops_lists_the_new_names():
@@ -64,14 +65,19 @@ def test_gradcli_ops_lists_the_new_names():
     assert rows["max_pool2d"]["grad_fn"] == "MaxPool2DWithIndicesBackward0"
     assert rows["avg_pool2d"]["grad_fn"] == "AvgPool2DBackward0"
     assert rows["adaptive_avg_pool2d"]["grad_fn"] == "AdaptiveAvgPool2DBackward0"
+    assert rows["max_pool3d"]["grad_fn"] == "MaxPool3DWithIndicesBackward0"
+    assert rows["avg_pool3d"]["grad_fn"] == "AvgPool3DBackward0"
+    assert rows["adaptive_avg_pool3d"]["grad_fn"] == "AdaptiveAvgPool3DBackward0"
+    assert rows["adaptive_max_pool3d"]["grad_fn"] == "AdaptiveMaxPool3DBackward0"
 
 
 def test_torch_namespace_has_pytorchs_names_only():
     for name in ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
                  "convolution", "max_pool1d", "max_pool2d", "avg_pool1d",
-                 "adaptive_avg_pool1d"):
+                 "adaptive_avg_pool1d", "max_pool3d"):
         assert callable(getattr(gradcli, name)), name
-    for name in ("avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d"):  # (F's only)
+    for name in ("avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "avg_pool3d",
+                 "adaptive_avg_pool3d", "adaptive_max_pool3d"):  # (F's only)
         assert not hasattr(gradcli, name)
         assert callable(getattr(F, name))
 
@@ -85,12 +91,14 @@ def names():
 
 @pytest.mark.parametrize("text, expected", [
     ("torch.conv", ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d"]),
-    ("F.max_po", ["max_pool1d", "max_pool2d"]),
-    ("F.avg_po", ["avg_pool1d", "avg_pool2d"]),
-    ("F.adaptive_a", ["adaptive_avg_pool1d", "adaptive_avg_pool2d"]),
+    ("F.max_po", ["max_pool1d", "max_pool2d", "max_pool3d"]),
+    ("F.avg_po", ["avg_pool1d", "avg_pool2d", "avg_pool3d"]),
+    ("F.adaptive_a", ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d"]),
+    ("F.adaptive_m", ["adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d"]),
     ("nn.Conv", ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]),
-    ("torch.nn.MaxP", ["MaxPool1d", "MaxPool2d"]),
-    ("nn.AdaptiveA", ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d"]),
+    ("torch.nn.MaxP", ["MaxPool1d", "MaxPool2d", "MaxPool3d"]),
+    ("nn.AvgP", ["AvgPool1d", "AvgPool2d", "AvgPool3d"]),
+    ("nn.AdaptiveA", ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d"]),
     ("F.conv2d(x, w, pad", ["padding="]),
     ("nn.Conv2d(1, 2, 3, ker", ["kernel_size="]),
 ])
@@ -123,3 +131,44 @@ def test_an_unknown_padding_mode_is_pytorchs_error():
         gradcli.nn.Conv2d(1, 1, 1, padding_mode="foo")
     assert caught.value.args[0] == ("padding_mode must be one of {'zeros', 'reflect', "
                                     "'replicate', 'circular'}, but got padding_mode='foo'")
+
+
+# each builds 10 ** 6 or more elements from an input under the limit of 10 ** 5 (an empty batch:
+# no buffer of the input's size is checked)
+BIG_3D = {
+    "max_pool3d window index": "torch.nn.functional.max_pool3d(torch.zeros(0, 1, 1, 1, 1), "
+                               "(1, 1001, 1001), stride=1, padding=(0, 500, 500))",
+    "max_pool3d im2col": "torch.nn.functional.max_pool3d(torch.zeros(1, 1, 2, 40, 40), "
+                         "(2, 20, 20), stride=1)",
+    "avg_pool3d divisors": "torch.nn.functional.avg_pool3d(torch.zeros(0, 1, 1, 1, 10 ** 7), 1, "
+                           "divisor_override=3)",
+    "adaptive_avg_pool3d": "torch.nn.functional.adaptive_avg_pool3d(torch.zeros(0, 1, 1, 1, 1), "
+                           "(3 * 10 ** 6, 1, 1))",
+    "adaptive_max_pool3d": "torch.nn.functional.adaptive_max_pool3d(torch.zeros(1, 1, 1, 1, 1), "
+                           "(1, 3 * 10 ** 6, 1))",
+    "adaptive_avg_pool3d windows": "torch.nn.functional.adaptive_avg_pool3d(torch.zeros(1, 1, 2, "
+                                   "300, 300), (1, 2, 2))",
+}
+
+
+@pytest.mark.usefixtures("fresh_engine")
+@pytest.mark.parametrize("source", BIG_3D.values(), ids=BIG_3D.keys())
+def test_3d_pooling_buffers_are_refused_before_they_are_made(source):
+    from processes import assert_refused_before_made
+    assert_refused_before_made(source)
+
+
+@pytest.mark.parametrize("program", [
+    "F.max_pool3d(x, (2, 10, 10), stride=1)", "F.avg_pool3d(x, (2, 10, 10), stride=1)",
+    "F.adaptive_max_pool3d(x, (2, 15, 15))", "F.adaptive_avg_pool3d(x, (2, 25, 25))"])
+def test_3d_pooling_gradients_are_held_to_the_limit(program, limit):
+    """The backward (its im2col-sized buffers, or windows' index) and the double backward
+    (grad_output's gathered windows) check the limit as the forward does."""
+    x = gradcli.ones(1, 1, 2, 30, 30, requires_grad=True)
+    y = eval(program, {"F": F, "x": x})
+    g, = gradcli.autograd.grad(y.sum(), x, create_graph=True)
+    limit(1000)
+    with pytest.raises(RuntimeError, match="exceeds the limit of 1000 elements"):
+        gradcli.autograd.grad(y.sum(), x, retain_graph=True)
+    with pytest.raises(RuntimeError, match="exceeds the limit of 1000 elements"):
+        gradcli.autograd.grad((g * g).sum(), x)
