@@ -12,7 +12,7 @@ __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
            "ConvTranspose3d", "MaxPool1d",
            "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxPool3d", "AvgPool3d",
-           "AdaptiveAvgPool3d", "AdaptiveMaxPool3d"]
+           "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "Unfold", "Fold"]
 
 
 def _ntuple(value, n):
@@ -154,17 +154,18 @@ ConvTranspose2d = _conv_transpose_class("ConvTranspose2d", 2, F.conv_transpose2d
 ConvTranspose3d = _conv_transpose_class("ConvTranspose3d", 3, F.conv_transpose3d)
 
 
-def _pool_class(name, arguments, forward, extra_repr, owner=None):
+def _pool_class(name, arguments, forward, extra_repr, owner=None, module="pooling"):
     """A pooling module: its arguments kept as attributes (PyTorch's names and defaults;
-    owner: the class whose __init__ PyTorch's errors name)."""
+    owner: the class whose __init__ PyTorch's errors name; module: PyTorch's module of it)."""
     owner = owner or name
 
     def __init__(self, *args, **kwargs):
         Module.__init__(self)
         names = [k for k, _ in arguments]
         if len(args) > len(names):
-            raise TypeError(f"{owner}.__init__() takes from 2 to {len(names) + 1} positional "
-                            f"arguments but {len(args) + 1} were given")
+            required = sum(v is _REQUIRED for _, v in arguments)
+            raise TypeError(f"{owner}.__init__() takes from {required + 1} to {len(names) + 1} "
+                            f"positional arguments but {len(args) + 1} were given")
         values = dict(arguments)
         values.update(zip(names, args))
         for key in kwargs:
@@ -183,7 +184,7 @@ def _pool_class(name, arguments, forward, extra_repr, owner=None):
     return TorchClass(name, (Module,), {
         "__init__": __init__, "forward": forward, "extra_repr": extra_repr,
         "__module__": __name__, "__qualname__": name,
-        "_torch_name": f"torch.nn.modules.pooling.{name}"})
+        "_torch_name": f"torch.nn.modules.{module}.{name}"})
 
 
 _REQUIRED = object()
@@ -265,3 +266,16 @@ AdaptiveMaxPool3d = _pool_class(
     "AdaptiveMaxPool3d", _ADAPTIVE_MAX,
     lambda self, input: F.adaptive_max_pool3d(input, self.output_size, self.return_indices),
     lambda m: f"output_size={m.output_size}", "_AdaptiveMaxPoolNd")
+
+_FOLD = (("kernel_size", _REQUIRED), ("dilation", 1), ("padding", 0), ("stride", 1))
+Unfold = _pool_class(
+    "Unfold", _FOLD, lambda self, input: F.unfold(input, self.kernel_size, self.dilation,
+                                                  self.padding, self.stride),
+    lambda m: f"kernel_size={m.kernel_size}, dilation={m.dilation}, padding={m.padding}, "
+              f"stride={m.stride}", module="fold")
+Fold = _pool_class(
+    "Fold", (("output_size", _REQUIRED),) + _FOLD,
+    lambda self, input: F.fold(input, self.output_size, self.kernel_size, self.dilation,
+                               self.padding, self.stride),
+    lambda m: f"output_size={m.output_size}, kernel_size={m.kernel_size}, "
+              f"dilation={m.dilation}, padding={m.padding}, stride={m.stride}", module="fold")

@@ -54,7 +54,8 @@ def test_the_gradient_is_held_to_the_limit_too(limit):
 NAMES = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "convolution",
          "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
          "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "max_pool3d",
-         "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d"]
+         "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "nn.functional.unfold",
+         "nn.functional.fold"]
 
 
 def test_gradcli_ops_lists_the_new_names():
@@ -69,6 +70,9 @@ def test_gradcli_ops_lists_the_new_names():
     assert rows["avg_pool3d"]["grad_fn"] == "AvgPool3DBackward0"
     assert rows["adaptive_avg_pool3d"]["grad_fn"] == "AdaptiveAvgPool3DBackward0"
     assert rows["adaptive_max_pool3d"]["grad_fn"] == "AdaptiveMaxPool3DBackward0"
+    assert rows["nn.functional.unfold"]["grad_fn"] == "Im2ColBackward0"
+    assert rows["nn.functional.fold"]["grad_fn"] == "Col2ImBackward0"
+    assert rows["unfold"]["grad_fn"] == "UnfoldBackward0"  # (Tensor.unfold keeps its name)
 
 
 def test_torch_namespace_has_pytorchs_names_only():
@@ -99,6 +103,7 @@ def names():
     ("torch.nn.MaxP", ["MaxPool1d", "MaxPool2d", "MaxPool3d"]),
     ("nn.AvgP", ["AvgPool1d", "AvgPool2d", "AvgPool3d"]),
     ("nn.AdaptiveA", ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d"]),
+    ("F.unf", ["unfold"]), ("F.fo", ["fold"]), ("nn.Unf", ["Unfold"]), ("nn.Fo", ["Fold"]),
     ("F.conv2d(x, w, pad", ["padding="]),
     ("nn.Conv2d(1, 2, 3, ker", ["kernel_size="]),
 ])
@@ -135,7 +140,7 @@ def test_an_unknown_padding_mode_is_pytorchs_error():
 
 # each builds 10 ** 6 or more elements from an input under the limit of 10 ** 5 (an empty batch:
 # no buffer of the input's size is checked)
-BIG_3D = {
+BIG_BUFFERS = {
     "max_pool3d window index": "torch.nn.functional.max_pool3d(torch.zeros(0, 1, 1, 1, 1), "
                                "(1, 1001, 1001), stride=1, padding=(0, 500, 500))",
     "max_pool3d im2col": "torch.nn.functional.max_pool3d(torch.zeros(1, 1, 2, 40, 40), "
@@ -146,14 +151,17 @@ BIG_3D = {
                            "(3 * 10 ** 6, 1, 1))",
     "adaptive_max_pool3d": "torch.nn.functional.adaptive_max_pool3d(torch.zeros(1, 1, 1, 1, 1), "
                            "(1, 3 * 10 ** 6, 1))",
+    "unfold columns": "torch.nn.functional.unfold(torch.zeros(1, 1, 40, 40), 20)",
+    "fold output": "torch.nn.functional.fold(torch.zeros(1, 1, 1), (1000, 1000), 1, "
+                   "stride=1000)",
     "adaptive_avg_pool3d windows": "torch.nn.functional.adaptive_avg_pool3d(torch.zeros(1, 1, 2, "
                                    "300, 300), (1, 2, 2))",
 }
 
 
 @pytest.mark.usefixtures("fresh_engine")
-@pytest.mark.parametrize("source", BIG_3D.values(), ids=BIG_3D.keys())
-def test_3d_pooling_buffers_are_refused_before_they_are_made(source):
+@pytest.mark.parametrize("source", BIG_BUFFERS.values(), ids=BIG_BUFFERS.keys())
+def test_pooling_and_fold_buffers_are_refused_before_they_are_made(source):
     from processes import assert_refused_before_made
     assert_refused_before_made(source)
 
