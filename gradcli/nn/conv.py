@@ -12,7 +12,8 @@ __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
            "ConvTranspose3d", "MaxPool1d",
            "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxPool3d", "AvgPool3d",
-           "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "Unfold", "Fold"]
+           "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "Unfold", "Fold", "MaxUnpool1d",
+           "MaxUnpool2d"]
 
 
 def _ntuple(value, n):
@@ -266,6 +267,28 @@ AdaptiveMaxPool3d = _pool_class(
     "AdaptiveMaxPool3d", _ADAPTIVE_MAX,
     lambda self, input: F.adaptive_max_pool3d(input, self.output_size, self.return_indices),
     lambda m: f"output_size={m.output_size}", "_AdaptiveMaxPoolNd")
+
+_UNPOOL = (("kernel_size", _REQUIRED), ("stride", None), ("padding", 0))
+
+
+def _unpool_class(name, n, function):
+    """MaxUnpool1d/2d: kernel_size, stride (the kernel's by default) and padding as tuples of
+    n, as PyTorch keeps them."""
+    cls = _pool_class(name, _UNPOOL, lambda self, input, indices, output_size=None: function(
+        input, indices, self.kernel_size, self.stride, self.padding, output_size),
+        _avg_repr)
+    original = cls.__init__
+
+    def __init__(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        for key in ("kernel_size", "stride", "padding"):
+            object.__setattr__(self, key, _ntuple(getattr(self, key), n))
+    cls.__init__ = __init__
+    return cls
+
+
+MaxUnpool1d = _unpool_class("MaxUnpool1d", 1, F.max_unpool1d)
+MaxUnpool2d = _unpool_class("MaxUnpool2d", 2, F.max_unpool2d)
 
 _FOLD = (("kernel_size", _REQUIRED), ("dilation", 1), ("padding", 0), ("stride", 1))
 Unfold = _pool_class(

@@ -805,6 +805,8 @@ max_pool3d, avg_pool3d = OPS["max_pool3d"], OPS["avg_pool3d"]
 adaptive_avg_pool3d, adaptive_max_pool3d = OPS["adaptive_avg_pool3d"], OPS["adaptive_max_pool3d"]
 __all__ += ["max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d"]
 unfold, fold = OPS["nn.functional.unfold"], OPS["nn.functional.fold"]
+max_unpool1d, max_unpool2d = OPS["max_unpool1d"], OPS["max_unpool2d"]
+__all__ += ["max_unpool1d", "max_unpool2d"]
 __all__ += ["unfold", "fold"]
 __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
             "conv_transpose3d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",

@@ -17,9 +17,11 @@ import itertools
 
 import numpy as np
 
+from ..engine import dtypes
 from ..engine.tensor import Tensor, check_numel
 from .convolution import col2im, im2col, int_list
 from .derivatives import helper
+from .gather import _array
 from .registry import Op, Overload, Plain, Sample, register
 
 
@@ -600,6 +602,131 @@ ADAPTIVE_MAX_POOL2D = _adaptive_max_ops(2, ADAPTIVE_SAMPLES[2])
 ADAPTIVE_MAX_POOL3D = _adaptive_max_ops(3, ADAPTIVE_SAMPLES[3])
 
 
+# ------------------------------------------------------------------ max unpooling
+
+def _max_unpool(a, indices, output_size):
+    """max_unpool2d: zeros of output_size with each input element written at its index in the
+    (H, W) plane (a later element at the same index wins, as in PyTorch's loop)."""
+    indices = _array(indices)
+    if indices.dtype != np.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: "
+                           f"{dtypes.from_numpy_dtype(indices.dtype).short}")
+    if a.ndim not in (3, 4):
+        raise RuntimeError("Input to max_unpooling2d should be a 3d or 4d Tensor, but got a "
+                           f"tensor with {a.ndim} dimensions.")
+    if a.shape != indices.shape:
+        raise RuntimeError("Expected shape of indices to be same as that of the input tensor "
+                           f"({list(a.shape)}) but got indices tensor with shape: "
+                           f"{list(indices.shape)}")
+    for d in range(1, a.ndim):
+        if not a.shape[d]:
+            raise RuntimeError("max_unpooling2d_forward_out_cpu(): Expected input to have "
+                               f"non-zero size for non-batch dimensions, but got {list(a.shape)} "
+                               f"with dimension {d} being empty.")
+    oh, ow = output_size
+    b, idx = _batched(a), _batched(indices)
+    check_numel(b.shape[:2] + (oh, ow))
+    rows = b.shape[0] * b.shape[1]
+    idx = idx.reshape(rows, idx.shape[2] * idx.shape[3])
+    bad = (idx < 0) | (idx >= oh * ow)
+    if bad.any():  # (PyTorch's loop keeps the last it met)
+        raise RuntimeError(f"Found an invalid max index: {idx.reshape(-1)[np.flatnonzero(bad)[-1]]}"
+                           f" (output volumes are of size {oh}x{ow})")
+    keys = (np.arange(rows)[:, None] * (oh * ow) + idx).reshape(-1)
+    last = keys.size - 1 - np.unique(keys[::-1], return_index=True)[1]
+    out = np.zeros(rows * oh * ow, a.dtype)
+    out[keys[last]] = b.reshape(-1)[last]
+    return out.reshape(a.shape[:-2] + (oh, ow))
+
+
+@helper
+def _max_unpool_backward(grad, indices):
+    """PyTorch's max_pool_double_backward(grad, indices, 2): grad at each element's index."""
+    flat = indices.flatten(-2) if isinstance(indices, Tensor) else \
+        Tensor._make(np.asarray(indices).reshape(np.shape(indices)[:-2] + (-1,)), None, 0, False)
+    return grad.flatten(-2).gather(-1, flat).reshape(tuple(np.shape(indices)))
+
+
+MAX_UNPOOL2D = register(Op(
+    "max_unpool2d.default", _max_unpool, "self: _max_unpool_backward(grad, indices)",
+    jvp="linear", attrs=("indices", "output_size"),
+    grad_fn="MaxUnpool2DBackward0", dtype="same", method=False, public=False, kind="pooling",
+    doc="each element written at its index of an output_size plane of zeros",
+    samples=[Sample((1, 2, 2, 2), attrs={"indices": [[[[1, 6], [9, 15]], [[0, 3], [8, 10]]]],
+                                         "output_size": (4, 4)}),
+             Sample((2, 1, 3), attrs={"indices": [[[1, 3, 4]], [[5, 0, 2]]],
+                                      "output_size": (2, 3)})]))
+MAX_UNPOOL2D.hidden_saved = ("output_size",)  # (PyTorch's node saves the indices only)
+
+
+def _check_size_ints(sizes, fn, position, none=False):
+    """PyTorch's TypeError for an output_size element that is not an int (none: None allowed),
+    in its binding's words (the first element's differ from the others')."""
+    for i, s in enumerate(sizes):
+        if not (none and s is None) and (not isinstance(s, (int, np.integer))
+                                         or isinstance(s, bool)):
+            if i == 0:
+                raise TypeError(f"{fn}(): argument 'output_size' (position {position}) must be "
+                                f"tuple of ints, but found element of type {type(s).__name__} "
+                                "at pos 0")
+            raise TypeError(f"{fn}(): argument 'output_size' failed to unpack the object at "
+                            f"pos {i + 1} with error \"type must be tuple of ints,but got "
+                            f"{type(s).__name__}\"")
+
+
+def _unpool_output_size(input, kernel, stride, padding, output_size):
+    """torch.nn.functional's _unpool_output_size: the default (the inverse of the pooling's
+    size), or output_size checked against it (PyTorch's ValueErrors)."""
+    n = len(kernel)
+    default = [(input.shape[-n + d] - 1) * stride[d] + kernel[d] - 2 * padding[d]
+               for d in range(n)]
+    if output_size is None:
+        sizes = default
+    else:
+        if len(output_size) == n + 2:
+            output_size = output_size[2:]
+        if len(output_size) != n:
+            raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} "
+                             f"elements, but it has a length of '{len(output_size)}'")
+        for d in range(n):
+            low, high = default[d] - stride[d], default[d] + stride[d]
+            if not low < output_size[d] < high:
+                raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between '
+                                 f"{low} and {high})")
+        sizes = output_size
+    for d in range(n):
+        if sizes[d] < 0:
+            raise ValueError("max_unpooling: output_size must contain non-negative spatial "
+                             f"dimensions, but got output_size[{d}]={sizes[d]}")
+    return sizes
+
+
+def _ntuple(value, n):
+    """torch.nn's _single/_pair: a list or tuple as it is, another value n times."""
+    return tuple(value) if isinstance(value, (list, tuple)) else (value,) * n
+
+
+def _unpool_sizes(fn, input, kernel_size, stride, padding, output_size, n):
+    kernel = _ntuple(kernel_size, n)
+    stride = kernel if stride is None else _ntuple(stride, n)
+    sizes = _unpool_output_size(input, kernel, stride, _ntuple(padding, n), output_size)
+    _check_size_ints(sizes, fn, 3)  # (the C++ binding's check of output_size)
+    return tuple(int(v) for v in sizes)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    sizes = _unpool_sizes("max_unpool2d", input, kernel_size, stride, padding, output_size, 2)
+    _check_dtype(input, "max_unpool2d", "f")
+    return MAX_UNPOOL2D.apply((input,), (indices, sizes))
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    sizes = _unpool_sizes("max_unpool2d", input, kernel_size, stride, padding, output_size, 1)
+    _check_dtype(input, "max_unpool2d", "f")
+    return MAX_UNPOOL2D.apply((input.unsqueeze(-1),), (indices.unsqueeze(-1), sizes + (1,))
+                              ).squeeze(-1)
+
+
 # ------------------------------------------------------------------ the functions
 
 def _pair(value, fn, arg, position, what, n=2):
@@ -741,14 +868,7 @@ def _output_size(output_size, shape, name, n, check_negative=True, length_error=
         sizes = (output_size,) * n
     else:
         raise TypeError(f"object of type '{type(output_size).__name__}' has no len()")
-    for i, s in enumerate(sizes):
-        if s is not None and (not isinstance(s, (int, np.integer)) or isinstance(s, bool)):
-            if i == 0:
-                raise TypeError(f"{name}(): argument 'output_size' (position 2) must be tuple of "
-                                f"ints, but found element of type {type(s).__name__} at pos 0")
-            raise TypeError(f"{name}(): argument 'output_size' failed to unpack the object at "
-                            f"pos {i + 1} with error \"type must be tuple of ints,but got "
-                            f"{type(s).__name__}\"")
+    _check_size_ints(sizes, name, 2, none=True)
     if len(sizes) != n:
         if n == 1:
             raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got "
@@ -875,6 +995,8 @@ _FUNCTIONS = [
      ("_adaptive_avg_pool3d",), False),
     (adaptive_max_pool3d, "adaptive_max_pool3d",
      "the largest element of each of output_size windows", ("_adaptive_max_pool3d",), False),
+    (max_unpool1d, "max_unpool1d", "max_pool1d's partial inverse: each element at its index",
+     ("max_unpool2d.default",), False),
 ]
 for _fn, _name, _doc, _via, _in_torch in _FUNCTIONS:
     _entry = register(Plain(_name, _fn, _doc, kind="pooling", via=_via,
@@ -885,6 +1007,11 @@ _entry = register(Overload("avg_pool2d", lambda *args, **kwargs: avg_pool2d, [AV
                            "the mean of each window of an (N, C, H, W) input", method=False,
                            kind="pooling", signature=f"avg_pool2d{inspect.signature(avg_pool2d)}"))
 _entry.function = False  # (torch.avg_pool2d does not exist: F.avg_pool2d only)
+_entry = register(Overload("max_unpool2d", lambda *args, **kwargs: max_unpool2d, [MAX_UNPOOL2D],
+                           "max_pool2d's partial inverse: each element at its index",
+                           method=False, kind="pooling",
+                           signature=f"max_unpool2d{inspect.signature(max_unpool2d)}"))
+_entry.function = False
 _entry = register(Overload("avg_pool3d", lambda *args, **kwargs: avg_pool3d, [AVG_POOL3D],
                            "the mean of each window of an (N, C, D, H, W) input", method=False,
                            kind="pooling", signature=f"avg_pool3d{inspect.signature(avg_pool3d)}"))

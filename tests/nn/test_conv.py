@@ -55,7 +55,7 @@ NAMES = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "
          "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
          "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "max_pool3d",
          "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "nn.functional.unfold",
-         "nn.functional.fold"]
+         "nn.functional.fold", "max_unpool1d", "max_unpool2d"]
 
 
 def test_gradcli_ops_lists_the_new_names():
@@ -73,6 +73,7 @@ def test_gradcli_ops_lists_the_new_names():
     assert rows["nn.functional.unfold"]["grad_fn"] == "Im2ColBackward0"
     assert rows["nn.functional.fold"]["grad_fn"] == "Col2ImBackward0"
     assert rows["unfold"]["grad_fn"] == "UnfoldBackward0"  # (Tensor.unfold keeps its name)
+    assert rows["max_unpool2d"]["grad_fn"] == "MaxUnpool2DBackward0"
 
 
 def test_torch_namespace_has_pytorchs_names_only():
@@ -104,6 +105,7 @@ def names():
     ("nn.AvgP", ["AvgPool1d", "AvgPool2d", "AvgPool3d"]),
     ("nn.AdaptiveA", ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d"]),
     ("F.unf", ["unfold"]), ("F.fo", ["fold"]), ("nn.Unf", ["Unfold"]), ("nn.Fo", ["Fold"]),
+    ("F.max_un", ["max_unpool1d", "max_unpool2d"]), ("nn.MaxU", ["MaxUnpool1d", "MaxUnpool2d"]),
     ("F.conv2d(x, w, pad", ["padding="]),
     ("nn.Conv2d(1, 2, 3, ker", ["kernel_size="]),
 ])
@@ -154,6 +156,8 @@ BIG_BUFFERS = {
     "unfold columns": "torch.nn.functional.unfold(torch.zeros(1, 1, 40, 40), 20)",
     "fold output": "torch.nn.functional.fold(torch.zeros(1, 1, 1), (1000, 1000), 1, "
                    "stride=1000)",
+    "max_unpool2d output": "torch.nn.functional.max_unpool2d(torch.zeros(1, 1, 1, 1), "
+                           "torch.zeros(1, 1, 1, 1, dtype=torch.long), 1000, stride=1000)",
     "adaptive_avg_pool3d windows": "torch.nn.functional.adaptive_avg_pool3d(torch.zeros(1, 1, 2, "
                                    "300, 300), (1, 2, 2))",
 }

@@ -98,6 +98,16 @@ CASES = {
     "fold": ("F.fold(x, (5, 6), (2, 2), padding=(1, 0))", (2, 12, 30), None, None, True),
     "fold_strided_dilated": ("F.fold(x, [7, 6], (3, 2), (2, 1), (1, 1), (2, 3))", (3, 30, 9),
                              None, None, True),
+    "max_unpool2d": ("F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2)",
+                     (2, 3, 4, 6), None, None, "ties"),
+    "max_unpool2d_output_size": ("F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2, "
+                                 "output_size=(5, 7))", (2, 3, 5, 7), None, None, "ties"),
+    "max_unpool2d_overlapping": ("torch.nn.MaxUnpool2d(3, 1, 1)(*F.max_pool2d(x, 3, 1, 1, "
+                                 "return_indices=True))", (1, 2, 4, 5), None, None, "ties"),
+    "max_unpool1d": ("F.max_unpool1d(*F.max_pool1d(x, 3, 2, return_indices=True), 3, 2)",
+                     (2, 3, 8), None, None, "ties"),
+    "max_unpool1d_module": ("torch.nn.MaxUnpool1d(2)(*F.max_pool1d(x, 2, return_indices=True), "
+                            "output_size=[2, 3, 9])", (2, 3, 9), None, None, "ties"),
     "adaptive_max_pool3d_up": ("F.adaptive_max_pool3d(x, (4, 5, 3))", (2, 3, 2, 2), None, None,
                                "ties"),
 }
@@ -116,6 +126,7 @@ def _saved(fn):
                 and "self" not in name and "result" not in name:
             value = getattr(fn, name)
             value = list(value) if isinstance(value, tuple) else value
+            value = value.tolist() if hasattr(value, "tolist") else value  # (a saved tensor)
             # (PyTorch shows a negative dim saved as an unsigned integer: 2**64 - 1 for -1)
             out[name] = [v - 2 ** 64 if isinstance(v, int) and v >= 2 ** 63 else v
                          for v in value] if isinstance(value, list) else value
@@ -397,6 +408,28 @@ ERRORS = [
     "F.fold(torch.ones(1, 8, 4), (3, 3), 2, dilation=3)",
     "F.fold(torch.ones(1, 8, 1), (0, 4), (1, 2), padding=(1, 0))",
     "F.fold(torch.ones(0, 8, 9), (4, 4), 2).shape",
+    "F.max_unpool2d(torch.ones(1, 1, 2, 2), torch.tensor([[[[1, 6], [9, 11]]]]), 2, "
+    "output_size=(3,))",
+    "F.max_unpool2d(torch.ones(1, 1, 2, 2), torch.tensor([[[[1, 6], [9, 11]]]]), 2, "
+    "output_size=(5, 4)).shape",
+    "F.max_unpool2d(torch.ones(1, 1, 2, 2), torch.tensor([[[[1, 6], [9, 11]]]]), 2, "
+    "output_size=(1, 4))",
+    "F.max_unpool2d(torch.ones(1, 1, 2, 2), torch.ones(1, 1, 2, 2), 2)",
+    "F.max_unpool2d(torch.ones(2, 2), torch.tensor([[1, 6], [9, 11]]), 2)",
+    "F.max_unpool2d(torch.ones(1, 1, 2, 2), torch.tensor([[[[1], [9]]]]), 2)",
+    "F.max_unpool2d(torch.ones(1, 1, 2, 2), torch.tensor([[[[1, 6], [9, 16]]]]), 2)",
+    "F.max_unpool2d(torch.ones(1, 1, 2, 2), torch.tensor([[[[1, -6], [9, 0]]]]), 2)",
+    "F.max_unpool2d(torch.ones(1, 0, 2, 2), torch.ones(1, 0, 2, 2, dtype=torch.int64), 2)",
+    "F.max_unpool2d(torch.ones(0, 1, 2, 2), torch.ones(0, 1, 2, 2, dtype=torch.int64), 2).shape",
+    "F.max_unpool2d(torch.ones(1, 1, 2, 2, dtype=torch.int64), torch.tensor([[[[1, 6], [9, 11]]]]),"
+    " 2)",
+    "F.max_unpool2d(torch.ones(1, 1, 1, 3), torch.tensor([[[[1, 1, 0]]]]), (1, 2)).tolist()",
+    "F.max_unpool1d(torch.ones(1, 1, 3), torch.tensor([[[0, 2, 6]]]), 2)",
+    "F.max_unpool1d(torch.ones(1, 1, 3), torch.tensor([[[0, 2, 5]]]), 2, output_size=[7]).shape",
+    "F.max_unpool2d(torch.ones(1, 1, 2, 2), torch.tensor([[[[1, 6], [9, 11]]]]), 2, "
+    "output_size=(3, 4.5))",
+    "F.max_unpool2d(torch.ones(1, 1, 2, 2), torch.tensor([[[[1, 6], [9, 11]]]]), 2.5)",
+    "torch.nn.MaxUnpool2d()",
 ]
 
 
@@ -436,6 +469,8 @@ MODULES = [
     "torch.nn.AvgPool3d(3, 2, 1, True, False, 4)", "torch.nn.AdaptiveAvgPool3d((1, None, 3))",
     "torch.nn.AdaptiveMaxPool3d(2, True)",
     "torch.nn.Unfold((2, 3), 2, 1, 2)", "torch.nn.Fold((4, 5), 2, stride=(1, 2))",
+    "torch.nn.MaxUnpool2d(2)", "torch.nn.MaxUnpool1d(3, 1, 1)",
+    "torch.nn.MaxUnpool2d((2, 1), stride=[1, 2])",
     "torch.nn.Conv2d(2, 3, 3, padding=1, padding_mode='reflect')",
     "torch.nn.Conv1d(2, 3, 4, padding='same', padding_mode='circular', bias=False)",
     "torch.nn.Conv3d(1, 1, 2, padding_mode='replicate')",
