@@ -13,7 +13,7 @@ __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
            "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxPool3d", "AvgPool3d",
            "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "Unfold", "Fold", "MaxUnpool1d",
-           "MaxUnpool2d"]
+           "MaxUnpool2d", "PixelShuffle", "PixelUnshuffle"]
 
 
 def _ntuple(value, n):
@@ -302,3 +302,12 @@ Fold = _pool_class(
                                self.padding, self.stride),
     lambda m: f"output_size={m.output_size}, kernel_size={m.kernel_size}, "
               f"dilation={m.dilation}, padding={m.padding}, stride={m.stride}", module="fold")
+
+PixelShuffle = _pool_class(
+    "PixelShuffle", (("upscale_factor", _REQUIRED),),
+    lambda self, input: F.pixel_shuffle(input, self.upscale_factor),
+    lambda m: f"upscale_factor={m.upscale_factor}", module="pixelshuffle")
+PixelUnshuffle = _pool_class(
+    "PixelUnshuffle", (("downscale_factor", _REQUIRED),),
+    lambda self, input: F.pixel_unshuffle(input, self.downscale_factor),
+    lambda m: f"downscale_factor={m.downscale_factor}", module="pixelshuffle")

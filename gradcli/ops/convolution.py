@@ -773,3 +773,62 @@ for _fn, _doc in ((unfold, "the sliding blocks of an (N, C, H, W) input as colum
                             signature=f"{_fn.__name__}{inspect.signature(_fn)}",
                             via=("im2col" if _fn is unfold else "col2im",)))
     _entry.function = False
+
+
+# ------------------------------------------------------------------ pixel_shuffle
+
+def _check_factor(a, factor, name, what):
+    if not isinstance(factor, (int, np.integer)) or isinstance(factor, bool):
+        raise TypeError(f"{name}(): argument '{what}' (position 2) must be int, not "
+                        f"{type(factor).__name__}")
+    if a.ndim < 3:
+        raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input "
+                           f"with {a.ndim} dimension(s)")
+    if factor <= 0:
+        raise RuntimeError(f"{name} expects a positive {what}, but got {factor}")
+    return int(factor)
+
+
+def _pixel_shuffle(a, upscale_factor):
+    """(*, C r², H, W) -> (*, C, H r, W r): each channel block of r² spread over r x r pixels."""
+    r = _check_factor(a, upscale_factor, "pixel_shuffle", "upscale_factor")
+    *lead, c, h, w = a.shape
+    if c % (r * r):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be divisible "
+                           f"by the square of upscale_factor, but input.size(-3)={c} is not "
+                           f"divisible by {r * r}")
+    n = len(lead)
+    blocks = a.reshape(tuple(lead) + (c // (r * r), r, r, h, w))
+    order = tuple(range(n)) + tuple(n + i for i in (0, 3, 1, 4, 2))
+    return np.ascontiguousarray(blocks.transpose(order)).reshape(
+        tuple(lead) + (c // (r * r), h * r, w * r))
+
+
+def _pixel_unshuffle(a, downscale_factor):
+    """(*, C, H r, W r) -> (*, C r², H, W): pixel_shuffle's inverse."""
+    r = _check_factor(a, downscale_factor, "pixel_unshuffle", "downscale_factor")
+    *lead, c, h, w = a.shape
+    for axis, n, i in (("height", h, 2), ("width", w, 1)):
+        if n % r:
+            raise RuntimeError(f"pixel_unshuffle expects {axis} to be divisible by "
+                               f"downscale_factor, but input.size(-{i})={n} is not divisible by "
+                               f"{r}")
+    n = len(lead)
+    blocks = a.reshape(tuple(lead) + (c, h // r, r, w // r, r))
+    order = tuple(range(n)) + tuple(n + i for i in (0, 2, 4, 1, 3))
+    return np.ascontiguousarray(blocks.transpose(order)).reshape(
+        tuple(lead) + (c * r * r, h // r, w // r))
+
+
+for _name, _fn, _other, _factor, _node, _doc, _samples in (
+        ("pixel_shuffle", _pixel_shuffle, "pixel_unshuffle", "upscale_factor", "PixelShuffle",
+         "(*, C r², H, W) rearranged to (*, C, H r, W r)",
+         [Sample((2, 8, 2, 3), attrs={"upscale_factor": 2}),
+          Sample((9, 1, 2), attrs={"upscale_factor": 3})]),
+        ("pixel_unshuffle", _pixel_unshuffle, "pixel_shuffle", "downscale_factor",
+         "PixelUnshuffle", "(*, C, H r, W r) rearranged to (*, C r², H, W)",
+         [Sample((2, 2, 4, 6), attrs={"downscale_factor": 2}),
+          Sample((1, 3, 6), attrs={"downscale_factor": 3})])):
+    register(Op(_name, _fn, f"self: {_other}(grad, {_factor})", jvp="linear", attrs=(_factor,),
+                grad_fn=f"{_node}Backward0", dtype="same", method=False, kind="shape",
+                doc=_doc, samples=_samples))

@@ -55,7 +55,8 @@ NAMES = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "
          "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
          "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "max_pool3d",
          "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "nn.functional.unfold",
-         "nn.functional.fold", "max_unpool1d", "max_unpool2d"]
+         "nn.functional.fold", "max_unpool1d", "max_unpool2d", "pixel_shuffle",
+         "pixel_unshuffle"]
 
 
 def test_gradcli_ops_lists_the_new_names():
@@ -106,6 +107,8 @@ def names():
     ("nn.AdaptiveA", ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d"]),
     ("F.unf", ["unfold"]), ("F.fo", ["fold"]), ("nn.Unf", ["Unfold"]), ("nn.Fo", ["Fold"]),
     ("F.max_un", ["max_unpool1d", "max_unpool2d"]), ("nn.MaxU", ["MaxUnpool1d", "MaxUnpool2d"]),
+    ("torch.pixel_", ["pixel_shuffle", "pixel_unshuffle"]),
+    ("nn.PixelU", ["PixelUnshuffle"]),
     ("F.conv2d(x, w, pad", ["padding="]),
     ("nn.Conv2d(1, 2, 3, ker", ["kernel_size="]),
 ])

@@ -108,6 +108,9 @@ CASES = {
                      (2, 3, 8), None, None, "ties"),
     "max_unpool1d_module": ("torch.nn.MaxUnpool1d(2)(*F.max_pool1d(x, 2, return_indices=True), "
                             "output_size=[2, 3, 9])", (2, 3, 9), None, None, "ties"),
+    "pixel_shuffle": ("F.pixel_shuffle(x, 2)", (2, 8, 3, 2), None, None, True),
+    "pixel_shuffle_batch_dims": ("torch.pixel_shuffle(x, 3)", (2, 1, 9, 2, 1), None, None, True),
+    "pixel_unshuffle": ("F.pixel_unshuffle(x, 3)", (1, 2, 6, 3), None, None, True),
     "adaptive_max_pool3d_up": ("F.adaptive_max_pool3d(x, (4, 5, 3))", (2, 3, 2, 2), None, None,
                                "ties"),
 }
@@ -430,6 +433,24 @@ ERRORS = [
     "output_size=(3, 4.5))",
     "F.max_unpool2d(torch.ones(1, 1, 2, 2), torch.tensor([[[[1, 6], [9, 11]]]]), 2.5)",
     "torch.nn.MaxUnpool2d()",
+    "F.pixel_shuffle(torch.ones(8,2,3),2).shape",
+    "F.pixel_shuffle(torch.ones(1,1,2,8,2,3),2).shape",
+    "F.pixel_shuffle(torch.ones(2,3),2)",
+    "F.pixel_shuffle(torch.ones(1,7,2,3),2)",
+    "F.pixel_shuffle(torch.ones(1,8,2,3),0)",
+    "F.pixel_shuffle(torch.ones(1,8,2,3),-2)",
+    "F.pixel_shuffle(torch.ones(1,8,2,3),2.0)",
+    "F.pixel_unshuffle(torch.ones(1,2,4,5),2)",
+    "F.pixel_unshuffle(torch.ones(1,2,4,6),0)",
+    "F.pixel_unshuffle(torch.ones(2,4),2)",
+    "F.pixel_unshuffle(torch.ones(2,4,4),2).shape",
+    "F.pixel_shuffle(torch.ones(1,8,2,3,dtype=torch.int64),2).dtype",
+    "F.pixel_shuffle(torch.ones(0,8,2,3),2).shape",
+    "F.pixel_shuffle(torch.ones(1,8,2,3),1).shape",
+    "torch.nn.PixelShuffle(2)",
+    "torch.nn.PixelUnshuffle(3)",
+    "torch.pixel_shuffle(torch.ones(1,4,1,1),2).shape",
+    "torch.ones(1,4,1,1).pixel_shuffle",
 ]
 
 
@@ -471,6 +492,7 @@ MODULES = [
     "torch.nn.Unfold((2, 3), 2, 1, 2)", "torch.nn.Fold((4, 5), 2, stride=(1, 2))",
     "torch.nn.MaxUnpool2d(2)", "torch.nn.MaxUnpool1d(3, 1, 1)",
     "torch.nn.MaxUnpool2d((2, 1), stride=[1, 2])",
+    "torch.nn.PixelShuffle(2)", "torch.nn.PixelUnshuffle(3)",
     "torch.nn.Conv2d(2, 3, 3, padding=1, padding_mode='reflect')",
     "torch.nn.Conv1d(2, 3, 4, padding='same', padding_mode='circular', bias=False)",
     "torch.nn.Conv3d(1, 1, 2, padding_mode='replicate')",
