@@ -13,7 +13,8 @@ __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
            "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxPool3d", "AvgPool3d",
            "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "Unfold", "Fold", "MaxUnpool1d",
-           "MaxUnpool2d", "PixelShuffle", "PixelUnshuffle"]
+           "MaxUnpool2d", "PixelShuffle", "PixelUnshuffle",
+           "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
 def _ntuple(value, n):
@@ -311,3 +312,41 @@ PixelUnshuffle = _pool_class(
     "PixelUnshuffle", (("downscale_factor", _REQUIRED),),
     lambda self, input: F.pixel_unshuffle(input, self.downscale_factor),
     lambda m: f"downscale_factor={m.downscale_factor}", module="pixelshuffle")
+
+_UPSAMPLE = (("size", None), ("scale_factor", None), ("mode", "nearest"), ("align_corners", None),
+             ("recompute_scale_factor", None))
+
+
+def _upsample_repr(m):
+    info = (f"scale_factor={m.scale_factor!r}" if m.scale_factor is not None else
+            f"size={m.size!r}")
+    return f"{info}, mode={m.mode!r}"
+
+
+def _upsample_class(name, arguments, fixed=()):
+    """nn.Upsample and its two fixed-mode kin (fixed: the arguments they set themselves);
+    scale_factor kept as floats, as PyTorch keeps it."""
+    cls = _pool_class(name, arguments, lambda self, input: F.interpolate(
+        input, self.size, self.scale_factor, self.mode, self.align_corners,
+        recompute_scale_factor=self.recompute_scale_factor), _upsample_repr, module="upsampling")
+    original = cls.__init__
+
+    def __init__(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        values = dict(_UPSAMPLE, **dict(fixed))
+        for key, value in values.items():
+            if key not in dict(arguments):
+                object.__setattr__(self, key, value)
+        factor = self.scale_factor
+        object.__setattr__(self, "scale_factor", (
+            tuple(float(f) for f in factor) if isinstance(factor, tuple) else
+            float(factor) if factor else None))
+    cls.__init__ = __init__
+    return cls
+
+
+Upsample = _upsample_class("Upsample", _UPSAMPLE)
+UpsamplingNearest2d = _upsample_class("UpsamplingNearest2d", _UPSAMPLE[:2],
+                                      (("mode", "nearest"),))
+UpsamplingBilinear2d = _upsample_class("UpsamplingBilinear2d", _UPSAMPLE[:2],
+                                       (("mode", "bilinear"), ("align_corners", True)))

@@ -809,6 +809,8 @@ max_unpool1d, max_unpool2d = OPS["max_unpool1d"], OPS["max_unpool2d"]
 __all__ += ["max_unpool1d", "max_unpool2d"]
 pixel_shuffle, pixel_unshuffle = OPS["pixel_shuffle"], OPS["pixel_unshuffle"]
 __all__ += ["pixel_shuffle", "pixel_unshuffle"]
+interpolate = OPS["interpolate"]
+__all__ += ["interpolate"]
 __all__ += ["unfold", "fold"]
 __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
             "conv_transpose3d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",

@@ -18,6 +18,7 @@ from . import compare, sorting, extra, activations, products, more_reductions, d
 from . import inplace_shape, linalg_extra, scatter, dropout  # noqa: E402,F401  (declare)
 from . import layers  # noqa: E402,F401  (declare)
 from . import convolution, pooling  # noqa: E402,F401  (declare: conv and pooling ops)
+from . import upsample  # noqa: E402,F401  (declare: upsampling ops, F.interpolate)
 from . import distributions  # noqa: E402,F401  (declare)
 from . import original_self  # noqa: E402,F401  (in-place activations; nn imports it after the wall)
 

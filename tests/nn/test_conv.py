@@ -56,7 +56,7 @@ NAMES = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "
          "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "max_pool3d",
          "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "nn.functional.unfold",
          "nn.functional.fold", "max_unpool1d", "max_unpool2d", "pixel_shuffle",
-         "pixel_unshuffle"]
+         "pixel_unshuffle", "interpolate"]
 
 
 def test_gradcli_ops_lists_the_new_names():
@@ -75,6 +75,7 @@ def test_gradcli_ops_lists_the_new_names():
     assert rows["nn.functional.fold"]["grad_fn"] == "Col2ImBackward0"
     assert rows["unfold"]["grad_fn"] == "UnfoldBackward0"  # (Tensor.unfold keeps its name)
     assert rows["max_unpool2d"]["grad_fn"] == "MaxUnpool2DBackward0"
+    assert "UpsampleBilinear2DBackward0" in rows["interpolate"]["grad_fn"]
 
 
 def test_torch_namespace_has_pytorchs_names_only():
@@ -108,7 +109,8 @@ def names():
     ("F.unf", ["unfold"]), ("F.fo", ["fold"]), ("nn.Unf", ["Unfold"]), ("nn.Fo", ["Fold"]),
     ("F.max_un", ["max_unpool1d", "max_unpool2d"]), ("nn.MaxU", ["MaxUnpool1d", "MaxUnpool2d"]),
     ("torch.pixel_", ["pixel_shuffle", "pixel_unshuffle"]),
-    ("nn.PixelU", ["PixelUnshuffle"]),
+    ("nn.PixelU", ["PixelUnshuffle"]), ("F.interp", ["interpolate"]),
+    ("nn.Upsampl", ["Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d"]),
     ("F.conv2d(x, w, pad", ["padding="]),
     ("nn.Conv2d(1, 2, 3, ker", ["kernel_size="]),
 ])
@@ -161,6 +163,10 @@ BIG_BUFFERS = {
                    "stride=1000)",
     "max_unpool2d output": "torch.nn.functional.max_unpool2d(torch.zeros(1, 1, 1, 1), "
                            "torch.zeros(1, 1, 1, 1, dtype=torch.long), 1000, stride=1000)",
+    "interpolate nearest": "torch.nn.functional.interpolate(torch.zeros(1, 1, 1, 1), "
+                           "size=(2000, 2000))",
+    "interpolate bilinear": "torch.nn.functional.interpolate(torch.zeros(1, 1, 2, 2), "
+                            "scale_factor=1000, mode='bilinear')",
     "adaptive_avg_pool3d windows": "torch.nn.functional.adaptive_avg_pool3d(torch.zeros(1, 1, 2, "
                                    "300, 300), (1, 2, 2))",
 }
@@ -174,9 +180,11 @@ def test_pooling_and_fold_buffers_are_refused_before_they_are_made(source):
 
 
 @pytest.mark.parametrize("program", [
+    "F.interpolate(x, scale_factor=(1, 2, 2), mode='trilinear')",
+    "F.interpolate(x, scale_factor=(1, 2, 2))",
     "F.max_pool3d(x, (2, 10, 10), stride=1)", "F.avg_pool3d(x, (2, 10, 10), stride=1)",
     "F.adaptive_max_pool3d(x, (2, 15, 15))", "F.adaptive_avg_pool3d(x, (2, 25, 25))"])
-def test_3d_pooling_gradients_are_held_to_the_limit(program, limit):
+def test_3d_pooling_and_upsampling_gradients_are_held_to_the_limit(program, limit):
     """The backward (its im2col-sized buffers, or windows' index) and the double backward
     (grad_output's gathered windows) check the limit as the forward does."""
     x = gradcli.ones(1, 1, 2, 30, 30, requires_grad=True)

@@ -111,6 +111,46 @@ CASES = {
     "pixel_shuffle": ("F.pixel_shuffle(x, 2)", (2, 8, 3, 2), None, None, True),
     "pixel_shuffle_batch_dims": ("torch.pixel_shuffle(x, 3)", (2, 1, 9, 2, 1), None, None, True),
     "pixel_unshuffle": ("F.pixel_unshuffle(x, 3)", (1, 2, 6, 3), None, None, True),
+    "interpolate_nearest_scale2": ("F.interpolate(x, scale_factor=2)",
+                                  (1, 2, 3, 4), None, None, True),
+    "interpolate_nearest_up": ("F.interpolate(x, size=(5, 7))", (2, 2, 3, 4), None, None, True),
+    "interpolate_nearest_down": ("F.interpolate(x, size=(2, 3))", (1, 2, 5, 7), None, None, True),
+    "interpolate_bilinear_scales": ("F.interpolate(x, scale_factor=(1.5, 2.5), mode='bilinear')",
+                                   (1, 2, 3, 4), None, None, True),
+    "interpolate_bilinear_align": ("F.interpolate(x, size=(5, 7), mode='bilinear', "
+                                  "align_corners=True)", (2, 2, 3, 4), None, None, True),
+    "interpolate_bilinear_down": ("F.interpolate(x, size=(2, 3), mode='bilinear')",
+                                 (1, 2, 5, 7), None, None, True),
+    "interpolate_linear": ("F.interpolate(x, size=7, mode='linear')", (2, 3, 4), None, None, True),
+    "interpolate_linear_down_scale": ("F.interpolate(x, scale_factor=0.7, mode='linear')",
+                                     (2, 3, 9), None, None, True),
+    "interpolate_trilinear_align": ("F.interpolate(x, scale_factor=2, mode='trilinear', "
+                                   "align_corners=True)", (1, 1, 2, 3, 4), None, None, True),
+    "interpolate_trilinear": ("F.interpolate(x, size=(3, 5, 2), mode='trilinear')",
+                             (1, 2, 2, 3, 4), None, None, True),
+    "interpolate_nearest3d": ("F.interpolate(x, size=(2, 3, 5))", (1, 1, 2, 3, 4), None, None,
+                              True),
+    "interpolate_nearest1d_scale": ("F.interpolate(x, scale_factor=1.7)",
+                                   (2, 3, 5), None, None, True),
+    "interpolate_bilinear_recompute": ("F.interpolate(x, scale_factor=2.3, "
+                                      "recompute_scale_factor=True, mode='bilinear')",
+                                      (1, 2, 3, 4), None, None, True),
+    "interpolate_area_up": ("F.interpolate(x, size=(6, 9), mode='area')",
+                           (1, 2, 3, 4), None, None, True),
+    "interpolate_area_scale": ("F.interpolate(x, scale_factor=0.5, mode='area')",
+                              (1, 2, 5, 6), None, None, True),
+    "interpolate_upsample_module": ("torch.nn.Upsample(scale_factor=2, mode='bilinear')(x)",
+                                   (1, 2, 3, 4), None, None, True),
+    "interpolate_upsampling_bilinear2d": ("torch.nn.UpsamplingBilinear2d(size=(5, 6))(x)",
+                                         (1, 2, 3, 4), None, None, True),
+    "interpolate_upsampling_nearest2d": ("torch.nn.UpsamplingNearest2d(scale_factor=3)(x)",
+                                        (1, 2, 3, 4), None, None, True),
+    "interpolate_bilinear_same_size": ("F.interpolate(x, size=(4, 4), mode='bilinear')",
+                                      (1, 2, 4, 4), None, None, True),
+    "interpolate_bilinear_vector_channels": ("F.interpolate(x, size=(5, 3), mode='bilinear')",
+                                             (1, 11, 3, 4), None, None, True),
+    "interpolate_bilinear_big_output": ("F.interpolate(x, size=(60, 70), mode='bilinear', "
+                                        "align_corners=True)", (1, 2, 3, 4), None, None, True),
     "adaptive_max_pool3d_up": ("F.adaptive_max_pool3d(x, (4, 5, 3))", (2, 3, 2, 2), None, None,
                                "ties"),
 }
@@ -433,6 +473,46 @@ ERRORS = [
     "output_size=(3, 4.5))",
     "F.max_unpool2d(torch.ones(1, 1, 2, 2), torch.tensor([[[[1, 6], [9, 11]]]]), 2.5)",
     "torch.nn.MaxUnpool2d()",
+    "F.interpolate(torch.ones(1,2,3,4), size=(5,7), scale_factor=2)",
+    "F.interpolate(torch.ones(1,2,3,4))",
+    "F.interpolate(torch.ones(1,2,3,4), size=(5,))",
+    "F.interpolate(torch.ones(1,2,3,4), size=(5, 2.5))",
+    "F.interpolate(torch.ones(1,2,3,4), scale_factor=(2,))",
+    "F.interpolate(torch.ones(1,2,3,4), size=5, recompute_scale_factor=True)",
+    "F.interpolate(torch.ones(1,2,3,4), size=5, align_corners=True)",
+    "F.interpolate(torch.ones(1,2,3,4), size=5, mode='linear')",
+    "F.interpolate(torch.ones(1,2,3), size=5, mode='bilinear')",
+    "F.interpolate(torch.ones(1,2,3,4,5), size=5, mode='bilinear')",
+    "F.interpolate(torch.ones(1,2,3,4), size=5, mode='trilinear')",
+    "F.interpolate(torch.ones(2,3), size=5)",
+    "F.interpolate(torch.ones(1,2,3,4), size=5, mode='foo')",
+    "F.interpolate(torch.ones(1,2,3,4), size=0)",
+    "F.interpolate(torch.ones(1,2,3,4), scale_factor=0.1)",
+    "F.interpolate(torch.ones(1,2,0,4), size=5)",
+    "F.interpolate(torch.ones(0,2,3,4), size=5).shape",
+    "F.interpolate(torch.ones(1,0,3,4), size=5)",
+    "F.interpolate(torch.ones(1,2,3,4), size=5, antialias=True)",
+    "F.interpolate(torch.ones(1,2,3,4, dtype=torch.int64), size=5)",
+    "F.interpolate(torch.ones(1,2,3,4, dtype=torch.int64), size=5, mode='bilinear')",
+    "F.interpolate(torch.ones(1,2,3,4), size=(5, 6), mode='area').shape",
+    "F.interpolate(torch.ones(1,2,3), size=5, mode='linear', align_corners=True).shape",
+    "F.interpolate(torch.ones(1,2,3), scale_factor=1.5, mode='nearest').shape",
+    "F.interpolate(torch.ones(1,2,3,4), scale_factor=2.5, mode='bilinear', "
+    "recompute_scale_factor=True).shape",
+    "F.interpolate(torch.ones(1,2,3,4), scale_factor='a')",
+    "F.interpolate(torch.ones(1,2,3,4), size='a')",
+    "F.interpolate(torch.ones(1,2,3,4), size=-1)",
+    "F.interpolate(torch.ones(1,2,3,4,dtype=torch.float64), scale_factor=(1.5, 2)).dtype",
+    "torch.nn.Upsample(scale_factor=2)",
+    "torch.nn.Upsample(size=(3,4), mode='bilinear', align_corners=True)",
+    "torch.nn.Upsample(scale_factor=(2, 1.5), mode='bilinear')",
+    "torch.nn.UpsamplingNearest2d(scale_factor=2)",
+    "torch.nn.UpsamplingBilinear2d(size=3)",
+    "torch.nn.Upsample(size=4)",
+    "torch.nn.Upsample(3, 2)",
+    "torch.nn.Upsample()",
+    "torch.nn.Upsample(scale_factor=2)(torch.ones(1,1,2,2)).shape",
+    "torch.nn.UpsamplingBilinear2d(scale_factor=2)(torch.ones(1,1,2,2)).shape",
     "F.pixel_shuffle(torch.ones(8,2,3),2).shape",
     "F.pixel_shuffle(torch.ones(1,1,2,8,2,3),2).shape",
     "F.pixel_shuffle(torch.ones(2,3),2)",
@@ -493,6 +573,9 @@ MODULES = [
     "torch.nn.MaxUnpool2d(2)", "torch.nn.MaxUnpool1d(3, 1, 1)",
     "torch.nn.MaxUnpool2d((2, 1), stride=[1, 2])",
     "torch.nn.PixelShuffle(2)", "torch.nn.PixelUnshuffle(3)",
+    "torch.nn.Upsample(scale_factor=2)", "torch.nn.Upsample(size=(3, 4), mode='bilinear', "
+    "align_corners=True)", "torch.nn.UpsamplingNearest2d(scale_factor=(2, 3))",
+    "torch.nn.UpsamplingBilinear2d(size=3)",
     "torch.nn.Conv2d(2, 3, 3, padding=1, padding_mode='reflect')",
     "torch.nn.Conv1d(2, 3, 4, padding='same', padding_mode='circular', bias=False)",
     "torch.nn.Conv3d(1, 1, 2, padding_mode='replicate')",
@@ -574,7 +657,9 @@ def test_max_pool_picks_pytorchs_index(name, oracle):
 
 
 FLOAT32 = ["F.conv2d(x, w, b, padding=1)", "F.conv1d(x[:, :, 0], w[:, :, 0], b)",
-           "F.max_pool2d(x, 2)", "F.avg_pool2d(x, 3, 1, 1)", "F.adaptive_avg_pool2d(x, (2, 3))"]
+           "F.max_pool2d(x, 2)", "F.avg_pool2d(x, 3, 1, 1)", "F.adaptive_avg_pool2d(x, (2, 3))",
+           "F.interpolate(x, size=(4, 9), mode='bilinear')",
+           "F.interpolate(x, size=(40, 90), mode='bilinear')", "F.interpolate(x, scale_factor=1.5)"]
 
 
 def _float32(lib, program):
@@ -589,12 +674,13 @@ def _float32(lib, program):
 
 @pytest.mark.parametrize("program", FLOAT32)
 def test_float32(program, oracle):
-    """Pooling is PyTorch's to the bit in float32 too; a float32 convolution is oneDNN's in
-    PyTorch (its own order of addition and blocking), so it agrees to float32's precision."""
+    """Pooling and interpolation are PyTorch's to the bit in float32 too; a float32 convolution
+    is oneDNN's in PyTorch (its own order of addition and blocking), so it agrees to float32's
+    precision."""
     ours = _float32(gradcli, program)
     theirs = oracle(lambda torch: _float32(torch, program))
     assert ours[0] == theirs[0] == "torch.float32"
-    exact = "pool" in program
+    exact = "pool" in program or "interpolate" in program
     for a, b in zip(ours[1:], theirs[1:]):
         np.testing.assert_allclose(a, b, rtol=0 if exact else 1e-5, atol=0 if exact else 1e-5)
 
