@@ -92,8 +92,9 @@ def _upsample(nd, linear):
         if linear and _channels_last(a.shape, output_size):
             return _bilinear_channels_last(a, output_size, align_corners, scales)
         result = a
+        per_dim = _per_dim(a.shape, output_size, scales, align_corners, a.dtype)
         for axis in range(nd - 1, -1, -1):  # (the last dim innermost)
-            sources = _per_dim(a.shape, output_size, scales, align_corners, a.dtype)[axis]
+            sources = per_dim[axis]
             d = axis + 2
             shape = result.shape[:d] + (output_size[axis],) + result.shape[d + 1:]
             check_numel(shape)
