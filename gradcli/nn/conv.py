@@ -1,6 +1,7 @@
 """torch.nn's convolution and pooling modules: Conv1d/2d/3d (PyTorch's initialisation, drawn
-as PyTorch draws it), ConvTranspose1d/2d/3d, MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d,
-AdaptiveMaxPool1d/2d, printed as PyTorch prints them."""
+as PyTorch draws it; padding_mode), ConvTranspose1d/2d/3d (output_size), MaxPool1d/2d/3d,
+AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d, printed as PyTorch prints
+them."""
 
 from ..engine.torch_classes import TorchClass
 from . import functional as F
@@ -10,7 +11,10 @@ from .module import Module
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
            "ConvTranspose3d", "MaxPool1d",
            "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
+           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxPool3d", "AvgPool3d",
+           "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "Unfold", "Fold", "MaxUnpool1d",
+           "MaxUnpool2d", "PixelShuffle", "PixelUnshuffle",
+           "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
 def _ntuple(value, n):
@@ -39,9 +43,10 @@ class _ConvNd(Module):
                                  f"{valid}")
             if padding == "same" and any(s != 1 for s in _ntuple(stride, nd)):
                 raise ValueError("padding='same' is not supported for strided convolutions")
-        if padding_mode != "zeros":
-            raise ValueError(f"padding_mode {padding_mode!r} is not supported by gradcli "
-                             "(only 'zeros')")
+        modes = "{'zeros', 'reflect', 'replicate', 'circular'}"  # (PyTorch's set, one order)
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError(f"padding_mode must be one of {modes}, but got "
+                             f"padding_mode='{padding_mode}'")
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = _ntuple(kernel_size, nd)
         self.stride = _ntuple(stride, nd)
@@ -51,6 +56,14 @@ class _ConvNd(Module):
         self.output_padding = _ntuple(output_padding, nd)
         self.groups = groups
         self.padding_mode = padding_mode
+        # (F.pad's widths for a padding_mode other than zeros: the last dim first, 'same'
+        # split with the odd one out on the right, as PyTorch's _reversed_padding_repeated_twice)
+        if isinstance(padding, str):
+            total = [d * (k - 1) if padding == "same" else 0
+                     for d, k in zip(self.dilation, self.kernel_size)]
+            self._pad_widths = tuple(p for t in reversed(total) for p in (t // 2, t - t // 2))
+        else:
+            self._pad_widths = tuple(p for p in reversed(self.padding) for _ in (0, 1))
         shape = ((in_channels, out_channels // groups) if self._transposed else
                  (out_channels, in_channels // groups)) + self.kernel_size
         init._default_weight_and_bias(self, shape, out_channels, bias, dtype)
@@ -71,11 +84,17 @@ class _ConvNd(Module):
             s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
 
 
 def _conv_class(name, nd, function):
     def forward(self, input):
+        if self.padding_mode != "zeros":  # (PyTorch pads first, then convolves unpadded)
+            return function(F.pad(input, self._pad_widths, mode=self.padding_mode),
+                            self.weight, self.bias, self.stride, (0,) * nd, self.dilation,
+                            self.groups)
         return function(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
                         self.groups)
 
@@ -89,17 +108,37 @@ def _conv_class(name, nd, function):
         "__qualname__": name, "_torch_name": f"torch.nn.modules.conv.{name}"})
 
 
+def _output_padding(module, input, output_size, nd):
+    """The output_padding that gives output_size (its spatial sizes, or with the batch and
+    channel sizes), or PyTorch's ValueError: nn.ConvTranspose's _output_padding."""
+    lead = 2 if input.dim() == nd + 2 else 1
+    if len(output_size) == lead + nd:
+        output_size = output_size[lead:]
+    sizes = list(output_size)
+    if len(sizes) != nd:
+        raise ValueError(f"ConvTranspose{nd}D: for {input.dim()}D input, output_size must have "
+                         f"{nd} or {lead + nd} elements (got {len(sizes)})")
+    low = [(n - 1) * s - 2 * p + d * (k - 1) + 1 for n, s, p, d, k in zip(
+        input.shape[lead:], module.stride, module.padding, module.dilation,
+        module.kernel_size)]
+    high = [m + s - 1 for m, s in zip(low, module.stride)]
+    if any(not lo <= n <= hi for n, lo, hi in zip(sizes, low, high)):
+        raise ValueError(f"requested an output size of {output_size}, but valid sizes range "
+                         f"from {low} to {high} (for an input of {input.shape[2:]})")
+    return [n - m for n, m in zip(sizes, low)]
+
+
 def _conv_transpose_class(name, nd, function):
     def forward(self, input, output_size=None):
-        if output_size is not None:
-            raise ValueError("gradcli: ConvTranspose's output_size argument is not supported")
+        output_padding = self.output_padding if output_size is None else \
+            _output_padding(self, input, output_size, nd)
         return function(input, self.weight, self.bias, self.stride, self.padding,
-                        self.output_padding, self.groups, self.dilation)
+                        output_padding, self.groups, self.dilation)
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
                  device=None, dtype=None):
-        if isinstance(padding, str):
+        if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {name}')
         _ConvNd.__init__(self, in_channels, out_channels, kernel_size, stride, padding,
                          dilation, groups, bias, padding_mode, device, dtype, output_padding)
@@ -117,17 +156,18 @@ ConvTranspose2d = _conv_transpose_class("ConvTranspose2d", 2, F.conv_transpose2d
 ConvTranspose3d = _conv_transpose_class("ConvTranspose3d", 3, F.conv_transpose3d)
 
 
-def _pool_class(name, arguments, forward, extra_repr, owner=None):
+def _pool_class(name, arguments, forward, extra_repr, owner=None, module="pooling"):
     """A pooling module: its arguments kept as attributes (PyTorch's names and defaults;
-    owner: the class whose __init__ PyTorch's errors name)."""
+    owner: the class whose __init__ PyTorch's errors name; module: PyTorch's module of it)."""
     owner = owner or name
 
     def __init__(self, *args, **kwargs):
         Module.__init__(self)
         names = [k for k, _ in arguments]
         if len(args) > len(names):
-            raise TypeError(f"{owner}.__init__() takes from 2 to {len(names) + 1} positional "
-                            f"arguments but {len(args) + 1} were given")
+            required = sum(v is _REQUIRED for _, v in arguments)
+            raise TypeError(f"{owner}.__init__() takes from {required + 1} to {len(names) + 1} "
+                            f"positional arguments but {len(args) + 1} were given")
         values = dict(arguments)
         values.update(zip(names, args))
         for key in kwargs:
@@ -146,7 +186,7 @@ def _pool_class(name, arguments, forward, extra_repr, owner=None):
     return TorchClass(name, (Module,), {
         "__init__": __init__, "forward": forward, "extra_repr": extra_repr,
         "__module__": __name__, "__qualname__": name,
-        "_torch_name": f"torch.nn.modules.pooling.{name}"})
+        "_torch_name": f"torch.nn.modules.{module}.{name}"})
 
 
 _REQUIRED = object()
@@ -168,6 +208,7 @@ def _max_forward(function):
 
 MaxPool1d = _pool_class("MaxPool1d", _MAX, _max_forward(F.max_pool1d), _max_repr, "_MaxPoolNd")
 MaxPool2d = _pool_class("MaxPool2d", _MAX, _max_forward(F.max_pool2d), _max_repr, "_MaxPoolNd")
+MaxPool3d = _pool_class("MaxPool3d", _MAX, _max_forward(F.max_pool3d), _max_repr, "_MaxPoolNd")
 
 
 def _avg_repr(m):
@@ -197,6 +238,10 @@ AvgPool2d = _pool_class("AvgPool2d", _AVG1 + (("divisor_override", None),),
                         lambda self, input: F.avg_pool2d(
                             input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override), _avg_repr)
+AvgPool3d = _pool_class("AvgPool3d", _AVG1 + (("divisor_override", None),),
+                        lambda self, input: F.avg_pool3d(
+                            input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override), _avg_repr)
 AdaptiveAvgPool1d = _pool_class(
     "AdaptiveAvgPool1d", (("output_size", _REQUIRED),),
     lambda self, input: F.adaptive_avg_pool1d(input, self.output_size),
@@ -204,6 +249,10 @@ AdaptiveAvgPool1d = _pool_class(
 AdaptiveAvgPool2d = _pool_class(
     "AdaptiveAvgPool2d", (("output_size", _REQUIRED),),
     lambda self, input: F.adaptive_avg_pool2d(input, self.output_size),
+    lambda m: f"output_size={m.output_size}", "_AdaptiveAvgPoolNd")
+AdaptiveAvgPool3d = _pool_class(
+    "AdaptiveAvgPool3d", (("output_size", _REQUIRED),),
+    lambda self, input: F.adaptive_avg_pool3d(input, self.output_size),
     lambda m: f"output_size={m.output_size}", "_AdaptiveAvgPoolNd")
 
 _ADAPTIVE_MAX = (("output_size", _REQUIRED), ("return_indices", False))
@@ -215,3 +264,89 @@ AdaptiveMaxPool2d = _pool_class(
     "AdaptiveMaxPool2d", _ADAPTIVE_MAX,
     lambda self, input: F.adaptive_max_pool2d(input, self.output_size, self.return_indices),
     lambda m: f"output_size={m.output_size}", "_AdaptiveMaxPoolNd")
+AdaptiveMaxPool3d = _pool_class(
+    "AdaptiveMaxPool3d", _ADAPTIVE_MAX,
+    lambda self, input: F.adaptive_max_pool3d(input, self.output_size, self.return_indices),
+    lambda m: f"output_size={m.output_size}", "_AdaptiveMaxPoolNd")
+
+_UNPOOL = (("kernel_size", _REQUIRED), ("stride", None), ("padding", 0))
+
+
+def _unpool_class(name, n, function):
+    """MaxUnpool1d/2d: kernel_size, stride (the kernel's by default) and padding as tuples of
+    n, as PyTorch keeps them."""
+    cls = _pool_class(name, _UNPOOL, lambda self, input, indices, output_size=None: function(
+        input, indices, self.kernel_size, self.stride, self.padding, output_size),
+        _avg_repr)
+    original = cls.__init__
+
+    def __init__(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        for key in ("kernel_size", "stride", "padding"):
+            object.__setattr__(self, key, _ntuple(getattr(self, key), n))
+    cls.__init__ = __init__
+    return cls
+
+
+MaxUnpool1d = _unpool_class("MaxUnpool1d", 1, F.max_unpool1d)
+MaxUnpool2d = _unpool_class("MaxUnpool2d", 2, F.max_unpool2d)
+
+_FOLD = (("kernel_size", _REQUIRED), ("dilation", 1), ("padding", 0), ("stride", 1))
+Unfold = _pool_class(
+    "Unfold", _FOLD, lambda self, input: F.unfold(input, self.kernel_size, self.dilation,
+                                                  self.padding, self.stride),
+    lambda m: f"kernel_size={m.kernel_size}, dilation={m.dilation}, padding={m.padding}, "
+              f"stride={m.stride}", module="fold")
+Fold = _pool_class(
+    "Fold", (("output_size", _REQUIRED),) + _FOLD,
+    lambda self, input: F.fold(input, self.output_size, self.kernel_size, self.dilation,
+                               self.padding, self.stride),
+    lambda m: f"output_size={m.output_size}, kernel_size={m.kernel_size}, "
+              f"dilation={m.dilation}, padding={m.padding}, stride={m.stride}", module="fold")
+
+PixelShuffle = _pool_class(
+    "PixelShuffle", (("upscale_factor", _REQUIRED),),
+    lambda self, input: F.pixel_shuffle(input, self.upscale_factor),
+    lambda m: f"upscale_factor={m.upscale_factor}", module="pixelshuffle")
+PixelUnshuffle = _pool_class(
+    "PixelUnshuffle", (("downscale_factor", _REQUIRED),),
+    lambda self, input: F.pixel_unshuffle(input, self.downscale_factor),
+    lambda m: f"downscale_factor={m.downscale_factor}", module="pixelshuffle")
+
+_UPSAMPLE = (("size", None), ("scale_factor", None), ("mode", "nearest"), ("align_corners", None),
+             ("recompute_scale_factor", None))
+
+
+def _upsample_repr(m):
+    info = (f"scale_factor={m.scale_factor!r}" if m.scale_factor is not None else
+            f"size={m.size!r}")
+    return f"{info}, mode={m.mode!r}"
+
+
+def _upsample_class(name, arguments, fixed=()):
+    """nn.Upsample and its two fixed-mode kin (fixed: the arguments they set themselves);
+    scale_factor kept as floats, as PyTorch keeps it."""
+    cls = _pool_class(name, arguments, lambda self, input: F.interpolate(
+        input, self.size, self.scale_factor, self.mode, self.align_corners,
+        recompute_scale_factor=self.recompute_scale_factor), _upsample_repr, module="upsampling")
+    original = cls.__init__
+
+    def __init__(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        values = dict(_UPSAMPLE, **dict(fixed))
+        for key, value in values.items():
+            if key not in dict(arguments):
+                object.__setattr__(self, key, value)
+        factor = self.scale_factor
+        object.__setattr__(self, "scale_factor", (
+            tuple(float(f) for f in factor) if isinstance(factor, tuple) else
+            float(factor) if factor else None))
+    cls.__init__ = __init__
+    return cls
+
+
+Upsample = _upsample_class("Upsample", _UPSAMPLE)
+UpsamplingNearest2d = _upsample_class("UpsamplingNearest2d", _UPSAMPLE[:2],
+                                      (("mode", "nearest"),))
+UpsamplingBilinear2d = _upsample_class("UpsamplingBilinear2d", _UPSAMPLE[:2],
+                                       (("mode", "bilinear"), ("align_corners", True)))

@@ -448,27 +448,38 @@ def _index_pad(numpy_mode, spatial):
     return forward
 
 
-@helper
-def _index_pad_backward(grad, self, padding, mode):
-    """The output's gradients added into the input elements they were copied from (self read
-    for its shape: PyTorch's node saves it)."""
-    self_shape = tuple(self.shape)
-    index = _pad_source(self_shape, _pad_pairs(padding, len(self_shape)), mode)
-    n = math.prod(self_shape)
-    flat = OPS["index_add.default"].apply((grad.new_zeros((n,)), grad.reshape(-1)),
-                                          (0, _long(index.reshape(-1)), 1))
-    return flat.reshape(self_shape)
+def _index_pad_backward(numpy_mode):
+    """The backward of a reflection or replication pad: the output's gradients added into the
+    input elements they were copied from, in the order of the outputs (PyTorch's kernel's;
+    self read for its shape: PyTorch's node saves it)."""
+    def backward(grad_output, self, padding):
+        index = _pad_source(self.shape, _pad_pairs(padding, self.ndim), numpy_mode)
+        if index.shape != grad_output.shape:
+            raise RuntimeError(f"gradOutput width unexpected. Expected: {index.shape[-1]}, "
+                               f"Got: {grad_output.shape[-1]}")
+        out = np.zeros(self.size, grad_output.dtype)
+        np.add.at(out, index.reshape(-1), grad_output.reshape(-1))
+        return out.reshape(self.shape)
+    return backward
 
 
 for _mode, (_numpy_mode, _node) in _PAD_MODES.items():
     for _k in (1, 2, 3):
+        _name = f"{_node.lower().replace('pad', '_pad')}{_k}d"
+        _sample = Sample((1, 2) + (3,) * _k, attrs={"padding": (2, 1) * _k})
         register(Op(
-            f"{_node.lower().replace('pad', '_pad')}{_k}d", _index_pad(_numpy_mode, _k),
-            f"self: _index_pad_backward(grad, self, padding, '{_numpy_mode}')",
+            _name, _index_pad(_numpy_mode, _k),
+            f"self: {_name}_backward(grad, self, padding)",
             attrs=("padding",), grad_fn=f"{_node}{_k}DBackward0", jvp="linear",
             dtype="same", kind="shape", method=False, public=False,
-            doc=f"self padded by {_mode} along its last {_k} dims",
-            samples=[Sample((1, 2) + (3,) * _k, attrs={"padding": (2, 1) * _k})]))
+            doc=f"self padded by {_mode} along its last {_k} dims", samples=[_sample]))
+        register(Op(
+            f"{_name}_backward", _index_pad_backward(_numpy_mode),
+            f"grad_output: {_name}(grad, padding)", inputs=("grad_output", "self"),
+            attrs=("padding",), grad_fn=f"{_node}{_k}DBackwardBackward0", jvp="linear",
+            method=False, public=False, kind="backward", doc=f"the gradient of {_name}",
+            samples=[Sample((1, 2) + (6,) * _k, (1, 2) + (3,) * _k, attrs=_sample.attrs)]
+        )).hidden_saved = ("self",)  # (PyTorch's node saves the padding only)
 
 PAD_SIZES = ("\nSupported combinations for non-constant padding:\n"
              "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"

@@ -1,24 +1,27 @@
 """Pooling as PyTorch's CPU kernels compute it (aten/src/ATen/native/cpu/MaxPoolKernel.cpp,
 AvgPoolKernel.cpp, AdaptiveAvgPoolKernel.cpp, AdaptiveMaxPoolKernel.cpp):
-max_pool2d_with_indices, avg_pool2d, _adaptive_avg_pool2d and adaptive_max_pool2d, each with
-its backward as an op of its own (so that a create_graph
-gradient ends in PyTorch's `*BackwardBackward0` node).  The 1-d poolings are PyTorch's
-composites: unsqueeze(-2), the 2-d pooling, squeeze(-2).
+max_pool2d/3d_with_indices, avg_pool2d/3d, _adaptive_avg_pool2d/3d and adaptive_max_pool2d/3d,
+each with its backward as an op of its own (so that a create_graph gradient ends in PyTorch's
+`*BackwardBackward0` node); one code serves 2 and 3 spatial dims.  The 1-d poolings are
+PyTorch's composites: unsqueeze(-2), the 2-d pooling, squeeze(-2).
 
 Max: the first largest element of a window wins, a NaN wins over everything (the last NaN of
-the window), padding never wins; indices count in the input's (H, W) plane.  Averages add a
-window in row-major order and divide once (adaptive: by the height, then by the width), as
-PyTorch does, so float64 results are PyTorch's to the bit; backward kernels add each output's
-share in the order of the outputs.
+the window), padding never wins; indices count in the input's flat spatial plane or volume.
+Averages add a window in row-major order and divide once (adaptive: by the window's size along
+each dim in turn), as PyTorch does, so float64 results are PyTorch's to the bit; backward
+kernels add each output's share in the order of the outputs.
 """
 
 import inspect
+import itertools
 
 import numpy as np
 
+from ..engine import dtypes
 from ..engine.tensor import Tensor, check_numel
 from .convolution import col2im, im2col, int_list
 from .derivatives import helper
+from .gather import _array
 from .registry import Op, Overload, Plain, Sample, register
 
 
@@ -31,9 +34,9 @@ def pooled_size(n, k, s, p, d, ceil_mode):
     return out
 
 
-def _batched(a):
-    """a as (B, C, H, W) (an unbatched (C, H, W) input gets a batch of one)."""
-    return a[None] if a.ndim == 3 else a
+def _batched(a, nd=2):
+    """a as (B, C, *spatial) (an unbatched (C, *spatial) input gets a batch of one)."""
+    return a[None] if a.ndim == nd + 1 else a
 
 
 def _half(n):
@@ -41,14 +44,17 @@ def _half(n):
     return n // 2 if n >= 0 else -(-n // 2)
 
 
-def check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode):
-    """aten's pooling_output_shape of the height, then of the width, then pool2d_shape_check:
-    their checks in their order and words.  (The padding is at most half the kernel, not
-    only half the dilated kernel: a window never lies wholly in the padding.)"""
-    if len(shape) not in (3, 4):
-        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+def check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode, avg=False):
+    """aten's pooling_output_shape of each spatial dimension, then pool2d_shape_check (or
+    pool3d_shape_check; avg: avg_pool3d's): their checks in their order and words.  (The
+    padding is at most half the kernel, not only half the dilated kernel: a window never
+    lies wholly in the padding.)"""
+    nd = len(kernel)
+    if len(shape) not in (nd + 1, nd + 2):
+        raise RuntimeError(f"non-empty {nd + 1}D or {nd + 2}D (batch mode) tensor expected for "
+                           "input")
     out = []
-    for n, k, s, p, d in zip(shape[-2:], kernel, stride, padding, dilation):
+    for n, k, s, p, d in zip(shape[-nd:], kernel, stride, padding, dilation):
         if s == 0:
             raise RuntimeError("stride should not be zero")
         if p < 0:
@@ -57,6 +63,8 @@ def check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode):
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
                                f"pad={p}, kernel_size={k} and dilation={d}")
         out.append(pooled_size(n, k, s, p, d, ceil_mode))
+    if nd == 3:
+        return _check_pool3d_shape(shape, kernel, stride, padding, dilation, out, avg)
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
     if kh <= 0 or kw <= 0:
         raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kh} kW: {kw}")
@@ -78,13 +86,44 @@ def check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode):
     return tuple(out)
 
 
-def _windows(shape, kernel, stride, padding, dilation, ceil_mode):
+def _check_pool3d_shape(shape, kernel, stride, padding, dilation, out, avg):
+    """aten's pool3d_shape_check, its order and words (C++'s)."""
+    (kt, kh, kw), (st, sh, sw), (pt, ph, pw), (dt, dh, dw) = kernel, stride, padding, dilation
+    if min(kernel) <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kT: {kt} kH: {kh} "
+                           f"kW: {kw}")
+    if min(stride) <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dT: {st} dH: {sh} "
+                           f"dW: {sw}")
+    if min(dilation) <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {dt} "
+                           f"dilationH: {dh} dilationW: {dw}")
+    if 0 in shape[len(shape) - 4:]:
+        name = "avg_pool3d()" if avg else "max_pool3d_with_indices_out_cpu_template()"
+        raise RuntimeError(f"{name}: Expected input's non-batch dimensions to have positive "
+                           f"length, but input has a shape of {list(shape)} and non-batch "
+                           "dimension 0 has length zero!")
+    t, h, w = shape[-3:]
+    if avg and (t < kt or h < kh or w < kw):
+        raise RuntimeError(f"input image (T: {t} H: {h} W: {w}) smaller than kernel size (kT: "
+                           f"{kt} kH: {kh} kW: {kw})")
+    if kt // 2 < pt or kw // 2 < pw or kh // 2 < ph:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got "
+                           f"kT: {kt} kW: {kw} kH: {kh} padT: {pt} padW: {pw} padH: {ph}")
+    if any(o < 1 for o in out):
+        c = shape[-4]
+        raise RuntimeError(f"Given input size: ({c}x{t}x{h}x{w}). Calculated output size: "
+                           f"({c}x{'x'.join(map(str, out))}). Output size is too small")
+    return tuple(out)
+
+
+def _windows(shape, kernel, stride, padding, dilation, ceil_mode, avg=False):
     stride = stride or kernel
-    out = check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode)
+    out = check_pool_shape(shape, kernel, stride, padding, dilation, ceil_mode, avg)
     # (the window index and divisors of one plane: an empty batch checks no cols)
-    check_numel((kernel[0] * kernel[1],) + out)
+    check_numel((int(np.prod(kernel)),) + out)
     pad_hi = tuple(max(p, (o - 1) * s + d * (k - 1) + 1 - n - p) for n, k, s, p, d, o in
-                   zip(shape[-2:], kernel, stride, padding, dilation, out))
+                   zip(shape[-len(kernel):], kernel, stride, padding, dilation, out))
     return out, pad_hi
 
 
@@ -96,14 +135,29 @@ def _check_grad_output(grad_output, shape):
 
 # ------------------------------------------------------------------ max
 
+def flat_index(spatial, positions, inside):
+    """(prod(K), *out): the flat index in the input's spatial dims of each window element,
+    -1 outside the input; positions[i] (K_i, out_i) the windows' elements along dim i,
+    inside[i] whether they lie in it."""
+    nd = len(spatial)
+    index, valid = np.zeros((1,) * 2 * nd, np.int64), np.ones((1,) * 2 * nd, bool)
+    for i, (n, pos, ok) in enumerate(zip(spatial, positions, inside)):
+        shape = [1] * 2 * nd
+        shape[i], shape[nd + i] = pos.shape
+        index = index * n + pos.reshape(shape)
+        valid = valid & ok.reshape(shape)
+    kernel = tuple(p.shape[0] for p in positions)
+    out = tuple(p.shape[1] for p in positions)
+    return np.where(valid, index, -1).reshape((int(np.prod(kernel)),) + out)
+
+
 def _input_index(shape, kernel, stride, padding, dilation, out):
-    """(prod(kernel), *out): the flat (H, W) index each window element reads, -1 in padding."""
-    h, w = (np.arange(o)[None, :] * s - p + np.arange(k)[:, None] * d
-            for o, s, p, k, d in zip(out, stride, padding, kernel, dilation))
-    inside = (((h >= 0) & (h < shape[-2]))[:, None, :, None]
-              & ((w >= 0) & (w < shape[-1]))[None, :, None, :])
-    index = h[:, None, :, None] * shape[-1] + w[None, :, None, :]
-    return np.where(inside, index, -1).reshape((kernel[0] * kernel[1],) + tuple(out))
+    """(prod(kernel), *out): the flat spatial index each window element reads, -1 in
+    padding."""
+    positions = [np.arange(o)[None, :] * s - p + np.arange(k)[:, None] * d
+                 for o, s, p, k, d in zip(out, stride, padding, kernel, dilation)]
+    spatial = shape[-len(kernel):]
+    return flat_index(spatial, positions, [(q >= 0) & (q < n) for q, n in zip(positions, spatial)])
 
 
 def _pick_max(cols, index, low, batched):
@@ -137,18 +191,18 @@ def max_pool_indices(a, kernel, stride, padding, dilation, ceil_mode):
     (stride (): the kernel's, as PyTorch saves an omitted stride)."""
     stride = stride or kernel
     out, pad_hi = _windows(a.shape, kernel, stride, padding, dilation, ceil_mode)
-    low = _lowest(a.dtype)
-    cols = im2col(_batched(a), kernel, stride, padding, pad_hi, dilation, out, fill=low)
+    low, nd = _lowest(a.dtype), len(kernel)
+    cols = im2col(_batched(a, nd), kernel, stride, padding, pad_hi, dilation, out, fill=low)
     index = _input_index(a.shape, kernel, stride, padding, dilation, out)
-    return _pick_max(cols, index, low, a.ndim == 4)
+    return _pick_max(cols, index, low, a.ndim == nd + 2)
 
 
-def _scatter_max(grad_output, indices, self):
+def _scatter_max(grad_output, indices, self, nd):
     """Each output's gradient added to its window's maximum, in the order of the outputs."""
     _check_grad_output(grad_output, indices.shape)
-    g, idx = _batched(grad_output), _batched(indices)
-    b = _batched(self)
-    out = np.zeros((b.shape[0] * b.shape[1], b.shape[2] * b.shape[3]), grad_output.dtype)
+    g, idx = _batched(grad_output, nd), _batched(indices, nd)
+    b = _batched(self, nd)
+    out = np.zeros((b.shape[0] * b.shape[1], int(np.prod(b.shape[2:]))), grad_output.dtype)
     rows = np.arange(out.shape[0])[:, None]
     np.add.at(out, (np.broadcast_to(rows, (out.shape[0], idx[0, 0].size)),
                     idx.reshape(out.shape[0], -1)), g.reshape(out.shape[0], -1))
@@ -157,19 +211,19 @@ def _scatter_max(grad_output, indices, self):
 
 def _max_pool_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode):
     indices = max_pool_indices(self, kernel_size, stride, padding, dilation, ceil_mode)[1]
-    return _scatter_max(grad_output, indices, self)
+    return _scatter_max(grad_output, indices, self, len(kernel_size))
 
 
-def _gather_max(grad, indices):
+def _gather_max(grad, indices, nd):
     """PyTorch's max_pool_double_backward: grad (input-shaped) at each window's maximum."""
-    idx = Tensor._make(indices.reshape(indices.shape[:-2] + (-1,)), None, 0, False)
-    return grad.flatten(-2).gather(-1, idx).reshape(indices.shape)
+    idx = Tensor._make(indices.reshape(indices.shape[:-nd] + (-1,)), None, 0, False)
+    return grad.flatten(-nd).gather(-1, idx).reshape(indices.shape)
 
 
 @helper
 def _max_pool_double_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode):
     return _gather_max(grad, max_pool_indices(self._data, kernel_size, stride, padding,
-                                              dilation, ceil_mode)[1])
+                                              dilation, ceil_mode)[1], len(kernel_size))
 
 
 @helper
@@ -181,9 +235,10 @@ def _max_pool_jvp(self_t, self, kernel_size, stride, padding, dilation, ceil_mod
 def _pooled_shape(sample):
     """The output shape of a pooling sample (its backward's grad_output)."""
     a = sample.attrs
+    nd = len(a["kernel_size"])
     out = check_pool_shape(sample.shapes[0], a["kernel_size"], a["stride"] or a["kernel_size"],
-                           a["padding"], a.get("dilation", (1, 1)), a["ceil_mode"])
-    return sample.shapes[0][:-2] + out
+                           a["padding"], a.get("dilation", (1,) * nd), a["ceil_mode"])
+    return sample.shapes[0][:-nd] + out
 
 
 _POOL = ("kernel_size", "stride", "padding", "dilation", "ceil_mode")
@@ -207,22 +262,40 @@ def _indices_from_saved(pick, i):
     return indices
 
 
-MAX_POOL2D = register(Op(
-    "max_pool2d_with_indices", max_pool_indices,
-    f"self: max_pool2d_with_indices_backward(grad[0], self, {_POOL_ARGS})",
-    jvp=f"self: _max_pool_jvp(self_t, self, {_POOL_ARGS})", attrs=_POOL, outputs=2,
-    grad_fn="MaxPool2DWithIndicesBackward0", method=False, public=False, kind="pooling",
-    doc="the largest element of each window and its index", samples=POOL_SAMPLES))
-MAX_POOL2D.extra_saved = {"_saved_result1": _indices_from_saved(max_pool_indices, 0)}
+POOL3D_SAMPLES = [
+    Sample((1, 2, 4, 3, 5), attrs=dict(kernel_size=(2, 2, 2), stride=(), padding=(0, 0, 0),
+                                       dilation=(1, 1, 1), ceil_mode=False)),
+    Sample((2, 4, 5, 3), attrs=dict(kernel_size=(3, 2, 1), stride=(2, 1, 2), padding=(1, 1, 0),
+                                    dilation=(1, 2, 1), ceil_mode=True)),
+]
 
-MAX_POOL_BACKWARD = register(Op(
-    "max_pool2d_with_indices_backward", _max_pool_backward,
-    (f"grad_output: _max_pool_double_backward(grad, self, {_POOL_ARGS})",),
-    jvp=(f"grad_output: max_pool2d_with_indices_backward(grad_output_t, self, {_POOL_ARGS})",),
-    inputs=("grad_output", "self"), attrs=_POOL,
-    grad_fn="MaxPool2DWithIndicesBackwardBackward0", method=False, public=False,
-    kind="backward", doc="the gradient of max_pool2d_with_indices",
-    samples=[Sample(_pooled_shape(s), s.shapes[0], attrs=s.attrs) for s in POOL_SAMPLES]))
+
+def _max_pool_ops(nd, samples):
+    """max_pool<nd>d_with_indices and its backward (PyTorch's ops and nodes)."""
+    name = f"max_pool{nd}d_with_indices"
+    forward = register(Op(
+        name, max_pool_indices, f"self: {name}_backward(grad[0], self, {_POOL_ARGS})",
+        jvp=f"self: _max_pool_jvp(self_t, self, {_POOL_ARGS})", attrs=_POOL, outputs=2,
+        grad_fn=f"MaxPool{nd}DWithIndicesBackward0", method=False, public=False,
+        kind="pooling", doc="the largest element of each window and its index",
+        samples=samples))
+    forward.extra_saved = {"_saved_result1": _indices_from_saved(max_pool_indices, 0)}
+    backward = register(Op(
+        f"{name}_backward", _max_pool_backward,
+        (f"grad_output: _max_pool_double_backward(grad, self, {_POOL_ARGS})",),
+        jvp=(f"grad_output: {name}_backward(grad_output_t, self, {_POOL_ARGS})",),
+        inputs=("grad_output", "self"), attrs=_POOL,
+        grad_fn=f"MaxPool{nd}DWithIndicesBackwardBackward0", method=False, public=False,
+        kind="backward", doc=f"the gradient of {name}",
+        samples=[Sample(_pooled_shape(s), s.shapes[0], attrs=s.attrs) for s in samples]))
+    # PyTorch's max-pooling backward nodes save the indices only (here: recomputed from self)
+    backward.hidden_saved = ("self",) + _POOL
+    backward.extra_saved = {"_saved_indices": _indices_from_saved(max_pool_indices, 1)}
+    return forward
+
+
+MAX_POOL2D = _max_pool_ops(2, POOL_SAMPLES)
+MAX_POOL3D = _max_pool_ops(3, POOL3D_SAMPLES)
 
 
 # ------------------------------------------------------------------ average
@@ -232,20 +305,23 @@ def _divisors(shape, kernel, stride, padding, out, count_include_pad, divisor_ov
     if divisor_override is not None:
         return np.full(out, divisor_override)
     sizes = []
-    for n, k, s, p, o in zip(shape[-2:], kernel, stride, padding, out):
+    for n, k, s, p, o in zip(shape[-len(kernel):], kernel, stride, padding, out):
         start = np.arange(o) * s - p
         end = np.minimum(start + k, n + p)
         if count_include_pad:
             sizes.append(end - start)
         else:
             sizes.append(np.minimum(end, n) - np.maximum(start, 0))
-    return sizes[0][:, None] * sizes[1][None, :]
+    divisor = np.ones((1,) * len(sizes), np.int64)
+    for size in np.ix_(*sizes):
+        divisor = divisor * size
+    return divisor
 
 
 def _avg_attrs(kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    return kernel_size, stride, padding, (1, 1), ceil_mode
+    return kernel_size, stride, padding, (1,) * len(kernel_size), ceil_mode
 
 
 def avg_pool(a, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
@@ -253,15 +329,16 @@ def avg_pool(a, kernel_size, stride, padding, ceil_mode, count_include_pad, divi
     stride = stride or kernel_size
     attrs = _avg_attrs(kernel_size, stride, padding, ceil_mode, count_include_pad,
                        divisor_override)
-    out, pad_hi = _windows(a.shape, *attrs)
-    cols = im2col(_batched(a), kernel_size, stride, padding, pad_hi, (1, 1), out)
+    nd = len(kernel_size)
+    out, pad_hi = _windows(a.shape, *attrs, avg=True)
+    cols = im2col(_batched(a, nd), kernel_size, stride, padding, pad_hi, attrs[3], out)
     total = cols[:, :, 0]
     for j in range(1, cols.shape[2] if cols.size else 1):  # (an empty batch adds nothing)
         total = total + cols[:, :, j]
     divisor = _divisors(a.shape, kernel_size, stride, padding, out, count_include_pad,
                         divisor_override)
     result = (total / divisor.astype(a.dtype)).astype(a.dtype)
-    return result[0] if a.ndim == 3 else result
+    return result[0] if a.ndim == nd + 1 else result
 
 
 def _avg_pool_backward(grad_output, self, kernel_size, stride, padding, ceil_mode,
@@ -269,15 +346,16 @@ def _avg_pool_backward(grad_output, self, kernel_size, stride, padding, ceil_mod
     stride = stride or kernel_size
     attrs = _avg_attrs(kernel_size, stride, padding, ceil_mode, count_include_pad,
                        divisor_override)
-    out, pad_hi = _windows(self.shape, *attrs)
+    out, pad_hi = _windows(self.shape, *attrs, avg=True)
     divisor = _divisors(self.shape, kernel_size, stride, padding, out, count_include_pad,
                         divisor_override)
-    _check_grad_output(grad_output, self.shape[:-2] + out)
-    share = _batched(grad_output) / divisor.astype(grad_output.dtype)
-    k = kernel_size[0] * kernel_size[1]
+    nd = len(kernel_size)
+    _check_grad_output(grad_output, self.shape[:-nd] + out)
+    share = _batched(grad_output, nd) / divisor.astype(grad_output.dtype)
+    k = int(np.prod(kernel_size))
     check_numel(share.shape[:2] + (k,) + share.shape[2:])
     cols = np.broadcast_to(share[:, :, None], share.shape[:2] + (k,) + share.shape[2:])
-    result = col2im(cols, self.shape[-2:], kernel_size, stride, padding, pad_hi, (1, 1),
+    result = col2im(cols, self.shape[-nd:], kernel_size, stride, padding, pad_hi, attrs[3],
                     reverse=True)
     return result.reshape(self.shape).astype(grad_output.dtype)
 
@@ -294,22 +372,42 @@ AVG_SAMPLES = [
                                     ceil_mode=False, count_include_pad=True, divisor_override=5)),
 ]
 
-AVG_POOL2D = register(Op(
-    "avg_pool2d.default", avg_pool, f"self: avg_pool2d_backward(grad, self, {_AVG_ARGS})",
-    jvp="linear", attrs=_AVG, grad_fn="AvgPool2DBackward0", method=False, public=False,
-    kind="pooling", doc="the mean of each window", samples=AVG_SAMPLES))
+AVG3D_SAMPLES = [
+    Sample((1, 2, 4, 3, 5), attrs=dict(kernel_size=(2, 2, 2), stride=(), padding=(0, 0, 0),
+                                       ceil_mode=False, count_include_pad=True,
+                                       divisor_override=None)),
+    Sample((2, 4, 5, 3), attrs=dict(kernel_size=(3, 2, 2), stride=(2, 1, 2), padding=(1, 1, 0),
+                                    ceil_mode=True, count_include_pad=False,
+                                    divisor_override=None)),
+    Sample((1, 1, 3, 4, 4), attrs=dict(kernel_size=(2, 3, 3), stride=(1, 1, 2), padding=(0, 1, 1),
+                                       ceil_mode=False, count_include_pad=True,
+                                       divisor_override=5)),
+]
+
+
+def _avg_pool_ops(nd, samples):
+    """avg_pool<nd>d and its backward (PyTorch's ops and nodes)."""
+    forward = register(Op(
+        f"avg_pool{nd}d.default", avg_pool,
+        f"self: avg_pool{nd}d_backward(grad, self, {_AVG_ARGS})", jvp="linear", attrs=_AVG,
+        grad_fn=f"AvgPool{nd}DBackward0", method=False, public=False, kind="pooling",
+        doc="the mean of each window", samples=samples))
+    register(Op(
+        f"avg_pool{nd}d_backward", _avg_pool_backward,
+        (f"grad_output: _call_avg_pool(grad, {_AVG_ARGS})",), jvp="linear",
+        inputs=("grad_output", "self"), attrs=_AVG, grad_fn=f"AvgPool{nd}DBackwardBackward0",
+        method=False, public=False, kind="backward", doc=f"the gradient of avg_pool{nd}d",
+        samples=[Sample(_pooled_shape(s), s.shapes[0], attrs=s.attrs) for s in samples]))
+    return forward
+
 
 @helper
-def _call_avg_pool2d(grad, *attrs):
-    return AVG_POOL2D.apply((grad,), attrs)
+def _call_avg_pool(grad, *attrs):
+    return (AVG_POOL2D if len(attrs[0]) == 2 else AVG_POOL3D).apply((grad,), attrs)
 
 
-register(Op(
-    "avg_pool2d_backward", _avg_pool_backward,
-    (f"grad_output: _call_avg_pool2d(grad, {_AVG_ARGS})",), jvp="linear",
-    inputs=("grad_output", "self"), attrs=_AVG, grad_fn="AvgPool2DBackwardBackward0",
-    method=False, public=False, kind="backward", doc="the gradient of avg_pool2d",
-    samples=[Sample(_pooled_shape(s), s.shapes[0], attrs=s.attrs) for s in AVG_SAMPLES]))
+AVG_POOL2D = _avg_pool_ops(2, AVG_SAMPLES)
+AVG_POOL3D = _avg_pool_ops(3, AVG3D_SAMPLES)
 
 
 # ------------------------------------------------------------------ adaptive average
@@ -320,47 +418,50 @@ def adaptive_windows(n, o):
 
 
 def adaptive_index(shape, output_size):
-    """(index, heights, widths): index (K, oh, ow) is the flat (H, W) position of each window's
+    """(index, sizes): index (K, *output_size) is the flat spatial position of each window's
     k-th element in row-major order (K = the largest window's size; -1 past the end of a
-    smaller window), heights and widths the windows' sizes."""
+    smaller window), sizes[i] the windows' sizes along spatial dim i."""
     check_numel(tuple(output_size))  # (before the windows' lists: an empty input's too)
-    (h0, h1), (w0, w1) = (np.array(adaptive_windows(n, o)).reshape(-1, 2).T
-                          for n, o in zip(shape[-2:], output_size))
-    kh, kw = int((h1 - h0).max()), int((w1 - w0).max())
-    check_numel((kh * kw,) + tuple(output_size))
-    h = h0[None, :] + np.arange(kh)[:, None]
-    w = w0[None, :] + np.arange(kw)[:, None]
-    inside = (h < h1)[:, None, :, None] & (w < w1)[None, :, None, :]
-    index = np.where(inside, h[:, None, :, None] * shape[-1] + w[None, :, None, :], -1)
-    return index.reshape((kh * kw,) + tuple(output_size)), h1 - h0, w1 - w0
+    nd = len(output_size)
+    bounds = [np.array(adaptive_windows(n, o)).reshape(-1, 2).T
+              for n, o in zip(shape[-nd:], output_size)]
+    kernel = [int((end - start).max()) for start, end in bounds]
+    check_numel((int(np.prod(kernel)),) + tuple(output_size))
+    positions = [start[None, :] + np.arange(k)[:, None] for (start, _), k in zip(bounds, kernel)]
+    inside = [q < end for q, (_, end) in zip(positions, bounds)]
+    return flat_index(shape[-nd:], positions, inside), [end - start for start, end in bounds]
 
 
-def _per_window(index, output_size):
-    """Whether to loop over the windows rather than over the elements of a window (the
-    fewer Python iterations: both add in PyTorch's order)."""
-    return output_size[0] * output_size[1] <= index.shape[0]
+def _divided(total, sizes):
+    """total / the windows' sizes, one spatial dim after the other (PyTorch's order)."""
+    nd = len(sizes)
+    t = total.dtype.type
+    for i, size in enumerate(sizes):
+        total = total / size.astype(t).reshape((-1,) + (1,) * (nd - 1 - i))
+    return total
 
 
 def adaptive_avg(a, output_size):
-    """_adaptive_avg_pool2d: each window's sum in row-major order from 0, / its height / its
-    width (PyTorch's kernel's order, so float64 results are its to the bit)."""
-    lead, out = a.shape[:-2], tuple(output_size)
+    """_adaptive_avg_pool2d/3d: each window's sum in row-major order from 0, / its size along
+    each dim in turn (PyTorch's kernel's order, so float64 results are its to the bit)."""
+    nd = len(output_size)
+    lead, out = a.shape[:-nd], tuple(output_size)
     check_numel(lead + out)
     if 0 in out:
         return np.empty(lead + out, a.dtype)
-    index, heights, widths = adaptive_index(a.shape, out)
+    index, sizes = adaptive_index(a.shape, out)
     total = np.zeros(lead + out, a.dtype)
-    if _per_window(index, out):
-        for i, (h0, h1) in enumerate(adaptive_windows(a.shape[-2], out[0])):
-            for j, (w0, w1) in enumerate(adaptive_windows(a.shape[-1], out[1])):
-                block = a[..., h0:h1, w0:w1].reshape(lead + (-1,))
-                total[..., i, j] = np.cumsum(block, axis=-1)[..., -1] + 0  # (0 + x0 + ...)
+    if int(np.prod(out)) <= index.shape[0]:  # (the fewer Python iterations: both add in order)
+        windows = [list(enumerate(adaptive_windows(n, o))) for n, o in zip(a.shape[-nd:], out)]
+        for window in itertools.product(*windows):
+            block = a[(Ellipsis,) + tuple(slice(lo, hi) for _, (lo, hi) in window)]
+            at = (Ellipsis,) + tuple(i for i, _ in window)
+            total[at] = np.cumsum(block.reshape(lead + (-1,)), axis=-1)[..., -1] + 0
     else:
         flat = a.reshape(lead + (-1,))
         for k in range(index.shape[0]):
             total = total + np.where(index[k] >= 0, flat[..., np.maximum(index[k], 0)], 0)
-    t = a.dtype.type
-    return (total / heights.astype(t)[:, None] / widths.astype(t)[None, :]).astype(a.dtype)
+    return _divided(total, sizes).astype(a.dtype)
 
 
 def _covering(n, o):
@@ -372,73 +473,98 @@ def _covering(n, o):
     return first, np.searchsorted(starts, pixels, side="right") - first
 
 
-def _adaptive_avg_backward(grad_output, self):
-    """Each output's share (its gradient / height / width) added to the input elements of its
-    window: an element's shares summed in the order of the windows, as PyTorch adds them."""
-    out = tuple(grad_output.shape[-2:])
-    _check_grad_output(grad_output, self.shape[:-2] + out)
-    result = np.zeros(self.shape, grad_output.dtype)
-    if 0 in out:
-        return result
-    _, heights, widths = adaptive_index(self.shape, out)
-    t = grad_output.dtype.type
-    share = grad_output / heights.astype(t)[:, None] / widths.astype(t)[None, :]
-    (fh, nh), (fw, nw) = (_covering(n, o) for n, o in zip(self.shape[-2:], out))
-    if self.shape[-2] * self.shape[-1] <= int(nh.max()) * int(nw.max()):
-        # few input elements under many windows (upsampling): one running sum an element
-        for h in range(self.shape[-2]):
-            for w in range(self.shape[-1]):
-                block = share[..., fh[h]:fh[h] + nh[h], fw[w]:fw[w] + nw[w]]
-                result[..., h, w] = np.cumsum(block.reshape(block.shape[:-2] + (-1,)),
-                                              axis=-1)[..., -1] + 0
-    else:  # the k-th covering window of every element at once, in the windows' order
-        for i in range(int(nh.max())):
-            for j in range(int(nw.max())):
-                rows, cols = np.minimum(fh + i, out[0] - 1), np.minimum(fw + j, out[1] - 1)
-                taken = (i < nh)[:, None] & (j < nw)[None, :]
-                result = result + np.where(taken, share[..., rows[:, None], cols[None, :]], 0)
-    return result.astype(grad_output.dtype, copy=False)
+def _adaptive_avg_backward(nd):
+    def backward(grad_output, self):
+        """Each output's share (its gradient / its sizes) added to the input elements of its
+        window: an element's shares summed in the order of the windows, as PyTorch adds
+        them."""
+        out, spatial = tuple(grad_output.shape[-nd:]), self.shape[-nd:]
+        _check_grad_output(grad_output, self.shape[:-nd] + out)
+        result = np.zeros(self.shape, grad_output.dtype)
+        if 0 in out:
+            return result
+        share = _divided(grad_output, adaptive_index(self.shape, out)[1])
+        covering = [_covering(n, o) for n, o in zip(spatial, out)]
+        most = [int(count.max()) for _, count in covering]
+        if np.prod(spatial) <= np.prod(most):
+            # few input elements under many windows (upsampling): one running sum an element
+            for at in itertools.product(*(range(n) for n in spatial)):
+                block = share[(Ellipsis,) + tuple(
+                    slice(first[i], first[i] + count[i]) for i, (first, count) in
+                    zip(at, covering))]
+                result[(Ellipsis,) + at] = np.cumsum(block.reshape(block.shape[:-nd] + (-1,)),
+                                                     axis=-1)[..., -1] + 0
+        else:  # the k-th covering window of every element at once, in the windows' order
+            for ks in itertools.product(*(range(m) for m in most)):
+                where, taken = [], np.ones((1,) * nd, bool)
+                for i, (k, (first, count), o) in enumerate(zip(ks, covering, out)):
+                    shape = [1] * nd
+                    shape[i] = -1
+                    where.append(np.minimum(first + k, o - 1).reshape(shape))
+                    taken = taken & (k < count).reshape(shape)
+                result = result + np.where(taken, share[(Ellipsis,) + tuple(where)], 0)
+        return result.astype(grad_output.dtype, copy=False)
+    return backward
 
 
-ADAPTIVE_AVG_POOL2D = register(Op(
-    "_adaptive_avg_pool2d", adaptive_avg, "self: _adaptive_avg_pool2d_backward(grad, self)",
-    jvp="linear", attrs=("output_size",), grad_fn="AdaptiveAvgPool2DBackward0", method=False,
-    public=False, kind="pooling", doc="the mean of each of output_size windows",
-    samples=[Sample((2, 2, 5, 4), attrs={"output_size": (2, 3)}),
-             Sample((2, 3, 7), attrs={"output_size": (3, 2)})]))
+def _adaptive_avg_ops(nd, samples):
+    """_adaptive_avg_pool<nd>d and its backward (PyTorch's ops and nodes; the backward's node
+    saves the sizes of grad_output it reads, under PyTorch's names)."""
+    name = f"_adaptive_avg_pool{nd}d"
+    forward = register(Op(
+        name, adaptive_avg, f"self: {name}_backward(grad, self)", jvp="linear",
+        attrs=("output_size",), grad_fn=f"AdaptiveAvgPool{nd}DBackward0", method=False,
+        public=False, kind="pooling", doc="the mean of each of output_size windows",
+        samples=samples))
+    backward = register(Op(
+        f"{name}_backward", _adaptive_avg_backward(nd),
+        (f"grad_output: {name}(grad, grad_output_shape[-{nd}:])",), jvp="linear",
+        inputs=("grad_output", "self"), grad_fn=f"AdaptiveAvgPool{nd}DBackwardBackward0",
+        method=False, public=False, kind="backward", doc=f"the gradient of {name[1:]}",
+        samples=[Sample(s.shapes[0][:-nd] + s.attrs["output_size"], s.shapes[0])
+                 for s in samples]))
+    backward.hidden_saved = ("grad_output_sym_sizes",)
+    backward.extra_saved = {f"_saved_grad_output_sym_argsize_minus_{i}":
+                            (lambda i: lambda node: node._meta[0][-i])(i)
+                            for i in range(1, nd + 1)}
+    return forward
 
-ADAPTIVE_AVG_BACKWARD = register(Op(
-    "_adaptive_avg_pool2d_backward", _adaptive_avg_backward,
-    ("grad_output: _adaptive_avg_pool2d(grad, grad_output_shape[-2:])",), jvp="linear",
-    inputs=("grad_output", "self"), grad_fn="AdaptiveAvgPool2DBackwardBackward0",
-    method=False, public=False, kind="backward", doc="the gradient of adaptive_avg_pool2d",
-    samples=[Sample((2, 2, 2, 3), (2, 2, 5, 4)), Sample((2, 3, 2), (2, 3, 7))]))
+
+ADAPTIVE_SAMPLES = {
+    2: [Sample((2, 2, 5, 4), attrs={"output_size": (2, 3)}),
+        Sample((2, 3, 7), attrs={"output_size": (3, 2)})],
+    3: [Sample((1, 2, 5, 4, 3), attrs={"output_size": (2, 3, 2)}),
+        Sample((2, 3, 2, 4), attrs={"output_size": (3, 2, 5)})]}
+ADAPTIVE_AVG_POOL2D = _adaptive_avg_ops(2, ADAPTIVE_SAMPLES[2])
+ADAPTIVE_AVG_POOL3D = _adaptive_avg_ops(3, ADAPTIVE_SAMPLES[3])
 
 
 # ------------------------------------------------------------------ adaptive max
 
 def adaptive_max_indices(a, output_size):
-    """(values, indices) of adaptive_max_pool2d: the windows of adaptive_windows, as
+    """(values, indices) of adaptive_max_pool2d/3d: the windows of adaptive_windows, as
     max_pool's (the largest window's size, the smaller ones' extra elements left out)."""
+    nd = len(output_size)
     if 0 in output_size:
-        empty = a.shape[:-2] + tuple(output_size)
+        empty = a.shape[:-nd] + tuple(output_size)
         return np.empty(empty, a.dtype), np.empty(empty, np.int64)
     index = adaptive_index(a.shape, output_size)[0]
-    b = _batched(a)
+    b = _batched(a, nd)
     check_numel(b.shape[:2] + index.shape)
     flat = b.reshape(b.shape[:2] + (-1,))
     low = _lowest(a.dtype)
     cols = np.where(index >= 0, flat[:, :, np.maximum(index, 0)], low)
-    return _pick_max(cols.astype(a.dtype, copy=False), index, low, a.ndim == 4)
+    return _pick_max(cols.astype(a.dtype, copy=False), index, low, a.ndim == nd + 2)
 
 
 def _adaptive_max_backward(grad_output, self, output_size):
-    return _scatter_max(grad_output, adaptive_max_indices(self, output_size)[1], self)
+    return _scatter_max(grad_output, adaptive_max_indices(self, output_size)[1], self,
+                        len(output_size))
 
 
 @helper
 def _adaptive_max_double_backward(grad, self, output_size):
-    return _gather_max(grad, adaptive_max_indices(self._data, output_size)[1])
+    return _gather_max(grad, adaptive_max_indices(self._data, output_size)[1], len(output_size))
 
 
 @helper
@@ -446,39 +572,170 @@ def _adaptive_max_jvp(self_t, self, output_size):
     return _adaptive_max_double_backward(self_t, self, output_size), None
 
 
-ADAPTIVE_MAX_SAMPLES = [Sample((2, 2, 5, 4), attrs={"output_size": (2, 3)}),
-                        Sample((2, 7, 3), attrs={"output_size": (3, 2)})]
-ADAPTIVE_MAX_POOL2D = register(Op(
-    "_adaptive_max_pool2d", adaptive_max_indices,
-    "self: adaptive_max_pool2d_backward(grad[0], self, output_size)",
-    jvp="self: _adaptive_max_jvp(self_t, self, output_size)", attrs=("output_size",),
-    outputs=2, grad_fn="AdaptiveMaxPool2DBackward0", method=False, public=False,
-    kind="pooling", doc="the largest element of each of output_size windows, and its index",
-    samples=ADAPTIVE_MAX_SAMPLES))
-ADAPTIVE_MAX_POOL2D.hidden_saved = ("output_size",)  # (PyTorch saves self and the indices)
-ADAPTIVE_MAX_POOL2D.extra_saved = {"_saved_result1": _indices_from_saved(adaptive_max_indices,
-                                                                        0)}
+def _adaptive_max_ops(nd, samples):
+    """adaptive_max_pool<nd>d (aten's _adaptive_max_pool<nd>d here) and its backward."""
+    name = f"adaptive_max_pool{nd}d"
+    forward = register(Op(
+        f"_{name}", adaptive_max_indices,
+        f"self: {name}_backward(grad[0], self, output_size)",
+        jvp="self: _adaptive_max_jvp(self_t, self, output_size)", attrs=("output_size",),
+        outputs=2, grad_fn=f"AdaptiveMaxPool{nd}DBackward0", method=False, public=False,
+        kind="pooling", doc="the largest element of each of output_size windows, and its "
+        "index", samples=samples))
+    forward.hidden_saved = ("output_size",)  # (PyTorch saves self and the indices)
+    forward.extra_saved = {"_saved_result1": _indices_from_saved(adaptive_max_indices, 0)}
+    backward = register(Op(
+        f"{name}_backward", _adaptive_max_backward,
+        ("grad_output: _adaptive_max_double_backward(grad, self, output_size)",),
+        jvp=(f"grad_output: {name}_backward(grad_output_t, self, output_size)",),
+        inputs=("grad_output", "self"), attrs=("output_size",),
+        grad_fn=f"AdaptiveMaxPool{nd}DBackwardBackward0", method=False, public=False,
+        kind="backward", doc=f"the gradient of {name}",
+        samples=[Sample(s.shapes[0][:-nd] + s.attrs["output_size"], s.shapes[0],
+                        attrs=s.attrs) for s in samples]))
+    backward.hidden_saved = ("self", "output_size")
+    backward.extra_saved = {"_saved_indices": _indices_from_saved(adaptive_max_indices, 1)}
+    return forward
 
-ADAPTIVE_MAX_BACKWARD = register(Op(
-    "adaptive_max_pool2d_backward", _adaptive_max_backward,
-    ("grad_output: _adaptive_max_double_backward(grad, self, output_size)",),
-    jvp=("grad_output: adaptive_max_pool2d_backward(grad_output_t, self, output_size)",),
-    inputs=("grad_output", "self"), attrs=("output_size",),
-    grad_fn="AdaptiveMaxPool2DBackwardBackward0", method=False, public=False,
-    kind="backward", doc="the gradient of adaptive_max_pool2d",
-    samples=[Sample(s.shapes[0][:-2] + s.attrs["output_size"], s.shapes[0], attrs=s.attrs)
-             for s in ADAPTIVE_MAX_SAMPLES]))
+
+ADAPTIVE_MAX_POOL2D = _adaptive_max_ops(2, ADAPTIVE_SAMPLES[2])
+ADAPTIVE_MAX_POOL3D = _adaptive_max_ops(3, ADAPTIVE_SAMPLES[3])
+
+
+# ------------------------------------------------------------------ max unpooling
+
+def _max_unpool(a, indices, output_size):
+    """max_unpool2d: zeros of output_size with each input element written at its index in the
+    (H, W) plane (a later element at the same index wins, as in PyTorch's loop)."""
+    indices = _array(indices)
+    if indices.dtype != np.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: "
+                           f"{dtypes.from_numpy_dtype(indices.dtype).short}")
+    if a.ndim not in (3, 4):
+        raise RuntimeError("Input to max_unpooling2d should be a 3d or 4d Tensor, but got a "
+                           f"tensor with {a.ndim} dimensions.")
+    if a.shape != indices.shape:
+        raise RuntimeError("Expected shape of indices to be same as that of the input tensor "
+                           f"({list(a.shape)}) but got indices tensor with shape: "
+                           f"{list(indices.shape)}")
+    for d in range(1, a.ndim):
+        if not a.shape[d]:
+            raise RuntimeError("max_unpooling2d_forward_out_cpu(): Expected input to have "
+                               f"non-zero size for non-batch dimensions, but got {list(a.shape)} "
+                               f"with dimension {d} being empty.")
+    oh, ow = output_size
+    b, idx = _batched(a), _batched(indices)
+    check_numel(b.shape[:2] + (oh, ow))
+    rows = b.shape[0] * b.shape[1]
+    idx = idx.reshape(rows, idx.shape[2] * idx.shape[3])
+    bad = (idx < 0) | (idx >= oh * ow)
+    if bad.any():  # (PyTorch's loop keeps the last it met)
+        raise RuntimeError(f"Found an invalid max index: {idx.reshape(-1)[np.flatnonzero(bad)[-1]]}"
+                           f" (output volumes are of size {oh}x{ow})")
+    keys = (np.arange(rows)[:, None] * (oh * ow) + idx).reshape(-1)
+    last = keys.size - 1 - np.unique(keys[::-1], return_index=True)[1]
+    out = np.zeros(rows * oh * ow, a.dtype)
+    out[keys[last]] = b.reshape(-1)[last]
+    return out.reshape(a.shape[:-2] + (oh, ow))
+
+
+@helper
+def _max_unpool_backward(grad, indices):
+    """PyTorch's max_pool_double_backward(grad, indices, 2): grad at each element's index."""
+    flat = indices.flatten(-2) if isinstance(indices, Tensor) else \
+        Tensor._make(np.asarray(indices).reshape(np.shape(indices)[:-2] + (-1,)), None, 0, False)
+    return grad.flatten(-2).gather(-1, flat).reshape(tuple(np.shape(indices)))
+
+
+MAX_UNPOOL2D = register(Op(
+    "max_unpool2d.default", _max_unpool, "self: _max_unpool_backward(grad, indices)",
+    jvp="linear", attrs=("indices", "output_size"),
+    grad_fn="MaxUnpool2DBackward0", dtype="same", method=False, public=False, kind="pooling",
+    doc="each element written at its index of an output_size plane of zeros",
+    samples=[Sample((1, 2, 2, 2), attrs={"indices": [[[[1, 6], [9, 15]], [[0, 3], [8, 10]]]],
+                                         "output_size": (4, 4)}),
+             Sample((2, 1, 3), attrs={"indices": [[[1, 3, 4]], [[5, 0, 2]]],
+                                      "output_size": (2, 3)})]))
+MAX_UNPOOL2D.hidden_saved = ("output_size",)  # (PyTorch's node saves the indices only)
+
+
+def _check_size_ints(sizes, fn, position, none=False):
+    """PyTorch's TypeError for an output_size element that is not an int (none: None allowed),
+    in its binding's words (the first element's differ from the others')."""
+    for i, s in enumerate(sizes):
+        if not (none and s is None) and (not isinstance(s, (int, np.integer))
+                                         or isinstance(s, bool)):
+            if i == 0:
+                raise TypeError(f"{fn}(): argument 'output_size' (position {position}) must be "
+                                f"tuple of ints, but found element of type {type(s).__name__} "
+                                "at pos 0")
+            raise TypeError(f"{fn}(): argument 'output_size' failed to unpack the object at "
+                            f"pos {i + 1} with error \"type must be tuple of ints,but got "
+                            f"{type(s).__name__}\"")
+
+
+def _unpool_output_size(input, kernel, stride, padding, output_size):
+    """torch.nn.functional's _unpool_output_size: the default (the inverse of the pooling's
+    size), or output_size checked against it (PyTorch's ValueErrors)."""
+    n = len(kernel)
+    default = [(input.shape[-n + d] - 1) * stride[d] + kernel[d] - 2 * padding[d]
+               for d in range(n)]
+    if output_size is None:
+        sizes = default
+    else:
+        if len(output_size) == n + 2:
+            output_size = output_size[2:]
+        if len(output_size) != n:
+            raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} "
+                             f"elements, but it has a length of '{len(output_size)}'")
+        for d in range(n):
+            low, high = default[d] - stride[d], default[d] + stride[d]
+            if not low < output_size[d] < high:
+                raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between '
+                                 f"{low} and {high})")
+        sizes = output_size
+    for d in range(n):
+        if sizes[d] < 0:
+            raise ValueError("max_unpooling: output_size must contain non-negative spatial "
+                             f"dimensions, but got output_size[{d}]={sizes[d]}")
+    return sizes
+
+
+def _ntuple(value, n):
+    """torch.nn's _single/_pair: a list or tuple as it is, another value n times."""
+    return tuple(value) if isinstance(value, (list, tuple)) else (value,) * n
+
+
+def _unpool_sizes(fn, input, kernel_size, stride, padding, output_size, n):
+    kernel = _ntuple(kernel_size, n)
+    stride = kernel if stride is None else _ntuple(stride, n)
+    sizes = _unpool_output_size(input, kernel, stride, _ntuple(padding, n), output_size)
+    _check_size_ints(sizes, fn, 3)  # (the C++ binding's check of output_size)
+    return tuple(int(v) for v in sizes)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    sizes = _unpool_sizes("max_unpool2d", input, kernel_size, stride, padding, output_size, 2)
+    _check_dtype(input, "max_unpool2d", "f")
+    return MAX_UNPOOL2D.apply((input,), (indices, sizes))
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    sizes = _unpool_sizes("max_unpool2d", input, kernel_size, stride, padding, output_size, 1)
+    _check_dtype(input, "max_unpool2d", "f")
+    return MAX_UNPOOL2D.apply((input.unsqueeze(-1),), (indices.unsqueeze(-1), sizes + (1,))
+                              ).squeeze(-1)
 
 
 # ------------------------------------------------------------------ the functions
 
-def _pair(value, fn, arg, position, what):
-    """kernel_size/stride/padding/dilation as two ints (PyTorch's TypeError for another type,
+def _pair(value, fn, arg, position, what, n=2):
+    """kernel_size/stride/padding/dilation as n ints (PyTorch's TypeError for another type,
     its RuntimeError for another length)."""
     value = int_list(value, fn, arg, position)
-    if len(value) not in (1, 2):
+    if len(value) not in (1, n):
         raise RuntimeError(f"{fn}: {arg} {what}")
-    return value * 2 if len(value) == 1 else value
+    return value * n if len(value) == 1 else value
 
 
 def _omitted(stride):
@@ -486,14 +743,17 @@ def _omitted(stride):
 
 
 def _pool_args(name, kernel_size, stride, padding, dilation=1):
+    """The ints of max_pool2d/3d and avg_pool2d/3d (name), in their words."""
+    n = int(name[-2])
+    either = "" if name == "avg_pool3d" else "either "
+    ints = f"tuple of {'two' if n == 2 else 'three'} ints"
     kernel = _pair(kernel_size, name, "kernel_size", 2,
-                   "must either be a single int, or a tuple of two ints")
+                   f"must {either}be a single int, or a {ints}", n)
     stride = () if _omitted(stride) else _pair(
-        stride, name, "stride", 3, "must either be omitted, a single int, or a tuple of two ints")
-    padding = _pair(padding, name, "padding", 4,
-                    "must either be a single int, or a tuple of two ints")
-    dilation = _pair(dilation, name, "dilation", 5,
-                     "must be either a single int, or a tuple of two ints")
+        stride, name, "stride", 3, f"must {either}be omitted, a single int, or a {ints}", n)
+    padding = _pair(padding, name, "padding", 4, f"must {either}be a single int, or a {ints}", n)
+    dilation = _pair(dilation, name, "dilation", 5, f"must be either a single int, or a {ints}",
+                     n)
     return kernel, stride, padding, dilation
 
 
@@ -503,14 +763,21 @@ def _check_dtype(input, name, kinds, also=()):
         raise NotImplementedError(f'"{name}" not implemented for \'{input.dtype.short}\'')
 
 
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
-    kernel, stride, padding, dilation = _pool_args("max_pool2d", kernel_size, stride, padding,
-                                                   dilation)
-    _check_dtype(input, "max_pool2d", "fiu")
-    values, indices = MAX_POOL2D.apply((input,), (kernel, stride, padding, dilation,
-                                                  bool(ceil_mode)))
-    return (values, indices) if return_indices else values
+def _max_pool(nd, op):
+    def max_pool(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                 return_indices=False):
+        kernel, stride, padding, dilation = _pool_args(f"max_pool{nd}d", kernel_size, stride,
+                                                       padding, dilation)
+        _check_dtype(input, f"max_pool{nd}d", "fiu")
+        values, indices = op.apply((input,), (kernel, stride, padding, dilation,
+                                              bool(ceil_mode)))
+        return (values, indices) if return_indices else values
+    max_pool.__name__ = max_pool.__qualname__ = f"max_pool{nd}d"
+    return max_pool
+
+
+max_pool2d = _max_pool(2, MAX_POOL2D)
+max_pool3d = _max_pool(3, MAX_POOL3D)
 
 
 def _one_d(value, fn, arg, position):
@@ -590,7 +857,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         bool(count_include_pad), None)).squeeze(-2)
 
 
-def _output_size(output_size, shape, name, n, check_negative=True):
+def _output_size(output_size, shape, name, n, check_negative=True, length_error=None):
     """output_size as n ints (None: the input's size there), or PyTorch's errors."""
     if isinstance(output_size, str):
         raise TypeError(f"{name}(): argument 'output_size' (position 2) must be tuple of ints, "
@@ -601,20 +868,17 @@ def _output_size(output_size, shape, name, n, check_negative=True):
         sizes = (output_size,) * n
     else:
         raise TypeError(f"object of type '{type(output_size).__name__}' has no len()")
-    for s in sizes:
-        if s is not None and (not isinstance(s, (int, np.integer)) or isinstance(s, bool)):
-            raise TypeError(f"{name}(): argument 'output_size' failed to unpack the object at "
-                            f"pos 2 with error \"type must be tuple of ints,but got "
-                            f"{type(s).__name__}\"")
+    _check_size_ints(sizes, name, 2, none=True)
     if len(sizes) != n:
         if n == 1:
             raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got "
                                f"{len(sizes)})")
-        raise RuntimeError(f"{name}: output_size must be {n}")
+        raise RuntimeError(length_error or f"{name}: output_size must be {n}")
     sizes = tuple(shape[len(shape) - n + i] if s is None else int(s) for i, s in enumerate(sizes))
     if check_negative and any(s < 0 for s in sizes):
+        shown = ", ".join(map(str, sizes[:2])) + "".join(f",{s}" for s in sizes[2:])
         raise RuntimeError(f"{name}: elements of output_size must be greater than or equal to 0 "
-                           f"but received {{{', '.join(map(str, sizes))}}}")
+                           f"but received {{{shown}}}")  # (PyTorch's text: "{-1, -1,-1}")
     return sizes
 
 
@@ -635,13 +899,23 @@ def _check_adaptive_input(input, name, ranks):
                                f"dimension {d} being empty")
 
 
-def adaptive_avg_pool2d(input, output_size):
-    _check_adaptive_input(input, "adaptive_avg_pool2d", (3, 4))
-    sizes = _output_size(output_size, input.shape, "adaptive_avg_pool2d", 2)
-    _check_dtype(input, "adaptive_avg_pool2d", "f")
-    if sizes == (1, 1):  # (PyTorch takes the mean)
-        return input.mean((-1, -2), keepdim=True)
-    return ADAPTIVE_AVG_POOL2D.apply((input,), (sizes,))
+def _adaptive_avg_pool(nd, op, kernel):
+    """adaptive_avg_pool2d/3d (kernel: the name PyTorch's dtype error gives)."""
+    name = f"adaptive_avg_pool{nd}d"
+
+    def adaptive_avg_pool(input, output_size):
+        _check_adaptive_input(input, name, (nd + 1, nd + 2))
+        sizes = _output_size(output_size, input.shape, name, nd)
+        _check_dtype(input, kernel, "f")
+        if sizes == (1,) * nd:  # (PyTorch takes the mean)
+            return input.mean(tuple(range(-1, -nd - 1, -1)), keepdim=True)
+        return op.apply((input,), (sizes,))
+    adaptive_avg_pool.__name__ = adaptive_avg_pool.__qualname__ = name
+    return adaptive_avg_pool
+
+
+adaptive_avg_pool2d = _adaptive_avg_pool(2, ADAPTIVE_AVG_POOL2D, "adaptive_avg_pool2d")
+adaptive_avg_pool3d = _adaptive_avg_pool(3, ADAPTIVE_AVG_POOL3D, "adaptive_avg_pool3d_cpu")
 
 
 def adaptive_avg_pool1d(input, output_size):
@@ -650,19 +924,32 @@ def adaptive_avg_pool1d(input, output_size):
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
 
 
-def adaptive_max_pool2d(input, output_size, return_indices=False):
-    if input.dim() not in (3, 4):
-        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
-                           f"{list(input.shape)}")
-    sizes = _output_size(output_size, input.shape, "adaptive_max_pool2d", 2, False)
-    if any(s < 0 for s in sizes):
-        shape = ", ".join(map(str, tuple(input.shape[:-2]) + sizes))
-        raise RuntimeError(f"Trying to create tensor with negative dimension "
-                           f"{min(sizes)}: [{shape}]")
-    _check_adaptive_input(input, "adaptive_max_pool2d", (3, 4))
-    _check_dtype(input, "adaptive_max_pool2d", "f")
-    values, indices = ADAPTIVE_MAX_POOL2D.apply((input,), (sizes,))
-    return (values, indices) if return_indices else values
+def _adaptive_max_pool(nd, op, kernel, length_error=None):
+    """adaptive_max_pool2d/3d (kernel: the name PyTorch's dtype error gives; length_error: its
+    error for an output_size of another length)."""
+    name = f"adaptive_max_pool{nd}d"
+
+    def adaptive_max_pool(input, output_size, return_indices=False):
+        if input.dim() not in (nd + 1, nd + 2):
+            raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: "
+                               f"{list(input.shape)}")
+        sizes = _output_size(output_size, input.shape, name, nd, False, length_error)
+        if any(s < 0 for s in sizes):
+            shape = ", ".join(map(str, tuple(input.shape[:-nd]) + sizes))
+            raise RuntimeError(f"Trying to create tensor with negative dimension "
+                               f"{min(sizes)}: [{shape}]")
+        _check_adaptive_input(input, name, (nd + 1, nd + 2))
+        _check_dtype(input, kernel, "f")
+        values, indices = op.apply((input,), (sizes,))
+        return (values, indices) if return_indices else values
+    adaptive_max_pool.__name__ = adaptive_max_pool.__qualname__ = name
+    return adaptive_max_pool
+
+
+adaptive_max_pool2d = _adaptive_max_pool(2, ADAPTIVE_MAX_POOL2D, "adaptive_max_pool2d")
+adaptive_max_pool3d = _adaptive_max_pool(
+    3, ADAPTIVE_MAX_POOL3D, "adaptive_max_pool3d_cpu",
+    "adaptive_max_pool3d(): internal error: output_size.size() must be 3")
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
@@ -671,6 +958,20 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     values, indices = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), True)
     values = values.squeeze(-2)
     return (values, indices.squeeze(-2)) if return_indices else values
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    kernel, stride, padding, _ = _pool_args("avg_pool3d", kernel_size, stride, padding)
+    if divisor_override is not None and (not isinstance(divisor_override, (int, np.integer))
+                                         or isinstance(divisor_override, bool)):
+        raise TypeError("avg_pool3d(): argument 'divisor_override' must be int, not "
+                        f"{type(divisor_override).__name__}")
+    if input.dim() not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    _check_dtype(input, "avg_pool3d_out_frame", "", ("float32", "float64", "int64"))
+    return AVG_POOL3D.apply((input,), (kernel, stride, padding, bool(ceil_mode),
+                                       bool(count_include_pad), divisor_override))
 
 
 _FUNCTIONS = [
@@ -688,6 +989,14 @@ _FUNCTIONS = [
      "the largest element of each of output_size windows", ("_adaptive_max_pool2d",), True),
     (adaptive_max_pool2d, "adaptive_max_pool2d",
      "the largest element of each of output_size windows", ("_adaptive_max_pool2d",), False),
+    (max_pool3d, "max_pool3d", "the largest element of each window of an (N, C, D, H, W) input",
+     ("max_pool3d_with_indices",), True),
+    (adaptive_avg_pool3d, "adaptive_avg_pool3d", "the mean of each of output_size windows",
+     ("_adaptive_avg_pool3d",), False),
+    (adaptive_max_pool3d, "adaptive_max_pool3d",
+     "the largest element of each of output_size windows", ("_adaptive_max_pool3d",), False),
+    (max_unpool1d, "max_unpool1d", "max_pool1d's partial inverse: each element at its index",
+     ("max_unpool2d.default",), False),
 ]
 for _fn, _name, _doc, _via, _in_torch in _FUNCTIONS:
     _entry = register(Plain(_name, _fn, _doc, kind="pooling", via=_via,
@@ -698,14 +1007,12 @@ _entry = register(Overload("avg_pool2d", lambda *args, **kwargs: avg_pool2d, [AV
                            "the mean of each window of an (N, C, H, W) input", method=False,
                            kind="pooling", signature=f"avg_pool2d{inspect.signature(avg_pool2d)}"))
 _entry.function = False  # (torch.avg_pool2d does not exist: F.avg_pool2d only)
-ADAPTIVE_AVG_BACKWARD.hidden_saved = ("grad_output_sym_sizes",)
-ADAPTIVE_AVG_BACKWARD.extra_saved = {  # (PyTorch's names for the two sizes it reads)
-    "_saved_grad_output_sym_argsize_minus_1": lambda node: node._meta[0][-1],
-    "_saved_grad_output_sym_argsize_minus_2": lambda node: node._meta[0][-2]}
-
-# PyTorch's max-pooling backward nodes save the indices only (here: recomputed from self)
-MAX_POOL_BACKWARD.hidden_saved = ("self",) + _POOL
-MAX_POOL_BACKWARD.extra_saved = {"_saved_indices": _indices_from_saved(max_pool_indices, 1)}
-ADAPTIVE_MAX_BACKWARD.hidden_saved = ("self", "output_size")
-ADAPTIVE_MAX_BACKWARD.extra_saved = {"_saved_indices": _indices_from_saved(
-    adaptive_max_indices, 1)}
+_entry = register(Overload("max_unpool2d", lambda *args, **kwargs: max_unpool2d, [MAX_UNPOOL2D],
+                           "max_pool2d's partial inverse: each element at its index",
+                           method=False, kind="pooling",
+                           signature=f"max_unpool2d{inspect.signature(max_unpool2d)}"))
+_entry.function = False
+_entry = register(Overload("avg_pool3d", lambda *args, **kwargs: avg_pool3d, [AVG_POOL3D],
+                           "the mean of each window of an (N, C, D, H, W) input", method=False,
+                           kind="pooling", signature=f"avg_pool3d{inspect.signature(avg_pool3d)}"))
+_entry.function = False

@@ -53,7 +53,10 @@ def test_the_gradient_is_held_to_the_limit_too(limit):
 
 NAMES = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "convolution",
          "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
-         "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d"]
+         "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "max_pool3d",
+         "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "nn.functional.unfold",
+         "nn.functional.fold", "max_unpool1d", "max_unpool2d", "pixel_shuffle",
+         "pixel_unshuffle", "interpolate"]
 
 
 def test_gradcli_ops_lists_the_new_names():
@@ -64,14 +67,24 @@ def test_gradcli_ops_lists_the_new_names():
     assert rows["max_pool2d"]["grad_fn"] == "MaxPool2DWithIndicesBackward0"
     assert rows["avg_pool2d"]["grad_fn"] == "AvgPool2DBackward0"
     assert rows["adaptive_avg_pool2d"]["grad_fn"] == "AdaptiveAvgPool2DBackward0"
+    assert rows["max_pool3d"]["grad_fn"] == "MaxPool3DWithIndicesBackward0"
+    assert rows["avg_pool3d"]["grad_fn"] == "AvgPool3DBackward0"
+    assert rows["adaptive_avg_pool3d"]["grad_fn"] == "AdaptiveAvgPool3DBackward0"
+    assert rows["adaptive_max_pool3d"]["grad_fn"] == "AdaptiveMaxPool3DBackward0"
+    assert rows["nn.functional.unfold"]["grad_fn"] == "Im2ColBackward0"
+    assert rows["nn.functional.fold"]["grad_fn"] == "Col2ImBackward0"
+    assert rows["unfold"]["grad_fn"] == "UnfoldBackward0"  # (Tensor.unfold keeps its name)
+    assert rows["max_unpool2d"]["grad_fn"] == "MaxUnpool2DBackward0"
+    assert "UpsampleBilinear2DBackward0" in rows["interpolate"]["grad_fn"]
 
 
 def test_torch_namespace_has_pytorchs_names_only():
     for name in ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
                  "convolution", "max_pool1d", "max_pool2d", "avg_pool1d",
-                 "adaptive_avg_pool1d"):
+                 "adaptive_avg_pool1d", "max_pool3d"):
         assert callable(getattr(gradcli, name)), name
-    for name in ("avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d"):  # (F's only)
+    for name in ("avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "avg_pool3d",
+                 "adaptive_avg_pool3d", "adaptive_max_pool3d"):  # (F's only)
         assert not hasattr(gradcli, name)
         assert callable(getattr(F, name))
 
@@ -85,12 +98,19 @@ def names():
 
 @pytest.mark.parametrize("text, expected", [
     ("torch.conv", ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d"]),
-    ("F.max_po", ["max_pool1d", "max_pool2d"]),
-    ("F.avg_po", ["avg_pool1d", "avg_pool2d"]),
-    ("F.adaptive_a", ["adaptive_avg_pool1d", "adaptive_avg_pool2d"]),
+    ("F.max_po", ["max_pool1d", "max_pool2d", "max_pool3d"]),
+    ("F.avg_po", ["avg_pool1d", "avg_pool2d", "avg_pool3d"]),
+    ("F.adaptive_a", ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d"]),
+    ("F.adaptive_m", ["adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d"]),
     ("nn.Conv", ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]),
-    ("torch.nn.MaxP", ["MaxPool1d", "MaxPool2d"]),
-    ("nn.AdaptiveA", ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d"]),
+    ("torch.nn.MaxP", ["MaxPool1d", "MaxPool2d", "MaxPool3d"]),
+    ("nn.AvgP", ["AvgPool1d", "AvgPool2d", "AvgPool3d"]),
+    ("nn.AdaptiveA", ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d"]),
+    ("F.unf", ["unfold"]), ("F.fo", ["fold"]), ("nn.Unf", ["Unfold"]), ("nn.Fo", ["Fold"]),
+    ("F.max_un", ["max_unpool1d", "max_unpool2d"]), ("nn.MaxU", ["MaxUnpool1d", "MaxUnpool2d"]),
+    ("torch.pixel_", ["pixel_shuffle", "pixel_unshuffle"]),
+    ("nn.PixelU", ["PixelUnshuffle"]), ("F.interp", ["interpolate"]),
+    ("nn.Upsampl", ["Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d"]),
     ("F.conv2d(x, w, pad", ["padding="]),
     ("nn.Conv2d(1, 2, 3, ker", ["kernel_size="]),
 ])
@@ -114,3 +134,64 @@ def test_a_convolution_is_im2col_and_a_product():
                 patch = xp[:, 2 * g:2 * g + 2, 2 * i:2 * i + 3, j:j + 3:2]
                 expected[:, o, i, j] = (patch * w[o]).sum(axis=(1, 2, 3))
     np.testing.assert_allclose(y, expected, rtol=1e-13, atol=1e-13)
+
+
+def test_an_unknown_padding_mode_is_pytorchs_error():
+    """PyTorch prints its set of modes, whose order changes from one process to the next (the
+    strings' hashes): gradcli prints one order of it."""
+    with pytest.raises(ValueError) as caught:
+        gradcli.nn.Conv2d(1, 1, 1, padding_mode="foo")
+    assert caught.value.args[0] == ("padding_mode must be one of {'zeros', 'reflect', "
+                                    "'replicate', 'circular'}, but got padding_mode='foo'")
+
+
+# each builds 10 ** 6 or more elements from an input under the limit of 10 ** 5 (an empty batch:
+# no buffer of the input's size is checked)
+BIG_BUFFERS = {
+    "max_pool3d window index": "torch.nn.functional.max_pool3d(torch.zeros(0, 1, 1, 1, 1), "
+                               "(1, 1001, 1001), stride=1, padding=(0, 500, 500))",
+    "max_pool3d im2col": "torch.nn.functional.max_pool3d(torch.zeros(1, 1, 2, 40, 40), "
+                         "(2, 20, 20), stride=1)",
+    "avg_pool3d divisors": "torch.nn.functional.avg_pool3d(torch.zeros(0, 1, 1, 1, 10 ** 7), 1, "
+                           "divisor_override=3)",
+    "adaptive_avg_pool3d": "torch.nn.functional.adaptive_avg_pool3d(torch.zeros(0, 1, 1, 1, 1), "
+                           "(3 * 10 ** 6, 1, 1))",
+    "adaptive_max_pool3d": "torch.nn.functional.adaptive_max_pool3d(torch.zeros(1, 1, 1, 1, 1), "
+                           "(1, 3 * 10 ** 6, 1))",
+    "unfold columns": "torch.nn.functional.unfold(torch.zeros(1, 1, 40, 40), 20)",
+    "fold output": "torch.nn.functional.fold(torch.zeros(1, 1, 1), (1000, 1000), 1, "
+                   "stride=1000)",
+    "max_unpool2d output": "torch.nn.functional.max_unpool2d(torch.zeros(1, 1, 1, 1), "
+                           "torch.zeros(1, 1, 1, 1, dtype=torch.long), 1000, stride=1000)",
+    "interpolate nearest": "torch.nn.functional.interpolate(torch.zeros(1, 1, 1, 1), "
+                           "size=(2000, 2000))",
+    "interpolate bilinear": "torch.nn.functional.interpolate(torch.zeros(1, 1, 2, 2), "
+                            "scale_factor=1000, mode='bilinear')",
+    "adaptive_avg_pool3d windows": "torch.nn.functional.adaptive_avg_pool3d(torch.zeros(1, 1, 2, "
+                                   "300, 300), (1, 2, 2))",
+}
+
+
+@pytest.mark.usefixtures("fresh_engine")
+@pytest.mark.parametrize("source", BIG_BUFFERS.values(), ids=BIG_BUFFERS.keys())
+def test_pooling_and_fold_buffers_are_refused_before_they_are_made(source):
+    from processes import assert_refused_before_made
+    assert_refused_before_made(source)
+
+
+@pytest.mark.parametrize("program", [
+    "F.interpolate(x, scale_factor=(1, 2, 2), mode='trilinear')",
+    "F.interpolate(x, scale_factor=(1, 2, 2))",
+    "F.max_pool3d(x, (2, 10, 10), stride=1)", "F.avg_pool3d(x, (2, 10, 10), stride=1)",
+    "F.adaptive_max_pool3d(x, (2, 15, 15))", "F.adaptive_avg_pool3d(x, (2, 25, 25))"])
+def test_3d_pooling_and_upsampling_gradients_are_held_to_the_limit(program, limit):
+    """The backward (its im2col-sized buffers, or windows' index) and the double backward
+    (grad_output's gathered windows) check the limit as the forward does."""
+    x = gradcli.ones(1, 1, 2, 30, 30, requires_grad=True)
+    y = eval(program, {"F": F, "x": x})
+    g, = gradcli.autograd.grad(y.sum(), x, create_graph=True)
+    limit(1000)
+    with pytest.raises(RuntimeError, match="exceeds the limit of 1000 elements"):
+        gradcli.autograd.grad(y.sum(), x, retain_graph=True)
+    with pytest.raises(RuntimeError, match="exceeds the limit of 1000 elements"):
+        gradcli.autograd.grad((g * g).sum(), x)

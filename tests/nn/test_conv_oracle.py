@@ -75,6 +75,84 @@ CASES = {
     "adaptive_max_pool2d_1": ("F.adaptive_max_pool2d(x, 1)", (3, 5, 6), None, None, "ties"),
     "adaptive_max_pool1d": ("F.adaptive_max_pool1d(x, 3, return_indices=True)", (2, 3, 8),
                             None, None, "ties"),
+    "max_pool3d": ("F.max_pool3d(x, 2)", (2, 2, 4, 5, 4), None, None, True),
+    "max_pool3d_indices": ("F.max_pool3d(x, (3, 2, 2), (2, 1, 2), (1, 1, 0), (1, 2, 1), True, "
+                           "True)", (2, 2, 5, 6, 5), None, None, "ties"),
+    "max_pool3d_unbatched": ("torch.max_pool3d(x, 2, 1, 1, 1, False)", (2, 3, 4, 3), None,
+                             None, "ties"),
+    "avg_pool3d": ("F.avg_pool3d(x, 2)", (2, 2, 4, 5, 4), None, None, True),
+    "avg_pool3d_overlap_ceil": ("F.avg_pool3d(x, (3, 2, 3), (2, 1, 2), (1, 1, 1), True, False)",
+                                (2, 2, 5, 6, 5), None, None, True),
+    "avg_pool3d_divisor_unbatched": ("F.avg_pool3d(x, 3, 2, 1, False, True, 5)", (2, 5, 4, 6),
+                                     None, None, True),
+    "adaptive_avg_pool3d": ("F.adaptive_avg_pool3d(x, (2, 3, 4))", (2, 2, 5, 7, 6), None, None,
+                            True),
+    "adaptive_avg_pool3d_up_none": ("F.adaptive_avg_pool3d(x, (None, 7, 5))", (2, 3, 4, 3), None,
+                                    None, True),
+    "adaptive_avg_pool3d_1": ("F.adaptive_avg_pool3d(x, 1)", (2, 2, 3, 4, 3), None, None, True),
+    "adaptive_max_pool3d": ("F.adaptive_max_pool3d(x, (2, 3, 2), True)", (2, 2, 5, 7, 4), None,
+                            None, "ties"),
+    "unfold": ("F.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1))",
+               (2, 3, 5, 6), None, None, True),
+    "unfold_unbatched": ("F.unfold(x, 2, 1, 0, 1)", (3, 4, 4), None, None, True),
+    "fold": ("F.fold(x, (5, 6), (2, 2), padding=(1, 0))", (2, 12, 30), None, None, True),
+    "fold_strided_dilated": ("F.fold(x, [7, 6], (3, 2), (2, 1), (1, 1), (2, 3))", (3, 30, 9),
+                             None, None, True),
+    "max_unpool2d": ("F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2)",
+                     (2, 3, 4, 6), None, None, "ties"),
+    "max_unpool2d_output_size": ("F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2, "
+                                 "output_size=(5, 7))", (2, 3, 5, 7), None, None, "ties"),
+    "max_unpool2d_overlapping": ("torch.nn.MaxUnpool2d(3, 1, 1)(*F.max_pool2d(x, 3, 1, 1, "
+                                 "return_indices=True))", (1, 2, 4, 5), None, None, "ties"),
+    "max_unpool1d": ("F.max_unpool1d(*F.max_pool1d(x, 3, 2, return_indices=True), 3, 2)",
+                     (2, 3, 8), None, None, "ties"),
+    "max_unpool1d_module": ("torch.nn.MaxUnpool1d(2)(*F.max_pool1d(x, 2, return_indices=True), "
+                            "output_size=[2, 3, 9])", (2, 3, 9), None, None, "ties"),
+    "pixel_shuffle": ("F.pixel_shuffle(x, 2)", (2, 8, 3, 2), None, None, True),
+    "pixel_shuffle_batch_dims": ("torch.pixel_shuffle(x, 3)", (2, 1, 9, 2, 1), None, None, True),
+    "pixel_unshuffle": ("F.pixel_unshuffle(x, 3)", (1, 2, 6, 3), None, None, True),
+    "interpolate_nearest_scale2": ("F.interpolate(x, scale_factor=2)",
+                                  (1, 2, 3, 4), None, None, True),
+    "interpolate_nearest_up": ("F.interpolate(x, size=(5, 7))", (2, 2, 3, 4), None, None, True),
+    "interpolate_nearest_down": ("F.interpolate(x, size=(2, 3))", (1, 2, 5, 7), None, None, True),
+    "interpolate_bilinear_scales": ("F.interpolate(x, scale_factor=(1.5, 2.5), mode='bilinear')",
+                                   (1, 2, 3, 4), None, None, True),
+    "interpolate_bilinear_align": ("F.interpolate(x, size=(5, 7), mode='bilinear', "
+                                  "align_corners=True)", (2, 2, 3, 4), None, None, True),
+    "interpolate_bilinear_down": ("F.interpolate(x, size=(2, 3), mode='bilinear')",
+                                 (1, 2, 5, 7), None, None, True),
+    "interpolate_linear": ("F.interpolate(x, size=7, mode='linear')", (2, 3, 4), None, None, True),
+    "interpolate_linear_down_scale": ("F.interpolate(x, scale_factor=0.7, mode='linear')",
+                                     (2, 3, 9), None, None, True),
+    "interpolate_trilinear_align": ("F.interpolate(x, scale_factor=2, mode='trilinear', "
+                                   "align_corners=True)", (1, 1, 2, 3, 4), None, None, True),
+    "interpolate_trilinear": ("F.interpolate(x, size=(3, 5, 2), mode='trilinear')",
+                             (1, 2, 2, 3, 4), None, None, True),
+    "interpolate_nearest3d": ("F.interpolate(x, size=(2, 3, 5))", (1, 1, 2, 3, 4), None, None,
+                              True),
+    "interpolate_nearest1d_scale": ("F.interpolate(x, scale_factor=1.7)",
+                                   (2, 3, 5), None, None, True),
+    "interpolate_bilinear_recompute": ("F.interpolate(x, scale_factor=2.3, "
+                                      "recompute_scale_factor=True, mode='bilinear')",
+                                      (1, 2, 3, 4), None, None, True),
+    "interpolate_area_up": ("F.interpolate(x, size=(6, 9), mode='area')",
+                           (1, 2, 3, 4), None, None, True),
+    "interpolate_area_scale": ("F.interpolate(x, scale_factor=0.5, mode='area')",
+                              (1, 2, 5, 6), None, None, True),
+    "interpolate_upsample_module": ("torch.nn.Upsample(scale_factor=2, mode='bilinear')(x)",
+                                   (1, 2, 3, 4), None, None, True),
+    "interpolate_upsampling_bilinear2d": ("torch.nn.UpsamplingBilinear2d(size=(5, 6))(x)",
+                                         (1, 2, 3, 4), None, None, True),
+    "interpolate_upsampling_nearest2d": ("torch.nn.UpsamplingNearest2d(scale_factor=3)(x)",
+                                        (1, 2, 3, 4), None, None, True),
+    "interpolate_bilinear_same_size": ("F.interpolate(x, size=(4, 4), mode='bilinear')",
+                                      (1, 2, 4, 4), None, None, True),
+    "interpolate_bilinear_vector_channels": ("F.interpolate(x, size=(5, 3), mode='bilinear')",
+                                             (1, 11, 3, 4), None, None, True),
+    "interpolate_bilinear_big_output": ("F.interpolate(x, size=(60, 70), mode='bilinear', "
+                                        "align_corners=True)", (1, 2, 3, 4), None, None, True),
+    "adaptive_max_pool3d_up": ("F.adaptive_max_pool3d(x, (4, 5, 3))", (2, 3, 2, 2), None, None,
+                               "ties"),
 }
 
 
@@ -91,6 +169,7 @@ def _saved(fn):
                 and "self" not in name and "result" not in name:
             value = getattr(fn, name)
             value = list(value) if isinstance(value, tuple) else value
+            value = value.tolist() if hasattr(value, "tolist") else value  # (a saved tensor)
             # (PyTorch shows a negative dim saved as an unsigned integer: 2**64 - 1 for -1)
             out[name] = [v - 2 ** 64 if isinstance(v, int) and v >= 2 ** 63 else v
                          for v in value] if isinstance(value, list) else value
@@ -104,10 +183,14 @@ def run_case(lib, name):
            "w": None if ws is None else _data(lib, ws, 2),
            "b": None if bs is None else _data(lib, bs, 3)}
     result = eval(program, env)
+    return _answers(lib, result, [env[k] for k in "xwb" if env[k] is not None])
+
+
+def _answers(lib, result, leaves):
+    """A result's value, graph, saved values, first and second gradients for leaves."""
     y = result[0] if isinstance(result, tuple) else result
     weight = lib.tensor(np.linspace(-1, 1.5, y.numel()).reshape(tuple(y.shape)).tolist(),
                         dtype=y.dtype)
-    leaves = [env[k] for k in "xwb" if env[k] is not None]
     grads = lib.autograd.grad((y * weight).sum(), leaves, create_graph=True)
     total = sum((g * g).sum() for g in grads)
     second = lib.autograd.grad(total, leaves, allow_unused=True) if total.requires_grad else \
@@ -140,6 +223,56 @@ def test_matches_pytorch(name, oracle):
         if a is None and b is not None:
             assert not np.any(b)
         elif b is not None:
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+MODULE_CASES = {
+    # name: (the module, its call on x, x's shape): float64 parameters after manual_seed(0)
+    "conv2d_reflect": ("torch.nn.Conv2d(2, 3, 3, padding=1, padding_mode='reflect')", "m(x)",
+                       (2, 2, 5, 4)),
+    "conv2d_replicate_asymmetric": ("torch.nn.Conv2d(2, 4, (3, 2), padding=(2, 1), "
+                                    "padding_mode='replicate', groups=2, stride=(2, 1))",
+                                    "m(x)", (2, 2, 5, 4)),
+    "conv2d_circular_unbatched": ("torch.nn.Conv2d(2, 3, 3, padding=2, padding_mode='circular',"
+                                  " bias=False)", "m(x)", (2, 4, 5)),
+    "conv1d_reflect_same_even": ("torch.nn.Conv1d(2, 3, 4, padding='same', "
+                                 "padding_mode='reflect')", "m(x)", (2, 2, 7)),
+    "conv1d_circular_same_dilated": ("torch.nn.Conv1d(2, 3, 3, padding='same', dilation=2, "
+                                     "padding_mode='circular')", "m(x)", (2, 2, 7)),
+    "conv3d_replicate": ("torch.nn.Conv3d(2, 2, 2, padding=(1, 0, 1), "
+                         "padding_mode='replicate')", "m(x)", (1, 2, 3, 3, 4)),
+    "conv3d_reflect_same": ("torch.nn.Conv3d(1, 2, (3, 2, 1), padding='same', "
+                            "padding_mode='reflect')", "m(x)", (1, 1, 3, 4, 3)),
+    "conv_transpose2d_output_size": ("torch.nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1)",
+                                     "m(x, output_size=[8, 9])", (2, 2, 4, 5)),
+    "conv_transpose1d_output_size_full": ("torch.nn.ConvTranspose1d(2, 3, 2, stride=3)",
+                                          "m(x, output_size=(2, 3, 12))", (2, 2, 4)),
+    "conv_transpose3d_output_size_unbatched": ("torch.nn.ConvTranspose3d(2, 2, 2, stride=2, "
+                                               "dilation=2)", "m(x, output_size=(2, 5, 6, 5))",
+                                               (2, 2, 2, 2)),
+}
+
+
+def run_module_case(lib, name):
+    module, call, xs = MODULE_CASES[name]
+    lib.manual_seed(0)
+    m = eval(module, {"torch": lib}).double()
+    x = _data(lib, xs, 1)
+    return _answers(lib, eval(call, {"m": m, "x": x}), [x] + list(m.parameters()))
+
+
+@pytest.mark.parametrize("name", sorted(MODULE_CASES))
+def test_modules_match_pytorch(name, oracle):
+    """Convolutions with a padding_mode pad first (the pad's node under ConvolutionBackward0);
+    ConvTranspose's output_size picks the output_padding."""
+    theirs = oracle(lambda torch: run_module_case(torch, name))
+    ours = run_module_case(gradcli, name)
+    for key in ("shape", "graph", "saved", "second_graph", "second_saved"):
+        assert ours[key] == theirs[key], key
+    np.testing.assert_allclose(ours["value"], theirs["value"], rtol=1e-13, atol=1e-13)
+    for a, b in zip(ours["grads"] + ours["second"], theirs["grads"] + theirs["second"]):
+        assert (a is None) == (b is None)
+        if a is not None:
             np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
 
 
@@ -218,6 +351,186 @@ ERRORS = [
     "torch.nn.Conv2d(3, 4, 2, groups=2)",
     "torch.nn.Conv2d(4, 3, 2, groups=2)",
     "torch.nn.Conv2d(2, 4, 3, stride=2, padding='same')",
+    "torch.nn.ConvTranspose2d(2, 4, 3, padding_mode='reflect')",
+    "torch.nn.Conv2d(2, 4, 3, padding_mode='reflect')(torch.ones(1, 2, 2, 2))",
+    "torch.nn.Conv1d(2, 4, 3, padding=4, padding_mode='circular')(torch.ones(1, 2, 3))",
+    "torch.nn.ConvTranspose2d(2, 3, 3, stride=2)(torch.ones(1, 2, 4, 4), output_size=[9, 11])",
+    "torch.nn.ConvTranspose2d(2, 3, 3, stride=2)(torch.ones(1, 2, 4, 4), "
+    "output_size=(1, 3, 7, 9))",
+    "torch.nn.ConvTranspose2d(2, 3, 3, stride=2)(torch.ones(1, 2, 4, 4), output_size=[9])",
+    "torch.nn.ConvTranspose1d(2, 1, 3)(torch.ones(2, 3), output_size=[2])",
+    "torch.nn.ConvTranspose1d(2, 1, 3)(torch.ones(2, 3), output_size=[1, 2, 3])",
+    "F.conv_transpose2d(torch.ones(1, 2, 3, 3), torch.ones(2, 1, 3, 3), padding=3)",
+    "F.conv_transpose1d(torch.ones(1, 2, 3), torch.ones(2, 1, 2), padding=3)",
+    "F.conv_transpose3d(torch.ones(1, 2, 1, 1, 1), torch.ones(2, 1, 1, 1, 1), padding=1)",
+    "F.conv_transpose3d(torch.ones(1, 2, 3, 3, 3), torch.ones(2, 1, 3, 3, 3), "
+    "output_padding=(0, 0, 3), stride=2)",
+    "F.max_pool3d(torch.ones(1, 2, 4, 5, 6), 7)",
+    "F.max_pool3d(torch.ones(1, 2, 4, 5, 6), 2, padding=2)",
+    "F.max_pool3d(torch.ones(6), 2)",
+    "F.max_pool3d(torch.ones(1, 2, 4, 5, 6), 2, stride=0)",
+    "F.max_pool3d(torch.ones(1, 2, 4, 5, 6), 2, dilation=0)",
+    "F.max_pool3d(torch.ones(1, 2, 4, 5, 6), 0)",
+    "F.max_pool3d(torch.ones(1, 2, 4, 5, 6), 2, padding=-1)",
+    "F.max_pool3d(torch.ones(1, 2, 4, 5, 6), (2, 2))",
+    "F.max_pool3d(torch.ones(1, 2, 4, 5, 6), 2, stride=(1,1))",
+    "F.max_pool3d(torch.ones(1, 2, 4, 5, 6), 2, padding=(1,1))",
+    "F.max_pool3d(torch.ones(1, 2, 4, 5, 6), 2, dilation=(1,1))",
+    "F.max_pool3d(torch.ones(1, 2, 0, 5, 6), 2)",
+    "F.max_pool3d(torch.ones(1, 2, 4, 5, 6,dtype=torch.bool), 2)",
+    "F.max_pool3d(torch.ones(1, 2, 4, 5, 6), 2.5)",
+    "F.max_pool3d(torch.ones(1, 2, 4, 5, 6), 3, 1, (1,2,1))",
+    "F.avg_pool3d(torch.ones(1, 2, 4, 5, 6), 7)",
+    "F.avg_pool3d(torch.ones(1, 2, 4, 5, 6), 2, padding=2)",
+    "F.avg_pool3d(torch.ones(6), 2)",
+    "F.avg_pool3d(torch.ones(1, 2, 4, 5, 6), 2, stride=0)",
+    "F.avg_pool3d(torch.ones(1, 2, 4, 5, 6), 0)",
+    "F.avg_pool3d(torch.ones(1, 2, 4, 5, 6), (2,2))",
+    "F.avg_pool3d(torch.ones(1, 2, 4, 5, 6), 2, stride=(1,1))",
+    "F.avg_pool3d(torch.ones(1, 2, 4, 5, 6), 2, padding=(1,1))",
+    "F.avg_pool3d(torch.ones(1, 2, 4, 5, 6), 2, divisor_override=0)",
+    "F.avg_pool3d(torch.ones(1, 2, 0, 5, 6), 2)",
+    "F.avg_pool3d(torch.ones(1, 2, 4, 5, 6, dtype=torch.int64), 2)",
+    "F.avg_pool3d(torch.ones(1, 2, 4, 5, 6, dtype=torch.complex64), 2)",
+    "F.avg_pool3d(torch.ones(1, 2, 4, 5, 6), 2, divisor_override=1.5)",
+    "F.avg_pool3d(torch.ones(1, 2, 4, 5, 6), 2, padding=-1)",
+    "F.adaptive_avg_pool3d(torch.ones(6), 2)",
+    "F.adaptive_avg_pool3d(torch.ones(1, 2, 4, 5, 6), -1)",
+    "F.adaptive_avg_pool3d(torch.ones(1, 2, 0, 5, 6), 2)",
+    "F.adaptive_avg_pool3d(torch.ones(1, 2, 4, 5, 6), (2,2))",
+    "F.adaptive_avg_pool3d(torch.ones(1, 2, 4, 5, 6, dtype=torch.int64), 2)",
+    "F.adaptive_avg_pool3d(torch.ones(1, 2, 4, 5, 6), 'a')",
+    "F.adaptive_avg_pool3d(torch.ones(1, 2, 4, 5, 6), (2,2,2.5))",
+    "F.adaptive_max_pool3d(torch.ones(6), 2)",
+    "F.adaptive_max_pool3d(torch.ones(1, 2, 4, 5, 6), -1)",
+    "F.adaptive_max_pool3d(torch.ones(1, 2, 0, 5, 6), 2)",
+    "F.adaptive_max_pool3d(torch.ones(1, 2, 4, 5, 6), (2,2))",
+    "F.adaptive_max_pool3d(torch.ones(1, 2, 4, 5, 6, dtype=torch.int64), 2)",
+    "F.adaptive_max_pool3d(torch.ones(1, 2, 4, 5, 6), 0).shape",
+    "F.adaptive_avg_pool3d(torch.ones(1, 2, 4, 5, 6), 0).shape",
+    "F.adaptive_avg_pool3d(torch.ones(1, 2, 4, 5, 6), (None, 2, 3)).shape",
+    "F.max_pool3d(torch.ones(2,4,5,6), 2).shape",
+    "F.max_pool3d(torch.ones(1,1,1,1,1), 2)",
+    "F.max_pool3d(torch.ones(0,2,4,5,6), 2).shape",
+    "F.avg_pool3d(torch.ones(0,2,4,5,6), 2).shape",
+    "F.max_pool3d(torch.ones(1, 2, 4, 5, 6,dtype=torch.int64), 2).dtype",
+    "F.adaptive_max_pool3d(torch.ones(1, 2, 4, 5, 6,dtype=torch.float32), (1,2,3), True)[1].dtype",
+    "F.unfold(torch.ones(4,4),2)",
+    "F.unfold(torch.ones(1,2,4,4),5)",
+    "F.unfold(torch.ones(1,2,4,4),0)",
+    "F.unfold(torch.ones(1,2,4,4),2,stride=0)",
+    "F.unfold(torch.ones(1,2,4,4),2,dilation=0)",
+    "F.unfold(torch.ones(1,2,4,4),2,padding=-1)",
+    "F.unfold(torch.ones(1,2,4,4),(2,2,2))",
+    "F.unfold(torch.ones(1,2,4,4),2.5)",
+    "F.unfold(torch.ones(1,2,0,4),2)",
+    "F.unfold(torch.ones(0,2,4,4),2).shape",
+    "F.fold(torch.ones(1,8,9),(4,4),2)",
+    "F.fold(torch.ones(1,8,9),(4,4),3)",
+    "F.fold(torch.ones(1,7,9),(4,4),2)",
+    "F.fold(torch.ones(8,9,1,1),(4,4),2)",
+    "F.fold(torch.ones(1,8,9),4,2)",
+    "F.fold(torch.ones(1,8,9),(4,4,4),2)",
+    "F.fold(torch.ones(1,8,9),(4,4),0)",
+    "F.fold(torch.ones(1,8,9),(4,4),2,stride=0)",
+    "F.fold(torch.ones(1,8,9),(1,1),2)",
+    "F.fold(torch.ones(1,8,0),(4,4),2)",
+    "F.unfold(torch.ones(1,2,4,4,dtype=torch.int64),2).dtype",
+    "F.unfold(torch.ones(1,2,4,4,dtype=torch.bool),2).dtype",
+    "F.fold(torch.ones(1,8,9,dtype=torch.int64),(4,4),2).dtype",
+    "torch.nn.Unfold(2, padding=1)",
+    "torch.nn.Fold((4,5), 2, stride=(1,2))",
+    "torch.nn.Unfold((2,3), 2, 1, 2)",
+    "torch.nn.Unfold()",
+    "torch.nn.Fold(2)",
+    "torch.nn.Unfold(2, 1, 1, 1, 1)",
+    "torch.nn.Fold(2, 2, foo=1)",
+    "torch.nn.Fold((3, 3), 2, 1, 0, 1, 1)",
+    "F.fold(torch.ones(1, 8, 9, dtype=torch.bool), (4, 4), 2)",
+    "F.unfold(torch.ones(1, 2, 3, 5), (3, 2), padding=(0, 2), stride=(1, 4), dilation=(2, 1))",
+    "F.fold(torch.ones(1, 8, 4), (3, 3), 2, dilation=3)",
+    "F.fold(torch.ones(1, 8, 1), (0, 4), (1, 2), padding=(1, 0))",
+    "F.fold(torch.ones(0, 8, 9), (4, 4), 2).shape",
+    "F.max_unpool2d(torch.ones(1, 1, 2, 2), torch.tensor([[[[1, 6], [9, 11]]]]), 2, "
+    "output_size=(3,))",
+    "F.max_unpool2d(torch.ones(1, 1, 2, 2), torch.tensor([[[[1, 6], [9, 11]]]]), 2, "
+    "output_size=(5, 4)).shape",
+    "F.max_unpool2d(torch.ones(1, 1, 2, 2), torch.tensor([[[[1, 6], [9, 11]]]]), 2, "
+    "output_size=(1, 4))",
+    "F.max_unpool2d(torch.ones(1, 1, 2, 2), torch.ones(1, 1, 2, 2), 2)",
+    "F.max_unpool2d(torch.ones(2, 2), torch.tensor([[1, 6], [9, 11]]), 2)",
+    "F.max_unpool2d(torch.ones(1, 1, 2, 2), torch.tensor([[[[1], [9]]]]), 2)",
+    "F.max_unpool2d(torch.ones(1, 1, 2, 2), torch.tensor([[[[1, 6], [9, 16]]]]), 2)",
+    "F.max_unpool2d(torch.ones(1, 1, 2, 2), torch.tensor([[[[1, -6], [9, 0]]]]), 2)",
+    "F.max_unpool2d(torch.ones(1, 0, 2, 2), torch.ones(1, 0, 2, 2, dtype=torch.int64), 2)",
+    "F.max_unpool2d(torch.ones(0, 1, 2, 2), torch.ones(0, 1, 2, 2, dtype=torch.int64), 2).shape",
+    "F.max_unpool2d(torch.ones(1, 1, 2, 2, dtype=torch.int64), torch.tensor([[[[1, 6], [9, 11]]]]),"
+    " 2)",
+    "F.max_unpool2d(torch.ones(1, 1, 1, 3), torch.tensor([[[[1, 1, 0]]]]), (1, 2)).tolist()",
+    "F.max_unpool1d(torch.ones(1, 1, 3), torch.tensor([[[0, 2, 6]]]), 2)",
+    "F.max_unpool1d(torch.ones(1, 1, 3), torch.tensor([[[0, 2, 5]]]), 2, output_size=[7]).shape",
+    "F.max_unpool2d(torch.ones(1, 1, 2, 2), torch.tensor([[[[1, 6], [9, 11]]]]), 2, "
+    "output_size=(3, 4.5))",
+    "F.max_unpool2d(torch.ones(1, 1, 2, 2), torch.tensor([[[[1, 6], [9, 11]]]]), 2.5)",
+    "torch.nn.MaxUnpool2d()",
+    "F.interpolate(torch.ones(1,2,3,4), size=(5,7), scale_factor=2)",
+    "F.interpolate(torch.ones(1,2,3,4))",
+    "F.interpolate(torch.ones(1,2,3,4), size=(5,))",
+    "F.interpolate(torch.ones(1,2,3,4), size=(5, 2.5))",
+    "F.interpolate(torch.ones(1,2,3,4), scale_factor=(2,))",
+    "F.interpolate(torch.ones(1,2,3,4), size=5, recompute_scale_factor=True)",
+    "F.interpolate(torch.ones(1,2,3,4), size=5, align_corners=True)",
+    "F.interpolate(torch.ones(1,2,3,4), size=5, mode='linear')",
+    "F.interpolate(torch.ones(1,2,3), size=5, mode='bilinear')",
+    "F.interpolate(torch.ones(1,2,3,4,5), size=5, mode='bilinear')",
+    "F.interpolate(torch.ones(1,2,3,4), size=5, mode='trilinear')",
+    "F.interpolate(torch.ones(2,3), size=5)",
+    "F.interpolate(torch.ones(1,2,3,4), size=5, mode='foo')",
+    "F.interpolate(torch.ones(1,2,3,4), size=0)",
+    "F.interpolate(torch.ones(1,2,3,4), scale_factor=0.1)",
+    "F.interpolate(torch.ones(1,2,0,4), size=5)",
+    "F.interpolate(torch.ones(0,2,3,4), size=5).shape",
+    "F.interpolate(torch.ones(1,0,3,4), size=5)",
+    "F.interpolate(torch.ones(1,2,3,4), size=5, antialias=True)",
+    "F.interpolate(torch.ones(1,2,3,4, dtype=torch.int64), size=5)",
+    "F.interpolate(torch.ones(1,2,3,4, dtype=torch.int64), size=5, mode='bilinear')",
+    "F.interpolate(torch.ones(1,2,3,4), size=(5, 6), mode='area').shape",
+    "F.interpolate(torch.ones(1,2,3), size=5, mode='linear', align_corners=True).shape",
+    "F.interpolate(torch.ones(1,2,3), scale_factor=1.5, mode='nearest').shape",
+    "F.interpolate(torch.ones(1,2,3,4), scale_factor=2.5, mode='bilinear', "
+    "recompute_scale_factor=True).shape",
+    "F.interpolate(torch.ones(1,2,3,4), scale_factor='a')",
+    "F.interpolate(torch.ones(1,2,3,4), size='a')",
+    "F.interpolate(torch.ones(1,2,3,4), size=-1)",
+    "F.interpolate(torch.ones(1,2,3,4,dtype=torch.float64), scale_factor=(1.5, 2)).dtype",
+    "torch.nn.Upsample(scale_factor=2)",
+    "torch.nn.Upsample(size=(3,4), mode='bilinear', align_corners=True)",
+    "torch.nn.Upsample(scale_factor=(2, 1.5), mode='bilinear')",
+    "torch.nn.UpsamplingNearest2d(scale_factor=2)",
+    "torch.nn.UpsamplingBilinear2d(size=3)",
+    "torch.nn.Upsample(size=4)",
+    "torch.nn.Upsample(3, 2)",
+    "torch.nn.Upsample()",
+    "torch.nn.Upsample(scale_factor=2)(torch.ones(1,1,2,2)).shape",
+    "torch.nn.UpsamplingBilinear2d(scale_factor=2)(torch.ones(1,1,2,2)).shape",
+    "F.pixel_shuffle(torch.ones(8,2,3),2).shape",
+    "F.pixel_shuffle(torch.ones(1,1,2,8,2,3),2).shape",
+    "F.pixel_shuffle(torch.ones(2,3),2)",
+    "F.pixel_shuffle(torch.ones(1,7,2,3),2)",
+    "F.pixel_shuffle(torch.ones(1,8,2,3),0)",
+    "F.pixel_shuffle(torch.ones(1,8,2,3),-2)",
+    "F.pixel_shuffle(torch.ones(1,8,2,3),2.0)",
+    "F.pixel_unshuffle(torch.ones(1,2,4,5),2)",
+    "F.pixel_unshuffle(torch.ones(1,2,4,6),0)",
+    "F.pixel_unshuffle(torch.ones(2,4),2)",
+    "F.pixel_unshuffle(torch.ones(2,4,4),2).shape",
+    "F.pixel_shuffle(torch.ones(1,8,2,3,dtype=torch.int64),2).dtype",
+    "F.pixel_shuffle(torch.ones(0,8,2,3),2).shape",
+    "F.pixel_shuffle(torch.ones(1,8,2,3),1).shape",
+    "torch.nn.PixelShuffle(2)",
+    "torch.nn.PixelUnshuffle(3)",
+    "torch.pixel_shuffle(torch.ones(1,4,1,1),2).shape",
+    "torch.ones(1,4,1,1).pixel_shuffle",
 ]
 
 
@@ -253,6 +566,19 @@ MODULES = [
     "torch.nn.AdaptiveAvgPool1d(3)", "torch.nn.AdaptiveMaxPool2d((2, 3))",
     "torch.nn.AdaptiveMaxPool1d(2, return_indices=True)",
     "torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.ReLU(), torch.nn.MaxPool2d(2))",
+    "torch.nn.MaxPool3d(2)", "torch.nn.MaxPool3d((2, 1, 2), 1, (1, 0, 1), 2, True, True)",
+    "torch.nn.AvgPool3d(3, 2, 1, True, False, 4)", "torch.nn.AdaptiveAvgPool3d((1, None, 3))",
+    "torch.nn.AdaptiveMaxPool3d(2, True)",
+    "torch.nn.Unfold((2, 3), 2, 1, 2)", "torch.nn.Fold((4, 5), 2, stride=(1, 2))",
+    "torch.nn.MaxUnpool2d(2)", "torch.nn.MaxUnpool1d(3, 1, 1)",
+    "torch.nn.MaxUnpool2d((2, 1), stride=[1, 2])",
+    "torch.nn.PixelShuffle(2)", "torch.nn.PixelUnshuffle(3)",
+    "torch.nn.Upsample(scale_factor=2)", "torch.nn.Upsample(size=(3, 4), mode='bilinear', "
+    "align_corners=True)", "torch.nn.UpsamplingNearest2d(scale_factor=(2, 3))",
+    "torch.nn.UpsamplingBilinear2d(size=3)",
+    "torch.nn.Conv2d(2, 3, 3, padding=1, padding_mode='reflect')",
+    "torch.nn.Conv1d(2, 3, 4, padding='same', padding_mode='circular', bias=False)",
+    "torch.nn.Conv3d(1, 1, 2, padding_mode='replicate')",
 ]
 
 
@@ -331,7 +657,9 @@ def test_max_pool_picks_pytorchs_index(name, oracle):
 
 
 FLOAT32 = ["F.conv2d(x, w, b, padding=1)", "F.conv1d(x[:, :, 0], w[:, :, 0], b)",
-           "F.max_pool2d(x, 2)", "F.avg_pool2d(x, 3, 1, 1)", "F.adaptive_avg_pool2d(x, (2, 3))"]
+           "F.max_pool2d(x, 2)", "F.avg_pool2d(x, 3, 1, 1)", "F.adaptive_avg_pool2d(x, (2, 3))",
+           "F.interpolate(x, size=(4, 9), mode='bilinear')",
+           "F.interpolate(x, size=(40, 90), mode='bilinear')", "F.interpolate(x, scale_factor=1.5)"]
 
 
 def _float32(lib, program):
@@ -346,12 +674,13 @@ def _float32(lib, program):
 
 @pytest.mark.parametrize("program", FLOAT32)
 def test_float32(program, oracle):
-    """Pooling is PyTorch's to the bit in float32 too; a float32 convolution is oneDNN's in
-    PyTorch (its own order of addition and blocking), so it agrees to float32's precision."""
+    """Pooling and interpolation are PyTorch's to the bit in float32 too; a float32 convolution
+    is oneDNN's in PyTorch (its own order of addition and blocking), so it agrees to float32's
+    precision."""
     ours = _float32(gradcli, program)
     theirs = oracle(lambda torch: _float32(torch, program))
     assert ours[0] == theirs[0] == "torch.float32"
-    exact = "pool" in program
+    exact = "pool" in program or "interpolate" in program
     for a, b in zip(ours[1:], theirs[1:]):
         np.testing.assert_allclose(a, b, rtol=0 if exact else 1e-5, atol=0 if exact else 1e-5)
 

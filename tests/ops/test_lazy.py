@@ -123,6 +123,7 @@ FIRST_USES = {
     "layers": "y = x.reshape(1).repeat_interleave(2).sum()",
     "convolution": "y = torch.conv1d(x.reshape(1, 1, 1), x.reshape(1, 1, 1)).sum()",
     "pooling": "y = torch.nn.functional.max_pool1d(x.reshape(1, 1, 1), 1).sum()",
+    "upsample": "y = torch.nn.functional.interpolate(x.reshape(1, 1, 1), scale_factor=2).sum()",
     "distributions": "y = x * torch.normal(tensor(0.), 0.)",
 }
 

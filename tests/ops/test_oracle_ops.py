@@ -40,6 +40,8 @@ SPELLED_DIFFERENTLY = {
         torch.group_norm(input, group, weight, bias, eps),
     "_adaptive_max_pool2d": lambda self, output_size:
         torch.ops.aten.adaptive_max_pool2d(self, output_size),
+    "_adaptive_max_pool3d": lambda self, output_size:
+        torch.ops.aten.adaptive_max_pool3d(self, output_size),
     # torch.normal's and torch.bernoulli's overloads, declared apart (distributions.py)
     "normal.Tensor_Tensor": lambda mean, std: torch.normal(mean, std),
     "normal.Tensor_float": lambda mean, std=1.0: torch.normal(mean, std),
