@@ -48,9 +48,17 @@ def uniform_values(data, a, b, generator=None, name="uniform_"):
     from .creation import generator_of
     dtype = data.dtype
     check_floating(dtype, "check_uniform_bounds")
+    largest = float(np.finfo(dtype).max)  # (PyTorch's check_uniform_bounds, in its order)
+    for value, name in ((a, "from"), (b, "to")):
+        if not -largest <= value <= largest:
+            raise RuntimeError(f"{name} is out of bounds for {dtypes.cpp_name(dtype)}")
     if not a <= b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={float(a):g} > to={float(b):g}")
+    if not float(b) - float(a) <= largest:
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<"
+                           f"{dtypes.short_name(dtype)}>::max(), but found to={float(b):g} and "
+                           f"from={float(a):g} which result in to-from to exceed the limit")
     x = generator_of(generator, name)._uniform(data.size, dtype).astype(dtype)
     if a == 0 and b == 1:
         return x

@@ -61,3 +61,41 @@ def test_polygamma_at_infinities_is_pytorchs(oracle):
     assert [line.split("] ")[0] + "]" for line in out] == [repr(row[:-1]) for row in theirs]
     assert [float(line.split("] ")[1]) for line in out] == pytest.approx(
         [row[-1] for row in theirs], rel=1e-12)
+
+
+# ---------------------------------------------------------------------- fills
+
+UNIFORM_BOUNDS = ["torch.ones(3).uniform_(-1e308, 1e308)",
+                  "torch.ones(3, dtype=torch.float64).uniform_(-1e308, 1e308)",
+                  "torch.ones(3).uniform_(float('nan'), 1)",
+                  "torch.ones(3).uniform_(-float('inf'), float('inf'))",
+                  "torch.ones(3).uniform_(0, 1e39)",
+                  "torch.ones(3).uniform_(-3e38, 3e38)",
+                  "torch.ones(3, dtype=torch.float16).uniform_(-65504, 65504)",
+                  "torch.ones(3, dtype=torch.float16).uniform_(0, 1e5)",
+                  "torch.nn.init.uniform_(torch.ones(3), 0, float('inf'))",
+                  "torch.nn.init.xavier_uniform_(torch.ones(2, 2), gain=float('nan'))",
+                  "torch.nn.init.kaiming_uniform_(torch.ones(2, 2), a=float('nan'))"]
+
+
+@pytest.mark.parametrize("source", UNIFORM_BOUNDS, ids=range(len(UNIFORM_BOUNDS)))
+def test_uniform_bounds_are_checked_as_pytorch(source, oracle):
+    """uniform_ (and nn.init's fills built on it) checked only from <= to: bounds past the
+    dtype's range, nan or infinite filled the tensor with nan or inf (x * (to - from) + from
+    overflowed), as did a range wider than the dtype's largest value.  Expected: PyTorch's
+    check_uniform_bounds errors (PyTorch 2.13's answers)."""
+    def pytorchs(torch):
+        try:
+            eval(source, {"torch": torch})
+        except RuntimeError as e:
+            return f"RuntimeError: {e}"
+        return "computed"
+    assert _error(f"import torch\nr = {source}\n")[0] == oracle(pytorchs)
+
+
+def test_uniform_within_the_bounds_still_fills():
+    assert program_output(
+        "import torch\nx = torch.ones(1000, dtype=torch.float64).uniform_(-1e300, 1e300)\n"
+        "y = torch.ones(1000).uniform_(-65504, 65504)\n"
+        "print(bool(x.isfinite().all()), bool(y.abs().max() <= 65504), x.std() > 1e299)\n"
+    ) == "True True tensor(True)\n"
