@@ -99,3 +99,59 @@ def test_uniform_within_the_bounds_still_fills():
         "y = torch.ones(1000).uniform_(-65504, 65504)\n"
         "print(bool(x.isfinite().all()), bool(y.abs().max() <= 65504), x.std() > 1e299)\n"
     ) == "True True tensor(True)\n"
+
+
+# ---------------------------------------------------------------------- batch_norm
+
+BATCH_NORM_CALLS = [
+    "F.batch_norm(x, torch.zeros(3, requires_grad=True), torch.ones(3), training=True)",
+    "F.batch_norm(x, torch.zeros(3, requires_grad=True), torch.ones(3), training=False)",
+    "F.batch_norm(x, torch.zeros(3), torch.ones(3, requires_grad=True), training=True)",
+    "F.batch_norm(x, (x * torch.ones(1, requires_grad=True))[0], torch.ones(3), training=True)",
+    "F.batch_norm(x, torch.zeros(3, dtype=torch.int64), torch.ones(3), training=True)",
+    "F.batch_norm(x.double(), torch.zeros(3), torch.ones(3), training=True)",
+    "F.batch_norm(x, torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64), "
+    "training=True)",
+    "F.batch_norm(x, torch.zeros(3), torch.ones(3), torch.ones(3, dtype=torch.float64), "
+    "training=True)",
+    "F.batch_norm(x, torch.zeros(3, dtype=torch.float16), torch.ones(3, dtype=torch.float16), "
+    "training=True)",
+    "F.batch_norm(x, torch.zeros(3), torch.ones(3), training=True, eps=-1)",
+    "F.batch_norm(x, torch.zeros(3), torch.ones(3), training=False, eps=-1)",
+    "F.batch_norm(x, torch.zeros(3), torch.ones(3), training=True, eps=0)",
+    "torch.nn.BatchNorm1d(3)(x.double())",
+]
+
+
+@pytest.mark.parametrize("source", BATCH_NORM_CALLS, ids=range(len(BATCH_NORM_CALLS)))
+def test_batch_norm_checks_its_parameters_as_pytorch(source, oracle):
+    """batch_norm wrote its running stats in place whatever they were: a leaf that requires
+    grad (an in-place write every other op refuses), a tensor of the graph (its saved values
+    changed, no version said so: wrong gradients), an int64 tensor (the mean truncated); it
+    took parameters of any dtype and any eps (a negative one: nan).  Expected: PyTorch's
+    errors (its autograd's refusal of running stats that require grad, check_mixed_data_type,
+    F.batch_norm's eps checks; PyTorch 2.13's answers)."""
+    def pytorchs(torch):
+        try:
+            eval(source, {"torch": torch, "F": torch.nn.functional,
+                          "x": torch.arange(6.).view(2, 3)})
+        except Exception as e:  # noqa: BLE001
+            return f"{type(e).__name__}: {e}"
+        return "computed"
+    line, _ = _error(f"import torch\nF = torch.nn.functional\nx = torch.arange(6.).view(2, 3)\n"
+                     f"r = {source}\n")
+    assert line == oracle(pytorchs)
+
+
+def test_batch_norm_still_updates_its_stats():
+    assert program_output(
+        "import torch\nF = torch.nn.functional\nx = torch.arange(6.).view(2, 3)\n"
+        "m, v = torch.zeros(3), torch.ones(3)\n"
+        "with torch.no_grad():\n    p = torch.zeros(3, requires_grad=True)\n"
+        "    F.batch_norm(x, p, torch.ones(3), training=True)\n"
+        "y = F.batch_norm(x, m, v, training=True)\n"
+        "print(m.tolist(), [round(t, 4) for t in v.tolist()], p.tolist(),\n"
+        "      F.batch_norm(x.half(), m, v, training=True).dtype,\n"
+        "      F.batch_norm(x, m, v, training=True, eps=float('nan')).shape)\n"
+    ) == ("[0.15000000596046448, 0.25, 0.3499999940395355] [1.35, 1.35, 1.35] "
+          "[0.15000000596046448, 0.25, 0.3499999940395355] torch.float16 torch.Size([2, 3])\n")
