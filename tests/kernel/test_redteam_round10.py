@@ -155,3 +155,37 @@ def test_batch_norm_still_updates_its_stats():
         "      F.batch_norm(x, m, v, training=True, eps=float('nan')).shape)\n"
     ) == ("[0.15000000596046448, 0.25, 0.3499999940395355] [1.35, 1.35, 1.35] "
           "[0.15000000596046448, 0.25, 0.3499999940395355] torch.float16 torch.Size([2, 3])\n")
+
+
+# ---------------------------------------------------------------------- the text of a list
+
+LIST_TEXTS = ["repr(l)", "str(l)", "f'{l}'", "f'{l!r}'", "'{}'.format(l)",
+              "'{x}'.format_map({'x': l})", "'%s' % (l,)", "'%r' % [l]", "format(l)", "str([l])", "repr({1: m})", "repr(m)"]
+
+
+@pytest.mark.parametrize("source", LIST_TEXTS, ids=range(len(LIST_TEXTS)))
+def test_the_text_of_a_list_of_tensors_is_metered_as_one(source, small_limits):
+    """A tensor's text is checked against the item limit (round 8), but a list's text is made
+    in C, one tensor's text at a time: `repr([t] * 10 ** 7)` made ten million of them, each
+    within the limit, hundreds of megabytes of text in minutes.  Expected: the tensors' texts
+    within one repr, str, print, format, f-string or `%` counted together (1,000 characters
+    here), the text refused once they pass the limit."""
+    line, _ = _error("import torch\nl = [torch.ones(3)] * 500\nm = [torch.ones(100)] * 20\n"
+                     f"r = {source}\n")
+    assert line.startswith("MemoryError: tensor text too long"), line
+
+
+def test_print_of_a_list_of_tensors_is_metered_as_one(small_limits):
+    line, printed = _error("import torch\nprint('a')\nprint([torch.ones(3)] * 500)\n")
+    assert line.startswith("MemoryError: tensor text too long") and printed == "a\n", line
+
+
+def test_texts_within_the_limit_are_made(small_limits):
+    """Each text its own budget: a loop of texts, or texts side by side, each within it (each
+    tensor's text is 20 characters: 100 * (880 + 20 + 44))."""
+    assert program_output(
+        "import torch\nt = torch.ones(3)\nl = [t] * 40\nn = 0\n"
+        "for i in range(100):\n    n += len(repr(l)) + len(f'{t}') + len(str(l[:2]))\n"
+        "print(n, [str(x) for x in [t] * 3][0], '%s|%r' % (t, [t]), '{}'.format([t, t]))\n"
+    ) == ("94400 tensor([1., 1., 1.]) tensor([1., 1., 1.])|[tensor([1., 1., 1.])] "
+          "[tensor([1., 1., 1.]), tensor([1., 1., 1.])]\n")
