@@ -189,3 +189,34 @@ def test_texts_within_the_limit_are_made(small_limits):
         "print(n, [str(x) for x in [t] * 3][0], '%s|%r' % (t, [t]), '{}'.format([t, t]))\n"
     ) == ("94400 tensor([1., 1., 1.]) tensor([1., 1., 1.])|[tensor([1., 1., 1.])] "
           "[tensor([1., 1., 1.]), tensor([1., 1., 1.])]\n")
+
+
+# ---------------------------------------------------------------------- convolutions
+
+EMPTY_KERNELS = [
+    "F.conv_transpose1d(torch.ones(1, 1, 5), torch.ones(1, 0, 2))",
+    "F.conv_transpose1d(torch.ones(1, 1, 5), torch.ones(1, 1, 0))",
+    "F.conv_transpose2d(torch.ones(1, 1, 5, 5), torch.ones(1, 0, 2, 2), stride=10 ** 4)",
+    "F.conv_transpose3d(torch.ones(1, 1, 5, 5, 5), torch.ones(1, 0, 2, 2, 2), stride=10 ** 6)",
+    "F.conv_transpose3d(torch.ones(1, 1, 5, 5, 5), torch.ones(1, 1, 0, 2, 2))",
+    "F.conv1d(torch.ones(1, 1, 5), torch.ones(1, 1, 0))",
+    "F.conv2d(torch.ones(1, 1, 5, 5), torch.ones(1, 1, 0, 2))",
+    "F.conv3d(torch.ones(1, 1, 5, 5, 5), torch.ones(1, 1, 0, 2, 2))",
+]
+
+
+@pytest.mark.parametrize("source", EMPTY_KERNELS, ids=range(len(EMPTY_KERNELS)))
+def test_a_kernel_of_no_elements_is_pytorchs_error(source, oracle):
+    """A transposed convolution's weight of no output channel made an output of no channel and
+    any size ([1, 0, 40002, 40002]; at a stride of 10 ** 6, NumPy's `ValueError: array is too
+    big`); a kernel of no elements computed a window of nothing (conv1d of a kernel of width 0:
+    an output wider than its input).  Expected: the CPU kernels' errors (PyTorch 2.13's
+    answers)."""
+    def pytorchs(torch):
+        try:
+            eval(source, {"torch": torch, "F": torch.nn.functional})
+        except RuntimeError as e:
+            return f"RuntimeError: {e}"
+        return "computed"
+    line, _ = _error(f"import torch\nF = torch.nn.functional\nr = {source}\n")
+    assert line == oracle(pytorchs)
