@@ -377,7 +377,10 @@ def _without_replacement(p, n, generator):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     q = p / _exponential_values(np.empty_like(p), 1.0, generator).astype(p.dtype)
     rows = q.reshape(-1, q.shape[-1])
-    return np.stack([topk_order(row, n) for row in rows]).reshape(q.shape[:-1] + (n,))
+    out = np.empty((rows.shape[0], n), np.int64)  # (not a list of an array a row)
+    for i, row in enumerate(rows):
+        out[i] = topk_order(row, n)
+    return out.reshape(q.shape[:-1] + (n,))
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):

@@ -220,3 +220,32 @@ def test_a_kernel_of_no_elements_is_pytorchs_error(source, oracle):
         return "computed"
     line, _ = _error(f"import torch\nF = torch.nn.functional\nr = {source}\n")
     assert line == oracle(pytorchs)
+
+
+# ---------------------------------------------------------------------- random ops
+
+def test_multinomial_without_replacement_keeps_no_array_a_row():
+    """multinomial without replacement (and any draw of one sample) stacked a list of one
+    NumPy array a row: 430 bytes of Python objects for a row of one float, 43 GB for the
+    10 ** 8 rows the element limit allows (round 9 bounded randperm's and poisson's lists).
+    Expected: the rows' indices written into one array, the same values."""
+    import io
+    import tracemalloc
+    from gradcli.lang.session import Session
+    session = Session(out=io.StringIO())
+    session.run("import torch\np = torch.ones(20000, 1)\n", timeout=30)
+    tracemalloc.start()
+    try:
+        session.run("r = torch.multinomial(p, 1)\n", timeout=30)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4_000_000, f"{peak:,} bytes"
+
+
+def test_multinomial_without_replacement_still_draws_pytorchs(oracle):
+    theirs = oracle(lambda torch: (torch.manual_seed(3), torch.multinomial(
+        torch.tensor([[1., 2., 3., 4.], [4., 0., 1., 1.], [1., 1., 1., 1.]]), 3).tolist())[1])
+    assert program_output(
+        "import torch\ntorch.manual_seed(3)\nprint(torch.multinomial(torch.tensor([[1., 2., 3., "
+        "4.], [4., 0., 1., 1.], [1., 1., 1., 1.]]), 3).tolist())\n") == f"{theirs}\n"
