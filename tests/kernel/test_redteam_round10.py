@@ -249,3 +249,47 @@ def test_multinomial_without_replacement_still_draws_pytorchs(oracle):
     assert program_output(
         "import torch\ntorch.manual_seed(3)\nprint(torch.multinomial(torch.tensor([[1., 2., 3., "
         "4.], [4., 0., 1., 1.], [1., 1., 1., 1.]]), 3).tolist())\n") == f"{theirs}\n"
+
+
+COMPLEX_DRAWS = ["C.log_normal_()", "C.geometric_(0.5)", "C.bernoulli_()",
+                 "C.bernoulli_(torch.ones(3))", "torch.poisson(C)", "C.cauchy_()", "C.random_()"]
+
+
+@pytest.mark.parametrize("source", COMPLEX_DRAWS, ids=range(len(COMPLEX_DRAWS)))
+def test_random_kernels_of_real_values_refuse_complex_tensors(source, oracle):
+    """log_normal_, geometric_, bernoulli_ and poisson drew real values into a complex tensor
+    (poisson printed NumPy's `ComplexWarning: Casting complex values to real discards the
+    imaginary part` into the program's output); cauchy_ and random_ refused it in other words
+    than PyTorch's.  Expected: PyTorch's errors (PyTorch 2.13's answers)."""
+    def pytorchs(torch):
+        try:
+            eval(source, {"torch": torch, "C": torch.ones(3, dtype=torch.complex64)})
+        except Exception as e:  # noqa: BLE001
+            return f"{type(e).__name__}: {e}"
+        return "computed"
+    line, printed = _error(f"import torch\nC = torch.ones(3, dtype=torch.complex64)\n"
+                           f"r = {source}\n")
+    assert (line, printed) == (oracle(pytorchs), "")
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_draws_are_pytorchs(dtype, oracle):
+    """rand, randn, uniform_ and normal_ of a complex dtype drew n real values, the imaginary
+    parts 0 (normal_(1, 2) also printed NumPy's ComplexWarning).  Expected: PyTorch's draws
+    on the real view's 2n elements (normal's with std / sqrt(2)), bit for bit."""
+    calls = [f"torch.rand(3, dtype=torch.{dtype})", f"torch.randn(3, dtype=torch.{dtype})",
+             f"torch.randn(20, dtype=torch.{dtype})[-2:]",
+             f"torch.ones(3, dtype=torch.{dtype}).uniform_(-1, 2)",
+             f"torch.ones(20, dtype=torch.{dtype}).normal_(1, 2)[-2:]"]
+
+    def pytorchs(torch):
+        out = []
+        for call in calls:
+            torch.manual_seed(0)
+            out.append(str([[z.real, z.imag] for z in eval(call, {"torch": torch}).tolist()]))
+        return out
+    theirs = oracle(pytorchs)
+    program = "import torch\n" + "".join(
+        f"torch.manual_seed(0)\nprint([[z.real, z.imag] for z in {call}.tolist()])\n"
+        for call in calls)
+    assert program_output(program).splitlines() == theirs
