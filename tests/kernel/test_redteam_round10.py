@@ -8,10 +8,25 @@ import ast
 import math
 
 import pytest
-from processes import program_error as _error, program_output
+from processes import program_error as _error, program_output, traced_peak
 
 
 pytestmark = pytest.mark.usefixtures("fresh_engine")
+
+
+def _assert_pytorchs_error(oracle, source, setup=""):
+    """`r = source`, after `import torch`, `F = torch.nn.functional` and setup, ends in
+    PyTorch's error (its first line) and prints nothing (oracle: PyTorch 2.13's answer)."""
+    def pytorchs(torch):
+        names = {"torch": torch, "F": torch.nn.functional}
+        exec(setup, names)
+        try:
+            eval(source, names)
+        except Exception as e:  # noqa: BLE001
+            return f"{type(e).__name__}: {e}"
+        return "computed"
+    assert _error(f"import torch\nF = torch.nn.functional\n{setup}\nr = {source}\n") == (
+        oracle(pytorchs), "")
 
 
 # ---------------------------------------------------------------------- polygamma
@@ -84,13 +99,7 @@ def test_uniform_bounds_are_checked_as_pytorch(source, oracle):
     dtype's range, nan or infinite filled the tensor with nan or inf (x * (to - from) + from
     overflowed), as did a range wider than the dtype's largest value.  Expected: PyTorch's
     check_uniform_bounds errors (PyTorch 2.13's answers)."""
-    def pytorchs(torch):
-        try:
-            eval(source, {"torch": torch})
-        except RuntimeError as e:
-            return f"RuntimeError: {e}"
-        return "computed"
-    assert _error(f"import torch\nr = {source}\n")[0] == oracle(pytorchs)
+    _assert_pytorchs_error(oracle, source)
 
 
 def test_uniform_within_the_bounds_still_fills():
@@ -131,16 +140,7 @@ def test_batch_norm_checks_its_parameters_as_pytorch(source, oracle):
     took parameters of any dtype and any eps (a negative one: nan).  Expected: PyTorch's
     errors (its autograd's refusal of running stats that require grad, check_mixed_data_type,
     F.batch_norm's eps checks; PyTorch 2.13's answers)."""
-    def pytorchs(torch):
-        try:
-            eval(source, {"torch": torch, "F": torch.nn.functional,
-                          "x": torch.arange(6.).view(2, 3)})
-        except Exception as e:  # noqa: BLE001
-            return f"{type(e).__name__}: {e}"
-        return "computed"
-    line, _ = _error(f"import torch\nF = torch.nn.functional\nx = torch.arange(6.).view(2, 3)\n"
-                     f"r = {source}\n")
-    assert line == oracle(pytorchs)
+    _assert_pytorchs_error(oracle, source, "x = torch.arange(6.).view(2, 3)")
 
 
 def test_batch_norm_still_updates_its_stats():
@@ -212,14 +212,7 @@ def test_a_kernel_of_no_elements_is_pytorchs_error(source, oracle):
     big`); a kernel of no elements computed a window of nothing (conv1d of a kernel of width 0:
     an output wider than its input).  Expected: the CPU kernels' errors (PyTorch 2.13's
     answers)."""
-    def pytorchs(torch):
-        try:
-            eval(source, {"torch": torch, "F": torch.nn.functional})
-        except RuntimeError as e:
-            return f"RuntimeError: {e}"
-        return "computed"
-    line, _ = _error(f"import torch\nF = torch.nn.functional\nr = {source}\n")
-    assert line == oracle(pytorchs)
+    _assert_pytorchs_error(oracle, source)
 
 
 # ---------------------------------------------------------------------- random ops
@@ -229,17 +222,7 @@ def test_multinomial_without_replacement_keeps_no_array_a_row():
     NumPy array a row: 430 bytes of Python objects for a row of one float, 43 GB for the
     10 ** 8 rows the element limit allows (round 9 bounded randperm's and poisson's lists).
     Expected: the rows' indices written into one array, the same values."""
-    import io
-    import tracemalloc
-    from gradcli.lang.session import Session
-    session = Session(out=io.StringIO())
-    session.run("import torch\np = torch.ones(20000, 1)\n", timeout=30)
-    tracemalloc.start()
-    try:
-        session.run("r = torch.multinomial(p, 1)\n", timeout=30)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    peak = traced_peak("import torch\np = torch.ones(20000, 1)\n", "r = torch.multinomial(p, 1)\n")
     assert peak < 4_000_000, f"{peak:,} bytes"
 
 
@@ -261,15 +244,7 @@ def test_random_kernels_of_real_values_refuse_complex_tensors(source, oracle):
     (poisson printed NumPy's `ComplexWarning: Casting complex values to real discards the
     imaginary part` into the program's output); cauchy_ and random_ refused it in other words
     than PyTorch's.  Expected: PyTorch's errors (PyTorch 2.13's answers)."""
-    def pytorchs(torch):
-        try:
-            eval(source, {"torch": torch, "C": torch.ones(3, dtype=torch.complex64)})
-        except Exception as e:  # noqa: BLE001
-            return f"{type(e).__name__}: {e}"
-        return "computed"
-    line, printed = _error(f"import torch\nC = torch.ones(3, dtype=torch.complex64)\n"
-                           f"r = {source}\n")
-    assert (line, printed) == (oracle(pytorchs), "")
+    _assert_pytorchs_error(oracle, source, "C = torch.ones(3, dtype=torch.complex64)")
 
 
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
