@@ -85,6 +85,22 @@ def program_error(source):
     return info.value.format()[0], out.getvalue()
 
 
+def traced_peak(setup, source):
+    """The peak of the memory traced while `source` ran, in-process, in a session that ran
+    `setup` first (each must end without error)."""
+    import io
+    import tracemalloc
+    from gradcli.lang.session import Session
+    session = Session(out=io.StringIO())
+    session.run(setup, timeout=30)
+    tracemalloc.start()
+    try:
+        session.run(source, timeout=30)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def assert_refused_before_made(source, limit=100_000, most=4_000_000):
     """`r = source`, run in-process after `import torch` and `import numpy as np` under an
     element limit of `limit`, ends in the limit's error, and no more than `most` bytes of

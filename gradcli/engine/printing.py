@@ -204,6 +204,30 @@ def _summarized_data(data):
 TEXT_CHECK = [None]
 
 
+class TextBudget:
+    """The characters tensors' texts took within the one text being made (a program's repr,
+    str, print or format, a result shown), which TEXT_CHECK meters as a whole: a list's text
+    is made in C, a tensor's text at a time, so that `repr([t] * 10 ** 7)` would be ten
+    million texts each within the limit.  None while no such text is being made."""
+    spent = None
+
+
+def budgeted(make):
+    """make (repr, str, print, format) with one TextBudget for all the text it makes (within
+    another such call, the outer one's)."""
+    def call(*args, **kwargs):
+        if TextBudget.spent is not None:
+            return make(*args, **kwargs)
+        TextBudget.spent = 0
+        try:
+            return make(*args, **kwargs)
+        finally:
+            TextBudget.spent = None
+    call.__name__ = call.__qualname__ = getattr(make, "__name__", "call")
+    call.__doc__ = make.__doc__
+    return call
+
+
 def shown_elements(shape, summarize):
     """How many elements the text of a tensor of that shape shows."""
     n = 1
@@ -216,7 +240,7 @@ def _tensor_str(data, indent):
     summarize = data.size > PRINT_OPTS.threshold
     if TEXT_CHECK[0] is not None:  # (a threshold of any size: each element shown is two
         #                            characters at least, and one Python float while formatted)
-        TEXT_CHECK[0](2 * shown_elements(data.shape, summarize))
+        TEXT_CHECK[0](2 * shown_elements(data.shape, summarize) + 8)  # (and `tensor()`)
     fitted = _summarized_data(data) if summarize else data
     if data.dtype.kind == "c":
         return _tensor_str_with_formatter(data, indent, summarize,

@@ -6,7 +6,7 @@ sentences it returns, a why or an expression.)"""
 import numpy as np
 
 from . import dtypes
-from .printing import format_tensor
+from .printing import budgeted, format_tensor
 from .tensor import Tensor
 from .text import derivative_label, json_ready, wrt  # noqa: F401  (values' text, one place)
 
@@ -19,7 +19,10 @@ def value_text(value, indent=0):
         return text[len("tensor("):-1].replace("\n" + " " * 7, "\n" + " " * indent)
     if value is None:
         return "None"
-    return repr(value)
+    return _repr(value)
+
+
+_repr = budgeted(repr)  # (a list's text: its tensors' metered as one, printing.TextBudget)
 
 
 def short_value(value, limit=6):

@@ -9,6 +9,7 @@ import operator
 
 import numpy as np
 
+from ..engine.printing import budgeted
 from ..engine.tensor import Size, index_result_size
 from . import limits
 from .allowed import DENIED_IDS, OPERATORS
@@ -48,6 +49,7 @@ def safe_bytes(*args, **kwargs):
 
 REPLACED_CALLS = {id(np.ndarray): _raw_ndarray, id(np.dtype): _dtype, id(int): safe_int,
                   id(bytes): safe_bytes,
+                  **{id(c): budgeted(c) for c in (repr, str)},  # (printing.TextBudget)
                   **{id(c): limits.materialising(c) for c in (list, tuple, set, frozenset, dict,
                                                              enumerate, zip, reversed, Size)}}
 # The classes `type(x)` gives as stand-ins whose call is the checked one (the engine calls what
@@ -185,7 +187,9 @@ def _binary(check, operation, symbol):
     ndarray = np.ndarray
     # (a tensor meets an ndarray: the tensor's operator declines it, and NumPy computes the
     # broadcast, a result the engine never sees: checked as NumPy's)
-    if symbol == "%":
+    if symbol == "%":  # (a template's %s and %r: one text, budgeted)
+        operation = budgeted(operation)
+
         def guard(a, b):
             if type(a) in unchecked and type(b) is not ndarray:
                 return operation(a, b)

@@ -66,7 +66,12 @@ def check_items(n):
 
 
 def check_text(n):
-    """The text of a tensor of n characters or more (printed in full below a huge threshold)."""
+    """The text of a tensor of n characters or more (printed in full below a huge threshold),
+    and of all the tensors in the one text being made (printing.TextBudget: a list's)."""
+    from ..engine.printing import TextBudget
+    if TextBudget.spent is not None:
+        TextBudget.spent += n
+        n = max(n, TextBudget.spent)
     if n > MAX_ITEMS:
         raise MemoryError(f"tensor text too long ({n:,} characters or more; print fewer "
                           f"elements, or lower torch.set_printoptions(threshold=...)) " +

@@ -6,6 +6,7 @@ sandbox's guarded_getattr hands these out in place of the builtin methods."""
 import functools
 from _string import formatter_field_name_split
 
+from ..engine.printing import budgeted
 from . import limits
 
 
@@ -31,10 +32,12 @@ def _formatter():
     return SafeFormatter()
 
 
+@budgeted
 def _format(template, /, *args, **kwargs):
     return _formatter().vformat(template, args, kwargs)
 
 
+@budgeted
 def _format_map(template, mapping):
     return _formatter().vformat(template, (), mapping)
 
@@ -172,6 +175,7 @@ METERED_METHODS = {(int, "to_bytes"): _to_bytes, (int, "from_bytes"): _from_byte
 CLASS_METHODS = {"from_bytes", "fromkeys"}
 
 
+@budgeted
 def format_field(value, conversion, spec):
     """One f-string field: `{value!conversion:spec}`."""
     if conversion == "r":
@@ -184,6 +188,7 @@ def format_field(value, conversion, spec):
     return format(value, spec)
 
 
+@budgeted
 def safe_format(value, format_spec=""):
     limits.check_format_spec(format_spec)
     return format(value, format_spec)

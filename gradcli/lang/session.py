@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 
+from ..engine.printing import budgeted
 from ..engine.pyversion import instruction_column
 from . import limits, parser
 from .syntax import parse_expression, parse_module
@@ -17,6 +18,10 @@ from .compiler import compile_expression, compile_program
 from .errors import ProgramError, from_exception
 from .sandbox import program_builtins
 from .classes import public_members
+
+
+# (a list's text: its tensors' texts metered as one, printing.TextBudget)
+_PRINT, _REPR = budgeted(print), budgeted(repr)
 
 
 class ProgramTimeout(BaseException):
@@ -158,12 +163,12 @@ class Session:
         if index is not None:
             self._values[index] = value
         if self._echo and value is not None:
-            self.out.write(repr(value) + "\n")
+            self.out.write(_REPR(value) + "\n")
 
     def _print(self, *args, sep=" ", end="\n", file=None, flush=False):
         if file is not None:  # (print would call the object's write and flush, unchecked)
             raise TypeError("print(file=...) is not supported in gradcli programs")
-        print(*args, sep=sep, end=end, file=self.out, flush=flush)
+        _PRINT(*args, sep=sep, end=end, file=self.out, flush=flush)
 
     def _import_star(self, module):
         self.namespace.update(public_members(module))

@@ -297,6 +297,25 @@ def check_convolution(x_shape, w_shape, b_shape, stride, padding, dilation, tran
         shape = x_shape[:2] + (1,) + tuple(x_shape[2:]) if nd == 1 else x_shape
         raise RuntimeError("Only zero batch or zero channel inputs are supported, but got input "
                            f"shape: {_shape_text(shape)}")
+    _check_kernel(w_shape, transposed)
+
+
+def _check_kernel(w_shape, transposed):
+    """The CPU kernels' own checks, in their order (slow_conv2d/3d, slow_conv_transpose2d/3d;
+    a 1-d convolution runs as a 2-d one of height 1): a kernel of no elements, a transposed
+    one's weight of none (whose output, of no channel, could be of any size)."""
+    kernel = tuple(w_shape[2:])
+    if len(kernel) == 1:
+        kernel, w_shape = (1,) + kernel, w_shape[:2] + (1,) + kernel
+    if transposed and 0 in w_shape and (len(kernel) == 3 or 0 not in kernel):
+        raise RuntimeError(
+            ("non-empty 2D or 4D weight tensor expected" if len(kernel) == 2 else
+             "non-empty 5D (n_output_plane x n_input_plane x kernel_depth x kernel_height x "
+             "kernel_width) tensor expected for weight") + f", but got: {_shape_text(w_shape)}")
+    if 0 in kernel:
+        raise RuntimeError("kernel size should be greater than zero, but got" + (
+            f" kernel_height: {kernel[0]} kernel_width: {kernel[1]}" if len(kernel) == 2 else
+            ": " + " x ".join(map(str, kernel)) + " (TxHxW)"))
 
 
 # ------------------------------------------------------------------ the ops

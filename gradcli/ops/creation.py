@@ -13,7 +13,7 @@ from ..engine.tensor import Device, Tensor, check_numel, mark_batched, to_array
 from ..engine.torch_classes import TorchClass
 from .numerics import fused
 from .registry import Plain, register
-from .tensor_methods import check_floating
+from .tensor_methods import check_floating, normal_values, uniform_values
 
 
 def _leaf(data, requires_grad=False):
@@ -433,6 +433,9 @@ def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, **
     shape = _size(_size_argument(size, keywords, "rand"))
     d = _dtype_or_default(dtype).np
     check_floating(d, "check_uniform_bounds")
+    if np.dtype(d).kind == "c":  # (uniform_'s: the real view's)
+        return _leaf(uniform_values(np.empty(shape, d), 0, 1, generator, "rand").reshape(shape),
+                     requires_grad)
     return _leaf(generator_of(generator, "rand")._uniform(_numel(shape), d).reshape(shape),
                  requires_grad)
 
@@ -442,6 +445,9 @@ def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, *
     shape = _size(_size_argument(size, keywords, "randn"))
     d = _dtype_or_default(dtype).np
     check_floating(d, "normal_kernel_cpu")
+    if np.dtype(d).kind == "c":  # (normal_'s: the real view's)
+        return _leaf(normal_values(np.empty(shape, d), 0, 1, generator, "randn").reshape(shape),
+                     requires_grad)
     return _leaf(generator_of(generator, "randn")._normal(_numel(shape), d).reshape(shape),
                  requires_grad)
 

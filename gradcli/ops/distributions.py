@@ -32,6 +32,9 @@ _C_TYPES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int
             "float64": "double"}
 
 
+_REAL = "biuc"  # (the kinds of dtype the kernels of real values only refuse)
+
+
 def _g(x):
     """A double as C++ streams print it in PyTorch's messages (6 significant digits)."""
     return f"{float(x):g}"
@@ -103,14 +106,13 @@ def _exponential_values(a, lambd, generator):
 def _geometric_values(a, p, generator):
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_g(p)}")
-    if a.dtype == np.bool_:
-        raise _not_implemented("geometric_cpu", a)
+    check_floating(a.dtype, "geometric_cpu", "bc")
     denominator = math.log1p(-p)
     return np.ceil(libm(_log, _uniforms(a, generator, "geometric_")) / denominator)
 
 
 def _log_normal_values(a, mean, std, generator):
-    check_floating(a.dtype, "log_normal_cpu")
+    check_floating(a.dtype, "log_normal_cpu", _REAL)
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_g(std)}")
     x = generator_of(generator, "log_normal_")._double_normals(a.size)
@@ -121,7 +123,7 @@ def _continuous(a, name):
     if a.dtype.kind != "f":
         raise RuntimeError(f"{name} distribution is a continuous probability distribution. "
                            f"dtype must be a floating point but you specified "
-                           f"{_C_TYPES.get(a.dtype.name, a.dtype.name)}")
+                           f"{dtypes.cpp_name(a.dtype)}")
 
 
 def _cauchy_values(a, median, sigma, generator):
@@ -160,7 +162,7 @@ def _random_values(a, low, high, generator):
     """random_(): [0, 2^digits] for floats, [0, max] for integers; random_(from, to): [from, to)
     (to None: up to the dtype's largest)."""
     if a.dtype.name not in _C_TYPES:
-        raise _not_implemented("random_", a)
+        raise _not_implemented("random_kernel_cpu" if a.dtype.kind == "c" else "random_", a)
     draw = generator_of(generator, "random_")
     if low is None:  # uniform_int_distribution<T>: 64-bit draws for double and int64
         wide = a.dtype in (np.float64, np.int64)
@@ -183,6 +185,7 @@ def _random_values(a, low, high, generator):
 def _bernoulli_probabilities(a, p, generator, name="bernoulli_"):
     """bernoulli_(p tensor): one uniform per element, float for float32 probabilities and
     double for float64 ones, kept where it is below p (p broadcast to a)."""
+    check_floating(a.dtype, "bernoulli_tensor_cpu_self_", "c")
     if p.dtype.kind != "f":
         raise _not_implemented("bernoulli_tensor_cpu_p_", p)
     try:
@@ -200,6 +203,7 @@ def _bernoulli_probabilities(a, p, generator, name="bernoulli_"):
 
 
 def _bernoulli_scalar(a, p, generator, name="bernoulli_"):
+    check_floating(a.dtype, "bernoulli_scalar_cpu_", "c")
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
     return bernoulli_like(a, p, generator)
@@ -392,7 +396,10 @@ def _without_replacement(p, n, generator):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     q = p / _exponential_values(np.empty_like(p), 1.0, generator).astype(p.dtype)
     rows = q.reshape(-1, q.shape[-1])
-    return np.stack([topk_order(row, n) for row in rows]).reshape(q.shape[:-1] + (n,))
+    out = np.empty((rows.shape[0], n), np.int64)  # (not a list of an array a row)
+    for i, row in enumerate(rows):
+        out[i] = topk_order(row, n)
+    return out.reshape(q.shape[:-1] + (n,))
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):
@@ -542,7 +549,7 @@ class _Uniforms:
 
 
 def _poisson_forward(rates, generator):
-    check_floating(rates.dtype, "poisson_cpu")
+    check_floating(rates.dtype, "poisson_cpu", _REAL)
     if not (rates >= 0).all():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     draw = generator_of(generator, "poisson")

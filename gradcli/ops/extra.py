@@ -271,19 +271,21 @@ _BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617
 
 def _polygamma(n, a):
     """psi^(n)(a) in float64: the recurrence up to x >= 20 + n, then the asymptotic series.
-    Digamma and trigamma of a negative x reflect it first, as PyTorch's calc_digamma and
-    calc_trigamma do (the recurrence would take |x| steps: 10 ** 15 of them for -1e15 - 0.5)."""
+    A negative x is reflected first (the recurrence would take |x| steps: 10 ** 15 of them for
+    -1e15 - 0.5), as PyTorch's calc_digamma and calc_trigamma do; for n >= 2 PyTorch sums
+    zeta(n + 1, x) term by term up from x, as long a loop, whose sum the reflection gives."""
     x = np.array(a, dtype=np.float64)
-    if n <= 1:
-        negative = np.isfinite(x) & (x < 0) & (x != np.floor(x))
-        if negative.any():
-            reflected = _polygamma(n, np.where(negative, 1 - x, x))
-            with np.errstate(all="ignore"):
-                if n == 0:  # psi(x) = psi(1 - x) - pi / tan(pi * frac(x))
-                    mirror = reflected - np.pi / np.tan(np.pi * (x - np.trunc(x)))
-                else:       # psi1(x) = pi ** 2 / sin(pi * x) ** 2 - psi1(1 - x)
-                    mirror = (np.pi * np.pi) / np.sin(np.pi * x) ** 2 - reflected
-            return np.where(negative, mirror, reflected)
+    negative = np.isfinite(x) & (x < 0) & (x != np.floor(x))
+    if negative.any():
+        reflected = _polygamma(n, np.where(negative, 1 - x, x))
+        with np.errstate(all="ignore"):
+            if n == 0:  # psi(x) = psi(1 - x) - pi / tan(pi * frac(x))
+                mirror = reflected - np.pi / np.tan(np.pi * (x - np.trunc(x)))
+            elif n == 1:  # psi1(x) = pi ** 2 / sin(pi * x) ** 2 - psi1(1 - x)
+                mirror = (np.pi * np.pi) / np.sin(np.pi * x) ** 2 - reflected
+            else:  # psi_n(x) = (-1) ** n psi_n(1 - x) - pi (d/dx) ** n cot(pi x)
+                mirror = (-1) ** n * reflected - np.pi ** (n + 1) * _cot_derivative(n, _cot_pi(x))
+        return np.where(negative, mirror, reflected)
     out = np.zeros(x.shape)
     pole = (x <= 0) & (x == np.floor(x))
     ok = np.isfinite(x) & ~pole
@@ -316,10 +318,37 @@ def _polygamma(n, a):
     else:
         at_pole = np.where(raw == 0, np.inf if n % 2 else -np.inf, np.nan)
         at_pole = np.where(pole & (raw != 0), np.inf if n % 2 else -np.inf, at_pole)
-        at_inf = np.where(raw > 0, 0.0, np.nan)
+        # (for n >= 2, PyTorch's zeta(n + 1, x): nan at inf, a pole at -inf)
+        at_inf = np.where(raw > 0, 0.0, np.nan) if n == 1 else np.where(raw > 0, np.nan, at_pole)
     out = np.where(pole, at_pole, out)
     out = np.where(np.isinf(raw), at_inf, out)
     return np.where(np.isnan(raw), np.nan, out)
+
+
+def _cot_pi(x):
+    """cot(pi * x), with x first brought into [-1/4, 1/4] or near +-1/2 exactly (at a
+    half-integer 0, not 1 / tan of pi/2's rounding: its derivatives' polynomials multiply it
+    by up to n! and more)."""
+    r = x - np.round(x)
+    far = np.abs(r) > 0.25
+    return np.where(far, np.tan(np.pi * (np.copysign(0.5, r) - r)),
+                    1 / np.tan(np.pi * np.where(far, 0.25, r)))
+
+
+def _cot_derivative(n, c):
+    """(d/dy) ** n cot(y) as the polynomial in c = cot(y) it is: P0(c) = c and
+    P(k+1)(c) = -(1 + c ** 2) Pk'(c), its integer coefficients lowest first."""
+    coefficients = [0, 1]
+    for _ in range(n):
+        derivative = [i * v for i, v in enumerate(coefficients)][1:]
+        coefficients = [0] * (len(derivative) + 2)
+        for i, v in enumerate(derivative):
+            coefficients[i] -= v
+            coefficients[i + 2] -= v
+    value = np.zeros_like(c)
+    for v in reversed(coefficients):
+        value = value * c + float(v)
+    return value
 
 
 unary("lgamma", lambda a: _float64(_LGAMMA, a), "self: grad * self.digamma()",

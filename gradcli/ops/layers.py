@@ -992,6 +992,25 @@ _BATCH_NORM.extra_saved = _saved_stats(  # (in eval mode, empty: PyTorch's are)
     lambda node, x: (x.shape[1],))
 
 
+def _check_batch_norm_parameters(input, weight, bias, running_mean, running_var):
+    """The running stats, written in place outside autograd, must not require grad (PyTorch's
+    autograd refuses them: an in-place write into a leaf that requires grad, or into a tensor
+    of the graph, that no version records); the parameters' dtypes must be the input's, or
+    float32 for a float16 input (aten's check_mixed_data_type)."""
+    from ..engine.grad_mode import is_grad_enabled
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and t.requires_grad and is_grad_enabled():
+            raise RuntimeError(f"The function 'native_batch_norm' is not differentiable with "
+                               f"respect to argument '{name}'. This input cannot have "
+                               f"requires_grad True.")
+    parameters = [t for t in (weight, bias, running_mean, running_var) if t is not None]
+    if parameters and parameters[0].dtype != input.dtype:
+        if any(t.dtype != dtypes.float32 for t in parameters):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if input.dtype != dtypes.float16:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
     """Batch normalization per channel (dim 1): over the batch in training (the running stats
@@ -1001,9 +1020,13 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if size == 1:
             raise ValueError("Expected more than 1 value per channel when training, got input "
                              f"size {input.size()}")
-    elif running_mean is None:
+    if training and eps <= 0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if not training and eps < 0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if not training and running_mean is None:
         raise RuntimeError("running_mean must be defined in evaluation mode")
-    elif running_var is None:
+    if not training and running_var is None:
         raise RuntimeError("running_var must be defined in evaluation mode")
     channels = input.shape[1] if input.dim() > 1 else 0  # (PyTorch's num_features)
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
@@ -1020,6 +1043,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     for t in (running_mean, running_var):  # (its kernel reads them as vectors)
         if t is not None and t.dim() != 1:
             raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has {t.dim()}")
+    _check_batch_norm_parameters(input, weight, bias, running_mean, running_var)
     return _BATCH_NORM.apply((input, 1 if weight is None else weight,
                               0 if bias is None else bias),
                              (running_mean, running_var, bool(training), momentum, eps))

@@ -3,6 +3,8 @@ fills, `new_*` factories, and the properties and methods shape.py and indexing.p
 hand (`T`, `mT`, item assignment, `broadcast_to`).  gradcli.ops.install() gives them to Tensor with the rest,
 through the engine's one way in (engine.tensor.install_attribute)."""
 
+import math
+
 import numpy as np
 
 from ..engine import dtypes
@@ -35,9 +37,10 @@ def _caster(d):
     return cast
 
 
-def check_floating(dtype, kernel):
-    """PyTorch's refusal of a random kernel for integer and bool tensors."""
-    if np.dtype(dtype).kind in "biu":
+def check_floating(dtype, kernel, refused="biu"):
+    """PyTorch's refusal of a random kernel for integer and bool tensors (refused "biuc": and
+    complex ones, for the kernels of real values only)."""
+    if np.dtype(dtype).kind in refused:
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{dtypes.short_name(np.dtype(dtype))}'")
 
@@ -47,10 +50,21 @@ def uniform_values(data, a, b, generator=None, name="uniform_"):
     draws them (in the array's precision: x * (b - a) + a)."""
     from .creation import generator_of
     dtype = data.dtype
+    if dtype.kind == "c":  # (PyTorch's: its real view's 2n elements, as complex)
+        real = np.empty(2 * data.size, data.real.dtype)
+        return uniform_values(real, a, b, generator, name).view(dtype)
     check_floating(dtype, "check_uniform_bounds")
+    largest = float(np.finfo(dtype).max)  # (PyTorch's check_uniform_bounds, in its order)
+    for value, name in ((a, "from"), (b, "to")):
+        if not -largest <= value <= largest:
+            raise RuntimeError(f"{name} is out of bounds for {dtypes.cpp_name(dtype)}")
     if not a <= b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={float(a):g} > to={float(b):g}")
+    if not float(b) - float(a) <= largest:
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<"
+                           f"{dtypes.short_name(dtype)}>::max(), but found to={float(b):g} and "
+                           f"from={float(a):g} which result in to-from to exceed the limit")
     x = generator_of(generator, name)._uniform(data.size, dtype).astype(dtype)
     if a == 0 and b == 1:
         return x
@@ -63,6 +77,9 @@ def normal_values(data, mean, std, generator=None, name="normal_"):
     std plus mean."""
     from .creation import generator_of
     dtype = data.dtype
+    if dtype.kind == "c":  # (PyTorch's: its real view's 2n elements, std / sqrt(2) each)
+        real = np.empty(2 * data.size, data.real.dtype)
+        return normal_values(real, mean, std / math.sqrt(2), generator, name).view(dtype)
     check_floating(dtype, "normal_kernel_cpu")
     if not std >= 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")

@@ -9,7 +9,7 @@ unchecked."""
 
 import pytest
 from processes import (assert_refused_before_made as _refused_before_made,
-                       program_error as _error, program_output)
+                       program_error as _error, program_output, traced_peak)
 
 
 pytestmark = pytest.mark.usefixtures("fresh_engine")
@@ -431,17 +431,7 @@ def test_poisson_draws_in_bounded_blocks():
     50,000 rates of 9 (a 400 kB tensor), gigabytes for a tensor the element limit allows.
     Expected: blocks of at most 65,536 draws, the same values (bit for bit PyTorch's: its
     oracle tests), the generator left where PyTorch's is."""
-    import io
-    import tracemalloc
-    from gradcli.lang.session import Session
-    session = Session(out=io.StringIO())
-    session.run("import torch\nx = torch.full((50000,), 9.0)\n", timeout=30)
-    tracemalloc.start()
-    try:
-        session.run("r = torch.poisson(x)\n", timeout=30)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    peak = traced_peak("import torch\nx = torch.full((50000,), 9.0)\n", "r = torch.poisson(x)\n")
     assert peak < 12_000_000, f"{peak:,} bytes"
 
 
