@@ -303,14 +303,17 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     accumulate=True (Tensor.backward / autograd.backward) adds into the `.grad` of leaves (or only
     of `inputs` when given); accumulate=False (autograd.grad) returns the gradients of `inputs`.
     counts: a dict that passes over one graph from the same roots to the same inputs share
-    (functional.jacobian's rows, with retain_graph): the first pass keeps there the dependency
-    counts and needed nodes _collect found, the others start from a copy of them instead of
-    walking the graph again (a node's edges never change).
+    (functional.jacobian's rows, with retain_graph and accumulate=False): the first pass keeps
+    there the dependency counts and needed nodes _collect found and the inputs' nodes, the
+    others start from a copy of the counts instead of walking the graph again (a node's edges
+    never change).
     """
     root_edges = [gradient_edge(t) for t in roots]
     targets = None
     capture = None
-    if inputs is not None:
+    if counts:  # (a later pass over the graph: the first one's targets and captured inputs)
+        targets, capture = counts["targets"], counts["capture"]
+    elif inputs is not None:
         targets = set()
         if not accumulate:
             capture = {}
@@ -349,7 +352,7 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
         else:
             deps, needed = _collect(root_nodes, targets)
             if counts is not None:
-                counts["deps"], counts["needed"] = deps.copy(), needed
+                counts.update(deps=deps.copy(), needed=needed, targets=targets, capture=capture)
         running = [next(_pass_ids), root_nodes, deps if counted is None else counted, needed,
                    accumulate]
         passes.append(running)
