@@ -2,43 +2,22 @@
 reaches: a node whose one formula that runs reads the gradient once, as an operand of
 + - * / (`grad * self.cos()`), or passes it on (`grad`), computes into its array, as
 hand-written NumPy's `g *= ...` does (engine.backward.Donation).  Big gradients only
-(DONATE_MIN_SIZE elements and more); the table-wide check lowers the threshold to 0 so that
-every op's formulas meet an offered gradient on its small samples.  Offered or not, every
-gradient is the same to the bit, and nothing the program, a hook or the graph holds changes."""
+(DONATE_MIN_SIZE elements and more); test_gradient_ownership's table-wide check also runs
+with the threshold at 0, so that every op's formulas meet an offered gradient on its small
+samples.  Offered or not, every gradient is the same to the bit, and nothing the program, a
+hook or the graph holds changes."""
 
 import tracemalloc
 
 import numpy as np
-import pytest
 
 import gradcli
-from checks import cases, ids
 from gradcli.autograd import forward_ad as fwAD
 from gradcli.engine import backward
 from gradcli.ops.nodes import passthrough, takes_gradient
-from test_gradient_ownership import _gradients
 
-DIFFERENTIABLE = cases(lambda op: op.differentiable)
 BIG = 1 << 15  # elements: past DONATE_MIN_SIZE
 assert BIG >= backward.DONATE_MIN_SIZE
-
-
-@pytest.mark.parametrize("op, sample", DIFFERENTIABLE, ids=ids(DIFFERENTIABLE))
-def test_offered_or_not_every_gradient_is_the_same(op, sample, monkeypatch):
-    # sum(output * w): the product's formula makes the gradient the op's node is offered
-    for dtype in (gradcli.float64, gradcli.float32):
-        kept = _gradients(op, sample, dtype)  # (small samples: nothing offered)
-        if kept is None:
-            return
-        monkeypatch.setattr(backward, "DONATE_MIN_SIZE", 0)
-        offered, before, outs = _gradients(op, sample, dtype)
-        monkeypatch.undo()
-        for k, (a, b) in enumerate(zip(offered, kept[0])):
-            assert (a is None) == (b is None), k
-            if a is not None:
-                np.testing.assert_array_equal(a, b, err_msg=f"gradient of input {k}, {dtype}")
-        for k, (o, b) in enumerate(zip(outs, before)):
-            np.testing.assert_array_equal(o._data, b, err_msg=f"output {k} changed, {dtype}")
 
 
 # ------------------------------------------------------------------ which formulas take it
