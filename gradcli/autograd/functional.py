@@ -118,14 +118,14 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retai
                  allow_unused=True, create_graph=create_graph, retain_graph=retain_graph)
 
 
-def _one_hot_row(flat, inputs, one_hot, counts):
-    """_autograd_grad((flat,), inputs, (one_hot,), retain_graph=True) for a row gradient the
-    caller made (flat's shape and dtype: autograd.grad's checks of its arguments hold), the
+def _one_hot_row(out, inputs, one_hot, counts):
+    """_autograd_grad((out,), inputs, (one_hot,), retain_graph=True) for a row gradient the
+    caller made (out's shape and dtype: autograd.grad's checks of its arguments hold), the
     pass sharing counts with the other rows' (run_backward)."""
-    if not flat.requires_grad:
+    if not out.requires_grad:
         return (None,) * len(inputs)
     retain_graph, create_graph = _graph_options(True, False)
-    return tuple(run_backward((flat,), (one_hot,), retain_graph, create_graph, inputs=inputs,
+    return tuple(run_backward((out,), (one_hot,), retain_graph, create_graph, inputs=inputs,
                               accumulate=False, allow_unused=True, counts=counts))
 
 
@@ -368,14 +368,19 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
             rows = tuple([] for _ in inputs)
             flat = out.reshape(-1)
             n = out.nelement()
+            # the one-hot rows start at out itself, when it has a node: the gradient flat's
+            # view node would give it is the one-hot row reshaped, so each row's pass runs
+            # one node fewer
+            root = out if out.grad_fn is not None else flat
             counts = {}  # (the one-hot rows' passes share one graph's dependency counts)
             for k in range(n):
                 if create_graph:  # the rows' graphs start at flat[k] (SelectBackward0)
                     vj = _autograd_grad((flat[k],), inputs, retain_graph=True, create_graph=True)
-                else:  # the same row from a one-hot gradient of flat, without the select
+                else:  # the same row from a one-hot gradient, without the select
                     one_hot = np.zeros(n, out._data.dtype)
                     one_hot[k] = 1
-                    vj = _one_hot_row(flat, inputs, Tensor._make(one_hot, None, 0, False), counts)
+                    vj = _one_hot_row(root, inputs, Tensor._make(
+                        one_hot.reshape(root._data.shape), None, 0, False), counts)
                 for j, (row, g, inp) in enumerate(zip(rows, vj, inputs)):
                     if g is not None:
                         if strict and create_graph and not g.requires_grad:

@@ -12,6 +12,50 @@ from . import messages
 from .grad_mode import GradMode
 from .graph import (UNARY, AccumulateGrad, AnomalyMode, GradientEdge, _add_into, _formula_made,
                     _fresh, _tensor_gradient, gradient_edge)
+from .tangents import ForwardAD
+
+
+class _Donation:
+    """The gradient whose array the node being run may compute its formula's result into (a
+    slotted instance, as GradMode): the engine's own gradient (see _run's `owned`), offered to
+    a node whose one formula that runs reads it once, as an operand of + - * /, or passes it on
+    (the node's takes_gradient()).  The operator's op, finding its operand here, takes it (and
+    clears it) and computes into its array, as hand-written NumPy's `g *= ...` does: a big
+    backward pass then allocates an array where a formula needs a new value (`self.cos()`),
+    not one per node."""
+    __slots__ = ("tensor",)
+
+    def __init__(self):
+        self.tensor = None
+
+
+Donation = _Donation()
+# gradients smaller than this are neither owned for a formula nor offered to one (the checks
+# would cost more than an allocation saves)
+DONATE_MIN_SIZE = 1 << 14
+
+
+def _offered(apply_f, g):
+    """apply_f(g), its formula offered g's array (Donation)."""
+    Donation.tensor = g
+    try:
+        return apply_f(g, False)
+    finally:
+        Donation.tensor = None
+
+
+def _passed_on(given, gi, grads_in):
+    """Whether gradient gi, which a node's formulas returned, is the gradient given they were
+    given or a tensor of its array (a formula that computed into it, see Donation), returned
+    for one input only: when the engine owned given, it owns gi."""
+    d = given._data
+    if gi is not given and gi._data is not d:
+        return False
+    seen = 0
+    for other in grads_in:
+        if other is not None and type(other) is not float and other._data is d:
+            seen += 1
+    return seen == 1
 
 
 def _collect(roots, targets):
@@ -259,14 +303,17 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     accumulate=True (Tensor.backward / autograd.backward) adds into the `.grad` of leaves (or only
     of `inputs` when given); accumulate=False (autograd.grad) returns the gradients of `inputs`.
     counts: a dict that passes over one graph from the same roots to the same inputs share
-    (functional.jacobian's rows, with retain_graph): the first pass keeps there the dependency
-    counts and needed nodes _collect found, the others start from a copy of them instead of
-    walking the graph again (a node's edges never change).
+    (functional.jacobian's rows, with retain_graph and accumulate=False): the first pass keeps
+    there the dependency counts and needed nodes _collect found and the inputs' nodes, the
+    others start from a copy of the counts instead of walking the graph again (a node's edges
+    never change).
     """
     root_edges = [gradient_edge(t) for t in roots]
     targets = None
     capture = None
-    if inputs is not None:
+    if counts:  # (a later pass over the graph: the first one's targets and captured inputs)
+        targets, capture = counts["targets"], counts["capture"]
+    elif inputs is not None:
         targets = set()
         if not accumulate:
             capture = {}
@@ -305,7 +352,7 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
         else:
             deps, needed = _collect(root_nodes, targets)
             if counts is not None:
-                counts["deps"], counts["needed"] = deps.copy(), needed
+                counts.update(deps=deps.copy(), needed=needed, targets=targets, capture=capture)
         running = [next(_pass_ids), root_nodes, deps if counted is None else counted, needed,
                    accumulate]
         passes.append(running)
@@ -385,8 +432,10 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
     `owned` holds the nodes whose buffered gradient is the engine's own while nothing else can
     have seen it yet: a sum of two gradients, a float gradient made a tensor, or a tensor an
     op's VJP formula made from a tensor gradient (_formula_made: not the gradient it was
-    given, nothing the node saved, no view; outside create_graph).  A further gradient for such a node is added into
-    its array, and an AccumulateGrad stores it as the leaf's `.grad` without a copy.  Every
+    given, nothing the node saved, no view; outside create_graph), or such a gradient a node's
+    formula passed on (returned, or computed into: see Donation).  A further gradient for such
+    a node is added into its array, a big one is offered to the node's formula (Donation), and
+    an AccumulateGrad stores it as the leaf's `.grad` without a copy.  Every
     other gradient may be referred to elsewhere (a VJP may return its gradient or a saved
     tensor, a hook may keep what it saw), so it is never written.  A node whose formulas may
     own their results releases its saved values only once its gradients are passed on (what
@@ -429,12 +478,18 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
                     if type(g) is float:
                         g = _tensor_gradient(g)
                     grads_in = node.apply([g])
-                else:
-                    if not create_graph and type(g) is not float:
-                        given = g
-                        free = False
+                elif create_graph or type(g) is float:
                     grads_in = apply_f(g, free)  # (which releases the node when free)
                     free = False
+                else:
+                    given = g
+                    free = False
+                    big = g._data.size >= DONATE_MIN_SIZE
+                    # a big gradient of the engine's own: the formula may compute into it
+                    if mine and big and ForwardAD.level is None and node.takes_gradient():
+                        grads_in = _offered(apply_f, g)
+                    else:
+                        grads_in = apply_f(g, False)
                 g = apply_f = None
                 if AnomalyMode.enabled:
                     _check_nan(node, grads_in)
@@ -459,12 +514,15 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
                     old = buffer_get(child)
                     if old is None:
                         buffers[child] = g
-                        # a gradient the formula made is the engine's: a leaf may keep it, a
-                        # later gradient for child is added into it (decided where it matters)
+                        # a gradient the formula made, or the engine's own passed on, is the
+                        # engine's: a leaf may keep it, a later gradient for child is added
+                        # into it, child's formula may compute into it (decided where it
+                        # matters; big: the node was given a gradient to offer a formula)
                         if (given is not None and type(g) is not float
-                                and (type(child) is AccumulateGrad
+                                and (big or type(child) is AccumulateGrad
                                      or (child._deps if deps is None else deps[child]) > 1)
-                                and _formula_made(node, given, g, grads_in)):
+                                and (_formula_made(node, given, g, grads_in)
+                                     or (big and mine and _passed_on(given, g, grads_in)))):
                             owned.add(child)
                     elif type(old) is float and type(g) is float:
                         buffers[child] = old + g

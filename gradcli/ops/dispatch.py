@@ -9,6 +9,7 @@ from weakref import WeakSet as _WeakSet
 import numpy as np
 
 from ..engine import dtypes, messages
+from ..engine.backward import Donation
 from ..engine.grad_mode import GradMode
 from ..engine.graph import RELEASED, AnomalyMode, NodeRecorder, _sequence
 from ..engine.saved import PackedTensor, SavedHooks
@@ -65,6 +66,9 @@ def _specialised_apply(op, general=None, swapped=False):
     # NumPy 2.1+; before, which is what Python 3.10 gets, its result is made an array)
     ufunc = isinstance(raw, np.ufunc) and not op.attr_names
     ufunc_out = ufunc and _UFUNC_OUT
+    # a gradient the engine offers (engine.backward.Donation) is taken by the ufuncs of two
+    # inputs whose result has their dtype
+    takes_donation = ufunc and op.rule is _PROMOTE and op.n_inputs == 2
     if general is None:
         general = op._apply_general
     promote = op.rule is _PROMOTE
@@ -299,7 +303,11 @@ def _specialised_apply(op, general=None, swapped=False):
         if out is None:
             if ufunc:
                 try:
-                    out = raw(da, db, out=...) if ufunc_out else _asarray(raw(da, db))
+                    if Donation.tensor is not None and takes_donation and (
+                            Donation.tensor is a or Donation.tensor is b):
+                        out = _into_donation(raw, a, da, db)
+                    else:
+                        out = raw(da, db, out=...) if ufunc_out else _asarray(raw(da, db))
                 except ValueError:
                     out = forward(da, db)
             else:
@@ -329,6 +337,17 @@ def _specialised_apply(op, general=None, swapped=False):
         a, b = inputs
         return call(a, b, attrs)
     return apply, call
+
+
+def _into_donation(ufunc, a, da, db):
+    """ufunc(da, db) computed into the array of the gradient the engine offers (engine.
+    backward.Donation), operand a (array da) or the other (db), which it takes: unless the
+    other operand would broadcast it."""
+    dst, other = (da, db) if Donation.tensor is a else (db, da)
+    Donation.tensor = None
+    if type(other) is _ndarray and other.shape != dst.shape:
+        return ufunc(da, db, out=...) if _UFUNC_OUT else _asarray(ufunc(da, db))
+    return ufunc(da, db, out=dst)
 
 
 def _ufunc_out_works():

@@ -4,6 +4,7 @@ RawSavedTensor), packing them for saved_tensors_hooks, and the kinds of value a 
 formula reads (G, INPUT, RESULT, ATTR, SHAPE, DTYPE, SHAPES) that the dispatcher and the
 forward mode share.  Imports nothing of the op table (gradcli.ops.registry builds on it)."""
 
+import ast
 import numbers
 
 import numpy as np
@@ -431,6 +432,22 @@ class _PairNode(OpNode):
             self._held_state = RELEASED
             self._held_a = self._held_b = self._saved_out = None
 
+    _takes = None  # per node class: whether each input's formula takes its gradient
+
+    def takes_gradient(self):
+        """Whether the one formula of this node that runs (one input has an edge) may be
+        offered its gradient's array (engine.backward.Donation): it reads the gradient once,
+        as an operand of + - * /, or returns it as it is (takes_gradient)."""
+        cls = type(self)
+        takes = cls._takes
+        if takes is None:
+            takes = cls._takes = tuple(entry is not None and takes_gradient(entry[0])
+                                       for entry in self.op.vjps)
+        fns = self._next_fns
+        if len(fns) == 1 or fns[1] is None:
+            return fns[0] is not None and takes[0]
+        return fns[0] is None and len(takes) > 1 and takes[1]
+
     def refers_to(self, array):
         """Whether the node's formulas may have been given `array` (Node.refers_to): a saved
         input's or output's array or its base, an attribute; yes for values packed by saved
@@ -503,6 +520,30 @@ def passthrough(g):
 
 def _passed_through(node, g):
     return g
+
+
+_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+
+
+def takes_gradient(fn):
+    """Whether VJP fn may compute into its gradient's array (engine.backward.Donation): fn
+    returns the gradient as it is (passthrough), or reads it once, as an operand of + - * /
+    (`grad * self.cos()`), the operator that takes the array then, after which nothing reads
+    the gradient.  Read from the formula's expression tree (gradcli.ops.derivatives); a
+    function written by hand does not take it."""
+    if fn is passthrough:
+        return True
+    formula = getattr(fn, "derivative", None)
+    if formula is None or not formula.params:
+        return False
+    grad = formula.params[0]
+    nodes = list(ast.walk(formula.tree))
+    reads = [n for n in nodes if isinstance(n, ast.Name) and n.id == grad]
+    if len(reads) != 1 or any(isinstance(n, (ast.Lambda, ast.comprehension, ast.NamedExpr))
+                              for n in nodes):
+        return False
+    return any(isinstance(n, ast.BinOp) and isinstance(n.op, _ARITHMETIC)
+               and (n.left is reads[0] or n.right is reads[0]) for n in nodes)
 
 
 def zeros_like_grad(g):

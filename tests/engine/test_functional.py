@@ -105,3 +105,29 @@ def test_jacobian_rows_are_autograd_grad_passes_over_one_graph():
     # a hook's call per row, in each pass: the row's gradient of u, twice over
     assert len(seen) == 6 and all(np.array_equal(a, b) for a, b in zip(seen[:3], seen[3:]))
     assert [int(np.flatnonzero(s)[0]) for s in seen[:3]] == [0, 1, 2]
+
+
+def test_jacobian_rows_start_at_the_output_itself():
+    # a row's one-hot gradient enters the output's own node (no view node of the flattened
+    # output in between): a hook on the output sees it in the output's shape, as PyTorch's
+    # view node hands it on, and every shape of output gives autograd.grad's rows
+    import numpy as np
+    x = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], dtype=torch.float64,
+                     requires_grad=True)
+    seen = []
+
+    def func(t):
+        out = t.sin() * t
+        out.register_hook(lambda g: seen.append(g.detach().numpy().copy()))
+        return out
+
+    jac = jacobian(func, x)
+    y = func(x)
+    eye = torch.eye(6, dtype=torch.float64)
+    rows = [torch.autograd.grad(y, x, eye[k].reshape(2, 3), retain_graph=True)[0]
+            for k in range(6)]
+    assert np.array_equal(jac.numpy(), torch.stack(rows).reshape(2, 3, 2, 3).numpy())
+    assert len(seen) == 12 and all(s.shape == (2, 3) for s in seen)
+    assert all(np.array_equal(a, b) for a, b in zip(seen[:6], seen[6:]))
+    # the input itself as the output (no node of its own: its flattened view's rows)
+    assert np.array_equal(jacobian(lambda t: t, x).numpy(), np.eye(6).reshape(2, 3, 2, 3))

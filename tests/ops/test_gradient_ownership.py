@@ -32,13 +32,19 @@ def _gradients(op, sample, dtype):
     return [None if t.grad is None else t.grad._data for t in ts], before, outs
 
 
+@pytest.mark.parametrize("offered", [False, True], ids=["kept", "offered"])
 @pytest.mark.parametrize("op, sample", DIFFERENTIABLE, ids=ids(DIFFERENTIABLE))
-def test_backward_writes_no_output_and_repeats_exactly(op, sample):
+def test_backward_writes_no_output_and_repeats_exactly(op, sample, offered, monkeypatch):
+    # offered: the second pass offers every gradient the engine owns to the formulas that may
+    # compute into it (test_gradient_donation), the samples being below DONATE_MIN_SIZE
     for dtype in (gradcli.float64, gradcli.float32):
         first = _gradients(op, sample, dtype)
         if first is None:
             return
+        if offered:
+            monkeypatch.setattr(_backward, "DONATE_MIN_SIZE", 0)
         grads, before, outs = _gradients(op, sample, dtype)
+        monkeypatch.undo()
         for k, (a, b) in enumerate(zip(grads, first[0])):
             assert (a is None) == (b is None), k
             if a is not None:
