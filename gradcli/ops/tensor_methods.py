@@ -55,9 +55,9 @@ def uniform_values(data, a, b, generator=None, name="uniform_"):
         return uniform_values(real, a, b, generator, name).view(dtype)
     check_floating(dtype, "check_uniform_bounds")
     largest = float(np.finfo(dtype).max)  # (PyTorch's check_uniform_bounds, in its order)
-    for value, name in ((a, "from"), (b, "to")):
+    for value, bound in ((a, "from"), (b, "to")):
         if not -largest <= value <= largest:
-            raise RuntimeError(f"{name} is out of bounds for {dtypes.cpp_name(dtype)}")
+            raise RuntimeError(f"{bound} is out of bounds for {dtypes.cpp_name(dtype)}")
     if not a <= b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={float(a):g} > to={float(b):g}")
