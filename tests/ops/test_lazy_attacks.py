@@ -1,0 +1,108 @@
+"""Attacks on the op table loaded at first use (gradcli.ops.lazy): a program that stops a
+module's load half way (a RecursionError it provokes, the timeout, Ctrl-C) and what it then
+holds.  Fresh interpreters: the rest of the suite runs with every module loaded."""
+
+import textwrap
+
+from processes import python_output
+
+from gradcli.lang.allowed import OPAQUE_TYPES
+from gradcli.lang.sandbox import static_builtins
+from gradcli.ops.registry import Entry
+
+
+def run_program(source):
+    """The lines a program prints, run in a fresh process (no lazy module loaded)."""
+    return python_output(textwrap.dedent(f"""
+        from gradcli.lang.session import Session
+        Session().run({textwrap.dedent(source)!r})
+    """), GRADCLI_LAZY_OPS=None).splitlines()
+
+
+# A first use at every depth from beyond the recursion limit to well inside it: the loads the
+# RecursionError stops end at every point of the module's import and installation, one of them
+# after an entry has become its op's class and before the op is registered
+STOPPED_AT_EVERY_POINT = """
+    import torch
+    x = torch.ones(2)
+    def use(n):
+        if n == 0:
+            return FIRST_USE
+        return use(n - 1)
+    seen = set()
+    for n in range(1200, 0, -1):
+        try:
+            use(n)
+        except RecursionError:
+            pass
+        seen.add(type(torch.cat).__name__)
+        seen.add(type(torch.stack).__name__)
+    print(sorted(seen))
+    print(torch.cat([x, x]).tolist(), torch.stack([x, x]).shape, torch.split(x, 1)[1].tolist())
+"""
+
+
+AFTER = "[1.0, 1.0, 1.0, 1.0] torch.Size([2, 2]) [1.0]"
+
+
+def test_a_load_a_program_stops_leaves_it_no_class_of_the_table():
+    # (a program holding an op of a class not noted opaque could call the class: build an op
+    # whose derivative formula is Python code run with Python's builtins)
+    out = run_program(STOPPED_AT_EVERY_POINT.replace("FIRST_USE", "torch.cat([x, x])"))
+    assert out == ["['builtin_function_or_method']", AFTER]
+
+
+def test_a_load_a_program_stops_by_a_tensor_method_loads_again_at_the_next_use():
+    out = run_program(STOPPED_AT_EVERY_POINT.replace("FIRST_USE", "x.split(1)"))
+    assert out == ["['builtin_function_or_method']", AFTER]
+
+
+def test_a_load_a_program_stops_by_a_derivative_formula_loads_again_at_the_next_use():
+    # (the formula of unsqueeze's node names nothing lazy; cat's backward names _cat_vjp)
+    out = run_program("""
+        import torch
+        x = torch.ones(2, requires_grad=True)
+        def use(n):
+            if n == 0:
+                return torch.autograd.grad(torch.cat([x, x]).sum(), x)
+            return use(n - 1)
+        for n in range(1200, 0, -1):
+            try:
+                use(n)
+            except RecursionError:
+                pass
+        print(torch.autograd.grad(torch.cat([x, x]).sum(), x))
+    """)
+    assert out == ["(tensor([2., 2.]),)"]
+
+
+def test_an_interrupted_load_keeps_the_entries_the_namespaces_hold():
+    # Ctrl-C (or the timeout) during the installation step: the names stay the same objects,
+    # Pending again, and the next use loads the module
+    out = python_output(textwrap.dedent("""
+        from gradcli import ops
+        from gradcli.ops import lazy
+        from gradcli.ops.registry import OPS, Pending
+        import gradcli.api as torch
+        cat, install = torch.cat, ops.install
+        def interrupted(*args):
+            ops.install = install
+            raise KeyboardInterrupt
+        ops.install = interrupted
+        try:
+            torch.cat([torch.ones(1)])
+        except KeyboardInterrupt:
+            print(type(cat).__name__, OPS["cat"] is cat, "join_split" in lazy.LOADED)
+        print(torch.cat([torch.ones(1), torch.ones(1)]).tolist(), torch.cat is cat,
+              type(cat).__name__, OPS["cat"] is cat, torch.ones(2).split(1)[0].tolist())
+    """), GRADCLI_LAZY_OPS=None).splitlines()
+    assert out == ["Pending True False", "[1.0, 1.0] True _ListOp True [1.0]"]
+
+
+def test_every_class_of_the_table_is_opaque_from_its_making():
+    static_builtins()
+
+    class Made(Entry):
+        pass
+
+    assert Made in OPAQUE_TYPES
