@@ -106,3 +106,28 @@ def test_every_class_of_the_table_is_opaque_from_its_making():
         pass
 
     assert Made in OPAQUE_TYPES
+
+
+def test_dir_help_and_attribute_errors_of_an_entry_do_not_depend_on_its_load():
+    # (before, a Pending entry listed its four attributes, gave its own docstring and named
+    # itself in errors)
+    look = """
+        import torch
+        print(dir(torch.conv2d), dir(torch.sort))
+        help(torch.sort)
+        for f in (torch.conv2d, torch.nn.functional.max_pool1d, torch.linalg.det):
+            try:
+                f.kind
+            except AttributeError as e:
+                print(e)
+            try:
+                f.not_there
+            except AttributeError as e:
+                print(e)
+    """
+    first = run_program(look)
+    again = run_program("import torch\nloaded = [repr(f) for f in (torch.conv2d, torch.sort, "
+                        "torch.nn.functional.max_pool1d, torch.linalg.det)]\n"
+                        + textwrap.dedent(look) * 2)
+    assert "Pending" not in "\n".join(first)
+    assert again == first * 2
