@@ -131,3 +131,16 @@ def test_dir_help_and_attribute_errors_of_an_entry_do_not_depend_on_its_load():
                         + textwrap.dedent(look) * 2)
     assert "Pending" not in "\n".join(first)
     assert again == first * 2
+
+
+def test_completion_describes_an_op_the_same_before_and_after_its_load():
+    out = python_output(textwrap.dedent("""
+        from gradcli.cli.completer import complete
+        from gradcli.lang.session import Session
+        s = Session()
+        s.run("import torch\\nmyconv = torch.conv2d")
+        for _ in range(2):
+            print([c.meta for c in complete("myco", namespace=s.namespace)])
+            s.run("torch.conv2d(ones(1, 1, 1, 1), ones(1, 1, 1, 1))")
+    """), GRADCLI_LAZY_OPS=None).splitlines()
+    assert out[0] == out[1] and "Pending" not in out[0]
