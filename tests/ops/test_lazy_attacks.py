@@ -19,61 +19,65 @@ def run_program(source):
     """), GRADCLI_LAZY_OPS=None).splitlines()
 
 
-# A first use at every depth from beyond the recursion limit to well inside it: the loads the
-# RecursionError stops end at every point of the module's import and installation, one of them
-# after an entry has become its op's class and before the op is registered
-STOPPED_AT_EVERY_POINT = """
-    import torch
-    x = torch.ones(2)
-    def use(n):
-        if n == 0:
-            return FIRST_USE
-        return use(n - 1)
-    seen = set()
-    for n in range(1200, 0, -1):
-        try:
-            use(n)
-        except RecursionError:
-            pass
-        seen.add(type(torch.cat).__name__)
-        seen.add(type(torch.stack).__name__)
-    print(sorted(seen))
-    print(torch.cat([x, x]).tolist(), torch.stack([x, x]).shape, torch.split(x, 1)[1].tolist())
-"""
+def stopped_at_every_point(first_use, then):
+    """What a program prints that makes its first use of first_use at every depth from beyond
+    the recursion limit to well inside it (the loads the RecursionError stops end at every
+    point of the module's import and installation, one of them after an entry has become its
+    op's class and before the op is registered), then runs then: the types of torch.cat and
+    torch.stack it saw after each, the errors other than RecursionError, then's output."""
+    return run_program(f"""
+import torch
+x = torch.ones(2, requires_grad=True)
+def use(n):
+    if n == 0:
+        return {first_use}
+    return use(n - 1)
+seen, errors = set(), set()
+for n in range(1200, 0, -1):
+    try:
+        use(n)
+    except RecursionError:
+        pass
+    except Exception as e:
+        errors.add(str(e))
+    seen.add(type(torch.cat).__name__)
+    seen.add(type(torch.stack).__name__)
+print(sorted(seen), sorted(errors))
+{then}
+""")
 
 
-AFTER = "[1.0, 1.0, 1.0, 1.0] torch.Size([2, 2]) [1.0]"
+FINE = "['builtin_function_or_method'] []"
+AFTER = ("print(torch.cat([x, x]).tolist(), torch.stack([x, x]).shape, "
+         "torch.split(x, 1)[1].tolist())")
 
 
 def test_a_load_a_program_stops_leaves_it_no_class_of_the_table():
     # (a program holding an op of a class not noted opaque could call the class: build an op
     # whose derivative formula is Python code run with Python's builtins)
-    out = run_program(STOPPED_AT_EVERY_POINT.replace("FIRST_USE", "torch.cat([x, x])"))
-    assert out == ["['builtin_function_or_method']", AFTER]
+    out = stopped_at_every_point("torch.cat([x, x])", AFTER)
+    assert out == [FINE, "[1.0, 1.0, 1.0, 1.0] torch.Size([2, 2]) [1.0]"]
 
 
 def test_a_load_a_program_stops_by_a_tensor_method_loads_again_at_the_next_use():
-    out = run_program(STOPPED_AT_EVERY_POINT.replace("FIRST_USE", "x.split(1)"))
-    assert out == ["['builtin_function_or_method']", AFTER]
+    out = stopped_at_every_point("x.split(1)", AFTER)
+    assert out == [FINE, "[1.0, 1.0, 1.0, 1.0] torch.Size([2, 2]) [1.0]"]
 
 
-def test_a_load_a_program_stops_by_a_derivative_formula_loads_again_at_the_next_use():
-    # (the formula of unsqueeze's node names nothing lazy; cat's backward names _cat_vjp)
-    out = run_program("""
-        import torch
-        x = torch.ones(2, requires_grad=True)
-        def use(n):
-            if n == 0:
-                return torch.autograd.grad(torch.cat([x, x]).sum(), x)
-            return use(n - 1)
-        for n in range(1200, 0, -1):
-            try:
-                use(n)
-            except RecursionError:
-                pass
-        print(torch.autograd.grad(torch.cat([x, x]).sum(), x))
-    """)
-    assert out == ["(tensor([2., 2.]),)"]
+def test_a_derivative_whose_preparation_a_program_stops_is_prepared_at_the_next_use():
+    # (Op.prepare() compiles an op's formulas at its first backward)
+    out = stopped_at_every_point("torch.autograd.grad(torch.cat([x, x]).sum(), x)",
+                                 "print(torch.autograd.grad(torch.cat([x, x]).sum(), x))")
+    assert out == [FINE, "(tensor([2., 2.]),)"]
+
+
+def test_a_stopped_import_of_an_op_module_outside_its_load_imports_again():
+    # torch.linalg's facade imports gradcli.ops.linalg (and slicing) itself: a RecursionError
+    # in the middle left slicing's derivative helpers declared, and importing it again said
+    # "derivative helper '_neg_shifts' is declared twice"
+    out = stopped_at_every_point("torch.linalg.det(torch.eye(2))",
+                                 "print(torch.linalg.det(torch.eye(2)), torch.roll(x, 1))")
+    assert out == [FINE, "tensor(1.) tensor([1., 1.], grad_fn=<RollBackward0>)"]
 
 
 def test_an_interrupted_load_keeps_the_entries_the_namespaces_hold():
@@ -145,25 +149,3 @@ def test_completion_describes_an_op_the_same_before_and_after_its_load():
     """), GRADCLI_LAZY_OPS=None).splitlines()
     assert out[0] == out[1] and "Pending" not in out[0]
 
-
-def test_a_stopped_import_of_an_op_module_outside_its_load_imports_again():
-    # torch.linalg's facade imports gradcli.ops.linalg (and slicing) itself: a RecursionError
-    # in the middle left slicing's derivative helpers declared, and importing it again said
-    # "derivative helper '_neg_shifts' is declared twice"
-    out = run_program("""
-        import torch
-        def use(n):
-            if n == 0:
-                return torch.linalg.det(torch.eye(2))
-            return use(n - 1)
-        errors = set()
-        for n in range(1200, 0, -1):
-            try:
-                use(n)
-            except RecursionError:
-                pass
-            except Exception as e:
-                errors.add(str(e))
-        print(sorted(errors), torch.linalg.det(torch.eye(2)), torch.roll(torch.arange(3), 1))
-    """)
-    assert out == ["[] tensor(1.) tensor([2, 0, 1])"]
