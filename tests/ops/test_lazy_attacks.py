@@ -149,3 +149,16 @@ def test_completion_describes_an_op_the_same_before_and_after_its_load():
     """), GRADCLI_LAZY_OPS=None).splitlines()
     assert out[0] == out[1] and "Pending" not in out[0]
 
+
+
+def test_a_pending_entry_is_opaque_even_if_every_module_loaded_before_the_sandbox():
+    out = python_output(textwrap.dedent("""
+        from gradcli.ops import lazy
+        from gradcli.ops.registry import Pending
+        lazy.load_all()
+        from gradcli.lang.allowed import OPAQUE_TYPES
+        from gradcli.lang.sandbox import static_builtins
+        static_builtins()
+        print(Pending in OPAQUE_TYPES)
+    """), GRADCLI_LAZY_OPS=None)
+    assert out == "True\n"
