@@ -162,3 +162,27 @@ def test_a_pending_entry_is_opaque_even_if_every_module_loaded_before_the_sandbo
         print(Pending in OPAQUE_TYPES)
     """), GRADCLI_LAZY_OPS=None)
     assert out == "True\n"
+
+
+def test_the_timeout_in_the_middle_of_a_load_leaves_the_next_statement_a_loadable_table():
+    # (the load made slow: its installation step sleeps past the session's time limit)
+    out = python_output(textwrap.dedent("""
+        import time
+        from gradcli import ops
+        from gradcli.lang.errors import ProgramError
+        from gradcli.lang.session import Session
+        install = ops.install
+        def slow(*args):
+            ops.install = install
+            time.sleep(5)
+        ops.install = slow
+        s = Session()
+        s.run("import torch\\nx = torch.ones(2)\\nf = torch.cat")
+        try:
+            s.run("y = torch.cat([x, x])", timeout=0.2)
+        except ProgramError as e:
+            print(str(e).split(" (")[0])
+        s.run("print(torch.cat([x, x]), f is torch.cat, x.split(1)[0], type(f).__name__)")
+    """), GRADCLI_LAZY_OPS=None).splitlines()
+    assert out == ["TimeoutError: program ran longer than 0.2 s",
+                   "tensor([1., 1., 1., 1.]) True tensor([1.]) builtin_function_or_method"]
