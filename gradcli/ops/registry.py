@@ -264,7 +264,9 @@ class Op(Entry):
             self.formula = derivatives.text(self._declared[0], self.name)
             return self.formula
         if name == "formula" and "_text_from" in self.__dict__:  # (prepared already)
-            self.formula = derivatives.text(self.__dict__.pop("_text_from"), self.name)
+            # (popped once made: a text whose making an error stops is made at the next read)
+            self.formula = derivatives.text(self.__dict__["_text_from"], self.name)
+            del self.__dict__["_text_from"]
             return self.formula
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 

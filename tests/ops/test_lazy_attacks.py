@@ -186,3 +186,21 @@ def test_the_timeout_in_the_middle_of_a_load_leaves_the_next_statement_a_loadabl
     """), GRADCLI_LAZY_OPS=None).splitlines()
     assert out == ["TimeoutError: program ran longer than 0.2 s",
                    "tensor([1., 1., 1., 1.]) True tensor([1.]) builtin_function_or_method"]
+
+
+def test_an_ops_formula_text_whose_making_is_stopped_is_made_at_the_next_read(monkeypatch):
+    from gradcli.ops import derivatives
+    from gradcli.ops.registry import Op
+    op = Op("stopped_text", lambda a: a, "self: grad * 2")
+    op.prepare()
+    text = derivatives.text
+
+    def stopped(*args):
+        monkeypatch.setattr(derivatives, "text", text)
+        raise KeyboardInterrupt
+    monkeypatch.setattr(derivatives, "text", stopped)
+    try:
+        op.formula
+    except KeyboardInterrupt:
+        pass
+    assert op.formula == Op("stopped_text", lambda a: a, "self: grad * 2").formula
