@@ -78,6 +78,7 @@ def load(module):
                if type(entry) is Pending}
     placeholders = {name: value for name, value in vars(Tensor).items()
                     if type(value) is _OnLoad}
+    imported = {m for m in MODULES if f"{__package__}.{m}" in sys.modules}  # (not by this load)
     LOADED.add(module)
     try:
         importlib.import_module(f"{__package__}.{module}")
@@ -104,6 +105,11 @@ def load(module):
             if other in before:
                 continue
             LOADED.discard(other)
+            for name in names["tensor"]:
+                if name in placeholders:
+                    setattr(Tensor, name, placeholders[name])
+            if other in imported:  # (its import was complete: only its installation is undone)
+                continue
             sys.modules.pop(f"{__package__}.{other}", None)
             for name in names["ops"]:
                 if name in pending:
@@ -113,11 +119,6 @@ def load(module):
                     vars(entry).clear()
                     vars(entry).update(state)
                     OPS[name] = ADOPT[name] = entry
-            for name in names["tensor"]:
-                if name in placeholders:
-                    setattr(Tensor, name, placeholders[name])
-            for name in names["helpers"]:
-                derivatives.HELPERS.pop(name, None)
         raise
 
 

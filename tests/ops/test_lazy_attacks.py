@@ -204,3 +204,32 @@ def test_an_ops_formula_text_whose_making_is_stopped_is_made_at_the_next_read(mo
     except KeyboardInterrupt:
         pass
     assert op.formula == Op("stopped_text", lambda a: a, "self: grad * 2").formula
+
+
+def test_a_stopped_load_keeps_the_modules_imported_before_it():
+    # torch.linalg imports gradcli.ops.linalg (and slicing, matmul, ...) without lazy.load:
+    # a later load that Ctrl-C stops in their installation step must not import them again
+    # (two LinAlgError classes: `except torch.linalg.LinAlgError` would miss the new one)
+    out = python_output(textwrap.dedent("""
+        import sys
+        import gradcli.api as torch
+        from gradcli import ops
+        torch.linalg.det(torch.eye(2))
+        linalg = sys.modules["gradcli.ops.linalg"]
+        install = ops.install
+        def interrupted(*args):
+            ops.install = install
+            raise KeyboardInterrupt
+        ops.install = interrupted
+        try:
+            torch.sort(torch.ones(2))
+        except KeyboardInterrupt:
+            pass
+        print(sys.modules["gradcli.ops.linalg"] is linalg,
+              torch.sort(torch.tensor([2., 1.])).values.tolist(), torch.ones(2).roll(1).tolist())
+        try:
+            torch.linalg.inv(torch.zeros(2, 2))
+        except torch.linalg.LinAlgError:
+            print("caught")
+    """), GRADCLI_LAZY_OPS=None).splitlines()
+    assert out == ["True [1.0, 2.0] [1.0, 1.0]", "caught"]
