@@ -119,6 +119,8 @@ def load(module):
                     vars(entry).clear()
                     vars(entry).update(state)
                     OPS[name] = ADOPT[name] = entry
+            for name in names["helpers"]:  # (of a module half run: a formula loads it again)
+                derivatives.HELPERS.pop(name, None)
         raise
 
 
