@@ -233,3 +233,9 @@ def test_a_stopped_load_keeps_the_modules_imported_before_it():
             print("caught")
     """), GRADCLI_LAZY_OPS=None).splitlines()
     assert out == ["True [1.0, 2.0] [1.0, 1.0]", "caught"]
+
+
+def test_a_comparison_whose_first_use_a_program_stops_is_no_type_error():
+    # (Python turns an error in the lookup of __gt__ into "'>' not supported between ...")
+    out = stopped_at_every_point("(x > 0, x <= 1, x == x, 0 < x)", "print(x > 1, x != 1)")
+    assert out == [FINE, "tensor([False, False]) tensor([False, False])"]
