@@ -95,6 +95,8 @@ def _bare_names(namespace):
 
 
 def _describe(value):
+    from ..ops.registry import loaded
+    value = loaded(value)  # (an op's entry is described as the op, loaded or not)
     if isinstance(value, Tensor):
         return f"tensor {list(value._data.shape)} {value.dtype.name}"
     if _is_module(value):

@@ -69,6 +69,7 @@ def _readable_underscore(obj, name):
 def _unusual_getattr(obj, name):
     if type(obj) is StandIn:  # (its attributes are its class's, read as for that class)
         obj = obj._real
+    obj = _loaded_entry(obj)
     _check_name(name, obj)
     if name == "__name__" and isinstance(obj, type):  # (a string: NumPy's classes' too)
         return obj.__name__
@@ -236,6 +237,14 @@ def _check_exception_attribute(exc, name):
     if type(exc) not in PROGRAM_CLASSES or hasattr(builtin, name) or \
             hasattr(BaseException, name):  # (a class mixing an exception with a Module)
         raise _not_available(exc, name)
+
+
+def _loaded_entry(obj):
+    """obj, an op's table entry whose module has not loaded yet (a registry.Pending) loaded
+    first: what a program reads of an entry (its attributes, dir(), help()) and the errors it
+    meets do not depend on whether its module has loaded."""
+    from ..ops.registry import loaded
+    return loaded(obj)
 
 
 def _is_function(obj):

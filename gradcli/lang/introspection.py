@@ -12,7 +12,7 @@ from .namespace import stand_in
 from .allowed import (EXCEPTION_CLASSES, HIDDEN_CLASSES, HiddenClass, OPAQUE_TYPES,
                       PROGRAM_CLASSES, UNSAFE_TYPES, _engine_module, _is_numpy)
 from .calls import STAND_IN_CALLS
-from .attributes import _is_function, _is_program_function
+from .attributes import _is_function, _is_program_function, _loaded_entry
 
 
 # ---------------------------------------------------------------------- exceptions
@@ -151,6 +151,7 @@ def safe_dir(obj=None, /):
     from .namespace import Facade
     if isinstance(obj, Facade):
         return sorted(n for n in obj._members if not n.startswith("_"))
+    obj = _loaded_entry(obj)
     if isinstance(obj, UNSAFE_TYPES) or _is_function(obj) and not _is_program_function(obj):
         return []
     return sorted(n for n in dir(obj) if not n.startswith("_"))
@@ -162,6 +163,7 @@ def help_function(print_function):
         if obj is None:
             print_function("Type help(object) for help about object.")
             return
+        obj = _loaded_entry(obj)
         name = getattr(obj, "__name__", None)
         name = name if isinstance(name, str) else type(obj).__name__
         doc = inspect.getdoc(obj) if not isinstance(obj, UNSAFE_TYPES) else None

@@ -55,9 +55,10 @@ def static_builtins():
     TENSOR_READ_ONLY.clear()
     TENSOR_READ_ONLY.update(read_only)
     OPAQUE_TYPES.update(_op_table_types(modules()["torch"]._members) | {MathStyle, BuiltinOrOp})
-    # (and the class of every table entry, those of op modules that load later too)
+    # (and the class of every table entry, those of op modules that load later too, and of the
+    # entries waiting for their module: a load that an error stops makes entries Pending again)
     from ..ops import registry
-    OPAQUE_TYPES.update(registry.CLASSES)
+    OPAQUE_TYPES.update(registry.CLASSES | {registry.Pending})
     registry.ON_NEW_CLASS.append(OPAQUE_TYPES.add)
     limits.apply_element_limit()
     names = dict(bare_names())

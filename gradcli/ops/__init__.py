@@ -397,6 +397,21 @@ class _FirstUse:
         return _FirstUse(name, self.make)
 
 
+RICH_COMPARISONS = frozenset(("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"))
+
+
+def _FirstCall(name, make):  # noqa: N802  (a placeholder, as _FirstUse)
+    """A comparison operator made at its first call rather than its first lookup: Python turns
+    an error in the lookup of `__lt__` & co. (a program's RecursionError, Ctrl-C) into
+    NotImplemented, and the program would meet "'<' not supported between instances of
+    'Tensor' and 'int'"."""
+    def first(self, other):
+        install_attribute(name, make())
+        return getattr(self, name)(other)
+    first.__name__ = first.__qualname__ = name
+    return first
+
+
 def _made_with(factory, target, *args):
     """factory(target, *args), made once (aliases share the function, as `is` shows)."""
     made = []
@@ -445,8 +460,9 @@ def install(ops=None, aliases=None):
                 installed.add(attr.replace(target, name))
     for dunder, (name, reflected) in OPERATORS.items():
         if name in ops:
-            install_attribute(dunder, _FirstUse(dunder, _made_with(_operator, OPS[name],
-                                                                 reflected)))
+            first_use = _FirstCall if dunder in RICH_COMPARISONS else _FirstUse
+            install_attribute(dunder, first_use(dunder, _made_with(_operator, OPS[name],
+                                                                  reflected)))
     for dunder, name in INPLACE_OPERATORS.items():
         if name in installed:
             install_attribute(dunder, _FirstUse(dunder, _made_with(

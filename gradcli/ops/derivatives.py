@@ -40,6 +40,13 @@ _ENTRY = re.compile(r"\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*:(.*)\Z", re.S
 GRAD = "grad"
 
 
+def _same_declaration(old, new):
+    """Whether new is old declared again: its module imported again after an error stopped
+    the import that declared old (a program's RecursionError, the timeout)."""
+    names = [(getattr(f, "__module__", None), getattr(f, "__qualname__", None)) for f in (old, new)]
+    return names[0] == names[1] and names[0][1] is not None
+
+
 def helper(fn=None, *, name=None, shows=None):
     """Register fn as a function (or a constant) formulas may name, under its name (or `name`;
     the text shown drops a leading underscore).  `shows`: the text shown for a call of it
@@ -48,7 +55,7 @@ def helper(fn=None, *, name=None, shows=None):
     @helper(shows=...) or helper(fn, name=...)."""
     def register(f):
         key = name or f.__name__
-        if key in HELPERS and HELPERS[key] is not f:
+        if key in HELPERS and HELPERS[key] is not f and not _same_declaration(HELPERS[key], f):
             raise ValueError(f"derivative helper {key!r} is declared twice")
         HELPERS[key] = f
         if shows is not None:

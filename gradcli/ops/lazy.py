@@ -71,20 +71,57 @@ def load(module):
         return
     from .manifest import MODULES
     from . import install
+    # (what an error stopping the load undoes: every entry still Pending, with its state, and
+    # every Tensor placeholder)
+    before = set(LOADED)
+    pending = {name: (entry, dict(vars(entry))) for name, entry in OPS.items()
+               if type(entry) is Pending}
+    placeholders = {name: value for name, value in vars(Tensor).items()
+                    if type(value) is _OnLoad}
+    imported = {m for m in MODULES if f"{__package__}.{m}" in sys.modules}  # (not by this load)
     LOADED.add(module)
-    importlib.import_module(f"{__package__}.{module}")
-    for other, names in MODULES.items():  # (itself, and any that it imported)
-        if other != module and (other in LOADED or f"{__package__}.{other}" not in sys.modules):
-            continue
-        LOADED.add(other)
-        entries = {name: OPS[name] for name in names["ops"]}
-        stale = [name for name, entry in entries.items()
-                 if type(entry) is Pending or OPS.get(name) is not entry]
-        if stale:
-            raise RuntimeError(f"gradcli.ops.{other} does not declare {', '.join(stale)} as the "
-                               f"manifest says: run `{REGENERATE}`")
-        install(entries, names["aliases"])
-        _keep_function(other)
+    try:
+        importlib.import_module(f"{__package__}.{module}")
+        for other, names in MODULES.items():  # (itself, and any that it imported)
+            if other != module and (other in LOADED or
+                                    f"{__package__}.{other}" not in sys.modules):
+                continue
+            LOADED.add(other)
+            entries = {name: OPS[name] for name in names["ops"]}
+            stale = [name for name, entry in entries.items()
+                     if type(entry) is Pending or OPS.get(name) is not entry]
+            if stale:
+                raise RuntimeError(f"gradcli.ops.{other} does not declare {', '.join(stale)} as "
+                                   f"the manifest says: run `{REGENERATE}`")
+            install(entries, names["aliases"])
+            _keep_function(other)
+    except BaseException:
+        # A load that an error stopped (a program's RecursionError, the timeout, Ctrl-C): every
+        # lazy module it began is unloaded again and its entries are the Pending ones they were
+        # (the same objects: the namespaces hold them), so that the next use loads it afresh
+        # rather than finding entries half made or a module counted as loaded.  (No call of a
+        # Python function here: a RecursionError may have stopped the load.)
+        for other, names in MODULES.items():
+            if other in before:
+                continue
+            LOADED.discard(other)
+            for name in names["tensor"]:
+                if name in placeholders:
+                    setattr(Tensor, name, placeholders[name])
+            if other in imported:  # (its import was complete: only its installation is undone)
+                continue
+            sys.modules.pop(f"{__package__}.{other}", None)
+            for name in names["ops"]:
+                if name in pending:
+                    entry, state = pending[name]
+                    if type(entry) is not Pending:
+                        entry.__class__ = Pending
+                    vars(entry).clear()
+                    vars(entry).update(state)
+                    OPS[name] = ADOPT[name] = entry
+            for name in names["helpers"]:  # (of a module half run: a formula loads it again)
+                derivatives.HELPERS.pop(name, None)
+        raise
 
 
 def _keep_function(module):

@@ -81,6 +81,16 @@ def loaded(entry):
     return entry
 
 
+CLASSES = set()    # the classes of the table's entries
+ON_NEW_CLASS = []  # functions called with each class that joins CLASSES (the sandbox's)
+
+
+def _note_class(cls):
+    CLASSES.add(cls)
+    for hook in ON_NEW_CLASS:
+        hook(cls)
+
+
 ADOPT = {}  # name -> the Pending entry that the next op of that name and class becomes
 CREATED = None  # (while the manifest is made: gradcli.ops.lazy) (name, class, op) of each op
 
@@ -90,7 +100,14 @@ class Entry:
     becomes its Pending entry (the same object, of the op's class from then on).  The entry
     knows the class of the op the table holds under its name, since a module may declare an op
     of another class under the same name for its own use (activations' threshold_); of ops of
-    one name and class, the first declared is the one the table holds (indexing's)."""
+    one name and class, the first declared is the one the table holds (indexing's).  Each class
+    of entries joins CLASSES when it is made, before any entry of it exists: a load that an
+    error or the timeout stops between an entry's adoption and its registration leaves no entry
+    of a class the sandbox does not know (a program holding one could build ops)."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _note_class(cls)
 
     def __new__(cls, name=None, *args, **kwargs):
         pending = ADOPT.get(name) if ADOPT else None
@@ -247,7 +264,9 @@ class Op(Entry):
             self.formula = derivatives.text(self._declared[0], self.name)
             return self.formula
         if name == "formula" and "_text_from" in self.__dict__:  # (prepared already)
-            self.formula = derivatives.text(self.__dict__.pop("_text_from"), self.name)
+            # (popped once made: a text whose making an error stops is made at the next read)
+            self.formula = derivatives.text(self.__dict__["_text_from"], self.name)
+            del self.__dict__["_text_from"]
             return self.formula
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
@@ -260,65 +279,69 @@ class Op(Entry):
         declared = self.__dict__.pop("_declared", None)
         if declared is None:
             return self
-        vjp, jvp = declared
-        if derivatives.is_declaration(vjp):
-            if "formula" not in self.__dict__:
-                self._text_from = vjp
-            vjp = derivatives.compile_vjps(self, vjp, self.per_input)
-        if derivatives.is_declaration(jvp):
-            jvp = derivatives.compile_jvps(self, jvp)
-        if vjp is None:
-            self.vjps = ()
-        elif self.per_input:
-            self.vjps = tuple(None if f is None else (f, self._param_kinds(f)) for f in vjp)
-        else:
-            self.vjps = ((vjp, self._param_kinds(vjp)),)
-        if jvp not in ("elementwise", "linear", None) and isinstance(jvp, tuple):
-            self.jvps = tuple(None if f is None else (f, self._param_kinds(f)) for f in jvp)
-        elif callable(jvp):
-            self.jvps = ((jvp, self._param_kinds(jvp)),)
-        else:
-            self.jvps = None
-        self.saves = self._saved_names()
-        # the order PyTorch's generated backward computes one formula per input in: by the
-        # inputs' names, sorted (derivatives.yaml's keys: `other` before `self`)
-        names = [n.lstrip("*") for n in self.inputs]
-        self.formula_order = tuple(sorted(range(len(self.vjps)),
-                                          key=lambda i: names[i] if i < len(names) else ""))
-        # per input that some VJP reads: (input index, indices of the VJPs that read it, or None
-        # when one VJP serves all inputs and the input is always saved)
-        readers = {}
-        result_readers = []
-        for i, entry in enumerate(self.vjps):
-            if entry is None:
-                continue
-            for kind, j in entry[1]:
-                if kind == INPUT:
-                    readers.setdefault(j, []).append(i)
-                elif kind == RESULT:
-                    result_readers.append(i)
-        self.save_inputs = tuple((j, tuple(sorted(set(r))) if self.per_input else None)
-                                 for j, r in sorted(readers.items()))
-        # (the output is saved whenever a formula reads it, whichever inputs need a gradient:
-        # PyTorch's generated code guards saved inputs, not the saved result)
-        self.save_result = None if result_readers else False
-        # ... and PyTorch's generated backward unpacks every saved value first, so a saved
-        # output written in place since is an error even where no formula that runs reads it
-        # (pow(x, c) with a constant tensor c: only the exponent's formula reads the result)
-        self.check_result = bool(self.per_input and result_readers and len(set(result_readers))
-                                 < sum(1 for e in self.vjps if e is not None))
-        pair = (not self.variadic and self.n_outputs == 1 and self.edge_index is None
-                and self.n_inputs in (1, 2))
-        base = OpNode if not pair else _UnaryNode if self.n_inputs == 1 else _BinaryNode
-        self.node_cls = type(self.grad_fn_name, (base,), {"__slots__": (), "op": self,
-                                                          **saved_value_properties(self)})
-        if pair and type(self).apply is Op.apply:
-            self.apply, self.call = _specialised_apply(self)
-            if self.n_inputs == 2:  # the Python operator: the same, NotImplemented for operands
-                #                     it cannot take (Python then says `unsupported operand`)
-                self.operator_call = self.operator_variant()
-        if pair and self.vjps and (self.per_input or self.n_inputs == 1):
-            self.node_cls.apply, self.node_cls.apply_f = _specialised_vjp(self)
+        try:
+            vjp, jvp = declared
+            if derivatives.is_declaration(vjp):
+                if "formula" not in self.__dict__:
+                    self._text_from = vjp
+                vjp = derivatives.compile_vjps(self, vjp, self.per_input)
+            if derivatives.is_declaration(jvp):
+                jvp = derivatives.compile_jvps(self, jvp)
+            if vjp is None:
+                self.vjps = ()
+            elif self.per_input:
+                self.vjps = tuple(None if f is None else (f, self._param_kinds(f)) for f in vjp)
+            else:
+                self.vjps = ((vjp, self._param_kinds(vjp)),)
+            if jvp not in ("elementwise", "linear", None) and isinstance(jvp, tuple):
+                self.jvps = tuple(None if f is None else (f, self._param_kinds(f)) for f in jvp)
+            elif callable(jvp):
+                self.jvps = ((jvp, self._param_kinds(jvp)),)
+            else:
+                self.jvps = None
+            self.saves = self._saved_names()
+            # the order PyTorch's generated backward computes one formula per input in: by the
+            # inputs' names, sorted (derivatives.yaml's keys: `other` before `self`)
+            names = [n.lstrip("*") for n in self.inputs]
+            self.formula_order = tuple(sorted(range(len(self.vjps)),
+                                              key=lambda i: names[i] if i < len(names) else ""))
+            # per input that some VJP reads: (input index, indices of the VJPs that read it, or
+            # None when one VJP serves all inputs and the input is always saved)
+            readers = {}
+            result_readers = []
+            for i, entry in enumerate(self.vjps):
+                if entry is None:
+                    continue
+                for kind, j in entry[1]:
+                    if kind == INPUT:
+                        readers.setdefault(j, []).append(i)
+                    elif kind == RESULT:
+                        result_readers.append(i)
+            self.save_inputs = tuple((j, tuple(sorted(set(r))) if self.per_input else None)
+                                     for j, r in sorted(readers.items()))
+            # (the output is saved whenever a formula reads it, whichever inputs need a gradient:
+            # PyTorch's generated code guards saved inputs, not the saved result)
+            self.save_result = None if result_readers else False
+            # ... and PyTorch's generated backward unpacks every saved value first, so a saved
+            # output written in place since is an error even where no formula that runs reads it
+            # (pow(x, c) with a constant tensor c: only the exponent's formula reads the result)
+            self.check_result = bool(self.per_input and result_readers and len(set(result_readers))
+                                     < sum(1 for e in self.vjps if e is not None))
+            pair = (not self.variadic and self.n_outputs == 1 and self.edge_index is None
+                    and self.n_inputs in (1, 2))
+            base = OpNode if not pair else _UnaryNode if self.n_inputs == 1 else _BinaryNode
+            self.node_cls = type(self.grad_fn_name, (base,), {"__slots__": (), "op": self,
+                                                              **saved_value_properties(self)})
+            if pair and type(self).apply is Op.apply:
+                self.apply, self.call = _specialised_apply(self)
+                if self.n_inputs == 2:  # the Python operator: the same, NotImplemented for
+                    # operands it cannot take (Python then says `unsupported operand`)
+                    self.operator_call = self.operator_variant()
+            if pair and self.vjps and (self.per_input or self.n_inputs == 1):
+                self.node_cls.apply, self.node_cls.apply_f = _specialised_vjp(self)
+        except BaseException:  # (stopped: a RecursionError, the timeout; made at the next use)
+            self.__dict__["_declared"] = declared
+            raise
         return self
 
     def formula_at(self, attrs):
@@ -783,17 +806,11 @@ def show_saved_as(op, renames):
     op.extra_saved = shown
 
 
-CLASSES = set()    # the classes of the table's entries
-ON_NEW_CLASS = []  # functions called with each class that joins CLASSES (the sandbox's)
-
-
 def register(op):
     """Add op to the table (public ops become functions and, if declared, methods)."""
     OPS[op.name] = op
     if type(op) not in CLASSES:
-        CLASSES.add(type(op))
-        for hook in ON_NEW_CLASS:
-            hook(type(op))
+        _note_class(type(op))
     return op
 
 
