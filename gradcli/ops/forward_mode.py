@@ -112,7 +112,8 @@ _BATCH_RULES.update({"select": _batched_select, "sum.default": _batched_sum,
 def _batched_product(inputs, tangents):
     """mm/mv's JVP (t @ other + self @ t) for batched tangents: matmul broadcasts the batch
     dimension."""
-    from . import matmul
+    from .registry import OPS  # (the op: gradcli.ops.matmul may be the module of that name)
+    matmul = OPS["matmul"]
     a, b = _primal(inputs[0]), _primal(inputs[1])
     out = None
     if tangents[0] is not None:
