@@ -14,6 +14,7 @@ does, noting what each module declares).
 
 import importlib
 import os
+import signal
 import sys
 
 from ..engine.tensor import Tensor, install_attribute
@@ -24,6 +25,8 @@ from .registry import ADOPT, ALIASES, OPS, Pending
 EAGER = os.environ.get("GRADCLI_LAZY_OPS", "1") == "0"
 REGENERATE = "GRADCLI_LAZY_OPS=0 python -m gradcli.ops.make_manifest"
 LOADED = set()
+# the signals held while a stopped load is undone (where the system can hold them)
+HELD = (signal.SIGINT, signal.SIGALRM) if hasattr(signal, "pthread_sigmask") else ()
 
 
 class _OnLoad:
@@ -100,7 +103,9 @@ def load(module):
         # lazy module it began is unloaded again and its entries are the Pending ones they were
         # (the same objects: the namespaces hold them), so that the next use loads it afresh
         # rather than finding entries half made or a module counted as loaded.  (No call of a
-        # Python function here: a RecursionError may have stopped the load.)
+        # Python function here: a RecursionError may have stopped the load.  The timeout's
+        # alarm, which repeats, and Ctrl-C wait until it is done.)
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, HELD) if HELD else None
         for other, names in MODULES.items():
             if other in before:
                 continue
@@ -121,6 +126,8 @@ def load(module):
                     OPS[name] = ADOPT[name] = entry
             for name in names["helpers"]:  # (of a module half run: a formula loads it again)
                 derivatives.HELPERS.pop(name, None)
+        if held is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         raise
 
 

@@ -2,6 +2,7 @@
 module's load half way (a RecursionError it provokes, the timeout, Ctrl-C) and what it then
 holds.  Fresh interpreters: the rest of the suite runs with every module loaded."""
 
+import signal
 import textwrap
 
 from processes import python_output
@@ -239,3 +240,34 @@ def test_a_comparison_whose_first_use_a_program_stops_is_no_type_error():
     # (Python turns an error in the lookup of __gt__ into "'>' not supported between ...")
     out = stopped_at_every_point("(x > 0, x <= 1, x == x, 0 < x)", "print(x > 1, x != 1)")
     assert out == [FINE, "tensor([False, False]) tensor([False, False])"]
+
+
+def test_the_undo_of_a_stopped_load_holds_the_alarm_and_ctrl_c():
+    # (the timeout's alarm repeats every 50 ms: one inside the undo would leave it half done)
+    out = python_output(textwrap.dedent("""
+        import signal
+        from gradcli.ops import derivatives, lazy
+
+        class Watched(dict):
+            held = set()
+
+            def pop(self, *args):
+                Watched.held |= set(signal.pthread_sigmask(signal.SIG_BLOCK, []))
+                return dict.pop(self, *args)
+        derivatives.HELPERS = Watched(derivatives.HELPERS)
+
+        import_module = lazy.importlib.import_module
+
+        def import_then_stop(name):
+            import_module(name)
+            raise KeyboardInterrupt
+        lazy.importlib.import_module = import_then_stop
+        try:
+            lazy.load("sorting")
+        except KeyboardInterrupt:
+            pass
+        print(sorted(int(s) for s in Watched.held & {signal.SIGINT, signal.SIGALRM}),
+              sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])),
+              "sorting" in lazy.LOADED)
+    """), GRADCLI_LAZY_OPS=None).strip().splitlines()[-1]
+    assert out == f"{sorted([int(signal.SIGINT), int(signal.SIGALRM)])} [] False"
