@@ -103,16 +103,18 @@ def load(module):
         # lazy module it began is unloaded again and its entries are the Pending ones they were
         # (the same objects: the namespaces hold them), so that the next use loads it afresh
         # rather than finding entries half made or a module counted as loaded.  (No call of a
-        # Python function here: a RecursionError may have stopped the load.  The timeout's
-        # alarm, which repeats, and Ctrl-C wait until it is done.)
+        # Python function here but install_attribute, where the load got deep enough to install
+        # something: a RecursionError may have stopped it.  The timeout's alarm, which
+        # repeats, and Ctrl-C wait until it is done.)
         held = signal.pthread_sigmask(signal.SIG_BLOCK, HELD) if HELD else None
         for other, names in MODULES.items():
             if other in before:
                 continue
             LOADED.discard(other)
             for name in names["tensor"]:
-                if name in placeholders:
-                    setattr(Tensor, name, placeholders[name])
+                # (a Python call only where the load installed something: it got that deep)
+                if name in placeholders and vars(Tensor).get(name) is not placeholders[name]:
+                    install_attribute(name, placeholders[name])
             if other in imported:  # (its import was complete: only its installation is undone)
                 continue
             sys.modules.pop(f"{__package__}.{other}", None)
