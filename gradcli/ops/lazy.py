@@ -106,7 +106,10 @@ def load(module):
         # Python function here but install_attribute, where the load got deep enough to install
         # something: a RecursionError may have stopped it.  The timeout's alarm, which
         # repeats, and Ctrl-C wait until it is done.)
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, HELD) if HELD else None
+        try:
+            held = signal.pthread_sigmask(signal.SIG_BLOCK, HELD) if HELD else None
+        except RecursionError:  # (3.12 counts this C call: undone without them held)
+            held = None
         for other, names in MODULES.items():
             if other in before:
                 continue
