@@ -28,9 +28,12 @@ ARGUMENT_ERRORS = [
 ]
 
 
-def _error(torch, source):
+def _error(torch, source, leaf=False):
+    """The first line of the error source raises, t a float tensor (a leaf that requires grad
+    with leaf=True) and g a generator."""
     try:
-        eval(source, {"torch": torch, "t": torch.zeros(3), "g": torch.Generator()})
+        eval(source, {"torch": torch, "t": torch.zeros(3, requires_grad=leaf),
+                      "g": torch.Generator()})
     except Exception as e:  # noqa: BLE001 (the message is the answer)
         return f"{type(e).__name__}: {str(e).splitlines()[0]}"
     return "no error"
@@ -199,18 +202,9 @@ LEAF_ARGUMENT_ERRORS = ["t.uniform_(0, 1, g)", "t.normal_(0, 1, 2)", "t.exponent
                         "t.sin_(1)", "t.exp_(2)"]
 
 
-def _leaf_error(torch, source):
-    try:
-        eval(source, {"torch": torch, "g": torch.Generator(),
-                      "t": torch.zeros(3, requires_grad=True)})
-    except Exception as e:  # noqa: BLE001 (the message is the answer)
-        return f"{type(e).__name__}: {str(e).splitlines()[0]}"
-    return "no error"
-
-
 @pytest.mark.parametrize("source", LEAF_ARGUMENT_ERRORS)
 def test_a_leaf_s_in_place_call_with_wrong_arguments_is_their_type_error(source, oracle):
     # PyTorch parses the arguments before it checks the leaf: a TypeError, not the leaf's error
-    expected = oracle(lambda torch: _leaf_error(torch, source))
+    expected = oracle(lambda torch: _error(torch, source, leaf=True))
     assert expected.startswith("TypeError")
-    assert _leaf_error(gradcli, source) == expected
+    assert _error(gradcli, source, leaf=True) == expected
