@@ -15,8 +15,9 @@ AUTOGRAD_SUBMODULES = ("functional", "forward_ad", "graph")
 # (in the order they load in; topk_order is distributions')
 OP_MODULES = ("indexing", "join_split", "slicing", "gather", "matmul", "compare", "sorting",
               "extra", "activations", "linalg", "products", "more_reductions", "decompositions",
-              "inplace_shape", "linalg_extra", "scatter", "dropout", "layers", "convolution",
-              "pooling", "upsample", "distributions")
+              "inplace_shape", "linalg_extra", "scatter", "dropout", "layers", "normalization",
+              "convolution", "pooling", "adaptive_pooling", "upsample",
+              "distributions")
 
 
 def paths():

@@ -777,7 +777,7 @@ for _op in list(OPS.values()):
 
 # ------------------------------------------------------------------ layers' functions
 
-from ..ops.layers import batch_norm, layer_norm  # noqa: E402,F401
+from ..ops.normalization import batch_norm, layer_norm  # noqa: E402,F401
 
 one_hot = OPS["one_hot"]  # (table entries: `gradcli ops` lists them as nn.functional.<name>)
 pad = OPS["pad"]
@@ -802,7 +802,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 
 
 # ------------------------------------------------------------------ convolutions and pooling
-# (declared in gradcli.ops.convolution and gradcli.ops.pooling)
+# (declared in gradcli.ops.convolution, gradcli.ops.pooling and gradcli.ops.adaptive_pooling)
 
 conv1d, conv2d, conv3d = OPS["conv1d"], OPS["conv2d"], OPS["conv3d"]
 conv_transpose1d, conv_transpose2d = OPS["conv_transpose1d"], OPS["conv_transpose2d"]
