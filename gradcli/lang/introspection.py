@@ -2,7 +2,6 @@
 catch and `raise` may raise (never the timeout or Ctrl-C), and `type`, `dir`, `super` and `help`
 as programs get them (machinery shown by name only)."""
 
-import inspect
 import sys
 
 import numpy as np
@@ -166,7 +165,8 @@ def help_function(print_function):
         obj = _loaded_entry(obj)
         name = getattr(obj, "__name__", None)
         name = name if isinstance(name, str) else type(obj).__name__
-        doc = inspect.getdoc(obj) if not isinstance(obj, UNSAFE_TYPES) else None
+        from inspect import getdoc  # (not at start-up)
+        doc = getdoc(obj) if not isinstance(obj, UNSAFE_TYPES) else None
         kind = "class" if isinstance(obj, type) else "function" if callable(obj) else "object"
         text = f"Help on {kind} {name}:\n\n{name}"
         if doc:

@@ -8,7 +8,6 @@ is built at import."""
 import os
 import re
 import sys
-import unicodedata
 from functools import lru_cache
 
 from . import lalr, limits
@@ -200,6 +199,7 @@ class Indenter:
                                    token.column)
             if kind == "NAME":
                 if not token.value.isascii():  # Python's identifiers are NFKC-normalised
+                    import unicodedata  # (not at start-up, for ASCII programs)
                     token = Token.new_borrow_pos(
                         "NAME", unicodedata.normalize("NFKC", token.value), token)
                 if token.value in RESERVED:
