@@ -2,7 +2,6 @@
 `hessian` and `plot`: run a program with `--at` leaves bound, pick its outputs, differentiate."""
 
 import contextlib
-import re
 from .errors import UsageError  # noqa: F401  (raised here and by the frontends)
 
 import numpy as np
@@ -13,8 +12,6 @@ from ..engine import autograd, dtypes
 from ..engine.autograd import grad as autograd_grad
 from ..engine.tensor import Tensor
 from .trace import PassTracer, traced_grad
-
-NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*$")
 
 
 class Discard:
@@ -39,10 +36,10 @@ class Binding(Record):
 def parse_binding(spec):
     """`NAME=VALUE` from --at (VALUE is an expression of the language).  NAME is any name a
     program may bind (`α`, NFKC-normalised as Python normalises identifiers)."""
-    import unicodedata
     from ..lang.sandbox import GUARD_NAMES
+    from ..lang.source import python_name
     name, sep, value = spec.partition("=")
-    name = unicodedata.normalize("NFKC", name.strip())
+    name = python_name(name.strip())
     if not sep or not name.isidentifier() or name.startswith("__") or not value.strip():
         raise UsageError(f"--at expects NAME=VALUE, got {spec!r}")
     if name in GUARD_NAMES:  # (the program's own guards: `_getattr` bound would replace them)

@@ -113,9 +113,8 @@ def _sweep(at, zipped, csv_output, json_output, jsonl_output):
         return None
     fmt = "csv" if csv_output else "jsonl" if jsonl_output else "json" if json_output \
         else "table"
-    order = [spec.partition("=")[0].strip() for spec in at or []]
-    import unicodedata
-    order = [unicodedata.normalize("NFKC", n) for n in order]
+    from ..lang.source import python_name
+    order = [python_name(spec.partition("=")[0].strip()) for spec in at or []]
     return Sweep(fixed, sweep_points(sweeps, zipped), fmt, order)
 
 

@@ -3,16 +3,14 @@ never loads the engine may use it): derivative labels (`dz/dx`, `d(x * w)/dx`) a
 JSON-ready documents."""
 
 import math
-import re
 
-_PLAIN_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
 
 
 def wrt(label):
     """A label as it reads after `dy/d`: a name as it is, anything compound in brackets
     (`dy/d(x * w)`, not `dy/dx * w`, which is other mathematics)."""
     label = label.strip()
-    if _PLAIN_NAME.match(label):
+    if all(part.isidentifier() for part in label.split(".")):  # (a.b too)
         return label
     if label.startswith("(") and _closing(label, 0) == len(label) - 1:
         return label

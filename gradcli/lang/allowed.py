@@ -86,10 +86,17 @@ ENGINE_CLASSES = {}       # "Node", "FunctionCtx", "OpNode": filled by static_bu
 # The one kind of name starting with `_` a program may read: what an op's node saved for its
 # derivative (`y.grad_fn._saved_self`, `_saved_result`, `_saved_dim`; `_raw_saved_self` for its
 # hooks), as PyTorch's nodes show it.  Only on those nodes (OpNode), and only to read.
-SAVED_VALUE = re.compile(r"(_raw)?_saved_[a-z][a-z0-9]*(_[a-z0-9]+)*")
-# The attribute names starting with `_` that the compiler lets a program read (the sandbox then
-# checks the receiver: _readable_underscore)
-READABLE_ATTRIBUTE = re.compile(SAVED_VALUE.pattern + "|_version|__version__|__name__|__init__")
+SAVED_VALUE = r"(_raw)?_saved_[a-z][a-z0-9]*(_[a-z0-9]+)*"  # (compiled at its first use)
+
+
+def is_saved_value(name):
+    return name.startswith(("_saved_", "_raw_saved_")) and bool(re.fullmatch(SAVED_VALUE, name))
+
+
+def readable_attribute(name):
+    """The attribute names starting with `_` that the compiler lets a program read (the sandbox
+    then checks the receiver: _readable_underscore)."""
+    return name in ("_version", "__version__", "__name__", "__init__") or is_saved_value(name)
 
 
 # Functions, methods and their kin: a program may read attributes of its own functions (those

@@ -15,8 +15,8 @@ from .metered_methods import CLASS_METHODS, METERED_METHODS, METERED_TYPES, STRI
 from .namespace import Facade, LazyFacade, StandIn
 from .allowed import (DENIED_BUILTINS, DENIED_IDS, ENGINE_CLASSES, FUNCTION_TYPES, HiddenClass,
                       NODE_ATTRIBUTES, NUMPY_ATTRIBUTES, NUMPY_METHODS, OPAQUE_TYPES,
-                      PROGRAM_CLASSES, SAVED_VALUE, TENSOR_READ_ONLY, UNSAFE_TYPES, _engine_module,
-                      _is_numpy, _not_available)
+                      PROGRAM_CLASSES, TENSOR_READ_ONLY, UNSAFE_TYPES, _engine_module,
+                      _is_numpy, _not_available, is_saved_value)
 from .classes import _check_class_attribute
 from .calls import _checked_arguments, _list_sort
 
@@ -56,7 +56,7 @@ def _check_name(name, obj=None):
 def _readable_underscore(obj, name):
     """The attributes starting with `_` that a program may read: what an op's node saved, a
     tensor's version counter, any class's or function's `__name__`, and `super().__init__`."""
-    if SAVED_VALUE.fullmatch(name):
+    if is_saved_value(name):
         return isinstance(obj, ENGINE_CLASSES["OpNode"])
     if name == "_version":
         return isinstance(obj, ENGINE_CLASSES["Tensor"])
@@ -74,7 +74,7 @@ def _unusual_getattr(obj, name):
         return obj.__name__
     if name == "mro":  # (a class's bases end in object, which programs do not reach)
         raise _not_available(obj, name)
-    if SAVED_VALUE.fullmatch(name):  # a saved value of an op's node: only what it shows as one
+    if is_saved_value(name):  # a saved value of an op's node: only what it shows as one
         return _checked_value(obj, name, obj.saved_attribute(name))
     if isinstance(obj, BaseException):
         _check_exception_attribute(obj, name)

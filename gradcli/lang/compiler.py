@@ -17,7 +17,7 @@ from ..engine.records import Record
 from .errors import ProgramError, too_deep
 from .limits import compile_recursion
 from .sandbox import GUARD_NAMES
-from .allowed import OPERATORS, READABLE_ATTRIBUTE
+from .allowed import OPERATORS, readable_attribute
 from .calls import UNCHECKED_OPERANDS, inplace_guard_name
 from .syntax import SYMBOLS, column_of, line_of
 
@@ -139,9 +139,9 @@ class Guarding(ast.NodeTransformer):
         return name
 
     def attribute_name(self, node, readable=None):
-        """node's attribute name; one starting with `_` only where readable (a pattern) matches
-        it (grad_fn._saved_self: the sandbox checks the receiver when it runs)."""
-        if node.attr.startswith("_") and not (readable and readable.fullmatch(node.attr)):
+        """node's attribute name; one starting with `_` only where readable(name) is true
+        (grad_fn._saved_self: the sandbox checks the receiver when it runs)."""
+        if node.attr.startswith("_") and not (readable and readable(node.attr)):
             raise ProgramError("AttributeError", f"attributes starting with '_' are not "
                                f"allowed: '{node.attr}'", line_of(node), column_of(node))
         return node.attr
@@ -223,7 +223,7 @@ class Guarding(ast.NodeTransformer):
     def visit_Attribute(self, node):
         value = self.visit(node.value)
         if isinstance(node.ctx, ast.Load):
-            attr = self.attribute_name(node, READABLE_ATTRIBUTE)
+            attr = self.attribute_name(node, readable_attribute)
             return _at(_guard("_getattr", value, ast.Constant(value=attr)), node)
         attr = self.attribute_name(node)
         node.value = _at(_guard("_store_target", value, ast.Constant(value=attr)), node)

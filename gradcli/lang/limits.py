@@ -46,7 +46,6 @@ MAX_INT_ARGUMENT = _setting("GRADCLI_MAX_INT_ARGUMENT", 100_000)
 MAX_ITEMSIZE = _setting("GRADCLI_MAX_ITEMSIZE", 64)
 MAX_RECURSION = _setting("GRADCLI_MAX_RECURSION", 1_000)
 MAX_NESTING = _setting("GRADCLI_MAX_NESTING", 200)
-NUMBER = re.compile(r"\d+")
 
 
 def _array_limit():
@@ -206,7 +205,7 @@ def check_numpy_result(value):
 def check_format_spec(spec):
     """Refuse widths and precisions that would build a string of many megabytes."""
     digits = len(str(MAX_WIDTH))
-    if any(len(d) > digits or int(d) > MAX_WIDTH for d in NUMBER.findall(spec)):
+    if any(len(d) > digits or int(d) > MAX_WIDTH for d in re.findall(r"\d+", spec)):
         raise ValueError("format width or precision too large " +
                          limit_note(f"{MAX_WIDTH:,}", "GRADCLI_MAX_WIDTH"))
 

@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from . import lalr, limits
 from .errors import IncompleteInput, ProgramError
+from .source import python_name
 
 GRAMMAR_FILE = "gradcli.lark"
 # Python's keywords the grammar has no statement for: never names, and a program that uses one
@@ -21,8 +22,8 @@ TAB_SIZE = 8
 BOM = "\ufeff"
 OPEN = {"LPAR": "(", "LSQB": "[", "LBRACE": "{"}
 CLOSE = {"RPAR": "(", "RSQB": "[", "RBRACE": "{"}
-TRIPLE_QUOTE = re.compile(r"[a-zA-Z]{0,2}('''|\"\"\")")
-QUOTE = re.compile(r"[a-zA-Z]{0,2}['\"]")
+TRIPLE_QUOTE = r"[a-zA-Z]{0,2}('''|\"\"\")"  # (patterns: compiled at their first use)
+QUOTE = r"[a-zA-Z]{0,2}['\"]"
 
 # Friendly messages for parser errors, recognised by lark's match_examples: label -> examples.
 EXAMPLES = {
@@ -199,9 +200,7 @@ class Indenter:
                                    token.column)
             if kind == "NAME":
                 if not token.value.isascii():  # Python's identifiers are NFKC-normalised
-                    import unicodedata  # (not at start-up, for ASCII programs)
-                    token = Token.new_borrow_pos(
-                        "NAME", unicodedata.normalize("NFKC", token.value), token)
+                    token = Token.new_borrow_pos("NAME", python_name(token.value), token)
                 if token.value in RESERVED:
                     raise unsupported(token.value, token.line, token.column)
             seen = True
@@ -231,8 +230,8 @@ def unsupported(what, line=None, column=None):
 
 # Python statements the grammar has no rule for, told by the start of their line (the parser
 # fails further on: at `x` in `match x:`, at `*` in `except* E:`)
-UNSUPPORTED_LINES = ((re.compile(r"\s*(match|case)\b[^=]*:\s*(#.*)?$"), "match"),
-                     (re.compile(r"\s*except\s*\*"), "except*"))
+UNSUPPORTED_LINES = ((r"\s*(match|case)\b[^=]*:\s*(#.*)?$", "match"),
+                     (r"\s*except\s*\*", "except*"))
 
 
 def _unsupported_line(text, line):
@@ -240,7 +239,7 @@ def _unsupported_line(text, line):
     if not 0 < line <= len(lines):
         return None
     for pattern, what in UNSUPPORTED_LINES:
-        if pattern.match(lines[line - 1]):
+        if re.match(pattern, lines[line - 1]):
             return unsupported(what, line, len(lines[line - 1]) -
                                len(lines[line - 1].lstrip()) + 1)
     return None
@@ -400,10 +399,10 @@ def _match_example(error, start):
 
 def _character_error(e, text):
     rest = text[e.pos_in_stream:]
-    if TRIPLE_QUOTE.match(rest):
+    if re.match(TRIPLE_QUOTE, rest):
         error = IncompleteInput("SyntaxError", "unterminated triple-quoted string literal "
                                 f"(detected at line {text.count(chr(10))})", e.line, e.column)
-    elif QUOTE.match(rest):
+    elif re.match(QUOTE, rest):
         error = ProgramError("SyntaxError", f"unterminated string literal (detected at line "
                              f"{e.line})", e.line, e.column)
     elif not rest[0].isascii() and not rest[0].isprintable():

@@ -18,6 +18,14 @@ def _setting(name, default):
 MAX_SOURCE = _setting("GRADCLI_MAX_SOURCE", 1_000_000)
 
 
+def python_name(name):
+    """name as Python reads an identifier: NFKC-normalised (`ｐｒｉｎｔ` is print)."""
+    if name.isascii():  # (unicodedata is not imported for the usual names)
+        return name
+    import unicodedata
+    return unicodedata.normalize("NFKC", name)
+
+
 def limit_note(amount, variable):
     """`(the limit is 1,000 calls; set GRADCLI_MAX_RECURSION to raise it)`"""
     return f"(the limit is {amount}; set {variable} to raise it)"

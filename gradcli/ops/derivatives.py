@@ -32,11 +32,18 @@ From one declaration come
 import ast
 import builtins
 import math
-import re
 
 HELPERS = {}   # name -> function that formulas may call
 LAZY_HELPERS = {}  # name -> the lazy op module (gradcli.ops.lazy) that declares that helper
-_ENTRY = re.compile(r"\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*:(.*)\Z", re.S)
+
+
+def _entry(entry):
+    """The input names and the expression of one "name, name: expression" entry, or None."""
+    names, colon, expression = entry.partition(":")
+    names = tuple(name.strip() for name in names.split(","))
+    return (names, expression) if colon and all(n.isidentifier() for n in names) else None
+
+
 GRAD = "grad"
 
 
@@ -102,12 +109,11 @@ def parse(spec, op_name):
         spec = (spec,)
     out = []
     for entry in spec:
-        m = _ENTRY.match(entry)
-        if m is None:
+        parsed = _entry(entry)
+        if parsed is None:
             raise SyntaxError(f"op {op_name}: a derivative formula is `input: expression`, "
                               f"not {entry!r}")
-        names = tuple(n.strip() for n in m.group(1).split(","))
-        out.append(Formula(names, m.group(2), op_name))
+        out.append(Formula(*parsed, op_name))
     return out
 
 
@@ -127,10 +133,10 @@ def entry_names(spec):
         spec = (spec,)
     names = []
     for entry in spec:
-        m = _ENTRY.match(entry)
-        if m is None:
+        parsed = _entry(entry)
+        if parsed is None:
             raise SyntaxError(f"a derivative formula is `input: expression`, not {entry!r}")
-        names.append(tuple(n.strip() for n in m.group(1).split(",")))
+        names.append(parsed[0])
     return names
 
 
