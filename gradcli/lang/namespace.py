@@ -467,7 +467,9 @@ def modules():
     import gradcli
     torch, numpy = _engine_facade(gradcli, "torch"), _numpy_facade()
     torch._members["__version__"] = TORCH_VERSION
-    return {"torch": torch, "numpy": numpy, "math": _math_facade()}
+    from ..serialization import BytesIO  # (a file in memory for torch.save: no bytes in it)
+    return {"torch": torch, "numpy": numpy, "math": _math_facade(),
+            "io": Facade("io", {"BytesIO": BytesIO})}
 
 
 @lru_cache(maxsize=None)
