@@ -448,6 +448,10 @@ class BuiltinOrOp:
     def __repr__(self):
         return repr(getattr(builtins, self.name))
 
+    @property
+    def __name__(self):
+        return self.name
+
 
 # the builtins that share a name with an op, and the keywords each takes itself
 BUILTIN_KEYWORDS = {"max": ("key", "default"), "min": ("key", "default"), "sum": ("start",),
