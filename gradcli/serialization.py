@@ -26,7 +26,8 @@ from .engine.storage import geometry, root
 from .engine.tensor import Device, Layout, Size, Tensor, _init, check_numel
 from .engine.torch_classes import TorchClass
 
-__all__ = ["save", "load", "BytesIO", "UnpicklingError"]
+__all__ = ["save", "load", "add_safe_globals", "clear_safe_globals", "get_safe_globals",
+           "safe_globals"]
 
 
 class UnpicklingError(Exception):
@@ -63,6 +64,7 @@ class Store:
     def __init__(self, note=None):
         self.files = {}
         self.note = note
+        self.safe = []   # the classes and functions weights_only loads too (add_safe_globals)
 
     def keep(self, f, snapshot):
         if not self.files and self.note is not None:
@@ -87,6 +89,45 @@ def _key(f):
 
 def _is_directory(f):
     return f.endswith("/") or os.path.basename(_key(f)) in (".", "..") or _key(f) == "/"
+
+
+# ---------------------------------------------------------------------- safe globals
+
+def add_safe_globals(safe_globals):
+    """Classes (and functions) whose objects torch.load(weights_only=True) loads too, in the
+    running session (PyTorch's are its process's)."""
+    safe = CURRENT[0].safe
+    for item in list(safe_globals):
+        if isinstance(item, tuple) and len(item) == 2:   # ((class, "its.full.name"))
+            item = item[0]
+        if item not in safe:
+            safe.append(item)
+
+
+def clear_safe_globals():
+    CURRENT[0].safe.clear()
+
+
+def get_safe_globals():
+    return list(CURRENT[0].safe)
+
+
+class safe_globals(metaclass=TorchClass):  # noqa: N801  (PyTorch's name)
+    """`with torch.serialization.safe_globals([Box]):` add_safe_globals for the block."""
+
+    _torch_name = "torch.serialization.safe_globals"
+
+    def __init__(self, safe_globals):
+        self._safe = list(safe_globals)
+        self._before = None
+
+    def __enter__(self):
+        self._before = get_safe_globals()
+        add_safe_globals(self._safe)
+
+    def __exit__(self, *exc):
+        CURRENT[0].safe[:] = self._before
+        return False
 
 
 # ---------------------------------------------------------------------- in-memory files
@@ -188,10 +229,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         if not f or _key(f) not in files:
             raise FileNotFoundError(2, "No such file or directory", f)
         snapshot = files[_key(f)]
-    if weights_only:
-        refused = _refused(snapshot)
-        if refused is not None:
-            raise UnpicklingError(WEIGHTS_ONLY)
+    if weights_only and _refused(snapshot, CURRENT[0].safe) is not None:
+        raise UnpicklingError(WEIGHTS_ONLY)
     return _Copier(for_load=True).copy(snapshot)
 
 
@@ -347,9 +386,11 @@ def _pickled_name(obj):
     return cls.__dict__.get("_torch_name", cls.__name__)
 
 
-def _refused(snapshot):
-    """The first object of the snapshot that PyTorch's weights-only unpickler refuses, or
+def _refused(snapshot, safe=()):
+    """The first object of the snapshot that PyTorch's weights-only unpickler refuses (but an
+    object of a class of `safe`, whose attributes it reads on, and what `safe` lists), or
     None."""
+    safe_ids = {id(item) for item in safe}
     seen = set()
     todo = [snapshot]
     while todo:
@@ -360,6 +401,11 @@ def _refused(snapshot):
         cls = type(obj)
         if cls is Tensor or cls is _parameter_class():
             todo.extend(obj.__dict__.values())
+            continue
+        if id(obj) in safe_ids:
+            continue
+        if id(cls) in safe_ids and hasattr(obj, "__dict__"):
+            todo.extend(vars(obj).values())
             continue
         if cls not in WEIGHTS:
             return obj

@@ -137,6 +137,33 @@ torch.save(w, 'w.pt')
 w2 = torch.load('w.pt', weights_only=False)
 print(w2, w2.inner is w2.shared, w2.inner is w.inner, w2(torch.ones(1)).shape)
 ''',
+    "safe_globals": '''
+def show(f):
+    try:
+        r = f()
+        print(type(r).__name__, r if isinstance(r, torch.nn.Module) else (r.t, r.n))
+    except Exception as e:
+        print(type(e).__name__ + ':', str(e).split('\\n')[0].strip())
+class Box:
+    def __init__(self, t):
+        self.t = t
+        self.n = 2
+torch.save(Box(torch.ones(2)), 'box.pt')
+show(lambda: torch.load('box.pt'))
+torch.serialization.add_safe_globals([Box])
+show(lambda: torch.load('box.pt'))
+print([g for g in torch.serialization.get_safe_globals() if g is Box])
+torch.serialization.clear_safe_globals()
+show(lambda: torch.load('box.pt'))
+with torch.serialization.safe_globals([Box]):
+    show(lambda: torch.load('box.pt'))
+show(lambda: torch.load('box.pt'))
+torch.manual_seed(0)
+torch.save(torch.nn.Linear(2, 1), 'lin.pt')
+with torch.serialization.safe_globals([torch.nn.Linear]):
+    show(lambda: torch.load('lin.pt'))
+print([g for g in torch.serialization.get_safe_globals() if g is Box])
+''',
     "paths_and_files": '''
 x = torch.ones(2)
 attempt(lambda: torch.load('missing.pt'))
