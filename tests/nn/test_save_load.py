@@ -82,7 +82,7 @@ print(torch.equal(fresh[0].weight, m[0].weight), fresh(torch.ones(1, 2)))
 bn = torch.nn.BatchNorm1d(2)
 bn(torch.tensor([[1., 2.], [3., 5.]]))
 torch.save(bn.state_dict(), 'bn.pt')
-print(torch.load('bn.pt'))
+print(list(torch.load('bn.pt').items()))  # (OrderedDict's repr is the version's)
 x = torch.tensor([1., 2.])
 x.foo = 3
 torch.save(x, 'x.pt')
