@@ -452,6 +452,10 @@ class BuiltinOrOp:
     def __name__(self):
         return self.name
 
+    @property
+    def doc(self):   # (help()'s: the builtin's)
+        return getattr(builtins, self.name).__doc__
+
 
 # the builtins that share a name with an op, and the keywords each takes itself
 BUILTIN_KEYWORDS = {"max": ("key", "default"), "min": ("key", "default"), "sum": ("start",),

@@ -72,3 +72,14 @@ def test_no_op_or_method_prints_gradcli_names():
     for name, text in shown:
         assert "gradcli" not in text and "<locals>" not in text and "<op " not in text, \
             (name, text)
+
+
+@pytest.mark.parametrize("expression, first_lines", [
+    ("torch.split", "Help on function split:\n\nsplit\n    split into pieces"),
+    ("torch.sin", "Help on function sin:\n\nsin\n    sine"),
+    ("max", "Help on function max:\n\nmax\n    max(iterable"),
+])
+def test_help_on_an_op_is_its_own_not_its_classs(expression, first_lines):
+    out = io.StringIO()
+    Session(out=out).run(f"import torch\nhelp({expression})")
+    assert out.getvalue().startswith(first_lines), out.getvalue()
