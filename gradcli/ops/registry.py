@@ -95,35 +95,6 @@ ADOPT = {}  # name -> the Pending entry that the next op of that name and class 
 CREATED = None  # (while the manifest is made: gradcli.ops.lazy) (name, class, op) of each op
 
 
-# How PyTorch prints the table's public functions: most are its C++ bindings, methods of
-# torch._C._VariableFunctionsClass (`<built-in method sin of type object at 0x...>`); these are
-# Python functions (torch's and torch.nn.functional's), torch._C._nn's functions (printed without
-# an address) and legacy tensor classes.
-PYTHON_FUNCTIONS = frozenset({
-    "broadcast_tensors", "cdist", "einsum", "get_rng_state", "initial_seed", "manual_seed",
-    "meshgrid", "norm", "seed", "set_rng_state", "split", "tensordot", "unique",
-    "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool2d", "adaptive_max_pool3d",
-    "fold", "interpolate", "max_unpool1d", "max_unpool2d", "pad", "unfold"})
-NN_FUNCTIONS = frozenset({"avg_pool2d", "avg_pool3d", "gelu", "one_hot", "softplus"})
-LEGACY_CLASSES = frozenset({"BoolTensor", "DoubleTensor", "FloatTensor", "IntTensor",
-                            "LongTensor"})
-
-
-class _VariableFunctionsClass:
-    """(What PyTorch's bindings are methods of: the address their repr shows.)"""
-
-
-def printed(name, entry):
-    """An op as PyTorch prints the function of that name (see PYTHON_FUNCTIONS)."""
-    if name in PYTHON_FUNCTIONS:
-        return f"<function {name} at {id(entry):#x}>"
-    if name in NN_FUNCTIONS:
-        return f"<built-in function {name}>"
-    if name in LEGACY_CLASSES:
-        return f"<class 'torch.{name}'>"
-    return f"<built-in method {name} of type object at {id(_VariableFunctionsClass):#x}>"
-
-
 class Entry:
     """What the table's classes share: an op declared while its module loads on first use
     becomes its Pending entry (the same object, of the op's class from then on).  The entry
@@ -139,6 +110,7 @@ class Entry:
         _note_class(cls)
 
     def __repr__(self):
+        from .reprs import printed
         return printed(self.name, self)
 
     @property
