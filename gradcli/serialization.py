@@ -290,21 +290,27 @@ class _Copier:
             return found[1]
         if isinstance(obj, Tensor):
             new = self._tensor(obj)
-        elif cls is list:
-            new = self._remember(obj, [])
-            new.extend(self._copy(item) for item in obj)
+        elif cls is list:   # (plain loops: a C call that pulls a generator would recurse
+            new = self._remember(obj, [])   # in C, where deep nesting overflows the stack)
+            for item in obj:
+                new.append(self._copy(item))
         elif cls is dict or cls is collections.OrderedDict:
             new = self._remember(obj, cls())
             for key, value in obj.items():
                 new[self._copy(key)] = self._copy(value)
         elif cls is tuple or cls is Size:
-            items = [self._copy(item) for item in obj]
+            items = []
+            for item in obj:
+                items.append(self._copy(item))
             found = self.memo.get(id(obj))   # (a tuple in a cycle: made once its items are)
             if found is not None:
                 return found[1]
             new = cls(items)
         elif cls is set or cls is frozenset:
-            new = cls(self._copy(item) for item in obj)
+            items = []
+            for item in obj:
+                items.append(self._copy(item))
+            new = cls(items)
         elif cls is bytearray:
             new = bytearray(obj)
         elif cls is np.ndarray:

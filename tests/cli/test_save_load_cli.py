@@ -102,3 +102,12 @@ def test_the_python_api_keeps_its_files_in_the_process(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout == "{'w': tensor([1., 1.])}\n[]\n"
     assert r.stderr == NOTE.format("w.pt")
+
+
+def test_a_deeply_nested_object_is_a_one_line_recursion_error(tmp_path):
+    program = tmp_path / "deep.grad"
+    program.write_text("import torch\nl = []\nfor i in range(100000):\n    l = [l]\n"
+                       "torch.save({'deep': l}, 'deep.pt')\n")
+    r = _gradcli("run", str(program), cwd=tmp_path)
+    assert r.returncode == 2
+    assert "RecursionError: maximum recursion depth exceeded" in r.stderr.splitlines()[0]
