@@ -26,6 +26,8 @@ from .functions import INPLACE_FUNCTIONS as _INPLACE_FUNCTIONS, result_type, ten
 globals().update(_INPLACE_FUNCTIONS)
 
 from . import autograd  # noqa: E402
+from . import serialization  # noqa: E402,F401
+from .serialization import load, save  # noqa: E402
 
 # torch.nn, torch.optim, torch.func, torch.linalg and torch.cuda are imported at their first use
 # (this module's __getattr__, gradcli's, and the program's facades: lang.namespace); a plain
@@ -78,4 +80,5 @@ __all__ = sorted(
         "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "strided",
         "set_element_limit", "finfo", "iinfo", "Generator", "default_generator", "result_type", "tensor_split",
         "is_inference_mode_enabled", "get_num_threads", "set_num_threads", "is_inference",
+        "save", "load", "serialization",
         *_INPLACE_FUNCTIONS])

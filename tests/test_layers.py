@@ -23,6 +23,7 @@ LAYERS = [
     {"autograd", "linalg", "cuda", "functions"},  # torch.autograd and the torch.* namespaces
     {"nn"},
     {"optim", "func"},
+    {"serialization"},                  # torch.save/load: copies of modules and optimizers
     {"api"},                            # the torch-like namespace, made of all of the above
     {"gradcli"},                        # the package: loads api on first use
     {"lang"},                           # the language programs are written in

@@ -545,7 +545,11 @@ class PipedSession:
         from ..kernel.process import Evaluator
 
         def core():
-            return ReplCore(sys.stdout, False)
+            core = ReplCore(sys.stdout, False)
+            # (its standard error is its standard output, which must stay PyTorch's: no note
+            # that torch.save keeps its files in memory)
+            core.session.store.note = None
+            return core
 
         self.evaluator = Evaluator(lambda channel, fd: serve(channel, fd, core, self.timeout),
                                    requests=True, out=self.out, err=self.out)

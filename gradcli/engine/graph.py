@@ -133,6 +133,11 @@ class Node(metaclass=TorchClass):
     apply_f = None
     num_outputs = 1
 
+    def output_meta(self, nr):
+        """(shape, NumPy dtype) of output nr if the node can tell it, else None (an op's node:
+        gradcli.ops.nodes)."""
+        return None
+
     def __init__(self):
         self._seq = next(_sequence)
         self._deps = 0
@@ -388,9 +393,10 @@ def edge_output_meta(edge):
     if type(node) is AccumulateGrad:
         return node.variable._data.shape, node.variable.dtype
     out_meta = getattr(node, "_out_meta", None)
-    if out_meta is not None:
+    found = out_meta[nr] if out_meta is not None else node.output_meta(nr)
+    if found is not None:
         from .dtypes import from_numpy_dtype
-        shape, dtype = out_meta[nr]
+        shape, dtype = found
         return shape, from_numpy_dtype(dtype)
     raise NotImplementedError(messages.EDGE_OUTPUT)
 

@@ -26,8 +26,9 @@ NONLEAF_GRAD_ACCESS = (
 )
 MATERIALIZE_EDGE = "materialize_grads cannot be used when the given input is a GradientEdge"
 EDGE_OUTPUT = ("gradcli knows the shape of a GradientEdge output of autograd.grad or backward "
-               "only for an edge torch.autograd.graph.get_gradient_edge(tensor) made, a leaf's "
-               "or an output of several: give that edge or the tensor itself")
+               "only for an edge torch.autograd.graph.get_gradient_edge(tensor) made, a leaf's, "
+               "an output of several, a pointwise op's or a reduction's: give that edge or the "
+               "tensor itself")
 NOT_TENSOR_ELEMENT = "expected Tensor as element {index} in argument {argument}, but got {type}"
 IMPLICIT_GRAD_NOT_SCALAR = "grad can be implicitly created only for scalar outputs"
 COMPLEX_GRADIENTS = ("gradcli computes no gradients for complex tensors (PyTorch's conjugate "

@@ -6,6 +6,7 @@ operators by the op table in `gradcli.ops`; this module holds only what is not a
 
 import operator
 import re
+import types
 import warnings
 import weakref
 
@@ -767,6 +768,12 @@ def install_attribute(name, value):
     not replaced."""
     if name in ENGINE_ATTRIBUTES:
         raise TypeError(f"Tensor.{name} is the engine's own")
+    if type(value) is types.FunctionType and not value.__qualname__.startswith("Tensor."):
+        # (printed as a method of Tensor, `<bound method Tensor.sin of tensor(...)>`, not as
+        # the factory that made it; an alias keeps the name of the method it shares)
+        value.__qualname__ = f"Tensor.{name}"
+        if value.__name__ == "method":
+            value.__name__ = name
     setattr(Tensor, name, value)
     INSTALLED.add(name)
 

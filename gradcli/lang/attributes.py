@@ -60,8 +60,9 @@ def _readable_underscore(obj, name):
         return isinstance(obj, ENGINE_CLASSES["OpNode"])
     if name == "_version":
         return isinstance(obj, ENGINE_CLASSES["Tensor"])
-    if name == "__name__":
-        return isinstance(obj, (type, HiddenClass)) or _is_function(obj)
+    if name == "__name__":   # (an op's too: `torch.sin.__name__`, as PyTorch's bindings have)
+        return isinstance(obj, (type, HiddenClass)) or _is_function(obj) or \
+            type(obj) in OPAQUE_TYPES
     return name == "__init__" and type(obj) is super
 
 

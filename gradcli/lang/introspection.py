@@ -167,6 +167,8 @@ def help_function(print_function):
         name = name if isinstance(name, str) else type(obj).__name__
         from inspect import getdoc  # (not at start-up)
         doc = getdoc(obj) if not isinstance(obj, UNSAFE_TYPES) else None
+        if type(obj) in OPAQUE_TYPES and isinstance(getattr(obj, "doc", None), str):
+            doc = obj.doc or None   # (an op's own, not its class's)
         kind = "class" if isinstance(obj, type) else "function" if callable(obj) else "object"
         text = f"Help on {kind} {name}:\n\n{name}"
         if doc:

@@ -448,6 +448,14 @@ class BuiltinOrOp:
     def __repr__(self):
         return repr(getattr(builtins, self.name))
 
+    @property
+    def __name__(self):
+        return self.name
+
+    @property
+    def doc(self):   # (help()'s: the builtin's)
+        return getattr(builtins, self.name).__doc__
+
 
 # the builtins that share a name with an op, and the keywords each takes itself
 BUILTIN_KEYWORDS = {"max": ("key", "default"), "min": ("key", "default"), "sum": ("start",),
@@ -467,7 +475,9 @@ def modules():
     import gradcli
     torch, numpy = _engine_facade(gradcli, "torch"), _numpy_facade()
     torch._members["__version__"] = TORCH_VERSION
-    return {"torch": torch, "numpy": numpy, "math": _math_facade()}
+    from ..serialization import BytesIO  # (a file in memory for torch.save: no bytes in it)
+    return {"torch": torch, "numpy": numpy, "math": _math_facade(),
+            "io": Facade("io", {"BytesIO": BytesIO})}
 
 
 @lru_cache(maxsize=None)

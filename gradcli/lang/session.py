@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from ..engine.printing import budgeted
+from ..serialization import CURRENT as CURRENT_STORE, Store
 from ..engine.pyversion import instruction_column
 from . import limits, parser
 from .syntax import parse_expression, parse_module
@@ -51,6 +52,7 @@ class Session:
         self._echo = False
         self._values = {}
         self._sources = {}
+        self.store = Store(_note)   # torch.save's files (gradcli.serialization)
 
     # ------------------------------------------------------------------ running
     def run(self, source, *, echo=False, timeout=None, filename="<program>"):
@@ -112,8 +114,9 @@ class Session:
     def _execute(self, action, timeout):
         from ..engine.graph import AnomalyMode
         from ..engine.tangents import Unbatchable
-        previous_location = AnomalyMode.location
+        previous_location, previous_store = AnomalyMode.location, CURRENT_STORE[0]
         AnomalyMode.location = self._describe_location
+        CURRENT_STORE[0] = self.store
         try:
             # NumPy's floating-point warnings (divide by zero, overflow, invalid value) never reach
             # the user: PyTorch computes inf and nan silently
@@ -137,6 +140,7 @@ class Session:
             raise self._error(e) from None
         finally:
             AnomalyMode.location = previous_location
+            CURRENT_STORE[0] = previous_store
 
     def _error(self, exc):
         """The program's error (see _located_error); converting an error never raises."""
@@ -213,6 +217,11 @@ class Session:
         error = from_exception(exc, line, column)
         error.source_line = source_line
         return error
+
+
+def _note(text):
+    """A note of the session's (not the program's output): on standard error."""
+    sys.stderr.write(text + "\n")
 
 
 def _name_column(exc, source_line):

@@ -12,7 +12,7 @@ from ..engine.random import TorchGenerator
 from ..engine.tensor import Device, Tensor, check_numel, mark_batched, to_array
 from ..engine.torch_classes import TorchClass
 from .numerics import fused
-from .registry import Plain, register
+from .registry import Plain, missing_arguments, register
 from .tensor_methods import check_floating, normal_values, uniform_values
 
 
@@ -76,8 +76,15 @@ def from_numpy(array):
     return _leaf(array)
 
 
-def _size_argument(size, keywords, name):
-    """The size given as positional integers or as `size=` (torch.zeros(size=(2, 3)))."""
+def _size_argument(size, keywords, name, overloaded=False):
+    """The size given as positional integers or as `size=` (torch.zeros(size=(2, 3))); none
+    is PyTorch's TypeError (an overloaded name's, rand's and randn's, its "invalid
+    combination")."""
+    if not size and "size" not in keywords:
+        if overloaded:
+            raise TypeError(f"{name}() received an invalid combination of arguments - got (), "
+                            f"but expected one of:")
+        raise missing_arguments(name, ["size"])
     if "size" in keywords:
         if size:
             raise TypeError(f"{name}() got multiple values for argument 'size'")
@@ -101,7 +108,9 @@ ones = _filled(1, "ones")
 empty = _filled(0, "empty")
 
 
-def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+def full(size=None, fill_value=None, dtype=None, device=None, requires_grad=False):
+    if size is None or fill_value is None:
+        raise missing_arguments("full", ["size", "fill_value"][size is not None:])
     shape = _size((size,))
     if dtype is None:
         dtype = dtypes.scalar_dtype(fill_value)
@@ -430,7 +439,7 @@ def _numel(shape):
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, **keywords):
     """Uniform samples in [0, 1)."""
-    shape = _size(_size_argument(size, keywords, "rand"))
+    shape = _size(_size_argument(size, keywords, "rand", overloaded=True))
     d = _dtype_or_default(dtype).np
     check_floating(d, "check_uniform_bounds")
     if np.dtype(d).kind == "c":  # (uniform_'s: the real view's)
@@ -442,7 +451,7 @@ def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, **
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, **keywords):
     """Standard normal samples."""
-    shape = _size(_size_argument(size, keywords, "randn"))
+    shape = _size(_size_argument(size, keywords, "randn", overloaded=True))
     d = _dtype_or_default(dtype).np
     check_floating(d, "normal_kernel_cpu")
     if np.dtype(d).kind == "c":  # (normal_'s: the real view's)
@@ -457,7 +466,9 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
     """Integers drawn uniformly from [low, high)."""
     if size is None:
         if not isinstance(high, (tuple, list)):
-            raise TypeError("randint() missing required argument 'size'")
+            given = ", ".join(type(a).__name__ for a in (low, high) if a is not None)
+            raise TypeError(f"randint() received an invalid combination of arguments - got "
+                            f"({given}), but expected one of:")
         low, high, size = 0, low, high
     elif high is None:
         low, high = 0, low

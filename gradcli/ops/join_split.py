@@ -190,20 +190,37 @@ def _choose_split(self=None, split_size_or_sections=None, dim=0, **kwargs):
     return split_with_sizes if isinstance(sizes, (list, tuple)) else split_int
 
 
+_NOT_GIVEN = object()
+
+
 class _Split(Overload):
-    def __call__(self, tensor, split_size_or_sections=None, dim=0, **kwargs):
+    """torch.split and Tensor.split, Python functions in PyTorch: a missing size is Python's
+    TypeError, under each one's name for it."""
+
+    def __call__(self, tensor, split_size_or_sections=_NOT_GIVEN, dim=0, **kwargs):
         sizes = kwargs.pop("split_size_or_sections", kwargs.pop("split_size", split_size_or_sections))
         if "dim" in kwargs:
             dim = kwargs.pop("dim")
         if kwargs:
             raise TypeError(f"split() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        if sizes is _NOT_GIVEN:
+            raise TypeError("split() missing 1 required positional argument: "
+                            "'split_size_or_sections'")
         op = split_with_sizes if isinstance(sizes, (list, tuple)) else split_int
         return op(tensor, sizes, dim)
 
 
-register(_Split("split", _choose_split, (split_int, split_with_sizes),
-                doc="split into pieces of a size, or of a list of sizes, along dim (views)",
-                kind="shape"))
+split = register(_Split("split", _choose_split, (split_int, split_with_sizes),
+                        doc="split into pieces of a size, or of a list of sizes, along dim (views)",
+                        kind="shape"))
+
+
+def _split_method(self, split_size, dim=0):
+    return split(self, split_size, dim)
+
+
+_split_method.__name__, _split_method.__qualname__ = "split", "Tensor.split"
+split.method = _split_method   # (PyTorch's Tensor.split(self, split_size, dim=0))
 
 
 def _chunks_of(split):

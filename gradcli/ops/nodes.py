@@ -183,6 +183,21 @@ _DIM_LISTS = frozenset(("sum.dim_IntList", "mean.dim", "amax", "amin", "var", "s
                         "count_nonzero"))
 
 
+POINTWISE = frozenset({"elementwise", "binary"})   # the kinds of ops whose output is their
+#                                                    inputs broadcast
+
+
+def _reduced(shape, dim, keepdim):
+    """The shape a reduction over dim (None or () for all, an int or a list) leaves."""
+    n = len(shape)
+    dims = range(n) if dim is None or dim == () or dim == [] else \
+        [dim] if isinstance(dim, int) else list(dim)
+    dims = {d % n if n else 0 for d in dims}
+    if keepdim:
+        return tuple(1 if i in dims else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in dims)
+
+
 class OpNode(Node):
     """The grad_fn of an op's outputs; one subclass per op, named like PyTorch's.
 
@@ -199,6 +214,29 @@ class OpNode(Node):
     # whose history the saved output takes when unpacked (PyTorch's is_inplace_on_view
     # SavedVariable: the view's grad_fn, AsStridedBackward0 after the write, not this node)
     _result_view = None
+
+    def output_meta(self, nr):
+        """(shape, NumPy dtype) of output nr where the node tells it without keeping it (PyTorch
+        keeps every output's, its input_metadata): the result it saved, or a pointwise op's
+        inputs broadcast, when they share a dtype; None otherwise."""
+        saved = self._saved_out
+        if saved is not None and saved[1] == nr and type(saved[0]) is np.ndarray:
+            return saved[0].shape, saved[0].dtype
+        op, meta = self.op, self._meta
+        if nr or meta is None:
+            return None
+        attrs = dict(zip(op.attr_names, self._attrs or ()))
+        if op.kind == "reduction" and ("keepdim" in attrs or op.name.endswith(".default")):
+            dtype = attrs.get("dtype")
+            return (_reduced(meta[0], attrs.get("dim"), attrs.get("keepdim", False)),
+                    meta[1] if dtype is None else dtype.np)
+        if op.kind not in POINTWISE or op.dtype_rule not in ("promote", "same", "float"):
+            return None
+        shapes = [s for s in meta[0::2] if s is not None]
+        kinds = {d for d in meta[1::2] if d is not None}
+        if not shapes or len(kinds) != 1:
+            return None
+        return np.broadcast_shapes(*shapes), kinds.pop()
 
     def release(self):
         if self._saved_in is not None or self._saved_out is not None:

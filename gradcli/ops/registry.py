@@ -109,6 +109,14 @@ class Entry:
         super().__init_subclass__(**kwargs)
         _note_class(cls)
 
+    def __repr__(self):
+        from .reprs import printed
+        return printed(self.name, self)
+
+    @property
+    def __name__(self):
+        return self.name
+
     def __new__(cls, name=None, *args, **kwargs):
         pending = ADOPT.get(name) if ADOPT else None
         if pending is None or pending.__dict__["_class"] != cls.__qualname__:
@@ -401,9 +409,6 @@ class Op(Entry):
                     saved.append(name)
         return tuple(saved)
 
-    def __repr__(self):
-        return f"<op {self.name}>"
-
     def signature_text(self, name=None, method=False):
         """The call as `gradcli ops` shows it, from the declaration: `uniform(self, from=0.0,
         to=1.0, *, generator=None)` (method=True: without self, as Tensor's method takes it)."""
@@ -424,7 +429,7 @@ class Op(Entry):
             else:
                 seq, rest = kwargs.pop(self.inputs[0][1:], _MISSING), ()
             if seq is _MISSING:
-                raise TypeError(f"{self.name}() missing required argument '{self.inputs[0][1:]}'")
+                raise missing_arguments(self.name, [self.inputs[0][1:]])
             if isinstance(seq, Tensor) or not isinstance(seq, (list, tuple)):
                 raise TypeError(f"{self.name}(): argument '{self.inputs[0][1:]}' (position 1) must "
                                 f"be tuple of Tensors, not {messages.type_name(seq)}")
@@ -437,7 +442,7 @@ class Op(Entry):
                 if value is _MISSING and name == "self":
                     value = kwargs.pop("input", _MISSING)
                 if value is _MISSING:
-                    raise TypeError(f"{self.name}() missing required argument '{name}'")
+                    raise missing_arguments(self.name, self._missing(len(inputs), kwargs))
                 inputs.append(value)
         if len(rest) > self.positional_attrs:
             raise TypeError(self._too_many(n + len(rest)))
@@ -450,15 +455,20 @@ class Op(Entry):
             if i < len(rest):
                 raise TypeError(f"{self.name}() got multiple values for argument '{key}'")
             attrs[i] = value
-        missing = [f'"{name}"' for name, value in zip(self.attr_names, attrs)
-                   if value is _MISSING]
-        if missing:  # (PyTorch's words, its "1 ... arguments" too)
-            raise TypeError(f"{self.name}() missing {len(missing)} required positional argument"
-                            f"{'s' if len(missing) == 1 else ''}: {', '.join(missing)}")
+        missing = [name for name, value in zip(self.attr_names, attrs) if value is _MISSING]
+        if missing:
+            raise missing_arguments(self.name, missing)
         for i, (name, value) in enumerate(zip(self.attr_names, attrs)):
             if isinstance(value, (Tensor, np.ndarray)):
                 _check_number_attr(self, i, value)
         return inputs, tuple(attrs)
+
+    def _missing(self, given, kwargs):
+        """The required arguments not given (inputs from the `given`-th on, then attributes),
+        as PyTorch's parser names them (`self` is `input`)."""
+        inputs = ["input" if n == "self" else n for n in self.inputs[given:]]
+        attrs = [n for n, d in zip(self.attr_names, self.attr_defaults) if d is _MISSING]
+        return [n for n in inputs + attrs if n not in kwargs]
 
     def takes(self, args, kwargs, method=False):
         """Whether these arguments fit the declaration by count and names (method: self not
@@ -743,6 +753,15 @@ def _refuse_unsigned(op, np_dtype, attrs):
                                   f"'{dtypes.short_name(np_dtype)}'")
 
 
+def missing_arguments(name, missing):
+    """PyTorch's TypeError for required arguments not given, in its parser's words (its "1
+    required positional arguments" and "2 required positional argument" too)."""
+    quoted = ", ".join(f'"{m}"' for m in missing)
+    name = name.split(".")[0]   # (an overload's form, `pow.Tensor_Scalar`, by its public name)
+    return TypeError(f"{name}() missing {len(missing)} required positional argument"
+                     f"{'s' if len(missing) == 1 else ''}: {quoted}")
+
+
 def method_words(text, name=None):
     """An op's argument-count TypeError said of its Tensor method: counts without self, as
     PyTorch's parser counts a method's arguments, and under the method's name if given
@@ -851,9 +870,6 @@ class Plain(Entry):
 
     def __call__(self, *args, **kwargs):
         return self.fn(*args, **kwargs)
-
-    def __repr__(self):
-        return f"<function {self.name}>"
 
 
 class Overload(Entry):

@@ -13,7 +13,8 @@ import numpy as np
 from ..engine import dtypes, messages
 from ..engine.tensor import Tensor, check_numel
 from .derivatives import helper
-from .registry import OPS, Composed, Op, Overload, Sample, alias, register, wrap_dim
+from .registry import (OPS, Composed, Op, Overload, Sample, alias, missing_arguments, register,
+                       wrap_dim)
 
 
 class Composed(Composed):
@@ -32,7 +33,7 @@ class VarArgs:
     def __call__(self, *args, **kwargs):
         if not args:
             if "input" not in kwargs:
-                raise TypeError(f"{self.name}() missing required argument 'input'")
+                raise missing_arguments(self.name, ["input"])
             args = (kwargs.pop("input"),)
         rest = args[1:]
         key = self.attr_names[0]
@@ -44,7 +45,10 @@ class VarArgs:
         if kwargs:
             raise TypeError(f"{self.name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
         if not rest:
-            raise TypeError(f"{self.name}() missing required argument '{key}'")
+            if self.name == "view":   # (PyTorch's has two forms, view(dtype) and view(size))
+                raise TypeError("view() received an invalid combination of arguments - got (), "
+                                "but expected one of:")
+            raise missing_arguments(self.name, [key])
         return self.apply((args[0],), (_int_tuple(rest),))
 
 

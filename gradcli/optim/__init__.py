@@ -57,9 +57,52 @@ class Optimizer(metaclass=TorchClass):
             for group in self.param_groups:
                 for p in group["params"]:
                     if p.grad is not None:
-                        self._update(p, p.grad._data, group, self.state.setdefault(id(p), {}))
+                        self._update(p, p.grad._data, group, self.state.setdefault(p, {}))
                         p._counter[0] += 1
         return loss
+
+    def state_dict(self):
+        """PyTorch's form: {'state': {index: {name: tensor}}, 'param_groups': [group with its
+        parameters' indices]}, the parameters numbered in their groups' order; the tensors
+        share the optimizer's state (its NumPy arrays), as PyTorch's are its state's own."""
+        from ..engine.tensor import Tensor
+        index, groups = {}, []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            packed["params"] = [index.setdefault(id(p), len(index)) for p in group["params"]]
+            groups.append(packed)
+        state = {}
+        for p, values in self.state.items():
+            if not values:   # (a step that keeps nothing, as SGD without momentum: no entry)
+                continue
+            state[index[id(p)] if isinstance(p, Tensor) else p] = {
+                name: _state_tensor(name, value) for name, value in values.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """The state and hyperparameters of state_dict (from state_dict(), saved and loaded),
+        its tensors cast to their parameters' dtypes (but `step`), as PyTorch's are."""
+        from ..engine.tensor import Tensor
+        groups, saved_groups = self.param_groups, state_dict["param_groups"]
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match "
+                             "the size of optimizer's group")
+        params = {}
+        for group, saved in zip(groups, saved_groups):
+            params.update(zip(saved["params"], group["params"]))
+        state = {}
+        for key, values in state_dict["state"].items():
+            p = params.get(key)
+            if p is None:
+                state[key] = values
+                continue
+            state[p] = {name: _state_value(name, value, p) if isinstance(value, Tensor)
+                        else value for name, value in values.items()}
+        self.state = state
+        self.param_groups = [dict(saved, params=group["params"])
+                             for group, saved in zip(groups, saved_groups)]
 
     def __repr__(self):
         text = type(self).__name__ + " ("
@@ -69,6 +112,30 @@ class Optimizer(metaclass=TorchClass):
                 if key != "params":
                     text += f"\n    {key}: {group[key]}"
         return text + "\n)"
+
+
+def _state_tensor(name, value):
+    """A state value as state_dict() shows it: a NumPy array as a tensor on its memory, Adam's
+    step count as the float tensor PyTorch counts it in."""
+    from ..engine.dtypes import get_default_dtype
+    from ..engine.tensor import Tensor
+    if isinstance(value, np.ndarray):
+        return Tensor._make(value, None, 0, False)
+    if name == "step" and isinstance(value, int):
+        dtype = np.float64 if get_default_dtype().name == "float64" else np.float32
+        return Tensor._make(np.array(value, dtype), None, 0, False)
+    return value
+
+
+def _state_value(name, tensor, p):
+    """A loaded state tensor as the optimizer keeps it: the step count an int, other tensors
+    the parameter's dtype (a NumPy array, shared with the tensor when it is)."""
+    if name == "step":
+        return int(tensor.item())
+    data = tensor._data
+    if p.is_floating_point() and data.dtype != p._data.dtype:
+        data = data.astype(p._data.dtype)
+    return data
 
 
 def _typename(t):

@@ -33,6 +33,33 @@ CASES = {
     "wrong shape": "y = x * 3\nr = grad(get_gradient_edge(y), x, torch.ones(3))",
     "float64 output": "y = x.double() * 3\nr = grad(get_gradient_edge(y), x, torch.ones(2))",
     "not a node": "r = grad(GradientEdge(3, 0), x, torch.ones(2))",
+    # edges made by hand of one-output nodes: a pointwise op's, a reduction's, a saved result's
+    "product by hand": "y = x * x\nr = grad(GradientEdge(y.grad_fn, 0), x, torch.ones(2))",
+    "sin by hand, implicit": "y = x.sin()\nr = grad(GradientEdge(y.grad_fn, 0), x)",
+    "sin by hand, wrong shape": "y = x.sin()\n"
+                                "r = grad(GradientEdge(y.grad_fn, 0), x, torch.ones(2, 1))",
+    "broadcast by hand": "y = x * torch.ones(3, 1)\n"
+                         "r = grad(GradientEdge(y.grad_fn, 0), x, torch.ones(3, 2))",
+    "broadcast by hand, wrong shape": "y = x * torch.ones(3, 1)\n"
+                                      "r = grad(GradientEdge(y.grad_fn, 0), x, torch.ones(2))",
+    "scalar operand by hand": "y = 2.5 - x\nr = grad(GradientEdge(y.grad_fn, 0), x, "
+                              "torch.tensor([1., 3.]))",
+    "exp by hand": "y = x.exp()\nr = grad(GradientEdge(y.grad_fn, 0), x, torch.ones(2))",
+    "sum by hand, implicit": "z = (x * 3).sum()\nr = grad(GradientEdge(z.grad_fn, 0), x)",
+    "mean by hand": "z = x.mean()\nr = grad(GradientEdge(z.grad_fn, 0), x, torch.tensor(2.))",
+    "sum over a dim by hand": "m = x * torch.ones(3, 1)\nz = m.sum(dim=1)\n"
+                              "r = grad(GradientEdge(z.grad_fn, 0), x, torch.ones(3))",
+    "keepdim by hand, wrong shape": "m = x * torch.ones(3, 1)\nz = m.sum(-1, keepdim=True)\n"
+                                    "r = grad(GradientEdge(z.grad_fn, 0), x, torch.ones(3))",
+    "float64 by hand": "y = x.double().sin()\n"
+                       "r = grad(GradientEdge(y.grad_fn, 0), x, torch.ones(2, dtype=torch.float64))",
+    "float32 gradient of a float64 output by hand": "y = x.double().sin()\n"
+                                                    "r = grad(GradientEdge(y.grad_fn, 0), x, "
+                                                    "torch.ones(2))",
+    "backward by hand": "y = x.tanh()\n"
+                        "torch.autograd.backward(GradientEdge(y.grad_fn, 0), torch.ones(2))\n"
+                        "r = x.grad",
+    "out of range by hand": "y = x.sin()\nr = grad(GradientEdge(y.grad_fn, 1), x, torch.ones(2))",
 }
 
 PRELUDE = ("x = torch.tensor([1., 2.], requires_grad=True)\n"

@@ -10,7 +10,7 @@ import gradcli
                                          ((2,), "ViewBackward0")])
 def test_reduced_gradient_graph(shape, name):
     a = gradcli.ones(3, 2, requires_grad=True)
-    s = gradcli.ones(*shape, requires_grad=True)
+    s = gradcli.ones(shape, requires_grad=True)   # (torch.ones() of no size is a TypeError)
     (g,) = gradcli.autograd.grad((a * s).sum(), s, create_graph=True)
     assert g.shape == s.shape
     assert g.grad_fn.name() == name

@@ -14,7 +14,7 @@ NOT_ALLOWED = "attributes starting with '_' are not allowed"
 NAMES_NOT_ALLOWED = "names starting with '__' are not allowed"
 RESERVED = "is a name gradcli reserves for itself"
 NOT_AVAILABLE = "is not available in gradcli programs"
-NO_MODULE = "is not supported in gradcli programs (programs may import torch, numpy and math)"
+NO_MODULE = "is not supported in gradcli programs (programs may import torch, numpy, math and io (its BytesIO))"
 
 # name -> (source, error type, a fragment of the message)
 ATTACKS = {
@@ -74,9 +74,14 @@ ATTACKS = {
                                   "attribute 'mro' is not available in gradcli programs"),
     # ------------------------------------------------------------ imports
     **{f"import {name}": (f"import {name}", "ImportError", NO_MODULE)
-       for name in ("os", "sys", "subprocess", "builtins", "importlib", "ctypes", "pickle", "io",
+       for name in ("os", "sys", "subprocess", "builtins", "importlib", "ctypes", "pickle",
                     "pathlib", "gradcli", "inspect", "gc", "threading", "signal", "shutil")},
     "from os import": ("from os import system", "ImportError", NO_MODULE),
+    # (io is gradcli's facade of one class, an in-memory file for torch.save: no real file)
+    "io.open": ("import io\nio.open", "AttributeError", "module 'io' has no attribute 'open'"),
+    "io.FileIO": ("from io import FileIO", "ImportError", "cannot import name 'FileIO' from 'io'"),
+    "BytesIO's bytes": ("import io\nio.BytesIO('abc')", "TypeError", "takes no initial bytes"),
+    "BytesIO's records": ("import io\nio.BytesIO()._records", "AttributeError", NOT_ALLOWED),
     "dotted os": ("import os.path", "ImportError", NO_MODULE),
     "numpy.lib": ("import numpy.lib", "ModuleNotFoundError", "No module named 'numpy.lib'"),
     "numpy.ctypeslib": ("import numpy.ctypeslib as c", "ModuleNotFoundError",

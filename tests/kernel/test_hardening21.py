@@ -224,10 +224,11 @@ def test_an_input_edge_past_its_nodes_outputs_is_an_index_error(node, nr, expect
 
 
 def test_a_gradient_edge_output_of_unknown_shape_says_what_gradcli_takes():
-    """(PyTorch 2.13 differentiates from any GradientEdge; gradcli, which keeps the metadata
-    of a one-output node's output only for an edge get_gradient_edge made, says so in one line
-    for an edge made by hand.  Edges it knows: tests/engine/test_edge_outputs_oracle.py.)"""
+    """(PyTorch 2.13 differentiates from any GradientEdge; gradcli, which keeps no metadata
+    of a one-output node's output, tells it for a pointwise op's or a reduction's node and says
+    so in one line for another edge made by hand, a view's here.  Edges it knows:
+    tests/engine/test_edge_outputs_oracle.py.)"""
     from gradcli.engine import messages
-    assert _gradcli_answer(EDGE_SETUP + "r = torch.autograd.grad(GradientEdge(y.grad_fn, 0), "
-                                        "x, torch.ones(2))") == \
+    assert _gradcli_answer(EDGE_SETUP + "v = x.unsqueeze(0)\nr = torch.autograd.grad("
+                                        "GradientEdge(v.grad_fn, 0), x, torch.ones(1, 2))") == \
         f"NotImplementedError: {messages.EDGE_OUTPUT}"
