@@ -140,7 +140,9 @@ def fresh_interpreter():
     from ..engine import autograd
     from ..ops import shape
     from ..ops.scatter import WARNED as WARNED_SCATTER
+    from ..nn.hooks import _GlobalHooks
     autograd._warned_create_graph = False
+    _GlobalHooks.clear()  # (torch.nn.modules.module's global hooks)
     shape.WARNED_T.clear()
     WARNED_SCATTER.clear()
     set_printoptions(profile="default")
