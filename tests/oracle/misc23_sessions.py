@@ -206,6 +206,62 @@ r.register_backward_hook(lambda m, gi, go: (gi[0], gi[0]))
 r(torch.tensor([-1., 2.], requires_grad=True)).sum().backward()
 """,
     },
+    "pytorch_code_conv_no_channels": {
+        "conv with zero input channels, groups, transposed, their gradients and errors": """\
+import torch
+import torch.nn.functional as F
+x = torch.ones(2, 0, 4, 4)
+w = torch.ones(3, 0, 2, 2)
+F.conv2d(x, w)
+F.conv2d(x, w, torch.ones(3))
+F.conv2d(x, w, padding=1).shape
+F.conv2d(x, w, stride=2, dilation=2).shape
+F.conv2d(torch.ones(2, 0, 4, 4), torch.ones(0, 0, 2, 2)).shape
+F.conv2d(torch.ones(2, 0, 4, 4), torch.ones(4, 0, 2, 2), groups=2).shape
+F.conv2d(torch.ones(2, 2, 4, 4), torch.ones(4, 0, 2, 2), groups=2)
+F.conv2d(torch.ones(2, 0, 4, 4), torch.ones(3, 1, 2, 2))
+F.conv2d(torch.ones(2, 1, 4, 4), torch.ones(3, 0, 2, 2))
+F.conv2d(torch.ones(0, 0, 4, 4), w).shape
+F.conv1d(torch.ones(2, 0, 4), torch.ones(3, 0, 2))
+F.conv3d(torch.ones(1, 0, 3, 3, 3), torch.ones(2, 0, 2, 2, 2)).shape
+F.conv_transpose2d(x, torch.ones(0, 3, 2, 2))
+F.conv_transpose2d(x, torch.ones(0, 3, 2, 2), torch.ones(3)).shape
+F.conv_transpose2d(torch.ones(2, 0, 4, 4), torch.ones(0, 2, 2, 2), groups=2).shape
+F.conv_transpose2d(torch.ones(2, 2, 4, 4), torch.ones(2, 0, 2, 2)).shape
+F.conv_transpose1d(torch.ones(2, 0, 4), torch.ones(0, 3, 2)).shape
+xg = torch.ones(2, 0, 4, 4, requires_grad=True)
+wg = torch.ones(3, 0, 2, 2, requires_grad=True)
+bg = torch.ones(3, requires_grad=True)
+y = F.conv2d(xg, wg, bg)
+y.grad_fn
+y.sum().backward()
+xg.grad.shape, wg.grad.shape, bg.grad
+c = torch.nn.Conv2d(0, 3, 2)
+c
+c.weight.shape
+torch.nn.Conv2d(3, 0, 2)(torch.ones(1, 3, 4, 4)).shape
+F.conv2d(torch.ones(2, 3, 4, 4), torch.ones(0, 3, 2, 2)).shape
+torch.nn.ConvTranspose2d(0, 3, 2)
+xg = torch.ones(2, 0, 5, requires_grad=True)
+wg = torch.ones(4, 0, 3, requires_grad=True)
+bg = torch.zeros(4, requires_grad=True)
+y = F.conv1d(xg, wg, bg, groups=2, stride=2)
+y.shape, y.grad_fn
+y.sum().backward()
+xg.grad.shape, wg.grad.shape, bg.grad
+F.conv2d(torch.ones(2, 0, 4, 4), torch.ones(3, 0, 2, 2, dtype=torch.float64)).shape
+F.conv2d(torch.ones(2, 0, 4, 4), torch.ones(3, 0, 2, 2), torch.ones(3, dtype=torch.float64))
+F.conv2d(torch.ones(2, 0, 4, 4), torch.ones(3, 0, 5, 5))
+F.conv_transpose2d(torch.ones(0, 2, 4, 4), torch.ones(2, 0, 2, 2))
+F.conv_transpose2d(torch.ones(0, 2, 4, 4), torch.ones(2, 3, 2, 2)).shape
+F.conv_transpose2d(torch.ones(2, 2, 4, 4, dtype=torch.float64), torch.ones(2, 0, 2, 2, dtype=torch.float64))
+F.conv_transpose1d(torch.ones(2, 2, 4), torch.ones(2, 0, 2))
+F.conv_transpose3d(torch.ones(1, 2, 2, 2, 2), torch.ones(2, 0, 2, 2, 2))
+F.conv2d(torch.ones(0, 3, 4, 4), torch.ones(2, 3, 2, 2), torch.ones(2)).shape
+torch.nn.Linear(0, 2).weight.shape
+torch.nn.init.kaiming_normal_(torch.empty(3, 0)).shape
+""",
+    },
 }
 
 
