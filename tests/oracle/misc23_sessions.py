@@ -262,6 +262,54 @@ torch.nn.Linear(0, 2).weight.shape
 torch.nn.init.kaiming_normal_(torch.empty(3, 0)).shape
 """,
     },
+    "pytorch_code_pooling_double_backward": {
+        "the second derivative through a pooling: zeros for its input, as PyTorch": """\
+import torch
+import torch.nn.functional as F
+torch.manual_seed(0)
+x = torch.randn(1, 1, 4, 4, requires_grad=True)
+y = F.max_pool2d(x, 2)
+g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+g.requires_grad, g.grad_fn
+torch.autograd.grad(g.sum(), x, allow_unused=True)
+y = F.avg_pool2d(x, 2)
+g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+g.requires_grad, g.grad_fn
+torch.autograd.grad(g.sum(), x, allow_unused=True)
+y = F.adaptive_avg_pool2d(x, 2)
+g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+g.requires_grad, g.grad_fn
+torch.autograd.grad(g.sum(), x, allow_unused=True)
+y = F.adaptive_max_pool2d(x, 2)
+g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+g.requires_grad, g.grad_fn
+torch.autograd.grad(g.sum(), x, allow_unused=True)
+y = F.max_pool1d(x[0], 2)
+g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+torch.autograd.grad(g.sum(), x, allow_unused=True)
+y = F.avg_pool1d(x[0], 2)
+g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+torch.autograd.grad(g.sum(), x, allow_unused=True)
+x3 = torch.randn(1, 1, 2, 4, 4, requires_grad=True)
+y = F.max_pool3d(x3, 2)
+g, = torch.autograd.grad(y.sum(), x3, create_graph=True)
+torch.autograd.grad(g.sum(), x3, allow_unused=True)
+y = F.avg_pool3d(x3, 2)
+g, = torch.autograd.grad(y.sum(), x3, create_graph=True)
+torch.autograd.grad(g.sum(), x3, allow_unused=True)
+y = F.max_pool2d(x, 2)
+g, = torch.autograd.grad((y ** 2).sum(), x, create_graph=True)
+torch.autograd.grad(g.sum(), x)
+y, i = F.max_pool2d(x, 2, return_indices=True)
+z = F.max_unpool2d(y, i, 2)
+g, = torch.autograd.grad(z.sum(), x, create_graph=True)
+g.grad_fn
+torch.autograd.grad(g.sum(), x, allow_unused=True)
+y = F.adaptive_max_pool1d(x[0], 2)
+g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+torch.autograd.grad(g.sum(), x, allow_unused=True)
+""",
+    },
 }
 
 
