@@ -161,7 +161,7 @@ net.load_state_dict(bad)
 l6 = net.register_load_state_dict_post_hook(lambda m, k: 1)
 net.load_state_dict(sd)
 net.load_state_dict([1])
-net.state_dict(None, "p.")
+list(net.state_dict(None, "p."))
 """,
         "register_backward_hook: tuple, list and dict outputs, non-tensor inputs, replaced grads": """\
 import torch
