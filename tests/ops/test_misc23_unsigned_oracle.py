@@ -35,7 +35,8 @@ EXPRESSIONS = [
     "torch.nn.functional.hardswish(a)", "torch.nn.functional.logsigmoid(a)",
     "torch.nn.functional.glu(m)", "torch.nn.functional.prelu(a, torch.ones(1, dtype=a.dtype))",
     # indexing, masks and scatters
-    "m.tril()", "m.triu()", "a.masked_fill(a == 2, 0)", "a.masked_fill_(torch.tensor([True, False, True]), 0)",
+    "m.tril()", "m.triu()", "a.masked_fill(a == 2, 0)",
+    "a.masked_fill_(torch.tensor([True, False, True]), 0)",
     "a.masked_select(torch.tensor([True, False, True]))",
     "a.masked_scatter(torch.tensor([True, False, True]), a)",
     "a.masked_scatter_(torch.tensor([True, False, True]), a)", "a.index_select(0, i)",
