@@ -11,6 +11,7 @@ import contextlib
 import difflib
 import io
 import re
+import sys
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -140,9 +141,10 @@ def fresh_interpreter():
     from ..engine import autograd
     from ..ops import shape
     from ..ops.scatter import WARNED as WARNED_SCATTER
-    from ..nn.hooks import _GlobalHooks
     autograd._warned_create_graph = False
-    _GlobalHooks.clear()  # (torch.nn.modules.module's global hooks)
+    hooks = sys.modules.get("gradcli.nn.hooks")  # (torch.nn.modules.module's global hooks;
+    if hooks is not None:                          # torch.nn loads at a program's first use)
+        hooks._GlobalHooks.clear()
     shape.WARNED_T.clear()
     WARNED_SCATTER.clear()
     set_printoptions(profile="default")

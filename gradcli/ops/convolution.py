@@ -17,6 +17,7 @@ offset at a time (no stride tricks).
 
 import inspect
 import itertools
+import math
 import warnings
 
 import numpy as np
@@ -324,19 +325,30 @@ def check_convolution(x_shape, w_shape, b_shape, stride, padding, dilation, tran
         raise RuntimeError("Only zero batch or zero channel inputs are supported, but got input "
                            f"shape: {_shape_text(shape)}")
     if 0 not in x_shape:
-        _check_kernel(w_shape, transposed, dtype)
+        _check_kernel(w_shape, transposed, _onednn(x_shape, w_shape, groups, dtype))
 
 
-def _check_kernel(w_shape, transposed, dtype=None):
+def _onednn(x_shape, w_shape, groups, dtype):
+    """Whether PyTorch 2.13's CPU build runs this convolution in oneDNN (ConvParams::use_mkldnn,
+    on more than one thread): a float32 2-d one (a 1-d one runs as 2-d) of groups, a kernel
+    over 3 x 3, a batch of several or over 20480 input elements."""
+    if dtype != np.float32 or len(x_shape) > 4:
+        return False
+    if len(x_shape) == 3:
+        x_shape, w_shape = x_shape[:2] + (1,) + x_shape[2:], w_shape[:2] + (1,) + w_shape[2:]
+    return (groups > 1 or (w_shape[2] > 3 and w_shape[3] > 3) or x_shape[0] > 1
+            or math.prod(x_shape) > 20480)
+
+
+def _check_kernel(w_shape, transposed, onednn=False):
     """The CPU kernels' own checks, in their order (slow_conv2d/3d, slow_conv_transpose2d/3d;
     a 1-d convolution runs as a 2-d one of height 1): a kernel of no elements, a transposed
-    one's weight of none (whose output, of no channel, could be of any size; a float32 2-d
-    one goes to oneDNN, which says so in its words)."""
+    one's weight of none (whose output, of no channel, could be of any size; where oneDNN runs
+    it, oneDNN's words)."""
     kernel = tuple(w_shape[2:])
     if len(kernel) == 1:
         kernel, w_shape = (1,) + kernel, w_shape[:2] + (1,) + kernel
-    if (transposed and dtype == np.float32 and len(kernel) == 2 and w_shape[1] == 0
-            and 0 not in kernel):
+    if transposed and onednn and w_shape[1] == 0 and 0 not in kernel:
         raise RuntimeError("could not create a primitive descriptor for the deconvolution "
                            "forward propagation primitive. Run workload with environment "
                            "variable ONEDNN_VERBOSE=all to get additional diagnostic "
