@@ -130,6 +130,9 @@ class ReplCore:
         dtypes.set_default_dtype(self.initial_dtype)
         GradMode.enabled = True
         close_dual_level()
+        hooks = sys.modules.get("gradcli.nn.hooks")  # (torch.nn.modules.module's global hooks)
+        if hooks is not None:
+            hooks._GlobalHooks.clear()
         self._new_session()
         self.transcript.new_session()
 

@@ -99,6 +99,54 @@ def check_numel(shape):
     return n
 
 
+INT64_MAX = 2 ** 63 - 1
+
+
+def _wrapped_product(sizes):
+    """c10's safe_multiply_u64: the product of sizes as unsigned 64 bits, and whether it
+    overflowed on the way (a later 0 does not undo that)."""
+    n, overflowed = 1, False
+    for s in sizes:
+        n *= int(s)
+        if n >= 2 ** 64:
+            n, overflowed = n % 2 ** 64, True
+    return n, overflowed
+
+
+def check_new_sizes(shape, itemsize):
+    """PyTorch's checks of a new contiguous tensor's sizes (empty, zeros, rand, ...): its
+    storage's bytes, then its strides, each the product of the sizes after it (at least 1),
+    in 64 bits; then gradcli's element limit and what NumPy holds."""
+    n, overflowed = _wrapped_product((*shape, itemsize))
+    if overflowed or n > INT64_MAX:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+    stride = 1
+    for s in reversed(shape[1:]):
+        stride *= max(s, 1)
+        if stride > INT64_MAX:
+            raise RuntimeError("Stride calculation overflowed")
+    check_holdable(shape, itemsize)
+
+
+def check_numel_overflow(shape):
+    """PyTorch's numel of a view's sizes (expand, view, reshape): 64 bits."""
+    n, overflowed = _wrapped_product(shape)
+    if overflowed or n > INT64_MAX:
+        raise RuntimeError("numel: integer multiplication overflow")
+
+
+def check_holdable(shape, itemsize):
+    """The element limit, then what a NumPy array holds: its non-empty sizes' product in bytes
+    within 2 ** 63 - 1 (PyTorch holds an empty tensor of sizes past that, gradcli cannot)."""
+    check_numel(shape)
+    n = itemsize
+    for s in shape:
+        n *= int(s) or 1
+    if n > INT64_MAX:
+        raise RuntimeError(f"an empty tensor of size {list(shape)} is more than gradcli holds "
+                           f"(a NumPy array's sizes span at most {INT64_MAX} bytes)")
+
+
 def _product(sizes):
     n = 1
     for s in sizes:

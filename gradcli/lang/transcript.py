@@ -11,6 +11,7 @@ import contextlib
 import difflib
 import io
 import re
+import sys
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -141,6 +142,9 @@ def fresh_interpreter():
     from ..ops import shape
     from ..ops.scatter import WARNED as WARNED_SCATTER
     autograd._warned_create_graph = False
+    hooks = sys.modules.get("gradcli.nn.hooks")  # (torch.nn.modules.module's global hooks;
+    if hooks is not None:                          # torch.nn loads at a program's first use)
+        hooks._GlobalHooks.clear()
     shape.WARNED_T.clear()
     WARNED_SCATTER.clear()
     set_printoptions(profile="default")

@@ -2,6 +2,7 @@
 gradcli's generator, which draws what PyTorch's draws."""
 
 import math
+import warnings
 
 import numpy as np
 
@@ -98,10 +99,15 @@ def xavier_normal_(tensor, gain=1.0, generator=None):
     return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
 
 
+def _no_op(tensor):
+    warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+    return tensor
+
+
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """Uniform in [-bound, bound], bound = gain * sqrt(3 / fan) (He et al.)."""
     if 0 in tensor.shape:
-        return tensor
+        return _no_op(tensor)
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     bound = math.sqrt(3.0) * std
     return uniform_(tensor, -bound, bound, generator)
@@ -109,7 +115,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     if 0 in tensor.shape:
-        return tensor
+        return _no_op(tensor)
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     return normal_(tensor, 0, std, generator)
 

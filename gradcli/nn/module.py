@@ -2,14 +2,24 @@
 state_dict/load_state_dict, train/eval, `.to()`/`.double()`, and its printed form, as PyTorch
 2.13's.  The modules built on it are gradcli.nn.modules'; its hooks run in gradcli.nn.hooks."""
 
+import warnings
 from collections import OrderedDict
+from collections.abc import Mapping
 
 from ..engine import callables
 from ..engine.grad_mode import no_grad
 from ..engine.tensor import Tensor
 from ..engine.torch_classes import TorchClass
 from .parameter import Parameter
-from .hooks import RemovableHandle, _HOOK_REGISTRIES, _call_with_hooks
+from .hooks import _HOOK_REGISTRIES, _GlobalHooks, _call_with_hooks, add_hook
+from .hooks import (register_module_backward_hook, register_module_forward_hook,  # noqa: F401
+                    register_module_forward_pre_hook, register_module_full_backward_hook,
+                    register_module_full_backward_pre_hook)
+
+# (torch.nn.modules.module, as programs see it)
+__all__ = ["Module", "Buffer", "register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_backward_hook", "register_module_full_backward_pre_hook",
+           "register_module_full_backward_hook"]
 
 
 def _add_indent(text, spaces):
@@ -24,13 +34,14 @@ class Module(metaclass=TorchClass):
     calling the module runs its forward."""
 
     _torch_name = "torch.nn.modules.module.Module"
+    _version = 1  # (what state_dict hooks get as local_metadata's version)
 
     def __init__(self, *args, **kwargs):
         if args or kwargs:
             raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
                             f"{len(args) + 1} were given")
         state = {"_parameters": {}, "_buffers": {}, "_non_persistent_buffers_set": set(),
-                 "_modules": {}, "training": True}
+                 "_modules": {}, "training": True, "_is_full_backward_hook": None}
         for registry in _HOOK_REGISTRIES:
             state[registry] = OrderedDict()
         for name, value in state.items():
@@ -79,7 +90,7 @@ class Module(metaclass=TorchClass):
 
     def __call__(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or
-                self._backward_pre_hooks):
+                self._backward_pre_hooks or _GlobalHooks.any()):
             # (a program's `m.forward = f`: held to what the program's own call of f would be)
             return callables.checked(self.forward)(*args, **kwargs)
         return _call_with_hooks(self, args, kwargs)
@@ -165,48 +176,58 @@ class Module(metaclass=TorchClass):
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """hook(module, args) (with_kwargs: hook(module, args, kwargs)) runs before forward;
         what it returns (not None) replaces the arguments."""
-        handle = RemovableHandle(self._forward_pre_hooks,
-                                 extra_dict=self._forward_pre_hooks_with_kwargs)
-        self._forward_pre_hooks[handle.id] = callables.checked(hook)
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs[handle.id] = True
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return add_hook(self._forward_pre_hooks, hook,
+                        [(self._forward_pre_hooks_with_kwargs, with_kwargs)], prepend)
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
                               always_call=False):
         """hook(module, args, output) (with_kwargs: hook(module, args, kwargs, output)) runs
         after forward; what it returns (not None) replaces the output."""
-        handle = RemovableHandle(self._forward_hooks,
-                                 extra_dict=[self._forward_hooks_with_kwargs,
-                                             self._forward_hooks_always_called])
-        self._forward_hooks[handle.id] = callables.checked(hook)
-        if with_kwargs:
-            self._forward_hooks_with_kwargs[handle.id] = True
-        if always_call:
-            self._forward_hooks_always_called[handle.id] = True
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return add_hook(self._forward_hooks, hook,
+                        [(self._forward_hooks_with_kwargs, with_kwargs),
+                         (self._forward_hooks_always_called, always_call)], prepend)
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """hook(module, grad_output) runs when the gradients of the module's outputs are known;
         what it returns (not None) replaces them."""
-        handle = RemovableHandle(self._backward_pre_hooks)
-        self._backward_pre_hooks[handle.id] = callables.checked(hook)
-        if prepend:
-            self._backward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return add_hook(self._backward_pre_hooks, hook, prepend=prepend)
 
     def register_full_backward_hook(self, hook, prepend=False):
         """hook(module, grad_input, grad_output) runs when the gradients of the module's inputs
         are known; what it returns (not None) replaces grad_input."""
-        handle = RemovableHandle(self._backward_hooks)
-        self._backward_hooks[handle.id] = callables.checked(hook)
-        if prepend:
-            self._backward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        self._set_backward_hook_kind(True)
+        return add_hook(self._backward_hooks, hook, prepend=prepend)
+
+    def register_backward_hook(self, hook):
+        """The deprecated backward hook: hook(module, grad_input, grad_output) with the
+        gradients of the node that made the output's first tensor (see gradcli.nn.hooks)."""
+        self._set_backward_hook_kind(False)
+        return add_hook(self._backward_hooks, hook)
+
+    def _set_backward_hook_kind(self, full):
+        if self._is_full_backward_hook is (not full):
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", full)
+
+    def register_state_dict_pre_hook(self, hook):
+        """hook(module, prefix, keep_vars) runs before state_dict() collects the module."""
+        return add_hook(self._state_dict_pre_hooks, hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata) runs after state_dict() collected
+        the module; it edits state_dict in place (returning something is an error)."""
+        return add_hook(self._state_dict_hooks, hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs) runs before load_state_dict() loads the module."""
+        return add_hook(self._load_state_dict_pre_hooks, hook)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys) runs after load_state_dict() loaded the module and
+        its children; it edits the keys in place (returning something is an error)."""
+        return add_hook(self._load_state_dict_post_hooks, hook)
 
     # ------------------------------------------------------------------ walking the tree
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
@@ -266,44 +287,62 @@ class Module(metaclass=TorchClass):
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         if args:  # (PyTorch's deprecated positional form)
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
+                          "#torch.nn.Module.state_dict for details.", FutureWarning, stacklevel=2)
             destination, prefix, keep_vars = (list(args) + [destination, prefix, keep_vars]
                                               [len(args):])[:3]
-        out = OrderedDict() if destination is None else destination
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        local_metadata = {"version": self._version}
+        metadata = getattr(destination, "_metadata", None)
+        if metadata is not None:
+            metadata[prefix[:-1]] = local_metadata
+        for hook in list(self._state_dict_pre_hooks.values()):
+            hook(self, prefix, keep_vars)
         for name, p in self._parameters.items():
             if p is not None:
-                out[prefix + name] = p if keep_vars else p.detach()
+                destination[prefix + name] = p if keep_vars else p.detach()
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
-                out[prefix + name] = b if keep_vars else b.detach()
+                destination[prefix + name] = b if keep_vars else b.detach()
         for name, module in self._modules.items():
             if module is not None:
-                module.state_dict(destination=out, prefix=prefix + name + ".",
+                module.state_dict(destination=destination, prefix=prefix + name + ".",
                                   keep_vars=keep_vars)
-        return out
+        for hook in list(self._state_dict_hooks.values()):
+            if hook(self, destination, prefix, local_metadata) is not None:
+                raise RuntimeError("state_dict post-hook must return None")
+        return destination
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
-        own = self.state_dict(keep_vars=True)
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        errors = []
-        for name, p in own.items():
-            if name not in state_dict:
-                continue
-            value = state_dict[name]
-            if not isinstance(value, Tensor):
-                errors.append(f'While copying the parameter named "{name}", expected '
-                              f"torch.Tensor or Tensor-like object from checkpoint but received "
-                              f"{type(value)}")
-                continue
-            if p.dim() == 0 and value.dim() == 1:  # (PyTorch's allowance for old checkpoints)
-                value = value[0]
-            if value.shape != p.shape:
-                errors.append(f"size mismatch for {name}: copying a param with shape "
-                              f"{value.shape} from checkpoint, the shape in current model is "
-                              f"{p.shape}.")
-                continue
-            with no_grad():   # (copied as it goes: an error leaves the others loaded)
-                p.copy_(value)
+        """PyTorch's: each module loads its own keys (after its pre-hooks), then its children,
+        then its post-hooks run."""
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing, unexpected, errors = [], [], []
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)
+
+        def load(module, local_state_dict, prefix=""):
+            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, missing,
+                                         unexpected, errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    load(child, {k: v for k, v in local_state_dict.items()
+                                 if k.startswith(child_prefix)}, child_prefix)
+            keys = _IncompatibleKeys(missing, unexpected)
+            for hook in list(module._load_state_dict_post_hooks.values()):
+                if hook(module, keys) is not None:
+                    raise AssertionError(
+                        "Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                        "expected to return new values, if incompatible_keys need to be "
+                        "modified, it should be done inplace.")
+
+        load(self, state_dict)
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: " +
@@ -315,6 +354,39 @@ class Module(metaclass=TorchClass):
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
                                + "\n\t".join(errors))
         return _IncompatibleKeys(missing, unexpected)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, missing, unexpected,
+                              errors):
+        for hook in list(self._load_state_dict_pre_hooks.values()):
+            hook(self, state_dict, prefix, local_metadata, True, missing, unexpected, errors)
+        local_state = {k: v for k, v in [*self._parameters.items(), *(
+            (k, b) for k, b in self._buffers.items()
+            if k not in self._non_persistent_buffers_set)] if v is not None}
+        for name, p in local_state.items():
+            key = prefix + name
+            if key not in state_dict:
+                missing.append(key)
+                continue
+            value = state_dict[key]
+            if not isinstance(value, Tensor):
+                errors.append(f'While copying the parameter named "{key}", expected '
+                              f"torch.Tensor or Tensor-like object from checkpoint but received "
+                              f"{type(value)}")
+                continue
+            if p.dim() == 0 and value.dim() == 1 and value.shape[0] == 1:
+                value = value[0]  # (PyTorch's allowance for old checkpoints)
+            if value.shape != p.shape:
+                errors.append(f"size mismatch for {key}: copying a param with shape "
+                              f"{value.shape} from checkpoint, the shape in current model is "
+                              f"{p.shape}.")
+                continue
+            with no_grad():   # (copied as it goes: an error leaves the others loaded)
+                p.copy_(value)
+        for key in state_dict:
+            if key.startswith(prefix):
+                first, *rest = key[len(prefix):].split(".", 1)
+                if first not in (self._modules if rest else local_state):
+                    unexpected.append(key)
 
     # ------------------------------------------------------------------ modes and gradients
     def train(self, mode=True):

@@ -12,6 +12,7 @@ from ..ops.dropout import check_probability
 from . import functional as F
 from . import init
 from .parameter import Parameter
+from . import module  # (torch.nn.modules.module, as programs see it)
 from .module import Buffer, Module
 
 __all__ = ["Module", "Buffer", "Linear", "Identity", "Sequential", "ReLU", "Tanh", "Sigmoid",
@@ -25,6 +26,7 @@ __all__ += ["ModuleDict", "ParameterList", "ParameterDict", "Flatten", "Unflatte
             "LogSigmoid", "Softmin"]
 __all__ += ["BatchNorm2d", "BatchNorm3d", "PReLU", "GroupNorm", "InstanceNorm1d",
             "InstanceNorm2d"]
+__all__ += ["module"]
 
 
 class Identity(Module):
@@ -69,15 +71,15 @@ class Sequential(Module):
     def __init__(self, *args):
         super().__init__()
         if len(args) == 1 and isinstance(args[0], (dict, OrderedDict)):
-            for name, module in args[0].items():
-                self.add_module(name, module)
+            for name, child in args[0].items():
+                self.add_module(name, child)
         else:
-            for i, module in enumerate(args):
-                self.add_module(str(i), module)
+            for i, child in enumerate(args):
+                self.add_module(str(i), child)
 
     def forward(self, input):
-        for module in self._modules.values():
-            input = module(input)
+        for child in self._modules.values():
+            input = child(input)
         return input
 
     def __len__(self):
@@ -102,8 +104,8 @@ class ModuleList(Module):
 
     def __init__(self, modules=None):
         super().__init__()
-        for module in modules or ():
-            self.append(module)
+        for child in modules or ():
+            self.append(child)
 
     def append(self, module):
         self.add_module(str(len(self._modules)), module)
@@ -304,8 +306,8 @@ class ModuleDict(Module):
     def update(self, modules):
         items = modules.items() if isinstance(modules, (dict, OrderedDict, ModuleDict)) \
             else modules
-        for key, module in items:
-            self[key] = module
+        for key, child in items:
+            self[key] = child
 
 
 def _parameter_line(key, p, type_name):
@@ -595,6 +597,7 @@ class BatchNorm1d(Module):
     ones in eval."""
 
     _torch_name = "torch.nn.modules.batchnorm.BatchNorm1d"
+    _version = 2  # (PyTorch's _NormBase)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, device=None, dtype=None, *, bias=True):

@@ -367,12 +367,20 @@ def _expanded_target(data, name):
     PyTorch, refused when elements share memory (a stride 0 over more than one element), but
     for fill_ and zero_, which PyTorch lets write every alias with the one value; written
     through a writeable alias of the same memory otherwise."""
-    import numpy as np
     overlap = 0 in [st if n > 1 else 1 for st, n in zip(data.strides, data.shape)]
     if overlap and name.split(".")[0] not in ("fill", "fill_", "zero"):
         raise RuntimeError(INTERNAL_OVERLAP)
+    return writeable_alias(data)
+
+
+def writeable_alias(data):
+    """A writeable array over the memory of `data`, a read-only view (an expanded tensor's):
+    through the first writeable array it views, at the same place."""
+    import numpy as np
     base = data.base
-    if (isinstance(base, np.ndarray) and base.flags.writeable
+    while isinstance(base, np.ndarray) and not base.flags.writeable:
+        base = base.base
+    if (isinstance(base, np.ndarray)
             and base.__array_interface__["data"][0] == data.__array_interface__["data"][0]):
         return np.lib.stride_tricks.as_strided(base, data.shape, data.strides)
     raise RuntimeError(INTERNAL_OVERLAP)

@@ -18,9 +18,10 @@ SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def _floating(name, a):
+def _floating(name, a, kernel=None):
     if a.dtype.kind not in "fc":
-        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{short_name(a.dtype)}'")
+        raise NotImplementedError(f"\"{kernel or name + '_cpu'}\" not implemented for "
+                                  f"'{short_name(a.dtype)}'")
 
 
 def activation(name, forward, derivative, doc, samples, public=False, method=False, **kw):
@@ -177,7 +178,7 @@ def _check_lambda(a, lambd):
 
 
 def _softshrink(a, lambd):
-    _floating("softshrink", a)
+    _floating("softshrink", a, "softshrink_check")
     _check_lambda(a, lambd)
     return np.where(a > lambd, a - lambd, np.where(a < -lambd, a + lambd, 0)).astype(
         a.dtype, copy=False)
@@ -220,13 +221,13 @@ THRESHOLD_ = Op("threshold_", _threshold,
 # ------------------------------------------------------------------ glu
 
 def _glu(a, dim):
-    _floating("glu", a)
     if a.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     d = wrap_dim(dim, a.ndim)
     if a.shape[d] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
                            f"{a.shape[d]}")
+    _floating("glu", a)  # (after the shape's checks, as PyTorch's)
     first, second = np.split(a, 2, axis=d)
     return first / (1 + np.exp(-second))
 

@@ -126,12 +126,14 @@ def _adaptive_avg_ops(nd, samples):
         samples=samples))
     backward = register(Op(
         f"{name}_backward", _adaptive_avg_backward(nd),
-        (f"grad_output: {name}(grad, grad_output_shape[-{nd}:])",), jvp="linear",
+        (f"grad_output: {name}(grad, grad_output_shape[-{nd}:])",
+         "self: grad.new_zeros(self_shape)"),
+        jvp="linear",
         inputs=("grad_output", "self"), grad_fn=f"AdaptiveAvgPool{nd}DBackwardBackward0",
         method=False, public=False, kind="backward", doc=f"the gradient of {name[1:]}",
         samples=[Sample(s.shapes[0][:-nd] + s.attrs["output_size"], s.shapes[0])
                  for s in samples]))
-    backward.hidden_saved = ("grad_output_sym_sizes",)
+    backward.hidden_saved = ("grad_output_sym_sizes", "self_sym_sizes")
     backward.extra_saved = {f"_saved_grad_output_sym_argsize_minus_{i}":
                             (lambda i: lambda node: node._meta[0][-i])(i)
                             for i in range(1, nd + 1)}
@@ -194,14 +196,15 @@ def _adaptive_max_ops(nd, samples):
     forward.extra_saved = {"_saved_result1": _indices_from_saved(adaptive_max_indices, 0)}
     backward = register(Op(
         f"{name}_backward", _adaptive_max_backward,
-        ("grad_output: _adaptive_max_double_backward(grad, self, output_size)",),
+        ("grad_output: _adaptive_max_double_backward(grad, self, output_size)",
+         "self: grad.new_zeros(self_shape)"),
         jvp=(f"grad_output: {name}_backward(grad_output_t, self, output_size)",),
         inputs=("grad_output", "self"), attrs=("output_size",),
         grad_fn=f"AdaptiveMaxPool{nd}DBackwardBackward0", method=False, public=False,
         kind="backward", doc=f"the gradient of {name}",
         samples=[Sample(s.shapes[0][:-nd] + s.attrs["output_size"], s.shapes[0],
                         attrs=s.attrs) for s in samples]))
-    backward.hidden_saved = ("self", "output_size")
+    backward.hidden_saved = ("self", "self_sym_sizes", "output_size")
     backward.extra_saved = {"_saved_indices": _indices_from_saved(adaptive_max_indices, 1)}
     return forward
 

@@ -17,6 +17,7 @@ offset at a time (no stride tricks).
 
 import inspect
 import itertools
+import math
 import warnings
 
 import numpy as np
@@ -125,14 +126,16 @@ def _short(a):
 
 
 def check_dtypes(x, w, b, transposed):
-    """aten's checks of the inputs' dtypes (the op does not promote them, as PyTorch's)."""
-    if w.dtype != x.dtype:
+    """aten's checks of the inputs' dtypes (the op does not promote them, as PyTorch's); of an
+    input of no elements, the bias's only (its Empty backend runs no kernel)."""
+    if w.dtype != x.dtype and x.size:
         raise RuntimeError(f"expected scalar type {_short(x)} but found {_short(w)}")
     if b.size and b.dtype != x.dtype and not transposed:
         raise RuntimeError(f"Input type ({_CPP_TYPES[x.dtype.name]}) and bias type "
                            f"({_CPP_TYPES[b.dtype.name]}) should be the same")
     # (PyTorch's transposed kernels take no integers but int64)
-    if x.dtype.kind == "b" or transposed and x.dtype.kind in "iu" and x.dtype != np.int64:
+    if x.size and (x.dtype.kind == "b" or transposed and x.dtype.kind in "iu" and
+                   x.dtype != np.int64):
         kernel = (f"slow_conv_transpose{3 if w.ndim == 5 else 2}d_out_cpu" if transposed else
                   "compute_columns3d" if w.ndim == 5 else "slow_conv2d_cpu")
         raise NotImplementedError(f'"{kernel}" not implemented for \'{_short(x)}\'')
@@ -140,8 +143,13 @@ def check_dtypes(x, w, b, transposed):
 
 def _forward(x, w, b, stride, padding, dilation, transposed, output_padding, groups):
     check_convolution(x.shape, w.shape, b.shape, stride, padding, dilation, transposed,
-                      output_padding, groups)
+                      output_padding, groups, x.dtype)
     check_dtypes(x, w, b, transposed)
+    if not x.size:
+        empty = _empty_backend(x, w, stride, padding, dilation, transposed, output_padding,
+                               groups)
+        if empty is not None:
+            return empty
     if b.size and b.dtype != x.dtype:
         b = b.astype(x.dtype)
     stride, padding, dilation, output_padding = _expanded(w, stride, padding, dilation,
@@ -167,9 +175,27 @@ def _forward(x, w, b, stride, padding, dilation, transposed, output_padding, gro
     return y
 
 
+def _empty_backend(x, w, stride, padding, dilation, transposed, output_padding, groups):
+    """PyTorch's ConvBackend::Empty, for an input of no elements: an input of no channel gives
+    an output of none (whatever the weight's out channels); a weight of no elements is its
+    `weight_view[0]`'s IndexError; else None (the kernels' path gives the empty output)."""
+    if x.shape[1] == 0:
+        stride, padding, dilation, output_padding = _expanded(w, stride, padding, dilation,
+                                                              output_padding)
+        out = _geometry(x, w, stride, padding, dilation, transposed, output_padding, groups)[1]
+        return np.zeros((x.shape[0], 0) + tuple(out), x.dtype)
+    if not w.size:
+        raise IndexError("select(): index 0 out of range for tensor of size [0] at dimension 0")
+    return None
+
+
 def _backward(gy, x, w, bias_sym_sizes_opt, stride, padding, dilation, transposed,
               output_padding, groups):
     """(grad_input, grad_weight, grad_bias) of a convolution: aten's convolution_backward."""
+    if not x.size and x.shape[1] == 0:  # (the Empty backend's output: zeros for all)
+        bias = () if bias_sym_sizes_opt is None else tuple(bias_sym_sizes_opt)
+        return (np.zeros(x.shape, x.dtype), np.zeros(w.shape, w.dtype),
+                np.zeros(bias if bias != () else (0,), gy.dtype))
     stride, padding, dilation, output_padding = _expanded(w, stride, padding, dilation,
                                                           output_padding)
     n, g = x.shape[0], groups
@@ -209,8 +235,9 @@ def _shape_text(shape):
 
 
 def check_convolution(x_shape, w_shape, b_shape, stride, padding, dilation, transposed,
-                      output_padding, groups):
-    """aten's convolution checks, in its order and words."""
+                      output_padding, groups, dtype=None):
+    """aten's convolution checks, in its order and words (an input of no elements runs no
+    kernel, and none of the kernels' checks)."""
     nd = len(w_shape) - 2
     if nd < 1:
         raise RuntimeError("weight should have at least three dimensions")
@@ -297,16 +324,35 @@ def check_convolution(x_shape, w_shape, b_shape, stride, padding, dilation, tran
         shape = x_shape[:2] + (1,) + tuple(x_shape[2:]) if nd == 1 else x_shape
         raise RuntimeError("Only zero batch or zero channel inputs are supported, but got input "
                            f"shape: {_shape_text(shape)}")
-    _check_kernel(w_shape, transposed)
+    if 0 not in x_shape:
+        _check_kernel(w_shape, transposed, _onednn(x_shape, w_shape, groups, dtype))
 
 
-def _check_kernel(w_shape, transposed):
+def _onednn(x_shape, w_shape, groups, dtype):
+    """Whether PyTorch 2.13's CPU build runs this convolution in oneDNN (ConvParams::use_mkldnn,
+    on more than one thread): a float32 2-d one (a 1-d one runs as 2-d) of groups, a kernel
+    over 3 x 3, a batch of several or over 20480 input elements."""
+    if dtype != np.float32 or len(x_shape) > 4:
+        return False
+    if len(x_shape) == 3:
+        x_shape, w_shape = x_shape[:2] + (1,) + x_shape[2:], w_shape[:2] + (1,) + w_shape[2:]
+    return (groups > 1 or (w_shape[2] > 3 and w_shape[3] > 3) or x_shape[0] > 1
+            or math.prod(x_shape) > 20480)
+
+
+def _check_kernel(w_shape, transposed, onednn=False):
     """The CPU kernels' own checks, in their order (slow_conv2d/3d, slow_conv_transpose2d/3d;
     a 1-d convolution runs as a 2-d one of height 1): a kernel of no elements, a transposed
-    one's weight of none (whose output, of no channel, could be of any size)."""
+    one's weight of none (whose output, of no channel, could be of any size; where oneDNN runs
+    it, oneDNN's words)."""
     kernel = tuple(w_shape[2:])
     if len(kernel) == 1:
         kernel, w_shape = (1,) + kernel, w_shape[:2] + (1,) + kernel
+    if transposed and onednn and w_shape[1] == 0 and 0 not in kernel:
+        raise RuntimeError("could not create a primitive descriptor for the deconvolution "
+                           "forward propagation primitive. Run workload with environment "
+                           "variable ONEDNN_VERBOSE=all to get additional diagnostic "
+                           "information.")
     if transposed and 0 in w_shape and (len(kernel) == 3 or 0 not in kernel):
         raise RuntimeError(
             ("non-empty 2D or 4D weight tensor expected" if len(kernel) == 2 else
@@ -541,8 +587,9 @@ def _same_padding(x, weight, stride, dilation, nd):
         if not _WARNED:  # (PyTorch's TORCH_WARN_ONCE: once a process)
             _WARNED.append(True)
             warnings.warn("Using padding='same' with even kernel lengths and odd dilation may "
-                          "require a zero-padded copy of the input be created", UserWarning,
-                          stacklevel=4)
+                          "require a zero-padded copy of the input be created (Triggered "
+                          "internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+                          "Convolution.cpp:1101.)", UserWarning, stacklevel=4)
         # (constant_pad_nd, declared with F.pad's ops in gradcli.ops.layers)
         x = OPS["constant_pad_nd"].apply(
             (x,), (tuple(p for e in reversed(extra) for p in (0, e)), 0))

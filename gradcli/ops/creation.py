@@ -9,7 +9,8 @@ import numpy as np
 from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode, no_grad
 from ..engine.random import TorchGenerator
-from ..engine.tensor import Device, Tensor, check_numel, mark_batched, to_array
+from ..engine.tensor import (INT64_MAX, Device, Tensor, check_new_sizes, check_numel,
+                             mark_batched, to_array)
 from ..engine.torch_classes import TorchClass
 from .numerics import fused
 from .registry import Plain, missing_arguments, register
@@ -29,19 +30,23 @@ def _dtype_or_default(dtype):
     return dtype if dtype is not None else dtypes.get_default_dtype()
 
 
-def _size(size):
+def _size(size, dtype=None, name="zeros"):
+    """The sizes of a new tensor (of dtype, by default the default dtype), checked."""
     if len(size) == 1 and isinstance(size[0], (list, tuple)):
         size = tuple(size[0])
-    for s in size:
+    for i, s in enumerate(size):
         if isinstance(s, bool) or not isinstance(s, (int, np.integer)) and not (
                 isinstance(s, Tensor) and s.numel() == 1):
             raise TypeError(f"zeros(): argument 'size' must be tuple of ints, but found element "
                             f"of type {type(s).__name__}")
+        if not -INT64_MAX - 1 <= int(s) <= INT64_MAX:  # (PyTorch's C long long)
+            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
+                            f'{i + 1} with error "Overflow when unpacking long long')
         if int(s) < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {int(s)}: "
                                f"{[int(x) for x in size]}")
     size = tuple(int(s) for s in size)
-    check_numel(size)
+    check_new_sizes(size, _dtype_or_default(dtype).np.itemsize)
     return size
 
 
@@ -97,8 +102,8 @@ def _size_argument(size, keywords, name, overloaded=False):
 def _filled(fill, name):
     def make(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None,
              **keywords):
-        shape = _size(_size_argument(size, keywords, name))
         d = _dtype_or_default(dtype)
+        shape = _size(_size_argument(size, keywords, name), d, name)
         return _leaf(np.full(shape, fill, d.np), requires_grad)
     return make
 
@@ -111,9 +116,9 @@ empty = _filled(0, "empty")
 def full(size=None, fill_value=None, dtype=None, device=None, requires_grad=False):
     if size is None or fill_value is None:
         raise missing_arguments("full", ["size", "fill_value"][size is not None:])
-    shape = _size((size,))
     if dtype is None:
         dtype = dtypes.scalar_dtype(fill_value)
+    shape = _size((size,), dtype, "full")
     return _leaf(np.full(shape, fill_value, dtype.np), requires_grad)
 
 
@@ -472,8 +477,8 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
         low, high, size = 0, low, high
     elif high is None:
         low, high = 0, low
-    shape = _size((size,))
     d = dtype or dtypes.int64
+    shape = _size((size,), d)
     draws = generator_of(generator, "randint")._integers(low, high, _numel(shape))
     return _leaf(draws.reshape(shape).astype(d.np), requires_grad)
 

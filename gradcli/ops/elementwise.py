@@ -11,6 +11,7 @@ from ..engine.tensor import Tensor
 from .arith import broadcasting
 from .numerics import fma
 from .derivatives import helper
+from . import unsigned
 from .registry import (OPS, Op, Overload, Sample, _bad_argument, _camel, alias, elementwise_samples,
                        register)
 
@@ -348,6 +349,8 @@ class _TensorBounds(Op):
         if kwargs:
             raise TypeError(f"clamp() got an unexpected keyword argument '{next(iter(kwargs))}'")
         dt = input._data.dtype
+        if unsigned.is_wide(dt):  # (PyTorch's missing kernel, named by the bounds given)
+            unsigned.check(self, (input, min, max), ())
         if min is None:
             min = _unbounded(dt, -1)
         if max is None:

@@ -361,7 +361,90 @@ unary("digamma", lambda a: _polygamma(0, a), "self: grad * polygamma(1, self)",
 def _polygamma_forward(n, a):
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
+    if n >= 2:
+        return _polygamma_zeta(int(n), a)
     return _polygamma(int(n), a)
+
+
+# Cephes' Euler-Maclaurin coefficients, as PyTorch's zeta (ATen/native/Math.h) has them
+_ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+           7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
+           -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18)
+_MACHEP = 1.11022302462515654042e-16
+_ZETA_FAR = -100.0  # (a negative q below it: PyTorch's sum would take |q| steps)
+
+
+def _zeta(x, q, dtype):
+    """PyTorch's (Cephes') Hurwitz zeta(x, q) for an integer x >= 2, elementwise over q, in its
+    order of operations: the sum up from q until its terms are negligible (at least 9 of them
+    and up to 9), then the Euler-Maclaurin tail, in float64 but for the first term, a power
+    in the input's dtype (float32's overflows: -0.5 ** -171 is -inf)."""
+    shape = np.shape(q)
+    with np.errstate(all="ignore"):
+        first = np.power(q, dtype.type(-x)).astype(np.float64).reshape(-1)
+    q = np.asarray(q, dtype=np.float64).reshape(-1)
+    out = np.full(q.shape, np.nan)
+    pole = (q <= 0) & (q == np.floor(q))
+    out[pole] = np.inf
+    live = ~pole & ~np.isnan(q)
+    with np.errstate(all="ignore"):
+        s = np.where(live, first, 0.0)
+        a = q.copy()
+        b = np.zeros(q.shape)
+        i = 0
+        while True:  # (on the elements still summing: a far negative q sums for long)
+            looping = np.flatnonzero(live & ((i < 9) | (a <= 9.0)))
+            if not looping.size:
+                break
+            i += 1
+            a[looping] += 1.0
+            b[looping] = np.power(a[looping], -x)
+            s[looping] += b[looping]
+            sl, bl = s[looping], b[looping]
+            done = looping[(-_MACHEP * sl < bl) & (bl < _MACHEP * sl)]
+            out[done] = s[done]
+            live[done] = False
+        w = a
+        s = s + b * w / (x - 1.0)
+        s = s - 0.5 * b
+        a = np.ones(q.shape)
+        k = 0.0
+        for coefficient in _ZETA_A:
+            a = a * (x + k)
+            b = b / w
+            t = a * b / coefficient
+            s = s + t
+            done = live & (np.abs(t / s) < _MACHEP)
+            out[done] = s[done]
+            live &= ~done
+            k += 1.0
+            a = a * (x + k)
+            b = b / w
+            k += 1.0
+    out[live] = s[live]
+    return out.reshape(shape)
+
+
+def _polygamma_zeta(n, a):
+    """polygamma(n >= 2, x) as PyTorch's calc_polygamma: (-1) ** (n + 1) * exp(lgamma(n + 1))
+    * zeta(n + 1, x) in the input's dtype, so that the factor overflows past n = 170 in
+    float64 (past 34 in float32) to inf (nan where zeta is 0).  A negative x far from 0 is
+    reflected instead (PyTorch's sum would take |x| steps)."""
+    dtype = a.dtype if a.dtype.kind == "f" else np.dtype(np.float64)
+    one = dtype.type(1.0 if n % 2 else -1.0)
+    with np.errstate(all="ignore"):
+        factor = one * np.exp(dtype.type(math.lgamma(n + 1)))
+        q = np.asarray(a, dtype=np.float64)
+        far = (q < _ZETA_FAR) & np.isfinite(q)
+        zeta = _zeta(float(n + 1), np.where(far, 1.0, a).astype(dtype), dtype).astype(dtype)
+        out = factor * zeta
+        if far.any():
+            try:
+                reflected = _polygamma(n, np.where(far, q, -0.5)).astype(dtype)
+            except OverflowError:  # (n past 170: its factorials are no floats)
+                reflected = np.full(q.shape, np.nan, dtype)
+            out = np.where(far, reflected, out)
+    return out
 
 
 register(Op(

@@ -86,11 +86,11 @@ register(Plain("meshgrid", meshgrid, "coordinate grids of 1-d tensors (indexing=
 def _repeat_indices(repeats):
     """torch.repeat_interleave(repeats): each index i repeated repeats[i] times (int64)."""
     r = repeats._data
-    if r.ndim > 1:
-        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-    if r.dtype.kind not in "iu":
+    if r.dtype not in (np.int32, np.int64):
         raise NotImplementedError('"repeat_interleave_cpu" not implemented for '
                                   f"'{dtypes.from_numpy_dtype(r.dtype).short}'")
+    if r.ndim > 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
     r = r.reshape(-1).astype(np.int64)
     if (r < 0).any():
         raise RuntimeError("repeats can not be negative")

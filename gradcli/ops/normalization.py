@@ -6,6 +6,7 @@ differentiates them again).  torch.nn.functional's spellings (F.layer_norm, F.ba
 F.group_norm, F.instance_norm) are in gradcli.nn.functional."""
 
 import math
+import numbers
 
 import numpy as np
 
@@ -270,18 +271,32 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, 
         mean, var = _moments(x, dims)
         n = x.size // x.shape[1] if x.shape[1] else 0
         if running_mean is not None:
-            m = running_mean._data
-            m[...] = (momentum * mean.reshape(-1) + (1 - momentum) * m).astype(m.dtype)
+            _update_running(running_mean, mean.reshape(-1), momentum)
         if running_var is not None:
-            v = running_var._data
             unbiased = var.reshape(-1) * (n / (n - 1)) if n > 1 else var.reshape(-1) * np.inf
-            v[...] = (momentum * unbiased + (1 - momentum) * v).astype(v.dtype)
+            _update_running(running_var, unbiased, momentum)
     else:
         mean = running_mean._data.reshape(shape)
         var = running_var._data.reshape(shape)
     w = weight.reshape(shape) if isinstance(weight, np.ndarray) else weight
     b = bias.reshape(shape) if isinstance(bias, np.ndarray) else bias
     return ((x - mean) / np.sqrt(var + eps) * w + b).astype(x.dtype)
+
+
+def _update_running(stat, batch, momentum):
+    """stat = momentum * batch + (1 - momentum) * stat, written into stat's memory channel by
+    channel, as PyTorch's kernel writes it through its accessor: the channels of an expanded
+    stat share theirs, and each channel's update reads what the one before wrote (PyTorch's
+    result on one thread: on several, its channels race)."""
+    from . import writeable_alias
+    data = stat._data
+    if not data.flags.writeable:
+        data = writeable_alias(data)
+    if data.size > 1 and 0 in data.strides:
+        for f in range(data.shape[0]):
+            data[f] = momentum * batch[f] + (1 - momentum) * data[f]
+    else:
+        data[...] = (momentum * batch + (1 - momentum) * data).astype(data.dtype)
 
 
 def _batch_layout(input, running_mean, running_var, training):
@@ -367,6 +382,17 @@ def _check_batch_norm_parameters(input, weight, bias, running_mean, running_var)
             raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
+def _float_argument(value, name, position):
+    """A float argument of torch.batch_norm as its parser takes it: a number or a one-element
+    tensor, as a float."""
+    if isinstance(value, Tensor) and value.numel() == 1:
+        return value.item()
+    if not isinstance(value, numbers.Real):
+        raise TypeError(f"batch_norm(): argument '{name}' (position {position}) must be float, "
+                        f"not {type(value).__name__}")
+    return float(value)
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
     """Batch normalization per channel (dim 1): over the batch in training (the running stats
@@ -400,6 +426,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if t is not None and t.dim() != 1:
             raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has {t.dim()}")
     _check_batch_norm_parameters(input, weight, bias, running_mean, running_var)
+    momentum, eps = _float_argument(momentum, "momentum", 7), _float_argument(eps, "eps", 8)
     return _BATCH_NORM.apply((input, 1 if weight is None else weight,
                               0 if bias is None else bias),
                              (running_mean, running_var, bool(training), momentum, eps))

@@ -281,14 +281,15 @@ def _max_pool_ops(nd, samples):
     forward.extra_saved = {"_saved_result1": _indices_from_saved(max_pool_indices, 0)}
     backward = register(Op(
         f"{name}_backward", _max_pool_backward,
-        (f"grad_output: _max_pool_double_backward(grad, self, {_POOL_ARGS})",),
+        (f"grad_output: _max_pool_double_backward(grad, self, {_POOL_ARGS})",
+         "self: grad.new_zeros(self_shape)"),
         jvp=(f"grad_output: {name}_backward(grad_output_t, self, {_POOL_ARGS})",),
         inputs=("grad_output", "self"), attrs=_POOL,
         grad_fn=f"MaxPool{nd}DWithIndicesBackwardBackward0", method=False, public=False,
         kind="backward", doc=f"the gradient of {name}",
         samples=[Sample(_pooled_shape(s), s.shapes[0], attrs=s.attrs) for s in samples]))
     # PyTorch's max-pooling backward nodes save the indices only (here: recomputed from self)
-    backward.hidden_saved = ("self",) + _POOL
+    backward.hidden_saved = ("self", "self_sym_sizes") + _POOL
     backward.extra_saved = {"_saved_indices": _indices_from_saved(max_pool_indices, 1)}
     return forward
 
@@ -391,12 +392,14 @@ def _avg_pool_ops(nd, samples):
         f"self: avg_pool{nd}d_backward(grad, self, {_AVG_ARGS})", jvp="linear", attrs=_AVG,
         grad_fn=f"AvgPool{nd}DBackward0", method=False, public=False, kind="pooling",
         doc="the mean of each window", samples=samples))
-    register(Op(
+    backward = register(Op(
         f"avg_pool{nd}d_backward", _avg_pool_backward,
-        (f"grad_output: _call_avg_pool(grad, {_AVG_ARGS})",), jvp="linear",
+        (f"grad_output: _call_avg_pool(grad, {_AVG_ARGS})", "self: grad.new_zeros(self_shape)"),
+        jvp="linear",
         inputs=("grad_output", "self"), attrs=_AVG, grad_fn=f"AvgPool{nd}DBackwardBackward0",
         method=False, public=False, kind="backward", doc=f"the gradient of avg_pool{nd}d",
         samples=[Sample(_pooled_shape(s), s.shapes[0], attrs=s.attrs) for s in samples]))
+    backward.hidden_saved = ("self_sym_sizes",)  # (what the zeros for self take: not shown)
     return forward
 
 

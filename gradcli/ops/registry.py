@@ -32,6 +32,7 @@ from .nodes import (ATTR, DTYPE, G, INPUT, OpNode, RESULT, SHAPE, SHAPES, _AS_IS
                     _BinaryNode, _FIXED, _LONG, _PROMOTE, _UnaryNode, _new_node, _pack_saved,
                     saved_value_properties)
 from .forward_mode import _forward_ad
+from . import unsigned
 from .dispatch import _mark_view, _specialised_apply, _specialised_vjp
 
 OPS = {}            # public name -> Op or Overload, in declaration order
@@ -342,6 +343,9 @@ class Op(Entry):
                                                               **saved_value_properties(self)})
             if pair and type(self).apply is Op.apply:
                 self.apply, self.call = _specialised_apply(self)
+                if unsigned.kernel_entry(self.name) and self.rule is not _PROMOTE:
+                    # (whose specialised path computes in any dtype)
+                    self.apply, self.call = unsigned.refusing(self, self.apply, self.call)
                 if self.n_inputs == 2:  # the Python operator: the same, NotImplemented for
                     # operands it cannot take (Python then says `unsupported operand`)
                     self.operator_call = self.operator_variant()
@@ -371,7 +375,10 @@ class Op(Entry):
                 return general(inputs, attrs)
             except TypeError:
                 return NotImplemented
-        return _specialised_apply(self, general_or_not_implemented, swapped)[1]
+        call = _specialised_apply(self, general_or_not_implemented, swapped)[1]
+        if unsigned.kernel_entry(self.name) and self.rule is not _PROMOTE:
+            call = unsigned.refusing(self, None, call)[1]
+        return call
 
     # -------------------------------------------------------------- declaration helpers
     def _param_kinds(self, fn):
@@ -558,7 +565,7 @@ class Op(Entry):
                 out_dtype = self.result_dtype([x for x in inputs if isinstance(x, Tensor)],
                                        [x for x in inputs if not isinstance(x, Tensor)]).np
                 if out_dtype.kind == "u" and out_dtype.itemsize > 1:
-                    _refuse_unsigned(self, out_dtype, attrs)
+                    unsigned.check(self, inputs, attrs, out_dtype)
                 for i, d in enumerate(datas):
                     if type(d) is np.ndarray and d.dtype != out_dtype:
                         datas[i] = d.astype(out_dtype)
@@ -572,6 +579,10 @@ class Op(Entry):
             out = self.forward(datas, *attrs)
         else:
             out = self.forward(*datas, *attrs)
+        if in_dtype.kind == "u" and in_dtype.itemsize > 1:
+            # (a kernel PyTorch has not: refused after the forward's checks, as PyTorch's
+            # argument checks come before its dispatch on the dtype)
+            unsigned.check(self, inputs, attrs)
         return self._finish(inputs, attrs, out, out_dtype, need_grad, dual)
 
     _apply_general = apply  # (what the specialised apply of one- and two-input ops falls back to)
@@ -730,29 +741,6 @@ def _check_number_attr(op, i, value):
                         f"must be Number, not {messages.type_name(value)}")
 
 
-# the CPU kernels PyTorch 2.13 lacks for its barebones unsigned types (uint16, uint32, uint64),
-# by op: computing in one of them is its NotImplementedError (mul, the bitwise ops and where
-# have theirs; gradcli checks the ops whose dtype promotes, which reach Op.apply's general path)
-_UNSIGNED_KERNELS = {"add": "add_stub", "sub": "add_stub", "rsub": "add_stub", "dist": "add_stub",
-                     "addcmul": "addcmul_cpu_out", "clamp": "clamp_cpu",
-                     "clamp_max": "minimum_cpu", "clamp_min": "maximum_cpu",
-                     "floor_divide": "div_floor_cpu", "fmod": "fmod_cpu", "hypot": "hypot_cpu",
-                     "logaddexp": "logaddexp_cpu", "logaddexp2": "logaddexp2_cpu",
-                     "maximum": "maximum_cpu", "minimum": "minimum_cpu", "pow": "pow",
-                     "remainder": "remainder_cpu"}
-
-
-def _refuse_unsigned(op, np_dtype, attrs):
-    name = op.name.split(".")[0]
-    kernel = _UNSIGNED_KERNELS.get(name)
-    if name == "div":  # (true division computes in floats: only the rounding modes get here)
-        kernel = {"trunc": "div_trunc_cpu", "floor": "div_floor_cpu"}.get(attrs[0] if attrs
-                                                                          else None)
-    if kernel is not None:
-        raise NotImplementedError(f'"{kernel}" not implemented for '
-                                  f"'{dtypes.short_name(np_dtype)}'")
-
-
 def missing_arguments(name, missing):
     """PyTorch's TypeError for required arguments not given, in its parser's words (its "1
     required positional arguments" and "2 required positional argument" too)."""
@@ -848,6 +836,8 @@ class Composed(Op):
         super().__init__(name, None, COMPOSITION, **kw)
         self.compose = compose
         self.via = tuple(via)
+        if unsigned.kernel_entry(name):
+            self.apply = unsigned.refusing_composed(self)
 
     def apply(self, inputs, attrs):
         if self.variadic:
@@ -863,6 +853,8 @@ class Plain(Entry):
     function = public = True
 
     def __init__(self, name, fn, doc, kind="creation", signature=None, via=()):
+        if fn is not None and isinstance(unsigned.KERNELS.get(name), str):
+            fn = unsigned.refusing_plain(name, fn)
         self.name, self.fn, self.doc, self.kind, self.signature = name, fn, doc, kind, signature
         self.via = via
         self.formula = ""

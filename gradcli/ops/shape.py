@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from ..engine import dtypes, messages
-from ..engine.tensor import Tensor, check_numel
+from ..engine.tensor import Tensor, check_holdable, check_numel, check_numel_overflow
 from .derivatives import helper
 from .registry import (OPS, Composed, Op, Overload, Sample, alias, missing_arguments, register,
                        wrap_dim)
@@ -176,6 +176,9 @@ def _view(a, shape):
     try:
         return a.reshape(shape, copy=False)
     except ValueError:
+        if not a.size:  # (sizes whose product overflows, or that NumPy cannot hold)
+            check_numel_overflow(shape)
+            check_holdable(shape, a.itemsize)
         raise RuntimeError(messages.VIEW_INCOMPATIBLE) from None
 
 
@@ -482,7 +485,8 @@ def _expand(a, size):
                     f"at non-singleton dimension {i}.  Target sizes: {list(size)}.  Tensor sizes: "
                     f"{list(a.shape)}")
             target.append(s)
-    check_numel(target)
+    check_numel_overflow(target)
+    check_holdable(target, a.itemsize)
     return np.broadcast_to(a, tuple(target))
 
 
