@@ -13,7 +13,7 @@ import sys
 API_SUBMODULES = ("cuda", "func", "linalg", "nn", "optim")
 AUTOGRAD_SUBMODULES = ("functional", "forward_ad", "graph")
 # (in the order they load in; topk_order is distributions')
-OP_MODULES = ("indexing", "join_split", "slicing", "gather", "matmul", "compare", "sorting",
+OP_MODULES = ("elementwise", "indexing", "join_split", "slicing", "gather", "matmul", "compare", "sorting",
               "extra", "activations", "linalg", "products", "more_reductions", "decompositions",
               "inplace_shape", "linalg_extra", "scatter", "dropout", "layers", "normalization",
               "convolution", "pooling", "adaptive_pooling", "upsample",

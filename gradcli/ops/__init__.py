@@ -12,7 +12,7 @@ from ..engine.tensor import Tensor, check_batched_write, install_attribute
 from .registry import ALIASES, OPS, Op, Overload, Pending, Sample
 from .registry import method_words
 
-from . import arith, elementwise, reductions, shape, creation, views  # noqa: E402,F401
+from . import arith, reductions, shape, creation, views  # noqa: E402,F401
 from . import tensor_methods  # noqa: E402
 from . import backward_ops  # noqa: E402,F401  (declare)
 from . import original_self  # noqa: E402,F401  (in-place activations; nn imports it after the wall)

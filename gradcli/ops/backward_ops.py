@@ -21,9 +21,8 @@ import numpy as np
 
 from ..engine.grad_mode import no_grad
 from ..engine.tensor import Tensor
-from .elementwise import _erf
 from . import vectorized
-from .numerics import fma
+from .numerics import erf as _erf, fma
 from .derivatives import helper
 from .derivatives import show_local
 from .registry import OPS, Op, Sample, elementwise_samples, register

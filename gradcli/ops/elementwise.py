@@ -9,7 +9,7 @@ from ..engine import dtypes
 from ..engine.dtypes import cpp_name, short_name
 from ..engine.tensor import Tensor
 from .arith import broadcasting
-from .numerics import fma
+from .numerics import erf as _erf, fma
 from .derivatives import helper
 from . import unsigned
 from .registry import (OPS, Op, Overload, Sample, _bad_argument, _camel, alias, elementwise_samples,
@@ -148,12 +148,6 @@ register(Op(
 
 # ------------------------------------------------------------------ activations
 
-
-def _erf(a):
-    return np.asarray(_ERF(a), dtype=np.float64).astype(a.dtype)
-
-
-_ERF = np.frompyfunc(math.erf, 1, 1)
 
 unary("erf", _erf, "self: _mul_s((-self.pow(2)).exp(), 2.0 / math.sqrt(math.pi)) * grad",
       "the error function")

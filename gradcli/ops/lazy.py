@@ -19,7 +19,7 @@ import sys
 
 from ..engine.tensor import Tensor, install_attribute
 from ..lazy_modules import OP_MODULES as LAZY_MODULES  # (in the order they load in)
-from . import derivatives
+from . import RICH_COMPARISONS, derivatives
 from .registry import ADOPT, ALIASES, OPS, Pending
 
 EAGER = os.environ.get("GRADCLI_LAZY_OPS", "1") == "0"
@@ -46,6 +46,23 @@ class _OnLoad:
         return getattr(Tensor if obj is None else obj, self.name)
 
 
+def _on_call(name, module):
+    """A rich comparison that a module not loaded yet gives: loading it at the first call, not
+    at the lookup, as gradcli.ops._FirstCall does (Python turns an error in the lookup of
+    `__lt__` & co., such as a program's RecursionError, into "'<' not supported")."""
+    def first(self, other):
+        load(module)
+        if Tensor.__dict__.get(name) is first:
+            raise RuntimeError(f"Tensor.{name} is not given by gradcli.ops.{module}: run "
+                               f"`{REGENERATE}`")
+        return getattr(self, name)(other)
+    first.__name__ = first.__qualname__ = name
+    return first
+
+
+PLACEHOLDERS = {}  # Tensor attribute -> the placeholder install_pending gave it
+
+
 def install_pending():
     """Give the table, Tensor and the formulas' helpers every name of the lazy modules (the
     ops' entries wait in registry.ADOPT for their declarations)."""
@@ -59,7 +76,9 @@ def install_pending():
             OPS[name] = ADOPT[name] = Pending(name, module, kind, public, function, cls)
         ALIASES.update(names["aliases"])
         for name in names["tensor"]:
-            install_attribute(name, _OnLoad(name, module))
+            PLACEHOLDERS[name] = (_on_call(name, module) if name in RICH_COMPARISONS
+                                  else _OnLoad(name, module))
+            install_attribute(name, PLACEHOLDERS[name])
         for name in names["helpers"]:
             derivatives.LAZY_HELPERS[name] = module
 
@@ -79,8 +98,8 @@ def load(module):
     before = set(LOADED)
     pending = {name: (entry, dict(vars(entry))) for name, entry in OPS.items()
                if type(entry) is Pending}
-    placeholders = {name: value for name, value in vars(Tensor).items()
-                    if type(value) is _OnLoad}
+    placeholders = {name: value for name, value in PLACEHOLDERS.items()
+                    if vars(Tensor).get(name) is value}
     imported = {m for m in MODULES if f"{__package__}.{m}" in sys.modules}  # (not by this load)
     LOADED.add(module)
     try:

@@ -9,6 +9,8 @@ settles it. float64: Boldo and Melquiond's emulation with a sum rounded to odd (
 elements of huge or tiny magnitude (where its error terms would overflow or underflow) with
 exact fractions."""
 
+import math
+
 import numpy as np
 
 _F32 = np.dtype(np.float32)
@@ -105,3 +107,11 @@ def _fused64(a, b, c):
             except OverflowError:  # (past the largest double: rounds to infinity)
                 result[i] = np.inf if value > 0 else -np.inf
     return result.reshape(shape) if shape else result[0]
+
+
+_ERF = np.frompyfunc(math.erf, 1, 1)
+
+
+def erf(a):
+    """The error function of an array as the C library's erf gives it, in a's dtype."""
+    return np.asarray(_ERF(a), dtype=np.float64).astype(a.dtype)

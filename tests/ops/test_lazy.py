@@ -107,6 +107,7 @@ FIRST_USES = {
     "join_split": "y = cat([x.reshape(1), x.reshape(1)]).sum()",
     "slicing": "y = torch.flip(x.reshape(1), [0]).sum()",
     "gather": "y = x.reshape(1).index_select(0, tensor([0])).sum()",
+    "elementwise": "y = sin(x)",
     "matmul": "y = (x.reshape(1, 1) @ x.reshape(1, 1)).sum()",
     "compare": "y = x * ((x > 0) & (x < 5))",
     "sorting": "y = x.reshape(1, 1).sort(0).values.sum()",
