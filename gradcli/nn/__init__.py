@@ -1,14 +1,14 @@
 """torch.nn: functional, init, Parameter and a minimal set of modules (Module, Linear,
 Sequential, activations, losses)."""
 
-from . import functional, init
+from . import functional, init, utils
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules
 from .parameter import Parameter
 from .conv import *  # noqa: F401,F403
 from .conv import __all__ as _conv_modules
 
-__all__ = ["functional", "init", "Parameter", *_modules]
+__all__ = ["functional", "init", "utils", "Parameter", *_modules]
 __all__ += _conv_modules
 from .rnn import *  # noqa: F401,F403,E402
 from .rnn import __all__ as _rnn_modules  # noqa: E402

@@ -604,6 +604,7 @@ MODULES = {
             'pad': ('nn', False, True, 'Plain'),
             'one_hot': ('nn', False, True, 'Plain'),
             'embedding': ('shape', True, True, 'Op'),
+            '_pack_padded_sequence': ('shape', False, True, 'Op'),
         },
         "aliases": {},
         "tensor": (
@@ -619,6 +620,7 @@ MODULES = {
             '_embedding_backward',
             '_euclidean_dist_backward',
             '_over_distance',
+            '_pack_padded_sequence_backward',
             '_unfold_backward',
         ),
     },

@@ -40,3 +40,36 @@ def test_errors_are_one_line_and_exit_2(cli, program, message):
     r = cli("eval", f"import torch\ny = {program}")
     assert r.code == 2
     assert r.stderr.strip() == message
+
+
+def test_run_an_lstm_over_a_packed_batch(cli, tmp_path):
+    program = tmp_path / "packed.grad"
+    program.write_text(
+        "import torch\nfrom torch.nn.utils.rnn import pack_sequence, pad_packed_sequence\n"
+        "torch.manual_seed(0)\nlstm = torch.nn.LSTM(2, 3)\n"
+        "packed = pack_sequence([torch.ones(2, 2), torch.ones(4, 2)], enforce_sorted=False)\n"
+        "out, (h, c) = lstm(packed)\npadded, lengths = pad_packed_sequence(out)\n"
+        "print(type(out).__name__, out.data.grad_fn.name(), padded.shape, lengths.tolist(),\n"
+        "      h.grad_fn.name(), torch.equal(h[0, 0], padded[1, 0]))\n")
+    r = cli("run", str(program))
+    assert r.code == 0, r.stderr
+    assert r.stdout.strip() == ("PackedSequence CatBackward0 torch.Size([4, 2, 3]) [2, 4] "
+                                "IndexSelectBackward0 True")
+
+
+@pytest.mark.parametrize("program, message", [
+    ("torch.nn.utils.rnn.pack_padded_sequence(torch.ones(4, 3, 2), [2, 4, 1])",
+     "RuntimeError: `lengths` array must be sorted in decreasing order when `enforce_sorted` is "
+     "True. You can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to "
+     "sidestep this requirement if you do not need ONNX exportability."),
+    ("torch.nn.utils.rnn.pad_sequence([])",
+     "RuntimeError: received an empty list of sequences"),
+    ("torch.nn.utils.rnn.pad_packed_sequence(torch.nn.utils.rnn.pack_sequence([torch.ones(3)]),"
+     " total_length=2)",
+     "ValueError: Expected total_length to be at least the length of the longest sequence in "
+     "input, but got total_length=2 and max sequence length being 3"),
+])
+def test_packed_sequence_errors_are_one_line_and_exit_2(cli, program, message):
+    r = cli("eval", f"import torch\ny = {program}")
+    assert r.code == 2
+    assert r.stderr.strip() == message

@@ -69,29 +69,44 @@ def run_rnn(lib, name):
     leaves = [x] + [_data(lib, s, 2 + i) for i, s in enumerate(states or ())]
     args = [x] if states is None else [x, leaves[1] if len(states) == 1 else tuple(leaves[1:])]
     outputs = _flat(module(*args))
+    grads, second = gradients(lib, outputs, leaves + list(module.parameters()))
+    return {"repr": repr(module), "names": [n for n, _ in module.named_parameters()],
+            "graphs": [_graph(t.grad_fn) for t in outputs], **answers(outputs, grads, second)}
+
+
+def gradients(lib, outputs, leaves, square=False):
+    """The gradients of leaves of a weighted sum of the outputs (of their squares: square),
+    with the graph, and those of the sum of the gradients' squares."""
     weights = [lib.tensor(np.linspace(-1, 1.5, t.numel()).reshape(tuple(t.shape)).tolist(),
                           dtype=t.dtype) for t in outputs]
-    loss = sum((t * w).sum() for t, w in zip(outputs, weights))
-    params = list(module.parameters())
-    grads = lib.autograd.grad(loss, leaves + params, create_graph=True)
-    second = lib.autograd.grad(sum((g * g).sum() for g in grads), leaves + params)
-    return {"repr": repr(module), "names": [n for n, _ in module.named_parameters()],
-            "shapes": [list(t.shape) for t in outputs],
-            "graphs": [_graph(t.grad_fn) for t in outputs],
+    loss = sum(((t * t if square else t) * w).sum() for t, w in zip(outputs, weights))
+    grads = lib.autograd.grad(loss, leaves, create_graph=True)
+    return grads, lib.autograd.grad(sum((g * g).sum() for g in grads), leaves)
+
+
+def answers(outputs, grads, second):
+    """The shapes and values of outputs, and the first and second gradients, as plain data."""
+    return {"shapes": [list(t.shape) for t in outputs],
             "values": [np.asarray(t.tolist()) for t in outputs],
             "grads": [np.asarray(g.tolist()) for g in grads],
             "second": [np.asarray(g.tolist()) for g in second]}
 
 
+def compare(ours, theirs, rtol=1e-12, atol=1e-13):
+    """Our answers against PyTorch's: the numbers within rtol and atol, the rest equal."""
+    numbers = ("values", "grads", "second")
+    assert sorted(ours) == sorted(theirs)
+    for key in sorted(set(ours) - set(numbers)):
+        assert ours[key] == theirs[key], key
+    for key in numbers:
+        assert len(ours[key]) == len(theirs[key]), key
+        for a, b in zip(ours[key], theirs[key]):
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, err_msg=key)
+
+
 @pytest.mark.parametrize("name", sorted(RNN_CASES))
 def test_recurrent_layers_match_pytorch(name, oracle):
-    ours = run_rnn(gradcli, name)
-    theirs = oracle(lambda torch: run_rnn(torch, name))
-    for key in ("repr", "names", "shapes", "graphs"):
-        assert ours[key] == theirs[key], key
-    for key in ("values", "grads", "second"):
-        for a, b in zip(ours[key], theirs[key]):
-            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13, err_msg=key)
+    compare(run_rnn(gradcli, name), oracle(lambda torch: run_rnn(torch, name)))
 
 
 MODULES = [
@@ -195,12 +210,13 @@ ERRORS = [
 ]
 
 
-def _error(lib, program):
+def _error(lib, program, **names):
+    """The error (type, first line) of program with torch as lib (and names), or its result."""
     try:
-        result = eval(program, {"torch": lib})
+        result = eval(program, {"torch": lib, **names})
     except Exception as e:  # noqa: BLE001 - the error is what we compare
         return [type(e).__name__, str(e).split("\n")[0]]
-    return ["no error", list(result) if isinstance(result, tuple) else None]
+    return ["no error", list(result) if isinstance(result, (tuple, list)) else None]
 
 
 @pytest.mark.parametrize("program", ERRORS)
