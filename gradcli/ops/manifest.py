@@ -632,6 +632,7 @@ MODULES = {
             'batch_norm': ('reduction', True, True, 'Plain'),
             'native_group_norm': ('reduction', False, True, 'Op'),
             'group_norm': ('reduction', True, True, 'Plain'),
+            'instance_norm': ('reduction', True, True, 'Plain'),
         },
         "aliases": {},
         "tensor": (

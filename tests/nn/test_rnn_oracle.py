@@ -9,6 +9,8 @@ are PyTorch's draws after manual_seed, bit for bit.  prelu and batch_norm are Py
 bit in float64; group_norm's forward (its values, mean and rstd) in float64 and float32, its
 gradients (composed here, PyTorch's own kernel there) to about 1e-15 relative."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -124,6 +126,8 @@ MODULES = [
     "torch.nn.GroupNorm(2, 4)", "torch.nn.GroupNorm(3, 6, eps=0.1, affine=False)",
     "torch.nn.GroupNorm(1, 2, bias=False)", "torch.nn.InstanceNorm1d(3)",
     "torch.nn.InstanceNorm2d(4, affine=True, track_running_stats=True)",
+    "torch.nn.InstanceNorm3d(2)",
+    "torch.nn.InstanceNorm3d(3, affine=True, track_running_stats=True, momentum=None)",
 ]
 
 
@@ -207,6 +211,34 @@ ERRORS = [
     "torch.nn.InstanceNorm1d(3)(torch.ones(2, 3, 4, 4))",
     "torch.nn.InstanceNorm2d(3, affine=True)(torch.ones(2, 4, 4, 4))",
     "torch.nn.InstanceNorm2d(3)(torch.ones(3, 4, 4)).shape",
+    "torch.nn.InstanceNorm3d(3)(torch.ones(2, 3, 2, 2, 2, 2))",
+    "torch.nn.InstanceNorm3d(3, affine=True)(torch.ones(2, 4, 2, 2, 2))",
+    "torch.nn.InstanceNorm3d(3)(torch.ones(3, 1, 1, 1))",
+    "torch.nn.InstanceNorm3d(3)(torch.ones(2, 3, 1, 1, 1))",
+    "torch.nn.InstanceNorm3d(3, track_running_stats=True).eval()(torch.ones(2, 3, 1, 1, 1))"
+    ".shape",
+    "torch.instance_norm(torch.ones(2, 3, 1), None, None, None, None, True, 0.1, 1e-5, False)"
+    ".shape",
+    "torch.instance_norm(torch.ones(3), None, None, None, None, True, 0.1, 1e-5, False)",
+    "torch.instance_norm(torch.ones(2, 3, 4), None, None, None, None, False, 0.1, 1e-5, False)",
+    "torch.instance_norm(torch.ones(2, 3, 4), None, None, torch.zeros(3), None, False, 0.1, 1e-5, "
+    "False)",
+    "torch.instance_norm(torch.ones(2, 3, 4), torch.ones(2), None, None, None, True, 0.1, 1e-5, "
+    "False)",
+    "torch.instance_norm(torch.ones(2, 3, 4), None, None, torch.zeros(3), None, True, 0.1, 1e-5, "
+    "False)",
+    "torch.instance_norm(torch.ones(2, 3, 4), None, None, None, None, True, 0.1, -1., False)"
+    ".shape",
+    "torch.instance_norm(torch.ones(2, 3, 4, dtype=torch.int64), None, None, None, None, True, "
+    "0.1, 1e-5, False)",
+    "torch.nn.functional.instance_norm(torch.ones(2, 3))",
+    "torch.nn.functional.instance_norm(torch.ones(3))",
+    "torch.nn.functional.instance_norm(torch.ones(2, 3, 2), use_input_stats=False)",
+    "torch.nn.functional.instance_norm(torch.ones(2, 3, 2), torch.zeros(3), torch.ones(4))",
+    "torch.nn.functional.instance_norm(torch.ones(2, 3, 2), torch.zeros(3, requires_grad=True), "
+    "torch.ones(3))",
+    "torch.nn.functional.batch_norm(torch.ones(2, 3, 2, dtype=torch.int32), None, None, "
+    "training=True)",
 ]
 
 
@@ -419,6 +451,9 @@ INSTANCE_NORM = {
                    (2, 3, 3, 2)),
     "2d_momentum_none": ("torch.nn.InstanceNorm2d(3, momentum=None, track_running_stats=True)",
                          (2, 3, 2, 2)),
+    "3d": ("torch.nn.InstanceNorm3d(2)", (2, 2, 3, 2, 2)),
+    "3d_unbatched_tracked": ("torch.nn.InstanceNorm3d(2, affine=True, track_running_stats=True, "
+                             "momentum=0.3)", (2, 3, 1, 2)),
 }
 
 
@@ -447,3 +482,38 @@ def test_instance_norm_matches_pytorch(name, oracle):
         assert a[3] == b[3] and len(a[2]) == len(b[2])
         for u, v in zip(a[:2] + a[2], b[:2] + b[2]):
             np.testing.assert_allclose(u, v, rtol=1e-13, atol=1e-14)
+
+
+TORCH_INSTANCE_NORM = {
+    # name: (program of x, w, b, rm, rv (the running stats, float64 tensors)), input shape)
+    "rank3": ("torch.instance_norm(x, w, b, None, None, True, 0.1, 1e-5, False)", (2, 3, 4)),
+    "rank2": ("torch.instance_norm(x, w, b, rm, rv, False, 0.1, 1e-5, False)", (2, 3)),
+    "rank5": ("torch.instance_norm(x, w, None, None, None, True, 0.1, 0.01, True)",
+              (2, 3, 2, 3, 2)),
+    "rank6_functional": ("torch.nn.functional.instance_norm(x, weight=w, bias=b)",
+                         (1, 3, 2, 2, 1, 2)),
+    "running_stats": ("torch.nn.functional.instance_norm(x, rm, rv, w, b, momentum=0.3)",
+                      (2, 3, 4, 2)),
+    "running_stats_used": ("torch.nn.functional.instance_norm(x, rm, rv, w, b, "
+                           "use_input_stats=False, eps=0.1)", (2, 3, 4)),
+    "running_stats_torch": ("torch.instance_norm(x, None, None, rm, rv, True, 0.5, 1e-5, False)",
+                            (3, 3, 2, 2, 2)),
+}
+
+
+def run_torch_instance_norm(lib, name):
+    program, shape = TORCH_INSTANCE_NORM[name]
+    x, w, b = _data(lib, shape, 40), _data(lib, (3,), 41), _data(lib, (3,), 42)
+    rm = lib.tensor([0.5, -1.0, 0.25], dtype=lib.float64)
+    rv = lib.tensor([1.5, 0.5, 2.0], dtype=lib.float64)
+    y = eval(program, {"torch": lib, "x": x, "w": w, "b": b, "rm": rm, "rv": rv})
+    used = set(re.findall(r"\b[a-z]+\b", program))
+    leaves = [t for n, t in (("x", x), ("w", w), ("b", b)) if n in used]
+    grads, second = gradients(lib, [y], leaves, square=True)
+    return {"graph": _graph(y.grad_fn, limit=4), **answers([y, rm, rv], grads, second)}
+
+
+@pytest.mark.parametrize("name", sorted(TORCH_INSTANCE_NORM))
+def test_torch_instance_norm_of_every_rank_matches_pytorch(name, oracle):
+    compare(run_torch_instance_norm(gradcli, name),
+            oracle(lambda torch: run_torch_instance_norm(torch, name)), rtol=1e-12, atol=1e-13)
