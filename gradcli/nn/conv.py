@@ -13,7 +13,7 @@ __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
            "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxPool3d", "AvgPool3d",
            "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "Unfold", "Fold", "MaxUnpool1d",
-           "MaxUnpool2d", "PixelShuffle", "PixelUnshuffle",
+           "MaxUnpool2d", "MaxUnpool3d", "PixelShuffle", "PixelUnshuffle",
            "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
@@ -273,7 +273,7 @@ _UNPOOL = (("kernel_size", _REQUIRED), ("stride", None), ("padding", 0))
 
 
 def _unpool_class(name, n, function):
-    """MaxUnpool1d/2d: kernel_size, stride (the kernel's by default) and padding as tuples of
+    """MaxUnpool1d/2d/3d: kernel_size, stride (the kernel's by default) and padding as tuples of
     n, as PyTorch keeps them."""
     cls = _pool_class(name, _UNPOOL, lambda self, input, indices, output_size=None: function(
         input, indices, self.kernel_size, self.stride, self.padding, output_size),
@@ -290,6 +290,7 @@ def _unpool_class(name, n, function):
 
 MaxUnpool1d = _unpool_class("MaxUnpool1d", 1, F.max_unpool1d)
 MaxUnpool2d = _unpool_class("MaxUnpool2d", 2, F.max_unpool2d)
+MaxUnpool3d = _unpool_class("MaxUnpool3d", 3, F.max_unpool3d)
 
 _FOLD = (("kernel_size", _REQUIRED), ("dilation", 1), ("padding", 0), ("stride", 1))
 Unfold = _pool_class(

@@ -108,6 +108,14 @@ CASES = {
                      (2, 3, 8), None, None, "ties"),
     "max_unpool1d_module": ("torch.nn.MaxUnpool1d(2)(*F.max_pool1d(x, 2, return_indices=True), "
                             "output_size=[2, 3, 9])", (2, 3, 9), None, None, "ties"),
+    "max_unpool3d": ("F.max_unpool3d(*F.max_pool3d(x, 2, return_indices=True), 2)",
+                     (2, 2, 4, 4, 6), None, None, "ties"),
+    "max_unpool3d_output_size": ("F.max_unpool3d(*F.max_pool3d(x, 2, return_indices=True), 2, "
+                                 "output_size=(1, 2, 5, 5, 7))", (1, 2, 5, 5, 7), None, None,
+                                 "ties"),
+    "max_unpool3d_overlapping_unbatched": (
+        "torch.nn.MaxUnpool3d((3, 2, 3), 1, (1, 0, 1))(*F.max_pool3d(x, (3, 2, 3), 1, "
+        "(1, 0, 1), return_indices=True))", (2, 3, 4, 5), None, None, "ties"),
     "pixel_shuffle": ("F.pixel_shuffle(x, 2)", (2, 8, 3, 2), None, None, True),
     "pixel_shuffle_batch_dims": ("torch.pixel_shuffle(x, 3)", (2, 1, 9, 2, 1), None, None, True),
     "pixel_unshuffle": ("F.pixel_unshuffle(x, 3)", (1, 2, 6, 3), None, None, True),
@@ -473,6 +481,26 @@ ERRORS = [
     "output_size=(3, 4.5))",
     "F.max_unpool2d(torch.ones(1, 1, 2, 2), torch.tensor([[[[1, 6], [9, 11]]]]), 2.5)",
     "torch.nn.MaxUnpool2d()",
+    "F.max_unpool3d(torch.ones(2, 2, 2, 2, 2), torch.zeros(2, 2, 2, 2, 2, dtype=torch.long), 2, "
+    "output_size=(9, 5, 5))",
+    "F.max_unpool3d(torch.ones(2, 2, 2, 2, 2), torch.zeros(2, 2, 2, 2, 2, dtype=torch.long), 2, "
+    "output_size=(5, 5))",
+    "F.max_unpool3d(torch.ones(2, 2, 2), torch.zeros(2, 2, 2, dtype=torch.long), 2)",
+    "F.max_unpool3d(torch.ones(2, 2, 2, 2), torch.zeros(2, 2, 2, 2, dtype=torch.int32), 2)",
+    "F.max_unpool3d(torch.ones(2, 2, 2, 2), torch.zeros(2, 1, 2, 2, dtype=torch.long), 2)",
+    "F.max_unpool3d(torch.ones(1, 1, 1, 2), torch.tensor([[[[1, 8]]]]), 2)",
+    "F.max_unpool3d(torch.ones(1, 1, 1, 2), torch.tensor([[[[-3, 1]]]]), 2)",
+    "F.max_unpool3d(torch.ones(1, 1, 1, 2, dtype=torch.int64), torch.tensor([[[[0, 1]]]]), 2)",
+    "F.max_unpool3d(torch.ones(1, 1, 1, 2), torch.tensor([[[[0, 1]]]]), (2, 2))",
+    "F.max_unpool3d(torch.ones(1, 1, 1, 2), torch.tensor([[[[0, 1]]]]), 2, stride=(2, 2))",
+    "F.max_unpool3d(torch.ones(1, 1, 1, 2), torch.tensor([[[[0, 1]]]]), 2, stride=0)",
+    "F.max_unpool3d(torch.ones(1, 1, 0, 2), torch.ones(1, 1, 0, 2, dtype=torch.long), 2)",
+    "F.max_unpool3d(torch.ones(1, 1, 1, 2), torch.tensor([[[[0, 1]]]]), 2, "
+    "output_size=(2.0, 2, 4))",
+    "F.max_unpool3d(torch.ones(1, 1, 1, 2), torch.tensor([[[[0, 7]]]]), 2, padding=1)",
+    "F.max_unpool2d(torch.ones(1, 1, 1, 2), torch.tensor([[[[0, 7]]]]), 2, padding=1).shape",
+    "F.max_unpool3d(torch.ones(1, 1, 1, 2, dtype=torch.float32), torch.tensor([[[[0, 7]]]]), 2)"
+    ".tolist()",
     "F.interpolate(torch.ones(1,2,3,4), size=(5,7), scale_factor=2)",
     "F.interpolate(torch.ones(1,2,3,4))",
     "F.interpolate(torch.ones(1,2,3,4), size=(5,))",
@@ -571,7 +599,8 @@ MODULES = [
     "torch.nn.AdaptiveMaxPool3d(2, True)",
     "torch.nn.Unfold((2, 3), 2, 1, 2)", "torch.nn.Fold((4, 5), 2, stride=(1, 2))",
     "torch.nn.MaxUnpool2d(2)", "torch.nn.MaxUnpool1d(3, 1, 1)",
-    "torch.nn.MaxUnpool2d((2, 1), stride=[1, 2])",
+    "torch.nn.MaxUnpool2d((2, 1), stride=[1, 2])", "torch.nn.MaxUnpool3d(2)",
+    "torch.nn.MaxUnpool3d(2, stride=1, padding=(0, 1, 0))",
     "torch.nn.PixelShuffle(2)", "torch.nn.PixelUnshuffle(3)",
     "torch.nn.Upsample(scale_factor=2)", "torch.nn.Upsample(size=(3, 4), mode='bilinear', "
     "align_corners=True)", "torch.nn.UpsamplingNearest2d(scale_factor=(2, 3))",
