@@ -77,6 +77,8 @@ def test_gradcli_ops_lists_the_new_names():
     assert rows["max_unpool2d"]["grad_fn"] == "MaxUnpool2DBackward0"
     assert rows["max_unpool3d"]["grad_fn"] == "MaxUnpool3DBackward0"
     assert "UpsampleBilinear2DBackward0" in rows["interpolate"]["grad_fn"]
+    assert "UpsampleBicubic2DBackward0" in rows["interpolate"]["grad_fn"]
+    assert "UpsampleNearestExact3DBackward0" in rows["interpolate"]["grad_fn"]
 
 
 def test_torch_namespace_has_pytorchs_names_only():

@@ -161,6 +161,25 @@ CASES = {
                                         "align_corners=True)", (1, 2, 3, 4), None, None, True),
     "adaptive_max_pool3d_up": ("F.adaptive_max_pool3d(x, (4, 5, 3))", (2, 3, 2, 2), None, None,
                                "ties"),
+    "interpolate_bicubic_up": ("F.interpolate(x, size=(5, 7), mode='bicubic')", (2, 2, 3, 4),
+                               None, None, True),
+    "interpolate_bicubic_align_scales": ("F.interpolate(x, scale_factor=(1.5, 2.5), "
+                                         "mode='bicubic', align_corners=True)", (1, 2, 3, 4),
+                                         None, None, True),
+    "interpolate_bicubic_down": ("F.interpolate(x, size=(2, 3), mode='bicubic')", (1, 2, 5, 7),
+                                 None, None, True),
+    "interpolate_bicubic_borders": ("F.interpolate(x, size=(1, 9), mode='bicubic')",
+                                    (1, 1, 2, 2), None, None, True),
+    "interpolate_bicubic_module": ("torch.nn.Upsample(scale_factor=2, mode='bicubic', "
+                                   "align_corners=True)(x)", (1, 3, 2, 3), None, None, True),
+    "interpolate_nearest_exact_1d": ("F.interpolate(x, scale_factor=1.7, mode='nearest-exact')",
+                                     (2, 3, 4), None, None, True),
+    "interpolate_nearest_exact_2d": ("F.interpolate(x, size=(5, 3), mode='nearest-exact')",
+                                     (1, 2, 3, 4), None, None, True),
+    "interpolate_nearest_exact_3d": ("F.interpolate(x, scale_factor=0.6, mode='nearest-exact')",
+                                     (1, 1, 4, 5, 3), None, None, True),
+    "interpolate_nearest_exact_module": ("torch.nn.Upsample(size=(4, 6), mode='nearest-exact')(x)",
+                                         (1, 2, 2, 3), None, None, True),
 }
 
 
@@ -531,6 +550,26 @@ ERRORS = [
     "F.interpolate(torch.ones(1,2,3,4), size='a')",
     "F.interpolate(torch.ones(1,2,3,4), size=-1)",
     "F.interpolate(torch.ones(1,2,3,4,dtype=torch.float64), scale_factor=(1.5, 2)).dtype",
+    "F.interpolate(torch.ones(1, 1, 3, dtype=torch.uint8), size=5, mode='nearest-exact')"
+    ".tolist()",
+    "F.interpolate(torch.ones(1, 1, 3, dtype=torch.int64), size=5, mode='nearest-exact')",
+    "F.interpolate(torch.ones(1, 5, 1, dtype=torch.int64), size=5, mode='nearest-exact')",
+    "F.interpolate(torch.ones(1, 5, 1, 1, 1, dtype=torch.int64), size=5, mode='nearest-exact')",
+    "F.interpolate(torch.ones(1, 2, 3, 4, dtype=torch.int64), size=5, mode='nearest-exact')",
+    "F.interpolate(torch.ones(1, 1, 3, 3, dtype=torch.int64), size=5, mode='bicubic')",
+    "F.interpolate(torch.ones(1, 5, 1, 1, dtype=torch.int32), size=5, mode='bicubic')",
+    "F.interpolate(torch.ones(1, 1, 3), size=5, mode='bicubic')",
+    "F.interpolate(torch.ones(1, 1, 3, 3, 3), size=5, mode='bicubic')",
+    "F.interpolate(torch.ones(1, 1, 3, 3), size=5, mode='nearest-exact', align_corners=True)",
+    "F.interpolate(torch.ones(1, 1, 3, 3), size=(0, 4), mode='bicubic')",
+    "F.interpolate(torch.ones(1, 1, 0, 3), size=(2, 4), mode='bicubic')",
+    "F.interpolate(torch.ones(0, 1, 2, 3), size=(2, 4), mode='bicubic').shape",
+    "F.interpolate(torch.ones(1, 1, 3), size=4, mode='nearest-exact', antialias=True)",
+    "F.interpolate(torch.ones(1, 1, 3, 3), size=(2, 4), mode='lanczos')",
+    "F.interpolate(torch.ones(1, 5, 1), size=3, mode='linear').shape",
+    "F.interpolate(torch.ones(1, 5, 1, 1, 1), size=3, mode='trilinear').shape",
+    "F.interpolate(torch.ones(1, 5, 1, dtype=torch.int64), size=5)",
+    "torch.nn.Upsample(scale_factor=2, mode='bicubic')",
     "torch.nn.Upsample(scale_factor=2)",
     "torch.nn.Upsample(size=(3,4), mode='bilinear', align_corners=True)",
     "torch.nn.Upsample(scale_factor=(2, 1.5), mode='bilinear')",
@@ -731,3 +770,37 @@ def test_padding_same_with_an_even_kernel_warns_once():
         "Using padding='same' with even kernel lengths and odd dilation may require a "
         "zero-padded copy of the input be created"]
     assert _same_warning(gradcli) == []
+
+
+BIT_FOR_BIT = [
+    # (mode, input shape, size or scale factors, align_corners): float32 and float64
+    ("bicubic", (2, 3, 5, 4), {"size": (9, 3)}, False),
+    ("bicubic", (1, 2, 4, 6), {"scale_factor": (1.7, 0.6)}, True),
+    ("bicubic", (1, 2, 3, 3), {"scale_factor": 2.5}, False),
+    ("bicubic", (1, 1, 8, 9), {"size": (4, 13)}, True),
+    ("nearest-exact", (2, 2, 7), {"scale_factor": 1.3}, None),
+    ("nearest-exact", (1, 3, 5, 4), {"size": (3, 11)}, None),
+    ("nearest-exact", (1, 1, 3, 4, 5), {"scale_factor": (1.5, 0.7, 2.2)}, None),
+]
+
+
+def run_bit_for_bit(lib, case, dtype):
+    mode, shape, sizes, align = BIT_FOR_BIT[case]
+    rng = np.random.default_rng(case)
+    x = lib.tensor(rng.standard_normal(shape).tolist(), dtype=getattr(lib, dtype),
+                   requires_grad=True)
+    y = lib.nn.functional.interpolate(x, mode=mode, align_corners=align, **sizes)
+    g = lib.tensor(rng.standard_normal(tuple(y.shape)).tolist(), dtype=getattr(lib, dtype))
+    (grad,) = lib.autograd.grad(y, x, g)
+    return [np.asarray(y.tolist(), dtype), np.asarray(grad.tolist(), dtype)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", range(len(BIT_FOR_BIT)))
+def test_bicubic_and_nearest_exact_are_pytorchs_to_the_bit(case, dtype, oracle):
+    """The kernels' order of operations (bicubic: the weights' and sums' fused multiply-adds
+    forward, none backward), so the values and gradients are PyTorch's bit for bit."""
+    ours = run_bit_for_bit(gradcli, case, dtype)
+    theirs = oracle(lambda torch: run_bit_for_bit(torch, case, dtype))
+    for a, b in zip(ours, theirs):
+        np.testing.assert_array_equal(a, np.asarray(b, dtype))
