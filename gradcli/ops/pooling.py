@@ -21,7 +21,7 @@ from ..engine.tensor import Tensor, check_numel
 from .convolution import col2im, im2col, int_list
 from .derivatives import helper
 from .gather import _array
-from .registry import Op, Overload, Plain, Sample, register
+from .registry import OPS, Op, Overload, Plain, Sample, register
 
 
 def pooled_size(n, k, s, p, d, ceil_mode):
@@ -745,6 +745,32 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                                        bool(count_include_pad), divisor_override))
 
 
+def _lp_pool(nd, avg_pool, max_pool):
+    """F.lp_pool<nd>d as PyTorch composes it: avg_pool of input ** p, then
+    (sign(out) * relu(abs(out))) * (the window's size), ** (1 / p); max_pool of abs(input)
+    for p = +-inf."""
+    def lp_pool(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+        window = kernel_size if nd == 1 else int(np.prod(_ntuple(kernel_size, nd)))
+        if isinstance(norm_type, (int, float)):
+            if norm_type == float("inf"):
+                return max_pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+            if norm_type == -float("inf"):
+                return -max_pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if stride is not None:
+            out = avg_pool(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+        else:
+            out = avg_pool(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+        return (OPS["sign"](out) * OPS["relu"](OPS["abs"](out))).mul(window).pow(
+            1.0 / norm_type)
+    lp_pool.__name__ = lp_pool.__qualname__ = f"lp_pool{nd}d"
+    return lp_pool
+
+
+lp_pool1d = _lp_pool(1, avg_pool1d, max_pool1d)
+lp_pool2d = _lp_pool(2, avg_pool2d, max_pool2d)
+lp_pool3d = _lp_pool(3, avg_pool3d, max_pool3d)
+
+
 _FUNCTIONS = [
     (max_pool1d, "max_pool1d", "the largest element of each window of an (N, C, L) input",
      ("max_pool2d_with_indices",), True),
@@ -757,6 +783,11 @@ _FUNCTIONS = [
     (max_unpool1d, "max_unpool1d", "max_pool1d's partial inverse: each element at its index",
      ("max_unpool2d.default",), False),
 ]
+_FUNCTIONS += [
+    (fn, fn.__name__, f"the p-norm of each window of an (N, C, {axes}) input (power-average "
+     "pooling)", (f"avg_pool{max(nd, 2)}d.default", "pow.Tensor_Scalar", "sign", "relu", "abs",
+                  "mul"), False)
+    for nd, fn, axes in ((1, lp_pool1d, "L"), (2, lp_pool2d, "H, W"), (3, lp_pool3d, "D, H, W"))]
 for _fn, _name, _doc, _via, _in_torch in _FUNCTIONS:
     _entry = register(Plain(_name, _fn, _doc, kind="pooling", via=_via,
                             signature=f"{_name}{inspect.signature(_fn)}"))

@@ -55,7 +55,8 @@ NAMES = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "
          "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
          "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "max_pool3d",
          "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "nn.functional.unfold",
-         "nn.functional.fold", "max_unpool1d", "max_unpool2d", "max_unpool3d", "pixel_shuffle",
+         "nn.functional.fold", "max_unpool1d", "max_unpool2d", "max_unpool3d", "lp_pool1d",
+         "lp_pool2d", "lp_pool3d", "pixel_shuffle",
          "pixel_unshuffle", "interpolate"]
 
 
@@ -112,6 +113,7 @@ def names():
     ("F.unf", ["unfold"]), ("F.fo", ["fold"]), ("nn.Unf", ["Unfold"]), ("nn.Fo", ["Fold"]),
     ("F.max_un", ["max_unpool1d", "max_unpool2d", "max_unpool3d"]),
     ("nn.MaxU", ["MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]),
+    ("F.lp_", ["lp_pool1d", "lp_pool2d", "lp_pool3d"]), ("nn.LPP", ["LPPool1d", "LPPool2d", "LPPool3d"]),
     ("torch.pixel_", ["pixel_shuffle", "pixel_unshuffle"]),
     ("nn.PixelU", ["PixelUnshuffle"]), ("F.interp", ["interpolate"]),
     ("nn.Upsampl", ["Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d"]),
