@@ -1,7 +1,7 @@
 """Upsampling as PyTorch's CPU kernels compute it (aten/src/ATen/native/UpSample.h and
 cpu/UpSampleKernel.cpp): upsample_nearest1d/2d/3d, _upsample_nearest_exact1d/2d/3d,
-upsample_linear1d, upsample_bilinear2d, upsample_trilinear3d and upsample_bicubic2d, each with
-its backward as an op of its own (PyTorch's nodes, first and second order), and F.interpolate
+upsample_linear1d, upsample_bilinear2d, upsample_trilinear3d, upsample_bicubic2d and
+_upsample_bilinear2d_aa/_upsample_bicubic2d_aa, each with its backward as an op of its own (PyTorch's nodes, first and second order), and F.interpolate
 over them (mode 'area' is adaptive_avg_pool).
 
 Nearest: output i reads input min(floor(i * scale), n - 1), the scale a float32 as PyTorch's
@@ -14,7 +14,13 @@ dim innermost), so float64 results are PyTorch's to the bit; the backward adds e
 Bicubic: four taps a dim, the indices clamped to the border, the weights the cubic convolution
 of A = -0.75 with its kernel's fused multiply-adds; t0 w0 + t1 w1 + t2 w2 + t3 w3 as its
 compiled code sums them forward, the backward's 16 shares (g wy) wx added output by output,
-unfused: float32 and float64 results are PyTorch's to the bit (tests/nn/test_conv_oracle.py).
+unfused (an output of the input's size copies the gradient).  Antialias (2-d bilinear and
+bicubic): separable passes, the width's then the height's (where the size changes), each
+output the normalized triangle or cubic (a = -0.5) window over its sources, summed as PyTorch's
+compiled loop sums them (the terms after the first in vector-wide groups unfused, the rest
+fused; a height pass over a width of one repeats the first row, as PyTorch's does); the
+backward adds (wx wy) g fused, output by output.  Float32 and float64 results of all of these
+are PyTorch's to the bit (tests/nn/test_conv_oracle.py).
 """
 
 import inspect
@@ -30,12 +36,14 @@ _SCALES = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "scales_
 _LINEAR = {1: "linear1d", 2: "bilinear2d", 3: "trilinear3d"}
 _AXES = {1: "W", 2: "HW", 3: "DHW"}
 # the kinds of upsampling: whether the op takes align_corners, each one's node name
-_ALIGNED = {"nearest": False, "nearest_exact": False, "linear": True, "cubic": True}
+_ALIGNED = {"nearest": False, "nearest_exact": False, "linear": True, "cubic": True,
+            "linear_aa": True, "cubic_aa": True}
 
 
 def _op_name(nd, kind):
     return {"nearest": f"upsample_nearest{nd}d", "nearest_exact": f"_upsample_nearest_exact{nd}d",
-            "linear": f"upsample_{_LINEAR.get(nd)}", "cubic": "upsample_bicubic2d"}[kind]
+            "linear": f"upsample_{_LINEAR.get(nd)}", "cubic": "upsample_bicubic2d",
+            "linear_aa": "_upsample_bilinear2d_aa", "cubic_aa": "_upsample_bicubic2d_aa"}[kind]
 
 
 def _check_sizes(input_size, output_size):
@@ -211,16 +219,7 @@ def _upsample_backward(nd, kind):
         """Each output's shares added to its sources, in the order of the outputs (and of the
         2^d corners, the outer dim's first), as PyTorch's loop adds them."""
         align_corners, scales = (rest[0], rest[1:]) if aligned else (None, rest)
-        expected = tuple(input_size[:2]) + tuple(output_size)
-        if grad_output.ndim != nd + 2:
-            raise RuntimeError(f"Expected grad_output to be a tensor of dimension {nd + 2} but "
-                               f"got: dimension {grad_output.ndim}")
-        for i, (want, got) in enumerate(zip(expected, grad_output.shape)):
-            if want != got:
-                raise RuntimeError(f"Expected grad_output to have the same shape as output; "
-                                   f"output.size({i}) = {want} but got grad_output.size({i}) = "
-                                   f"{got}")
-        check_numel(tuple(input_size))
+        _check_grad_output(grad_output, nd, output_size, input_size)
         if kind == "cubic":
             return _bicubic_backward(grad_output, output_size, input_size, align_corners,
                                      scales)
@@ -251,11 +250,139 @@ def _upsample_backward(nd, kind):
     return backward
 
 
+# ------------------------------------------------------------------ antialias (2-d)
+
+def _aa_filter(x, cubic, t):
+    """The antialiasing filters at x: the triangle (bilinear), or Keys' cubic of a = -0.5
+    (bicubic), each multiply-add fused as its compiled kernel fuses them."""
+    x = np.abs(x)
+    if not cubic:
+        return np.where(x < 1, t(1) - x, t(0)).astype(t)
+    a = t(-0.5)
+    near = fused(fused(t(a + 2), x, t(-(a + 3))) * x, x, t(1))
+    far = fused(fused(fused(a, x, t(-5 * a)), x, t(8 * a)), x, t(-4 * a))
+    return np.where(x < 1, near, np.where(x < 2, far, t(0))).astype(t)
+
+
+def _aa_weights(n, out, scale, align_corners, t, cubic):
+    """_compute_indices_min_size_weights_aa for every output along one dim: the first source
+    index, the count of sources, and their weights (out, the most sources; zeros past the
+    count), normalized by their sum, in the input's precision as PyTorch computes them."""
+    if align_corners:
+        ratio = t(n - 1) / t(out - 1) if out > 1 else t(0)
+    else:
+        ratio = t(1.0 / scale) if scale is not None and scale > 0 else t(n) / t(out)
+    half = (4 if cubic else 2) * 0.5
+    support = t(half * float(ratio)) if ratio >= 1 else t(half)
+    most = int(math.ceil(support)) * 2 + 1
+    invscale = t(1.0 / float(ratio)) if ratio >= 1 else t(1)
+    center = (np.float64(ratio) * (np.arange(out) + 0.5)).astype(t)
+    # (C++'s promotions: the + 0.5 and the product by invscale in double)
+    low = np.maximum(((center - support).astype(np.float64) + 0.5).astype(np.int64), 0)
+    high = np.minimum(((center + support).astype(np.float64) + 0.5).astype(np.int64), n)
+    count = np.clip(high - low, 0, most)
+    taps = np.arange(most)
+    x = ((((low[:, None] + taps[None, :]).astype(t) - center[:, None]).astype(np.float64)
+          + 0.5) * np.float64(invscale)).astype(t)
+    weights = np.where(taps[None, :] < count[:, None], _aa_filter(x, cubic, t), t(0))
+    total = np.zeros(out, t)
+    for j in range(most):  # (the sum in the order of the taps)
+        total = (total + weights[:, j]).astype(t)
+    weights = np.where(total[:, None] != 0, weights / np.where(total == 0, 1, total)[:, None],
+                       weights).astype(t)
+    return low, count, weights
+
+
+def _aa_pass(a, axis, out, scale, align_corners, cubic):
+    """One separable pass along axis: each output the sum of its sources times their weights,
+    t0 w0 then each next term added, as PyTorch's compiled loop adds them: the terms after
+    the first in groups of one vector (2 float64, 4 float32) rounded as products then added,
+    the rest fused."""
+    t = a.dtype.type
+    low, count, weights = _aa_weights(a.shape[axis], out, scale, align_corners, t, cubic)
+    moved = np.moveaxis(a, axis, -1)
+    n = moved.shape[-1]
+    width = 2 if t is np.float64 else 4
+    plain = (count - 1) // width * width  # (the steps summed unfused)
+
+    def term(j):
+        return np.take(moved, np.minimum(low + j, n - 1), axis=-1)
+    result = (term(0) * weights[:, 0]).astype(t)
+    for j in range(1, weights.shape[1]):
+        values, w = term(j), weights[:, j]
+        step = np.where(j - 1 < plain, (result + (values * w).astype(t)).astype(t),
+                        fused(values, w, result).astype(t))
+        result = np.where(j < count, step, result).astype(t)
+    return np.moveaxis(result, -1, axis)
+
+
+def _upsample_aa(cubic):
+    def forward(a, output_size, align_corners, scales_h, scales_w):
+        """_upsample_bilinear2d_aa / _upsample_bicubic2d_aa: the width pass, then the height
+        pass, each only where its size changes (an output of the input's size is a copy)."""
+        _check_sizes(a.shape, output_size)
+        check_numel(a.shape[:2] + tuple(output_size))
+        result = a
+        if output_size[1] != a.shape[3]:
+            result = _aa_pass(result, 3, output_size[1], scales_w, align_corners, cubic)
+        if output_size[0] != a.shape[2]:
+            result = _aa_pass(result, 2, output_size[0], scales_h, align_corners, cubic)
+            if result.shape[3] == 1:  # (PyTorch's height pass over a width of one reads the
+                result = np.broadcast_to(result[:, :, :1], result.shape)  # first row's
+        return np.ascontiguousarray(result, a.dtype)  # weights for every row)
+    return forward
+
+
+def _upsample_aa_backward(cubic):
+    def backward(grad_output, output_size, input_size, align_corners, scales_h, scales_w):
+        """cpu_upsample_genNd_backward_aa: for each output (row by row), its sources'
+        shares (wx wy) g added, fused, row by row of the window."""
+        _check_grad_output(grad_output, 2, output_size, input_size)
+        t = grad_output.dtype.type
+        (ylow, ycount, wy), (xlow, xcount, wx) = (
+            _aa_weights(n, o, s, align_corners, t, cubic)
+            for n, o, s in zip(input_size[2:], output_size, (scales_h, scales_w)))
+        rows, width = input_size[0] * input_size[1], input_size[3]
+        oh, ow = output_size
+        ys, xs = np.arange(wy.shape[1]), np.arange(wx.shape[1])
+        # shares (oh, ow, y, x) in the loop's order, those past each window's size left out
+        index = ((ylow[:, None, None, None] + ys[None, None, :, None]) * width
+                 + xlow[None, :, None, None] + xs[None, None, None, :])
+        weight = (wy[:, None, :, None] * wx[None, :, None, :]).astype(t)
+        kept = ((ys[None, None, :, None] < ycount[:, None, None, None])
+                & (xs[None, None, None, :] < xcount[None, :, None, None]))
+        kept = np.broadcast_to(kept, index.shape)
+        check_numel((rows, int(kept.sum())))
+        g = np.broadcast_to(grad_output.reshape(rows, oh, ow, 1, 1), (rows,) + index.shape)
+        result = np.zeros((rows, input_size[2] * width), grad_output.dtype)
+        _fused_add_at(result, index[kept], np.broadcast_to(weight, index.shape)[kept],
+                      g[:, kept])
+        return result.reshape(tuple(input_size))
+    return backward
+
+
+def _check_grad_output(grad_output, nd, output_size, input_size):
+    """The backward kernels' checks of grad_output's shape (and the input's size held to the
+    element limit)."""
+    expected = tuple(input_size[:2]) + tuple(output_size)
+    if grad_output.ndim != nd + 2:
+        raise RuntimeError(f"Expected grad_output to be a tensor of dimension {nd + 2} but "
+                           f"got: dimension {grad_output.ndim}")
+    for i, (want, got) in enumerate(zip(expected, grad_output.shape)):
+        if want != got:
+            raise RuntimeError(f"Expected grad_output to have the same shape as output; "
+                               f"output.size({i}) = {want} but got grad_output.size({i}) = "
+                               f"{got}")
+    check_numel(tuple(input_size))
+
+
 def _bicubic_backward(grad_output, output_size, input_size, align_corners, scales):
     """upsample_bicubic2d_backward's loop: for each output (row by row), its 4 x 4 shares
     (g * wy) * wx, the x tap outer, added to their clamped sources; its weights rounded at
     every step (its kernel has no fused multiply-adds)."""
     t = grad_output.dtype.type
+    if tuple(input_size[2:]) == tuple(output_size):  # (its kernel copies the gradient then)
+        return grad_output.copy()
     (iy, wy), (ix, wx) = (_cubic_weights(n, o, s, align_corners, t, contracted=False)
                           for n, o, s in zip(input_size[2:], output_size, scales))
     rows, (oh, ow), width = input_size[0] * input_size[1], output_size, input_size[3]
@@ -364,6 +491,29 @@ for _nd, _kind in [(nd, kind) for nd in (1, 2, 3) for kind in ("nearest", "linea
     )).hidden_saved = ("input_size",)  # (PyTorch's node saves the others)
 
 
+for _cubic, _node_name in ((False, "UpsampleBilinear2DAa"), (True, "UpsampleBicubic2DAa")):
+    _name = f"_upsample_{'bicubic' if _cubic else 'bilinear'}2d_aa"
+    _rest = "align_corners, scales_h, scales_w"
+    _samp = _samples(2, "cubic")
+    UPSAMPLE[2, f"{'cubic' if _cubic else 'linear'}_aa"] = register(Op(
+        _name, _upsample_aa(_cubic),
+        f"self: {_name}_backward(grad, output_size, self_shape, {_rest})", jvp="linear",
+        attrs=("output_size", "align_corners", "scales_h", "scales_w"),
+        grad_fn=f"{_node_name}Backward0", dtype="same", method=False, public=False,
+        kind="pooling", samples=_samp,
+        doc=f"{'bicubic' if _cubic else 'bilinear'} 2-d resizing with antialiasing"))
+    register(Op(
+        f"{_name}_backward", _upsample_aa_backward(_cubic),
+        (f"grad_output: {_name}(grad, output_size, {_rest})",), jvp="linear",
+        inputs=("grad_output",),
+        attrs=("output_size", "input_size", "align_corners", "scales_h", "scales_w"),
+        grad_fn=f"{_node_name}BackwardBackward0", dtype="same", method=False, public=False,
+        kind="backward", doc=f"the gradient of {_name}",
+        samples=[Sample(s.shapes[0][:2] + s.attrs["output_size"],
+                        attrs={"input_size": s.shapes[0], **s.attrs}) for s in _samp]
+    )).hidden_saved = ("input_size",)
+
+
 # ------------------------------------------------------------------ F.interpolate
 
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
@@ -434,7 +584,8 @@ def _call_sizes(input, output_size, scales, fn):
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """torch.nn.functional.interpolate: modes nearest, nearest-exact, linear, bilinear,
-    bicubic, trilinear (with align_corners) and area (adaptive_avg_pool)."""
+    bicubic, trilinear (with align_corners), area (adaptive_avg_pool), and antialias for
+    bilinear and bicubic."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating "
@@ -451,17 +602,21 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         return OPS[f"adaptive_avg_pool{nd}d"](input, output_size)
     kind = {"nearest": "nearest", "nearest-exact": "nearest_exact", "bicubic": "cubic"}.get(
         mode, "linear" if linear == nd else None)
-    if (nd, kind) in UPSAMPLE and not antialias:
+    if antialias and kind is not None:
+        kind += "_aa"
+    if (nd, kind) in UPSAMPLE:
         fn = _op_name(nd, kind)
         sizes, scales = _call_sizes(input, output_size, scales, fn)
-        nearest = not _ALIGNED[kind]
+        nearest = not _ALIGNED.get(kind, True)
         dtype_kind, name = input.dtype.np.kind, input.dtype.np.name
         # (uint8: PyTorch's own kernel for bilinear and bicubic 2-d, with integer weights)
         own_uint8 = name == "uint8" and (nearest or nd == 2)
-        if dtype_kind in "biu" and not own_uint8:
+        # (antialias: its weights' kernel has float32 and float64 only, and uint8's)
+        if dtype_kind in "biu" and not own_uint8 or antialias and name == "float16":
             weights = "nearest" if nearest else kind
             shown = _op_name(nd, "nearest") if nearest else fn  # (exact's kernel is nearest's)
-            kernel = (f"{shown}_channels_last" if kind != "cubic" and
+            kernel = ("compute_index_ranges_weights" if antialias else
+                      f"{shown}_channels_last" if kind != "cubic" and
                       _channels_last(input.shape, sizes) else
                       f"compute_indices_weights_{weights}")
             raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype.short}\'')
@@ -472,11 +627,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         return UPSAMPLE[nd, kind].apply((input,), (sizes,) + flag + scales)
     if mode == "lanczos" and not antialias:
         raise ValueError("Lanczos mode requires antialias=True")
-    if mode == "lanczos" and nd in (1, 2, 3) or antialias:
-        raise NotImplementedError(f"gradcli: interpolate's mode '{mode}'"
-                                  f"{' with antialias' if antialias else ''} is not supported "
-                                  "(nearest, nearest-exact, linear, bilinear, bicubic, trilinear "
-                                  "and area are)")
+    if mode == "lanczos":  # (4-d, with antialias: the checks above)
+        raise NotImplementedError("gradcli: interpolate's mode 'lanczos' is not supported "
+                                  "(nearest, nearest-exact, linear, bilinear and bicubic (with "
+                                  "antialias too), trilinear and area are)")
     if linear and nd in (1, 2, 3):
         needs = {1: "3D", 2: "4D", 3: "5D"}[linear]
         raise NotImplementedError(f"Got {nd + 2}D input, but {mode} mode needs {needs} input")
@@ -486,7 +640,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
 _entry = register(Plain("interpolate", interpolate, "the input resized to size or by "
                         "scale_factor (nearest(-exact), (bi/tri)linear and bicubic with "
-                        "align_corners, area)",
+                        "align_corners, area; antialias for bilinear and bicubic)",
                         kind="pooling", signature=f"interpolate{inspect.signature(interpolate)}",
                         via=tuple(_op_name(nd, kind) for nd, kind in UPSAMPLE)))
 _entry.function = False  # (torch.nn.functional's only)

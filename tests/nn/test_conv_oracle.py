@@ -182,6 +182,16 @@ CASES = {
                                     (1, 1, 2, 2), None, None, True),
     "interpolate_bicubic_module": ("torch.nn.Upsample(scale_factor=2, mode='bicubic', "
                                    "align_corners=True)(x)", (1, 3, 2, 3), None, None, True),
+    "interpolate_bilinear_antialias_down": ("F.interpolate(x, size=(3, 2), mode='bilinear', "
+                                            "antialias=True)", (1, 2, 7, 6), None, None, True),
+    "interpolate_bicubic_antialias_align": ("F.interpolate(x, scale_factor=(0.6, 1.5), "
+                                            "mode='bicubic', align_corners=True, "
+                                            "antialias=True)", (2, 1, 6, 3), None, None, True),
+    "interpolate_bilinear_antialias_one_column": ("F.interpolate(x, size=(2, 1), "
+                                                  "mode='bilinear', antialias=True)",
+                                                  (1, 1, 5, 3), None, None, True),
+    "interpolate_bicubic_same_size_scaled": ("F.interpolate(x, scale_factor=1.05, "
+                                             "mode='bicubic')", (1, 2, 5, 4), None, None, True),
     "interpolate_nearest_exact_1d": ("F.interpolate(x, scale_factor=1.7, mode='nearest-exact')",
                                      (2, 3, 4), None, None, True),
     "interpolate_nearest_exact_2d": ("F.interpolate(x, size=(5, 3), mode='nearest-exact')",
@@ -576,6 +586,13 @@ ERRORS = [
     "F.interpolate(torch.ones(0, 1, 2, 3), size=(2, 4), mode='bicubic').shape",
     "F.interpolate(torch.ones(1, 1, 3), size=4, mode='nearest-exact', antialias=True)",
     "F.interpolate(torch.ones(1, 1, 3, 3), size=(2, 4), mode='lanczos')",
+    "F.interpolate(torch.ones(1, 1, 3, 4, dtype=torch.int64), size=5, mode='bilinear', "
+    "antialias=True)",
+    "F.interpolate(torch.ones(1, 1, 3, 4, dtype=torch.float16), size=5, mode='bicubic', "
+    "antialias=True)",
+    "F.interpolate(torch.ones(1, 1, 3, 4), size=(3, 4), mode='bilinear', antialias=True).shape",
+    "F.interpolate(torch.ones(1, 1, 3, 4), size=(0, 4), mode='bicubic', antialias=True)",
+    "F.interpolate(torch.ones(1, 1, 3, 4, 5), size=(2, 4, 3), mode='trilinear', antialias=True)",
     "F.interpolate(torch.ones(1, 5, 1), size=3, mode='linear').shape",
     "F.interpolate(torch.ones(1, 5, 1, 1, 1), size=3, mode='trilinear').shape",
     "F.interpolate(torch.ones(1, 5, 1, dtype=torch.int64), size=5)",
@@ -798,6 +815,11 @@ BIT_FOR_BIT = [
     ("bicubic", (1, 2, 3, 3), {"scale_factor": 2.5}, False),
     ("bicubic", (1, 1, 8, 9), {"size": (4, 13)}, True),
     ("nearest-exact", (2, 2, 7), {"scale_factor": 1.3}, None),
+    ("bilinear", (2, 3, 8, 6), {"size": (3, 4), "antialias": True}, False),
+    ("bilinear", (1, 2, 5, 4), {"scale_factor": (2.3, 0.4), "antialias": True}, True),
+    ("bicubic", (1, 2, 9, 7), {"size": (4, 13), "antialias": True}, False),
+    ("bicubic", (2, 1, 6, 11), {"scale_factor": (0.35, 0.6), "antialias": True}, True),
+    ("bicubic", (1, 4, 5, 4), {"scale_factor": (1.05, 1.06)}, False),
     ("nearest-exact", (1, 3, 5, 4), {"size": (3, 11)}, None),
     ("nearest-exact", (1, 1, 3, 4, 5), {"scale_factor": (1.5, 0.7, 2.2)}, None),
 ]
@@ -816,9 +838,10 @@ def run_bit_for_bit(lib, case, dtype):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("case", range(len(BIT_FOR_BIT)))
-def test_bicubic_and_nearest_exact_are_pytorchs_to_the_bit(case, dtype, oracle):
+def test_bicubic_nearest_exact_and_antialias_are_pytorchs_to_the_bit(case, dtype, oracle):
     """The kernels' order of operations (bicubic: the weights' and sums' fused multiply-adds
-    forward, none backward), so the values and gradients are PyTorch's bit for bit."""
+    forward, none backward; antialias: its passes' grouped sums), so the values and gradients
+    are PyTorch's bit for bit."""
     ours = run_bit_for_bit(gradcli, case, dtype)
     theirs = oracle(lambda torch: run_bit_for_bit(torch, case, dtype))
     for a, b in zip(ours, theirs):
