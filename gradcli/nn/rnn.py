@@ -393,7 +393,7 @@ def _packed(module, cell, input, hx):
     batch sizes and indices), the last states of each sequence's last real step, in the
     order of the sequences before they were sorted.  (LSTM's Python checks nothing here: its
     kernel's ops refuse what does not fit, as here.)"""
-    from .utils.rnn import PackedSequence
+    from .rnn_utils import PackedSequence
     data, batch_sizes, sorted_indices, unsorted_indices = input
     sizes = [int(b) for b in batch_sizes.tolist()]
     lstm = module.mode == "LSTM"
@@ -418,7 +418,7 @@ def _packed(module, cell, input, hx):
 
 
 def _is_packed(input):
-    from .utils.rnn import PackedSequence
+    from .rnn_utils import PackedSequence
     return isinstance(input, PackedSequence)
 
 

@@ -9,10 +9,10 @@ does (CopySlices), and unpad_sequence masks (IndexBackward0)."""
 
 from collections import namedtuple
 
-from ...engine import dtypes
-from ...engine.tensor import Tensor
-from ...engine.torch_classes import TorchClass
-from ...ops.registry import OPS
+from ..engine import dtypes
+from ..engine.tensor import Tensor
+from ..engine.torch_classes import TorchClass
+from ..ops.registry import OPS
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence",
            "pad_packed_sequence", "pad_sequence", "unpad_sequence", "pack_sequence",

@@ -1,5 +1,0 @@
-"""torch.nn.utils: rnn (packed sequences)."""
-
-from . import rnn
-
-__all__ = ["rnn"]
