@@ -1,7 +1,7 @@
 """torch.nn: functional, init, Parameter and a minimal set of modules (Module, Linear,
 Sequential, activations, losses)."""
 
-from . import functional, init, modules
+from . import functional, init, modules, utils
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules
 from .parameter import Parameter
@@ -9,7 +9,7 @@ from .conv import *  # noqa: F401,F403
 from .conv import __all__ as _conv_modules
 
 # (torch.nn.modules, as programs see it: the module classes and torch.nn.modules.module)
-__all__ = ["functional", "init", "Parameter", "modules",
+__all__ = ["functional", "init", "utils", "Parameter", "modules",
            *(name for name in _modules if name != "module")]
 __all__ += _conv_modules
 from .rnn import *  # noqa: F401,F403,E402

@@ -13,7 +13,7 @@ __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
            "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxPool3d", "AvgPool3d",
            "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "Unfold", "Fold", "MaxUnpool1d",
-           "MaxUnpool2d", "PixelShuffle", "PixelUnshuffle",
+           "MaxUnpool2d", "MaxUnpool3d", "LPPool1d", "LPPool2d", "LPPool3d", "PixelShuffle", "PixelUnshuffle",
            "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
@@ -156,9 +156,11 @@ ConvTranspose2d = _conv_transpose_class("ConvTranspose2d", 2, F.conv_transpose2d
 ConvTranspose3d = _conv_transpose_class("ConvTranspose3d", 3, F.conv_transpose3d)
 
 
-def _pool_class(name, arguments, forward, extra_repr, owner=None, module="pooling"):
+def _pool_class(name, arguments, forward, extra_repr, owner=None, module="pooling",
+                default_stride=True):
     """A pooling module: its arguments kept as attributes (PyTorch's names and defaults;
-    owner: the class whose __init__ PyTorch's errors name; module: PyTorch's module of it)."""
+    owner: the class whose __init__ PyTorch's errors name; module: PyTorch's module of it;
+    default_stride: a stride of None becomes the kernel's size)."""
     owner = owner or name
 
     def __init__(self, *args, **kwargs):
@@ -175,10 +177,14 @@ def _pool_class(name, arguments, forward, extra_repr, owner=None, module="poolin
                 raise TypeError(f"{owner}.__init__() got an unexpected keyword argument '{key}'")
         values.update(kwargs)
         missing = [k for k, v in values.items() if v is _REQUIRED]
-        if missing:
-            raise TypeError(f"{owner}.__init__() missing 1 required positional argument: "
-                            f"'{missing[0]}'")
-        if "stride" in values and values["stride"] is None:
+        if missing:  # (Python's words)
+            names = [f"'{k}'" for k in missing]
+            shown = names[0] if len(names) == 1 else " and ".join(names) if len(names) == 2 \
+                else ", ".join(names[:-1]) + ", and " + names[-1]
+            plural = "s" if len(names) > 1 else ""
+            raise TypeError(f"{owner}.__init__() missing {len(names)} required positional "
+                            f"argument{plural}: {shown}")
+        if "stride" in values and values["stride"] is None and default_stride:
             values["stride"] = values["kernel_size"]
         for key, value in values.items():
             object.__setattr__(self, key, value)
@@ -273,7 +279,7 @@ _UNPOOL = (("kernel_size", _REQUIRED), ("stride", None), ("padding", 0))
 
 
 def _unpool_class(name, n, function):
-    """MaxUnpool1d/2d: kernel_size, stride (the kernel's by default) and padding as tuples of
+    """MaxUnpool1d/2d/3d: kernel_size, stride (the kernel's by default) and padding as tuples of
     n, as PyTorch keeps them."""
     cls = _pool_class(name, _UNPOOL, lambda self, input, indices, output_size=None: function(
         input, indices, self.kernel_size, self.stride, self.padding, output_size),
@@ -290,6 +296,22 @@ def _unpool_class(name, n, function):
 
 MaxUnpool1d = _unpool_class("MaxUnpool1d", 1, F.max_unpool1d)
 MaxUnpool2d = _unpool_class("MaxUnpool2d", 2, F.max_unpool2d)
+MaxUnpool3d = _unpool_class("MaxUnpool3d", 3, F.max_unpool3d)
+
+_LP = (("norm_type", _REQUIRED), ("kernel_size", _REQUIRED), ("stride", None),
+       ("ceil_mode", False))
+
+
+def _lp_class(name, function):
+    return _pool_class(name, _LP, lambda self, input: function(
+        input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode),
+        lambda m: f"norm_type={m.norm_type}, kernel_size={m.kernel_size}, stride={m.stride}, "
+        f"ceil_mode={m.ceil_mode}", "_LPPoolNd", default_stride=False)
+
+
+LPPool1d = _lp_class("LPPool1d", F.lp_pool1d)
+LPPool2d = _lp_class("LPPool2d", F.lp_pool2d)
+LPPool3d = _lp_class("LPPool3d", F.lp_pool3d)
 
 _FOLD = (("kernel_size", _REQUIRED), ("dilation", 1), ("padding", 0), ("stride", 1))
 Unfold = _pool_class(

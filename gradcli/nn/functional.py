@@ -817,7 +817,10 @@ adaptive_avg_pool3d, adaptive_max_pool3d = OPS["adaptive_avg_pool3d"], OPS["adap
 __all__ += ["max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d"]
 unfold, fold = OPS["nn.functional.unfold"], OPS["nn.functional.fold"]
 max_unpool1d, max_unpool2d = OPS["max_unpool1d"], OPS["max_unpool2d"]
-__all__ += ["max_unpool1d", "max_unpool2d"]
+max_unpool3d = OPS["max_unpool3d"]
+lp_pool1d, lp_pool2d, lp_pool3d = OPS["lp_pool1d"], OPS["lp_pool2d"], OPS["lp_pool3d"]
+__all__ += ["lp_pool1d", "lp_pool2d", "lp_pool3d"]
+__all__ += ["max_unpool1d", "max_unpool2d", "max_unpool3d"]
 pixel_shuffle, pixel_unshuffle = OPS["pixel_shuffle"], OPS["pixel_unshuffle"]
 __all__ += ["pixel_shuffle", "pixel_unshuffle"]
 interpolate = OPS["interpolate"]
@@ -849,27 +852,15 @@ __all__ += ["group_norm"]
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-5):
-    """Each sample's channels normalized over their own elements: PyTorch's instance_norm,
-    batch_norm of the input viewed as one sample of N * C channels (the weight, bias and
-    running stats repeated N times; the running stats then take the mean over the samples)."""
+    """Each sample's channels normalized over their own elements: torch.instance_norm after
+    F.instance_norm's check (more than one spatial element per channel with the input's
+    statistics)."""
     if use_input_stats:  # (PyTorch's _verify_spatial_size)
         if math.prod(input.shape[2:]) == 1:
             raise ValueError("Expected more than 1 spatial element when training, got input "
                              f"size {input.size()}")
-    n, c = input.shape[:2]
-    shape = (1, n * c) + tuple(input.shape[2:])
-
-    def repeated(t):
-        return None if t is None else t.repeat(n)
-    mean, var = repeated(running_mean), repeated(running_var)
-    out = batch_norm(input.contiguous().view(shape), mean, var, repeated(weight),
-                     repeated(bias), use_input_stats, momentum, eps)
-    from ..engine.grad_mode import no_grad
-    with no_grad():
-        for stats, kept in ((mean, running_mean), (var, running_var)):
-            if kept is not None:
-                kept.copy_(stats.view(n, c).mean(0))
-    return out.view(tuple(input.shape))
+    return OPS["instance_norm"](input, weight, bias, running_mean, running_var, use_input_stats,
+                                momentum, eps, True)
 
 
 __all__ += ["instance_norm"]

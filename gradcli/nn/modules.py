@@ -25,7 +25,7 @@ __all__ += ["ModuleDict", "ParameterList", "ParameterDict", "Flatten", "Unflatte
             "Mish", "Softsign", "Tanhshrink", "Softshrink", "Hardshrink", "Threshold",
             "LogSigmoid", "Softmin"]
 __all__ += ["BatchNorm2d", "BatchNorm3d", "PReLU", "GroupNorm", "InstanceNorm1d",
-            "InstanceNorm2d"]
+            "InstanceNorm2d", "InstanceNorm3d"]
 __all__ += ["module"]
 
 
@@ -724,6 +724,11 @@ class InstanceNorm1d(_InstanceNorm):
 class InstanceNorm2d(_InstanceNorm):
     _torch_name = "torch.nn.modules.instancenorm.InstanceNorm2d"
     _dims, _expected = (3, 4), "3D or 4D"
+
+
+class InstanceNorm3d(_InstanceNorm):
+    _torch_name = "torch.nn.modules.instancenorm.InstanceNorm3d"
+    _dims, _expected = (4, 5), "4D or 5D"
 
 
 class GroupNorm(Module):

@@ -99,6 +99,70 @@ def _layer(cell, input, hiddens, params):
     return OPS["cat"](outputs, outputs[0].dim() - 1), finals
 
 
+def _hidden_slice(hidden, start, end):
+    if isinstance(hidden, tuple):
+        return tuple(h.narrow(0, start, end - start) for h in hidden)
+    return hidden.narrow(0, start, end - start)
+
+
+def _hidden_concat(hiddens):
+    if isinstance(hiddens[0], tuple):
+        return tuple(OPS["cat"](list(parts), 0) for parts in zip(*hiddens))
+    return OPS["cat"](hiddens, 0)
+
+
+def _packed_direction(cell, projected, hidden, params, batch_sizes):
+    """PackedLayer: the steps of the packed data, each batch_sizes[t] rows; where the batch
+    shrinks, the finished sequences' hidden states are set aside (narrowed off), and the
+    last states are all of them concatenated, longest sequence first."""
+    outputs, hiddens = [], []
+    offset, last = 0, batch_sizes[0]
+    for size in batch_sizes:
+        step = projected.narrow(0, offset, size)
+        offset += size
+        if last > size:
+            hiddens.append(_hidden_slice(hidden, size, last))
+            hidden = _hidden_slice(hidden, 0, size)
+        last = size
+        hidden = cell(step, hidden, params, True)
+        outputs.append(_output_of(hidden))
+    hiddens.append(hidden)
+    hiddens.reverse()
+    return OPS["cat"](outputs, 0), _hidden_concat(hiddens)
+
+
+def _packed_reversed(cell, projected, initial, params, batch_sizes):
+    """ReversedPackedLayer: the steps from the last, the hidden state growing by the initial
+    states of the sequences that start where the batch grows."""
+    outputs = []
+    offset, last = projected.size(0), batch_sizes[-1]
+    hidden = _hidden_slice(initial, 0, last)
+    for size in reversed(batch_sizes):
+        if size > last:
+            hidden = _hidden_concat([hidden, _hidden_slice(initial, last, size)])
+        step = projected.narrow(0, offset - size, size)
+        offset -= size
+        last = size
+        hidden = cell(step, hidden, params, True)
+        outputs.append(_output_of(hidden))
+    outputs.reverse()
+    return OPS["cat"](outputs, 0), hidden
+
+
+def _packed_layer(cell, data, hiddens, params, batch_sizes):
+    """A layer (one or both directions) over packed data: its packed output and the last
+    hidden state of each direction (PackedBidirectionalLayer cats the directions' data)."""
+    outputs, finals = [], []
+    for direction, (hidden, p) in enumerate(zip(hiddens, params)):
+        run = _packed_reversed if direction else _packed_direction
+        out, final = run(cell, _linear(data, p[0], p[2]), hidden, p, batch_sizes)
+        outputs.append(out)
+        finals.append(final)
+    if len(outputs) == 1:
+        return outputs[0], finals
+    return OPS["cat"](outputs, -1), finals
+
+
 # ------------------------------------------------------------------ RNN, LSTM, GRU
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
@@ -213,21 +277,26 @@ class RNNBase(Module):
             input = input.unsqueeze(0 if self.batch_first else 1)
         return input, batched
 
-    def _check_input(self, input):
+    def _check_input(self, input, packed=False):
         weight = self._flat_weights[0]
         if input.dtype != weight.dtype:
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
                              f"({weight.dtype}). Convert input: input.to({weight.dtype}), or "
                              f"convert model: model.to({input.dtype})")
-        if input.dim() != 3:
-            raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
+        if input.dim() != (2 if packed else 3):
+            raise RuntimeError(f"input must have {2 if packed else 3} dimensions, got "
+                               f"{input.dim()}")
         if self.input_size != input.size(-1):
             raise RuntimeError("input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.size(-1)}")
 
-    def _expected_hidden(self, input, cell=False):
-        """h's expected size (c's, the hidden size's, with cell=True)"""
-        batch = input.size(0) if self.batch_first else input.size(1)
+    def _expected_hidden(self, input, cell=False, batch_sizes=None):
+        """h's expected size (c's, the hidden size's, with cell=True); batch_sizes: a packed
+        input's"""
+        if batch_sizes is not None:
+            batch = batch_sizes[0]
+        else:
+            batch = input.size(0) if self.batch_first else input.size(1)
         size = self.hidden_size if cell else self.proj_size or self.hidden_size
         return (self.num_layers * (2 if self.bidirectional else 1), batch, size)
 
@@ -235,19 +304,21 @@ class RNNBase(Module):
         if tuple(hx.size()) != expected:
             raise RuntimeError(message.format(expected, list(hx.size())))
 
-    def _zeros(self, input, cell=False):
+    def _zeros(self, input, cell=False, batch_sizes=None):
         from ..ops import zeros
-        return zeros(self._expected_hidden(input, cell), dtype=input.dtype)
+        return zeros(self._expected_hidden(input, cell, batch_sizes), dtype=input.dtype)
 
     # -------------------------------------------------------------- the recurrence
-    def _run(self, cell, input, hiddens):
+    def _run(self, cell, input, hiddens, batch_sizes=None):
         """_rnn_impl: the layers one after the other (dropout between them in training),
-        the input (T, N, features) or (N, T, features) with batch_first; hiddens: each layer
-        and direction's initial state. The output and the last states."""
-        if self.batch_first:
+        the input (T, N, features) or (N, T, features) with batch_first, or a packed
+        sequence's data and batch sizes (a list); hiddens: each layer and direction's initial
+        state. The output and the last states."""
+        packed = batch_sizes is not None
+        if self.batch_first and not packed:
             input = input.transpose(0, 1)
         directions = 2 if self.bidirectional else 1
-        check_numel((self.num_layers * directions,) + tuple(input.shape[:2])
+        check_numel((self.num_layers * directions,) + tuple(input.shape[:1 if packed else 2])
                     + (_GATES[self.mode] * self.hidden_size,))
         kinds = ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr")
         params = []
@@ -257,11 +328,15 @@ class RNNBase(Module):
         finals = []
         for layer in range(self.num_layers):
             span = slice(layer * directions, (layer + 1) * directions)
-            input, last = _layer(cell, input, hiddens[span], params[span])
+            if packed:
+                input, last = _packed_layer(cell, input, hiddens[span], params[span],
+                                            batch_sizes)
+            else:
+                input, last = _layer(cell, input, hiddens[span], params[span])
             finals += last
             if self.dropout and self.training and layer < self.num_layers - 1:
                 input = F.dropout(input, self.dropout, True)
-        if self.batch_first:  # (RNN's and GRU's in place, TransposeBackward1; LSTM's not)
+        if self.batch_first and not packed:  # (RNN's and GRU's in place, TransposeBackward1; LSTM's not)
             input = input.transpose(0, 1) if self.mode == "LSTM" else input.transpose_(0, 1)
         return input, finals
 
@@ -304,8 +379,53 @@ RNN.__init__.__signature__ = _signature(*_LAYER_ARGUMENTS[:4], "nonlinearity",
                                         *_LAYER_ARGUMENTS[4:], "device", "dtype")
 
 
+def _permute(hidden, permutation):
+    """permute_hidden: the batch (dim 1) of h (and c) in the permutation's order."""
+    if permutation is None:
+        return hidden
+    if isinstance(hidden, tuple):
+        return tuple(h.index_select(1, permutation) for h in hidden)
+    return hidden.index_select(1, permutation)
+
+
+def _packed(module, cell, input, hx):
+    """The forward of a layer over a PackedSequence: the output packed as the input (its
+    batch sizes and indices), the last states of each sequence's last real step, in the
+    order of the sequences before they were sorted.  (LSTM's Python checks nothing here: its
+    kernel's ops refuse what does not fit, as here.)"""
+    from .rnn_utils import PackedSequence
+    data, batch_sizes, sorted_indices, unsorted_indices = input
+    sizes = [int(b) for b in batch_sizes.tolist()]
+    lstm = module.mode == "LSTM"
+    if hx is None:
+        hx = module._zeros(data, batch_sizes=sizes)
+        if lstm:
+            hx = (hx, module._zeros(data, cell=True, batch_sizes=sizes))
+    else:
+        hx = _permute(hx, sorted_indices)
+    if lstm:
+        output, finals = module._run(cell, data, list(zip(hx[0].unbind(0), hx[1].unbind(0))),
+                                     sizes)
+        hidden = (OPS["stack"]([h for h, _ in finals], 0),
+                  OPS["stack"]([c for _, c in finals], 0))
+    else:
+        module._check_input(data, packed=True)
+        module._check_hidden(hx, module._expected_hidden(data, batch_sizes=sizes))
+        output, finals = module._run(cell, data, list(hx.unbind(0)), sizes)
+        hidden = OPS["stack"](finals, 0)
+    return (PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices),
+            _permute(hidden, unsorted_indices))
+
+
+def _is_packed(input):
+    from .rnn_utils import PackedSequence
+    return isinstance(input, PackedSequence)
+
+
 def _one_hidden(module, what, cell, input, hx):
     """RNN's and GRU's forward: (output, h_n)."""
+    if _is_packed(input):
+        return _packed(module, cell, input, hx)
     input, batched = module._batched(input, what)
     if hx is not None:
         if not batched and hx.dim() != 2:
@@ -337,6 +457,8 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def forward(self, input, hx=None):
+        if _is_packed(input):
+            return _packed(self, _lstm_cell, input, hx)
         input, batched = self._batched(input, "LSTM")
         if hx is None:
             hx = (self._zeros(input), self._zeros(input, cell=True))

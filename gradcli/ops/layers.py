@@ -658,3 +658,74 @@ def embedding_renorm_(weight, indices, max_norm, norm_type):
             w[row] *= w.dtype.type(max_norm / (norm + 1e-7))
     weight._counter[0] += 1
     return weight
+
+
+# ------------------------------------------------------------------ packed sequences
+
+def _packed_rows(lengths, steps, batch):
+    """The rows of a time-major (steps, batch, *) input, flattened to (steps * batch, *), that
+    _pack_padded_sequence takes, in its order: each step's first batch_sizes[t] sequences
+    (steps past the input's own are left out, as PyTorch's slicing leaves them), and the
+    batch sizes."""
+    lengths = np.asarray(lengths, np.int64)
+    batch_sizes = (lengths[None, :] > np.arange(lengths[0])[:, None]).sum(1)
+    rows = [t * batch + b for t in range(min(steps, len(batch_sizes)))
+            for b in range(batch_sizes[t])]
+    return np.asarray(rows, np.int64), batch_sizes
+
+
+def _check_lengths(lengths, batch):
+    """_pack_padded_sequence's checks of lengths (PackedSequence.cpp), in its order."""
+    if len(lengths) != batch:
+        raise RuntimeError("Expected `len(lengths)` to be equal to batch_size, but got "
+                           f"{len(lengths)} (batch_size={batch})")
+    if lengths[-1] <= 0:
+        raise RuntimeError("Length of all samples has to be greater than 0, but found an "
+                           "element in 'lengths' that is <= 0")
+    if any(a < b for a, b in zip(lengths, lengths[1:])):
+        raise RuntimeError("`lengths` array must be sorted in decreasing order when "
+                           "`enforce_sorted` is True. You can pass `enforce_sorted=False` to "
+                           "pack_padded_sequence and/or pack_sequence to sidestep this "
+                           "requirement if you do not need ONNX exportability.")
+
+
+def _pack_padded(a, lengths, batch_first):
+    """_pack_padded_sequence's data: the sequences' steps one after the other, each step's
+    real elements (the sequences sorted by decreasing length) in batch order."""
+    if batch_first:
+        a = np.swapaxes(a, 0, 1)
+    if a.ndim < 2:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    if a.size == 0:
+        raise RuntimeError("Cannot pack empty tensors.")
+    _check_lengths(lengths, a.shape[1])
+    rows, _ = _packed_rows(lengths, a.shape[0], a.shape[1])
+    return a.reshape((a.shape[0] * a.shape[1],) + a.shape[2:])[rows]
+
+
+@helper
+def _pack_padded_sequence_backward(grad, input_shape, lengths, batch_first):
+    """PyTorch's _pack_padded_sequence_backward: zeros of the input's shape with each packed
+    row written back at its step and sequence."""
+    shape = list(input_shape)
+    if batch_first:
+        shape[0], shape[1] = shape[1], shape[0]
+    rows, _ = _packed_rows(lengths, shape[0], shape[1])
+    flat = grad.new_zeros([shape[0] * shape[1]] + shape[2:]).index_copy(
+        0, Tensor._make(rows, None, 0, False), grad)
+    out = flat.reshape(shape)
+    return out.transpose(0, 1) if batch_first else out
+
+
+register(Op(
+    "_pack_padded_sequence", _pack_padded,
+    "input: _pack_padded_sequence_backward(grad, input_shape, lengths, batch_first)",
+    inputs=("input",), attrs=("lengths", "batch_first"), grad_fn="PackPaddedSequenceBackward0",
+    jvp="linear", dtype="same", kind="shape", method=False, public=False,
+    doc="the real steps of padded sequences (sorted by decreasing length), step after step",
+    samples=[Sample((4, 3, 2), attrs={"lengths": (4, 2, 1), "batch_first": False}),
+             Sample((2, 3), attrs={"lengths": (3, 3), "batch_first": True}),
+             Sample((3, 1), attrs={"lengths": (3,), "batch_first": False})]))
+OPS["_pack_padded_sequence"].hidden_saved = ("lengths",)  # (PyTorch's saves the batch sizes)
+OPS["_pack_padded_sequence"].extra_saved = {"_saved_result1": lambda node: Tensor._make(
+    _packed_rows(node._attrs[0], 0, 0)[1], None, 0, False)}

@@ -406,6 +406,13 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     if not training and eps < 0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    return aten_batch_norm(input, running_mean, running_var, weight, bias, training, momentum,
+                           eps)
+
+
+def aten_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
+    """aten's batch_norm, after F.batch_norm's own checks: its checks, then native_batch_norm
+    (what torch.instance_norm calls)."""
     if not training and running_mean is None:
         raise RuntimeError("running_mean must be defined in evaluation mode")
     if not training and running_var is None:
@@ -427,6 +434,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has {t.dim()}")
     _check_batch_norm_parameters(input, weight, bias, running_mean, running_var)
     momentum, eps = _float_argument(momentum, "momentum", 7), _float_argument(eps, "eps", 8)
+    if input.dtype.np.kind != "f":  # (its CPU kernel's dtypes)
+        raise NotImplementedError(f'"batch_norm" not implemented for \'{input.dtype.short}\'')
     return _BATCH_NORM.apply((input, 1 if weight is None else weight,
                               0 if bias is None else bias),
                              (running_mean, running_var, bool(training), momentum, eps))
@@ -589,3 +598,38 @@ register(Plain("group_norm", group_norm, "normalization over groups of channels,
                "and bias per channel", kind="reduction", via=("native_group_norm",),
                signature="group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, "
                "cudnn_enabled=True)"))
+
+
+# ------------------------------------------------------------------ instance_norm
+
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
+                  eps, cudnn_enabled):
+    """aten's instance_norm: batch_norm of the input viewed as one sample of N * C channels,
+    the weight, bias and running stats repeated N times; the running stats then take the mean
+    of their N copies."""
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    if input.dim() < 2:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got "
+                         "1)")
+    n, c = input.shape[:2]
+
+    def repeated(t):
+        return None if t is None else t.repeat(n)
+    mean, var = repeated(running_mean), repeated(running_var)
+    out = aten_batch_norm(input.contiguous().view((1, n * c) + tuple(input.shape[2:])), mean,
+                          var, repeated(weight), repeated(bias), use_input_stats, momentum, eps)
+    from ..engine.grad_mode import no_grad
+    with no_grad():
+        for stats, kept in ((mean, running_mean), (var, running_var)):
+            if kept is not None:
+                kept.copy_(stats.view(n, c).mean(0))
+    return out.view(tuple(input.shape))
+
+
+register(Plain("instance_norm", instance_norm, "normalization of each sample's channels over "
+               "their own elements, then weight and bias per channel", kind="reduction",
+               via=("native_batch_norm",),
+               signature="instance_norm(input, weight, bias, running_mean, running_var, "
+               "use_input_stats, momentum, eps, cudnn_enabled)"))

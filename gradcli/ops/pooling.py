@@ -21,7 +21,7 @@ from ..engine.tensor import Tensor, check_numel
 from .convolution import col2im, im2col, int_list
 from .derivatives import helper
 from .gather import _array
-from .registry import Op, Overload, Plain, Sample, register
+from .registry import OPS, Op, Overload, Plain, Sample, register
 
 
 def pooled_size(n, k, s, p, d, ceil_mode):
@@ -424,37 +424,50 @@ def _max_unpool(a, indices, output_size):
     if a.ndim not in (3, 4):
         raise RuntimeError("Input to max_unpooling2d should be a 3d or 4d Tensor, but got a "
                            f"tensor with {a.ndim} dimensions.")
+    _check_unpool_shapes(a, indices, 2)
+    return _unpool_scatter(a, indices, output_size)
+
+
+def _check_unpool_shapes(a, indices, nd):
+    """The indices' shape is the input's, whose dims past the batch's are not empty."""
     if a.shape != indices.shape:
         raise RuntimeError("Expected shape of indices to be same as that of the input tensor "
                            f"({list(a.shape)}) but got indices tensor with shape: "
                            f"{list(indices.shape)}")
     for d in range(1, a.ndim):
         if not a.shape[d]:
-            raise RuntimeError("max_unpooling2d_forward_out_cpu(): Expected input to have "
+            raise RuntimeError(f"max_unpooling{nd}d_forward_out_cpu(): Expected input to have "
                                f"non-zero size for non-batch dimensions, but got {list(a.shape)} "
                                f"with dimension {d} being empty.")
-    oh, ow = output_size
-    b, idx = _batched(a), _batched(indices)
-    check_numel(b.shape[:2] + (oh, ow))
-    rows = b.shape[0] * b.shape[1]
-    idx = idx.reshape(rows, idx.shape[2] * idx.shape[3])
-    bad = (idx < 0) | (idx >= oh * ow)
+
+
+def _unpool_scatter(a, indices, sizes):
+    """zeros of sizes (the spatial ones) for each sample's channel, each element of a written
+    at its index there (a later element at the same index wins, as in PyTorch's loop)."""
+    lead, sizes = a.shape[:-len(sizes)], tuple(sizes)
+    check_numel(lead + sizes)
+    rows, plane = int(np.prod(lead)), int(np.prod(sizes))
+    if rows * plane == 0:  # (PyTorch's kernel returns an empty output at once)
+        return np.zeros(lead + sizes, a.dtype)
+    idx = indices.reshape(rows, int(np.prod(a.shape[len(lead):])))
+    bad = (idx < 0) | (idx >= plane)
     if bad.any():  # (PyTorch's loop keeps the last it met)
         raise RuntimeError(f"Found an invalid max index: {idx.reshape(-1)[np.flatnonzero(bad)[-1]]}"
-                           f" (output volumes are of size {oh}x{ow})")
-    keys = (np.arange(rows)[:, None] * (oh * ow) + idx).reshape(-1)
+                           f" (output volumes are of size {'x'.join(map(str, sizes))})")
+    keys = (np.arange(rows)[:, None] * plane + idx).reshape(-1)
     last = keys.size - 1 - np.unique(keys[::-1], return_index=True)[1]
-    out = np.zeros(rows * oh * ow, a.dtype)
-    out[keys[last]] = b.reshape(-1)[last]
-    return out.reshape(a.shape[:-2] + (oh, ow))
+    out = np.zeros(rows * plane, a.dtype)
+    out[keys[last]] = a.reshape(-1)[last]
+    return out.reshape(lead + sizes)
 
 
 @helper
-def _max_unpool_backward(grad, indices):
-    """PyTorch's max_pool_double_backward(grad, indices, 2): grad at each element's index."""
-    flat = indices.flatten(-2) if isinstance(indices, Tensor) else \
-        Tensor._make(np.asarray(indices).reshape(np.shape(indices)[:-2] + (-1,)), None, 0, False)
-    return grad.flatten(-2).gather(-1, flat).reshape(tuple(np.shape(indices)))
+def _max_unpool_backward(grad, indices, dims=2):
+    """PyTorch's max_pool_double_backward(grad, indices, dims): grad at each element's
+    index."""
+    flat = indices.flatten(-dims) if isinstance(indices, Tensor) else Tensor._make(
+        np.asarray(indices).reshape(np.shape(indices)[:-dims] + (-1,)), None, 0, False)
+    return grad.flatten(-dims).gather(-1, flat).reshape(tuple(np.shape(indices)))
 
 
 MAX_UNPOOL2D = register(Op(
@@ -467,6 +480,44 @@ MAX_UNPOOL2D = register(Op(
              Sample((2, 1, 3), attrs={"indices": [[[1, 3, 4]], [[5, 0, 2]]],
                                       "output_size": (2, 3)})]))
 MAX_UNPOOL2D.hidden_saved = ("output_size",)  # (PyTorch's node saves the indices only)
+
+
+def _max_unpool3d(a, indices, output_size, stride, padding):
+    """max_unpool3d: max_unpooling3d_shape_check's checks (in its order; stride and padding
+    are checked, not used), then each element written at its index in the (D, H, W)
+    volume."""
+    indices = _array(indices)
+    if indices.dtype != np.int64:
+        raise RuntimeError("elements in indices should be type int64")
+    if a.ndim not in (4, 5):
+        raise RuntimeError("Input to max_unpooling3d should be a 4d or 5d Tensor, but got a "
+                           f"tensor with {a.ndim} dimensions.")
+    for name, values, got in (("output_size", output_size, "but got "),
+                              ("stride", stride, "but got: "), ("padding", padding, "but got: ")):
+        if len(values) != 3:
+            raise RuntimeError(f"There should be exactly three elements (depth, height, width) "
+                               f"in {name}, {got}{len(values)} elements.")
+    _check_unpool_shapes(a, indices, 3)
+    if min(stride) <= 0:
+        raise RuntimeError(f"strides should be greater than zero, but got stride: {list(stride)}")
+    if a.dtype.kind != "f":  # (its kernel's dtypes)
+        raise NotImplementedError('"max_unpool3d" not implemented for '
+                                  f"'{dtypes.from_numpy_dtype(a.dtype).short}'")
+    return _unpool_scatter(a, indices, output_size)
+
+
+MAX_UNPOOL3D = register(Op(
+    "max_unpool3d.default", _max_unpool3d, "self: _max_unpool_backward(grad, indices, 3)",
+    jvp="linear", attrs=("indices", "output_size", "stride", "padding"),
+    grad_fn="MaxUnpool3DBackward0", dtype="same", method=False, public=False, kind="pooling",
+    doc="each element written at its index of an output_size volume of zeros",
+    samples=[Sample((1, 2, 1, 2, 1), attrs={
+        "indices": [[[[[1], [6]]], [[[0], [11]]]]], "output_size": (2, 3, 2),
+        "stride": (2, 2, 2), "padding": (0, 0, 0)}),
+        Sample((2, 1, 1, 2), attrs={"indices": [[[[1, 3]]], [[[0, 3]]]],
+                                    "output_size": (1, 2, 2), "stride": (1, 1, 1),
+                                    "padding": (0, 0, 0)})]))
+MAX_UNPOOL3D.hidden_saved = ("output_size", "stride", "padding")  # (the indices only)
 
 
 def _check_size_ints(sizes, fn, position, none=False):
@@ -517,21 +568,31 @@ def _ntuple(value, n):
 
 
 def _unpool_sizes(fn, input, kernel_size, stride, padding, output_size, n):
+    """F.max_unpool's output size (PyTorch's checks of it), and its stride and padding."""
     kernel = _ntuple(kernel_size, n)
     stride = kernel if stride is None else _ntuple(stride, n)
-    sizes = _unpool_output_size(input, kernel, stride, _ntuple(padding, n), output_size)
+    padding = _ntuple(padding, n)
+    sizes = _unpool_output_size(input, kernel, stride, padding, output_size)
     _check_size_ints(sizes, fn, 3)  # (the C++ binding's check of output_size)
-    return tuple(int(v) for v in sizes)
+    return tuple(int(v) for v in sizes), stride, padding
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    sizes = _unpool_sizes("max_unpool2d", input, kernel_size, stride, padding, output_size, 2)
+    sizes, _, _ = _unpool_sizes("max_unpool2d", input, kernel_size, stride, padding,
+                                output_size, 2)
     _check_dtype(input, "max_unpool2d", "f")
     return MAX_UNPOOL2D.apply((input,), (indices, sizes))
 
 
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    sizes, stride, padding = _unpool_sizes("max_unpool3d", input, kernel_size, stride, padding,
+                                           output_size, 3)
+    return MAX_UNPOOL3D.apply((input,), (indices, sizes, stride, padding))
+
+
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    sizes = _unpool_sizes("max_unpool2d", input, kernel_size, stride, padding, output_size, 1)
+    sizes, _, _ = _unpool_sizes("max_unpool2d", input, kernel_size, stride, padding,
+                                output_size, 1)
     _check_dtype(input, "max_unpool2d", "f")
     return MAX_UNPOOL2D.apply((input.unsqueeze(-1),), (indices.unsqueeze(-1), sizes + (1,))
                               ).squeeze(-1)
@@ -687,6 +748,32 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                                        bool(count_include_pad), divisor_override))
 
 
+def _lp_pool(nd, avg_pool, max_pool):
+    """F.lp_pool<nd>d as PyTorch composes it: avg_pool of input ** p, then
+    (sign(out) * relu(abs(out))) * (the window's size), ** (1 / p); max_pool of abs(input)
+    for p = +-inf."""
+    def lp_pool(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+        window = kernel_size if nd == 1 else int(np.prod(_ntuple(kernel_size, nd)))
+        if isinstance(norm_type, (int, float)):
+            if norm_type == float("inf"):
+                return max_pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+            if norm_type == -float("inf"):
+                return -max_pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if stride is not None:
+            out = avg_pool(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+        else:
+            out = avg_pool(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+        return (OPS["sign"](out) * OPS["relu"](OPS["abs"](out))).mul(window).pow(
+            1.0 / norm_type)
+    lp_pool.__name__ = lp_pool.__qualname__ = f"lp_pool{nd}d"
+    return lp_pool
+
+
+lp_pool1d = _lp_pool(1, avg_pool1d, max_pool1d)
+lp_pool2d = _lp_pool(2, avg_pool2d, max_pool2d)
+lp_pool3d = _lp_pool(3, avg_pool3d, max_pool3d)
+
+
 _FUNCTIONS = [
     (max_pool1d, "max_pool1d", "the largest element of each window of an (N, C, L) input",
      ("max_pool2d_with_indices",), True),
@@ -699,6 +786,11 @@ _FUNCTIONS = [
     (max_unpool1d, "max_unpool1d", "max_pool1d's partial inverse: each element at its index",
      ("max_unpool2d.default",), False),
 ]
+_FUNCTIONS += [
+    (fn, fn.__name__, f"the p-norm of each window of an (N, C, {axes}) input (power-average "
+     "pooling)", (f"avg_pool{max(nd, 2)}d.default", "pow.Tensor_Scalar", "sign", "relu", "abs",
+                  "mul"), False)
+    for nd, fn, axes in ((1, lp_pool1d, "L"), (2, lp_pool2d, "H, W"), (3, lp_pool3d, "D, H, W"))]
 for _fn, _name, _doc, _via, _in_torch in _FUNCTIONS:
     _entry = register(Plain(_name, _fn, _doc, kind="pooling", via=_via,
                             signature=f"{_name}{inspect.signature(_fn)}"))
@@ -712,6 +804,11 @@ _entry = register(Overload("max_unpool2d", lambda *args, **kwargs: max_unpool2d,
                            "max_pool2d's partial inverse: each element at its index",
                            method=False, kind="pooling",
                            signature=f"max_unpool2d{inspect.signature(max_unpool2d)}"))
+_entry.function = False
+_entry = register(Overload("max_unpool3d", lambda *args, **kwargs: max_unpool3d, [MAX_UNPOOL3D],
+                           "max_pool3d's partial inverse: each element at its index",
+                           method=False, kind="pooling",
+                           signature=f"max_unpool3d{inspect.signature(max_unpool3d)}"))
 _entry.function = False
 _entry = register(Overload("avg_pool3d", lambda *args, **kwargs: avg_pool3d, [AVG_POOL3D],
                            "the mean of each window of an (N, C, D, H, W) input", method=False,

@@ -189,6 +189,7 @@ def test_a_one_shot_command_imports_the_engine_in_its_evaluator_only(args, tmp_p
                                      "gradcli.nn.hooks", "gradcli.nn.init",
                                      "gradcli.nn.module", "gradcli.nn.modules",
                                      "gradcli.nn.parameter", "gradcli.nn.rnn",
+                                     "gradcli.nn.rnn_utils", "gradcli.nn.utils",
                                      "gradcli.optim"])
     # (the op modules its program uses: the test's transcript sorts, the training loop's
     # model multiplies matrices; nothing for the rest)

@@ -55,7 +55,8 @@ NAMES = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "
          "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
          "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "max_pool3d",
          "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "nn.functional.unfold",
-         "nn.functional.fold", "max_unpool1d", "max_unpool2d", "pixel_shuffle",
+         "nn.functional.fold", "max_unpool1d", "max_unpool2d", "max_unpool3d", "lp_pool1d",
+         "lp_pool2d", "lp_pool3d", "pixel_shuffle",
          "pixel_unshuffle", "interpolate"]
 
 
@@ -75,7 +76,10 @@ def test_gradcli_ops_lists_the_new_names():
     assert rows["nn.functional.fold"]["grad_fn"] == "Col2ImBackward0"
     assert rows["unfold"]["grad_fn"] == "UnfoldBackward0"  # (Tensor.unfold keeps its name)
     assert rows["max_unpool2d"]["grad_fn"] == "MaxUnpool2DBackward0"
+    assert rows["max_unpool3d"]["grad_fn"] == "MaxUnpool3DBackward0"
     assert "UpsampleBilinear2DBackward0" in rows["interpolate"]["grad_fn"]
+    assert "UpsampleBicubic2DBackward0" in rows["interpolate"]["grad_fn"]
+    assert "UpsampleNearestExact3DBackward0" in rows["interpolate"]["grad_fn"]
 
 
 def test_torch_namespace_has_pytorchs_names_only():
@@ -107,7 +111,9 @@ def names():
     ("nn.AvgP", ["AvgPool1d", "AvgPool2d", "AvgPool3d"]),
     ("nn.AdaptiveA", ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d"]),
     ("F.unf", ["unfold"]), ("F.fo", ["fold"]), ("nn.Unf", ["Unfold"]), ("nn.Fo", ["Fold"]),
-    ("F.max_un", ["max_unpool1d", "max_unpool2d"]), ("nn.MaxU", ["MaxUnpool1d", "MaxUnpool2d"]),
+    ("F.max_un", ["max_unpool1d", "max_unpool2d", "max_unpool3d"]),
+    ("nn.MaxU", ["MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]),
+    ("F.lp_", ["lp_pool1d", "lp_pool2d", "lp_pool3d"]), ("nn.LPP", ["LPPool1d", "LPPool2d", "LPPool3d"]),
     ("torch.pixel_", ["pixel_shuffle", "pixel_unshuffle"]),
     ("nn.PixelU", ["PixelUnshuffle"]), ("F.interp", ["interpolate"]),
     ("nn.Upsampl", ["Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d"]),
@@ -163,6 +169,8 @@ BIG_BUFFERS = {
                    "stride=1000)",
     "max_unpool2d output": "torch.nn.functional.max_unpool2d(torch.zeros(1, 1, 1, 1), "
                            "torch.zeros(1, 1, 1, 1, dtype=torch.long), 1000, stride=1000)",
+    "max_unpool3d output": "torch.nn.functional.max_unpool3d(torch.zeros(1, 1, 1, 1, 1), "
+                           "torch.zeros(1, 1, 1, 1, 1, dtype=torch.long), 200, stride=200)",
     "interpolate nearest": "torch.nn.functional.interpolate(torch.zeros(1, 1, 1, 1), "
                            "size=(2000, 2000))",
     "interpolate bilinear": "torch.nn.functional.interpolate(torch.zeros(1, 1, 2, 2), "

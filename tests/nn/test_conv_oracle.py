@@ -108,6 +108,14 @@ CASES = {
                      (2, 3, 8), None, None, "ties"),
     "max_unpool1d_module": ("torch.nn.MaxUnpool1d(2)(*F.max_pool1d(x, 2, return_indices=True), "
                             "output_size=[2, 3, 9])", (2, 3, 9), None, None, "ties"),
+    "max_unpool3d": ("F.max_unpool3d(*F.max_pool3d(x, 2, return_indices=True), 2)",
+                     (2, 2, 4, 4, 6), None, None, "ties"),
+    "max_unpool3d_output_size": ("F.max_unpool3d(*F.max_pool3d(x, 2, return_indices=True), 2, "
+                                 "output_size=(1, 2, 5, 5, 7))", (1, 2, 5, 5, 7), None, None,
+                                 "ties"),
+    "max_unpool3d_overlapping_unbatched": (
+        "torch.nn.MaxUnpool3d((3, 2, 3), 1, (1, 0, 1))(*F.max_pool3d(x, (3, 2, 3), 1, "
+        "(1, 0, 1), return_indices=True))", (2, 3, 4, 5), None, None, "ties"),
     "pixel_shuffle": ("F.pixel_shuffle(x, 2)", (2, 8, 3, 2), None, None, True),
     "pixel_shuffle_batch_dims": ("torch.pixel_shuffle(x, 3)", (2, 1, 9, 2, 1), None, None, True),
     "pixel_unshuffle": ("F.pixel_unshuffle(x, 3)", (1, 2, 6, 3), None, None, True),
@@ -153,6 +161,45 @@ CASES = {
                                         "align_corners=True)", (1, 2, 3, 4), None, None, True),
     "adaptive_max_pool3d_up": ("F.adaptive_max_pool3d(x, (4, 5, 3))", (2, 3, 2, 2), None, None,
                                "ties"),
+    "lp_pool1d": ("F.lp_pool1d(x, 2, 3, stride=2)", (2, 3, 8), None, None, True),
+    "lp_pool2d_fractional_p": ("F.lp_pool2d(x.abs() + 0.1, 1.5, (2, 3))", (1, 2, 5, 6), None,
+                               None, False),
+    "lp_pool3d_ceil": ("F.lp_pool3d(x, 3, 2, ceil_mode=True)", (1, 1, 3, 4, 5), None, None,
+                       False),
+    "lp_pool2d_inf": ("F.lp_pool2d(x, float('inf'), 2)", (1, 2, 4, 4), None, None, "ties"),
+    "lp_pool1d_minus_inf_unbatched": ("F.lp_pool1d(x, -float('inf'), 2)", (2, 6), None, None,
+                                      "ties"),
+    "lp_pool2d_module": ("torch.nn.LPPool2d(2, 2, stride=1)(x)", (1, 1, 3, 3), None, None,
+                         True),
+    "interpolate_bicubic_up": ("F.interpolate(x, size=(5, 7), mode='bicubic')", (2, 2, 3, 4),
+                               None, None, True),
+    "interpolate_bicubic_align_scales": ("F.interpolate(x, scale_factor=(1.5, 2.5), "
+                                         "mode='bicubic', align_corners=True)", (1, 2, 3, 4),
+                                         None, None, True),
+    "interpolate_bicubic_down": ("F.interpolate(x, size=(2, 3), mode='bicubic')", (1, 2, 5, 7),
+                                 None, None, True),
+    "interpolate_bicubic_borders": ("F.interpolate(x, size=(1, 9), mode='bicubic')",
+                                    (1, 1, 2, 2), None, None, True),
+    "interpolate_bicubic_module": ("torch.nn.Upsample(scale_factor=2, mode='bicubic', "
+                                   "align_corners=True)(x)", (1, 3, 2, 3), None, None, True),
+    "interpolate_bilinear_antialias_down": ("F.interpolate(x, size=(3, 2), mode='bilinear', "
+                                            "antialias=True)", (1, 2, 7, 6), None, None, True),
+    "interpolate_bicubic_antialias_align": ("F.interpolate(x, scale_factor=(0.6, 1.5), "
+                                            "mode='bicubic', align_corners=True, "
+                                            "antialias=True)", (2, 1, 6, 3), None, None, True),
+    "interpolate_bilinear_antialias_one_column": ("F.interpolate(x, size=(2, 1), "
+                                                  "mode='bilinear', antialias=True)",
+                                                  (1, 1, 5, 3), None, None, True),
+    "interpolate_bicubic_same_size_scaled": ("F.interpolate(x, scale_factor=1.05, "
+                                             "mode='bicubic')", (1, 2, 5, 4), None, None, True),
+    "interpolate_nearest_exact_1d": ("F.interpolate(x, scale_factor=1.7, mode='nearest-exact')",
+                                     (2, 3, 4), None, None, True),
+    "interpolate_nearest_exact_2d": ("F.interpolate(x, size=(5, 3), mode='nearest-exact')",
+                                     (1, 2, 3, 4), None, None, True),
+    "interpolate_nearest_exact_3d": ("F.interpolate(x, scale_factor=0.6, mode='nearest-exact')",
+                                     (1, 1, 4, 5, 3), None, None, True),
+    "interpolate_nearest_exact_module": ("torch.nn.Upsample(size=(4, 6), mode='nearest-exact')(x)",
+                                         (1, 2, 2, 3), None, None, True),
 }
 
 
@@ -473,6 +520,26 @@ ERRORS = [
     "output_size=(3, 4.5))",
     "F.max_unpool2d(torch.ones(1, 1, 2, 2), torch.tensor([[[[1, 6], [9, 11]]]]), 2.5)",
     "torch.nn.MaxUnpool2d()",
+    "F.max_unpool3d(torch.ones(2, 2, 2, 2, 2), torch.zeros(2, 2, 2, 2, 2, dtype=torch.long), 2, "
+    "output_size=(9, 5, 5))",
+    "F.max_unpool3d(torch.ones(2, 2, 2, 2, 2), torch.zeros(2, 2, 2, 2, 2, dtype=torch.long), 2, "
+    "output_size=(5, 5))",
+    "F.max_unpool3d(torch.ones(2, 2, 2), torch.zeros(2, 2, 2, dtype=torch.long), 2)",
+    "F.max_unpool3d(torch.ones(2, 2, 2, 2), torch.zeros(2, 2, 2, 2, dtype=torch.int32), 2)",
+    "F.max_unpool3d(torch.ones(2, 2, 2, 2), torch.zeros(2, 1, 2, 2, dtype=torch.long), 2)",
+    "F.max_unpool3d(torch.ones(1, 1, 1, 2), torch.tensor([[[[1, 8]]]]), 2)",
+    "F.max_unpool3d(torch.ones(1, 1, 1, 2), torch.tensor([[[[-3, 1]]]]), 2)",
+    "F.max_unpool3d(torch.ones(1, 1, 1, 2, dtype=torch.int64), torch.tensor([[[[0, 1]]]]), 2)",
+    "F.max_unpool3d(torch.ones(1, 1, 1, 2), torch.tensor([[[[0, 1]]]]), (2, 2))",
+    "F.max_unpool3d(torch.ones(1, 1, 1, 2), torch.tensor([[[[0, 1]]]]), 2, stride=(2, 2))",
+    "F.max_unpool3d(torch.ones(1, 1, 1, 2), torch.tensor([[[[0, 1]]]]), 2, stride=0)",
+    "F.max_unpool3d(torch.ones(1, 1, 0, 2), torch.ones(1, 1, 0, 2, dtype=torch.long), 2)",
+    "F.max_unpool3d(torch.ones(1, 1, 1, 2), torch.tensor([[[[0, 1]]]]), 2, "
+    "output_size=(2.0, 2, 4))",
+    "F.max_unpool3d(torch.ones(1, 1, 1, 2), torch.tensor([[[[0, 7]]]]), 2, padding=1)",
+    "F.max_unpool2d(torch.ones(1, 1, 1, 2), torch.tensor([[[[0, 7]]]]), 2, padding=1).shape",
+    "F.max_unpool3d(torch.ones(1, 1, 1, 2, dtype=torch.float32), torch.tensor([[[[0, 7]]]]), 2)"
+    ".tolist()",
     "F.interpolate(torch.ones(1,2,3,4), size=(5,7), scale_factor=2)",
     "F.interpolate(torch.ones(1,2,3,4))",
     "F.interpolate(torch.ones(1,2,3,4), size=(5,))",
@@ -503,6 +570,41 @@ ERRORS = [
     "F.interpolate(torch.ones(1,2,3,4), size='a')",
     "F.interpolate(torch.ones(1,2,3,4), size=-1)",
     "F.interpolate(torch.ones(1,2,3,4,dtype=torch.float64), scale_factor=(1.5, 2)).dtype",
+    "F.interpolate(torch.ones(1, 1, 3, dtype=torch.uint8), size=5, mode='nearest-exact')"
+    ".tolist()",
+    "F.interpolate(torch.ones(1, 1, 3, dtype=torch.int64), size=5, mode='nearest-exact')",
+    "F.interpolate(torch.ones(1, 5, 1, dtype=torch.int64), size=5, mode='nearest-exact')",
+    "F.interpolate(torch.ones(1, 5, 1, 1, 1, dtype=torch.int64), size=5, mode='nearest-exact')",
+    "F.interpolate(torch.ones(1, 2, 3, 4, dtype=torch.int64), size=5, mode='nearest-exact')",
+    "F.interpolate(torch.ones(1, 1, 3, 3, dtype=torch.int64), size=5, mode='bicubic')",
+    "F.interpolate(torch.ones(1, 5, 1, 1, dtype=torch.int32), size=5, mode='bicubic')",
+    "F.interpolate(torch.ones(1, 1, 3), size=5, mode='bicubic')",
+    "F.interpolate(torch.ones(1, 1, 3, 3, 3), size=5, mode='bicubic')",
+    "F.interpolate(torch.ones(1, 1, 3, 3), size=5, mode='nearest-exact', align_corners=True)",
+    "F.interpolate(torch.ones(1, 1, 3, 3), size=(0, 4), mode='bicubic')",
+    "F.interpolate(torch.ones(1, 1, 0, 3), size=(2, 4), mode='bicubic')",
+    "F.interpolate(torch.ones(0, 1, 2, 3), size=(2, 4), mode='bicubic').shape",
+    "F.interpolate(torch.ones(1, 1, 3), size=4, mode='nearest-exact', antialias=True)",
+    "F.interpolate(torch.ones(1, 1, 3, 3), size=(2, 4), mode='lanczos')",
+    "F.interpolate(torch.ones(1, 1, 3, 4, dtype=torch.int64), size=5, mode='bilinear', "
+    "antialias=True)",
+    "F.interpolate(torch.ones(1, 1, 3, 4, dtype=torch.float16), size=5, mode='bicubic', "
+    "antialias=True)",
+    "F.interpolate(torch.ones(1, 1, 3, 4), size=(3, 4), mode='bilinear', antialias=True).shape",
+    "F.interpolate(torch.ones(1, 1, 3, 4), size=(0, 4), mode='bicubic', antialias=True)",
+    "F.interpolate(torch.ones(1, 1, 3, 4, 5), size=(2, 4, 3), mode='trilinear', antialias=True)",
+    "F.interpolate(torch.ones(1, 5, 1), size=3, mode='linear').shape",
+    "F.interpolate(torch.ones(1, 5, 1, 1, 1), size=3, mode='trilinear').shape",
+    "F.interpolate(torch.ones(1, 5, 1, dtype=torch.int64), size=5)",
+    "torch.nn.Upsample(scale_factor=2, mode='bicubic')",
+    "F.lp_pool2d(torch.ones(1, 1, 4, 4), 0, 2)",
+    "F.lp_pool1d(torch.ones(1, 1, 4), 2, (2,))",
+    "F.lp_pool2d(torch.ones(1, 4, 4), 2, 5)",
+    "F.lp_pool1d(torch.ones(1, 1, 4, dtype=torch.int64), 2, 2).tolist()",
+    "F.lp_pool3d(torch.ones(1, 1, 4, 4), 2, 2)",
+    "torch.nn.LPPool1d()",
+    "torch.nn.LPPool2d(2)",
+    "F.lp_pool2d(torch.ones(1, 1, 4, 4), 2, 2, 1).shape",
     "torch.nn.Upsample(scale_factor=2)",
     "torch.nn.Upsample(size=(3,4), mode='bilinear', align_corners=True)",
     "torch.nn.Upsample(scale_factor=(2, 1.5), mode='bilinear')",
@@ -571,7 +673,9 @@ MODULES = [
     "torch.nn.AdaptiveMaxPool3d(2, True)",
     "torch.nn.Unfold((2, 3), 2, 1, 2)", "torch.nn.Fold((4, 5), 2, stride=(1, 2))",
     "torch.nn.MaxUnpool2d(2)", "torch.nn.MaxUnpool1d(3, 1, 1)",
-    "torch.nn.MaxUnpool2d((2, 1), stride=[1, 2])",
+    "torch.nn.MaxUnpool2d((2, 1), stride=[1, 2])", "torch.nn.MaxUnpool3d(2)",
+    "torch.nn.MaxUnpool3d(2, stride=1, padding=(0, 1, 0))", "torch.nn.LPPool2d(2, 3, stride=2)",
+    "torch.nn.LPPool1d(1.5, 2)", "torch.nn.LPPool3d(float('inf'), (1, 2, 2), ceil_mode=True)",
     "torch.nn.PixelShuffle(2)", "torch.nn.PixelUnshuffle(3)",
     "torch.nn.Upsample(scale_factor=2)", "torch.nn.Upsample(size=(3, 4), mode='bilinear', "
     "align_corners=True)", "torch.nn.UpsamplingNearest2d(scale_factor=(2, 3))",
@@ -702,3 +806,43 @@ def test_padding_same_with_an_even_kernel_warns_once():
         "Using padding='same' with even kernel lengths and odd dilation may require a "
         "zero-padded copy of the input be created"]
     assert _same_warning(gradcli) == []
+
+
+BIT_FOR_BIT = [
+    # (mode, input shape, size or scale factors, align_corners): float32 and float64
+    ("bicubic", (2, 3, 5, 4), {"size": (9, 3)}, False),
+    ("bicubic", (1, 2, 4, 6), {"scale_factor": (1.7, 0.6)}, True),
+    ("bicubic", (1, 2, 3, 3), {"scale_factor": 2.5}, False),
+    ("bicubic", (1, 1, 8, 9), {"size": (4, 13)}, True),
+    ("nearest-exact", (2, 2, 7), {"scale_factor": 1.3}, None),
+    ("bilinear", (2, 3, 8, 6), {"size": (3, 4), "antialias": True}, False),
+    ("bilinear", (1, 2, 5, 4), {"scale_factor": (2.3, 0.4), "antialias": True}, True),
+    ("bicubic", (1, 2, 9, 7), {"size": (4, 13), "antialias": True}, False),
+    ("bicubic", (2, 1, 6, 11), {"scale_factor": (0.35, 0.6), "antialias": True}, True),
+    ("bicubic", (1, 4, 5, 4), {"scale_factor": (1.05, 1.06)}, False),
+    ("nearest-exact", (1, 3, 5, 4), {"size": (3, 11)}, None),
+    ("nearest-exact", (1, 1, 3, 4, 5), {"scale_factor": (1.5, 0.7, 2.2)}, None),
+]
+
+
+def run_bit_for_bit(lib, case, dtype):
+    mode, shape, sizes, align = BIT_FOR_BIT[case]
+    rng = np.random.default_rng(case)
+    x = lib.tensor(rng.standard_normal(shape).tolist(), dtype=getattr(lib, dtype),
+                   requires_grad=True)
+    y = lib.nn.functional.interpolate(x, mode=mode, align_corners=align, **sizes)
+    g = lib.tensor(rng.standard_normal(tuple(y.shape)).tolist(), dtype=getattr(lib, dtype))
+    (grad,) = lib.autograd.grad(y, x, g)
+    return [np.asarray(y.tolist(), dtype), np.asarray(grad.tolist(), dtype)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", range(len(BIT_FOR_BIT)))
+def test_bicubic_nearest_exact_and_antialias_are_pytorchs_to_the_bit(case, dtype, oracle):
+    """The kernels' order of operations (bicubic: the weights' and sums' fused multiply-adds
+    forward, none backward; antialias: its passes' grouped sums), so the values and gradients
+    are PyTorch's bit for bit."""
+    ours = run_bit_for_bit(gradcli, case, dtype)
+    theirs = oracle(lambda torch: run_bit_for_bit(torch, case, dtype))
+    for a, b in zip(ours, theirs):
+        np.testing.assert_array_equal(a, np.asarray(b, dtype))

@@ -56,7 +56,7 @@ def test_a_session_refuses_more_steps_than_its_item_limit(monkeypatch):
     session.run("out, h = rnn(torch.ones(1000, 1, 1))")
 
 
-NAMES = ["prelu", "unsafe_split", "unsafe_chunk", "group_norm"]
+NAMES = ["prelu", "unsafe_split", "unsafe_chunk", "group_norm", "instance_norm"]
 
 
 def test_gradcli_ops_lists_the_new_names():
@@ -67,10 +67,13 @@ def test_gradcli_ops_lists_the_new_names():
     assert "UnsafeSplitBackward0" in rows["unsafe_chunk"]["formula"]
     assert "group_norm_backward(grad, input, weight, group, eps)" in \
         rows["group_norm"]["formula"]
+    assert "batch_norm_backward(grad, input, weight" in rows["instance_norm"]["formula"]
+    assert rows["instance_norm"]["signature"].startswith("instance_norm(input, weight, bias, "
+                                                         "running_mean, running_var")
 
 
 def test_torch_namespace_has_pytorchs_names():
-    for name in ("prelu", "unsafe_split", "unsafe_chunk", "group_norm"):
+    for name in ("prelu", "unsafe_split", "unsafe_chunk", "group_norm", "instance_norm"):
         assert callable(getattr(gradcli, name)), name
     assert gradcli.nn.functional.prelu is gradcli.prelu
     x = gradcli.tensor([[-1.0, 2.0]])
@@ -78,7 +81,7 @@ def test_torch_namespace_has_pytorchs_names():
     assert [p.tolist() for p in x.unsafe_chunk(2, 1)] == [[[-1.0]], [[2.0]]]
     for name in ("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "PReLU",
                  "BatchNorm2d", "BatchNorm3d", "RNNBase", "RNNCellBase", "GroupNorm",
-                 "InstanceNorm1d", "InstanceNorm2d"):
+                 "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"):
         assert isinstance(getattr(nn, name), type), name
 
 
@@ -92,7 +95,8 @@ def test_torch_namespace_has_pytorchs_names():
     ("F.group_", ["group_norm"]),
     ("F.instance_", ["instance_norm"]),
     ("nn.GroupN", ["GroupNorm"]),
-    ("nn.InstanceNorm", ["InstanceNorm1d", "InstanceNorm2d"]),
+    ("nn.InstanceNorm", ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]),
+    ("torch.instance_", ["instance_norm"]),
     ("torch.unsafe_", ["unsafe_chunk", "unsafe_split"]),
     ("nn.LSTM(3, 4, batch_", ["batch_first="]),
 ])

@@ -9,6 +9,8 @@ are PyTorch's draws after manual_seed, bit for bit.  prelu and batch_norm are Py
 bit in float64; group_norm's forward (its values, mean and rstd) in float64 and float32, its
 gradients (composed here, PyTorch's own kernel there) to about 1e-15 relative."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -69,29 +71,44 @@ def run_rnn(lib, name):
     leaves = [x] + [_data(lib, s, 2 + i) for i, s in enumerate(states or ())]
     args = [x] if states is None else [x, leaves[1] if len(states) == 1 else tuple(leaves[1:])]
     outputs = _flat(module(*args))
+    grads, second = gradients(lib, outputs, leaves + list(module.parameters()))
+    return {"repr": repr(module), "names": [n for n, _ in module.named_parameters()],
+            "graphs": [_graph(t.grad_fn) for t in outputs], **answers(outputs, grads, second)}
+
+
+def gradients(lib, outputs, leaves, square=False):
+    """The gradients of leaves of a weighted sum of the outputs (of their squares: square),
+    with the graph, and those of the sum of the gradients' squares."""
     weights = [lib.tensor(np.linspace(-1, 1.5, t.numel()).reshape(tuple(t.shape)).tolist(),
                           dtype=t.dtype) for t in outputs]
-    loss = sum((t * w).sum() for t, w in zip(outputs, weights))
-    params = list(module.parameters())
-    grads = lib.autograd.grad(loss, leaves + params, create_graph=True)
-    second = lib.autograd.grad(sum((g * g).sum() for g in grads), leaves + params)
-    return {"repr": repr(module), "names": [n for n, _ in module.named_parameters()],
-            "shapes": [list(t.shape) for t in outputs],
-            "graphs": [_graph(t.grad_fn) for t in outputs],
+    loss = sum(((t * t if square else t) * w).sum() for t, w in zip(outputs, weights))
+    grads = lib.autograd.grad(loss, leaves, create_graph=True)
+    return grads, lib.autograd.grad(sum((g * g).sum() for g in grads), leaves)
+
+
+def answers(outputs, grads, second):
+    """The shapes and values of outputs, and the first and second gradients, as plain data."""
+    return {"shapes": [list(t.shape) for t in outputs],
             "values": [np.asarray(t.tolist()) for t in outputs],
             "grads": [np.asarray(g.tolist()) for g in grads],
             "second": [np.asarray(g.tolist()) for g in second]}
 
 
+def compare(ours, theirs, rtol=1e-12, atol=1e-13):
+    """Our answers against PyTorch's: the numbers within rtol and atol, the rest equal."""
+    numbers = ("values", "grads", "second")
+    assert sorted(ours) == sorted(theirs)
+    for key in sorted(set(ours) - set(numbers)):
+        assert ours[key] == theirs[key], key
+    for key in numbers:
+        assert len(ours[key]) == len(theirs[key]), key
+        for a, b in zip(ours[key], theirs[key]):
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, err_msg=key)
+
+
 @pytest.mark.parametrize("name", sorted(RNN_CASES))
 def test_recurrent_layers_match_pytorch(name, oracle):
-    ours = run_rnn(gradcli, name)
-    theirs = oracle(lambda torch: run_rnn(torch, name))
-    for key in ("repr", "names", "shapes", "graphs"):
-        assert ours[key] == theirs[key], key
-    for key in ("values", "grads", "second"):
-        for a, b in zip(ours[key], theirs[key]):
-            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13, err_msg=key)
+    compare(run_rnn(gradcli, name), oracle(lambda torch: run_rnn(torch, name)))
 
 
 MODULES = [
@@ -109,6 +126,8 @@ MODULES = [
     "torch.nn.GroupNorm(2, 4)", "torch.nn.GroupNorm(3, 6, eps=0.1, affine=False)",
     "torch.nn.GroupNorm(1, 2, bias=False)", "torch.nn.InstanceNorm1d(3)",
     "torch.nn.InstanceNorm2d(4, affine=True, track_running_stats=True)",
+    "torch.nn.InstanceNorm3d(2)",
+    "torch.nn.InstanceNorm3d(3, affine=True, track_running_stats=True, momentum=None)",
 ]
 
 
@@ -192,15 +211,44 @@ ERRORS = [
     "torch.nn.InstanceNorm1d(3)(torch.ones(2, 3, 4, 4))",
     "torch.nn.InstanceNorm2d(3, affine=True)(torch.ones(2, 4, 4, 4))",
     "torch.nn.InstanceNorm2d(3)(torch.ones(3, 4, 4)).shape",
+    "torch.nn.InstanceNorm3d(3)(torch.ones(2, 3, 2, 2, 2, 2))",
+    "torch.nn.InstanceNorm3d(3, affine=True)(torch.ones(2, 4, 2, 2, 2))",
+    "torch.nn.InstanceNorm3d(3)(torch.ones(3, 1, 1, 1))",
+    "torch.nn.InstanceNorm3d(3)(torch.ones(2, 3, 1, 1, 1))",
+    "torch.nn.InstanceNorm3d(3, track_running_stats=True).eval()(torch.ones(2, 3, 1, 1, 1))"
+    ".shape",
+    "torch.instance_norm(torch.ones(2, 3, 1), None, None, None, None, True, 0.1, 1e-5, False)"
+    ".shape",
+    "torch.instance_norm(torch.ones(3), None, None, None, None, True, 0.1, 1e-5, False)",
+    "torch.instance_norm(torch.ones(2, 3, 4), None, None, None, None, False, 0.1, 1e-5, False)",
+    "torch.instance_norm(torch.ones(2, 3, 4), None, None, torch.zeros(3), None, False, 0.1, 1e-5, "
+    "False)",
+    "torch.instance_norm(torch.ones(2, 3, 4), torch.ones(2), None, None, None, True, 0.1, 1e-5, "
+    "False)",
+    "torch.instance_norm(torch.ones(2, 3, 4), None, None, torch.zeros(3), None, True, 0.1, 1e-5, "
+    "False)",
+    "torch.instance_norm(torch.ones(2, 3, 4), None, None, None, None, True, 0.1, -1., False)"
+    ".shape",
+    "torch.instance_norm(torch.ones(2, 3, 4, dtype=torch.int64), None, None, None, None, True, "
+    "0.1, 1e-5, False)",
+    "torch.nn.functional.instance_norm(torch.ones(2, 3))",
+    "torch.nn.functional.instance_norm(torch.ones(3))",
+    "torch.nn.functional.instance_norm(torch.ones(2, 3, 2), use_input_stats=False)",
+    "torch.nn.functional.instance_norm(torch.ones(2, 3, 2), torch.zeros(3), torch.ones(4))",
+    "torch.nn.functional.instance_norm(torch.ones(2, 3, 2), torch.zeros(3, requires_grad=True), "
+    "torch.ones(3))",
+    "torch.nn.functional.batch_norm(torch.ones(2, 3, 2, dtype=torch.int32), None, None, "
+    "training=True)",
 ]
 
 
-def _error(lib, program):
+def _error(lib, program, **names):
+    """The error (type, first line) of program with torch as lib (and names), or its result."""
     try:
-        result = eval(program, {"torch": lib})
+        result = eval(program, {"torch": lib, **names})
     except Exception as e:  # noqa: BLE001 - the error is what we compare
         return [type(e).__name__, str(e).split("\n")[0]]
-    return ["no error", list(result) if isinstance(result, tuple) else None]
+    return ["no error", list(result) if isinstance(result, (tuple, list)) else None]
 
 
 @pytest.mark.parametrize("program", ERRORS)
@@ -403,6 +451,9 @@ INSTANCE_NORM = {
                    (2, 3, 3, 2)),
     "2d_momentum_none": ("torch.nn.InstanceNorm2d(3, momentum=None, track_running_stats=True)",
                          (2, 3, 2, 2)),
+    "3d": ("torch.nn.InstanceNorm3d(2)", (2, 2, 3, 2, 2)),
+    "3d_unbatched_tracked": ("torch.nn.InstanceNorm3d(2, affine=True, track_running_stats=True, "
+                             "momentum=0.3)", (2, 3, 1, 2)),
 }
 
 
@@ -431,3 +482,38 @@ def test_instance_norm_matches_pytorch(name, oracle):
         assert a[3] == b[3] and len(a[2]) == len(b[2])
         for u, v in zip(a[:2] + a[2], b[:2] + b[2]):
             np.testing.assert_allclose(u, v, rtol=1e-13, atol=1e-14)
+
+
+TORCH_INSTANCE_NORM = {
+    # name: (program of x, w, b, rm, rv (the running stats, float64 tensors)), input shape)
+    "rank3": ("torch.instance_norm(x, w, b, None, None, True, 0.1, 1e-5, False)", (2, 3, 4)),
+    "rank2": ("torch.instance_norm(x, w, b, rm, rv, False, 0.1, 1e-5, False)", (2, 3)),
+    "rank5": ("torch.instance_norm(x, w, None, None, None, True, 0.1, 0.01, True)",
+              (2, 3, 2, 3, 2)),
+    "rank6_functional": ("torch.nn.functional.instance_norm(x, weight=w, bias=b)",
+                         (1, 3, 2, 2, 1, 2)),
+    "running_stats": ("torch.nn.functional.instance_norm(x, rm, rv, w, b, momentum=0.3)",
+                      (2, 3, 4, 2)),
+    "running_stats_used": ("torch.nn.functional.instance_norm(x, rm, rv, w, b, "
+                           "use_input_stats=False, eps=0.1)", (2, 3, 4)),
+    "running_stats_torch": ("torch.instance_norm(x, None, None, rm, rv, True, 0.5, 1e-5, False)",
+                            (3, 3, 2, 2, 2)),
+}
+
+
+def run_torch_instance_norm(lib, name):
+    program, shape = TORCH_INSTANCE_NORM[name]
+    x, w, b = _data(lib, shape, 40), _data(lib, (3,), 41), _data(lib, (3,), 42)
+    rm = lib.tensor([0.5, -1.0, 0.25], dtype=lib.float64)
+    rv = lib.tensor([1.5, 0.5, 2.0], dtype=lib.float64)
+    y = eval(program, {"torch": lib, "x": x, "w": w, "b": b, "rm": rm, "rv": rv})
+    used = set(re.findall(r"\b[a-z]+\b", program))
+    leaves = [t for n, t in (("x", x), ("w", w), ("b", b)) if n in used]
+    grads, second = gradients(lib, [y], leaves, square=True)
+    return {"graph": _graph(y.grad_fn, limit=4), **answers([y, rm, rv], grads, second)}
+
+
+@pytest.mark.parametrize("name", sorted(TORCH_INSTANCE_NORM))
+def test_torch_instance_norm_of_every_rank_matches_pytorch(name, oracle):
+    compare(run_torch_instance_norm(gradcli, name),
+            oracle(lambda torch: run_torch_instance_norm(torch, name)), rtol=1e-12, atol=1e-13)

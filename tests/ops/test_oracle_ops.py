@@ -38,6 +38,8 @@ SPELLED_DIFFERENTLY = {
         momentum, eps),
     "native_group_norm": lambda input, weight, bias, N, C, HxW, group, eps:
         torch.group_norm(input, group, weight, bias, eps),
+    "_pack_padded_sequence": lambda input, lengths, batch_first:
+        torch.ops.aten._pack_padded_sequence(input, torch.tensor(lengths), batch_first)[0],
     "_adaptive_max_pool2d": lambda self, output_size:
         torch.ops.aten.adaptive_max_pool2d(self, output_size),
     "_adaptive_max_pool3d": lambda self, output_size:
