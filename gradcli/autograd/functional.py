@@ -12,6 +12,7 @@ from . import forward_ad as fwAD
 from ..engine.autograd import _graph_options, grad as _grad
 from ..engine.backward import run_backward
 from ..engine.grad_mode import enable_grad, set_grad_enabled, GradMode
+from ..engine.graph import AccumulateGrad, _edges
 from ..engine.tangents import ForwardAD, Unbatchable
 from ..engine.tensor import Tensor, check_numel
 
@@ -127,6 +128,29 @@ def _one_hot_row(out, inputs, one_hot, counts):
     retain_graph, create_graph = _graph_options(True, False)
     return tuple(run_backward((out,), (one_hot,), retain_graph, create_graph, inputs=inputs,
                               accumulate=False, allow_unused=True, counts=counts))
+
+
+def _past_reshapes(out, inputs):
+    """The root a one-hot row of out's may start its pass at: past the ViewBackward0 and
+    one-tensor StackBackward0 nodes over out (the `stack([row]).view(shape)` of a one-row
+    jacobian block: hessian's inner jacobian), whose gradient for their input is the row
+    reshaped, the same bits, so the rows' passes run two nodes fewer.  A tensor of the input's
+    shape with the input's node, standing for it; out itself when it has no such nodes.  Not
+    past a node with hooks or retained gradients, nor an input's own node."""
+    node, nr, shape = out.grad_fn, out._output_nr, None
+    own = {inp.grad_fn for inp in inputs}
+    while not node._hooked and node not in own and getattr(node, "num_outputs", 0) == 1:
+        name = getattr(getattr(node, "op", None), "name", None)
+        fns = _edges(node)
+        if not (name == "view" or name == "stack" and len(fns) == 1):
+            break
+        child = fns[0]
+        if child is None or type(child) is AccumulateGrad:
+            break
+        node, nr, shape = child, node._next_nrs[0], node._meta[0]
+    if shape is None:
+        return out
+    return Tensor._make(np.broadcast_to(np.zeros((), out._data.dtype), shape), node, nr, True)
 
 
 _STRICT_NONE = {
@@ -371,7 +395,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
             # the one-hot rows start at out itself, when it has a node: the gradient flat's
             # view node would give it is the one-hot row reshaped, so each row's pass runs
             # one node fewer
-            root = out if out.grad_fn is not None else flat
+            root = _past_reshapes(out, inputs) if out.grad_fn is not None else flat
             counts = {}  # (the one-hot rows' passes share one graph's dependency counts)
             for k in range(n):
                 if create_graph:  # the rows' graphs start at flat[k] (SelectBackward0)

@@ -84,9 +84,10 @@ def show_local(name, template):
 
 class Formula:
     """One entry of a declaration: the inputs it is the gradient (or tangent) of, its source
-    and its expression tree; `params` once compiled."""
+    and its expression tree; once compiled, `params` (the compiled function's) and `attrs` (those
+    of them that are the op's attributes)."""
 
-    __slots__ = ("names", "source", "tree", "params", "op_name")
+    __slots__ = ("names", "source", "tree", "params", "attrs", "op_name")
 
     def __init__(self, names, source, op_name):
         self.names = names
@@ -98,6 +99,7 @@ class Formula:
             raise SyntaxError(f"op {op_name}: bad derivative formula {source.strip()!r}: "
                               f"{e.msg}") from None
         self.params = None
+        self.attrs = ()
 
     def __repr__(self):
         return f"{', '.join(self.names)}: {self.source.strip()}"
@@ -246,6 +248,7 @@ def compile_vjps(op, spec, per_input):
             fn = passthrough
         else:
             fn = _compile(formula, params, GRAD)
+            formula.attrs = tuple(a for a in op.attr_names if a in formula.params)
         for n in formula.names:
             if n in fns:
                 raise ValueError(f"op {op.name}: two derivative formulas for {n!r}")

@@ -17,7 +17,7 @@ from ..engine.graph import tensor_gradient as _tensor_gradient
 from ..engine.tangents import ForwardAD
 from ..engine.tensor import Tensor
 from . import formulas
-from .nodes import (G, INPUT, RESULT, _F32, _F64, _PROMOTE, _Tensor, _UNARY, _array, _asarray,
+from .nodes import (ATTR, G, INPUT, RESULT, _F32, _F64, _PROMOTE, _Tensor, _UNARY, _array, _asarray,
                     _make, _ndarray, _new_node, _pack_saved, _passed_through, _reduce_to,
                     passthrough)
 from .forward_mode import _forward_ad
@@ -407,6 +407,17 @@ def _vjp_caller(entry):
                 except ArithmeticError:
                     r = None
                 return r if type(r) is float else fn(_tensor_gradient(g), x)
+            return call
+        if kind == ATTR and methods is False:  # (add's `grad if alpha == 1 else ...`)
+            def call(node, g):
+                a = node._attrs[idx]
+                if type(g) is not float:
+                    return fn(g, a)
+                try:  # (_on_floats, inline)
+                    r = fn(g, a)
+                except ArithmeticError:
+                    r = None
+                return r if type(r) is float else fn(_tensor_gradient(g), a)
             return call
         if kind == RESULT and methods is not None:
             def call(node, g):

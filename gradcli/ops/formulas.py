@@ -37,16 +37,35 @@ def _declaration(fn):
 def float_formula(fn, float_method):
     """Whether VJP fn gives on Python floats what it gives on 0-d float64 tensors: made only of
     + - * / and unary - on its parameters and on int or float constants (not `number / value`,
-    which Tensor computes as a reciprocal times the number), and of methods of the saved
-    values (every parameter but the gradient) for which float_method(name) is true, called
-    without arguments.  No other name (global, helper, op).  None when not, else whether the
-    formula calls such methods (its saved values are then passed as dispatch._FloatArg)."""
+    which Tensor computes as a reciprocal times the number), of methods of the saved values
+    (every parameter but the gradient) for which float_method(name) is true, called without
+    arguments, and of `a if <test> else b` whose test compares only the op's attributes (the
+    parameters formula.attrs names: the same values in both runs) and constants (add's
+    `grad if alpha == 1 else _mul_s(grad, alpha)`).  No other name (global, helper, op).  None
+    when not, else whether the formula calls such methods (its saved values are then passed as
+    dispatch._FloatArg)."""
     formula = _declaration(fn)
     if formula is None:
         return None
     grad = formula.params[0]
     params = set(formula.params)
+    attrs = set(formula.attrs)
     methods = []
+
+    def plain(node):
+        """Whether test node reads only attributes and number constants (a comparison of them,
+        `and`, `or`, `not`)."""
+        if isinstance(node, ast.Constant):
+            return type(node.value) in _NUMBERS or node.value is None
+        if isinstance(node, ast.Name):
+            return node.id in attrs
+        if isinstance(node, ast.Compare):
+            return plain(node.left) and all(map(plain, node.comparators))
+        if isinstance(node, ast.BoolOp):
+            return all(map(plain, node.values))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Not, ast.USub)):
+            return plain(node.operand)
+        return False
 
     def kind(node):
         """"const" for an expression of numbers only, "value" for one of the parameters."""
@@ -81,6 +100,9 @@ def float_formula(fn, float_method):
             return "value"
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             return kind(node.operand)
+        if isinstance(node, ast.IfExp) and plain(node.test):
+            body, orelse = kind(node.body), kind(node.orelse)
+            return "value" if "value" in (body, orelse) else "const"
         if (isinstance(node, ast.Call) and not node.args and not node.keywords
                 and isinstance(node.func, ast.Attribute)
                 and isinstance(node.func.value, ast.Name) and node.func.value.id in params

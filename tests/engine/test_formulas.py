@@ -73,6 +73,23 @@ def test_float_formula_answers(formula, answer):
     assert dispatch._float_formula(_vjp(formula)) is answer
 
 
+@pytest.mark.parametrize("formula, answer", [
+    ("grad if alpha == 1 else _mul_s(grad, alpha)", False),   # add's `other`
+    ("-grad if alpha == 1 and not alpha < -2 else grad * -alpha", False),
+    ("grad * self.exp() if alpha != 0 else grad", True),
+    ("grad * self if alpha is None else grad", False),
+    ("grad if self == 1 else grad * alpha", None),            # a test of a saved tensor
+    ("grad if grad > 0 else -grad", None),                    # of the gradient
+    ("grad if abs(alpha) == 1 else grad * alpha", None),      # a call in the test
+    ("grad if alpha == 1 else grad ** alpha", None),          # a branch not followed
+])
+def test_a_conditional_on_the_op_s_attributes_runs_on_floats(formula, answer):
+    # the test reads the same attribute values in a float run and a tensor run: it takes the
+    # same branch in both
+    op = registry.Op("probe", None, f"self: {formula}", inputs=("self",), attrs=(("alpha", 1),))
+    assert dispatch._float_formula(op.prepare().vjps[0][0]) is answer
+
+
 def test_the_answers_come_from_the_expression_never_from_running_it():
     ran = []
 

@@ -131,3 +131,38 @@ def test_jacobian_rows_start_at_the_output_itself():
     assert all(np.array_equal(a, b) for a, b in zip(seen[:6], seen[6:]))
     # the input itself as the output (no node of its own: its flattened view's rows)
     assert np.array_equal(jacobian(lambda t: t, x).numpy(), np.eye(6).reshape(2, 3, 2, 3))
+
+
+def test_jacobian_rows_start_past_a_one_row_block_s_stack_and_view():
+    # hessian's inner jacobian returns stack([row]).view(shape): the outer rows' passes start
+    # at the row's own node with the one-hot row reshaped (the gradient those two nodes would
+    # hand on), with autograd.grad's results; hooks on those nodes keep them in the pass
+    import numpy as np
+    x = torch.tensor([[0.5, -1.0], [2.0, 0.25]], dtype=torch.float64, requires_grad=True)
+    seen = []
+
+    def block(t, hook=None):
+        out = torch.stack([(t * t).sin() * t.sum()]).view(1, 2, 2)
+        if hook == "node":
+            out.grad_fn.register_prehook(lambda g: seen.append(g[0].shape))
+        elif hook == "stack":
+            out.grad_fn.next_functions[0][0].register_hook(lambda gi, go: seen.append(
+                go[0].shape))
+        return out
+
+    y = block(x)
+    eye = torch.eye(4, dtype=torch.float64)
+    rows = [torch.autograd.grad(y, x, eye[k].reshape(1, 2, 2), retain_graph=True)[0]
+            for k in range(4)]
+    expected = torch.stack(rows).reshape(1, 2, 2, 2, 2).numpy()
+    assert np.array_equal(jacobian(block, x).numpy(), expected)
+    for hook, shape in (("node", (1, 2, 2)), ("stack", (1, 2, 2))):
+        seen.clear()
+        assert np.array_equal(jacobian(lambda t: block(t, hook), x).numpy(), expected)
+        assert seen == [shape] * 4, hook
+    # the input itself stacked (a leaf: its AccumulateGrad), and a view of an input
+    assert np.array_equal(jacobian(lambda t: torch.stack([t]).view(1, 2, 2), x).numpy(),
+                          np.eye(4).reshape(1, 2, 2, 2, 2))
+    v = torch.tensor([1.0, 2.0], dtype=torch.float64)
+    h = hessian(lambda t: (t * t * t).sum(), v)
+    assert np.array_equal(h.numpy(), np.diag(6 * v.numpy()))

@@ -176,6 +176,8 @@ def test_scalar_gradients_have_the_bits_of_one_element_tensors():
             y = (x * w / (w + 1)).exp().log1p().sqrt() * x.tan().atan()
             y = y.reciprocal().square() + torch.lerp(x, w, 0.3).expm1() / x.log().atanh()
             y = y / (x + w) - x.sin() * w.cos() / (x * 3 - w).exp()
+            y = torch.add(y, w, alpha=2.5) - torch.sub(x, y, alpha=-3) + torch.rsub(w, y, alpha=0.3)
+            y = torch.rsub(y, 2.0, alpha=1.7) + (1 - y) * torch.add(x, w, alpha=1)
             y.sum().backward()
             out.append((x.grad.numpy().tobytes(), w.grad.numpy().tobytes()))
         return out
