@@ -463,6 +463,8 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
         low, high = 0, low
     shape = _size((size,))
     d = dtype or dtypes.int64
+    from .distributions import check_random_bounds
+    check_random_bounds(d.np, low, high)
     draws = generator_of(generator, "randint")._integers(low, high, _numel(shape))
     return _leaf(draws.reshape(shape).astype(d.np), requires_grad)
 
@@ -525,7 +527,7 @@ def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=
 def randint_like(input, *bounds, generator=None, dtype=None, device=None, requires_grad=False,
                  memory_format=None):
     """Integers drawn from [low, high) (high alone: [0, high)) in input's shape and dtype."""
-    from .distributions import _check_generator, _invalid
+    from .distributions import _check_generator, _invalid, check_random_bounds
     signatures = ("(Tensor input, int high, *, Generator generator, torch.dtype dtype), (Tensor "
                   "input, int low, int high, *, Generator generator, torch.dtype dtype)")
     if not isinstance(input, Tensor) or len(bounds) not in (1, 2) or any(
@@ -537,6 +539,7 @@ def randint_like(input, *bounds, generator=None, dtype=None, device=None, requir
     if high is None:
         low, high = 0, low
     d = dtype or input.dtype
+    check_random_bounds(d.np, low, high)
     draws = generator_of(generator, "randint_like")._integers(low, high, input._data.size)
     return _batched_like(_leaf(draws.reshape(input._data.shape).astype(d.np), requires_grad),
                          input)
