@@ -12,7 +12,7 @@ from ..engine.random import Vmap
 from ..engine.tensor import StaleView, Tensor, batched, check_batched_write, check_numel
 from .derivatives import helper
 from .registry import Composed, OPS, Op, Plain, Sample, register
-from .shape import _select_view, _slice_bounds
+from .shape import _select_view, _slice_bounds, index_array
 
 
 # ------------------------------------------------------------------ copies and dtype
@@ -260,9 +260,7 @@ def _tensor_index(value, cur, dim, real, shape, tensors):
         for j, arr in enumerate(np.nonzero(value)):
             tensors[dim + j] = arr
         return dim + value.ndim, real + value.ndim
-    if value.dtype.kind not in "iu":
-        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    tensors[dim] = value.astype(np.int64)
+    tensors[dim] = index_array(value)
     return dim + 1, real + 1
 
 
