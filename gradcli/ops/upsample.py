@@ -346,7 +346,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     linear = {"linear": 1, "bilinear": 2, "trilinear": 3}.get(mode)
     if mode == "area" and nd in (1, 2, 3):
         return OPS[f"adaptive_avg_pool{nd}d"](input, output_size)
-    if mode == "nearest" and nd in (1, 2, 3) or linear == nd:
+    if not antialias and (mode == "nearest" and nd in (1, 2, 3) or linear == nd):
         fn = _op_name(nd, linear is not None)
         sizes, scales = _call_sizes(input, output_size, scales, fn)
         kind, name = input.dtype.np.kind, input.dtype.np.name
