@@ -8,7 +8,7 @@ import numpy as np
 
 from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode, no_grad
-from ..engine.random import TorchGenerator
+from ..engine.random import TorchGenerator, Vmap
 from ..engine.tensor import Device, Tensor, check_numel, mark_batched, to_array
 from ..engine.torch_classes import TorchClass
 from .numerics import fused
@@ -483,6 +483,10 @@ def with_out(name, factory=True, check=None, resized=False):
             if not isinstance(out, Tensor):
                 raise TypeError(f"{name}(): argument 'out' must be Tensor, not "
                                 f"{messages.type_name(out)}")
+            if Vmap.levels:  # (a draw per sample, or one for all, written into one tensor)
+                raise RuntimeError("vmap: We do not support calling out variants of random "
+                                   "operations inside of vmap. Please use non-out variants as "
+                                   "a workaround")
             given = [x for x in args + tuple(kwargs.values()) if isinstance(x, Tensor)]
             if resized and out.requires_grad:
                 raise RuntimeError("cannot resize variables that require grad")
