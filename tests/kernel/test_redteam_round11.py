@@ -159,3 +159,71 @@ def test_group_norm_of_an_empty_batch(source, oracle):
                              "x = torch.ones(0, 4, 3, requires_grad=True)\n"
                              f"y = {source}\ny.sum().backward()\n"
                              "print(y.shape, x.grad.shape)\n")
+
+
+# ---------------------------------------------------------------------- random out= in vmap
+
+VMAP_OUTS = ["torch.vmap(lambda t: torch.rand(4, out=o), randomness='different')(x)",
+             "torch.vmap(lambda t: torch.rand(4, out=t), randomness='same')(x)",
+             "torch.vmap(lambda t: torch.randn(4, out=t), randomness='different')(x)",
+             "torch.vmap(lambda t: torch.randint(10, (4,), out=t), randomness='different')(x)",
+             "torch.vmap(lambda t: torch.randn(4, out=o), randomness='error')(x)",
+             "torch.vmap(lambda t: torch.bernoulli(t, out=o), randomness='same')(x)",
+             "torch.vmap(lambda t: torch.randperm(4, out=o.long()), randomness='same')(x)"]
+
+
+@pytest.mark.parametrize("source", VMAP_OUTS, ids=range(len(VMAP_OUTS)))
+def test_random_out_variants_are_refused_inside_vmap(source, oracle):
+    """A random function's out= inside vmap wrote each sample's draw into one tensor (an
+    unbatched `o`: the batch's draws all `o`'s last one, whatever randomness said), or a
+    sample's own row.  Expected: PyTorch's refusal of the out variants inside vmap."""
+    _assert_pytorchs(oracle, "x = torch.full((3, 4), 0.5)\no = torch.ones(4)\n"
+                             f"r = {source}\n")
+
+
+# ---------------------------------------------------------------------- empty batches
+
+EMPTY_BATCHES = [
+    "F.adaptive_avg_pool1d(x[:, :, 0, 0], 3)", "F.adaptive_max_pool1d(x[:, :, 0, 0], 3)",
+    "F.adaptive_avg_pool2d(x[:, :, 0], 3)", "F.adaptive_max_pool2d(x[:, :, 0], (2, 4))",
+    "F.adaptive_avg_pool3d(x, (1, 5, 2))", "F.adaptive_max_pool3d(x, 3)",
+    "F.max_pool2d(x[:, :, 0], 2)", "F.max_pool3d(x, 2)",
+    "F.interpolate(x[:, :, 0], size=(5, 7), mode='bilinear')",
+    "F.interpolate(x[:, :, 0, 0], size=10 ** 6, mode='linear')",
+    "F.interpolate(x, size=(10 ** 6, 1, 1))"]
+
+
+@pytest.mark.parametrize("source", EMPTY_BATCHES, ids=range(len(EMPTY_BATCHES)))
+def test_pooling_and_upsampling_of_an_empty_batch(source, oracle):
+    """Adaptive pooling of a batch of 0 samples (and the backward of max pooling's) ended in
+    NumPy's `ValueError: cannot reshape array of size 0 into shape (0,1,newaxis)` or an
+    IndexError.  Expected: PyTorch's empty result and gradients."""
+    _assert_pytorchs(oracle, "F = torch.nn.functional\n"
+                             "x = torch.ones(0, 2, 3, 4, 5, requires_grad=True)\n"
+                             f"y = {source}\ny.sum().backward()\n"
+                             "print(y.shape, x.grad.shape)\n")
+
+
+@pytest.mark.parametrize("mode", ["nearest", "linear"])
+def test_upsampling_an_empty_batch_makes_no_sources(mode):
+    """interpolate made each dim's source indices and weights for the output size asked, also
+    for an empty batch, whose result (0 elements) the element limit passes:
+    `size=10 ** 9` made an 8 GB array (past the limit, past any memory), `10 ** 12` failed
+    with NumPy's `Unable to allocate 3.64 TiB`.  Expected: the empty result, nothing made."""
+    from processes import traced_peak
+    setup = "import torch\nF = torch.nn.functional\nx = torch.ones(0, 1, 2)\n"
+    peak = traced_peak(setup, f"r = F.interpolate(x, size=10 ** 6, mode='{mode}')\n"
+                              f"r = F.interpolate(x, size=10 ** 12, mode='{mode}')\n")
+    assert peak < 1_000_000, f"{peak:,} bytes"
+
+
+@pytest.mark.parametrize("pool", ["adaptive_avg_pool1d", "adaptive_max_pool1d"])
+def test_adaptive_windows_are_arrays(pool):
+    """The adaptive windows were a Python list of (start, end) tuples, 100 bytes and 0.3 us
+    each: 10 ** 6 windows over 2 elements 112 MB (and 3 s), 10 ** 8 (within the element limit)
+    some 12 GB for a result of 400 MB.  Expected: NumPy arrays of the bounds, some 40 bytes a
+    window in all."""
+    from processes import traced_peak
+    peak = traced_peak("import torch\nF = torch.nn.functional\nx = torch.ones(1, 1, 2)\n"
+                       f"F.{pool}(x, 3)\n", f"r = F.{pool}(x, 10 ** 6)\n")
+    assert peak < 80_000_000, f"{peak:,} bytes"
