@@ -448,8 +448,11 @@ def _group_norm(x, weight, bias, N, C, HxW, group, eps):
     if not isinstance(weight, np.ndarray) and not isinstance(bias, np.ndarray):
         return ((rows - mean[:, None]) * rstd[:, None]).reshape(x.shape)
     per_channel = (N, group, C // group)
-    gamma = np.broadcast_to(np.reshape(weight, (1, group, -1)).astype(x.dtype), per_channel)
-    beta = np.broadcast_to(np.reshape(bias, (1, group, -1)).astype(x.dtype), per_channel)
+    # (one of them None: PyTorch's kernel takes 1 for gamma, 0 for beta)
+    gamma = np.broadcast_to(np.reshape(weight, (1, group, -1)).astype(x.dtype) if isinstance(
+        weight, np.ndarray) else x.dtype.type(1), per_channel)
+    beta = np.broadcast_to(np.reshape(bias, (1, group, -1)).astype(x.dtype) if isinstance(
+        bias, np.ndarray) else x.dtype.type(0), per_channel)
     scale = rstd.reshape(N, group, 1) * gamma
     shift = fused(-scale, mean.reshape(N, group, 1), beta).astype(x.dtype)
     channels = x.reshape(N, group, C // group, HxW)
