@@ -227,3 +227,35 @@ def test_adaptive_windows_are_arrays(pool):
     peak = traced_peak("import torch\nF = torch.nn.functional\nx = torch.ones(1, 1, 2)\n"
                        f"F.{pool}(x, 3)\n", f"r = F.{pool}(x, 10 ** 6)\n")
     assert peak < 80_000_000, f"{peak:,} bytes"
+
+
+GROUP_NORM_HALF_AFFINE = [
+    "F.group_norm(x, 2, w)", "F.group_norm(x, 2, None, w)", "F.group_norm(x, 2, weight=w)"]
+
+
+@pytest.mark.parametrize("source", GROUP_NORM_HALF_AFFINE, ids=range(len(GROUP_NORM_HALF_AFFINE)))
+def test_group_norm_with_a_weight_or_a_bias_alone(source, oracle):
+    """group_norm with a weight and no bias (or a bias and no weight) reshaped the missing one,
+    None: NumPy's `ValueError: cannot reshape array of size 1 into shape (1,2,newaxis)`, for
+    every such call.  Expected: PyTorch's values (its kernel takes 1 and 0 for them), and the
+    weight's gradients, first and second order."""
+    setup = ("F = torch.nn.functional\n"
+             "x = torch.linspace(-1, 2, 24, dtype=torch.float64).reshape(2, 4, 3)"
+             ".requires_grad_()\nw = torch.linspace(0.5, 2, 4, dtype=torch.float64)"
+             ".requires_grad_()\n")
+    code = f"y = {source}\nprint(y.tolist())\n"
+    if "None" not in source:  # (PyTorch's backward of a bias alone fails: no device)
+        code += ("g = torch.autograd.grad((y * y.exp()).sum(), [x, w], create_graph=True)\n"
+                 "print([t.tolist() for t in g])\n"
+                 "print([t.tolist() for t in torch.autograd.grad(g[0].pow(2).sum(), [x, w])])\n")
+    ours, theirs = _ours(setup + code), _pytorchs(oracle, setup + code)
+    assert ours[0] == theirs[0] == "output", (ours, theirs)
+    assert _numbers(ours[1]) == pytest.approx(_numbers(theirs[1]), rel=1e-9, abs=1e-9)
+    assert len(_numbers(ours[1])) == (24 if "None" in source else 24 + 24 + 4 + 24 + 4)
+
+
+def _numbers(text):
+    """The numbers of printed (nested) lists, one flat list."""
+    def flat(v):
+        return [x for item in v for x in flat(item)] if isinstance(v, list) else [v]
+    return flat([ast.literal_eval(line) for line in text.splitlines()])
