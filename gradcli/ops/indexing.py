@@ -149,11 +149,16 @@ def _classify(item):
         if item._data.ndim == 0 and item.dtype.category == 0:
             return "bool", bool(item._data)
         return "tensor", item._data
-    if isinstance(item, np.ndarray):
-        return "tensor", item
-    if isinstance(item, (list, tuple)):
-        from ..engine.tensor import to_array
-        return "tensor", to_array(list(item)) if len(item) else np.zeros(0, np.int64)
+    if isinstance(item, (np.ndarray, list, tuple)):
+        # (data, not a tensor: PyTorch makes it a long tensor, a bool or byte one a mask)
+        if isinstance(item, np.ndarray):
+            value = item
+        else:
+            from ..engine.tensor import to_array
+            value = to_array(list(item)) if len(item) else np.zeros(0, np.int64)
+        if value.dtype.kind in "iu" and value.dtype != np.uint8:
+            value = value.astype(np.int64)
+        return "tensor", value
     if isinstance(item, float):
         raise IndexError(messages.VALID_INDICES.format("float"))
     if isinstance(item, str):

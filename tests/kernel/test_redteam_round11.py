@@ -118,6 +118,20 @@ def test_index_put_takes_a_byte_tensor_as_a_mask(source, oracle):
                              f"x = torch.zeros(5)\nr = {source}\nprint(r)\n")
 
 
+NUMPY_INDICES = [("uint64", [1, 2 ** 64 - 1]), ("uint32", [3, 0]), ("int8", [-1, 2]),
+                 ("int16", [4, -5]), ("uint16", [0, 4])]
+
+
+@pytest.mark.parametrize("dtype, values", NUMPY_INDICES, ids=[d for d, _ in NUMPY_INDICES])
+def test_numpy_arrays_of_any_integer_type_still_index(dtype, values, oracle):
+    """A NumPy array in an index is data, not a tensor: PyTorch makes it a long tensor (a
+    uint64 2 ** 64 - 1 wrapping to -1, as NumPy's cast).  (The refusal of
+    other index tensors' types must not reach it.)"""
+    _assert_pytorchs(oracle, f"a = np.array({values}, dtype=np.{dtype})\n"
+                             "x = torch.arange(5.)\ny = x.clone()\ny[a] = torch.tensor([9.])\n"
+                             "print(x[a].tolist(), y.tolist(), x[a, None].shape)\n")
+
+
 def test_long_and_int_index_tensors_still_index():
     assert program_output(
         "import torch\nx = torch.arange(5.)\n"
