@@ -88,8 +88,7 @@ def _size_argument(size, keywords, name):
 
 
 def _filled(fill, name):
-    def make(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None,
-             **keywords):
+    def make(*size, dtype=None, device=None, requires_grad=False, layout=None, **keywords):
         shape = _size(_size_argument(size, keywords, name))
         d = _dtype_or_default(dtype)
         return _leaf(np.full(shape, fill, d.np), requires_grad)
@@ -469,12 +468,13 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
     return _leaf(draws.reshape(shape).astype(d.np), requires_grad)
 
 
-def with_out(name, factory=True, check=None, resized=False):
-    """fn with PyTorch's out= (the random functions'): its values written into `out`, resized
-    to their shape, and `out` returned.  factory: a function of sizes, whose draw is made in
-    out's dtype (dtype= must agree) and whose autograd message names aten's op; check(dtype):
+def with_out(name, factory=True, check=None, resized=False, random=True):
+    """fn with PyTorch's out= (the random functions' and the fills'): its values written into
+    `out`, resized to their shape, and `out` returned.  factory: a function of sizes, whose
+    values are made in out's dtype (dtype= must agree), whose autograd message names aten's op,
+    and whose requires_grad= a leaf `out` then takes, as PyTorch's factories set it; check(dtype):
     the error for an out of a dtype fn cannot fill; resized: PyTorch resizes out first (an out
-    that requires grad is its resize_ error)."""
+    that requires grad is its resize_ error); random: refused inside vmap."""
     def wrap(fn):
         @functools.wraps(fn)
         def call(*args, out=None, **kwargs):
@@ -483,7 +483,7 @@ def with_out(name, factory=True, check=None, resized=False):
             if not isinstance(out, Tensor):
                 raise TypeError(f"{name}(): argument 'out' must be Tensor, not "
                                 f"{messages.type_name(out)}")
-            if Vmap.levels:  # (a draw per sample, or one for all, written into one tensor)
+            if random and Vmap.levels:  # (a draw per sample, or one for all, written into one tensor)
                 raise RuntimeError("vmap: We do not support calling out variants of random "
                                    "operations inside of vmap. Please use non-out variants as "
                                    "a workaround")
@@ -513,6 +513,8 @@ def with_out(name, factory=True, check=None, resized=False):
                 out.copy_(result)
             if kwargs.get("requires_grad"):
                 out.requires_grad_()
+            elif factory and out.grad_fn is None and out.requires_grad:
+                out.requires_grad_(False)
             return out
         return call
     return wrap
@@ -553,6 +555,8 @@ rand = with_out("rand", check=lambda d: check_floating(d.np, "check_uniform_boun
 randn = with_out("randn", check=lambda d: check_floating(d.np, "normal_kernel_cpu"),
                  resized=True)(randn)
 randint = with_out("randint")(randint)
+zeros, ones, empty = (with_out(name, random=False)(fn) for name, fn in
+                      (("zeros", zeros), ("ones", ones), ("empty", empty)))
 
 
 def _legacy(d):

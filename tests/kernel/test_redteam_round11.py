@@ -273,3 +273,39 @@ def _numbers(text):
     def flat(v):
         return [x for item in v for x in flat(item)] if isinstance(v, list) else [v]
     return flat([ast.literal_eval(line) for line in text.splitlines()])
+
+
+# ---------------------------------------------------------------------- fills' out=
+
+FILL_OUTS = ["torch.zeros(3, out=x)", "torch.ones(3, out=x.long())", "torch.empty(4, out=x).zero_()",
+             "torch.zeros(3, out=x, dtype=torch.float64)", "torch.ones(3, out=b[::2])",
+             "torch.zeros(3, out=w)", "torch.ones((2, 2), out=x)"]
+
+
+@pytest.mark.parametrize("source", FILL_OUTS, ids=range(len(FILL_OUTS)))
+def test_zeros_ones_and_empty_write_their_out(source, oracle):
+    """torch.zeros, ones and empty took out= and ignored it: `torch.zeros(3, out=x)` returned a
+    new tensor and left x as it was (a wrong result wherever x is used next), also an out of
+    another dtype or one that requires grad.  Expected: PyTorch's out= (the values written
+    into out, resized; its dtype and autograd errors)."""
+    _assert_pytorchs(oracle, "x = torch.full((3,), 5.)\nb = torch.full((6,), 5.)\n"
+                             "w = torch.ones(3, requires_grad=True)\n"
+                             f"r = {source}\nprint(r.tolist(), x.tolist(), b.tolist(), "
+                             "r.shape, r.dtype)\n")
+
+
+OUT_LEAVES = ["torch.rand(3, out=x)", "torch.randint(5, (3,), out=x)", "torch.zeros(3, out=x)",
+              "torch.normal(0., 1., (3,), out=x)", "torch.randperm(3, out=x)",
+              "torch.rand(3, out=x, requires_grad=True)", "torch.bernoulli(p, out=x)",
+              "torch.normal(p, 1., out=x)"]
+
+
+@pytest.mark.parametrize("source", OUT_LEAVES, ids=range(len(OUT_LEAVES)))
+def test_a_factory_sets_its_out_leafs_requires_grad(source, oracle):
+    """Under no_grad, a factory's out= that is a leaf requiring grad kept requiring grad: its
+    random values then a leaf of the program's graphs.  PyTorch's factory sets the out leaf's
+    requires_grad to its requires_grad= argument (False by default); a function of tensors
+    (bernoulli, normal of a tensor) leaves it."""
+    _assert_pytorchs(oracle, "x = torch.ones(3, requires_grad=True)\np = torch.full((3,), .5)\n"
+                             f"with torch.no_grad():\n    r = {source}\n"
+                             "print(x.requires_grad, x.is_leaf, r is x)\n")
