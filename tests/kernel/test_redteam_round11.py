@@ -309,3 +309,25 @@ def test_a_factory_sets_its_out_leafs_requires_grad(source, oracle):
     _assert_pytorchs(oracle, "x = torch.ones(3, requires_grad=True)\np = torch.full((3,), .5)\n"
                              f"with torch.no_grad():\n    r = {source}\n"
                              "print(x.requires_grad, x.is_leaf, r is x)\n")
+
+
+IGNORED_OUTS = ["F.normalize(torch.tensor([[3., 4.]]), out=o)",
+                "torch.linalg.multi_dot([torch.eye(2), torch.eye(2) * 2], out=o)",
+                "torch.linalg.pinv(torch.eye(2) * 2, out=o)",
+                "torch.linalg.solve_triangular(torch.eye(2) * 2, torch.ones(2, 2), upper=True, "
+                "out=o)"]
+
+
+@pytest.mark.parametrize("source", IGNORED_OUTS, ids=range(len(IGNORED_OUTS)))
+def test_an_out_is_written_or_refused(source):
+    """F.normalize, linalg.multi_dot, pinv and solve_triangular took out= and ignored it (o
+    left as it was, the result a new tensor).  Expected: out= refused, as gradcli's other ops
+    without it refuse it (a TypeError), or written as PyTorch writes it."""
+    from gradcli.lang.errors import ProgramError
+    try:
+        out = program_output(f"import torch\nF = torch.nn.functional\no = torch.zeros(2, 2)\n"
+                             f"r = {source}\nprint(r is o, o.abs().sum().item() > 0)\n")
+    except ProgramError as e:
+        assert e.format()[0].endswith("got an unexpected keyword argument 'out'"), e.format()
+    else:
+        assert out == "True True\n", out
