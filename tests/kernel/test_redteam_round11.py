@@ -331,3 +331,23 @@ def test_an_out_is_written_or_refused(source):
         assert e.format()[0].endswith("got an unexpected keyword argument 'out'"), e.format()
     else:
         assert out == "True True\n", out
+
+
+# ---------------------------------------------------------------------- nan through activations
+
+NAN_ACTIVATIONS = ["F.softshrink(x, 0.5)", "F.hardshrink(x, 0.5)", "F.threshold(x, 0.5, -1.)",
+                   "torch.nn.Softshrink(0.)(x)", "torch.nn.Hardshrink(0.)(x)",
+                   "torch.nn.Threshold(0.1, 20.)(x)"]
+
+
+@pytest.mark.parametrize("source", NAN_ACTIVATIONS, ids=range(len(NAN_ACTIVATIONS)))
+def test_shrinks_and_threshold_keep_nan(source, oracle):
+    """softshrink and hardshrink gave 0 for nan (and softshrink 0. for -0.3, PyTorch's -0.),
+    threshold gave its value: their comparisons were `|x| > lambd` and `x > threshold`, false
+    for nan.  Their gradients at nan were 0.  Expected: PyTorch's kernels' (nan stays nan,
+    `a * 0` between softshrink's bounds) and its gradients (grad at nan)."""
+    _assert_pytorchs(oracle, "F = torch.nn.functional\n"
+                             "x = torch.tensor([float('nan'), -0.3, 0.3, -0.0, 0.0, float('inf'), "
+                             "-float('inf'), 2.], requires_grad=True)\n"
+                             f"y = {source}\ny.sum().backward()\n"
+                             "print(y.tolist(), x.grad.tolist())\n")
