@@ -351,3 +351,20 @@ def test_shrinks_and_threshold_keep_nan(source, oracle):
                              "-float('inf'), 2.], requires_grad=True)\n"
                              f"y = {source}\ny.sum().backward()\n"
                              "print(y.tolist(), x.grad.tolist())\n")
+
+
+NAN_SIGNS = ["torch.sign(x)", "torch.sgn(x).detach()", "x.abs()", "torch.dist(x, torch.zeros(5), 1)",
+             "torch.linalg.vector_norm(x, 1)"]
+
+
+@pytest.mark.parametrize("source", NAN_SIGNS, ids=range(len(NAN_SIGNS)))
+def test_sign_of_nan_and_gradients_at_nan(source, oracle):
+    """torch.sign(nan) is 0 in PyTorch ((0 < a) - (a < 0), in its vectorized kernel and its
+    scalar one alike); gradcli gave NumPy's nan, and so abs's gradient (grad * sgn) and the
+    1-norms' at nan were nan, not 0."""
+    _assert_pytorchs(oracle, "F = torch.nn.functional\n"
+                             "x = torch.tensor([float('nan'), -0.3, -0.0, 0.7, -2.], "
+                             "dtype=torch.float64, requires_grad=True)\n"
+                             f"y = {source}\nprint(y.tolist())\n"
+                             "if y.requires_grad:\n    y.sum().backward()\n"
+                             "    print(x.grad.tolist())\n")
