@@ -758,7 +758,7 @@ def _cross_entropy_probabilities(logp, target, weight, reduction, label_smoothin
     return OPS["div.Scalar"](-terms.sum(), logp.numel() / n_classes)
 
 
-def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+def normalize(input, p=2.0, dim=1, eps=1e-12):
     """input / max(||input||_p over dim, eps), as PyTorch composes it."""
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     return input / denom

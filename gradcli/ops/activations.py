@@ -180,12 +180,14 @@ def _check_lambda(a, lambd):
 def _softshrink(a, lambd):
     _floating("softshrink", a, "softshrink_check")
     _check_lambda(a, lambd)
-    return np.where(a > lambd, a - lambd, np.where(a < -lambd, a + lambd, 0)).astype(
+    # (PyTorch's kernel: a * 0 between the bounds, so nan stays nan and -0.3 gives -0.)
+    return np.where(a > lambd, a - lambd, np.where(a < -lambd, a + lambd, a * 0)).astype(
         a.dtype, copy=False)
 
 
+# (the shrinks' gradient: 0 within [-lambd, lambd], grad elsewhere, at nan too, as PyTorch's)
 activation("softshrink", _softshrink,
-           "self: where(self.abs() > lambd, grad, 0.0)",
+           "self: where((self >= -lambd) & (self <= lambd), 0.0, grad)",
            "self - lambd above lambd, self + lambd below -lambd, else 0",
            _samples(-2.0, 2.0, lambd=1.0),
            attrs=(("lambd", 0.5),))
@@ -193,17 +195,18 @@ activation("softshrink", _softshrink,
 
 def _hardshrink(a, lambd):
     _floating("hardshrink", a)
-    return np.where(np.abs(a) > lambd, a, 0).astype(a.dtype, copy=False)
+    return np.where((a >= -lambd) & (a <= lambd), 0, a).astype(a.dtype, copy=False)
 
 
 activation("hardshrink", _hardshrink,
-           "self: where(self.abs() > lambd, grad, 0.0)",
+           "self: where((self >= -lambd) & (self <= lambd), 0.0, grad)",
            "self where |self| > lambd, else 0",
            _samples(-2.0, 2.0, lambd=1.0), attrs=(("lambd", 0.5),), public=True, method=True)
 
 
 def _threshold(a, threshold, value):
-    return np.where(a > threshold, a, value).astype(a.dtype, copy=False)
+    # (PyTorch's `self <= threshold ? value : self`: nan stays nan)
+    return np.where(a <= threshold, value, a).astype(a.dtype, copy=False)
 
 
 THRESHOLD_DOC = dict(doc="self where self > threshold, else value",

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode, no_grad
-from ..engine.random import TorchGenerator
+from ..engine.random import TorchGenerator, Vmap
 from ..engine.tensor import (INT64_MAX, Device, Tensor, check_new_sizes, check_numel,
                              mark_batched, to_array)
 from ..engine.torch_classes import TorchClass
@@ -100,8 +100,7 @@ def _size_argument(size, keywords, name, overloaded=False):
 
 
 def _filled(fill, name):
-    def make(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None,
-             **keywords):
+    def make(*size, dtype=None, device=None, requires_grad=False, layout=None, **keywords):
         d = _dtype_or_default(dtype)
         shape = _size(_size_argument(size, keywords, name), d, name)
         return _leaf(np.full(shape, fill, d.np), requires_grad)
@@ -479,16 +478,19 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
         low, high = 0, low
     d = dtype or dtypes.int64
     shape = _size((size,), d)
+    from .distributions import check_random_bounds
+    check_random_bounds(d.np, low, high)
     draws = generator_of(generator, "randint")._integers(low, high, _numel(shape))
     return _leaf(draws.reshape(shape).astype(d.np), requires_grad)
 
 
-def with_out(name, factory=True, check=None, resized=False):
-    """fn with PyTorch's out= (the random functions'): its values written into `out`, resized
-    to their shape, and `out` returned.  factory: a function of sizes, whose draw is made in
-    out's dtype (dtype= must agree) and whose autograd message names aten's op; check(dtype):
+def with_out(name, factory=True, check=None, resized=False, random=True):
+    """fn with PyTorch's out= (the random functions' and the fills'): its values written into
+    `out`, resized to their shape, and `out` returned.  factory: a function of sizes, whose
+    values are made in out's dtype (dtype= must agree), whose autograd message names aten's op,
+    and whose requires_grad= a leaf `out` then takes, as PyTorch's factories set it; check(dtype):
     the error for an out of a dtype fn cannot fill; resized: PyTorch resizes out first (an out
-    that requires grad is its resize_ error)."""
+    that requires grad is its resize_ error); random: refused inside vmap."""
     def wrap(fn):
         @functools.wraps(fn)
         def call(*args, out=None, **kwargs):
@@ -497,6 +499,10 @@ def with_out(name, factory=True, check=None, resized=False):
             if not isinstance(out, Tensor):
                 raise TypeError(f"{name}(): argument 'out' must be Tensor, not "
                                 f"{messages.type_name(out)}")
+            if random and Vmap.levels:  # (a draw per sample, or one for all, written into one tensor)
+                raise RuntimeError("vmap: We do not support calling out variants of random "
+                                   "operations inside of vmap. Please use non-out variants as "
+                                   "a workaround")
             given = [x for x in args + tuple(kwargs.values()) if isinstance(x, Tensor)]
             if resized and out.requires_grad:
                 raise RuntimeError("cannot resize variables that require grad")
@@ -523,6 +529,8 @@ def with_out(name, factory=True, check=None, resized=False):
                 out.copy_(result)
             if kwargs.get("requires_grad"):
                 out.requires_grad_()
+            elif factory and out.grad_fn is None and out.requires_grad:
+                out.requires_grad_(False)
             return out
         return call
     return wrap
@@ -541,7 +549,7 @@ def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=
 def randint_like(input, *bounds, generator=None, dtype=None, device=None, requires_grad=False,
                  memory_format=None):
     """Integers drawn from [low, high) (high alone: [0, high)) in input's shape and dtype."""
-    from .distributions import _check_generator, _invalid
+    from .distributions import _check_generator, _invalid, check_random_bounds
     signatures = ("(Tensor input, int high, *, Generator generator, torch.dtype dtype), (Tensor "
                   "input, int low, int high, *, Generator generator, torch.dtype dtype)")
     if not isinstance(input, Tensor) or len(bounds) not in (1, 2) or any(
@@ -553,6 +561,7 @@ def randint_like(input, *bounds, generator=None, dtype=None, device=None, requir
     if high is None:
         low, high = 0, low
     d = dtype or input.dtype
+    check_random_bounds(d.np, low, high)
     draws = generator_of(generator, "randint_like")._integers(low, high, input._data.size)
     return _batched_like(_leaf(draws.reshape(input._data.shape).astype(d.np), requires_grad),
                          input)
@@ -562,6 +571,8 @@ rand = with_out("rand", check=lambda d: check_floating(d.np, "check_uniform_boun
 randn = with_out("randn", check=lambda d: check_floating(d.np, "normal_kernel_cpu"),
                  resized=True)(randn)
 randint = with_out("randint")(randint)
+zeros, ones, empty = (with_out(name, random=False)(fn) for name, fn in
+                      (("zeros", zeros), ("ones", ones), ("empty", empty)))
 
 
 def _legacy(d):

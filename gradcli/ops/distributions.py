@@ -136,26 +136,43 @@ def _cauchy_values(a, median, sigma, generator):
 
 # ------------------------------------------------------------------------------ random_
 
-def _integer_bounds(a):
-    """The smallest and largest value of a's dtype that random_ may give (floats: exact
-    integers up to 2^digits)."""
-    if a.dtype == np.bool_:
+def _integer_bounds(dtype):
+    """The smallest and largest value of NumPy dtype `dtype` that random_ may give (floats:
+    exact integers up to 2^digits)."""
+    if dtype == np.bool_:
         return 0, 1
-    if a.dtype.kind == "f":
-        digits = np.finfo(a.dtype).nmant + 1
+    if dtype.kind == "f":
+        digits = np.finfo(dtype).nmant + 1
         return -(1 << digits), 1 << digits
-    info = np.iinfo(a.dtype)
+    info = np.iinfo(dtype)
     return int(info.min), int(info.max)
 
 
-def _check_in_range(a, name, value):
-    if a.dtype.kind == "f":
-        info = np.finfo(a.dtype)
+def _check_in_range(dtype, name, value):
+    """PyTorch's check_from_to_in_range for a bound of random values of NumPy dtype `dtype`
+    (floats: within its finite range)."""
+    if dtype.kind == "f":
+        info = np.finfo(dtype)
         low, high = float(info.min), float(info.max)
     else:
-        low, high = _integer_bounds(a)
+        low, high = _integer_bounds(dtype)
     if not low <= value <= high:
-        raise RuntimeError(f"{name} is out of bounds for {_C_TYPES[a.dtype.name]}")
+        raise RuntimeError(f"{name} is out of bounds for {dtypes.cpp_name(dtype)}")
+
+
+def check_random_bounds(dtype, low, high):
+    """PyTorch's checks of randint's (and randint_like's) [low, high) for values of NumPy dtype
+    `dtype`: bounds that are int64, low < high, and both within the dtype's values."""
+    if not all(-(1 << 63) <= int(b) < 1 << 63 for b in (low, high)):
+        raise ValueError("Overflow when unpacking long long")
+    if not low < high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                           f">= to={high}")
+    if dtype.kind not in "biuf":
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and "
+                           "boolean types")
+    _check_in_range(dtype, "from", low)
+    _check_in_range(dtype, "to - 1", high - 1)
 
 
 def _random_values(a, low, high, generator):
@@ -168,15 +185,15 @@ def _random_values(a, low, high, generator):
         wide = a.dtype in (np.float64, np.int64)
         if a.dtype == np.bool_:
             return memory_order(a, draw._words(a.size) & np.uint64(1))
-        top = _integer_bounds(a)[1]
+        top = _integer_bounds(a.dtype)[1]
         return memory_order(a, draw._words(a.size, wide) % np.uint64(top + 1))
     if high is None:
-        high = _integer_bounds(a)[1] + 1
+        high = _integer_bounds(a.dtype)[1] + 1
     elif not low < high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
-    _check_in_range(a, "from", low)
-    _check_in_range(a, "to - 1", high - 1)
+    _check_in_range(a.dtype, "from", low)
+    _check_in_range(a.dtype, "to - 1", high - 1)
     return memory_order(a, draw._integers(low, high, a.size))
 
 

@@ -259,8 +259,17 @@ def _keep_integers(fn):
 unary("abs", np.abs, "self: grad * self.sgn()", "absolute value",
       dtype="same")
 alias("absolute", "abs")
-unary("sign", lambda a: np.sign(a) if a.dtype != np.bool_ else a.copy(), "self: zeros_like(grad)",
-      "sign of self", dtype="same")
+def sign_of(a):
+    """PyTorch's sign (and sgn of a real tensor): (0 < a) - (a < 0), so nan gives 0, not nan
+    as NumPy's sign; a bool tensor is itself."""
+    if a.dtype == np.bool_:
+        return a.copy()
+    if a.dtype.kind == "f":
+        return (a > 0).astype(a.dtype) - (a < 0).astype(a.dtype)
+    return np.sign(a)
+
+
+unary("sign", sign_of, "self: zeros_like(grad)", "sign of self", dtype="same")
 unary("floor", _keep_integers(np.floor), "self: zeros_like(grad)", "round down", dtype="same")
 unary("ceil", _keep_integers(np.ceil), "self: zeros_like(grad)", "round up", dtype="same")
 unary("trunc", _keep_integers(np.trunc), "self: zeros_like(grad)", "round toward zero",

@@ -17,7 +17,7 @@ from ..engine.tangents import ForwardAD, set_tangent
 from ..engine.tensor import Tensor
 from .arith import broadcasting
 from .numerics import fma
-from .elementwise import BINARY, UNIT, TensorsOnly, unary
+from .elementwise import BINARY, UNIT, TensorsOnly, sign_of, unary
 from .derivatives import helper
 from .registry import OPS, Composed, Op, Overload, Sample, elementwise_samples, register
 from .sorting import FailingNode
@@ -204,7 +204,7 @@ def _sgn_backward(self, grad, result):
 
 
 register(_ZeroDerivative(
-    "sgn", lambda a: np.sign(a) if a.dtype != np.bool_ else a.copy(),
+    "sgn", sign_of,
     "self: _sgn_backward(self, grad, result)",
     differentiable=False, dtype="same", inplace=True,
     doc="the sign of self (sign for real tensors; derivative 0)"))

@@ -12,7 +12,7 @@ from ..engine.random import Vmap
 from ..engine.tensor import StaleView, Tensor, batched, check_batched_write, check_numel
 from .derivatives import helper
 from .registry import Composed, OPS, Op, Plain, Sample, register
-from .shape import _select_view, _slice_bounds
+from .shape import _select_view, _slice_bounds, index_array
 
 
 # ------------------------------------------------------------------ copies and dtype
@@ -149,11 +149,16 @@ def _classify(item):
         if item._data.ndim == 0 and item.dtype.category == 0:
             return "bool", bool(item._data)
         return "tensor", item._data
-    if isinstance(item, np.ndarray):
-        return "tensor", item
-    if isinstance(item, (list, tuple)):
-        from ..engine.tensor import to_array
-        return "tensor", to_array(list(item)) if len(item) else np.zeros(0, np.int64)
+    if isinstance(item, (np.ndarray, list, tuple)):
+        # (data, not a tensor: PyTorch makes it a long tensor, a bool or byte one a mask)
+        if isinstance(item, np.ndarray):
+            value = item
+        else:
+            from ..engine.tensor import to_array
+            value = to_array(list(item)) if len(item) else np.zeros(0, np.int64)
+        if value.dtype.kind in "iu" and value.dtype != np.uint8:
+            value = value.astype(np.int64)
+        return "tensor", value
     if isinstance(item, float):
         raise IndexError(messages.VALID_INDICES.format("float"))
     if isinstance(item, str):
@@ -260,9 +265,7 @@ def _tensor_index(value, cur, dim, real, shape, tensors):
         for j, arr in enumerate(np.nonzero(value)):
             tensors[dim + j] = arr
         return dim + value.ndim, real + value.ndim
-    if value.dtype.kind not in "iu":
-        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    tensors[dim] = value.astype(np.int64)
+    tensors[dim] = index_array(value)
     return dim + 1, real + 1
 
 

@@ -41,7 +41,7 @@ def _chain(tensors, split, i, j):
     return _op("mm", _chain(tensors, split, i, k), _chain(tensors, split, k + 1, j))
 
 
-def multi_dot(tensors, *, out=None):
+def multi_dot(tensors):
     """torch.linalg.multi_dot: the product of the matrices (the first and last may be vectors),
     multiplied in the order of fewest multiplications."""
     tensors = list(tensors)
@@ -176,7 +176,7 @@ register(Op(
              Sample((2, 2, 3), low=1.0, high=2.0)]))
 
 
-def pinv(input, *, atol=None, rtol=None, hermitian=False, out=None):
+def pinv(input, *, atol=None, rtol=None, hermitian=False):
     return OPS["linalg_pinv"](input, hermitian, atol, rtol)
 
 
@@ -257,7 +257,7 @@ show_saved_as(OPS["linalg_solve_triangular"], {"A": "self"})  # (aten's schema n
 _MISSING = object()
 
 
-def solve_triangular(A, B, *, upper=_MISSING, left=True, unitriangular=False, out=None):
+def solve_triangular(A, B, *, upper=_MISSING, left=True, unitriangular=False):
     if upper is _MISSING:
         raise TypeError('linalg_solve_triangular() missing 1 required positional arguments: '
                         '"upper"')

@@ -457,7 +457,7 @@ register(Plain(
 def _group_stats(x, group):
     """Each (sample, group)'s mean and 1 / sqrt(var + eps) as PyTorch's CPU kernel rounds them
     (RowwiseMoments over the group's contiguous elements), and the rows they come from."""
-    rows = np.ascontiguousarray(x).reshape(x.shape[0] * group, -1)
+    rows = np.ascontiguousarray(x).reshape(x.shape[0] * group, x[:1].size // group)
     if x.dtype in LANES and rows.shape[1]:
         mean, var = rowwise_moments(rows)
     else:
@@ -484,11 +484,14 @@ def _group_norm(x, weight, bias, N, C, HxW, group, eps):
     if not isinstance(weight, np.ndarray) and not isinstance(bias, np.ndarray):
         return ((rows - mean[:, None]) * rstd[:, None]).reshape(x.shape)
     per_channel = (N, group, C // group)
-    gamma = np.broadcast_to(np.reshape(weight, (1, group, -1)).astype(x.dtype), per_channel)
-    beta = np.broadcast_to(np.reshape(bias, (1, group, -1)).astype(x.dtype), per_channel)
+    # (one of them None: PyTorch's kernel takes 1 for gamma, 0 for beta)
+    gamma = np.broadcast_to(np.reshape(weight, (1, group, -1)).astype(x.dtype) if isinstance(
+        weight, np.ndarray) else x.dtype.type(1), per_channel)
+    beta = np.broadcast_to(np.reshape(bias, (1, group, -1)).astype(x.dtype) if isinstance(
+        bias, np.ndarray) else x.dtype.type(0), per_channel)
     scale = rstd.reshape(N, group, 1) * gamma
     shift = fused(-scale, mean.reshape(N, group, 1), beta).astype(x.dtype)
-    channels = x.reshape(N, group, C // group, -1)
+    channels = x.reshape(N, group, C // group, HxW)
     return fused(scale[..., None], channels, shift[..., None]).astype(t).reshape(x.shape)
 
 
@@ -496,7 +499,7 @@ def _group_layout(input, group):
     """(the rows' shape (N, group, -1), the channels' shape (1, C, 1, ...), the dims weight
     and bias sum over)"""
     shape = tuple(input.shape)
-    return ((shape[0], group, -1), (1, shape[1]) + (1,) * (len(shape) - 2),
+    return ((shape[0], group, math.prod(shape[1:]) // group), (1, shape[1]) + (1,) * (len(shape) - 2),
             (0,) + tuple(range(2, len(shape))))
 
 

@@ -202,6 +202,8 @@ def _scatter_max(grad_output, indices, self, nd):
     g, idx = _batched(grad_output, nd), _batched(indices, nd)
     b = _batched(self, nd)
     out = np.zeros((b.shape[0] * b.shape[1], int(np.prod(b.shape[2:]))), grad_output.dtype)
+    if not out.size:  # (an empty batch: no windows to reshape)
+        return out.reshape(self.shape)
     rows = np.arange(out.shape[0])[:, None]
     np.add.at(out, (np.broadcast_to(rows, (out.shape[0], idx[0, 0].size)),
                     idx.reshape(out.shape[0], -1)), g.reshape(out.shape[0], -1))

@@ -8,13 +8,14 @@ import warnings
 
 import numpy as np
 
-from ..engine import messages
+from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode
 from ..engine.tensor import Tensor, check_numel, index_result_size, install_attribute
 from .derivatives import helper
 from .registry import OPS, Op, Plain, Sample, register, wrap_dim
 from ..engine.tangents import ForwardAD
 from .gather import _array, _gather_key, check_index_bounds
+from .shape import index_array
 from .sorting import FailingNode
 
 
@@ -576,12 +577,10 @@ def _index_key(indices):
             key.append(slice(None))
             continue
         arr = _array(i)
-        if arr.dtype == np.bool_:
+        if arr.dtype == np.bool_ or arr.dtype == np.uint8:  # (a byte tensor is a mask)
             key.extend(np.nonzero(arr))
-        elif arr.dtype.kind in "iu":
-            key.append(arr.astype(np.int64))
         else:
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            key.append(index_array(arr))
     return tuple(key)
 
 
@@ -639,6 +638,11 @@ def index_put(input, indices, values, accumulate=False, *, _position=2):
     if not isinstance(indices, (tuple, list)):
         raise TypeError(f"index_put(): argument 'indices' (position {_position}) must be tuple "
                         f"of Tensors, not {messages.type_name(indices)}")
+    if (not accumulate and len(indices) == 1 and isinstance(indices[0], Tensor)
+            and indices[0].dtype is dtypes.uint8 and isinstance(values, Tensor)
+            and values.dim() == 0):  # (PyTorch's index_put_ of a 0-d value: masked_fill_)
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           "unsigned char")
     return OPS["index_put.default"].apply((input, values), (tuple(indices), bool(accumulate)))
 
 

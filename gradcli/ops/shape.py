@@ -102,6 +102,15 @@ def _select_view(a, d, i):
     return a[(slice(None),) * d + (i,)]
 
 
+def index_array(arr):
+    """The int64 positions of an index tensor's array of advanced indexing (`x[t]`,
+    index_put): PyTorch takes long and int tensors only (byte and bool ones are masks), so no
+    index of a narrower or unsigned type wraps."""
+    if arr.dtype != np.int64 and arr.dtype != np.int32:
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return arr.astype(np.int64)
+
+
 def _slice_bounds(size, start, end, step):
     start = 0 if start is None else int(start)
     end = size if end is None else int(end)

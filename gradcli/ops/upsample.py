@@ -149,6 +149,8 @@ def _upsample(nd, kind):
         align_corners, scales = (rest[0], rest[1:]) if aligned else (None, rest)
         _check_sizes(a.shape, output_size)
         check_numel(a.shape[:2] + tuple(output_size))
+        if not a.size:  # (an empty batch: no sources made for its output_size)
+            return np.empty(a.shape[:2] + tuple(output_size), a.dtype)
         t = a.dtype.type
         if kind == "linear" and nd == 2 and _channels_last(a.shape, output_size):
             return _bilinear_channels_last(a, output_size, align_corners, scales)
@@ -226,6 +228,8 @@ def _upsample_backward(nd, kind):
         rows = input_size[0] * input_size[1]
         corners = 2 ** nd if linear else 1
         check_numel((rows, math.prod(output_size) * corners))
+        if not rows:
+            return np.zeros(tuple(input_size), grad_output.dtype)
         t = grad_output.dtype.type
         index = np.zeros((1,) * nd + (1,), np.int64)
         weight = None
