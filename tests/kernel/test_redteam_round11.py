@@ -144,18 +144,12 @@ def test_long_and_int_index_tensors_still_index():
 
 def test_interpolate_antialias_is_not_ignored(oracle):
     """F.interpolate(mode='bilinear', antialias=True) gave plain bilinear's values (antialias
-    refused only in the modes gradcli has not): a wrong result, a downsampling without its
-    filter.  Expected: PyTorch's values, or gradcli's NotImplementedError until it has them."""
+    refused only in the modes gradcli had not): a wrong result, a downsampling without its
+    filter.  gradcli now has the filter: PyTorch's values, to the bit."""
     source = ("x = torch.arange(24.).reshape(1, 2, 3, 4)\n"
               "r = torch.nn.functional.interpolate(x, scale_factor=(1.5, 0.75), mode='bilinear', "
               "antialias=True)\nprint(r.tolist())\n")
-    ours = _ours(source)
-    if ours[0] == "error":
-        assert ours[1].startswith("NotImplementedError: gradcli: interpolate's mode 'bilinear' "
-                                  "with antialias is not supported"), ours
-    else:
-        theirs = _pytorchs(oracle, source)
-        assert ast.literal_eval(ours[1]) == pytest.approx(ast.literal_eval(theirs[1]))
+    assert _ours(source) == _pytorchs(oracle, source)
 
 
 # ---------------------------------------------------------------------- group_norm
