@@ -26,13 +26,14 @@ class Task(Reporting):
         self.timeout = timeout
 
 
-def run_task(message):
+def run_task(message, begin=None):
     """Carry out one task document (see the module's docstring); its exit code.  The
-    program's errors are reported here, with their hints."""
+    program's errors are reported here, with their hints.  begin(): the prestarted
+    evaluator's, run first (it raises KeyboardInterrupt for a Ctrl-C while it loaded)."""
     task = Task(**message["state"])
     try:
-        if message.get("interrupted"):  # (Ctrl-C while the evaluator loaded)
-            raise KeyboardInterrupt
+        if begin is not None:
+            begin()
         code = TASKS[message["task"]](task, **message["params"])
     except SystemExit as e:
         code = e.code

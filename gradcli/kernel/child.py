@@ -67,10 +67,11 @@ def _child_setup(keep, tty_out, tty_err, timeout, messages_w, raw_w):
     return channel
 
 
-def _detach(keep, tty_out, tty_err, messages_w, raw_w):
+def _detach(keep, tty_out, tty_err, messages_w, raw_w, interrupt=signal.default_int_handler):
     """_child_setup but the wall: the evaluator's process group (before the wall, which then
     refuses setpgid), a count of its own threads (while it has one: the wall bounds them),
-    descriptors, streams and signals; its channel to the frontend."""
+    descriptors, streams and signals (SIGINT's handler: interrupt); its channel to the
+    frontend."""
     from .wall import count_tasks_apart
     try:
         os.setpgid(0, 0)
@@ -91,7 +92,7 @@ def _detach(keep, tty_out, tty_err, messages_w, raw_w):
     sys.stdin = open(os.devnull, encoding="utf-8")
     sys.stdout = MessageStream(channel, "o", tty_out)
     sys.stderr = MessageStream(channel, "e", tty_err)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGINT, interrupt)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     return channel

@@ -499,22 +499,26 @@ def prestart(load, run):
             die_with_frontend()
             if os.getppid() == 1:  # (it went before that was set)
                 return 2
-            channel = _detach([task_r], False, False, messages_w, raw_w)
-            signal.signal(signal.SIGINT, keep)  # (_detach set Python's own)
+            channel = _detach([task_r], False, False, messages_w, raw_w, interrupt=keep)
             load()
             _keep_environment()
             raise_wall(memory=memory_limit())
             message = _read_document(task_r)
             if message is None:  # the frontend needed no evaluator
                 return 0
-            signal.signal(signal.SIGINT, signal.default_int_handler)
-            if interrupts:
-                message["task"]["interrupted"] = True
             sys.stdout._tty, sys.stderr._tty = message["tty"]
             os.environ.update(message["environment"])
             if message["timeout"]:
                 limit_cpu(message["timeout"] + 2 * GRACE)
-            return _answer(channel, run(message["task"]))
+
+            def begin():
+                # (called inside the task's own error reporting: a Ctrl-C kept until now, or
+                # one from here on, is the task's KeyboardInterrupt, never an error of this
+                # preamble's, which "the evaluator failed" would report)
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+                if interrupts:  # (while it loaded)
+                    raise KeyboardInterrupt
+            return _answer(channel, run(message["task"], begin))
         _evaluator_main(evaluator)
     os.close(messages_w)
     os.close(raw_w)

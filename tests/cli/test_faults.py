@@ -227,10 +227,10 @@ def test_an_interrupt_while_the_evaluator_loaded_is_reported_by_its_task():
     import io
     err = io.StringIO()
     import contextlib
+    def begin():  # (the prestarted evaluator's, with a Ctrl-C kept while it loaded)
+        raise KeyboardInterrupt
     with contextlib.redirect_stderr(err):
-        code = run_task({"task": "eval", "interrupted": True,
-                         "state": {"mode": "plain"},
-                         "params": {}})
+        code = run_task({"task": "eval", "state": {"mode": "plain"}, "params": {}}, begin)
     assert code == 2
     assert err.getvalue() == "KeyboardInterrupt: interrupted\n"
 
