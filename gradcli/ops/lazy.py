@@ -19,7 +19,7 @@ import sys
 
 from ..engine.tensor import Tensor, install_attribute
 from ..lazy_modules import OP_MODULES as LAZY_MODULES  # (in the order they load in)
-from . import RICH_COMPARISONS, derivatives
+from . import RICH_COMPARISONS, _FirstCall, derivatives
 from .registry import ADOPT, ALIASES, OPS, Pending
 
 EAGER = os.environ.get("GRADCLI_LAZY_OPS", "1") == "0"
@@ -39,25 +39,25 @@ class _OnLoad:
         self.name, self.module = name, module
 
     def __get__(self, obj, cls=None):
-        load(self.module)
-        if Tensor.__dict__.get(self.name) is self:
-            raise RuntimeError(f"Tensor.{self.name} is not given by gradcli.ops.{self.module}: "
-                               f"run `{REGENERATE}`")
+        _loaded(self.name, self.module)
         return getattr(Tensor if obj is None else obj, self.name)
 
 
+def _loaded(name, module):
+    """Tensor's attribute `name` once `module`, which gives it, has loaded."""
+    load(module)
+    value = Tensor.__dict__.get(name)
+    if value is PLACEHOLDERS.get(name):
+        raise RuntimeError(f"Tensor.{name} is not given by gradcli.ops.{module}: run "
+                           f"`{REGENERATE}`")
+    return value
+
+
 def _on_call(name, module):
-    """A rich comparison that a module not loaded yet gives: loading it at the first call, not
-    at the lookup, as gradcli.ops._FirstCall does (Python turns an error in the lookup of
+    """A rich comparison that a module not loaded yet gives: it loads the module at its first
+    call, not at its lookup (gradcli.ops._FirstCall: Python turns an error in the lookup of
     `__lt__` & co., such as a program's RecursionError, into "'<' not supported")."""
-    def first(self, other):
-        load(module)
-        if Tensor.__dict__.get(name) is first:
-            raise RuntimeError(f"Tensor.{name} is not given by gradcli.ops.{module}: run "
-                               f"`{REGENERATE}`")
-        return getattr(self, name)(other)
-    first.__name__ = first.__qualname__ = name
-    return first
+    return _FirstCall(name, lambda: _loaded(name, module))
 
 
 PLACEHOLDERS = {}  # Tensor attribute -> the placeholder install_pending gave it
