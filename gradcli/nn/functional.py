@@ -325,7 +325,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 
 
 # ------------------------------------------------------------------ convolutions and pooling
-# (declared in gradcli.ops.convolution, gradcli.ops.pooling and gradcli.ops.adaptive_pooling)
+# (declared in gradcli.ops.convolution, .image_blocks, .pooling, .adaptive_pooling, .unpooling)
 
 conv1d, conv2d, conv3d = OPS["conv1d"], OPS["conv2d"], OPS["conv3d"]
 conv_transpose1d, conv_transpose2d = OPS["conv_transpose1d"], OPS["conv_transpose2d"]
