@@ -11,7 +11,8 @@ from .engine.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
 from .engine.typeinfo import finfo, iinfo
 from .engine.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .engine.printing import set_printoptions, get_printoptions
-from .engine.tensor import Device as device, Size, Tensor, set_element_limit, strided
+from .engine.tensor import Tensor, set_element_limit
+from .engine.torch_classes import Device as device, Size, strided
 from .ops import PUBLIC as _PUBLIC
 from .ops.creation import GENERATOR as default_generator, Generator
 from .ops.summation import get_num_threads, set_num_threads

@@ -16,8 +16,8 @@ AUTOGRAD_SUBMODULES = ("functional", "forward_ad", "graph")
 OP_MODULES = ("elementwise", "indexing", "join_split", "slicing", "gather", "matmul", "compare", "sorting",
               "extra", "activations", "linalg", "products", "more_reductions", "decompositions",
               "inplace_shape", "linalg_extra", "scatter", "dropout", "layers", "normalization",
-              "convolution", "pooling", "adaptive_pooling", "upsample",
-              "distributions")
+              "convolution", "image_blocks", "pooling", "adaptive_pooling", "unpooling",
+              "upsample", "distributions")
 
 
 def paths():

@@ -23,7 +23,8 @@ import numpy as np
 
 from .engine import dtypes
 from .engine.storage import geometry, root
-from .engine.tensor import Device, Layout, Size, Tensor, _init, check_numel
+from .engine.tensor import Tensor, _init, check_numel
+from .engine.torch_classes import Device, Layout, Size
 from .engine.torch_classes import TorchClass
 
 __all__ = ["save", "load", "add_safe_globals", "clear_safe_globals", "get_safe_globals",

@@ -6,7 +6,8 @@ import numpy as np
 
 from ..engine import messages
 from ..engine.autograd import register_batched_grad
-from ..engine.tensor import Size, Tensor
+from ..engine.tensor import Tensor
+from ..engine.torch_classes import Size
 
 BATCHED_SHAPE = (
     "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the "

@@ -8,7 +8,8 @@ import numpy as np
 from . import messages
 from .graph import GradientEdge, check_edge_input, edge_output_meta
 from .backward import run_backward
-from .tensor import Size, Tensor
+from .tensor import Tensor
+from .torch_classes import Size
 
 
 def _as_tuple(x):

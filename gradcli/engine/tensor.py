@@ -4,8 +4,7 @@ Operations (arithmetic, math, reductions, shape, linear algebra) are attached as
 operators by the op table in `gradcli.ops`; this module holds only what is not an operation.
 """
 
-import operator
-import re
+import math
 import types
 import warnings
 import weakref
@@ -17,58 +16,7 @@ from .dtypes import dtype as _dtype_cls
 from .grad_mode import INFERENCE_REQUIRES_GRAD, INFERENCE_VERSION, InferenceCounter, InferenceMode
 from .graph import AccumulateGrad, _add_hook, bind_tensor_class
 from .random import Vmap
-from .torch_classes import TorchClass
-
-
-class Size(tuple, metaclass=TorchClass):
-    """torch.Size: a tuple of ints printed as `torch.Size([2, 2])`; its slices, sums and
-    repetitions are sizes too."""
-
-    def __new__(cls, sizes=()):
-        sizes = tuple(sizes)
-        if all(type(s) is int for s in sizes):
-            return super().__new__(cls, sizes)
-        return super().__new__(cls, map(_size_item, enumerate(sizes)))
-
-    def __getitem__(self, index):
-        item = tuple.__getitem__(self, index)
-        return Size(item) if isinstance(index, slice) else item
-
-    def __add__(self, other):
-        if not isinstance(other, tuple):
-            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to "
-                            "torch.Size")
-        return Size(tuple(self) + tuple(other))
-
-    def __radd__(self, other):
-        return Size(tuple(other) + tuple(self))
-
-    def __mul__(self, times):
-        return Size(tuple(self) * times)
-
-    __rmul__ = __mul__
-
-    _torch_name = "torch.Size"
-
-    def __repr__(self):
-        return f"torch.Size([{', '.join(map(str, self))}])"
-
-    __str__ = __repr__
-
-    def numel(self):
-        n = 1
-        for s in self:
-            n *= s
-        return n
-
-
-def _size_item(numbered):
-    i, s = numbered
-    try:
-        return operator.index(s)
-    except TypeError:
-        raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is "
-                        f"'{type(s).__name__}')") from None
+from .torch_classes import Device, Size, TorchClass, strided
 
 
 class ElementLimit:
@@ -102,36 +50,35 @@ def check_numel(shape):
 INT64_MAX = 2 ** 63 - 1
 
 
-def _wrapped_product(sizes):
-    """c10's safe_multiply_u64: the product of sizes as unsigned 64 bits, and whether it
-    overflowed on the way (a later 0 does not undo that)."""
-    n, overflowed = 1, False
+def _product(sizes):
+    return math.prod(map(int, sizes))
+
+
+def _overflows_int64(sizes):
+    """Whether c10's safe_multiply_u64 of the sizes (unsigned 64 bits, in order) overflows on
+    the way (a later 0 does not undo that) or ends past INT64_MAX."""
+    n = 1
     for s in sizes:
         n *= int(s)
         if n >= 2 ** 64:
-            n, overflowed = n % 2 ** 64, True
-    return n, overflowed
+            return True
+    return n > INT64_MAX
 
 
 def check_new_sizes(shape, itemsize):
     """PyTorch's checks of a new contiguous tensor's sizes (empty, zeros, rand, ...): its
     storage's bytes, then its strides, each the product of the sizes after it (at least 1),
     in 64 bits; then gradcli's element limit and what NumPy holds."""
-    n, overflowed = _wrapped_product((*shape, itemsize))
-    if overflowed or n > INT64_MAX:
+    if _overflows_int64((*shape, itemsize)):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
-    stride = 1
-    for s in reversed(shape[1:]):
-        stride *= max(s, 1)
-        if stride > INT64_MAX:
-            raise RuntimeError("Stride calculation overflowed")
+    if _product(max(s, 1) for s in shape[1:]) > INT64_MAX:  # (the largest stride)
+        raise RuntimeError("Stride calculation overflowed")
     check_holdable(shape, itemsize)
 
 
 def check_numel_overflow(shape):
     """PyTorch's numel of a view's sizes (expand, view, reshape): 64 bits."""
-    n, overflowed = _wrapped_product(shape)
-    if overflowed or n > INT64_MAX:
+    if _overflows_int64(shape):
         raise RuntimeError("numel: integer multiplication overflow")
 
 
@@ -139,19 +86,9 @@ def check_holdable(shape, itemsize):
     """The element limit, then what a NumPy array holds: its non-empty sizes' product in bytes
     within 2 ** 63 - 1 (PyTorch holds an empty tensor of sizes past that, gradcli cannot)."""
     check_numel(shape)
-    n = itemsize
-    for s in shape:
-        n *= int(s) or 1
-    if n > INT64_MAX:
+    if itemsize * _product(int(s) or 1 for s in shape) > INT64_MAX:
         raise RuntimeError(f"an empty tensor of size {list(shape)} is more than gradcli holds "
                            f"(a NumPy array's sizes span at most {INT64_MAX} bytes)")
-
-
-def _product(sizes):
-    n = 1
-    for s in sizes:
-        n *= int(s)
-    return n
 
 
 def index_result_size(shape, key):
@@ -651,31 +588,6 @@ class Tensor(metaclass=TorchClass):
         return str(self)
 
 
-class Device(metaclass=TorchClass):
-    """torch.device; gradcli computes on the CPU only."""
-
-    _torch_name = "torch.device"
-
-    def __init__(self, kind="cpu", index=None):
-        if isinstance(kind, Device):
-            kind = kind.type
-        self.type = str(kind).split(":")[0]
-        if self.type != "cpu":
-            raise RuntimeError("gradcli runs on the CPU only: no device '" + str(kind) + "'")
-        self.index = index
-
-    def __repr__(self):
-        return f"device(type='{self.type}')"
-
-    def __str__(self):
-        return self.type
-
-    def __eq__(self, other):
-        return str(self) == str(other)
-
-    __hash__ = object.__hash__
-
-
 def _not_storage(data):
     """(A tensor's memory is a NumPy array, whatever reached the constructors: a program's
     object posing as a tensor must not become one.)"""
@@ -829,62 +741,6 @@ def install_attribute(name, value):
 ENGINE_ATTRIBUTES = frozenset(Tensor.__dict__)  # the class body's
 INSTALLED = set()  # the names install_attribute gave Tensor
 bind_tensor_class(Tensor)  # (the tensors a float gradient becomes: graph.tensor_gradient)
-
-
-class Layout(metaclass=TorchClass):
-    """torch.layout: tensors here are all strided."""
-
-    _torch_name = "torch.layout"
-
-    __slots__ = ("name",)
-
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return f"torch.{self.name}"
-
-
-strided = Layout("strided")
-
-
-_GRAD_FN_SLOT = Tensor.__dict__["grad_fn"]
-
-
-def view_op_name(node):
-    """The op a view's node is the backward of, as PyTorch's view errors name it (`Unbind`)."""
-    return re.sub(r"Backward\d*$", "", type(node).__name__)
-
-
-class StaleView(Tensor):
-    """A view made in no_grad mode, or an output of a function that returns several views
-    (unbind, split) or a view of one, whose base (or another view of it) has been written in
-    place since: PyTorch refuses to tell its grad_fn (VariableHooks::grad_fn and
-    handle_view_on_rebase), so reading it, is_leaf, or using the view in a recorded op raises;
-    repr shows `grad_fn=<Invalid>`.  gradcli.ops.views.regenerate turns such views into this
-    class."""
-
-    _torch_name = "torch.Tensor"
-
-    __slots__ = ()
-
-    @property
-    def grad_fn(self):
-        raise self.stale_error()
-
-    def stale_error(self):
-        if self._multi_output_view and not self._no_grad_view:
-            fn = _GRAD_FN_SLOT.__get__(self)
-            return RuntimeError(messages.MULTI_OUTPUT_VIEW_STALE.format(
-                nr=self._output_nr, fn=view_op_name(fn)))
-        return RuntimeError(messages.NO_GRAD_VIEW_STALE)
-
-    @grad_fn.setter
-    def grad_fn(self, value):
-        _GRAD_FN_SLOT.__set__(self, value)
-
-
-StaleView.__name__ = StaleView.__qualname__ = "Tensor"
 
 
 class BatchedSample(Tensor):

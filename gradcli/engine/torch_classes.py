@@ -1,4 +1,8 @@
-"""How the engine's classes print: under the names of PyTorch's classes."""
+"""How the engine's classes print (under the names of PyTorch's classes), and PyTorch's small
+classes that describe a tensor: torch.Size, torch.device and torch.layout."""
+
+import math
+import operator
 
 
 class TorchClass(type):
@@ -19,3 +23,93 @@ def torch_repr(obj):
     repr under its class's PyTorch name."""
     cls = type(obj)
     return f"<{cls.__dict__.get('_torch_name', cls.__qualname__)} object at {id(obj):#x}>"
+
+
+class Size(tuple, metaclass=TorchClass):
+    """torch.Size: a tuple of ints printed as `torch.Size([2, 2])`; its slices, sums and
+    repetitions are sizes too."""
+
+    def __new__(cls, sizes=()):
+        sizes = tuple(sizes)
+        if all(type(s) is int for s in sizes):
+            return super().__new__(cls, sizes)
+        return super().__new__(cls, map(_size_item, enumerate(sizes)))
+
+    def __getitem__(self, index):
+        item = tuple.__getitem__(self, index)
+        return Size(item) if isinstance(index, slice) else item
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to "
+                            "torch.Size")
+        return Size(tuple(self) + tuple(other))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self))
+
+    def __mul__(self, times):
+        return Size(tuple(self) * times)
+
+    __rmul__ = __mul__
+
+    _torch_name = "torch.Size"
+
+    def __repr__(self):
+        return f"torch.Size([{', '.join(map(str, self))}])"
+
+    __str__ = __repr__
+
+    def numel(self):
+        return math.prod(self)
+
+
+def _size_item(numbered):
+    i, s = numbered
+    try:
+        return operator.index(s)
+    except TypeError:
+        raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is "
+                        f"'{type(s).__name__}')") from None
+
+
+class Device(metaclass=TorchClass):
+    """torch.device; gradcli computes on the CPU only."""
+
+    _torch_name = "torch.device"
+
+    def __init__(self, kind="cpu", index=None):
+        if isinstance(kind, Device):
+            kind = kind.type
+        self.type = str(kind).split(":")[0]
+        if self.type != "cpu":
+            raise RuntimeError("gradcli runs on the CPU only: no device '" + str(kind) + "'")
+        self.index = index
+
+    def __repr__(self):
+        return f"device(type='{self.type}')"
+
+    def __str__(self):
+        return self.type
+
+    def __eq__(self, other):
+        return str(self) == str(other)
+
+    __hash__ = object.__hash__
+
+
+class Layout(metaclass=TorchClass):
+    """torch.layout: tensors here are all strided."""
+
+    _torch_name = "torch.layout"
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+
+strided = Layout("strided")

@@ -10,7 +10,8 @@ import operator
 import numpy as np
 
 from ..engine.printing import budgeted
-from ..engine.tensor import Size, index_result_size
+from ..engine.tensor import index_result_size
+from ..engine.torch_classes import Size
 from . import limits
 from .allowed import DENIED_IDS, OPERATORS
 

@@ -9,9 +9,9 @@ import numpy as np
 from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode, no_grad
 from ..engine.random import TorchGenerator, Vmap
-from ..engine.tensor import (INT64_MAX, Device, Tensor, check_new_sizes, check_numel,
-                             mark_batched, to_array)
-from ..engine.torch_classes import TorchClass
+from ..engine.tensor import (INT64_MAX, Tensor, check_new_sizes, check_numel, mark_batched,
+                             to_array)
+from ..engine.torch_classes import Device, TorchClass
 from .numerics import fused
 from .registry import Plain, missing_arguments, register
 from .tensor_methods import check_floating, normal_values, uniform_values

@@ -35,7 +35,7 @@ _C_TYPES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int
 _REAL = "biuc"  # (the kinds of dtype the kernels of real values only refuse)
 
 
-def _g(x):
+def _cpp_double(x):
     """A double as C++ streams print it in PyTorch's messages (6 significant digits)."""
     return f"{float(x):g}"
 
@@ -98,14 +98,15 @@ def _exponential_values(a, lambd, generator):
                            f"dtype must be a floating point but you specified "
                            f"{dtypes.short_name(a)}")
     if not (lambd > 0 and math.isfinite(lambd)):
-        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_g(lambd)}")
+        raise RuntimeError("exponential_ expects lambda > 0.0, but found "
+                           f"lambda={_cpp_double(lambd)}")
     scale = -1.0 / lambd
     return scale * libm(math.log1p, -_uniforms(a, generator, "exponential_"))
 
 
 def _geometric_values(a, p, generator):
     if not 0 < p < 1:
-        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_g(p)}")
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_cpp_double(p)}")
     check_floating(a.dtype, "geometric_cpu", "bc")
     denominator = math.log1p(-p)
     return np.ceil(libm(_log, _uniforms(a, generator, "geometric_")) / denominator)
@@ -114,7 +115,7 @@ def _geometric_values(a, p, generator):
 def _log_normal_values(a, mean, std, generator):
     check_floating(a.dtype, "log_normal_cpu", _REAL)
     if not std > 0:
-        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_g(std)}")
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_cpp_double(std)}")
     x = generator_of(generator, "log_normal_")._double_normals(a.size)
     return libm(_exp, memory_order(a, fused(x, np.float64(std), np.float64(mean))))
 
@@ -129,7 +130,7 @@ def _continuous(a, name):
 def _cauchy_values(a, median, sigma, generator):
     _continuous(a, "Cauchy")
     if not sigma > 0:
-        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_g(sigma)}")
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_cpp_double(sigma)}")
     tan = libm(math.tan, math.pi * (_uniforms(a, generator, "cauchy_") - 0.5))
     return fused(np.float64(sigma), tan, np.float64(median))
 
@@ -222,7 +223,7 @@ def _bernoulli_probabilities(a, p, generator, name="bernoulli_"):
 def _bernoulli_scalar(a, p, generator, name="bernoulli_"):
     check_floating(a.dtype, "bernoulli_scalar_cpu_", "c")
     if not 0 <= p <= 1:
-        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_cpp_double(p)}")
     return bernoulli_like(a, p, generator)
 
 
@@ -304,7 +305,7 @@ def _normal_tensor_float(mean, std, generator):
     """normal(Tensor mean, float std): normal_(0, std), then add_(mean)."""
     check_floating(mean.dtype, "normal_kernel_cpu")
     if not std >= 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_cpp_double(std)}")
     return _standard(mean.shape, mean.dtype, generator, std) + mean
 
 

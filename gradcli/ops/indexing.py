@@ -9,10 +9,11 @@ import numpy as np
 from ..engine import dtypes, messages
 from ..engine.grad_mode import GradMode
 from ..engine.random import Vmap
-from ..engine.tensor import StaleView, Tensor, batched, check_batched_write, check_numel
+from ..engine.tensor import Tensor, batched, check_batched_write, check_numel
 from .derivatives import helper
 from .registry import Composed, OPS, Op, Plain, Sample, register
 from .shape import _select_view, _slice_bounds, index_array
+from .views import StaleView
 
 
 # ------------------------------------------------------------------ copies and dtype

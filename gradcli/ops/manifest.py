@@ -908,6 +908,19 @@ MODULES = {
             'conv_transpose2d': ('convolution', True, True, 'Plain'),
             'conv3d': ('convolution', True, True, 'Plain'),
             'conv_transpose3d': ('convolution', True, True, 'Plain'),
+        },
+        "aliases": {},
+        "tensor": (
+        ),
+        "helpers": (
+            '_convolution_backward_jvp',
+            '_convolution_double_backward',
+            '_convolution_jvp',
+            '_convolution_vjp',
+        ),
+    },
+    'image_blocks': {
+        "ops": {
             'im2col': ('convolution', False, True, 'Op'),
             'col2im': ('convolution', False, True, 'Op'),
             'nn.functional.unfold': ('convolution', True, False, 'Plain'),
@@ -919,10 +932,6 @@ MODULES = {
         "tensor": (
         ),
         "helpers": (
-            '_convolution_backward_jvp',
-            '_convolution_double_backward',
-            '_convolution_jvp',
-            '_convolution_vjp',
         ),
     },
     'pooling': {
@@ -935,19 +944,14 @@ MODULES = {
             'avg_pool2d_backward': ('backward', False, True, 'Op'),
             'avg_pool3d.default': ('pooling', False, True, 'Op'),
             'avg_pool3d_backward': ('backward', False, True, 'Op'),
-            'max_unpool2d.default': ('pooling', False, True, 'Op'),
-            'max_unpool3d.default': ('pooling', False, True, 'Op'),
             'max_pool1d': ('pooling', True, True, 'Plain'),
             'max_pool2d': ('pooling', True, True, 'Plain'),
             'avg_pool1d': ('pooling', True, True, 'Plain'),
             'max_pool3d': ('pooling', True, True, 'Plain'),
-            'max_unpool1d': ('pooling', True, False, 'Plain'),
             'lp_pool1d': ('pooling', True, False, 'Plain'),
             'lp_pool2d': ('pooling', True, False, 'Plain'),
             'lp_pool3d': ('pooling', True, False, 'Plain'),
             'avg_pool2d': ('pooling', True, False, 'Overload'),
-            'max_unpool2d': ('pooling', True, False, 'Overload'),
-            'max_unpool3d': ('pooling', True, False, 'Overload'),
             'avg_pool3d': ('pooling', True, False, 'Overload'),
         },
         "aliases": {},
@@ -957,7 +961,6 @@ MODULES = {
             '_call_avg_pool',
             '_max_pool_double_backward',
             '_max_pool_jvp',
-            '_max_unpool_backward',
         ),
     },
     'adaptive_pooling': {
@@ -983,6 +986,21 @@ MODULES = {
         "helpers": (
             '_adaptive_max_double_backward',
             '_adaptive_max_jvp',
+        ),
+    },
+    'unpooling': {
+        "ops": {
+            'max_unpool2d.default': ('pooling', False, True, 'Op'),
+            'max_unpool3d.default': ('pooling', False, True, 'Op'),
+            'max_unpool1d': ('pooling', True, False, 'Plain'),
+            'max_unpool2d': ('pooling', True, False, 'Overload'),
+            'max_unpool3d': ('pooling', True, False, 'Overload'),
+        },
+        "aliases": {},
+        "tensor": (
+        ),
+        "helpers": (
+            '_max_unpool_backward',
         ),
     },
     'upsample': {

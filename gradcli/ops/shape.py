@@ -17,8 +17,8 @@ from .registry import (OPS, Composed, Op, Overload, Sample, alias, missing_argum
                        wrap_dim)
 
 
-class Composed(Composed):
-    """A composed op of the shape family (see `Composed`)."""
+class ShapeComposed(Composed):
+    """A composed op of the shape family (see registry's `Composed`)."""
 
     def __init__(self, name, compose, **kw):
         kw.setdefault("kind", "shape")
@@ -56,7 +56,7 @@ class VarArgsOp(VarArgs, Op):
     keywords = ("size", "shape", "dims", "repeats")
 
 
-class VarArgsComposed(VarArgs, Composed):
+class VarArgsComposed(VarArgs, ShapeComposed):
     keywords = ("size", "shape", "dims", "repeats")
 
 
@@ -234,13 +234,13 @@ register(VarArgsComposed(
     samples=RESHAPE_SAMPLES + [
         Sample((3, 2), attrs={"shape": (6,)}, name="(3, 2)->6")], kind="shape", dtype="same"))
 
-register(Composed(
+register(ShapeComposed(
     "view_as", lambda self, other: OPS["view"].apply((self,), (tuple(other._data.shape),)),
     via=("view",),
     inputs=("self", "other"), edges=("self",), function=False, doc="self.view(other.size())",
     samples=[Sample((2, 3), (6,), gradgrad=True)], kind="shape", dtype="same"))
 
-register(Composed(
+register(ShapeComposed(
     "reshape_as", lambda self, other: _reshape_compose(self, tuple(other._data.shape)),
     via=("view", "clone", "_unsafe_view"),
     inputs=("self", "other"), edges=("self",), function=False, doc="self.reshape(other.size())",
@@ -264,7 +264,7 @@ def _flatten_compose(self, start_dim, end_dim):
     return _reshape_compose(self, new)
 
 
-register(Composed(
+register(ShapeComposed(
     "flatten", _flatten_compose,
     via=("view", "clone", "_unsafe_view"), attrs=(("start_dim", 0), ("end_dim", -1)),
     doc="merge dims start_dim..end_dim into one",
@@ -286,7 +286,7 @@ def _unflatten_shape(shape, dim, sizes):
     return tuple(shape[:d]) + inferred + tuple(shape[d + 1:])
 
 
-register(Composed(
+register(ShapeComposed(
     "unflatten",
     lambda self, dim, sizes: OPS["view"].apply(
         (self,), (_unflatten_shape(self._data.shape, dim, sizes),)),
@@ -423,7 +423,7 @@ def _movedim_compose(self, source, destination):
     return OPS["permute"].apply((self,), (tuple(order),))
 
 
-register(Composed(
+register(ShapeComposed(
     "movedim", _movedim_compose, via=("permute",), attrs=("source", "destination"),
     doc="move dims source to positions destination (a permute)",
     samples=[Sample((2, 3, 4), attrs={"source": 0, "destination": 2})],
@@ -506,7 +506,7 @@ register(VarArgsOp(
     samples=[Sample((3,), attrs={"size": (2, 3)}), Sample((2, 1), attrs={"size": (2, 3)}),
              Sample((), attrs={"size": (2,)})]))
 
-register(Composed(
+register(ShapeComposed(
     "expand_as", lambda self, other: OPS["expand"].apply((self,), (tuple(other._data.shape),)),
     via=("expand",),
     inputs=("self", "other"), edges=("self",), function=False, doc="self.expand(other.size())",

@@ -9,7 +9,8 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.dtypes import dtype as _dtype_cls
-from ..engine.tensor import Device, Tensor
+from ..engine.tensor import Tensor
+from ..engine.torch_classes import Device
 from .numerics import fused
 
 

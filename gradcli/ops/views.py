@@ -11,14 +11,57 @@ positions of the view's elements in the base, found from validated element strid
 (gradcli.engine.storage.positions; a view whose data was replaced is read as PyTorch reads it).
 """
 
+import re
+
 import numpy as np
 
+from ..engine import messages
 from ..engine.grad_mode import GradMode
 from ..engine.graph import Node, gradient_edge
 from ..engine.storage import _offsets, positions
-from ..engine.tensor import _GRAD_FN_SLOT, StaleView, Tensor, view_op_name
+from ..engine.tensor import Tensor
 from .derivatives import helper
 from .registry import OPS, Op, Sample, register
+
+
+_GRAD_FN_SLOT = Tensor.__dict__["grad_fn"]
+
+
+def view_op_name(node):
+    """The op a view's node is the backward of, as PyTorch's view errors name it (`Unbind`)."""
+    return re.sub(r"Backward\d*$", "", type(node).__name__)
+
+
+class StaleView(Tensor):
+    """A view made in no_grad mode, or an output of a function that returns several views
+    (unbind, split) or a view of one, whose base (or another view of it) has been written in
+    place since: PyTorch refuses to tell its grad_fn (VariableHooks::grad_fn and
+    handle_view_on_rebase), so reading it, is_leaf, or using the view in a recorded op raises;
+    repr shows `grad_fn=<Invalid>`.  gradcli.ops.views.regenerate turns such views into this
+    class."""
+
+    _torch_name = "torch.Tensor"
+
+    __slots__ = ()
+
+    @property
+    def grad_fn(self):
+        raise self.stale_error()
+
+    def stale_error(self):
+        if self._multi_output_view and not self._no_grad_view:
+            fn = _GRAD_FN_SLOT.__get__(self)
+            return RuntimeError(messages.MULTI_OUTPUT_VIEW_STALE.format(
+                nr=self._output_nr, fn=view_op_name(fn)))
+        return RuntimeError(messages.NO_GRAD_VIEW_STALE)
+
+    @grad_fn.setter
+    def grad_fn(self, value):
+        _GRAD_FN_SLOT.__set__(self, value)
+
+
+StaleView.__name__ = StaleView.__qualname__ = "Tensor"
+
 
 
 def _gather(a, pos):

@@ -187,7 +187,8 @@ def test_a_one_shot_command_imports_the_engine_in_its_evaluator_only(args, tmp_p
     assert [m for m in lazy if not m.startswith("gradcli.ops.")] == (
         [] if args[0] != "run" else ["gradcli.nn", "gradcli.nn.conv", "gradcli.nn.functional",
                                      "gradcli.nn.hooks", "gradcli.nn.init",
-                                     "gradcli.nn.module", "gradcli.nn.modules",
+                                     "gradcli.nn.losses", "gradcli.nn.module",
+                                     "gradcli.nn.modules",
                                      "gradcli.nn.parameter", "gradcli.nn.rnn",
                                      "gradcli.nn.rnn_utils", "gradcli.nn.utils",
                                      "gradcli.optim"])

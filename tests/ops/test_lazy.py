@@ -124,8 +124,11 @@ FIRST_USES = {
     "layers": "y = x.reshape(1).repeat_interleave(2).sum()",
     "normalization": "y = torch.layer_norm(x.reshape(1, 1), [1]).sum()",
     "convolution": "y = torch.conv1d(x.reshape(1, 1, 1), x.reshape(1, 1, 1)).sum()",
+    "image_blocks": "y = torch.pixel_shuffle(x.reshape(1, 1, 1, 1), 1).sum()",
     "pooling": "y = torch.nn.functional.max_pool1d(x.reshape(1, 1, 1), 1).sum()",
     "adaptive_pooling": "y = torch.adaptive_avg_pool1d(x.reshape(1, 1, 1), 2).sum()",
+    "unpooling": "y = torch.nn.functional.max_unpool1d(x.reshape(1, 1, 1), tensor([[[0]]]), 1)"
+                 ".sum()",
     "upsample": "y = torch.nn.functional.interpolate(x.reshape(1, 1, 1), scale_factor=2).sum()",
     "distributions": "y = x * torch.normal(tensor(0.), 0.)",
 }

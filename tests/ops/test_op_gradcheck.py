@@ -4,7 +4,7 @@ The VJPs checked are those the ops' declared formulas compile to (gradcli.ops.de
 same formulas `gradcli ops` and `explain` show; composite ops are checked as users call them,
 through the ops they run.
 
-(Named test_op_gradcheck: tests/engine/test_gradcheck.py owns the module name test_gradcheck
+(Named test_op_gradcheck: tests/autograd/test_gradcheck.py owns the module name test_gradcheck
 under pytest's default import mode.)"""
 
 import numpy as np
