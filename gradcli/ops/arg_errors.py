@@ -157,8 +157,8 @@ def method_signature(op):
     from .registry import _MISSING
     inputs = [n.lstrip("*") for n in op.inputs]
     scalars = _scalar_inputs(op, inputs)
-    params = [Param(NUMBER if n in scalars else TENSOR, n, "None" if n in OPTIONAL_TENSORS else None)
-              for n in inputs if n != "self"]
+    params = [Param(NUMBER if n in scalars else TENSOR, n,
+                    "None" if n in OPTIONAL_TENSORS else None) for n in inputs if n != "self"]
     base = op.name.split(".")[0]
     renamed = RENAMED.get(op.name, {})
     keyword_only = False  # (from the first keyword-only attribute on: a schema's `*`)
@@ -221,7 +221,7 @@ def _is_int(x):
     return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
-def _is_number(x):
+def is_number(x):
     if isinstance(x, Tensor):
         return x.dim() == 0
     return isinstance(x, (int, float, complex, np.number, np.bool_))
@@ -231,13 +231,13 @@ def _check(param, x, numbers_as_tensors):
     """Whether x is a value of param's type (PyTorch's FunctionParameter::check)."""
     t = param.type
     if t == TENSOR:
-        return isinstance(x, Tensor) or numbers_as_tensors and _is_number(x)
+        return isinstance(x, Tensor) or numbers_as_tensors and is_number(x)
     if t == NUMBER:
-        return _is_number(x)
+        return is_number(x)
     if t == INT:
         return _is_int(x)
     if t == FLOAT:
-        return _is_number(x) and not isinstance(x, complex)
+        return is_number(x) and not isinstance(x, complex)
     if t == BOOL:
         return isinstance(x, (bool, np.bool_)) or isinstance(x, Tensor) and x.numel() == 1
     if t == INTS:
@@ -268,8 +268,9 @@ class Unpacked(str):
 def _unpack_failure(sig, param, values):
     for i, v in enumerate(values):
         if not _is_int(v):
-            return Unpacked(f"{sig.name}(): argument '{param.name}' failed to unpack the object at pos "
-                    f"{i + 1} with error \"type must be {param.type},but got {_tp_name(v)}\"")
+            return Unpacked(f"{sig.name}(): argument '{param.name}' failed to unpack the object "
+                            f"at pos {i + 1} with error \"type must be {param.type},but got "
+                            f"{_tp_name(v)}\"")
     return None
 
 
@@ -439,3 +440,50 @@ def method_error(entry, name, args, kwargs, error):
     except Exception:  # (a signature this module cannot read: gradcli's own error stands)
         return error
     return TypeError(message) if message else error
+
+
+# ------------------------------------------------------------------ creation functions
+def must_be(name, param, expected, value, position=None):
+    """PyTorch's parser's words for a value of the wrong type (position: counted from 1;
+    None for a keyword argument)."""
+    where = "" if position is None else f" (position {position})"
+    return f"{name}(): argument '{param}'{where} must be {expected}, not {_tp_name(value)}"
+
+
+def _size_element(value, first):
+    """Whether PyTorch takes value as a size (the first one is checked as an int, the others
+    as indexes when unpacked: a bool passes there)."""
+    if isinstance(value, Tensor):
+        return value.numel() == 1 and not (value.dtype.is_floating_point or value.dtype.is_complex)
+    if isinstance(value, (bool, np.bool_)):
+        return not first
+    return isinstance(value, (int, np.integer))
+
+
+def size_refusal(size, name, varargs=True):
+    """PyTorch's TypeError message for the sizes of a creation function (`size`: its positional
+    arguments, or one sequence of them; varargs=False: a function whose size is one argument,
+    full), or None if it takes them."""
+    one = size[0] if len(size) == 1 else None
+    sequence = isinstance(one, (list, tuple))
+    if not varargs and not sequence:
+        return must_be(name, "size", INTS, one, 1)
+    for i, value in enumerate(one if sequence else size):
+        if _size_element(value, i == 0):
+            continue
+        if i > 0:
+            return (f"{name}(): argument 'size' failed to unpack the object at pos {i + 1} with "
+                    f"error \"type must be tuple of ints,but got {_tp_name(value)}\"")
+        if sequence:
+            return (f"{name}(): argument 'size' (position 1) must be tuple of ints, but found "
+                    f"element of type {_tp_name(value)} at pos 0")
+        return must_be(name, "size", INTS, value, 1)
+    return None
+
+
+def keyword_size_refusal(size, name):
+    """The same for `size=`: a keyword argument must be a sequence whose first element is an
+    int."""
+    if not isinstance(size, (list, tuple)) or size and not _size_element(size[0], True):
+        return must_be(name, "size", INTS, size)
+    return size_refusal((size,), name)
