@@ -74,6 +74,9 @@ POSITIONAL_DTYPE = frozenset(("softmax", "log_softmax"))  # (its dtype is not ke
 
 
 class Param:
+    """One parameter of a Python signature: its type's text, name, default's text (None:
+    required) and whether it is keyword-only."""
+
     __slots__ = ("type", "name", "default", "keyword_only")
 
     def __init__(self, type_, name, default=None, keyword_only=False):
@@ -88,6 +91,8 @@ class Param:
 
 
 class Signature:
+    """A Python signature of PyTorch's parser (FunctionSignature): its counts of arguments."""
+
     def __init__(self, name, params, hidden=False):
         self.name, self.params, self.hidden = name, params, hidden
         self.min_args = sum(not p.optional for p in params)
@@ -116,9 +121,7 @@ class Signature:
 
 
 def _default_text(value):
-    if isinstance(value, float) and value == int(value) and abs(value) < 1e16:
-        return repr(value)
-    return repr(value) if not isinstance(value, str) else f"'{value}'"
+    return f"'{value}'" if isinstance(value, str) else repr(value)
 
 
 _MISSING_DEFAULT = object()
@@ -205,14 +208,13 @@ def method_signatures(entry, name):
 
 # ------------------------------------------------------------------ the parser
 def _tp_name(value):
-    from ..engine import dtypes
+    """The name PyTorch's parser gives value's type (tp_name: gradcli's classes under
+    torch's names)."""
     if isinstance(value, Tensor):
         return "Tensor"
-    if isinstance(value, dtypes.DType) if hasattr(dtypes, "DType") else False:
-        return "torch.dtype"
     name = messages.type_name(value)
     return {"dtype": "torch.dtype", "Size": "torch.Size", "Generator": "torch._C.Generator",
-            "device": "torch.device"}.get(name, name)
+            "Device": "torch.device"}.get(name, name)
 
 
 def _is_int(x):
