@@ -361,6 +361,8 @@ class _Copier:
         new = object.__new__(type(t))   # (a Parameter stays one, a program's subclass too)
         _init(new, data, None, 0, t.requires_grad)
         new._vc = [1] if self.for_load else [0]   # (load sets each tensor's storage: version 1)
+        if self.for_load and data.base is not None:   # (in a copy of its storage: its offset)
+            new.__dict__["_storage"] = root(data)
         self._remember(t, new)
         for key, value in t.__dict__.items():   # (a program's attributes, a Buffer's mark)
             if not key.startswith("_") or key == "_gradcli_buffer_persistent":

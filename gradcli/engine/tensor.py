@@ -437,6 +437,12 @@ class Tensor(metaclass=TorchClass):
         """Where the tensor starts in its base's storage, in elements (0 for a base); for a
         view whose data (or whose base's data) was replaced, in its own storage."""
         base = self._base
+        storage = (self if base is None else base).__dict__.get("_storage")
+        if storage is not None:  # (a tensor torch.load made, or a view of one: its storage's)
+            from .storage import geometry
+            found = geometry(self._data, storage)
+            if found is not None:
+                return found[0]
         if base is None:
             return 0
         from .storage import geometry, own_geometry

@@ -80,17 +80,28 @@ class Device(metaclass=TorchClass):
 
     def __init__(self, kind="cpu", index=None):
         if isinstance(kind, Device):
-            kind = kind.type
-        self.type = str(kind).split(":")[0]
+            kind, index = kind.type, kind.index if index is None else index
+        self.type, _, given = str(kind).partition(":")
         if self.type != "cpu":
             raise RuntimeError("gradcli runs on the CPU only: no device '" + str(kind) + "'")
+        if given and index is not None:
+            raise RuntimeError(f"type (string) must not include an index because index was "
+                               f"passed explicitly: {kind}")
+        if given:
+            if not given.isdigit():
+                raise RuntimeError(f"Invalid device string: '{kind}'")
+            index = int(given)
+        if index is not None and index < 0:
+            raise RuntimeError("Device index must not be negative")
         self.index = index
 
     def __repr__(self):
-        return f"device(type='{self.type}')"
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
 
     def __str__(self):
-        return self.type
+        return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other):
         return str(self) == str(other)

@@ -5,14 +5,17 @@ import math
 import numpy as np
 
 from . import dtypes
+from .torch_classes import TorchClass
 
 
 def _dtype_of(dtype):
     return dtypes.get_default_dtype() if dtype is None else dtype
 
 
-class finfo:
+class finfo(metaclass=TorchClass):
     """Machine limits of a floating-point dtype: eps, max, min, tiny, resolution, bits."""
+
+    _torch_name = "torch.finfo"
 
     def __init__(self, type=None):  # noqa: A002  (PyTorch's parameter name)
         dtype = _dtype_of(type)
@@ -36,8 +39,10 @@ class finfo:
                 f"tiny={self.tiny:g}, dtype={self.dtype})")
 
 
-class iinfo:
+class iinfo(metaclass=TorchClass):
     """Machine limits of an integer dtype: min, max, bits."""
+
+    _torch_name = "torch.iinfo"
 
     def __init__(self, type):  # noqa: A002
         if not isinstance(type, dtypes.dtype) or type.is_floating_point or type.is_complex:

@@ -26,6 +26,18 @@ def _dtype(spec, *args, **kwargs):
     return np.dtype(spec, *args, **kwargs)
 
 
+def _as_pytorch_shows(make):
+    """repr or str of one object as PyTorch prints it (session.shown: a method of Tensor)."""
+    def call(*args, **kwargs):
+        if len(args) == 1 and not kwargs and callable(args[0]):
+            from .session import shown
+            args = (shown(args[0]),)
+        return make(*args, **kwargs)
+    call.__name__ = call.__qualname__ = make.__name__
+    call.__doc__ = make.__doc__
+    return call
+
+
 # Callables that a program may name but not call as they are: the raw ndarray constructor
 # (any buffer, strides and dtype), np.dtype outside the allow-list.
 def safe_int(*args, **kwargs):
@@ -50,7 +62,8 @@ def safe_bytes(*args, **kwargs):
 
 REPLACED_CALLS = {id(np.ndarray): _raw_ndarray, id(np.dtype): _dtype, id(int): safe_int,
                   id(bytes): safe_bytes,
-                  **{id(c): budgeted(c) for c in (repr, str)},  # (printing.TextBudget)
+                  # (printing.TextBudget)
+                  **{id(c): budgeted(_as_pytorch_shows(c)) for c in (repr, str)},
                   **{id(c): limits.materialising(c) for c in (list, tuple, set, frozenset, dict,
                                                              enumerate, zip, reversed, Size)}}
 # The classes `type(x)` gives as stand-ins whose call is the checked one (the engine calls what

@@ -25,6 +25,18 @@ from .classes import public_members
 _PRINT, _REPR = budgeted(print), budgeted(repr)
 
 
+def shown(value):
+    """value, or what prints as PyTorch and Python print it where the object a program holds
+    would print otherwise: a method of Tensor (`<built-in method sin of Tensor object at
+    0x...>`: gradcli.ops.reprs), the program's print (`<built-in function print>`)."""
+    if not callable(value) or isinstance(value, type):
+        return value
+    from ..ops.reprs import Shown, printable
+    if getattr(value, "__func__", None) is Session._print:
+        return Shown("<built-in function print>")
+    return printable(value)
+
+
 class ProgramTimeout(BaseException):
     """Raised by the alarm when a program runs out of time (a BaseException, so that no
     `except Exception` in the engine swallows it)."""
@@ -167,12 +179,12 @@ class Session:
         if index is not None:
             self._values[index] = value
         if self._echo and value is not None:
-            self.out.write(_REPR(value) + "\n")
+            self.out.write(_REPR(shown(value)) + "\n")
 
     def _print(self, *args, sep=" ", end="\n", file=None, flush=False):
         if file is not None:  # (print would call the object's write and flush, unchecked)
             raise TypeError("print(file=...) is not supported in gradcli programs")
-        _PRINT(*args, sep=sep, end=end, file=self.out, flush=flush)
+        _PRINT(*map(shown, args), sep=sep, end=end, file=self.out, flush=flush)
 
     def _import_star(self, module):
         self.namespace.update(public_members(module))

@@ -14,6 +14,7 @@ from .registry import method_words
 
 from . import arith, reductions, shape, creation, views  # noqa: E402,F401
 from . import tensor_methods  # noqa: E402
+from . import reprs  # noqa: E402,F401  (what prints print() uses: loaded before the wall)
 from . import backward_ops  # noqa: E402,F401  (declare)
 from . import original_self  # noqa: E402,F401  (in-place activations; nn imports it after the wall)
 # the other op modules (sorting, linalg, convolution, ...) load at their first use: gradcli.ops.lazy
@@ -61,6 +62,19 @@ def _method_error(e, name=None):
     return TypeError(text) if text != str(e) else e
 
 
+def _refuse(e, op, name, args, kwargs):
+    """Raise the error of a method call `tensor.name(*args, **kwargs)` that raised e: PyTorch's
+    TypeError if its argument parser refuses the arguments (gradcli.ops.arg_errors), else e
+    (a TypeError's argument positions counted as a method's)."""
+    from .arg_errors import method_error
+    error = method_error(op, name, args, kwargs, e)
+    if error is e and isinstance(e, TypeError):
+        error = _method_error(e, name if name != op.name else None)
+    if error is e:
+        raise e
+    raise error from None
+
+
 def _method(op):
     plain = _plain_call(op)
     if plain and op.n_inputs == 1:
@@ -73,8 +87,8 @@ def _method(op):
             if args or kwargs:
                 try:
                     return op(self, *args, **kwargs)
-                except TypeError as e:
-                    raise _method_error(e) from None
+                except Exception as e:
+                    _refuse(e, op, op.name, args, kwargs)
             return call(self, defaults)
     elif plain and op.n_inputs == 2:
         call, apply, defaults = op.call, op.apply, op.default_attrs
@@ -87,14 +101,14 @@ def _method(op):
                 if len(args) != 1 or kwargs:
                     return op(self, *args, **kwargs)
                 return call(self, args[0], defaults)
-            except TypeError as e:
-                raise _method_error(e) from None
+            except Exception as e:
+                _refuse(e, op, op.name, args, kwargs)
     else:
         def method(self, *args, **kwargs):
             try:
                 return op(self, *args, **kwargs)
-            except TypeError as e:
-                raise _method_error(e) from None
+            except Exception as e:
+                _refuse(e, op, op.name, args, kwargs)
     method.__name__ = op.name
     method.__doc__ = op.doc
     return method
@@ -218,8 +232,8 @@ def _inplace(op, name=None):
     def method(self, *args, **kwargs):
         try:
             return write(self, *args, **kwargs)
-        except TypeError as e:
-            raise _method_error(e, name) from None
+        except Exception as e:
+            _refuse(e, op, name, args, kwargs)
 
     def write(self, *args, **kwargs):
         # (a loop, not any(): this module's globals hold the op table, `any` included)

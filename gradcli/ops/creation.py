@@ -12,6 +12,7 @@ from ..engine.random import TorchGenerator, Vmap
 from ..engine.tensor import (INT64_MAX, Tensor, check_new_sizes, check_numel, mark_batched,
                              to_array)
 from ..engine.torch_classes import Device, TorchClass
+from .arg_errors import is_number, keyword_size_refusal, must_be, size_refusal
 from .numerics import fused
 from .registry import Plain, missing_arguments, register
 from .tensor_methods import check_floating, normal_values, uniform_values
@@ -32,13 +33,14 @@ def _dtype_or_default(dtype):
 
 def _size(size, dtype=None, name="zeros"):
     """The sizes of a new tensor (of dtype, by default the default dtype), checked."""
+    given = size
     if len(size) == 1 and isinstance(size[0], (list, tuple)):
         size = tuple(size[0])
     for i, s in enumerate(size):
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) and not (
-                isinstance(s, Tensor) and s.numel() == 1):
-            raise TypeError(f"zeros(): argument 'size' must be tuple of ints, but found element "
-                            f"of type {type(s).__name__}")
+        if type(s) is not int and not isinstance(s, np.integer):  # (PyTorch's parser's check)
+            refused = size_refusal(given, name)
+            if refused:
+                raise TypeError(refused)
         if not -INT64_MAX - 1 <= int(s) <= INT64_MAX:  # (PyTorch's C long long)
             raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
                             f'{i + 1} with error "Overflow when unpacking long long')
@@ -94,6 +96,9 @@ def _size_argument(size, keywords, name, overloaded=False):
         if size:
             raise TypeError(f"{name}() got multiple values for argument 'size'")
         size = (keywords.pop("size"),)
+        refused = keyword_size_refusal(size[0], name)
+        if refused:
+            raise TypeError(refused)
     if keywords:
         raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(keywords))}'")
     return size
@@ -115,14 +120,25 @@ empty = _filled(0, "empty")
 def full(size=None, fill_value=None, dtype=None, device=None, requires_grad=False):
     if size is None or fill_value is None:
         raise missing_arguments("full", ["size", "fill_value"][size is not None:])
+    refused = size_refusal((size,), "full", varargs=False)
+    if refused:
+        raise TypeError(refused)
+    if not is_number(fill_value):
+        raise TypeError(must_be("full", "fill_value", "Number", fill_value, 2))
     if dtype is None:
         dtype = dtypes.scalar_dtype(fill_value)
     shape = _size((size,), dtype, "full")
     return _leaf(np.full(shape, fill_value, dtype.np), requires_grad)
 
 
-def _like(fill):
+def _tensor_input(input, name):
+    if not isinstance(input, Tensor):
+        raise TypeError(must_be(name, "input", "Tensor", input, 1))
+
+
+def _like(fill, name):
     def make(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+        _tensor_input(input, name)
         d = dtype or input.dtype
         return _batched_like(_leaf(np.full(input._data.shape, fill, d.np), requires_grad), input)
     return make
@@ -134,12 +150,15 @@ def _batched_like(result, input):
     return result
 
 
-zeros_like = _like(0)
-ones_like = _like(1)
-empty_like = _like(0)
+zeros_like = _like(0, "zeros_like")
+ones_like = _like(1, "ones_like")
+empty_like = _like(0, "empty_like")
 
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
+    _tensor_input(input, "full_like")
+    if not is_number(fill_value):
+        raise TypeError(must_be("full_like", "fill_value", "Number", fill_value, 2))
     d = dtype or input.dtype
     return _batched_like(_leaf(np.full(input._data.shape, fill_value, d.np), requires_grad),
                          input)
@@ -152,6 +171,8 @@ def _number(x):
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     """Values from start to end (exclusive) by step."""
     if end is None:
+        if not is_number(start):
+            raise TypeError(must_be("arange", "end", "Number", start, 1))
         start, end = 0, start
     start, end, step = _number(start), _number(end), _number(step)
     if step == 0:
@@ -265,6 +286,8 @@ def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_gra
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    if m is None and (type(n) is bool or not isinstance(n, (int, np.integer))):
+        raise TypeError(must_be("eye", "n", "int", n, 1))
     check_numel((n, n if m is None else m))
     return _leaf(np.eye(n, m, dtype=_dtype_or_default(dtype).np), requires_grad)
 
@@ -443,7 +466,7 @@ def _numel(shape):
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, **keywords):
     """Uniform samples in [0, 1)."""
-    shape = _size(_size_argument(size, keywords, "rand", overloaded=True))
+    shape = _size(_size_argument(size, keywords, "rand", overloaded=True), name="rand")
     d = _dtype_or_default(dtype).np
     check_floating(d, "check_uniform_bounds")
     if np.dtype(d).kind == "c":  # (uniform_'s: the real view's)
@@ -455,7 +478,7 @@ def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, **
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, **keywords):
     """Standard normal samples."""
-    shape = _size(_size_argument(size, keywords, "randn", overloaded=True))
+    shape = _size(_size_argument(size, keywords, "randn", overloaded=True), name="randn")
     d = _dtype_or_default(dtype).np
     check_floating(d, "normal_kernel_cpu")
     if np.dtype(d).kind == "c":  # (normal_'s: the real view's)
@@ -537,11 +560,13 @@ def with_out(name, factory=True, check=None, resized=False, random=True):
 
 
 def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
+    _tensor_input(input, "rand_like")
     return rand(*input.shape, generator=generator, dtype=dtype or input.dtype,
                 requires_grad=requires_grad)
 
 
 def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False):
+    _tensor_input(input, "randn_like")
     return randn(*input.shape, generator=generator, dtype=dtype or input.dtype,
                  requires_grad=requires_grad)
 

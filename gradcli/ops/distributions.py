@@ -23,6 +23,7 @@ from .creation import _dtype_or_default, _leaf, _size, generator_of, with_out
 from .derivatives import helper
 from .dropout import bernoulli_like, memory_order
 from .numerics import fused
+from .unsigned import is_wide
 from .registry import OPS, Op, Overload, Plain, Sample, chosen_form, register
 from .tensor_methods import check_floating, normal_values, uniform_values
 from .topk_order import topk_order
@@ -30,6 +31,20 @@ from .topk_order import topk_order
 _C_TYPES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int",
             "int32": "int", "int64": "long int", "bool": "bool", "float32": "float",
             "float64": "double"}
+# the C++ names PyTorch's random kernels print (typeid's), where c10's differ (`uint16_t`)
+_TYPEID_NAMES = {"uint16": "short unsigned int", "uint32": "unsigned int",
+                 "uint64": "long unsigned int"}
+
+
+def _typeid_name(dtype):
+    return _TYPEID_NAMES.get(np.dtype(dtype).name) or dtypes.cpp_name(dtype)
+
+
+def _refuse_wide_unsigned(dtype, kernel):
+    """The kernels PyTorch compiles for uint8 but not for uint16, uint32 and uint64."""
+    if is_wide(np.dtype(dtype)):
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{dtypes.short_name(np.dtype(dtype))}'")
 
 
 _REAL = "biuc"  # (the kinds of dtype the kernels of real values only refuse)
@@ -108,6 +123,7 @@ def _geometric_values(a, p, generator):
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_cpp_double(p)}")
     check_floating(a.dtype, "geometric_cpu", "bc")
+    _refuse_wide_unsigned(a.dtype, "geometric_cpu")
     denominator = math.log1p(-p)
     return np.ceil(libm(_log, _uniforms(a, generator, "geometric_")) / denominator)
 
@@ -124,7 +140,7 @@ def _continuous(a, name):
     if a.dtype.kind != "f":
         raise RuntimeError(f"{name} distribution is a continuous probability distribution. "
                            f"dtype must be a floating point but you specified "
-                           f"{dtypes.cpp_name(a.dtype)}")
+                           f"{_typeid_name(a.dtype)}")
 
 
 def _cauchy_values(a, median, sigma, generator):
@@ -158,7 +174,7 @@ def _check_in_range(dtype, name, value):
     else:
         low, high = _integer_bounds(dtype)
     if not low <= value <= high:
-        raise RuntimeError(f"{name} is out of bounds for {dtypes.cpp_name(dtype)}")
+        raise RuntimeError(f"{name} is out of bounds for {_typeid_name(dtype)}")
 
 
 def check_random_bounds(dtype, low, high):
@@ -179,7 +195,9 @@ def check_random_bounds(dtype, low, high):
 def _random_values(a, low, high, generator):
     """random_(): [0, 2^digits] for floats, [0, max] for integers; random_(from, to): [from, to)
     (to None: up to the dtype's largest)."""
-    if a.dtype.name not in _C_TYPES:
+    if low is None and (a.dtype.kind == "c" or is_wide(a.dtype)):
+        raise _not_implemented("random_kernel_cpu", a)  # (random_(from, to) takes uint16-64)
+    if a.dtype.name not in _C_TYPES and not is_wide(a.dtype):
         raise _not_implemented("random_kernel_cpu" if a.dtype.kind == "c" else "random_", a)
     draw = generator_of(generator, "random_")
     if low is None:  # uniform_int_distribution<T>: 64-bit draws for double and int64
@@ -204,6 +222,7 @@ def _bernoulli_probabilities(a, p, generator, name="bernoulli_"):
     """bernoulli_(p tensor): one uniform per element, float for float32 probabilities and
     double for float64 ones, kept where it is below p (p broadcast to a)."""
     check_floating(a.dtype, "bernoulli_tensor_cpu_self_", "c")
+    _refuse_wide_unsigned(a.dtype, "bernoulli_tensor_cpu_self_")
     if p.dtype.kind != "f":
         raise _not_implemented("bernoulli_tensor_cpu_p_", p)
     try:
@@ -222,6 +241,7 @@ def _bernoulli_probabilities(a, p, generator, name="bernoulli_"):
 
 def _bernoulli_scalar(a, p, generator, name="bernoulli_"):
     check_floating(a.dtype, "bernoulli_scalar_cpu_", "c")
+    _refuse_wide_unsigned(a.dtype, "bernoulli_scalar_cpu_")
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_cpp_double(p)}")
     return bernoulli_like(a, p, generator)

@@ -444,8 +444,8 @@ def aten_batch_norm(input, running_mean, running_var, weight, bias, training, mo
 register(Plain(
     "batch_norm",
     lambda input, weight, bias, running_mean, running_var, training, momentum, eps,
-    cudnn_enabled: batch_norm(input, running_mean, running_var, weight, bias, training,
-                              momentum, eps),
+    cudnn_enabled: aten_batch_norm(input, running_mean, running_var, weight, bias, training,
+                                   momentum, eps),
     "batch normalization per channel (dim 1), the running stats updated in training",
     kind="reduction", via=("native_batch_norm",),
     signature="batch_norm(input, weight, bias, running_mean, running_var, training, momentum, "

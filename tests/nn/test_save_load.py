@@ -273,6 +273,17 @@ print(f"{straight.item():.6f} {resumed.item():.6f}")
 print(all(torch.allclose(a, b) for a, b in zip(model.parameters(),
                                                resumed_model.parameters())))
 ''',
+    "views_keep_their_storage_offsets": '''
+base = torch.arange(10.)
+torch.save([base[3:7], base[1::3], base.reshape(2, 5)[1], base.reshape(2, 5)[:, 2]], 'v.pt')
+for t in torch.load('v.pt'):
+    print(t, t.storage_offset(), t.stride(), t.is_contiguous(), t[1:].storage_offset())
+torch.save([base, base[3:7]], 'pair.pt')
+whole, part = torch.load('pair.pt')
+print(whole.storage_offset(), part.storage_offset(), part[2:].storage_offset())
+part.data = torch.zeros(2)
+print(part.storage_offset())
+''',
 }
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
