@@ -64,9 +64,22 @@ class Optimizer(metaclass=TorchClass):
             for group in self.param_groups:
                 for p in group["params"]:
                     if p.grad is not None:
-                        self._update(p, p.grad._data, group, self.state.setdefault(p, {}))
+                        self._step_one(p, group)
                         p._counter[0] += 1
         return loss
+
+    def _step_one(self, p, group):
+        """_update on the parameter's state as NumPy arrays (and the step count an int); the
+        state keeps tensors on those arrays, as PyTorch's holds tensors (`opt.state[p]`)."""
+        from ..engine.tensor import Tensor
+        state = self.state.setdefault(p, {})
+        arrays = {name: _state_value(name, value, p) if isinstance(value, Tensor) else value
+                  for name, value in state.items()}
+        self._update(p, p.grad._data, group, arrays)
+        for name, value in arrays.items():
+            kept = state.get(name)
+            if not (isinstance(kept, Tensor) and kept._data is value):
+                state[name] = _state_tensor(name, value)
 
     def state_dict(self):
         """PyTorch's form: {'state': {index: {name: tensor}}, 'param_groups': [group with its
@@ -105,8 +118,8 @@ class Optimizer(metaclass=TorchClass):
             if p is None:
                 state[key] = values
                 continue
-            state[p] = {name: _state_value(name, value, p) if isinstance(value, Tensor)
-                        else value for name, value in values.items()}
+            state[p] = {name: _state_tensor(name, _state_value(name, value, p))
+                        if isinstance(value, Tensor) else value for name, value in values.items()}
         self.state = state
         self.param_groups = [dict(saved, params=group["params"])
                              for group, saved in zip(groups, saved_groups)]

@@ -106,3 +106,27 @@ def test_clip_grad_norm_refuses_a_nonfinite_norm_when_asked():
     with pytest.raises(RuntimeError, match=r"^The total norm of order 2.0 for gradients from "
                                            r"`parameters` is non-finite"):
         torch.nn.utils.clip_grad_norm_([w], 1.0, error_if_nonfinite=True)
+
+
+def test_an_optimizers_state_holds_tensors_as_pytorchs_does(oracle):
+    """`opt.state[p]` (printed in Q&A answers): tensors, the step count a float tensor, kept
+    through state_dict and load_state_dict."""
+    def state(T):
+        w = T.tensor([2.0, -1.0], requires_grad=True)
+        out = []
+        for opt in (T.optim.Adam([w], lr=0.1), T.optim.SGD([w], lr=0.1, momentum=0.9),
+                    T.optim.RMSprop([w], centered=True)):
+            for _ in range(3):
+                opt.zero_grad()
+                (w ** 2).sum().backward()
+                opt.step()
+            out.append(repr(opt.state[w]))
+            out.append(all(v is opt.state[w][k] for k, v in opt.state_dict()["state"][0].items()))
+        w2 = T.tensor([2.0, -1.0], requires_grad=True)
+        again = T.optim.RMSprop([w2], centered=True)
+        again.load_state_dict(opt.state_dict())
+        (w2 ** 2).sum().backward()
+        again.step()
+        out.append(repr(again.state[w2]))
+        return out
+    assert state(torch) == oracle(state)
