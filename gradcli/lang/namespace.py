@@ -1,5 +1,6 @@
-"""What programs can name: the `torch`, `numpy`, `math` and `random` modules (as facades exposing only
-their listed members) and the names available without import (the op table, pi, e, inf, nan)."""
+"""What programs can name: the `torch`, `numpy`, `math` and `random` modules (as facades
+exposing only their listed members) and the names available without import (the op table, pi,
+e, inf, nan)."""
 
 import builtins
 import math

@@ -1,8 +1,9 @@
-"""torch.optim: SGD, Adam, AdamW and RMSprop, stepping as PyTorch's single-tensor implementations step: each
-`a + alpha * b` (add with alpha, lerp, addcmul) computed in float64 and rounded once to the
-parameter's dtype, as PyTorch's fused multiply-add rounds it.  SGD's steps are PyTorch's bit for
-bit; Adam's may differ in the last bit where PyTorch's vectorised sqrt (SLEEF's, within 0.5001
-ulp) rounds differently from the correctly rounded one."""
+"""torch.optim: SGD, Adam, AdamW and RMSprop, stepping as PyTorch's single-tensor
+implementations step: each `a + alpha * b` (add with alpha, lerp, addcmul) computed in float64
+and rounded once to the parameter's dtype, as PyTorch's fused multiply-add rounds it.  SGD's
+steps are PyTorch's bit for bit; Adam's and RMSprop's may differ in the last bit where PyTorch's
+vectorised sqrt (SLEEF's, within 0.5001 ulp) rounds differently from the correctly rounded one.
+lr_scheduler holds the schedulers."""
 
 import math
 
