@@ -16,15 +16,16 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
                     foreach=None):
     """Scale the gradients in place so that their total norm is at most max_norm; return the
     total norm (of the gradients as they were)."""
-    import gradcli as torch
     from ..engine.grad_mode import no_grad
+    from ..ops import OPS
+    vector_norm = OPS["linalg_vector_norm"]
     with no_grad():
         grads = _grads(parameters)
         if not grads:
-            return torch.tensor(0.0)
+            return OPS["tensor"](0.0)
         norm_type = float(norm_type)
-        norms = [torch.linalg.vector_norm(g, norm_type) for g in grads]
-        total_norm = torch.linalg.vector_norm(torch.stack(norms), norm_type)
+        norms = [vector_norm(g, norm_type) for g in grads]
+        total_norm = vector_norm(OPS["stack"](norms), norm_type)
         if error_if_nonfinite and (math.isnan(total_norm.item()) or
                                    math.isinf(total_norm.item())):
             raise RuntimeError(
@@ -32,7 +33,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
                 f"non-finite, so it cannot be clipped. To disable this error and scale the "
                 f"gradients by the non-finite norm anyway, set `error_if_nonfinite=False`")
         clip_coef = float(max_norm) / (total_norm + 1e-6)
-        clip_coef_clamped = torch.clamp(clip_coef, max=1.0)
+        clip_coef_clamped = OPS["clamp"](clip_coef, max=1.0)
         for g in grads:
             g.mul_(clip_coef_clamped)
     return total_norm
