@@ -320,13 +320,11 @@ class RMSprop(Optimizer):
     def _update(self, p, grad, group, state):
         data, dtype = p._data, p._data.dtype
         t = dtype.type
-        if not state:
-            state["step"] = 0
-            state["square_avg"] = np.zeros_like(data)
-            if group["momentum"] > 0:
-                state["momentum_buffer"] = np.zeros_like(data)
-            if group["centered"]:
-                state["grad_avg"] = np.zeros_like(data)
+        if not state:   # (the step count, then buffers of zeros like the parameter)
+            state.update(step=0, square_avg=np.zeros_like(data))
+            state.update({name: np.zeros_like(data) for name, wanted in (
+                ("momentum_buffer", group["momentum"] > 0), ("grad_avg", group["centered"]))
+                if wanted})
         if group["maximize"]:
             grad = -grad
         state["step"] += 1
