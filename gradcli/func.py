@@ -18,7 +18,7 @@ from .engine.random import Vmap, VmapLevel
 from .engine.tensor import Tensor, check_numel, mark_batched, unmark_batched
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
-           "functional_call", "linearize"]
+           "functional_call", "stack_module_state", "linearize"]
 
 
 class _Transforms:
@@ -562,8 +562,9 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
         for dotted, value in dicts.items():
             owner = module
             *path, attr = _parameter_path(dotted)
-            for part in path:
-                owner = getattr(owner, part)
+            for part in path:   # (a Sequential's children are named "0", "1", ...)
+                children = owner.__dict__.get("_modules", {})
+                owner = children[part] if part in children else getattr(owner, part)
                 if not isinstance(owner, Module):
                     raise AttributeError(f"{type(owner).__name__} has no submodule `{part}`")
             saved.append((owner, attr, owner.__dict__.get(attr, _MISSING)))
@@ -580,10 +581,38 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
 _MISSING = object()
 
 
+def stack_module_state(models):
+    """(params, buffers) of models of one class, each name's tensors stacked along a new first
+    dimension (leaves that require grad when the models' do): for vmap over an ensemble."""
+    from .ops import stack
+    models = list(models)
+    if not models:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if len({m.training for m in models}) > 1:
+        raise RuntimeError("stack_module_state: Expected all models to have the same "
+                           "training/eval mode.")
+    if len({type(m) for m in models}) > 1:
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+
+    def stacked(members):
+        tables = [dict(members(m)) for m in models]
+        out = {}
+        for name in tables[0]:
+            tensors = [table[name] for table in tables]
+            wanted = {t.requires_grad for t in tensors}
+            if len(wanted) > 1:
+                raise RuntimeError(f"Expected {name} from each model to have the same "
+                                   f".requires_grad")
+            result = stack(tensors)
+            out[name] = result.detach().requires_grad_() if wanted == {True} else result
+        return out
+    return stacked(lambda m: m.named_parameters()), stacked(lambda m: m.named_buffers())
+
+
 def _parameter_path(dotted):
     """The parts of a parameter's dotted name: public names only (a program gives them)."""
     parts = dotted.split(".") if isinstance(dotted, str) else [None]
-    if not all(isinstance(p, str) and p.isidentifier() and not p.startswith("_")
+    if not all(isinstance(p, str) and (p.isdigit() or p.isidentifier() and not p.startswith("_"))
                for p in parts):
         raise AttributeError(f"functional_call: {dotted!r} does not name a parameter or a "
                              f"buffer of the module")

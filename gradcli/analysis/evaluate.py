@@ -89,11 +89,11 @@ class Evaluation(Record):
         self.create_graph = create_graph  # differentiable gradients (eval --create-graph)
 
 
-def new_session(dtype=None, out=None):
+def new_session(dtype=None, out=None, warnings_to=None):
     from ..lang.session import Session
     if dtype is not None:
         dtypes.set_default_dtype(dtype)
-    return Session(out=out)
+    return Session(out=out, warnings_to=warnings_to)
 
 
 def leaf_value(session, binding):

@@ -166,7 +166,8 @@ def run_file_task(task, dtype, display_name):
     out = _program_output(task)
     if task.renderer.mode == "json":
         out = Tee(out)
-    session = new_session(_dtype(dtype), out=out)
+    # (a program's warnings go to stderr, where python writes them, not among its output)
+    session = new_session(_dtype(dtype), out=out, warnings_to=sys.stderr)
     task.namespace = session.namespace
     session.run(task.source, timeout=task.timeout, filename=display_name)
     if task.renderer.mode == "json":

@@ -1,5 +1,6 @@
-"""What programs can name: the `torch`, `numpy` and `math` modules (as facades exposing only
-their listed members) and the names available without import (the op table, pi, e, inf, nan)."""
+"""What programs can name: the `torch`, `numpy`, `math` and `random` modules (as facades
+exposing only their listed members) and the names available without import (the op table, pi,
+e, inf, nan)."""
 
 import builtins
 import math
@@ -403,6 +404,30 @@ def _math_facade():
     return Facade("math", members)
 
 
+# ---------------------------------------------------------------------- random
+
+# Python's random, as tutorials use it (d2l.ai's `random.shuffle(indices)`, a random depth):
+# the functions of one generator, those whose work and result are bounded by their arguments
+# (not getrandbits, randbytes, choices' k, the state: `random.getrandbits(10**10)` allocates)
+RANDOM_FUNCTIONS = ("seed", "random", "uniform", "randint", "randrange", "choice", "shuffle",
+                    "sample", "gauss", "normalvariate", "expovariate", "triangular")
+
+
+@lru_cache(maxsize=None)
+def _random_facade():
+    import random
+    generator = random.Random()
+    members = {name: getattr(generator, name) for name in RANDOM_FUNCTIONS}
+
+    def sample(population, k, *, counts=None):
+        if counts is not None:
+            raise TypeError("random.sample(counts=...) is not supported in gradcli programs")
+        check_array_size(k if type(k) is int else 0)
+        return generator.sample(population, k)
+    members["sample"] = sample
+    return Facade("random", members)
+
+
 # ---------------------------------------------------------------------- the program's names
 
 class MathStyle:
@@ -476,7 +501,7 @@ def modules():
     torch, numpy = _engine_facade(gradcli, "torch"), _numpy_facade()
     torch._members["__version__"] = TORCH_VERSION
     from ..serialization import BytesIO  # (a file in memory for torch.save: no bytes in it)
-    return {"torch": torch, "numpy": numpy, "math": _math_facade(),
+    return {"torch": torch, "numpy": numpy, "math": _math_facade(), "random": _random_facade(),
             "io": Facade("io", {"BytesIO": BytesIO})}
 
 

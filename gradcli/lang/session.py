@@ -47,6 +47,8 @@ class Session:
     table's names and pi, e, inf, nan are always there (and may be shadowed).
 
     out: where print(), echoed values and `UserWarning: ...` lines go (default sys.stdout).
+    warnings_to: where warnings go instead, as Python shows them (`file:line: UserWarning:
+    ...`), when given: `gradcli run` writes them to stderr, as python writes a program's.
     namespace: the program's global names (its only other key is `__builtins__`).
     last_name: the program's default output, for `gradcli eval`: the last name assigned or, if
     the program ends with an expression statement of non-None value, that expression's text
@@ -54,8 +56,9 @@ class Session:
 
     _runs = itertools.count(1)
 
-    def __init__(self, out=None):
+    def __init__(self, out=None, warnings_to=None):
         self.out = out if out is not None else sys.stdout
+        self.warnings_to = warnings_to
         self.namespace = {"__builtins__": program_builtins(self._print, self._expression,
                                                            self._import_star)}
         self.last_name = None
@@ -190,7 +193,15 @@ class Session:
         self.namespace.update(public_members(module))
 
     def _show_warning(self, message, category, filename, lineno, file=None, line=None):
-        self.out.write(f"{category.__name__}: {message}\n")
+        if self.warnings_to is None:
+            self.out.write(f"{category.__name__}: {message}\n")
+            return
+        frame = next(self._program_frames(sys._getframe(1)), None)
+        where = "" if frame is None else \
+            f"{frame.f_code.co_filename.rpartition(':')[0]}:{frame.f_lineno}: "
+        self.out.flush()
+        self.warnings_to.write(f"{where}{category.__name__}: {message}\n")
+        self.warnings_to.flush()
 
     def _program_frames(self, frame):
         while frame is not None:

@@ -1,8 +1,9 @@
-"""torch.optim: SGD and Adam, stepping as PyTorch's single-tensor implementations step: each
-`a + alpha * b` (add with alpha, lerp, addcmul) computed in float64 and rounded once to the
-parameter's dtype, as PyTorch's fused multiply-add rounds it.  SGD's steps are PyTorch's bit for
-bit; Adam's may differ in the last bit where PyTorch's vectorised sqrt (SLEEF's, within 0.5001
-ulp) rounds differently from the correctly rounded one."""
+"""torch.optim: SGD, Adam, AdamW and RMSprop, stepping as PyTorch's single-tensor
+implementations step: each `a + alpha * b` (add with alpha, lerp, addcmul) computed in float64
+and rounded once to the parameter's dtype, as PyTorch's fused multiply-add rounds it.  SGD's
+steps are PyTorch's bit for bit; Adam's and RMSprop's may differ in the last bit where PyTorch's
+vectorised sqrt (SLEEF's, within 0.5001 ulp) rounds differently from the correctly rounded one.
+lr_scheduler holds the schedulers."""
 
 import math
 
@@ -11,7 +12,7 @@ import numpy as np
 from ..engine.grad_mode import no_grad
 from ..engine.torch_classes import TorchClass
 
-__all__ = ["Optimizer", "SGD", "Adam"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "lr_scheduler"]
 
 
 class Optimizer(metaclass=TorchClass):
@@ -33,7 +34,14 @@ class Optimizer(metaclass=TorchClass):
         self.param_groups = []
         for group in groups:
             group = dict(group)
-            group["params"] = list(group["params"])
+            group["params"] = [group["params"]] if isinstance(group["params"], Tensor) \
+                else list(group["params"])
+            for p in group["params"]:
+                if not isinstance(p, Tensor):
+                    raise TypeError(f"optimizer can only optimize Tensors, but one of the "
+                                    f"params is {_qualname(p)}")
+                if not (p.is_leaf or p.retains_grad):
+                    raise ValueError("can't optimize a non-leaf Tensor")
             for key, value in defaults.items():
                 group.setdefault(key, value)
             self.param_groups.append(group)
@@ -57,9 +65,22 @@ class Optimizer(metaclass=TorchClass):
             for group in self.param_groups:
                 for p in group["params"]:
                     if p.grad is not None:
-                        self._update(p, p.grad._data, group, self.state.setdefault(p, {}))
+                        self._step_one(p, group)
                         p._counter[0] += 1
         return loss
+
+    def _step_one(self, p, group):
+        """_update on the parameter's state as NumPy arrays (and the step count an int); the
+        state keeps tensors on those arrays, as PyTorch's holds tensors (`opt.state[p]`)."""
+        from ..engine.tensor import Tensor
+        state = self.state.setdefault(p, {})
+        arrays = {name: _state_value(name, value, p) if isinstance(value, Tensor) else value
+                  for name, value in state.items()}
+        self._update(p, p.grad._data, group, arrays)
+        for name, value in arrays.items():
+            kept = state.get(name)
+            if not (isinstance(kept, Tensor) and kept._data is value):
+                state[name] = _state_tensor(name, value)
 
     def state_dict(self):
         """PyTorch's form: {'state': {index: {name: tensor}}, 'param_groups': [group with its
@@ -98,8 +119,8 @@ class Optimizer(metaclass=TorchClass):
             if p is None:
                 state[key] = values
                 continue
-            state[p] = {name: _state_value(name, value, p) if isinstance(value, Tensor)
-                        else value for name, value in values.items()}
+            state[p] = {name: _state_tensor(name, _state_value(name, value, p))
+                        if isinstance(value, Tensor) else value for name, value in values.items()}
         self.state = state
         self.param_groups = [dict(saved, params=group["params"])
                              for group, saved in zip(groups, saved_groups)]
@@ -138,6 +159,11 @@ def _state_value(name, tensor, p):
     return data
 
 
+def _qualname(value):
+    cls = type(value)
+    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
+
+
 def _typename(t):
     return "torch." + {"float32": "FloatTensor", "float64": "DoubleTensor"}.get(
         t.dtype.name, "Tensor")
@@ -145,6 +171,12 @@ def _typename(t):
 
 def _rounded(values, dtype):
     return np.asarray(values, np.float64).astype(dtype)
+
+
+def _addcmul(base, scaled, other, dtype):
+    """base + value * t1 * t2 as PyTorch's addcmul computes it, given scaled = value * t1 (in
+    the tensors' dtype): one fused multiply-add of scaled and t2 onto base."""
+    return _rounded(base + scaled.astype(np.float64) * other, dtype)
 
 
 class SGD(Optimizer):
@@ -248,3 +280,75 @@ class Adam(Optimizer):
             v = peak
         denom = np.sqrt(v) / t(root) + t(eps)
         data += t(-step_size) * m / denom         # (addcdiv: value * t1 / t2, then the sum)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (p *= 1 - lr * weight_decay before the step), 0.01 by
+    default: PyTorch's AdamW is its Adam with decoupled_weight_decay=True."""
+
+    _torch_name = "torch.optim.adamw.AdamW"
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                 amsgrad=False, *, maximize=False, foreach=None, capturable=False,
+                 differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
+                         maximize=maximize, capturable=capturable,
+                         differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
+
+
+class RMSprop(Optimizer):
+    """RMSprop as PyTorch steps it: square_avg = alpha * square_avg + (1 - alpha) * g * g,
+    avg = sqrt(square_avg) + eps (centered: sqrt(square_avg - grad_avg^2) + eps),
+    p -= lr * g / avg, through a momentum buffer when momentum is given."""
+
+    _torch_name = "torch.optim.rmsprop.RMSprop"
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
+                 centered=False, capturable=False, foreach=None, maximize=False,
+                 differentiable=False):
+        for what, value in (("learning rate", lr), ("epsilon value", eps),
+                            ("momentum value", momentum), ("weight_decay value", weight_decay),
+                            ("alpha value", alpha)):
+            if not value >= 0.0:
+                raise ValueError(f"Invalid {what}: {value}")
+        super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps,
+                                      centered=centered, weight_decay=weight_decay,
+                                      capturable=capturable, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable))
+
+    def _update(self, p, grad, group, state):
+        data, dtype = p._data, p._data.dtype
+        t = dtype.type
+        if not state:   # (the step count, then buffers of zeros like the parameter)
+            state.update(step=0, square_avg=np.zeros_like(data))
+            state.update({name: np.zeros_like(data) for name, wanted in (
+                ("momentum_buffer", group["momentum"] > 0), ("grad_avg", group["centered"]))
+                if wanted})
+        if group["maximize"]:
+            grad = -grad
+        state["step"] += 1
+        alpha, decay = group["alpha"], group["weight_decay"]
+        if decay:
+            grad = _rounded(grad + np.float64(t(decay)) * data, dtype)
+        square_avg = state["square_avg"]
+        square_avg *= t(alpha)
+        square_avg[...] = _addcmul(square_avg, t(1 - alpha) * grad, grad, dtype)
+        if group["centered"]:
+            grad_avg = state["grad_avg"]
+            grad_avg[...] = _rounded(grad_avg + np.float64(t(1 - alpha))
+                                     * (grad - grad_avg).astype(dtype), dtype)
+            avg = np.sqrt(_addcmul(square_avg, -grad_avg, grad_avg, dtype))
+        else:
+            avg = np.sqrt(square_avg)
+        avg = avg + t(group["eps"])
+        if group["momentum"] > 0:
+            buf = state["momentum_buffer"]
+            buf *= t(group["momentum"])
+            buf += grad / avg
+            data[...] = _rounded(data + np.float64(t(-group["lr"])) * buf, dtype)
+        else:
+            data += t(-group["lr"]) * grad / avg
+
+
+from . import lr_scheduler  # noqa: E402  (its schedulers step these optimizers)

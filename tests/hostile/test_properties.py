@@ -173,13 +173,15 @@ def test_random_repl_sessions_survive_and_still_add(statements):
 # ---------------------------------------------------------------------- the facades' names
 
 def _facade_calls():
-    """`module.name` for every function of the numpy facade, and the builtins and torch names
-    that take functions, dtypes or sizes (names that change global state are left out)."""
+    """`module.name` for every function of the numpy and random facades, and the builtins and
+    torch names that take functions, dtypes or sizes (names that change global state are left
+    out)."""
     from gradcli.lang.namespace import Facade, modules
     numpy = modules()["numpy"]
     names = []
     for prefix, facade in (("np", numpy), ("np.random", numpy._members["random"]),
-                           ("np.linalg", numpy._members["linalg"])):
+                           ("np.linalg", numpy._members["linalg"]),
+                           ("random", modules()["random"])):
         names += [f"{prefix}.{n}" for n, v in facade._members.items()
                   if callable(v) and not isinstance(v, Facade) and n != "seed"]
     names += ["map", "filter", "sorted", "min", "max", "iter", "int", "str", "list", "tuple",
@@ -243,7 +245,8 @@ def _engine_value(value, path="v"):
 @given(PROGRAM_STATEMENTS)
 def test_programs_of_the_facades_names_never_crash_or_leak(statements):
     session = Session(out=io.StringIO())
-    session.run("import torch\nimport numpy as np\nx = torch.tensor([1., 2.], requires_grad=True)"
+    session.run("import torch\nimport numpy as np\nimport random\n"
+                "x = torch.tensor([1., 2.], requires_grad=True)"
                 "\ny = (x * 2).sum()\na = np.array([1., 2.])\nclass Like:\n    pass\n"
                 "object_like = Like()")
     for i, statement in enumerate(statements):

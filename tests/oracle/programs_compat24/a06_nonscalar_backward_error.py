@@ -1,0 +1,4 @@
+import torch
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+y = x * x
+y.backward()

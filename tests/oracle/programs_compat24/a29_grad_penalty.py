@@ -1,0 +1,10 @@
+import torch
+torch.manual_seed(3)
+w = torch.randn(2, 2, requires_grad=True)
+x = torch.randn(4, 2, requires_grad=True)
+out = torch.tanh(x @ w).sum()
+gx, = torch.autograd.grad(out, x, create_graph=True)
+penalty = gx.pow(2).sum()
+penalty.backward()
+print(gx)
+print(w.grad)

@@ -1,0 +1,6 @@
+import torch
+x = torch.tensor([1.0], requires_grad=True)
+y = torch.tensor([2.0], requires_grad=True)
+z = x * 3
+print(torch.autograd.grad(z, [x, y], allow_unused=True))
+torch.autograd.grad(z, [x, y])
