@@ -343,9 +343,6 @@ class Op(Entry):
                                                               **saved_value_properties(self)})
             if pair and type(self).apply is Op.apply:
                 self.apply, self.call = _specialised_apply(self)
-                if unsigned.kernel_entry(self.name) and self.rule is not _PROMOTE:
-                    # (whose specialised path computes in any dtype)
-                    self.apply, self.call = unsigned.refusing(self, self.apply, self.call)
                 if self.n_inputs == 2:  # the Python operator: the same, NotImplemented for
                     # operands it cannot take (Python then says `unsupported operand`)
                     self.operator_call = self.operator_variant()
@@ -375,10 +372,7 @@ class Op(Entry):
                 return general(inputs, attrs)
             except TypeError:
                 return NotImplemented
-        call = _specialised_apply(self, general_or_not_implemented, swapped)[1]
-        if unsigned.kernel_entry(self.name) and self.rule is not _PROMOTE:
-            call = unsigned.refusing(self, None, call)[1]
-        return call
+        return _specialised_apply(self, general_or_not_implemented, swapped)[1]
 
     # -------------------------------------------------------------- declaration helpers
     def _param_kinds(self, fn):
@@ -581,7 +575,8 @@ class Op(Entry):
             out = self.forward(*datas, *attrs)
         if in_dtype.kind == "u" and in_dtype.itemsize > 1:
             # (a kernel PyTorch has not: refused after the forward's checks, as PyTorch's
-            # argument checks come before its dispatch on the dtype)
+            # argument checks come before its dispatch on the dtype; the specialised paths of
+            # one- and two-input ops leave unsigned inputs to this one)
             unsigned.check(self, inputs, attrs)
         return self._finish(inputs, attrs, out, out_dtype, need_grad, dual)
 
