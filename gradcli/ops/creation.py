@@ -13,7 +13,8 @@ from ..engine.tensor import (INT64_MAX, Device, Tensor, check_new_sizes, check_n
                              mark_batched, to_array)
 from ..engine.torch_classes import TorchClass
 from .numerics import fused
-from .registry import Plain, missing_arguments, register
+from .arguments import missing_arguments
+from .registry import Plain, register
 from .tensor_methods import check_floating, normal_values, uniform_values
 
 

@@ -487,7 +487,8 @@ def _float_method(name):
         _FloatArg.pow = lambda self, k: float(self) * float(self) * (float(self) if k == 3
                                                                       else 1.0)
         return True
-    from .registry import OPS, Op, loaded  # (the table built on this module: read at run time)
+    from .entries import OPS, loaded
+    from .registry import Op  # (the table built on this module: read at run time)
     op = loaded(OPS.get(name))
     uf = float64_ufunc(op) if isinstance(op, Op) and op.rule is _PROMOTE else None
     if uf is None or getattr(Tensor, name, None) is None:
