@@ -95,7 +95,7 @@ def _bare_names(namespace):
 
 
 def _describe(value):
-    from ..ops.registry import loaded
+    from ..ops.entries import loaded
     value = loaded(value)  # (an op's entry is described as the op, loaded or not)
     if isinstance(value, Tensor):
         return f"tensor {list(value._data.shape)} {value.dtype.name}"
@@ -318,7 +318,8 @@ def _keywords(head, prefix, namespace):
 
 
 def _parameters(callee, namespace):
-    from ..ops.registry import Op, Overload, Plain, loaded
+    from ..ops.entries import loaded
+    from ..ops.registry import Op, Overload, Plain
     obj = loaded(_resolve(callee, namespace))
     if isinstance(obj, _TensorMethod):
         op = _op_named(obj.name)
@@ -344,7 +345,7 @@ def _parameters(callee, namespace):
 
 def _op_named(name):
     from ..ops import OPS
-    from ..ops.registry import loaded
+    from ..ops.entries import loaded
     op = OPS.get(name)
     if op is None and name.endswith("_"):
         op = OPS.get(name[:-1])

@@ -240,10 +240,10 @@ def _check_exception_attribute(exc, name):
 
 
 def _loaded_entry(obj):
-    """obj, an op's table entry whose module has not loaded yet (a registry.Pending) loaded
+    """obj, an op's table entry whose module has not loaded yet (an entries.Pending) loaded
     first: what a program reads of an entry (its attributes, dir(), help()) and the errors it
     meets do not depend on whether its module has loaded."""
-    from ..ops.registry import loaded
+    from ..ops.entries import loaded
     return loaded(obj)
 
 

@@ -57,9 +57,9 @@ def static_builtins():
     OPAQUE_TYPES.update(_op_table_types(modules()["torch"]._members) | {MathStyle, BuiltinOrOp})
     # (and the class of every table entry, those of op modules that load later too, and of the
     # entries waiting for their module: a load that an error stops makes entries Pending again)
-    from ..ops import registry
-    OPAQUE_TYPES.update(registry.CLASSES | {registry.Pending})
-    registry.ON_NEW_CLASS.append(OPAQUE_TYPES.add)
+    from ..ops import entries
+    OPAQUE_TYPES.update(entries.CLASSES | {entries.Pending})
+    entries.ON_NEW_CLASS.append(OPAQUE_TYPES.add)
     limits.apply_element_limit()
     names = dict(bare_names())
     names.update({n: getattr(builtins, n) for n in SAFE_BUILTINS})

@@ -9,8 +9,9 @@ from numpy import ndarray
 from ..engine import messages
 from ..engine.grad_mode import GradMode, no_grad
 from ..engine.tensor import Tensor, check_batched_write, install_attribute
-from .registry import ALIASES, OPS, Op, Overload, Pending, Sample
-from .registry import method_words
+from .arguments import method_words
+from .entries import Pending
+from .registry import ALIASES, OPS, Op, Overload, Sample
 
 from . import arith, reductions, shape, creation, views  # noqa: E402,F401
 from . import tensor_methods  # noqa: E402

@@ -14,7 +14,8 @@ from ..engine.tensor import (INT64_MAX, Tensor, check_new_sizes, check_numel, ma
 from ..engine.torch_classes import Device, TorchClass
 from .arg_errors import is_number, keyword_size_refusal, must_be, size_refusal
 from .numerics import fused
-from .registry import Plain, missing_arguments, register
+from .arguments import missing_arguments
+from .registry import Plain, register
 from .tensor_methods import check_floating, normal_values, uniform_values
 
 

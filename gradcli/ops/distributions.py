@@ -24,7 +24,8 @@ from .derivatives import helper
 from .dropout import bernoulli_like, memory_order
 from .numerics import fused
 from .unsigned import is_wide
-from .registry import OPS, Op, Overload, Plain, Sample, chosen_form, register
+from .arguments import chosen_form
+from .registry import OPS, Op, Overload, Plain, Sample, register
 from .tensor_methods import check_floating, normal_values, uniform_values
 from .topk_order import topk_order
 

@@ -12,8 +12,8 @@ from .arith import broadcasting
 from .numerics import erf as _erf, fma
 from .derivatives import helper
 from . import unsigned
-from .registry import (OPS, Op, Overload, Sample, _bad_argument, _camel, alias, elementwise_samples,
-                       register)
+from .arguments import _bad_argument
+from .registry import (OPS, Op, Overload, Sample, _camel, alias, elementwise_samples, register)
 
 ANY = elementwise_samples()
 POSITIVE = elementwise_samples(0.5, 2.0)

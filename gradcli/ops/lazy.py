@@ -5,7 +5,7 @@ ops of the table's five hundred: convolutions, pooling, random distributions, so
 scatter family and the rest below load when a program (or a formula, or Tensor) first reaches
 one of their names.  Their names exist from the start, from a manifest (gradcli.ops.manifest,
 generated from the modules themselves by REGENERATE below, and checked against them by the
-tests): each op is a registry.Pending entry until its module loads and its declaration takes
+tests): each op is a entries.Pending entry until its module loads and its declaration takes
 the entry over; each Tensor attribute they give is a placeholder that loads the module when
 read; each derivative helper they declare loads it when a formula names it.
 GRADCLI_LAZY_OPS=0 loads them all at import instead, without the manifest (what its generator
@@ -20,7 +20,8 @@ import sys
 from ..engine.tensor import Tensor, install_attribute
 from ..lazy_modules import OP_MODULES as LAZY_MODULES  # (in the order they load in)
 from . import RICH_COMPARISONS, _FirstCall, derivatives
-from .registry import ADOPT, ALIASES, OPS, Pending
+from . import entries
+from .entries import ADOPT, ALIASES, OPS, Pending
 
 EAGER = os.environ.get("GRADCLI_LAZY_OPS", "1") == "0"
 REGENERATE = "GRADCLI_LAZY_OPS=0 python -m gradcli.ops.make_manifest"
@@ -65,7 +66,7 @@ PLACEHOLDERS = {}  # Tensor attribute -> the placeholder install_pending gave it
 
 def install_pending():
     """Give the table, Tensor and the formulas' helpers every name of the lazy modules (the
-    ops' entries wait in registry.ADOPT for their declarations)."""
+    ops' entries wait in entries.ADOPT for their declarations)."""
     from .manifest import MODULES
     early = [m for m in LAZY_MODULES if f"{__package__}.{m}" in sys.modules]
     if early:
@@ -179,16 +180,16 @@ COLLECTED = {}  # (GRADCLI_LAZY_OPS=0) module -> what it declared, as the manife
 def _import_declaring(module):
     """Import module into a table that holds no Pending entries, install what it declares and
     say what that was."""
-    from . import install, registry
+    from . import install
     ops, aliases = set(OPS), dict(ALIASES)
     attributes, helpers = set(Tensor.__dict__), set(derivatives.HELPERS)
     LOADED.add(module)
-    registry.CREATED = []
+    entries.CREATED = []
     try:
         importlib.import_module(f"{__package__}.{module}")
-        created = registry.CREATED
+        created = entries.CREATED
     finally:
-        registry.CREATED = None
+        entries.CREATED = None
     new = {name: OPS[name] for name in OPS if name not in ops}
     for name, op in new.items():  # (the first op of its name and class takes the entry over)
         first = next(o for n, c, o in created if n == name and c == type(op).__qualname__)

@@ -10,13 +10,14 @@ that reads `self` saves the input `self`, one that reads `result` saves the outp
 saves exactly what its formulas need, only for inputs that need a gradient, like PyTorch.
 
 Here: Op (its declaration, the general forward path, recording its node), Composed, Plain and
-Overload.  Beside it: gradcli.ops.nodes (the backward node and what it saves),
+Overload.  Beside it: gradcli.ops.entries (the table, its entries and the Pending ones),
+gradcli.ops.arguments (binding a call's arguments, the argument parser's errors),
+gradcli.ops.nodes (the backward node and what it saves),
 gradcli.ops.forward_mode (tangents) and gradcli.ops.dispatch (the specialised paths of one- and
 two-input ops, float VJPs).
 """
 
 import numbers
-import re
 
 import numpy as np
 
@@ -34,101 +35,8 @@ from .nodes import (ATTR, DTYPE, G, INPUT, OpNode, RESULT, SHAPE, SHAPES, _AS_IS
 from .forward_mode import _forward_ad
 from . import unsigned
 from .dispatch import _mark_view, _specialised_apply, _specialised_vjp
-
-OPS = {}            # public name -> Op or Overload, in declaration order
-ALIASES = {}        # alternative public name -> name in OPS (`divide` -> `div`)
-_MISSING = object()
-
-
-class Pending:
-    """The table entry of an op whose module has not loaded yet (gradcli.ops.lazy): the names a
-    program, a formula or Tensor can reach exist from the start, the modules behind them load
-    at their first use.  It knows what the namespaces ask of every entry at start-up (its
-    name, kind, and whether it is a public function); anything else, a call or another
-    attribute, loads its module, whose declaration of the op takes this very object over
-    (`Entry.__new__`), so that every reference to it is the op from then on."""
-
-    def __init__(self, name, module, kind, public, function, cls):
-        self.name, self.kind, self.public, self.function = name, kind, public, function
-        self._module, self._class = module, cls
-
-    def _load(self):
-        from .lazy import load
-        load(self.__dict__["_module"])
-        if type(self) is Pending:  # (its module did not declare it: the manifest is stale)
-            from .lazy import REGENERATE
-            raise RuntimeError(f"op {self.name!r} is not declared by gradcli.ops."
-                               f"{self._module}: run `{REGENERATE}`")
-
-    def __getattr__(self, attr):
-        if attr.startswith("__") or "_module" not in self.__dict__:
-            raise AttributeError(attr)
-        self._load()
-        return getattr(self, attr)
-
-    def __call__(self, *args, **kwargs):
-        self._load()
-        return self(*args, **kwargs)
-
-    def __repr__(self):
-        self._load()
-        return repr(self)
-
-
-def loaded(entry):
-    """entry, its module loaded first if it is a Pending one (for code that asks its class)."""
-    if type(entry) is Pending:
-        entry._load()
-    return entry
-
-
-CLASSES = set()    # the classes of the table's entries
-ON_NEW_CLASS = []  # functions called with each class that joins CLASSES (the sandbox's)
-
-
-def _note_class(cls):
-    CLASSES.add(cls)
-    for hook in ON_NEW_CLASS:
-        hook(cls)
-
-
-ADOPT = {}  # name -> the Pending entry that the next op of that name and class becomes
-CREATED = None  # (while the manifest is made: gradcli.ops.lazy) (name, class, op) of each op
-
-
-class Entry:
-    """What the table's classes share: an op declared while its module loads on first use
-    becomes its Pending entry (the same object, of the op's class from then on).  The entry
-    knows the class of the op the table holds under its name, since a module may declare an op
-    of another class under the same name for its own use (activations' threshold_); of ops of
-    one name and class, the first declared is the one the table holds (indexing's).  Each class
-    of entries joins CLASSES when it is made, before any entry of it exists: a load that an
-    error or the timeout stops between an entry's adoption and its registration leaves no entry
-    of a class the sandbox does not know (a program holding one could build ops)."""
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        _note_class(cls)
-
-    def __repr__(self):
-        from .reprs import printed
-        return printed(self.name, self)
-
-    @property
-    def __name__(self):
-        return self.name
-
-    def __new__(cls, name=None, *args, **kwargs):
-        pending = ADOPT.get(name) if ADOPT else None
-        if pending is None or pending.__dict__["_class"] != cls.__qualname__:
-            entry = super().__new__(cls)
-            if CREATED is not None:
-                CREATED.append((name, cls.__qualname__, entry))
-            return entry
-        del ADOPT[name]
-        pending.__dict__.clear()
-        pending.__class__ = cls
-        return pending
+from .arguments import _MISSING, _bad_argument, _check_number_attr, missing_arguments
+from .entries import ALIASES, CLASSES, OPS, Entry, _note_class
 
 
 class Sample:
@@ -343,9 +251,6 @@ class Op(Entry):
                                                               **saved_value_properties(self)})
             if pair and type(self).apply is Op.apply:
                 self.apply, self.call = _specialised_apply(self)
-                if unsigned.kernel_entry(self.name) and self.rule is not _PROMOTE:
-                    # (whose specialised path computes in any dtype)
-                    self.apply, self.call = unsigned.refusing(self, self.apply, self.call)
                 if self.n_inputs == 2:  # the Python operator: the same, NotImplemented for
                     # operands it cannot take (Python then says `unsupported operand`)
                     self.operator_call = self.operator_variant()
@@ -375,10 +280,7 @@ class Op(Entry):
                 return general(inputs, attrs)
             except TypeError:
                 return NotImplemented
-        call = _specialised_apply(self, general_or_not_implemented, swapped)[1]
-        if unsigned.kernel_entry(self.name) and self.rule is not _PROMOTE:
-            call = unsigned.refusing(self, None, call)[1]
-        return call
+        return _specialised_apply(self, general_or_not_implemented, swapped)[1]
 
     # -------------------------------------------------------------- declaration helpers
     def _param_kinds(self, fn):
@@ -581,7 +483,8 @@ class Op(Entry):
             out = self.forward(*datas, *attrs)
         if in_dtype.kind == "u" and in_dtype.itemsize > 1:
             # (a kernel PyTorch has not: refused after the forward's checks, as PyTorch's
-            # argument checks come before its dispatch on the dtype)
+            # argument checks come before its dispatch on the dtype; the specialised paths of
+            # one- and two-input ops leave unsigned inputs to this one)
             unsigned.check(self, inputs, attrs)
         return self._finish(inputs, attrs, out, out_dtype, need_grad, dual)
 
@@ -718,85 +621,6 @@ class Op(Entry):
         node._saved_out = saved_out
         if SavedHooks.stack:
             _pack_saved(node, self, results[0])
-
-
-# attributes whose default is None and whose value may be a tensor of any shape
-TENSOR_ATTRS = frozenset(("weight", "pos_weight", "atol", "rtol", "min", "max"))
-
-
-def _check_number_attr(op, i, value):
-    """A tensor (or array) given for an attribute that is a number (its default is one, or
-    None): PyTorch takes a 0-d tensor for a number, and a one-element tensor for an int, and
-    refuses any other.  (The op's NumPy forward would broadcast it against the input, to a
-    result as large as the two shapes make: `elu(x, alpha=torch.ones(n))`.)"""
-    default, name = op.attr_defaults[i], op.attr_names[i]
-    if type(default) is int:
-        taken = value.size == 1
-    elif type(default) is float or default is None and name not in TENSOR_ATTRS:
-        taken = value.ndim == 0
-    else:
-        return
-    if not taken:
-        raise TypeError(f"{op.name}(): argument '{name}' (position {len(op.inputs) + i + 1}) "
-                        f"must be Number, not {messages.type_name(value)}")
-
-
-def missing_arguments(name, missing):
-    """PyTorch's TypeError for required arguments not given, in its parser's words (its "1
-    required positional arguments" and "2 required positional argument" too)."""
-    quoted = ", ".join(f'"{m}"' for m in missing)
-    name = name.split(".")[0]   # (an overload's form, `pow.Tensor_Scalar`, by its public name)
-    return TypeError(f"{name}() missing {len(missing)} required positional argument"
-                     f"{'s' if len(missing) == 1 else ''}: {quoted}")
-
-
-def method_words(text, name=None):
-    """An op's argument-count TypeError said of its Tensor method: counts without self, as
-    PyTorch's parser counts a method's arguments, and under the method's name if given
-    (`uniform_`, not the op's `uniform`)."""
-    if name:
-        text = re.sub(r"^[\w.]+\(\) (takes|missing|got)", lambda m: f"{name}() {m.group(1)}", text)
-
-    def without_self(m):
-        low, high, given = (int(g) - 1 if g else None for g in m.group(2, 3, 4))
-        if high == 0:  # (a method of self alone: Python's words for PyTorch's C method)
-            return f"TensorBase.{m.group(1)}() takes no arguments ({given} given)"
-        if low is not None and low != high:
-            return f"{m.group(1)}() takes from {low} to {high} positional arguments but {given} " \
-                   f"were given"
-        return (f"{m.group(1)}() takes {high} positional argument{'' if high == 1 else 's'} "
-                f"but {given} {'was' if given == 1 else 'were'} given")
-    return re.sub(r"^([\w.]+)\(\) takes (?:from (\d+) to )?(\d+) positional arguments? but "
-                  r"(\d+) (?:was|were) given$", without_self, text)
-
-
-def chosen_form(ops, args, kwargs, invalid, method=True):
-    """The op of an overload's forms that takes these arguments (the first, as PyTorch's parser
-    tries them); none: as PyTorch's print_error, the one form whose argument counts admit them
-    (its binding then raises its own TypeError: `x.random_(0, 5, g)` "takes 2 positional
-    arguments but 3 were given"), else `invalid`, the "invalid combination" TypeError."""
-    for op in ops:
-        if op.takes(args, kwargs, method):
-            return op
-    n = len(args) + len(kwargs)
-    counts = [(sum(d is _MISSING for d in op.attr_defaults), len(op.attr_names),
-               op.n_inputs - (method and "self" in op.inputs)) for op in ops]
-    plausible = [op for op, (required, every, inputs) in zip(ops, counts)
-                 if inputs + required <= n <= inputs + every]
-    if len(plausible) == 1:
-        return plausible[0]
-    raise invalid
-
-
-def _bad_argument(op, x, position):
-    """PyTorch's argument parser's words for x, no tensor, as op's input `position` (counted
-    from 0; the element's index in a list of tensors): its first argument is `input`."""
-    if op.variadic:
-        return messages.NOT_TENSOR_ELEMENT.format(index=position, argument=0,
-                                                  type=messages.type_name(x))
-    name = (op.inputs + ("other",))[min(position, len(op.inputs))].lstrip("*")
-    return (f"{op.name}(): argument '{'input' if position == 0 else name}' "
-            f"(position {position + 1}) must be Tensor, not {messages.type_name(x)}")
 
 
 def show_saved_as(op, renames):

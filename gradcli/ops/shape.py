@@ -13,8 +13,8 @@ import numpy as np
 from ..engine import dtypes, messages
 from ..engine.tensor import Tensor, check_holdable, check_numel, check_numel_overflow
 from .derivatives import helper
-from .registry import (OPS, Composed, Op, Overload, Sample, alias, missing_arguments, register,
-                       wrap_dim)
+from .arguments import missing_arguments
+from .registry import OPS, Composed, Op, Overload, Sample, alias, register, wrap_dim
 
 
 class ShapeComposed(Composed):

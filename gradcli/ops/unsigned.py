@@ -131,26 +131,6 @@ def check(op, inputs, attrs, dtype=None):
                                   f"'{dtypes.short_name(dtype)}'")
 
 
-def refusing(op, apply, call):
-    """An Op's specialised (apply, call), refusing what its kernel does not compute (after the
-    call: its own checks of the arguments come first, as PyTorch's come before its dispatch on
-    the dtype)."""
-    n = op.n_inputs
-
-    def checked_apply(inputs, attrs):
-        result = apply(inputs, attrs)
-        if _any_wide(inputs):
-            check(op, inputs, attrs)
-        return result
-
-    def checked_call(*args):
-        result = call(*args)
-        if result is not NotImplemented and _any_wide(args[:n]):
-            check(op, args[:n], args[n] if len(args) > n else op.default_attrs)
-        return result
-    return checked_apply, checked_call
-
-
 def _any_wide(inputs):
     for x in inputs:
         if isinstance(x, Tensor) and is_wide(x._data.dtype):

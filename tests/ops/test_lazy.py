@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from gradcli.ops import lazy
-from gradcli.ops.registry import OPS, Pending
+from gradcli.ops.entries import OPS, Pending
 
 ROOT = Path(__file__).resolve().parents[2]
 

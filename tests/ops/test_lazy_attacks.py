@@ -87,7 +87,7 @@ def test_an_interrupted_load_keeps_the_entries_the_namespaces_hold():
     out = python_output(textwrap.dedent("""
         from gradcli import ops
         from gradcli.ops import lazy
-        from gradcli.ops.registry import OPS, Pending
+        from gradcli.ops.entries import OPS, Pending
         import gradcli.api as torch
         cat, install = torch.cat, ops.install
         def interrupted(*args):
@@ -155,7 +155,7 @@ def test_completion_describes_an_op_the_same_before_and_after_its_load():
 def test_a_pending_entry_is_opaque_even_if_every_module_loaded_before_the_sandbox():
     out = python_output(textwrap.dedent("""
         from gradcli.ops import lazy
-        from gradcli.ops.registry import Pending
+        from gradcli.ops.entries import Pending
         lazy.load_all()
         from gradcli.lang.allowed import OPAQUE_TYPES
         from gradcli.lang.sandbox import static_builtins
