@@ -1,12 +1,15 @@
 """Red team, round 12: regression tests that state the SAFE behaviour (they fail until fixed).
 
-The op modules that load at first use under Ctrl-C and the timeout's alarm, ..."""
+The op modules that load at first use under Ctrl-C and the timeout's alarm, the REPL's
+evaluator under Ctrl-C, graph nodes a program makes, byte masks written with one value,
+interpolate's infinite scale factors."""
 
 import signal
 import textwrap
 
 import pytest
 from processes import python_output
+from test_redteam_round11 import _assert_pytorchs
 
 
 pytestmark = pytest.mark.usefixtures("fresh_engine")
@@ -122,3 +125,82 @@ def test_a_ctrl_c_while_the_repls_evaluator_waits_is_dropped():
         print(code, sent, signal.getsignal(signal.SIGINT).__name__)
     """)
     assert out == ["2", "0 [True, True] dropped"]
+
+
+# ---------------------------------------------------------------------- PyTorch's answers
+
+NODE_CALLS = [
+    "x = torch.ones(2, requires_grad=True)\nN = type((x * 2).sum().grad_fn)\nn = N()\n",
+    "x = torch.ones(2, requires_grad=True)\nn = type(x.view(2).grad_fn)()\n",
+    "x = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\n"
+    "n = type(y.grad_fn.next_functions[0][0].next_functions[0][0])()\n",
+    "n = torch.autograd.graph.Node()\n",
+    "class N(torch.autograd.graph.Node):\n    pass\nn = N()\n",
+    "class N(torch.autograd.graph.Node):\n    pass\nclass M(N):\n    pass\nn = M()\n",
+    "x = torch.ones(2, requires_grad=True)\nclass M(type((x * 2).sum().grad_fn)):\n    pass\n",
+    "x = torch.ones(2, requires_grad=True)\nn = list(map(type(x.view(2).grad_fn), [1]))\n",
+    "class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+    "        return x * 2\n    @staticmethod\n    def backward(ctx, g):\n        return g * 2\n"
+    "x = torch.ones(2, requires_grad=True)\nn = type(F.apply(x).grad_fn)()\n"
+    "print(type(n).__name__)\n",
+]
+
+
+@pytest.mark.parametrize("source", NODE_CALLS, ids=range(len(NODE_CALLS)))
+def test_a_program_makes_no_graph_node_pytorch_would_not(source, oracle):
+    """`type(y.grad_fn)()`, `torch.autograd.graph.Node()` and a program's subclass of Node
+    made a node with none of the state the backward pass reads (handed to
+    torch.autograd.grad as a GradientEdge: "AttributeError: 'SumBackward0' object has no
+    attribute '_saved_out'"), and a class could derive from an op's node class.  Expected:
+    PyTorch's refusals (an op's node class is a C++ class without a constructor, Node is
+    abstract); a custom Function's node class still makes instances, as in PyTorch."""
+    _assert_pytorchs(oracle, source)
+
+
+BYTE_MASK_WRITES = [
+    "x = torch.zeros(5)\nx[m] = 7.\n", "x = torch.zeros(5)\nx[m] = 7\n",
+    "x = torch.zeros(5)\nx[m] = torch.tensor(7.)\n", "x = torch.zeros(5)\nx[m] = True\n",
+    "x = torch.zeros(5)\nx[m] = torch.tensor([7.])\n",
+    "x = torch.zeros(5)\nx[m] = torch.tensor(7., dtype=torch.float64)\n",
+    "x = torch.zeros(5, 2)\nx[m] = 7.\n", "x = torch.zeros(5, 2)\nx[m, 0] = 7.\n",
+    "x = torch.zeros(5, 2)\nx[m, :] = 7.\n", "x = torch.zeros(5)\nx[..., m] = 7.\n",
+    "x = torch.zeros(5)\nx[None, m] = 7.\n", "x = torch.zeros(5)\nx[(m,)] = 7.\n",
+    "x = torch.zeros(5)\nx.index_put_((m,), torch.tensor([7.]))\n",
+    "x = torch.zeros(5)\nx.index_put_((m,), torch.tensor([[7.]]))\n",
+    # (a value of several elements, or accumulate, is no masked_fill_: the mask selects)
+    "x = torch.zeros(5)\nx[m] = torch.tensor([7., 8.])\nprint(x)\n",
+    "x = torch.zeros(5)\nx[m] += 1\nprint(x)\n",
+    "x = torch.zeros(5)\nprint(x.index_put((m,), torch.tensor([7.]), accumulate=True))\n",
+    "x = torch.zeros(5, 2)\nx[m, :] = torch.tensor([7., 8.])\nprint(x)\n",
+]
+
+
+@pytest.mark.parametrize("source", BYTE_MASK_WRITES, ids=range(len(BYTE_MASK_WRITES)))
+def test_a_byte_mask_written_with_one_value_is_refused_as_in_pytorch(source, oracle):
+    """`x[byte_mask] = 7.` filled the mask's positions; PyTorch's index_put_ of a one-element
+    value with a single mask as its only tensor index is masked_fill_, which refuses a uint8
+    mask.  (Round 11 refused index_put's 0-d value only.)"""
+    _assert_pytorchs(oracle, "m = torch.tensor([0, 0, 1, 0, 1], dtype=torch.uint8)\n" + source)
+
+
+SIZE_FACTORS = [f"F.interpolate(torch.ones({shape}), scale_factor={factor}{mode})"
+                for factor in ("float('inf')", "float('nan')", "-float('inf')", "1e30",
+                               "(1., float('inf'))")
+                for shape, mode in (("1, 1, 4, 4", ""), ("1, 1, 4, 4", ", mode='bilinear'"),
+                                    ("1, 1, 4, 4", ", mode='bicubic'"),
+                                    ("1, 1, 4, 4", ", mode='area'"),
+                                    ("1, 1, 4, 4", ", mode='nearest-exact'"),
+                                    ("1, 1, 4", ""), ("1, 1, 4", ", mode='linear'"))
+                if not (factor == "1e30" and "area" in mode)] + [
+    f"F.max_unpool{d}d(torch.ones(1, 1{', 4' * d}), torch.zeros(1, 1{', 4' * d}).long(), "
+    f"{kernel})" for d in (1, 2, 3) for kernel in ("kernel_size=0", "2, stride=0")]
+
+
+@pytest.mark.parametrize("source", SIZE_FACTORS, ids=range(len(SIZE_FACTORS)))
+def test_infinite_and_nan_scale_factors_give_pytorchs_error(source, oracle):
+    """F.interpolate(x, scale_factor=inf or nan) said Python's "OverflowError: cannot convert
+    float infinity to integer" (ValueError for NaN) where PyTorch's C++ op says "RuntimeError:
+    value cannot be converted to type int64_t without overflow" (area mode, computed in
+    PyTorch's Python, keeps Python's; not its error for 1e30).  max_unpool with kernel_size=0 or stride=0 already gave
+    PyTorch's answers: kept so."""
+    _assert_pytorchs(oracle, f"import torch.nn.functional as F\nr = {source}\nprint(r.shape)\n")
