@@ -142,6 +142,12 @@ def run(interrupts=()):
             code = main(argv)
         except KeyboardInterrupt:
             interrupted(argv)
+        # the session is over: a Ctrl-C in the interpreter's teardown (which gives SIGINT its
+        # default action back) ended the process by the signal, with no word.  (A handler
+        # first, so that a Ctrl-C already due finds one, not "Signal 2 ignored due to race
+        # condition".)
+        signal.signal(signal.SIGINT, lambda number, frame: None)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         sys.exit(code)
     code = main(argv)
     for stream in (sys.stdout, sys.stderr):

@@ -504,21 +504,33 @@ def _handle(core, message, timeout):
 
 
 def serve(channel, requests_fd, core_factory, timeout=None):
-    """The evaluator's loop: answer each request with {"r": {"value": ..., "state": ...}}."""
+    """The evaluator's loop: answer each request with {"r": {"value": ..., "state": ...}}.
+
+    Ctrl-C (which the frontend forwards while it waits) interrupts a request only: one that
+    comes while the session starts, while no request runs (before the evaluator has read the
+    one sent, or after it answered the one interrupted) or while the answer is written is
+    dropped, as between statements, rather than end the evaluator with its session or cut an
+    answer in two.  (Each switch of the handler is the first call of its block: a Ctrl-C due
+    before it runs the handler set by it.)"""
+    import signal
+    from ..kernel.child import dropped
+    signal.signal(signal.SIGINT, dropped)
     core = core_factory()
     core.timeout = timeout
     for message in _requests(requests_fd):
         try:
             try:
+                signal.signal(signal.SIGINT, signal.default_int_handler)
                 value = _handle(core, message, timeout)
-            except KeyboardInterrupt:  # (between statements: the request is simply over)
-                core.stream.take()
-                value = None
-            core.stream.flush()
-            sys.stdout.flush()
-            channel.send({"r": {"value": value, "state": core.state()}})
-        except KeyboardInterrupt:
-            channel.send({"r": {"value": None, "state": core.state()}})
+            finally:
+                signal.signal(signal.SIGINT, dropped)
+        except KeyboardInterrupt:  # (between statements: the request is simply over)
+            signal.signal(signal.SIGINT, dropped)
+            core.stream.take()
+            value = None
+        core.stream.flush()
+        sys.stdout.flush()
+        channel.send({"r": {"value": value, "state": core.state()}})
     return 0
 
 

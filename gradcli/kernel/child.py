@@ -55,13 +55,15 @@ class Channel:
             view = view[written:]
 
 
-def _child_setup(keep, tty_out, tty_err, timeout, messages_w, raw_w):
+def _child_setup(keep, tty_out, tty_err, timeout, messages_w, raw_w, requests=False):
     """In the new evaluator: its own process group (the terminal's Ctrl-C reaches the
     frontend, which passes it on), /dev/null as input, pipes as output, no other descriptor of
-    the frontend's, none of the user's environment, then the wall."""
+    the frontend's, none of the user's environment, then the wall.  An evaluator of requests
+    (the REPL's) drops Ctrl-C until a request runs (gradcli.cli.replcore.serve)."""
     from ..process import memory_limit
     from .wall import raise_wall
-    channel = _detach(keep, tty_out, tty_err, messages_w, raw_w)
+    channel = _detach(keep, tty_out, tty_err, messages_w, raw_w,
+                      interrupt=dropped if requests else signal.default_int_handler)
     _keep_environment()
     raise_wall(memory=memory_limit(), cpu_seconds=timeout + 2 * GRACE if timeout else None)
     return channel
@@ -96,6 +98,10 @@ def _detach(keep, tty_out, tty_err, messages_w, raw_w, interrupt=signal.default_
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     return channel
+
+
+def dropped(number, frame):
+    """SIGINT's handler in a REPL's evaluator while no request runs: a Ctrl-C is dropped."""
 
 
 # what an evaluator keeps of the frontend's environment (the rest is the user's: tokens, keys,

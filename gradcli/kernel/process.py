@@ -25,7 +25,7 @@ import signal
 import sys
 import time
 
-from .child import (Channel, GRACE, _child_setup, _detach, _evaluator_main, _is_tty,
+from .child import (Channel, GRACE, _child_setup, _detach, _evaluator_main, _is_tty, dropped,
                     _keep_environment, _terminal_size)
 from .bounds import (DocumentTooLarge, MAX_MESSAGE, _ANSWER, _CLOSE, _OUTPUT, loads_bounded,
                      terminal_safe)
@@ -95,13 +95,16 @@ class Evaluator:
         if pid is None:
             pid = os.fork()
         if pid == 0:  # the evaluator
+            if requests:  # (the frontend's process group's Ctrl-C, until it leaves it: dropped)
+                signal.signal(signal.SIGINT, dropped)
+
             def run():
                 os.close(messages_r)
                 os.close(raw_r)
                 if requests_w is not None:
                     os.close(requests_w)
                 channel = _child_setup([requests_r] if requests else [], tty_out, tty_err,
-                                       self.timeout, messages_w, raw_w)
+                                       self.timeout, messages_w, raw_w, requests)
                 return task(channel, requests_r) if requests else task(channel)
             _evaluator_main(run)
         os.close(messages_w)

@@ -178,6 +178,6 @@ def _zygote_evaluator(task, requests, setup, fds, frontend):
         requests_r = fds[2] if requests else None
         tty_out, tty_err = setup["tty"]
         channel = _child_setup([requests_r] if requests else [], tty_out, tty_err,
-                               setup["timeout"], messages_w, raw_w)
+                               setup["timeout"], messages_w, raw_w, requests)
         return task(channel, requests_r) if requests else task(channel)
     _evaluator_main(run)

@@ -9,11 +9,12 @@ import operator
 
 import numpy as np
 
+from ..engine.graph import AccumulateGrad
 from ..engine.printing import budgeted
 from ..engine.tensor import index_result_size
-from ..engine.torch_classes import Size
+from ..engine.torch_classes import Size, TorchClass
 from . import limits
-from .allowed import DENIED_IDS, OPERATORS
+from .allowed import DENIED_IDS, ENGINE_CLASSES, OPERATORS, PROGRAM_CLASSES
 
 
 def _raw_ndarray(*args, **kwargs):
@@ -77,6 +78,9 @@ def checked_callable(func):
     that Python, not a wrapper, passes the arguments).  Every other way a program has to make
     Python call a function it gives (map, filter, sorted, min, max, iter, list.sort, key=,
     property, decorators) runs this check too (CALLING_BUILTINS)."""
+    if type(func) is TorchClass and issubclass(func, ENGINE_CLASSES["Node"]) and \
+            not issubclass(func, ENGINE_CLASSES["FunctionCtx"]):
+        raise node_class_error(func)
     if id(func) in CALL_CHECKED_IDS:
         replacement = REPLACED_CALLS.get(id(func))
         if replacement is not None:
@@ -84,6 +88,26 @@ def checked_callable(func):
         raise TypeError(f"{getattr(func, '__name__', 'this function')}() is not available in "
                         f"gradcli programs")
     return func
+
+
+# torch.autograd.graph.Node's abstract methods: a program's subclass cannot define them (no
+# `_` names in a class body), so that PyTorch makes no instance of it (Python 3.11's wording)
+NODE_ABSTRACT_METHODS = ("_input_metadata", "_register_hook_dict", "_sequence_nr", "metadata",
+                         "name", "next_functions", "register_hook", "register_prehook")
+
+
+def node_class_error(cls):
+    """PyTorch's refusal of a program's call of a graph node's class (a node made so would have
+    none of the state the backward pass reads): `torch.autograd.graph.Node` and a program's
+    subclass of it are abstract, an op's node class (`type(y.grad_fn)`) is a C++ class
+    without a constructor (AccumulateGrad's refuses).  (A custom Function's node class, a Python class in PyTorch too,
+    makes instances.)"""
+    if cls is AccumulateGrad:
+        return RuntimeError("Cannot construct")
+    if cls is ENGINE_CLASSES["Node"] or cls in PROGRAM_CLASSES:
+        return TypeError(f"Can't instantiate abstract class {cls.__name__} with abstract "
+                         f"methods {', '.join(NODE_ABSTRACT_METHODS)}")
+    return TypeError(f"cannot create '{cls.__name__}' instances")
 
 
 def _checked_key(kwargs):

@@ -55,6 +55,10 @@ def build_class(body, name, *bases, **keywords):
             raise TypeError(f"a class may only derive from engine classes such as "
                             f"torch.autograd.Function, torch.nn.Module or Exception, not "
                             f"{base!r}")
+        node = ENGINE_CLASSES["Node"]
+        if base is not node and issubclass(base, node) and base not in PROGRAM_CLASSES and \
+                not issubclass(base, ENGINE_CLASSES["FunctionCtx"]):  # (as PyTorch's C++ nodes)
+            raise TypeError(f"type '{base.__name__}' is not an acceptable base type")
     cls = builtins.__build_class__(body, name, *bases)
     _check_engine_bases(cls)
     _check_overrides(cls, body.__code__.co_names)

@@ -380,6 +380,10 @@ for _name in ("CopySlices", "CopyBackwards"):  # C++ nodes: name() is qualified,
 register(_SETITEM_OPS["CopySlices"])
 
 
+MASKED_FILL_BYTE = ("masked_fill_ only supports boolean masks, but got mask with dtype unsigned "
+                    "char")
+
+
 def _strip_leading_ones(shape):
     shape = tuple(shape)
     while shape and shape[0] == 1:
@@ -420,13 +424,16 @@ def _setitem_value(self, value, key, region_shape):
 
 def _check_index_put_dtype(self, index, value):
     """index_put_ wants value's dtype to be self's, unless it dispatches to masked_fill_ (a
-    one-element value and a single boolean mask as the only tensor index)."""
-    if not isinstance(value, Tensor) or value.dtype is self.dtype:
-        return
+    one-element value and a single boolean mask as the only tensor index), which refuses a
+    uint8 mask."""
     items = index if isinstance(index, tuple) else (index,)
     tensors = [i for i in items if isinstance(i, (list, np.ndarray)) or (
         isinstance(i, Tensor) and (i.dim() or i.dtype is dtypes.bool_))]
-    if not tensors:
+    if len(tensors) == 1 and isinstance(tensors[0], Tensor) and \
+            tensors[0].dtype is dtypes.uint8 and \
+            (not isinstance(value, Tensor) or value._data.size == 1):
+        raise RuntimeError(MASKED_FILL_BYTE)
+    if not isinstance(value, Tensor) or value.dtype is self.dtype or not tensors:
         return
     masks = [i for i in tensors if (isinstance(i, Tensor) and i.dtype is dtypes.bool_) or (
         isinstance(i, list) and i and all(isinstance(v, bool) for v in i))]

@@ -26,8 +26,8 @@ from .entries import ADOPT, ALIASES, OPS, Pending
 EAGER = os.environ.get("GRADCLI_LAZY_OPS", "1") == "0"
 REGENERATE = "GRADCLI_LAZY_OPS=0 python -m gradcli.ops.make_manifest"
 LOADED = set()
-# the signals held while a stopped load is undone (where the system can hold them)
-HELD = (signal.SIGINT, signal.SIGALRM) if hasattr(signal, "pthread_sigmask") else ()
+# the signals held while an op module loads (where the system can hold them)
+HELD = (signal.SIGINT, signal.SIGALRM) if hasattr(signal, "SIGALRM") else (signal.SIGINT,)
 
 
 class _OnLoad:
@@ -92,6 +92,34 @@ def load(module):
     if EAGER:
         COLLECTED[module] = _import_declaring(module)
         return
+    # Ctrl-C and the timeout's alarm wait until the load is done (a few tens of milliseconds)
+    # rather than stop it: the undo of a load they stopped could itself be stopped by the next
+    # one (a second Ctrl-C, the alarm that repeats) while the first still unwound the import,
+    # leaving the module counted as loaded with its entries Pending and the two signals
+    # blocked for good.  Their handlers are swapped for one that keeps them, then the kept
+    # ones are sent again (a mask would not do: a process-wide signal goes to any thread that
+    # does not block it, BLAS's too, and Python runs the handler in the main thread).  A
+    # Ctrl-C that came before the swap but whose handler had not run yet meets the one that
+    # keeps it; one whose handler ran before it raises where nothing is begun.
+    kept, swapped = [], {}
+    try:
+        try:
+            for number in HELD:
+                handler = signal.getsignal(number)
+                if handler is not None:  # (None: a handler not set from Python, left alone)
+                    swapped[number] = handler  # (before the swap: what raises after it finds it)
+                    signal.signal(number, lambda number, frame: kept.append(number))
+        except ValueError:  # (not the main thread, where no handler runs)
+            swapped.clear()
+        _load(module)
+    finally:
+        for number, handler in swapped.items():
+            signal.signal(number, handler)
+        for number in dict.fromkeys(kept):
+            signal.raise_signal(number)
+
+
+def _load(module):
     from .manifest import MODULES
     from . import install
     # (what an error stopping the load undoes: every entry still Pending, with its state, and
@@ -118,42 +146,43 @@ def load(module):
                                    f"the manifest says: run `{REGENERATE}`")
             install(entries, names["aliases"])
             _keep_function(other)
-    except BaseException:
-        # A load that an error stopped (a program's RecursionError, the timeout, Ctrl-C): every
-        # lazy module it began is unloaded again and its entries are the Pending ones they were
-        # (the same objects: the namespaces hold them), so that the next use loads it afresh
-        # rather than finding entries half made or a module counted as loaded.  (No call of a
-        # Python function here but install_attribute, where the load got deep enough to install
-        # something: a RecursionError may have stopped it.  The timeout's alarm, which
-        # repeats, and Ctrl-C wait until it is done.)
-        try:
-            held = signal.pthread_sigmask(signal.SIG_BLOCK, HELD) if HELD else None
-        except RecursionError:  # (3.12 counts this C call: undone without them held)
-            held = None
-        for other, names in MODULES.items():
-            if other in before:
-                continue
-            LOADED.discard(other)
-            for name in names["tensor"]:
-                # (a Python call only where the load installed something: it got that deep)
-                if name in placeholders and vars(Tensor).get(name) is not placeholders[name]:
-                    install_attribute(name, placeholders[name])
-            if other in imported:  # (its import was complete: only its installation is undone)
-                continue
-            sys.modules.pop(f"{__package__}.{other}", None)
-            for name in names["ops"]:
-                if name in pending:
-                    entry, state = pending[name]
-                    if type(entry) is not Pending:
-                        entry.__class__ = Pending
-                    vars(entry).clear()
-                    vars(entry).update(state)
-                    OPS[name] = ADOPT[name] = entry
-            for name in names["helpers"]:  # (of a module half run: a formula loads it again)
-                derivatives.HELPERS.pop(name, None)
-        if held is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)
-        raise
+    except BaseException as stop:
+        # A load that an error stopped (a program's RecursionError, MemoryError; a Ctrl-C or
+        # an alarm whose handler was due before load() held them): every lazy module it began
+        # is unloaded again and its entries are the Pending ones they were (the same objects:
+        # the namespaces hold them), so that the next use loads it afresh rather than finding
+        # entries half made or a module counted as loaded.  The undo can be stopped in turn,
+        # by another handler that was due (one per signal held): it is repeated until done,
+        # and the last error is the one raised.
+        # (No call of a Python function here but install_attribute, where the load got deep
+        # enough to install something: a RecursionError may have stopped it.)
+        for _ in range(len(HELD) + 2):
+            try:
+                for other, names in MODULES.items():
+                    if other in before:
+                        continue
+                    LOADED.discard(other)
+                    for name in names["tensor"]:
+                        kept = placeholders.get(name)
+                        if kept is not None and vars(Tensor).get(name) is not kept:
+                            install_attribute(name, kept)
+                    if other in imported:  # (its import was complete: its installation is undone)
+                        continue
+                    sys.modules.pop(f"{__package__}.{other}", None)
+                    for name in names["ops"]:
+                        if name in pending:
+                            entry, state = pending[name]
+                            if type(entry) is not Pending:
+                                entry.__class__ = Pending
+                            vars(entry).clear()
+                            vars(entry).update(state)
+                            OPS[name] = ADOPT[name] = entry
+                    for name in names["helpers"]:  # (of a module half run: loaded again)
+                        derivatives.HELPERS.pop(name, None)
+                break
+            except BaseException as again:  # (every step above can be done again)
+                stop = again
+        raise stop
 
 
 def _keep_function(module):

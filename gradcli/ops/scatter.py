@@ -640,7 +640,7 @@ def index_put(input, indices, values, accumulate=False, *, _position=2):
                         f"of Tensors, not {messages.type_name(indices)}")
     if (not accumulate and len(indices) == 1 and isinstance(indices[0], Tensor)
             and indices[0].dtype is dtypes.uint8 and isinstance(values, Tensor)
-            and values.dim() == 0):  # (PyTorch's index_put_ of a 0-d value: masked_fill_)
+            and values.numel() == 1):  # (PyTorch's index_put_ of one value: masked_fill_)
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
                            "unsigned char")
     return OPS["index_put.default"].apply((input, values), (tuple(indices), bool(accumulate)))

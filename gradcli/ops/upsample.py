@@ -582,7 +582,10 @@ def _call_sizes(input, output_size, scales, fn):
     if output_size is not None:
         return tuple(int(v) for v in output_size), (None,) * len(output_size)
     scales = tuple(float(v) for v in scales)
-    return tuple(int(n * s) for n, s in zip(input.shape[2:], scales)), scales
+    sizes = [n * s for n, s in zip(input.shape[2:], scales)]
+    if not all(-2 ** 63 <= v < 2 ** 63 for v in sizes):  # (an infinite or NaN factor too)
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    return tuple(int(v) for v in sizes), scales
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
