@@ -1,5 +1,6 @@
 """Make `import gradcli` work from a checkout without installing it or setting PYTHONPATH."""
 
+import signal
 import sys
 from pathlib import Path
 
@@ -21,6 +22,13 @@ from gradcli.ops import lazy  # noqa: E402
 # tests/ops/test_lazy.py checks the lazy loading itself, in fresh processes, and every command
 # test in a subprocess runs with it.
 lazy.load_all()
+
+# A suite started in the background by a non-interactive shell (`.ci/run &`) inherits SIGINT
+# ignored, and so would every process it starts: Python then installs no handler of its own, and
+# the tests of Ctrl-C would test nothing.  Give this process Python's handler, as a terminal's
+# shell does: its children start with SIGINT's default action again.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)

@@ -62,7 +62,7 @@ def _sample_calls():
     """(name, args, kwargs) of a method call for each sample of each op of the table that is a
     Tensor method (lists and arrays of the samples as tensors, as PyTorch's parser wants)."""
     import numpy as np
-    from gradcli.ops import OPS, lazy, registry
+    from gradcli.ops import OPS, entries, lazy, registry
 
     def tensor(value):
         if isinstance(value, (list, np.ndarray)):
@@ -70,7 +70,7 @@ def _sample_calls():
         return value
     lazy.load_all()
     for name, entry in sorted(OPS.items()):
-        entry = registry.loaded(entry)
+        entry = entries.loaded(entry)
         if not (entry.public and entry.method) or not isinstance(entry, (registry.Op,
                                                                          registry.Overload)):
             continue
