@@ -23,7 +23,7 @@ from .creation import _dtype_or_default, _leaf, _size, generator_of, with_out
 from .derivatives import helper
 from .dropout import bernoulli_like, memory_order
 from .numerics import fused
-from .unsigned import is_wide
+from .unsigned import is_wide, not_implemented
 from .arguments import chosen_form
 from .registry import OPS, Op, Overload, Plain, Sample, register
 from .tensor_methods import check_floating, normal_values, uniform_values
@@ -44,8 +44,7 @@ def _typeid_name(dtype):
 def _refuse_wide_unsigned(dtype, kernel):
     """The kernels PyTorch compiles for uint8 but not for uint16, uint32 and uint64."""
     if is_wide(np.dtype(dtype)):
-        raise NotImplementedError(f'"{kernel}" not implemented for '
-                                  f"'{dtypes.short_name(np.dtype(dtype))}'")
+        raise not_implemented(kernel, np.dtype(dtype))
 
 
 _REAL = "biuc"  # (the kinds of dtype the kernels of real values only refuse)
@@ -97,10 +96,6 @@ def refuse_same_batched(tensors):
     if Vmap.levels and Vmap.levels[-1].mode == "same" and any(
             isinstance(t, BatchedSample) for t in tensors):
         raise RuntimeError(VMAP_SAME_BATCHED)
-
-
-def _not_implemented(kernel, a):
-    return NotImplementedError(f'"{kernel}" not implemented for \'{dtypes.short_name(a)}\'')
 
 
 def _uniforms(a, generator, name):
@@ -197,9 +192,9 @@ def _random_values(a, low, high, generator):
     """random_(): [0, 2^digits] for floats, [0, max] for integers; random_(from, to): [from, to)
     (to None: up to the dtype's largest)."""
     if low is None and (a.dtype.kind == "c" or is_wide(a.dtype)):
-        raise _not_implemented("random_kernel_cpu", a)  # (random_(from, to) takes uint16-64)
+        raise not_implemented("random_kernel_cpu", a)  # (random_(from, to) takes uint16-64)
     if a.dtype.name not in _C_TYPES and not is_wide(a.dtype):
-        raise _not_implemented("random_kernel_cpu" if a.dtype.kind == "c" else "random_", a)
+        raise not_implemented("random_kernel_cpu" if a.dtype.kind == "c" else "random_", a)
     draw = generator_of(generator, "random_")
     if low is None:  # uniform_int_distribution<T>: 64-bit draws for double and int64
         wide = a.dtype in (np.float64, np.int64)
@@ -225,7 +220,7 @@ def _bernoulli_probabilities(a, p, generator, name="bernoulli_"):
     check_floating(a.dtype, "bernoulli_tensor_cpu_self_", "c")
     _refuse_wide_unsigned(a.dtype, "bernoulli_tensor_cpu_self_")
     if p.dtype.kind != "f":
-        raise _not_implemented("bernoulli_tensor_cpu_p_", p)
+        raise not_implemented("bernoulli_tensor_cpu_p_", p)
     try:
         p = np.broadcast_to(p, a.shape)
     except ValueError:
@@ -508,7 +503,7 @@ def randperm(n, *rest, generator=None, dtype=None, **factory):
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     if np_dtype.name not in _RANDPERM_DTYPES:
-        raise _not_implemented("randperm", np_dtype)
+        raise not_implemented("randperm", np_dtype)
     if np_dtype.kind == "f":
         digits = np.finfo(np_dtype).nmant + 1
         if n > (1 << digits) + 1:

@@ -127,8 +127,12 @@ def check(op, inputs, attrs, dtype=None):
         return
     kernel = entry(op, inputs, attrs) if callable(entry) else entry
     if kernel is not None:
-        raise NotImplementedError(f'"{kernel}" not implemented for '
-                                  f"'{dtypes.short_name(dtype)}'")
+        raise not_implemented(kernel, dtype)
+
+
+def not_implemented(kernel, dtype):
+    """PyTorch's error for a kernel not compiled for a dtype (an array's, or a NumPy dtype)."""
+    return NotImplementedError(f'"{kernel}" not implemented for \'{dtypes.short_name(dtype)}\'')
 
 
 def _any_wide(inputs):
@@ -166,8 +170,7 @@ def refusing_plain(name, fn):
         result = fn(*args, **kwargs)
         first = args[0] if args else kwargs.get("input")
         if isinstance(first, Tensor) and is_wide(first._data.dtype):
-            raise NotImplementedError(f'"{kernel}" not implemented for '
-                                      f"'{dtypes.short_name(first._data.dtype)}'")
+            raise not_implemented(kernel, first._data)
         return result
     checked.__name__, checked.__doc__ = getattr(fn, "__name__", name), fn.__doc__
     checked.__wrapped__ = fn
