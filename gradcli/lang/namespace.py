@@ -415,6 +415,12 @@ RANDOM_FUNCTIONS = ("seed", "random", "uniform", "randint", "randrange", "choice
 
 @lru_cache(maxsize=None)
 def _random_facade():
+    """(its members made at first use: importing random and seeding a generator cost every
+    one-shot `gradcli eval` 1% of its start-up)"""
+    return LazyFacade("random", _random_members)
+
+
+def _random_members():
     import random
     generator = random.Random()
     members = {name: getattr(generator, name) for name in RANDOM_FUNCTIONS}
@@ -425,7 +431,7 @@ def _random_facade():
         check_array_size(k if type(k) is int else 0)
         return generator.sample(population, k)
     members["sample"] = sample
-    return Facade("random", members)
+    return members
 
 
 # ---------------------------------------------------------------------- the program's names
