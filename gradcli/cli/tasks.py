@@ -6,6 +6,7 @@ which run_task here carries out behind the wall.  A one-shot command's evaluator
 before the frontend has imported anything (kernel.process.prestart): then this module, not
 the frontend, imports the engine.  No typer here."""
 
+import signal
 import sys
 
 from ..render.console import Renderer
@@ -32,16 +33,28 @@ def run_task(message, begin=None):
     evaluator's, run first (it raises KeyboardInterrupt for a Ctrl-C while it loaded)."""
     task = Task(**message["state"])
     try:
-        if begin is not None:
-            begin()
-        code = TASKS[message["task"]](task, **message["params"])
+        try:
+            if begin is not None:
+                begin()
+            code = TASKS[message["task"]](task, **message["params"])
+        finally:
+            _task_over()
     except SystemExit as e:
         code = e.code
     except BaseException as e:  # (KeyboardInterrupt too)
+        _task_over()  # (if it came before the first call took effect)
         if not task.report(e):
             raise
         return Exit.ERROR
     return code if isinstance(code, int) else Exit.OK
+
+
+def _task_over():
+    """The task is over: a Ctrl-C from now on changes nothing.  Its report and its answer to the
+    frontend are short and bounded (and the frontend's --timeout still ends the evaluator);
+    a KeyboardInterrupt in the middle of them would end the evaluator with its last-resort
+    error instead of the task's own outcome.  (run_task runs in an evaluator process only.)"""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 # ---------------------------------------------------------------------- shared plumbing

@@ -222,7 +222,16 @@ def test_ctrl_c_at_any_moment_of_start_up_is_one_line(json_output):
     assert seen == set(EARLY)
 
 
-def test_an_interrupt_while_the_evaluator_loaded_is_reported_by_its_task():
+@pytest.fixture
+def evaluator_sigint():
+    """run_task runs in an evaluator process, where it ignores SIGINT once its task is over:
+    in this process, SIGINT's handler is put back afterwards."""
+    previous = signal.getsignal(signal.SIGINT)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_an_interrupt_while_the_evaluator_loaded_is_reported_by_its_task(evaluator_sigint):
     from gradcli.cli.tasks import run_task
     import io
     err = io.StringIO()
@@ -233,6 +242,33 @@ def test_an_interrupt_while_the_evaluator_loaded_is_reported_by_its_task():
         code = run_task({"task": "eval", "state": {"mode": "plain"}, "params": {}}, begin)
     assert code == 2
     assert err.getvalue() == "KeyboardInterrupt: interrupted\n"
+
+
+@pytest.mark.parametrize("failing", [False, True])
+def test_a_ctrl_c_after_the_task_ends_changes_nothing(evaluator_sigint, monkeypatch, failing):
+    """A Ctrl-C that comes once the task's work is over (while it renders its result or reports
+    its error, or while the evaluator answers) neither cuts the report short nor escapes as the
+    evaluator's last-resort error: the task's own outcome stands."""
+    import contextlib
+    import io
+    from gradcli.cli import tasks
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def interrupted_report(self, exc):
+        os.kill(os.getpid(), signal.SIGINT)  # (delivered at once: SIGINT to this thread)
+        return reported(self, exc)
+    reported = tasks.Task.report
+    monkeypatch.setattr(tasks.Task, "report", interrupted_report)
+    monkeypatch.setitem(tasks.TASKS, "late",
+                        lambda task: 1 / 0 if failing else os.kill(os.getpid(), signal.SIGINT))
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = tasks.run_task({"task": "late", "state": {"mode": "plain"}, "params": {}})
+    assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    if failing:
+        assert (code, err.getvalue()) == (2, "ZeroDivisionError: division by zero\n")
+    else:  # (the task's own Ctrl-C, before it was over, is the task's KeyboardInterrupt)
+        assert (code, err.getvalue()) == (2, "KeyboardInterrupt: interrupted\n")
 
 
 @pytest.mark.parametrize("size, expected", [((0, 0), ("80", "24")), ((1, 1), ("40", "1")),
