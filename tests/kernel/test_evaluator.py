@@ -200,7 +200,7 @@ def test_a_one_shot_command_imports_the_engine_in_its_evaluator_only(args, tmp_p
         == {"side": "evaluator", "typer": False, "after_wall": []}
 
 
-LAZY_SUBMODULES = ("cuda", "func", "linalg", "nn", "optim")  # (gradcli.api's)
+LAZY_SUBMODULES = ("cuda", "func", "linalg", "nn", "optim", "utils")  # (gradcli.api's)
 LAZY_OPS = LAZY_MODULES + ("topk_order",)  # (gradcli.ops.lazy's, and one they import)
 
 
