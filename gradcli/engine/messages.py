@@ -169,6 +169,9 @@ SEQUENCE_INDEX = (
     "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error or "
     "a different result (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/"
     "python_variable_indexing.cpp:349.)")
+UINT8_INDEX = ("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+               "instead. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+               "IndexingUtils.h:37.)")
 VIEW_INCOMPATIBLE = (
     "view size is not compatible with input tensor's size and stride (at least one dimension "
     "spans across two contiguous subspaces). Use .reshape(...) instead.")

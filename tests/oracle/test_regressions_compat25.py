@@ -3,6 +3,7 @@ PyTorch 2.13 (golden/test_regressions_compat25.json without torch)."""
 
 import io
 import warnings
+from contextlib import redirect_stdout
 
 import pytest
 
@@ -133,3 +134,31 @@ def test_checkpoint_warns_as_pytorch_warns(oracle):
     for message in expected:
         assert message in warned.getvalue()
     assert len(expected) == 2
+
+
+UINT8_INDEX = """
+import torch
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+m = torch.tensor([1, 0, 1], dtype=torch.uint8)
+y = x[m]
+print(y, torch.tensor([[1., 2.], [3., 4.]])[m[:2]])
+"""
+
+
+def test_a_uint8_index_warns_as_pytorch_warns(oracle):
+    """Indexing with a uint8 mask works as with a bool one and gives PyTorch's deprecation
+    UserWarning (on standard error in `gradcli run`)."""
+    def torch_run(torch):
+        printed = io.StringIO()
+        with warnings.catch_warnings(record=True) as caught, redirect_stdout(printed):
+            warnings.simplefilter("always")
+            exec(compile(UINT8_INDEX, "u.py", "exec"), {})
+        return printed.getvalue(), [(w.category.__name__, str(w.message)) for w in caught]
+    printed, expected = oracle(torch_run)
+    out, warned = io.StringIO(), io.StringIO()
+    with fresh_interpreter():
+        Session(out=out, warnings_to=warned).run(UINT8_INDEX, filename="u.py")
+    assert out.getvalue() == printed
+    assert len(expected) == 2 and len({m for _, m in expected}) == 1
+    category, message = expected[0]
+    assert warned.getvalue().count(f"{category}: {message}") == 2
