@@ -37,7 +37,6 @@ KNOWN = {
                              "with grad mode on)",
     "f14_func_ensemble_grad": "`import copy` (copy.deepcopy of a module) and the meta device "
                               "are not supported",
-    "p11_lbfgs_quadratic": "torch.optim.LBFGS is not implemented",
 }
 
 

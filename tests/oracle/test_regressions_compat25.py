@@ -69,6 +69,43 @@ print(a.data_ptr() == a.detach().data_ptr(), a.data_ptr() == a.view(3, 2).data_p
 print(a.data_ptr() == a.clone().data_ptr(), a[1].data_ptr() - a.data_ptr())
 print(a[:, 1].data_ptr() - a.data_ptr(), torch.zeros(0).data_ptr(), type(a.data_ptr()).__name__)
 """,
+    # torch.optim.LBFGS, a fixed step and the strong Wolfe line search: float32 steps are
+    # PyTorch's bit for bit on this problem (its fused add_), float64 ones within last bits
+    "lbfgs": """
+import torch
+A = torch.tensor([[3., 1.], [1., 2.]])
+b = torch.tensor([1., 1.])
+for ls in (None, "strong_wolfe"):
+    x = torch.tensor([3.0, -2.0], requires_grad=True)
+    opt = torch.optim.LBFGS([x], lr=1, history_size=3, line_search_fn=ls)
+    def closure():
+        opt.zero_grad()
+        loss = 0.5 * x @ A @ x - b @ x
+        loss.backward()
+        return loss
+    for k in range(2):
+        print(opt.step(closure), x.tolist())
+    st = opt.state[x]
+    print(st['func_evals'], st['n_iter'], len(st['old_dirs']), st['H_diag'], st['t'])
+for ls in (None, "strong_wolfe"):
+    p = torch.tensor([-1.5, 2.0], dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.LBFGS([p], lr=0.5 if ls is None else 1, history_size=5, max_iter=50,
+                            line_search_fn=ls)
+    def closure():
+        opt.zero_grad()
+        l = (1 - p[0]) ** 2 + 100 * (p[1] - p[0] ** 2) ** 2
+        l.backward()
+        return l
+    for k in range(3):
+        l = opt.step(closure)
+        print(k, f"{l.item():.2e}", [round(v, 5) for v in p.tolist()])
+    print(opt.state[p]['func_evals'], opt.state[p]['n_iter'])
+try:
+    torch.optim.LBFGS([x], line_search_fn="armijo").step(closure)
+except RuntimeError as e:
+    print(e)
+torch.optim.LBFGS([{'params': [x]}, {'params': [p]}])
+""",
     "checkpoint": """
 import torch
 import torch.nn as nn
