@@ -76,7 +76,7 @@ __all__ = sorted(
         "double", "short", "int", "long", "cfloat", "cdouble", "get_default_dtype",
         "set_default_dtype", "promote_types", "no_grad", "enable_grad", "set_grad_enabled",
         "is_grad_enabled", "inference_mode", "set_printoptions", "get_printoptions",
-        "autograd", "linalg", "nn", "optim", "cuda", "func", "pi", "e", "inf", "nan", "is_tensor", "numel",
+        "autograd", "linalg", "nn", "optim", "cuda", "func", "utils", "pi", "e", "inf", "nan", "is_tensor", "numel",
         "vmap",
         "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "strided",
         "set_element_limit", "finfo", "iinfo", "Generator", "default_generator", "result_type", "tensor_split",

@@ -186,8 +186,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
         result = tuple(grads) if is_tuple else grads[0]
         value = _finish(output, keep)
         if has_aux:
-            aux_leaves, rebuild_aux = _flatten(aux)
-            return result, (value, rebuild_aux([_finish(a, keep) for a in aux_leaves]))
+            return result, (value, _aux(aux, keep))
         return result, value
     return wrapper
 
@@ -238,7 +237,7 @@ def vjp(func, *primals, has_aux=False):
 
     result = _rebuild_like(output, keep)
     if has_aux:
-        return result, vjp_fn, _rebuild_like(aux, keep)
+        return result, vjp_fn, _aux(aux, keep)
     return result, vjp_fn
 
 
@@ -256,6 +255,16 @@ def _structure_text(tree):
 
 def _rebuild_like(tree, keep):
     leaves, rebuild = _flatten(tree)
+    return rebuild([_finish(t, keep) for t in leaves])
+
+
+def _aux(tree, keep):
+    """A function's auxiliary output (has_aux=True) handed back: tensors only, as PyTorch's
+    transforms unwrap it."""
+    leaves, rebuild = _flatten(tree)
+    for t in leaves:
+        if not isinstance(t, Tensor):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(t)}")
     return rebuild([_finish(t, keep) for t in leaves])
 
 
@@ -288,7 +297,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     flat = [leaf for group in leaves for leaf in group]
     products = _forward_products(outputs, flat, flat_tangents, keep)
     result = (_rebuild_like(output, keep), rebuild([_finish(p, keep) for p in products]))
-    return (*result, _rebuild_like(aux, keep)) if has_aux else result
+    return (*result, _aux(aux, keep)) if has_aux else result
 
 
 def _only_tensors(outputs, where):
@@ -365,7 +374,7 @@ def _jacobian(func, argnums, has_aux, name):
                 i += len(group)
             per_output.append(tuple(grouped) if is_tuple else grouped[0])
         result = rebuild_outputs(per_output)
-        return (result, _rebuild_like(aux, keep)) if has_aux else result
+        return (result, _aux(aux, keep)) if has_aux else result
     return wrapper
 
 

@@ -10,7 +10,7 @@ nothing of the engine and does it while its evaluator imports NumPy."""
 import os
 import sys
 
-API_SUBMODULES = ("cuda", "func", "linalg", "nn", "optim")
+API_SUBMODULES = ("cuda", "func", "linalg", "nn", "optim", "utils")
 AUTOGRAD_SUBMODULES = ("functional", "forward_ad", "graph")
 # (in the order they load in; topk_order is distributions')
 OP_MODULES = ("elementwise", "indexing", "join_split", "slicing", "gather", "matmul", "compare", "sorting",

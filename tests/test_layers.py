@@ -21,7 +21,7 @@ LAYERS = [
     #                                   settings; the list of the modules loaded at first use
     {"ops"},                            # the op table, registered into the engine
     {"autograd", "linalg", "cuda", "functions"},  # torch.autograd and the torch.* namespaces
-    {"nn"},
+    {"nn", "utils"},                    # torch.nn; torch.utils (checkpoint)
     {"optim", "func"},
     {"serialization"},                  # torch.save/load: copies of modules and optimizers
     {"api"},                            # the torch-like namespace, made of all of the above

@@ -314,10 +314,12 @@ def _forward_tangents(cls, ctx, args, outputs):
             tangents.append(Tensor._make(np.zeros_like(a._data), None, 0, False)
                             if ctx.materialize_grads else None)
     ctx._in_jvp = True
-    try:
+    level, ForwardAD.level = ForwardAD.level, None  # (PyTorch calls jvp with forward AD off:
+    try:                                            # a dual tensor the ctx kept is its primal)
         result = cls.jvp(ctx, *tangents)
     finally:
         ctx._in_jvp = False
+        ForwardAD.level = level
     if not isinstance(result, tuple):
         result = (result,)
     if len(result) != len(outputs):

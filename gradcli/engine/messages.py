@@ -12,6 +12,17 @@ def type_name(value):
     return f"{cls.__module__}.{cls.__name__}"
 
 
+
+def not_implemented(kernel, dtype):
+    """PyTorch's error for a kernel not compiled for a dtype: `"kernel" not implemented for
+    'Float'` (dtype: a torch or NumPy dtype, an array or a tensor, or the name to print)."""
+    if not isinstance(dtype, str):
+        from . import dtypes
+        d = getattr(dtype, "dtype", dtype)
+        dtype = d.short if hasattr(d, "short") else dtypes.short_name(d)
+    return NotImplementedError(f'"{kernel}" not implemented for \'{dtype}\'')
+
+
 BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
     "they have already been freed). Saved intermediate values of the graph are freed when you call "
@@ -169,6 +180,9 @@ SEQUENCE_INDEX = (
     "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error or "
     "a different result (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/"
     "python_variable_indexing.cpp:349.)")
+UINT8_INDEX = ("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+               "instead. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+               "IndexingUtils.h:37.)")
 VIEW_INCOMPATIBLE = (
     "view size is not compatible with input tensor's size and stride (at least one dimension "
     "spans across two contiguous subspaces). Use .reshape(...) instead.")

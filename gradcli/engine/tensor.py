@@ -449,6 +449,11 @@ class Tensor(metaclass=TorchClass):
         found = geometry(self._data, base._data)
         return (found if found is not None else own_geometry(self._data))[0]
 
+    def data_ptr(self):
+        """The address of the tensor's first element (0 for an empty tensor): tensors that
+        share memory (`x.detach()`, a view at offset 0) share it, a clone has its own."""
+        return self._data.__array_interface__["data"][0] if self._data.size else 0
+
     @property
     def itemsize(self):
         return self._data.itemsize

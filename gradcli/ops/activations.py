@@ -7,6 +7,7 @@ and threshold)."""
 import numpy as np
 
 from ..engine.dtypes import short_name
+from ..engine.messages import not_implemented
 from ..engine.tensor import Tensor
 from .derivatives import helper
 from .elementwise import elu_saved
@@ -20,8 +21,7 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 def _floating(name, a, kernel=None):
     if a.dtype.kind not in "fc":
-        raise NotImplementedError(f"\"{kernel or name + '_cpu'}\" not implemented for "
-                                  f"'{short_name(a.dtype)}'")
+        raise not_implemented(kernel or name + "_cpu", a.dtype)
 
 
 def activation(name, forward, derivative, doc, samples, public=False, method=False, **kw):
@@ -43,7 +43,7 @@ def _hardtanh(a, min_val, max_val):
     if min_val > max_val:
         raise RuntimeError("min_val cannot be greater than max_val")
     if a.dtype == np.bool_:
-        raise NotImplementedError("\"hardtanh_cpu\" not implemented for 'Bool'")
+        raise not_implemented("hardtanh_cpu", a.dtype)
     return np.clip(a, min_val, max_val).astype(a.dtype, copy=False)
 
 

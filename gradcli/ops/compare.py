@@ -156,8 +156,8 @@ def _bitwise(name, fn):
             floats = [x.dtype for x in arrays if x.dtype.kind in "fc"]
             # a Python float beside an integer tensor promotes to the default dtype
             floating = np.result_type(*floats) if floats else dtypes.get_default_dtype().np
-            raise NotImplementedError(
-                f'"{name}_cpu" not implemented for \'{_C_NAMES.get(floating.name, floating.name)}\'')
+            raise messages.not_implemented(f"{name}_cpu", _C_NAMES.get(floating.name,
+                                                                      floating.name))
         return fn(a, b)
     return forward
 

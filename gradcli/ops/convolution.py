@@ -23,6 +23,7 @@ import warnings
 import numpy as np
 
 from ..engine import dtypes
+from ..engine.messages import not_implemented
 from ..engine.tensor import Tensor, check_numel
 from .derivatives import helper
 from .registry import OPS, Op, Overload, Plain, Sample, register
@@ -138,7 +139,7 @@ def check_dtypes(x, w, b, transposed):
                    x.dtype != np.int64):
         kernel = (f"slow_conv_transpose{3 if w.ndim == 5 else 2}d_out_cpu" if transposed else
                   "compute_columns3d" if w.ndim == 5 else "slow_conv2d_cpu")
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_short(x)}\'')
+        raise not_implemented(kernel, _short(x))
 
 
 def _forward(x, w, b, stride, padding, dilation, transposed, output_padding, groups):

@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from ..engine import dtypes
+from ..engine.messages import not_implemented
 from ..engine.random import VMAP_SAME_BATCHED, Vmap, libm, sample_by_sample
 from ..engine.tensor import BatchedSample, Tensor, check_numel, check_pieces
 from .arith import broadcast_error
@@ -23,7 +24,7 @@ from .creation import _dtype_or_default, _leaf, _size, generator_of, with_out
 from .derivatives import helper
 from .dropout import bernoulli_like, memory_order
 from .numerics import fused
-from .unsigned import is_wide, not_implemented
+from .unsigned import is_wide
 from .arguments import chosen_form
 from .registry import OPS, Op, Overload, Plain, Sample, register
 from .tensor_methods import check_floating, normal_values, uniform_values

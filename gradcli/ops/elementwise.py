@@ -7,6 +7,7 @@ import numpy as np
 
 from ..engine import dtypes
 from ..engine.dtypes import cpp_name, short_name
+from ..engine.messages import not_implemented
 from ..engine.tensor import Tensor
 from .arith import broadcasting
 from .numerics import erf as _erf, fma
@@ -136,7 +137,7 @@ alias("arctan2", "atan2")
 
 def _hypot(a, b):
     if np.result_type(a, b).kind not in "fc":
-        raise NotImplementedError(f"\"hypot_cpu\" not implemented for '{short_name(np.result_type(a, b))}'")
+        raise not_implemented("hypot_cpu", np.result_type(a, b))
     return np.hypot(a, b)
 
 
@@ -279,7 +280,7 @@ alias("fix", "trunc")
 
 def _frac(a):
     if a.dtype.kind not in "fc":
-        raise NotImplementedError(f"\"frac_cpu\" not implemented for '{short_name(a.dtype)}'")
+        raise not_implemented("frac_cpu", a.dtype)
     return a - np.trunc(a)
 
 

@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ..engine import dtypes
-from ..engine.dtypes import short_name
+from ..engine.messages import not_implemented
 from ..engine.grad_mode import GradMode
 from ..engine.tangents import ForwardAD, set_tangent
 from ..engine.tensor import Tensor
@@ -29,7 +29,7 @@ TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 def _floating(name, *arrays):
     for a in arrays:
         if isinstance(a, np.ndarray) and a.dtype.kind not in "fc":
-            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{short_name(a.dtype)}'")
+            raise not_implemented(f"{name}_cpu", a.dtype)
 
 
 # ------------------------------------------------------------------ logaddexp, logaddexp2

@@ -7,6 +7,7 @@ import inspect
 
 import numpy as np
 
+from ..engine.messages import not_implemented
 from .convolution import col2im, im2col
 from .registry import Op, Plain, Sample, register
 
@@ -155,7 +156,7 @@ def _pair_arg(value, fn, arg, position):
 
 def _check_fold_dtype(input, kernel):
     if input.dtype.np.kind in "iu":
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype.short}\'')
+        raise not_implemented(kernel, input.dtype)
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):

@@ -257,6 +257,8 @@ def _check_index_bounds(indexed):
 
 def _tensor_index(value, cur, dim, real, shape, tensors):
     if value.dtype == np.bool_ or value.dtype == np.uint8:
+        if value.dtype == np.uint8:  # (PyTorch's TORCH_WARN: at each indexing)
+            warnings.warn(messages.UINT8_INDEX, UserWarning, stacklevel=2)
         value = value.astype(bool)
         for j in range(value.ndim):
             if value.shape[j] != cur[dim + j]:

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ..engine import dtypes
+from ..engine.messages import not_implemented
 from ..engine.tensor import Tensor, check_numel
 from .derivatives import helper
 from .registry import OPS, Composed, Op, Plain, Sample, register, wrap_dim
@@ -87,8 +88,7 @@ def _repeat_indices(repeats):
     """torch.repeat_interleave(repeats): each index i repeated repeats[i] times (int64)."""
     r = repeats._data
     if r.dtype not in (np.int32, np.int64):
-        raise NotImplementedError('"repeat_interleave_cpu" not implemented for '
-                                  f"'{dtypes.from_numpy_dtype(r.dtype).short}'")
+        raise not_implemented("repeat_interleave_cpu", r.dtype)
     if r.ndim > 1:
         raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
     r = r.reshape(-1).astype(np.int64)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..engine import dtypes
+from ..engine.messages import not_implemented
 from ..engine.tensor import Tensor
 from .reductions import (MOMENT_ATTRS, _amax_forward, _amax_jvp, _amax_vjp, _correction, _count, _moment,
                          _reverse_cumsum, _std_vjp, _var_vjp, axes, moment_saved, return_type,
@@ -185,8 +185,7 @@ register(Op(
 
 def _logcumsumexp(a, dim):
     if a.dtype.kind not in "fc":
-        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for "
-                                  f"'{dtypes.from_numpy_dtype(a.dtype).short}'")
+        raise not_implemented("logcumsumexp_out_cpu", a.dtype)
     d = wrap_dim(dim, a.ndim)
     if not a.ndim:
         return a.copy()

@@ -11,6 +11,7 @@ import numbers
 import numpy as np
 
 from ..engine import dtypes
+from ..engine.messages import not_implemented
 from ..engine.tensor import Tensor
 from .derivatives import helper
 from .numerics import fused
@@ -435,7 +436,7 @@ def aten_batch_norm(input, running_mean, running_var, weight, bias, training, mo
     _check_batch_norm_parameters(input, weight, bias, running_mean, running_var)
     momentum, eps = _float_argument(momentum, "momentum", 7), _float_argument(eps, "eps", 8)
     if input.dtype.np.kind != "f":  # (its CPU kernel's dtypes)
-        raise NotImplementedError(f'"batch_norm" not implemented for \'{input.dtype.short}\'')
+        raise not_implemented("batch_norm", input.dtype)
     return _BATCH_NORM.apply((input, 1 if weight is None else weight,
                               0 if bias is None else bias),
                              (running_mean, running_var, bool(training), momentum, eps))
@@ -476,8 +477,7 @@ def _group_norm(x, weight, bias, N, C, HxW, group, eps):
     either, per channel scale = rstd * weight and shift = -scale * mean + bias, then
     scale * x + shift (both a fused multiply-add, as its kernel is compiled)."""
     if x.dtype.kind != "f":
-        raise NotImplementedError("\"GroupNormKernelImpl\" not implemented for "
-                                  f"'{dtypes.short_name(x)}'")
+        raise not_implemented("GroupNormKernelImpl", x)
     t = x.dtype.type
     rows, mean, var = _group_stats(x, group)
     rstd = _group_rstd(var, eps, x.dtype)

@@ -16,6 +16,7 @@ import inspect
 
 import numpy as np
 
+from ..engine.messages import not_implemented
 from ..engine.tensor import Tensor, check_numel
 from .convolution import col2im, im2col, int_list
 from .derivatives import helper
@@ -465,7 +466,7 @@ def _pool_args(name, kernel_size, stride, padding, dilation=1):
 def _check_dtype(input, name, kinds, also=()):
     """PyTorch's kernels exist for these dtype kinds only (and the dtypes named in also)."""
     if input.dtype.np.kind not in kinds and input.dtype.np.name not in also:
-        raise NotImplementedError(f'"{name}" not implemented for \'{input.dtype.short}\'')
+        raise not_implemented(name, input.dtype)
 
 
 def _max_pool(nd, op):

@@ -12,6 +12,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..engine import dtypes
+from ..engine.messages import not_implemented
 from ..engine.tensor import Tensor
 from .derivatives import helper
 from .registry import OPS, Op, Overload, Plain, Sample, register, wrap_dim
@@ -694,8 +695,7 @@ def _softmax_input(name, a, dim):
     if a.dtype.kind not in "fc":
         kernel = "lastdim_kernel_impl" if not a.ndim or wrap_dim(dim, a.ndim) == a.ndim - 1 \
             else "kernel_impl"
-        raise NotImplementedError(f"\"{name}_{kernel}\" not implemented for "
-                                  f"'{dtypes.from_numpy_dtype(a.dtype).short}'")
+        raise not_implemented(f"{name}_{kernel}", a.dtype)
     d = wrap_dim(dim, a.ndim)
     return (a.reshape(1), 0) if not a.ndim else (a, d)
 

@@ -35,7 +35,8 @@ from .nodes import (ATTR, DTYPE, G, INPUT, OpNode, RESULT, SHAPE, SHAPES, _AS_IS
 from .forward_mode import _forward_ad
 from . import unsigned
 from .dispatch import _mark_view, _specialised_apply, _specialised_vjp
-from .arguments import _MISSING, _bad_argument, _check_number_attr, missing_arguments
+from .arguments import (_MISSING, _bad_argument, _check_number_attr, missing_arguments,
+                        numpy_named_attr, numpy_named_input, numpy_named_retry)
 from .entries import ALIASES, CLASSES, OPS, Entry, _note_class
 
 
@@ -351,6 +352,8 @@ class Op(Entry):
                 if value is _MISSING and name == "self":
                     value = kwargs.pop("input", _MISSING)
                 if value is _MISSING:
+                    value = numpy_named_input(name, kwargs)
+                if value is _MISSING:
                     raise missing_arguments(self.name, self._missing(len(inputs), kwargs))
                 inputs.append(value)
         if len(rest) > self.positional_attrs:
@@ -360,7 +363,7 @@ class Op(Entry):
             try:
                 i = self.attr_names.index(key)
             except ValueError:
-                raise TypeError(f"{self.name}() got an unexpected keyword argument '{key}'") from None
+                i = numpy_named_attr(self, key, kwargs)  # (`axis`, `keepdims`) or TypeError
             if i < len(rest):
                 raise TypeError(f"{self.name}() got multiple values for argument '{key}'")
             attrs[i] = value
@@ -715,7 +718,10 @@ class Overload(Entry):
                                        if part))
 
     def __call__(self, *args, **kwargs):
-        return self.choose(*args, **kwargs)(*args, **kwargs)
+        try:
+            return self.choose(*args, **kwargs)(*args, **kwargs)
+        except TypeError as e:  # (`axis=`, `keepdims=`: NumPy's names PyTorch takes too)
+            return numpy_named_retry(self, e, args, kwargs)
 
 
 def as_tensor_arg(x, like=None):

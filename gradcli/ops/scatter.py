@@ -193,8 +193,7 @@ def _scatter_reduce(a, src, dim, index, reduce, include_self):
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
     if kind == "mean" and a.dtype.kind == "b":
-        raise NotImplementedError('"scatter_gather_tensor_cpu_reduce_mean" not implemented for '
-                                  "'Bool'")
+        raise messages.not_implemented("scatter_gather_tensor_cpu_reduce_mean", a.dtype)
     return _reduce_into(a, src, d, index, kind, include_self)
 
 

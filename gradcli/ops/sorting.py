@@ -168,7 +168,7 @@ register(Op(
 def _kthvalue(a, k, dim=-1, keepdim=False):
     d = wrap_dim(dim, a.ndim)
     if a.dtype == np.bool_:
-        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
+        raise messages.not_implemented("kthvalue_cpu", a.dtype)
     size = a.shape[d] if a.ndim else 1
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")

@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from ..engine import dtypes
+from ..engine.messages import not_implemented
 from ..engine.dtypes import dtype as _dtype_cls
 from ..engine.tensor import Tensor
 from ..engine.torch_classes import Device
@@ -42,8 +43,7 @@ def check_floating(dtype, kernel, refused="biu"):
     """PyTorch's refusal of a random kernel for integer and bool tensors (refused "biuc": and
     complex ones, for the kernels of real values only)."""
     if np.dtype(dtype).kind in refused:
-        raise NotImplementedError(f'"{kernel}" not implemented for '
-                                  f"'{dtypes.short_name(np.dtype(dtype))}'")
+        raise not_implemented(kernel, np.dtype(dtype))
 
 
 def uniform_values(data, a, b, generator=None, name="uniform_"):

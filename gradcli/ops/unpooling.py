@@ -8,6 +8,7 @@ import inspect
 import numpy as np
 
 from ..engine import dtypes
+from ..engine.messages import not_implemented
 from ..engine.tensor import Tensor, check_numel
 from .derivatives import helper
 from .gather import _array
@@ -104,8 +105,7 @@ def _max_unpool3d(a, indices, output_size, stride, padding):
     if min(stride) <= 0:
         raise RuntimeError(f"strides should be greater than zero, but got stride: {list(stride)}")
     if a.dtype.kind != "f":  # (its kernel's dtypes)
-        raise NotImplementedError('"max_unpool3d" not implemented for '
-                                  f"'{dtypes.from_numpy_dtype(a.dtype).short}'")
+        raise not_implemented("max_unpool3d", a.dtype)
     return _unpool_scatter(a, indices, output_size)
 
 

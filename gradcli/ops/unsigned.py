@@ -10,6 +10,7 @@ the views and the copies have their kernels."""
 import numbers
 
 from ..engine import dtypes
+from ..engine.messages import not_implemented
 from ..engine.tensor import Tensor
 
 
@@ -128,11 +129,6 @@ def check(op, inputs, attrs, dtype=None):
     kernel = entry(op, inputs, attrs) if callable(entry) else entry
     if kernel is not None:
         raise not_implemented(kernel, dtype)
-
-
-def not_implemented(kernel, dtype):
-    """PyTorch's error for a kernel not compiled for a dtype (an array's, or a NumPy dtype)."""
-    return NotImplementedError(f'"{kernel}" not implemented for \'{dtypes.short_name(dtype)}\'')
 
 
 def _any_wide(inputs):

@@ -28,6 +28,7 @@ import math
 
 import numpy as np
 
+from ..engine.messages import not_implemented
 from ..engine.tensor import check_numel
 from .numerics import fused
 from .registry import OPS, Op, Plain, Sample, register
@@ -626,7 +627,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                       f"{shown}_channels_last" if kind != "cubic" and
                       _channels_last(input.shape, sizes) else
                       f"compute_indices_weights_{weights}")
-            raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype.short}\'')
+            raise not_implemented(kernel, input.dtype)
         if not nearest and name not in ("float32", "float64"):
             raise NotImplementedError(f"gradcli: interpolate's mode '{mode}' of {name} is not "
                                       "supported (float32 and float64 are)")

@@ -1,4 +1,4 @@
-"""torch.optim: SGD, Adam, AdamW and RMSprop, stepping as PyTorch's single-tensor
+"""torch.optim: SGD, Adam, AdamW and RMSprop (and LBFGS: gradcli.optim.lbfgs), stepping as PyTorch's single-tensor
 implementations step: each `a + alpha * b` (add with alpha, lerp, addcmul) computed in float64
 and rounded once to the parameter's dtype, as PyTorch's fused multiply-add rounds it.  SGD's
 steps are PyTorch's bit for bit; Adam's and RMSprop's may differ in the last bit where PyTorch's
@@ -12,7 +12,7 @@ import numpy as np
 from ..engine.grad_mode import no_grad
 from ..engine.torch_classes import TorchClass
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "LBFGS", "lr_scheduler"]
 
 
 class Optimizer(metaclass=TorchClass):
@@ -352,3 +352,4 @@ class RMSprop(Optimizer):
 
 
 from . import lr_scheduler  # noqa: E402  (its schedulers step these optimizers)
+from .lbfgs import LBFGS  # noqa: E402  (an Optimizer)

@@ -192,7 +192,8 @@ def test_a_one_shot_command_imports_the_engine_in_its_evaluator_only(args, tmp_p
                                      "gradcli.nn.modules",
                                      "gradcli.nn.parameter", "gradcli.nn.rnn",
                                      "gradcli.nn.rnn_utils", "gradcli.nn.utils",
-                                     "gradcli.optim", "gradcli.optim.lr_scheduler"])
+                                     "gradcli.optim", "gradcli.optim.lbfgs",
+                                     "gradcli.optim.lr_scheduler"])
     # (the op modules its program uses: the test's transcript sorts, the training loop's
     # model multiplies matrices; nothing for the rest)
     assert bool([m for m in lazy if m.startswith("gradcli.ops.")]) == (args[0] in ("run", "test"))
@@ -200,7 +201,7 @@ def test_a_one_shot_command_imports_the_engine_in_its_evaluator_only(args, tmp_p
         == {"side": "evaluator", "typer": False, "after_wall": []}
 
 
-LAZY_SUBMODULES = ("cuda", "func", "linalg", "nn", "optim")  # (gradcli.api's)
+LAZY_SUBMODULES = ("cuda", "func", "linalg", "nn", "optim", "utils")  # (gradcli.api's)
 LAZY_OPS = LAZY_MODULES + ("topk_order",)  # (gradcli.ops.lazy's, and one they import)
 
 

@@ -9,6 +9,7 @@ import textwrap
 
 import pytest
 from processes import python_output
+from gradcli.engine.messages import UINT8_INDEX
 from test_redteam_round11 import _assert_pytorchs
 
 
@@ -180,7 +181,8 @@ def test_a_byte_mask_written_with_one_value_is_refused_as_in_pytorch(source, ora
     """`x[byte_mask] = 7.` filled the mask's positions; PyTorch's index_put_ of a one-element
     value with a single mask as its only tensor index is masked_fill_, which refuses a uint8
     mask.  (Round 11 refused index_put's 0-d value only.)"""
-    _assert_pytorchs(oracle, "m = torch.tensor([0, 0, 1, 0, 1], dtype=torch.uint8)\n" + source)
+    _assert_pytorchs(oracle, "m = torch.tensor([0, 0, 1, 0, 1], dtype=torch.uint8)\n" + source,
+                     on_stderr=[UINT8_INDEX])
 
 
 SIZE_FACTORS = [f"F.interpolate(torch.ones({shape}), scale_factor={factor}{mode})"

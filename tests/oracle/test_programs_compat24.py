@@ -69,9 +69,14 @@ def test_there_are_programs():
     assert len(PROGRAMS) >= 60
 
 
-@pytest.mark.parametrize("path", [
-    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=KNOWN[p.stem]))
-    if p.stem in KNOWN else p for p in PROGRAMS], ids=[p.stem for p in PROGRAMS])
+def each_program(programs, known):
+    """The programs as parameters of a test, the known failures marked as strict xfails."""
+    return pytest.mark.parametrize("path", [
+        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=known[p.stem]))
+        if p.stem in known else p for p in programs], ids=[p.stem for p in programs])
+
+
+@each_program(PROGRAMS, KNOWN)
 def test_program_prints_what_pytorch_prints(path, oracle):
     source = path.read_text(encoding="utf-8")
     expected = oracle(lambda torch: pytorch_prints(torch, source, path.name))

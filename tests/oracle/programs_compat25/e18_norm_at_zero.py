@@ -1,0 +1,10 @@
+import torch
+x = torch.zeros(3, requires_grad=True)
+x.norm().backward()
+print(x.grad)
+y = torch.zeros(2, requires_grad=True)
+torch.sqrt((y ** 2).sum()).backward()
+print(y.grad)
+z = torch.tensor(0., requires_grad=True)
+z.sqrt().backward()
+print(z.grad)

@@ -1,0 +1,11 @@
+import torch
+w = torch.tensor([1., 2.], requires_grad=True)
+(w * 5).sum().backward()
+print(w.grad)
+w.grad.data.zero_()
+print(w.grad)
+(w * 2).sum().backward()
+print(w.grad, w.grad.requires_grad)
+w.grad.detach_()
+w.grad.requires_grad_(False)
+print(w.grad)

@@ -1,0 +1,10 @@
+import torch
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+idx = (x * 2).long()
+print(idx, idx.requires_grad)
+y = x.round()
+y.sum().backward()
+print(x.grad)
+z = x.floor() + x.frac()
+z.sum().backward()
+print(x.grad)

@@ -1,0 +1,11 @@
+import torch
+A = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+B = torch.tensor([[0.5, -1.], [2., 0.]], requires_grad=True)
+C = torch.einsum('ij,jk->ik', A, B)
+C.sum().backward()
+print(C, A.grad, B.grad, sep="\n")
+logits = torch.tensor([[1., 2., 3.], [0.5, 0.1, -1.]], requires_grad=True)
+picked = logits.gather(1, torch.tensor([[2], [0]]))
+print(picked)
+picked.sum().backward()
+print(logits.grad)
