@@ -576,7 +576,9 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
                 owner = children[part] if part in children else getattr(owner, part)
                 if not isinstance(owner, Module):
                     raise AttributeError(f"{type(owner).__name__} has no submodule `{part}`")
-            saved.append((owner, attr, owner.__dict__.get(attr, _MISSING)))
+            previous = owner.__dict__.get(attr, _MISSING)
+            _check_swap(owner, attr, value, previous)
+            saved.append((owner, attr, previous))
             object.__setattr__(owner, attr, value)
         return module(*args, **(kwargs or {}))
     finally:
@@ -588,6 +590,28 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
 
 
 _MISSING = object()
+
+
+def _check_swap(owner, attr, value, previous):
+    """PyTorch's swap_tensor: a tensor (or None) takes the place of a tensor, a None or an
+    attribute the module has not (a method, `training`, a program's number stay as they are:
+    `functional_call(m, {"forward": f})` is refused)."""
+    from .engine.tensor import Tensor
+    if value is not None and not isinstance(value, Tensor):
+        raise TypeError(f"{_text(value)} is not an instance of torch.Tensor")
+    if previous is _MISSING:
+        previous = getattr(owner, attr, None)
+    if previous is not None and not isinstance(previous, Tensor):
+        raise TypeError(f"attribute `{attr}`: {_text(previous)} is not an instance of "
+                        f"torch.Tensor")
+
+
+def _text(value):
+    """str(value) for PyTorch's message (a number too long for str(): its type's name)."""
+    try:
+        return str(value)
+    except ValueError:
+        return f"<{type(value).__name__} object>"
 
 
 def stack_module_state(models):

@@ -52,7 +52,17 @@ def tensor_split(input, indices_or_sections, dim=0):
     or at the given indices."""
     size = input.shape[dim]
     if isinstance(indices_or_sections, Tensor):
-        indices_or_sections = indices_or_sections.tolist()
+        given = indices_or_sections
+        if given.dim() > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-"
+                               f"dimensional or one-dimensional tensor, but got a tensor with "
+                               f"{given.dim()} dims")
+        if given.dtype.name != "int64":
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype "
+                               f"of long, but got {given.dtype.short}")
+        if given.dim() == 1:   # (indices: a piece more than there are of them)
+            check_pieces(given.numel() + 1)
+        indices_or_sections = given.tolist()
     if isinstance(indices_or_sections, int):
         n = indices_or_sections
         if n <= 0:
@@ -65,8 +75,16 @@ def tensor_split(input, indices_or_sections, dim=0):
             bounds.append((start, end))
             start = end
     else:
-        cuts = [0] + [max(0, min(int(i), size)) for i in indices_or_sections] + [size]
-        bounds = [(cuts[i], max(cuts[i], cuts[i + 1])) for i in range(len(cuts) - 1)]
+        if not isinstance(indices_or_sections, (list, tuple)) or not all(
+                isinstance(i, int) for i in indices_or_sections):
+            raise TypeError("tensor_split() received an invalid combination of arguments - got "
+                            f"(Tensor, {type(indices_or_sections).__name__}), but expected one "
+                            "of:")
+        check_pieces(len(indices_or_sections) + 1)
+        # (each piece from the index before to its own, as slices take them: a negative index
+        # counts from the end, `[7, -2, 1]` of 5 elements is [0:7], [7:-2], [-2:1], [1:])
+        cuts = [0] + [int(i) for i in indices_or_sections] + [None]
+        bounds = list(zip(cuts, cuts[1:]))
     index = [slice(None)] * input.dim()
     parts = []
     for start, end in bounds:

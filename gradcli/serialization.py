@@ -284,7 +284,7 @@ class _Copier:
 
     def _copy(self, obj):
         cls = type(obj)
-        if cls in ATOMS or isinstance(obj, type):
+        if cls in ATOMS or isinstance(obj, type) or _by_reference(obj):
             return obj
         found = self.memo.get(id(obj))
         if found is not None:
@@ -368,6 +368,19 @@ class _Copier:
             if not key.startswith("_") or key == "_gradcli_buffer_persistent":
                 new.__dict__[key] = self._copy(value)
         return new
+
+
+def _by_reference(obj):
+    """A function gradcli gives programs for PyTorch's or Python's (an op of the table, `max`,
+    the session's `print`): kept, as pickle keeps a function by its name (copied, print's
+    would have been the session itself: "cannot pickle 'Session' object")."""
+    cls = type(obj)
+    if cls is types.MethodType:
+        cls = type(obj.__self__)
+    elif not callable(obj):
+        return False
+    return isinstance(cls.__module__, str) and cls.__module__.startswith(("gradcli.ops",
+                                                                         "gradcli.lang"))
 
 
 def _parameter_class():

@@ -420,10 +420,27 @@ def _random_facade():
     return LazyFacade("random", _random_members)
 
 
+# the functions that compute on their parameters as given: `uniform(a, b)` is `a + (b - a) *
+# random()`, which of two NumPy arrays broadcasts them (Python's arithmetic, in random.py)
+RANDOM_ARITHMETIC = ("uniform", "triangular", "gauss", "normalvariate", "expovariate")
+
+
+def _broadcast_checked(function):
+    """function, its array parameters first checked as NumPy's functions' are (check_broadcast:
+    `random.uniform(np.zeros((n, 1)), np.ones((1, n)))` must not make n * n elements)."""
+    def checked(*args, **kwargs):
+        check_broadcast(*args, **kwargs)
+        return function(*args, **kwargs)
+    checked.__name__ = checked.__qualname__ = function.__name__
+    checked.__doc__ = function.__doc__
+    return checked
+
+
 def _random_members():
     import random
     generator = random.Random()
     members = {name: getattr(generator, name) for name in RANDOM_FUNCTIONS}
+    members.update({name: _broadcast_checked(members[name]) for name in RANDOM_ARITHMETIC})
 
     def sample(population, k, *, counts=None):
         if counts is not None:

@@ -74,6 +74,7 @@ def static_builtins():
     names.update(type=safe_type, dir=safe_dir, super=safe_super)
     ENGINE_SIGNALS[:] = [Unbatchable, ProgramError]
     callables.CHECK[0] = checked_callable  # (the callables programs hand to modules)
+    callables.OPERATORS.update({op: BINARY_GUARDS[op] for op in callables.OPERATORS})
     names.update(_getattr=guarded_getattr, _store_target=store_target,
                  _callable=checked_callable, _inplace_attr=inplace_attr,
                  _inplace_item=inplace_item, _slice_target=slice_target,

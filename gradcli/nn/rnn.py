@@ -393,9 +393,9 @@ def _packed(module, cell, input, hx):
     batch sizes and indices), the last states of each sequence's last real step, in the
     order of the sequences before they were sorted.  (LSTM's Python checks nothing here: its
     kernel's ops refuse what does not fit, as here.)"""
-    from .rnn_utils import PackedSequence
+    from .rnn_utils import PackedSequence, batch_size_list
     data, batch_sizes, sorted_indices, unsorted_indices = input
-    sizes = [int(b) for b in batch_sizes.tolist()]
+    sizes = batch_size_list(batch_sizes)   # (a step each: the steps' outputs a tensor each)
     lstm = module.mode == "LSTM"
     if hx is None:
         hx = module._zeros(data, batch_sizes=sizes)

@@ -9,8 +9,10 @@ does (CopySlices), and unpad_sequence masks (IndexBackward0)."""
 
 from collections import namedtuple
 
+import numpy as np
+
 from ..engine import dtypes
-from ..engine.tensor import Tensor
+from ..engine.tensor import Tensor, check_numel, check_pieces
 from ..engine.torch_classes import TorchClass
 from ..ops.registry import OPS
 
@@ -104,8 +106,11 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
                            f"{lengths.dim()}D cpu Long tensor")
     values = [int(v) for v in lengths.tolist()]
     data = OPS["_pack_padded_sequence"].apply((input,), (tuple(values), bool(batch_first)))
-    batch_sizes = [sum(1 for n in values if n > t) for t in range(values[0])]
-    return PackedSequence(data, OPS["tensor"](batch_sizes, dtype=dtypes.int64), sorted_indices,
+    # (how many sequences are longer than t, for each step t: not a loop over the steps and
+    # the sequences, T * B Python steps)
+    ascending = np.sort(np.asarray(values, np.int64))
+    batch_sizes = len(values) - np.searchsorted(ascending, np.arange(values[0]), side="right")
+    return PackedSequence(data, OPS["tensor"](batch_sizes.astype(np.int64)), sorted_indices,
                           None)
 
 
@@ -129,11 +134,27 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     return padded_output, lengths
 
 
+def batch_size_list(batch_sizes):
+    """A PackedSequence's batch sizes as a list, checked as PyTorch's kernels check them (a
+    program may make a PackedSequence of anything): a 1-D int64 tensor, not empty, each a
+    Python step (of the recurrence, of the padding), as many as list(batch_sizes) makes."""
+    if not isinstance(batch_sizes, Tensor):
+        raise AttributeError(f"'{type(batch_sizes).__name__}' object has no attribute 'device'")
+    if batch_sizes.dim() != 1 or batch_sizes.dtype is not dtypes.int64:
+        raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got "
+                           f"{batch_sizes.dim()}D cpu {batch_sizes.dtype.short} tensor")
+    if not batch_sizes.numel():
+        raise RuntimeError("batch_sizes can not be empty")
+    check_pieces(batch_sizes.numel())
+    return batch_sizes.tolist()
+
+
 def _pad_packed(data, batch_sizes, batch_first, padding_value, total_length):
     """aten's _pad_packed_sequence: a tensor of padding_value, each run of steps of one batch
     size copied in from data through a view (CopySlices), and the lengths."""
-    sizes = [int(b) for b in batch_sizes.tolist()]
+    sizes = batch_size_list(batch_sizes)
     max_batch = sizes[0]
+    check_numel((max_batch,))   # (the lengths; a forged batch size of data of no features)
     steps = max(total_length, len(sizes))
     output = OPS["full"]([steps, max_batch] + list(data.shape[1:]), padding_value,
                          dtype=data.dtype)

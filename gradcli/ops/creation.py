@@ -16,6 +16,7 @@ from .arg_errors import is_number, keyword_size_refusal, must_be, size_refusal
 from .numerics import fused
 from .arguments import missing_arguments
 from .registry import Plain, register
+from . import unsigned
 from .tensor_methods import check_floating, normal_values, uniform_values
 
 
@@ -183,10 +184,22 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if dtype is None:
         dtype = (dtypes.get_default_dtype()
                  if any(isinstance(v, float) for v in (start, end, step)) else dtypes.int64)
+    kind = np.dtype(dtype.np)
+    if kind == np.bool_ or unsigned.is_wide(kind):
+        raise unsigned.not_implemented("arange_cpu", kind)
+    if kind == np.int64:   # (its kernel's: the bounds and the step as int64, then counted)
+        start, end, step = int(start), int(end), int(step)
+        if not all(-2 ** 63 <= v < 2 ** 63 for v in (start, end, step)):
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+        if step == 0:
+            raise ValueError("step must be nonzero")
+        n = -((start - end) // step)
+        check_numel((n,))
+        return _leaf(start + step * np.arange(n, dtype=np.int64), requires_grad)
     n = int(np.ceil((end - start) / step))
     check_numel((n,))
-    if np.dtype(dtype.np).kind == "f" and np.dtype(dtype.np).itemsize in (4, 8):
-        return _leaf(_arange_values(start, step, n, np.dtype(dtype.np)), requires_grad)
+    if kind.kind == "f" and kind.itemsize in (4, 8):
+        return _leaf(_arange_values(start, step, n, kind), requires_grad)
     return _leaf(np.arange(start, end, step).astype(dtype.np)[:n], requires_grad)
 
 

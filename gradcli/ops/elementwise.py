@@ -680,9 +680,21 @@ def _promoted(fn):
         if len(tensors) == 2 and a.dtype == b.dtype:
             return fn(a, b)
         common = dtypes.result_type(tensors, [v for v in (a, b) if isinstance(v, SCALARS)]).np
-        a, b = (v.astype(common, copy=False) if isinstance(v, np.ndarray) else v for v in (a, b))
+        a, b = (v.astype(common, copy=False) if isinstance(v, np.ndarray) else
+                _wrapped(v, common) for v in (a, b))
         return fn(a, b)
     return broadcasting(forward)
+
+
+def _wrapped(scalar, dtype):
+    """A Python int compared with an integer tensor, as PyTorch reads it: cast to the tensor's
+    dtype, wrapping (`uint64_tensor == -1` compares with 2 ** 64 - 1, `uint8_tensor > -1` with
+    255), where NumPy compares the values themselves."""
+    if type(scalar) is not int or dtype.kind not in "iu" or not -2 ** 63 <= scalar < 2 ** 64:
+        return scalar
+    info = np.iinfo(dtype)
+    return dtype.type((scalar - int(info.min)) % (int(info.max) - int(info.min) + 1)
+                      + int(info.min))
 
 
 SCALARS = (bool, int, float, complex)

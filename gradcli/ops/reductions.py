@@ -121,7 +121,8 @@ def _float_sum(a, ax, keepdim):
 
 
 def _sum(a, dim, keepdim, dtype):
-    out = None if dtype is not None else _float_sum(a, axes(dim, a.ndim), keepdim)
+    a = _cast(a, dtype)   # (PyTorch's: the input cast, then summed in dtype; a sum of int64
+    out = _float_sum(a, axes(dim, a.ndim), keepdim)   # values cast after would wrap)
     if out is not None:
         return out
     out = np.sum(a, axis=axes(dim, a.ndim), keepdims=keepdim)
@@ -177,10 +178,11 @@ def _prod(a, dim, keepdim, dtype):
     if dim is not None and not isinstance(dim, (int, np.integer)):
         raise TypeError(f"prod(): argument 'dim' (position 1) must be int, not "
                         f"{type(dim).__name__}")
+    a = _cast(a, dtype)   # (as sum's)
     out = np.prod(a, axis=axes(dim, a.ndim), keepdims=keepdim)
     if dtype is None and a.dtype.kind in "biu":
         return out.astype(np.int64)
-    return _cast(np.asarray(out, dtype=a.dtype if dtype is None else None), dtype)
+    return np.asarray(out, dtype=a.dtype)
 
 
 def _eye_mask(n):

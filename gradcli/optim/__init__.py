@@ -66,21 +66,29 @@ class Optimizer(metaclass=TorchClass):
                 for p in group["params"]:
                     if p.grad is not None:
                         self._step_one(p, group)
-                        p._counter[0] += 1
         return loss
 
     def _step_one(self, p, group):
-        """_update on the parameter's state as NumPy arrays (and the step count an int); the
-        state keeps tensors on those arrays, as PyTorch's holds tensors (`opt.state[p]`)."""
+        """_update on the parameter's state as NumPy arrays (and the step count a number); the
+        state keeps tensors on those arrays, as PyTorch's holds tensors (`opt.state[p]`).  What
+        _update wrote in place has its version counter bumped as PyTorch's in-place ops bump it
+        (the parameter's, and its state's: `exp_avg.lerp_(...)`, `step_t += 1`), so that a graph
+        that saved one of them refuses to use it after the step."""
         from ..engine.tensor import Tensor
         state = self.state.setdefault(p, {})
         arrays = {name: _state_value(name, value, p) if isinstance(value, Tensor) else value
                   for name, value in state.items()}
-        self._update(p, p.grad._data, group, arrays)
+        writes = self._update(p, p.grad._data, group, arrays)
+        p._counter[0] += writes.pop(None, 1)
         for name, value in arrays.items():
             kept = state.get(name)
+            if isinstance(kept, Tensor) and name == "step" and not isinstance(value, np.ndarray):
+                kept.fill_(value)   # (PyTorch's `step_t += 1` on the state's tensor)
+                continue
             if not (isinstance(kept, Tensor) and kept._data is value):
-                state[name] = _state_tensor(name, value)
+                kept = state[name] = _state_tensor(name, value)
+            if isinstance(kept, Tensor):
+                kept._counter[0] += writes.get(name, 0)
 
     def state_dict(self):
         """PyTorch's form: {'state': {index: {name: tensor}}, 'param_groups': [group with its
@@ -102,7 +110,7 @@ class Optimizer(metaclass=TorchClass):
 
     def load_state_dict(self, state_dict):
         """The state and hyperparameters of state_dict (from state_dict(), saved and loaded),
-        its tensors cast to their parameters' dtypes (but `step`), as PyTorch's are."""
+        its tensors cast to their parameters' dtypes (but `step`), as PyTorch's are (_loaded)."""
         from ..engine.tensor import Tensor
         groups, saved_groups = self.param_groups, state_dict["param_groups"]
         if len(groups) != len(saved_groups):
@@ -119,8 +127,8 @@ class Optimizer(metaclass=TorchClass):
             if p is None:
                 state[key] = values
                 continue
-            state[p] = {name: _state_tensor(name, _state_value(name, value, p))
-                        if isinstance(value, Tensor) else value for name, value in values.items()}
+            state[p] = {name: _loaded(name, value, p) if isinstance(value, Tensor) else value
+                        for name, value in values.items()}
         self.state = state
         self.param_groups = [dict(saved, params=group["params"])
                              for group, saved in zip(groups, saved_groups)]
@@ -148,11 +156,21 @@ def _state_tensor(name, value):
     return value
 
 
+def _loaded(name, tensor, p):
+    """A loaded state tensor as PyTorch's load_state_dict keeps it: the tensor itself (the
+    program's, whose version counter the steps then bump), cast to a floating parameter's
+    dtype but for `step`."""
+    if name != "step" and p.is_floating_point() and tensor.dtype != p.dtype:
+        return tensor.to(p.dtype)
+    return tensor
+
+
 def _state_value(name, tensor, p):
-    """A loaded state tensor as the optimizer keeps it: the step count an int, other tensors
-    the parameter's dtype (a NumPy array, shared with the tensor when it is)."""
+    """A state tensor as the optimizer steps it: the step count a number (PyTorch's
+    `step_t.item()`), other tensors the parameter's dtype (a NumPy array, shared with the
+    tensor when it is)."""
     if name == "step":
-        return int(tensor.item())
+        return tensor.item()
     data = tensor._data
     if p.is_floating_point() and data.dtype != p._data.dtype:
         data = data.astype(p._data.dtype)
@@ -206,20 +224,22 @@ class SGD(Optimizer):
             grad = -grad
         if group["weight_decay"]:
             grad = _rounded(grad + np.float64(dtype.type(group["weight_decay"])) * data, dtype)
-        momentum = group["momentum"]
+        momentum, writes = group["momentum"], {}
         if momentum:
             buf = state.get("momentum_buffer")
             if buf is None:
                 buf = state["momentum_buffer"] = grad.copy()
-            else:
+            else:   # (buf.mul_(momentum).add_(grad, alpha=1 - dampening))
                 buf[...] = _rounded(buf * np.float64(dtype.type(momentum)), dtype)
                 buf[...] = _rounded(buf + np.float64(dtype.type(1 - group["dampening"])) * grad,
                                     dtype)
+                writes["momentum_buffer"] = 2
             if group["nesterov"]:
                 grad = _rounded(grad + np.float64(dtype.type(momentum)) * buf, dtype)
             else:
                 grad = buf
         data[...] = _rounded(data + np.float64(dtype.type(-group["lr"])) * grad, dtype)
+        return writes
 
 
 class Adam(Optimizer):
@@ -280,6 +300,10 @@ class Adam(Optimizer):
             v = peak
         denom = np.sqrt(v) / t(root) + t(eps)
         data += t(-step_size) * m / denom         # (addcdiv: value * t1 / t2, then the sum)
+        # (step_t += 1, exp_avg.lerp_, exp_avg_sq.mul_().addcmul_(), maximum(out=), and the
+        # parameter's mul_ (decoupled decay) and addcdiv_)
+        return {"step": 1, "exp_avg": 1, "exp_avg_sq": 2, "max_exp_avg_sq": int(group["amsgrad"]),
+                None: 2 if decay and group["decoupled_weight_decay"] else 1}
 
 
 class AdamW(Adam):
@@ -349,6 +373,9 @@ class RMSprop(Optimizer):
             data[...] = _rounded(data + np.float64(t(-group["lr"])) * buf, dtype)
         else:
             data += t(-group["lr"]) * grad / avg
+        # (step += 1, square_avg.mul_().addcmul_(), grad_avg.lerp_, buf.mul_().addcdiv_())
+        return {"step": 1, "square_avg": 2, "grad_avg": int(bool(group["centered"])),
+                "momentum_buffer": 2 if group["momentum"] > 0 else 0}
 
 
 from . import lr_scheduler  # noqa: E402  (its schedulers step these optimizers)

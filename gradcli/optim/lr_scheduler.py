@@ -1,9 +1,20 @@
 """torch.optim.lr_scheduler: StepLR, MultiStepLR, ExponentialLR and LambdaLR, in PyTorch's
 chainable form (each step scales the groups' current lr), the first step taken on creation."""
 
+import bisect
+import warnings
+
+from ..engine.callables import checked, multiply, power
 from ..engine.torch_classes import TorchClass
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "LambdaLR"]
+
+EPOCH_DEPRECATION_WARNING = (
+    "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where "
+    "possible. Please use `scheduler.step()` to step the scheduler. During the deprecation, if "
+    "epoch is different from None, the closed form is used instead of the new chainable form, "
+    "where available. Please open an issue if you are unable to replicate your use case: "
+    "https://github.com/pytorch/pytorch/issues/new/choose.")
 
 
 class LRScheduler(metaclass=TorchClass):
@@ -21,7 +32,11 @@ class LRScheduler(metaclass=TorchClass):
                 group.setdefault("initial_lr", group["lr"])
             elif "initial_lr" not in group:
                 raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] "
-                               f"when resuming scheduler with last_epoch >= 0.")
+                               f"when resuming scheduler with last_epoch >= 0.\nThis "
+                               f"typically happens when:\n1. You're trying to resume training "
+                               f"from a checkpoint but haven't properly loaded the optimizer "
+                               f"state\n2. You're using last_epoch >= 0 for a fresh training "
+                               f"run (not recommended)")
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         self.step()
@@ -33,8 +48,17 @@ class LRScheduler(metaclass=TorchClass):
         return list(self._last_lr)
 
     def step(self, epoch=None):
-        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        """The next epoch's learning rates (the chainable form: from the current ones); at a
+        given epoch (deprecated), the closed form from base_lrs where there is one."""
+        if epoch is None:
+            self.last_epoch += 1
+            values = self.get_lr()
+        else:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+            self.last_epoch = epoch
+            closed = getattr(self, "_get_closed_form_lr", None)
+            values = closed() if closed is not None else self.get_lr()
+        for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
@@ -60,7 +84,11 @@ class StepLR(LRScheduler):
     def get_lr(self):
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return self._lrs()
-        return [lr * self.gamma for lr in self._lrs()]
+        return [multiply(lr, self.gamma) for lr in self._lrs()]
+
+    def _get_closed_form_lr(self):
+        factor = power(self.gamma, self.last_epoch // self.step_size)
+        return [multiply(base, factor) for base in self.base_lrs]
 
 
 class MultiStepLR(LRScheduler):
@@ -78,7 +106,14 @@ class MultiStepLR(LRScheduler):
     def get_lr(self):
         if self.last_epoch not in self.milestones:
             return self._lrs()
-        return [lr * self.gamma ** self.milestones[self.last_epoch] for lr in self._lrs()]
+        factor = power(self.gamma, self.milestones[self.last_epoch])
+        return [multiply(lr, factor) for lr in self._lrs()]
+
+    def _get_closed_form_lr(self):
+        passed = bisect.bisect_right(sorted(m for m, n in self.milestones.items()
+                                            for _ in range(n)), self.last_epoch)
+        factor = power(self.gamma, passed)
+        return [multiply(base, factor) for base in self.base_lrs]
 
 
 class ExponentialLR(LRScheduler):
@@ -93,7 +128,11 @@ class ExponentialLR(LRScheduler):
     def get_lr(self):
         if self.last_epoch == 0:
             return self._lrs()
-        return [lr * self.gamma for lr in self._lrs()]
+        return [multiply(lr, self.gamma) for lr in self._lrs()]
+
+    def _get_closed_form_lr(self):
+        factor = power(self.gamma, self.last_epoch)
+        return [multiply(base, factor) for base in self.base_lrs]
 
 
 class LambdaLR(LRScheduler):
@@ -106,13 +145,14 @@ class LambdaLR(LRScheduler):
         if isinstance(lr_lambda, (list, tuple)):
             if len(lr_lambda) != groups:
                 raise ValueError(f"Expected {groups} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
+            self.lr_lambdas = [checked(fn) for fn in lr_lambda]
         else:
-            self.lr_lambdas = [lr_lambda] * groups
+            self.lr_lambdas = [checked(lr_lambda)] * groups
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        return [base * fn(self.last_epoch) for base, fn in zip(self.base_lrs, self.lr_lambdas)]
+        return [multiply(base, fn(self.last_epoch))
+                for base, fn in zip(self.base_lrs, self.lr_lambdas)]
 
     def state_dict(self):
         return {key: value for key, value in vars(self).items()
