@@ -1,6 +1,7 @@
 """The backward pass: collecting the nodes a pass needs and their dependencies, running them in
-PyTorch's order (a priority queue by sequence number), hooks on tensors and nodes (checked as
-PyTorch checks their results), anomaly mode's checks, and autograd.graph's current pass queries
+PyTorch's order (a priority queue by sequence number; a pass of one root without targets first
+without counting, _run_by_sequence), hooks on tensors and nodes (their calls and checks:
+gradcli.engine.hook_calls), anomaly mode's checks, and autograd.graph's current pass queries
 (will_execute, current_pass_id).  Nodes and gradient edges are gradcli.engine.graph's."""
 
 import gc
@@ -11,7 +12,8 @@ import warnings
 from . import messages
 from .grad_mode import GradMode
 from .graph import (UNARY, AccumulateGrad, AnomalyMode, GradientEdge, _add_into, _formula_made,
-                    _fresh, _tensor_gradient, gradient_edge)
+                    _tensor_gradient, gradient_edge)
+from .hook_calls import _call_post_accumulate_hooks, _call_tensor_hooks, _check_hook_values
 from .tangents import ForwardAD
 
 
@@ -175,91 +177,6 @@ def _accumulate_buffer(buffers, node, nr, grad):
     buf[nr] = grad if old is None else old + grad
 
 
-def _hook_name(hook):
-    """The hook's `__name__` if it is a string, else `<unknown>` (PyTorch's hook_name)."""
-    try:
-        name = hook.__name__
-    except Exception:  # noqa: BLE001  (PyTorch's PyObject_HasAttrString swallows any error)
-        return "<unknown>"
-    return name if isinstance(name, str) else "<unknown>"
-
-
-def _type_string(dtype):
-    """A tensor's type as PyTorch's TensorOptions::toString prints it: `torch.FloatTensor`, or
-    `CPUBoolType` for the types without a legacy tensor class (bool, complex)."""
-    if dtype.category in (0, 3):
-        return f"CPU{dtype.short}Type"
-    return "torch." + dtype.tensor_type
-
-
-def _check_hook_value(hook, old, new):
-    """PyTorch's check of a gradient new (not None) that a hook returned in place of old."""
-    from .tensor import Tensor
-    if old is None:
-        raise RuntimeError(messages.HOOK_REPLACED_NONE)
-    if not isinstance(new, Tensor):
-        raise TypeError(messages.HOOK_RETURNED_NOT_TENSOR.format(type=messages.type_name(new)))
-    if new.dtype is not old.dtype:
-        raise RuntimeError(messages.HOOK_CHANGED_TYPE.format(
-            name=_hook_name(hook), was=_type_string(old.dtype), got=_type_string(new.dtype)))
-    if new._data.shape != old._data.shape:
-        raise RuntimeError(messages.HOOK_CHANGED_SIZE.format(name=_hook_name(hook)))
-    return new
-
-
-def _check_hook_values(hook, old, new):
-    """The tuple of gradients new (not None) that a Node hook returned in place of the tuple
-    old, checked as PyTorch checks it."""
-    if not isinstance(new, tuple):
-        raise TypeError(messages.HOOK_RETURNED_NOT_TUPLE.format(type=messages.type_name(new)))
-    if len(new) != len(old):
-        raise RuntimeError(messages.HOOK_RETURNED_WRONG_COUNT.format(
-            name=_hook_name(hook), got=len(new), expected=len(old)))
-    for o, n in zip(old, new):
-        if n is not None:
-            _check_hook_value(hook, o, n)
-    return new
-
-
-def _call_tensor_hooks(node, grads):
-    """The hooks registered on the tensors node produced, then their retained gradients
-    (PyTorch's tensor pre-hooks and retains_grad hooks): a hook sees None for an output that
-    received no gradient, and may return None for it, not a tensor."""
-    hooks = node._tensor_hooks
-    if hooks:
-        for nr, fns in hooks.items():
-            for fn in list(fns.values()):
-                new = fn(grads[nr])
-                if new is not None:
-                    grads[nr] = _check_hook_value(fn, grads[nr], new)
-    retains = node._retains
-    if retains:
-        for nr, ref in list(retains.items()):
-            t = ref()
-            g = grads[nr]
-            if t is None or g is None:
-                continue
-            if t._grad is None:
-                t._grad = _fresh(g) if not g.requires_grad else g
-            else:
-                t._grad = t._grad + g
-            t._grad_count = t._grad_count + 1
-
-
-def _call_post_accumulate_hooks(variable):
-    """Tensor.register_post_accumulate_grad_hook's hooks: each is called with the leaf; a value
-    returned is checked and handed to the next hook as the tensor, then refused."""
-    t = variable
-    replaced = False
-    for fn in list(variable._post_acc_hooks.values()):
-        new = fn(t)
-        if new is not None and new is not t:
-            t = _check_hook_value(fn, t, new)
-            replaced = True
-    if replaced:
-        raise RuntimeError(messages.POST_ACC_HOOK_RETURNED)
-
-
 class _RunningPasses:
     """The backward passes running, innermost last (a hook may start another): for each, its
     id, root nodes, dependency counts (a dict, see _collect; or the list of nodes that hold
@@ -344,8 +261,13 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     counted = [] if targets is None and not passes else None
     finished = False
     try:
+        # one root without targets, outside create_graph and anomaly mode: first without
+        # counting dependencies (_run_by_sequence)
+        by_sequence = (counted is not None and len(root_nodes) == 1 and not create_graph
+                       and not AnomalyMode.enabled)
         if counted is not None:
-            _count_dependencies(root_nodes, counted)
+            if not by_sequence:
+                _count_dependencies(root_nodes, counted)
             deps = needed = None
         elif counts:
             deps, needed = counts["deps"].copy(), counts["needed"]
@@ -361,12 +283,11 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
         for (node, nr), g in zip(root_edges, grads):
             if needed is None or node in needed:
                 _accumulate_buffer(buffers, node, nr, g)
-        ready = []
-        for node in dict.fromkeys(root_nodes):
-            if ((node._deps if deps is None else deps.get(node, 0)) == 0
-                    and (needed is None or node in needed)):
-                heapq.heappush(ready, _ready_entry(node))
-        _run(ready, deps, needed, buffers, capture, results, retain_graph, create_graph)
+        if by_sequence:
+            _run_by_sequence(root_nodes, buffers, counted, retain_graph)
+        else:
+            _run(_initial_ready(root_nodes, deps, needed), deps, needed, buffers, capture,
+                 results, retain_graph, create_graph)
         finished = True
     finally:
         if counted is not None and not finished:  # (a finished pass counted each one down to 0)
@@ -418,7 +339,26 @@ def _ready_entry(node):
 _ACCUMULATE_KEY = -float("inf")
 
 
-def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_graph):
+def _initial_ready(root_nodes, deps, needed):
+    """The ready heap a pass starts from: its roots that no other root points at."""
+    ready = []
+    for node in dict.fromkeys(root_nodes):
+        if ((node._deps if deps is None else deps.get(node, 0)) == 0
+                and (needed is None or node in needed)):
+            heapq.heappush(ready, _ready_entry(node))
+    return ready
+
+
+def _store_leaf_gradient(node, g, create_graph, mine=False):
+    """Run AccumulateGrad node, without hooks, on its gradient g (mine: the engine's own; a
+    float gradient is made a tensor of the engine's own)."""
+    if type(g) is float:
+        g, mine = _tensor_gradient(g), True
+    node.accumulate(g, create_graph, mine)
+
+
+def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_graph,
+         replayed=None):
     """The engine loop: run ready nodes (highest sequence number first, as PyTorch's), pass each
     one's input gradients on to its children's buffers, and count down their dependencies.
 
@@ -439,7 +379,12 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
     other gradient may be referred to elsewhere (a VJP may return its gradient or a saved
     tensor, a hook may keep what it saw), so it is never written.  A node whose formulas may
     own their results releases its saved values only once its gradients are passed on (what
-    it saved tells which results are not its formulas' own)."""
+    it saved tells which results are not its formulas' own).
+
+    replayed: the nodes that have run already (_run_by_sequence), each to None (it only
+    counts its children down), to (its gradients, the gradient it was given) (its formulas
+    have run: its gradients are passed on) or to _STOP (return there: its error is raised);
+    see _resume."""
     heappush, heappop = heapq.heappush, heapq.heappop
     buffer_get = buffers.get
     buffer_pop = buffers.pop
@@ -455,7 +400,18 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
         else:
             return
         single = node.num_outputs == 1
-        if single and not node._hooked and (capture is None or node not in capture):
+        if replayed and node in replayed:
+            given = replayed.pop(node)
+            if given is _STOP:
+                return
+            if given is None:
+                grads_in = None  # (its children's counts go down)
+            else:  # (its formulas have run, given the tensor `given`)
+                grads_in, given = given
+                buffer_pop(node, None)
+                mine = False
+                big = given._data.size >= DONATE_MIN_SIZE
+        elif single and not node._hooked and (capture is None or node not in capture):
             # the common case, without hooks, retained gradients or captured inputs
             g = buffer_pop(node, None)
             mine = False
@@ -464,9 +420,7 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
                 mine = True
             if type(node) is AccumulateGrad:
                 if capture is None and g is not None:
-                    if type(g) is float:
-                        g, mine = _tensor_gradient(g), True
-                    node.accumulate(g, create_graph, mine)
+                    _store_leaf_gradient(node, g, create_graph, mine)
                 continue
             given = None  # the gradient node's formulas were given, when they may own theirs
             free = not retain_graph  # (release what the node saved now; given: once its
@@ -656,3 +610,150 @@ def _check_nan(node, grads_in):
                 warnings.warn(messages.ANOMALY_TRACEBACK.format(node=node.name(), where=where),
                               UserWarning, stacklevel=2)
             raise RuntimeError(messages.ANOMALY_NAN.format(node=node.name(), index=i))
+
+
+_UNSEEN = object()  # (_run_by_sequence: a node the pass has not reached yet)
+
+
+def _run_by_sequence(root_nodes, buffers, counted, retain_graph):
+    """The pass of one root without targets outside create_graph, anomaly mode and any other
+    pass (Tensor.backward()), run first without counting dependencies.
+
+    PyTorch runs, of the nodes that are ready, the one of the highest sequence number, a node
+    being ready once every node of the pass that points at it has run.  A node's children are
+    made before it, so their sequence numbers are lower (AccumulateGrad's apart: PyTorch runs
+    those as soon as they are ready); then, of the nodes the pass has reached and not yet run,
+    the one of the highest number is ready (a node pointing at it has a higher number, so it
+    has run: else it would be the one), and taking nodes in that order, from a heap of the nodes
+    reached, is PyTorch's order without counting anything.  A leaf's AccumulateGrad is the
+    exception: when it is ready depends on every node that points at it.  Here the float
+    gradients of those wait in `buffers` until the pass ends, and are stored then, in the order
+    first reached; nothing can tell the difference while nothing but the usual nodes run on
+    float gradients (no hook, no custom function, no anomaly check, no tensor gradient).  At
+    the first node that is not so (or an AccumulateGrad with hooks or given a tensor), the pass
+    counts the dependencies after all and carries on from PyTorch's state at that point
+    (_resume); an error does so too, then is raised."""
+    root = root_nodes[0]
+    heappush, heappop = heapq.heappush, heapq.heappop
+    buffer_get = buffers.get
+    buffer_pop = buffers.pop
+    free = not retain_graph
+    ready = []
+    nxt = root
+    node = applied = None
+    try:
+        while True:
+            if nxt is not None:
+                node, nxt = nxt, None
+            elif ready:
+                node = heappop(ready)[1]
+            else:
+                break
+            g = buffer_pop(node, None)
+            apply_f = node.apply_f
+            release = False
+            if apply_f is None or node.num_outputs != 1 or node._hooked:
+                limit = node._seq  # (node has not run)
+                break
+            fns = node._next_fns
+            if fns is None:  # (a _PairNode's edges, as in _count_dependencies)
+                fb = node._fn_b
+                fns = node._next_fns = (node._fn_a,) if fb is UNARY else (node._fn_a, fb)
+            if type(g) is float:
+                grads_in = apply_f(g, free)
+            elif g is None:
+                grads_in = (None,) * len(fns)
+                release = free
+            elif node is root:  # (its tensor gradient: _run's `given`, which may own results)
+                grads_in = apply_f(g, False)
+                if any(gi is not None and type(gi) is not float for gi in grads_in):
+                    applied = grads_in, g  # (passed on there, as _run passes them)
+                    limit = node._seq
+                    break
+                release = free
+            else:
+                limit = node._seq
+                break
+            limit = None
+            for child, nr, gi in zip(fns, node._next_nrs, grads_in):
+                if child is None:
+                    continue
+                if type(child) is AccumulateGrad:
+                    old = buffer_get(child)
+                    if type(old) is float and type(gi) is float:
+                        buffers[child] = old + gi
+                        continue
+                    if child._hooked or (gi is not None and type(gi) is not float):
+                        limit = node._seq - 1  # (node has run: carry on after it)
+                    if gi is not None:
+                        buffers[child] = gi if old is None else _sum_gradients(old, gi)
+                    continue
+                old = buffer_get(child, _UNSEEN)
+                if old is _UNSEEN:  # reached first
+                    if child.num_outputs == 1:
+                        buffers[child] = gi
+                    else:
+                        _accumulate_buffer(buffers, child, nr, gi if type(gi) is not float
+                                           else _tensor_gradient(gi))
+                    if nxt is None and not ready:
+                        nxt = child
+                    else:
+                        if nxt is not None:
+                            heappush(ready, (-nxt._seq, nxt))
+                            nxt = None
+                        heappush(ready, (-child._seq, child))
+                elif gi is not None:
+                    if type(old) is list:
+                        _accumulate_buffer(buffers, child, nr, gi if type(gi) is not float
+                                           else _tensor_gradient(gi))
+                    else:
+                        buffers[child] = gi if old is None else _sum_gradients(old, gi)
+            if release:
+                node.release()
+            if limit is not None:
+                break
+    except BaseException:
+        if node is not None:  # store what PyTorch would have stored before the error
+            _resume(root_nodes, buffers, counted, node._seq, retain_graph, True)
+        raise
+    if nxt is None and not ready and limit is None:  # (the pass has ended)
+        for node, g in buffers.items():  # (the leaves' AccumulateGrads)
+            if g is not None:
+                _store_leaf_gradient(node, g, False)
+        return
+    if g is not None and limit == node._seq:  # (the gradient of the node that has not run)
+        buffers[node] = g
+    _resume(root_nodes, buffers, counted, limit, retain_graph, applied=applied)
+
+
+def _sum_gradients(old, g):
+    """The sum of two gradients for one node (float gradients added as floats)."""
+    if type(old) is float:
+        if type(g) is float:
+            return old + g
+        old = _tensor_gradient(old)
+    elif type(g) is float:
+        g = _tensor_gradient(g)
+    return old + g
+
+
+def _resume(root_nodes, buffers, counted, limit, retain_graph, error=False, applied=None):
+    """Carry _run_by_sequence's pass on in PyTorch's way from where it stopped (the nodes of
+    sequence numbers above limit have run): count the dependencies, and run the engine loop
+    from the start, the nodes that have run only counting their children down (PyTorch's
+    ready heap, as it is at that point), the AccumulateGrads as they become ready.  error: stop
+    at the first node that has not run (whose error is raised); applied: that node's formulas
+    have run (_run)."""
+    _count_dependencies(root_nodes, counted)
+    replayed = {}
+    for node in itertools.chain(root_nodes, counted):
+        if type(node) is not AccumulateGrad:
+            if node._seq > limit:
+                replayed[node] = None
+            elif node._seq == limit and (error or applied is not None):
+                replayed[node] = _STOP if error else applied
+    _run(_initial_ready(root_nodes, None, None), None, None, buffers, None, None, retain_graph,
+         False, replayed)
+
+
+_STOP = object()  # (_resume: the node whose error is raised)

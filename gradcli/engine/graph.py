@@ -127,7 +127,9 @@ class Node(metaclass=TorchClass):
     # these class-level defaults.
     __slots__ = ("_next_fns", "_next_nrs", "_seq", "_deps", "__dict__", "__weakref__")
     _pre_hooks = _hooks = _tensor_hooks = _retains = _anomaly = _metadata = None
-    _hooked = False  # set once any hook or retained gradient is attached: the engine's slow path
+    # set once any hook, retained gradient or packed saved value (its unpack hook) is attached:
+    # the engine's slow path
+    _hooked = False
     # apply_f(node, g): the engine loop's apply for one gradient that may be a float gradient
     # (see _run), on the node classes of one- and two-input ops (gradcli.ops.registry)
     apply_f = None

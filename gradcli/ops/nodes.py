@@ -41,7 +41,8 @@ def _pack_saved(node, op, result):
 
 def _put_packed(node, kind, index, packed):
     """Keep PackedTensor packed in place of node's saved output (kind RESULT) or its saved
-    input index."""
+    input index.  Its unpack hook runs when the node does: the engine's slow path (_hooked)."""
+    node._hooked = True
     if kind == RESULT:
         node._saved_out = (packed, node._saved_out[1], None, None)
     else:
@@ -436,11 +437,11 @@ class _PairNode(OpNode):
     full collection walks every tracked object, and along a 100,000-op chain the tuples of
     child nodes and of saved inputs were two thirds of them.  The fast path of the forward
     pass (`_specialised_apply`) leaves `_next_fns` None and keeps the child nodes in `_fn_a`,
-    `_fn_b` (`_fn_b` is `_UNARY` for a one-input op); the backward pass's first walk
-    (backward._collect), or `next_functions`, makes the tuple when it is needed (the collector
-    is paused during a pass).  Saved inputs live in `_held_a`, `_held_b`, read only when
-    `_held_state` is 1 (None: nothing saved; RELEASED: freed by a backward pass); `_saved_in`
-    gives and takes the tuple the generic code uses."""
+    `_fn_b` (`_fn_b` is `_UNARY` for a one-input op); the backward pass's first walk (or
+    backward._run_by_sequence, reaching the node), or `next_functions`, makes the tuple when
+    it is needed (the collector is paused during a pass).  Saved inputs live in `_held_a`,
+    `_held_b`, read only when `_held_state` is 1 (None: nothing saved; RELEASED: freed by a
+    backward pass); `_saved_in` gives and takes the tuple the generic code uses."""
 
     __slots__ = ("_fn_a", "_fn_b", "_held_a", "_held_b", "_held_state")
 

@@ -172,7 +172,7 @@ def test_a_gradient_the_program_gave_is_not_added_into():
 # The probes below are ops of the table's kind (one formula per input) whose formulas return
 # what the engine must not own; none is registered in the op table.
 
-from gradcli.engine import backward as _backward, graph as _graph
+from gradcli.engine import backward as _backward, graph as _graph, hook_calls as _hook_calls
 from gradcli.ops.registry import Op
 
 
@@ -394,7 +394,7 @@ def test_the_table_s_fresh_results_reach_leaves_uncopied(monkeypatch):
     # chain's input gradient (mul's g * other) and a leaf reached twice are kept as they are
     copies = []
     fresh = _graph._fresh
-    for module in (_graph, _backward):  # (AccumulateGrad; a retained tensor's .grad)
+    for module in (_graph, _hook_calls):  # (AccumulateGrad; a retained tensor's .grad)
         monkeypatch.setattr(module, "_fresh", lambda g: copies.append(g) or fresh(g))
     rng = np.random.default_rng(0)
     h = gradcli.tensor(rng.standard_normal((4, 6)))
