@@ -13,15 +13,16 @@ import sys
 API_SUBMODULES = ("cuda", "func", "linalg", "nn", "optim")
 AUTOGRAD_SUBMODULES = ("functional", "forward_ad", "graph")
 # (in the order they load in)
-OP_MODULES = ("elementwise", "indexing", "join_split", "slicing", "gather", "matmul", "compare", "sorting",
-              "extra", "activations", "linalg", "products", "more_reductions", "decompositions",
-              "inplace_shape", "linalg_extra", "scatter", "dropout", "layers", "normalization",
-              "convolution", "image_blocks", "pooling", "adaptive_pooling", "unpooling",
-              "upsample", "distributions")
+OP_MODULES = ("reductions", "backward_ops", "elementwise", "indexing", "join_split", "slicing",
+              "gather", "matmul", "compare", "sorting", "extra", "activations", "linalg",
+              "products", "more_reductions", "decompositions", "inplace_shape", "linalg_extra",
+              "scatter", "dropout", "layers", "normalization", "convolution", "image_blocks",
+              "pooling", "adaptive_pooling", "unpooling", "upsample", "distributions")
 # op modules that declare no op and load where first needed: distributions' topk_order, the
-# ops' printed forms (reprs: a program that prints an op or a method), PyTorch's argument
-# errors (arg_errors: a call that was refused) and original_self (nn's, activations')
-OP_HELPERS = ("topk_order", "reprs", "arg_errors", "original_self")
+# reductions' and backward functions' vectorized kernels, the ops' printed forms (reprs: a
+# program that prints an op or a method), PyTorch's argument errors (arg_errors: a call that
+# was refused) and original_self (nn's, activations')
+OP_HELPERS = ("topk_order", "vectorized", "reprs", "arg_errors", "original_self")
 
 
 def paths():
