@@ -12,18 +12,23 @@ import sys
 
 API_SUBMODULES = ("cuda", "func", "linalg", "nn", "optim", "utils")
 AUTOGRAD_SUBMODULES = ("functional", "forward_ad", "graph")
-# (in the order they load in; topk_order is distributions')
-OP_MODULES = ("elementwise", "indexing", "join_split", "slicing", "gather", "matmul", "compare", "sorting",
-              "extra", "activations", "linalg", "products", "more_reductions", "decompositions",
-              "inplace_shape", "linalg_extra", "scatter", "dropout", "layers", "normalization",
-              "convolution", "image_blocks", "pooling", "adaptive_pooling", "unpooling",
-              "upsample", "distributions")
+# (in the order they load in)
+OP_MODULES = ("reductions", "backward_ops", "elementwise", "indexing", "join_split", "slicing",
+              "gather", "matmul", "compare", "sorting", "extra", "activations", "linalg",
+              "products", "more_reductions", "decompositions", "inplace_shape", "linalg_extra",
+              "scatter", "dropout", "layers", "normalization", "convolution", "image_blocks",
+              "pooling", "adaptive_pooling", "unpooling", "upsample", "distributions")
+# op modules that declare no op and load where first needed: distributions' topk_order, the
+# reductions' and backward functions' vectorized kernels, the ops' printed forms (reprs: a
+# program that prints an op or a method), PyTorch's argument errors (arg_errors: a call that
+# was refused) and original_self (nn's, activations')
+OP_HELPERS = ("topk_order", "vectorized", "reprs", "arg_errors", "original_self")
 
 
 def paths():
     """The modules' and packages' paths, relative to the gradcli package, without `.py`."""
     return (list(API_SUBMODULES) + [os.path.join("autograd", m) for m in AUTOGRAD_SUBMODULES]
-            + [os.path.join("ops", m) for m in OP_MODULES + ("topk_order",)])
+            + [os.path.join("ops", m) for m in OP_MODULES + OP_HELPERS])
 
 
 def cache_bytecode():

@@ -10,10 +10,11 @@ import re
 
 MAX_MESSAGE = 256 << 20  # bytes of one message line (more: the evaluator is ended)
 # the shapes of a message line (as Channel.send writes them): {"o": "..."}, {"e": "..."},
-# {"r": ...}
-_OUTPUT = re.compile(rb'\{[ \t\r]*"([oe])"[ \t\r]*:[ \t\r]*"')
-_CLOSE = re.compile(r"[ \t\r]*\}[ \t\r]*\Z")
-_ANSWER = re.compile(rb'\{[ \t\r]*"r"[ \t\r]*:')
+# {"r": ...}.  The patterns here are compiled at their first use (pattern(): the frontend imports
+# this module before it forks a one-shot command's evaluator, whose start-up waits for it)
+_OUTPUT = rb'\{[ \t\r]*"([oe])"[ \t\r]*:[ \t\r]*"'
+_CLOSE = r"[ \t\r]*\}[ \t\r]*\Z"
+_ANSWER = rb'\{[ \t\r]*"r"[ \t\r]*:'
 
 # what may reach a terminal of what an evaluator prints: text, tabs, newlines, carriage
 # returns, backspaces and colours (SGR: `ESC [`, numbers separated by `;`, with `:`
@@ -22,16 +23,21 @@ _ANSWER = re.compile(rb'\{[ \t\r]*"r"[ \t\r]*:')
 # ending in `m` with a private marker or an intermediate byte is no colour: `ESC [ > 4 ; 2 m`
 # switches xterm's modifyOtherKeys on for the rest of the shell's session, `ESC [ ? 4 m` makes
 # the terminal type an answer into the shell's input.
-_UNSAFE = re.compile(r"(?P<sgr>\x1b\[[0-9;:]*m)|"
-                     r"\x1b(\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(\x07|\x1b\\)?|"
-                     r"[PX^_][^\x1b]*(\x1b\\)?|.?)|"
-                     r"[\x00-\x07\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]", re.S)
+_UNSAFE = (r"(?P<sgr>\x1b\[[0-9;:]*m)|"
+           r"\x1b(\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(\x07|\x1b\\)?|"
+           r"[PX^_][^\x1b]*(\x1b\\)?|.?)|"
+           r"[\x00-\x07\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
+
+
+def pattern(source):
+    """One of the patterns above, compiled (once: re's cache keeps it)."""
+    return re.compile(source, re.S)
 
 
 def terminal_safe(text):
     """text without the control characters and escape sequences a terminal should not get
     from a program (colours are kept)."""
-    return _UNSAFE.sub(lambda m: m.group("sgr") or "", text)
+    return pattern(_UNSAFE).sub(lambda m: m.group("sgr") or "", text)
 
 
 # What the frontend parses of what an evaluator sends is bounded before json.loads builds it:

@@ -28,7 +28,7 @@ import time
 from .child import (Channel, GRACE, _child_setup, _detach, _evaluator_main, _is_tty, dropped,
                     _keep_environment, _terminal_size)
 from .bounds import (DocumentTooLarge, MAX_MESSAGE, _ANSWER, _CLOSE, _OUTPUT, loads_bounded,
-                     terminal_safe)
+                     pattern, terminal_safe)
 
 
 POLL = 0.1  # the longest wait between two looks at Ctrl-C and the deadlines
@@ -154,7 +154,7 @@ class Evaluator:
         line that is not a message of the protocol (an evaluator past its walls can write
         anything) is dropped; only an answer is parsed whole, and only one that builds no more
         objects than loads_bounded allows (else the evaluator is ended)."""
-        output = _OUTPUT.match(line)
+        output = pattern(_OUTPUT).match(line)
         if output is not None:
             # {"o": text} or {"e": text}: the one string, read where it starts
             text = line.decode("utf-8", "surrogateescape")
@@ -162,7 +162,7 @@ class Evaluator:
                 value, end = json.decoder.scanstring(text, output.end())
             except ValueError:
                 return None
-            if _CLOSE.match(text, end) is None:
+            if pattern(_CLOSE).match(text, end) is None:
                 return None
             del text
             if output.group(1) == b"o":
@@ -170,7 +170,7 @@ class Evaluator:
             else:
                 self._write(self.err, value)
             return None
-        if _ANSWER.match(line) is None:
+        if pattern(_ANSWER).match(line) is None:
             return None
         try:
             message = loads_bounded(line)

@@ -13,12 +13,10 @@ from .arguments import method_words
 from .entries import Pending
 from .registry import ALIASES, OPS, Op, Overload, Sample
 
-from . import arith, reductions, shape, creation, views  # noqa: E402,F401
+from . import arith, shape, creation, views  # noqa: E402,F401
 from . import tensor_methods  # noqa: E402
-from . import reprs  # noqa: E402,F401  (what prints print() uses: loaded before the wall)
-from . import backward_ops  # noqa: E402,F401  (declare)
-from . import original_self  # noqa: E402,F401  (in-place activations; nn imports it after the wall)
-# the other op modules (sorting, linalg, convolution, ...) load at their first use: gradcli.ops.lazy
+# the other op modules (the reductions, PyTorch's backward functions, sorting, linalg, ...) load
+# at their first use: gradcli.ops.lazy
 
 # Python operator -> (op name, reflected).  PyTorch's __radd__ is __add__ and its __rmul__ is
 # __mul__ (`2 * x` is mul(x, 2)); "swapped" says the program wrote the operands the other way

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..engine import messages
 from ..engine.tensor import Tensor
+from .creation import is_number
 
 # ------------------------------------------------------------------ parameter types
 TENSOR, NUMBER, INT, FLOAT, BOOL, INTS, DTYPE, STR = (
@@ -221,12 +222,6 @@ def _is_int(x):
     if isinstance(x, Tensor):
         return x.dtype.is_floating_point is False and x.numel() == 1
     return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
-
-
-def is_number(x):
-    if isinstance(x, Tensor):
-        return x.dim() == 0
-    return isinstance(x, (int, float, complex, np.number, np.bool_))
 
 
 def _check(param, x, numbers_as_tensors):

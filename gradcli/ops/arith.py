@@ -1,13 +1,15 @@
 """Arithmetic: + - * / // % ** and their named forms."""
 
+import ast
 import operator
 
 import numpy as np
 
 from ..engine.grad_mode import GradMode
 from ..engine.tensor import Tensor, check_numel
-from .derivatives import helper
-from .registry import OPS, Composed, Op, Overload, Sample, alias, elementwise_samples, register
+from .derivatives import helper, show_local
+from .registry import (OPS, Composed, Op, Overload, Sample, _camel, alias, elementwise_samples,
+                       register)
 
 BINARY = elementwise_samples(unary=False)
 POSITIVE = elementwise_samples(0.5, 2.0, unary=False)
@@ -433,15 +435,53 @@ register(Composed(
     samples=elementwise_samples(), kind="elementwise"))
 
 
-register(Op(
-    "div.Scalar", lambda a, other: np.true_divide(a, other), ("self: grad / other",),
-    inputs=("self", "other"), dtype="float", grad_fn="DivBackward1", method=False, public=False,
-    edges=("self",),
-    doc="self / a number, as PyTorch's C++ composites divide (`x / 2` from Python is DivBackward0)",
-    samples=SCALAR_OTHER, kind="binary"))
-register(Op(
-    # (its derivative is C++'s Scalar multiply too: MulBackward1 again in a double backward)
-    "mul.Scalar", lambda a, other: np.multiply(a, other), ("self: _mul_s(grad, other)",),
-    inputs=("self", "other"), grad_fn="MulBackward1", method=False, public=False,
-    edges=("self",), doc="self * a number, as PyTorch's C++ composites multiply",
-    samples=SCALAR_OTHER, kind="binary"))
+# ------------------------------------------------------------------ C++'s Scalar arithmetic
+# `x * 2`, `x + 1`, `x - 1` and `x / 3` in FunctionsManual.cpp call the Scalar overloads
+# (MulBackward1, AddBackward1, SubBackward1, DivBackward1), not Python's wrapped-number ones.
+
+def _scalar_op(name, ufunc, formula, doc, **kw):
+    """`self <op> a number`, as PyTorch's C++ composites compute it (no function, no method)."""
+    register(Op(
+        f"{name}.Scalar", lambda a, other: ufunc(a, other), (formula,), inputs=("self", "other"),
+        grad_fn=f"{_camel(name)}Backward1", method=False, public=False, edges=("self",),
+        doc=doc, samples=SCALAR_OTHER, kind="binary", **kw))
+
+
+_scalar_op("div", np.true_divide, "self: grad / other", "self / a number, as PyTorch's C++ "
+           "composites divide (`x / 2` from Python is DivBackward0)", dtype="float")
+# (its derivative is C++'s Scalar multiply too: MulBackward1 again in a double backward)
+_scalar_op("mul", np.multiply, "self: _mul_s(grad, other)",
+           "self * a number, as PyTorch's C++ composites multiply")
+_scalar_op("add", np.add, "self: grad", "self + a number, as PyTorch's C++ composites add")
+_scalar_op("sub", np.subtract, "self: grad",
+           "self - a number, as PyTorch's C++ composites subtract")
+
+
+@helper(shows=lambda t, s: ast.BinOp(s, ast.Mult(), t))  # (shown as `s * t`)
+def _mul_s(t, s):
+    # (a float: a formula run on Python floats, gradcli.ops.formulas.ARITHMETIC_HELPERS)
+    return t * s if isinstance(t, (int, float)) else OPS["mul.Scalar"](t, s)
+
+
+show_local("_mul_s", "{1}")
+
+
+@helper(shows=lambda t, s: ast.BinOp(t, ast.Div(), s))  # (shown as `t / s`)
+def _div_s(t, s):
+    return t / s if isinstance(t, (int, float)) else OPS["div.Scalar"](t, s)
+
+
+@helper(shows=lambda t, s: ast.BinOp(s, ast.Add(), t))  # (shown as `s + t`)
+def _add_s(t, s):
+    return t + s if isinstance(t, (int, float)) else OPS["add.Scalar"](t, s)
+
+
+@helper(shows=lambda t, s: ast.BinOp(t, ast.Sub(), s))
+def _sub_s(t, s):
+    return t - s if isinstance(t, (int, float)) else OPS["sub.Scalar"](t, s)
+
+
+@helper(shows=lambda s, t: ast.BinOp(s, ast.Sub(), t))
+def _rsub_wrapped(s, t):
+    """`s - t` with s a number in C++: a wrapped-number tensor, so SubBackward0 (not Rsub)."""
+    return OPS["sub"](float(s), t)

@@ -14,7 +14,6 @@ attributes under aten's names (the losses' `reduction` is aten's integer: 0 none
 the first-order VJPs of the activations and losses call them.
 """
 
-import ast
 import math
 
 import numpy as np
@@ -22,9 +21,9 @@ import numpy as np
 from ..engine.grad_mode import no_grad
 from ..engine.tensor import Tensor
 from . import vectorized
+from .arith import _add_s, _div_s, _mul_s, _rsub_wrapped, _sub_s
+from .derivatives import helper, show_local
 from .numerics import erf as _erf, fma
-from .derivatives import helper
-from .derivatives import show_local
 from .registry import OPS, Op, Sample, elementwise_samples, register
 
 REDUCTION = {"none": 0, "mean": 1, "sum": 2}   # at::Reduction
@@ -52,56 +51,6 @@ def _call(name, *inputs_and_attrs):
     op = OPS[name]
     n = op.n_inputs
     return op.apply(tuple(inputs_and_attrs[:n]), tuple(inputs_and_attrs[n:]))
-
-
-# ------------------------------------------------------------------ C++'s Scalar arithmetic
-# `x * 2`, `x + 1`, `x - 1` and `x / 3` in FunctionsManual.cpp call the Scalar overloads
-# (MulBackward1, AddBackward1, SubBackward1, DivBackward1), not Python's wrapped-number ones.
-
-SCALAR_OTHER = [Sample((), None, values={1: 1.5}), Sample((3,), None, values={1: 2.0}),
-                Sample((2, 3), None, values={1: -0.75})]
-if "add.Scalar" not in OPS:
-    register(Op(
-        "add.Scalar", lambda a, other: np.add(a, other), ("self: grad",),
-        inputs=("self", "other"), grad_fn="AddBackward1", method=False, public=False,
-        edges=("self",), doc="self + a number, as PyTorch's C++ composites add",
-        samples=SCALAR_OTHER, kind="binary"))
-if "sub.Scalar" not in OPS:
-    register(Op(
-        "sub.Scalar", lambda a, other: np.subtract(a, other), ("self: grad",),
-        inputs=("self", "other"), grad_fn="SubBackward1", method=False, public=False,
-        edges=("self",), doc="self - a number, as PyTorch's C++ composites subtract",
-        samples=SCALAR_OTHER, kind="binary"))
-
-
-@helper(shows=lambda t, s: ast.BinOp(s, ast.Mult(), t))  # (shown as `s * t`)
-def _mul_s(t, s):
-    # (a float: a formula run on Python floats, gradcli.ops.formulas.ARITHMETIC_HELPERS)
-    return t * s if isinstance(t, (int, float)) else OPS["mul.Scalar"](t, s)
-
-
-show_local("_mul_s", "{1}")
-
-
-@helper(shows=lambda t, s: ast.BinOp(t, ast.Div(), s))  # (shown as `t / s`)
-def _div_s(t, s):
-    return t / s if isinstance(t, (int, float)) else OPS["div.Scalar"](t, s)
-
-
-@helper(shows=lambda t, s: ast.BinOp(s, ast.Add(), t))  # (shown as `s + t`)
-def _add_s(t, s):
-    return t + s if isinstance(t, (int, float)) else OPS["add.Scalar"](t, s)
-
-
-@helper(shows=lambda t, s: ast.BinOp(t, ast.Sub(), s))
-def _sub_s(t, s):
-    return t - s if isinstance(t, (int, float)) else OPS["sub.Scalar"](t, s)
-
-
-@helper(shows=lambda s, t: ast.BinOp(s, ast.Sub(), t))
-def _rsub_wrapped(s, t):
-    """`s - t` with s a number in C++: a wrapped-number tensor, so SubBackward0 (not Rsub)."""
-    return OPS["sub"](float(s), t)
 
 
 def _type_as(mask, like):

@@ -12,12 +12,25 @@ from ..engine.random import TorchGenerator, Vmap
 from ..engine.tensor import (INT64_MAX, Tensor, check_new_sizes, check_numel, mark_batched,
                              to_array)
 from ..engine.torch_classes import Device, TorchClass
-from .arg_errors import is_number, keyword_size_refusal, must_be, size_refusal
 from .numerics import fused
 from .arguments import missing_arguments
 from .registry import Plain, register
 from . import unsigned
 from .tensor_methods import check_floating, normal_values, uniform_values
+
+
+def is_number(x):
+    """Whether PyTorch's argument parser takes x as a Number (a zero-dim tensor too)."""
+    if isinstance(x, Tensor):
+        return x.dim() == 0
+    return isinstance(x, (int, float, complex, np.number, np.bool_))
+
+
+def _must_be(name, param, expected, value, position=None):
+    """PyTorch's TypeError for an argument of the wrong type (gradcli.ops.arg_errors, which
+    loads on an error path only)."""
+    from .arg_errors import must_be
+    return TypeError(must_be(name, param, expected, value, position))
 
 
 def _leaf(data, requires_grad=False):
@@ -40,6 +53,7 @@ def _size(size, dtype=None, name="zeros"):
         size = tuple(size[0])
     for i, s in enumerate(size):
         if type(s) is not int and not isinstance(s, np.integer):  # (PyTorch's parser's check)
+            from .arg_errors import size_refusal
             refused = size_refusal(given, name)
             if refused:
                 raise TypeError(refused)
@@ -98,6 +112,7 @@ def _size_argument(size, keywords, name, overloaded=False):
         if size:
             raise TypeError(f"{name}() got multiple values for argument 'size'")
         size = (keywords.pop("size"),)
+        from .arg_errors import keyword_size_refusal
         refused = keyword_size_refusal(size[0], name)
         if refused:
             raise TypeError(refused)
@@ -122,11 +137,12 @@ empty = _filled(0, "empty")
 def full(size=None, fill_value=None, dtype=None, device=None, requires_grad=False):
     if size is None or fill_value is None:
         raise missing_arguments("full", ["size", "fill_value"][size is not None:])
+    from .arg_errors import size_refusal
     refused = size_refusal((size,), "full", varargs=False)
     if refused:
         raise TypeError(refused)
     if not is_number(fill_value):
-        raise TypeError(must_be("full", "fill_value", "Number", fill_value, 2))
+        raise _must_be("full", "fill_value", "Number", fill_value, 2)
     if dtype is None:
         dtype = dtypes.scalar_dtype(fill_value)
     shape = _size((size,), dtype, "full")
@@ -135,7 +151,7 @@ def full(size=None, fill_value=None, dtype=None, device=None, requires_grad=Fals
 
 def _tensor_input(input, name):
     if not isinstance(input, Tensor):
-        raise TypeError(must_be(name, "input", "Tensor", input, 1))
+        raise _must_be(name, "input", "Tensor", input, 1)
 
 
 def _like(fill, name):
@@ -160,7 +176,7 @@ empty_like = _like(0, "empty_like")
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
     _tensor_input(input, "full_like")
     if not is_number(fill_value):
-        raise TypeError(must_be("full_like", "fill_value", "Number", fill_value, 2))
+        raise _must_be("full_like", "fill_value", "Number", fill_value, 2)
     d = dtype or input.dtype
     return _batched_like(_leaf(np.full(input._data.shape, fill_value, d.np), requires_grad),
                          input)
@@ -174,7 +190,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     """Values from start to end (exclusive) by step."""
     if end is None:
         if not is_number(start):
-            raise TypeError(must_be("arange", "end", "Number", start, 1))
+            raise _must_be("arange", "end", "Number", start, 1)
         start, end = 0, start
     start, end, step = _number(start), _number(end), _number(step)
     if step == 0:
@@ -301,7 +317,7 @@ def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_gra
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     if m is None and (type(n) is bool or not isinstance(n, (int, np.integer))):
-        raise TypeError(must_be("eye", "n", "int", n, 1))
+        raise _must_be("eye", "n", "int", n, 1)
     check_numel((n, n if m is None else m))
     return _leaf(np.eye(n, m, dtype=_dtype_or_default(dtype).np), requires_grad)
 

@@ -14,7 +14,7 @@ import ast
 
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 _NUMBERS = (int, float)  # constants a float formula may use (exact types: True is refused)
-# helpers that are C++'s Scalar arithmetic (gradcli.ops.backward_ops: `_mul_s(t, s)` is t * s,
+# helpers that are C++'s Scalar arithmetic (gradcli.ops.arith: `_mul_s(t, s)` is t * s,
 # MulBackward1), which compute on 0-d float64 tensors what the operator computes on floats
 # (and which take Python floats): read as their operator, the first argument its left operand
 ARITHMETIC_HELPERS = {"_mul_s": ast.Mult, "_add_s": ast.Add, "_sub_s": ast.Sub,

@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from gradcli.lazy_modules import OP_HELPERS
 from gradcli.ops.lazy import LAZY_MODULES
 from tests.processes import ROOT
 
@@ -202,7 +203,7 @@ def test_a_one_shot_command_imports_the_engine_in_its_evaluator_only(args, tmp_p
 
 
 LAZY_SUBMODULES = ("cuda", "func", "linalg", "nn", "optim", "utils")  # (gradcli.api's)
-LAZY_OPS = LAZY_MODULES + ("topk_order",)  # (gradcli.ops.lazy's, and one they import)
+LAZY_OPS = LAZY_MODULES + OP_HELPERS  # (gradcli.ops.lazy's, and those loaded where needed)
 
 
 def test_the_bytecode_of_the_modules_loaded_at_first_use_is_cached_before_the_wall(tmp_path):

@@ -103,6 +103,8 @@ def test_a_fresh_process_runs_a_program_without_loading_them():
 # one way in per module, each a different path: a bare name, torch.<name>, a method, an
 # operator, an in-place method, torch.linalg, torch.nn.functional
 FIRST_USES = {
+    "reductions": "y = x.mean()",
+    "backward_ops": "y = x.tanh()",  # (its VJP: tanh_backward)
     "indexing": "y = x.reshape(1)[0]",
     "join_split": "y = cat([x.reshape(1), x.reshape(1)]).sum()",
     "slicing": "y = torch.flip(x.reshape(1), [0]).sum()",
@@ -182,14 +184,14 @@ def test_an_entry_its_module_does_not_declare_is_an_error_that_names_the_fix():
 
 def test_a_lazy_module_imported_with_the_core_ones_is_refused():
     out = run_python("""
-        import gradcli.ops.sorting
+        import gradcli.ops.gather
         from gradcli.ops import lazy
         try:
             lazy.install_pending()
         except RuntimeError as e:
             print(e)
     """).stdout.strip()
-    assert out == ("gradcli.ops.sorting is imported with the core op modules: it cannot load "
+    assert out == ("gradcli.ops.gather is imported with the core op modules: it cannot load "
                    "at first use (gradcli.ops.lazy.LAZY_MODULES)")
 
 
