@@ -32,14 +32,14 @@ def _check_number_attr(op, i, value):
 
 # the NumPy names PyTorch's argument parser takes for its own (numpy_compatibility_arg_names in
 # torch/csrc/utils/python_arg_parser.cpp): `x.sum(axis=1, keepdims=True)`, `torch.add(x1=a, x2=b)`
-NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "self", "a": "self", "x1": "self",
-               "x2": "other"}
+NUMPY_ATTRIBUTES = {"axis": "dim", "keepdims": "keepdim"}
+NUMPY_INPUTS = {"self": ("x", "a", "x1"), "other": ("x2",)}
 
 
 def numpy_named_attr(op, key, kwargs):
     """The index of the attribute a keyword that is not one of op's names stands for (`axis`:
     dim), or PyTorch's TypeError for an unexpected keyword (the error path of Op.bind)."""
-    name = NUMPY_NAMES.get(key)
+    name = NUMPY_ATTRIBUTES.get(key)
     if name in op.attr_names and name not in kwargs:
         return op.attr_names.index(name)
     raise TypeError(f"{op.name}() got an unexpected keyword argument '{key}'")
@@ -48,8 +48,7 @@ def numpy_named_attr(op, key, kwargs):
 def numpy_named_retry(call, error, args, kwargs):
     """call(*args, **kwargs) again with NumPy's keywords renamed to PyTorch's, when there are
     any and the call refused them (the error path of Overload.__call__), else raise error."""
-    renamed = {NUMPY_NAMES.get(k, k) if NUMPY_NAMES.get(k) in ("dim", "keepdim") else k: v
-               for k, v in kwargs.items()}
+    renamed = {NUMPY_ATTRIBUTES.get(k, k): v for k, v in kwargs.items()}
     if len(renamed) != len(kwargs) or renamed.keys() == kwargs.keys():
         raise error
     return call(*args, **renamed)
@@ -57,8 +56,8 @@ def numpy_named_retry(call, error, args, kwargs):
 
 def numpy_named_input(name, kwargs):
     """An input not given by its name, given by one of NumPy's (`x1`, `x2`), else _MISSING."""
-    for key, alias in NUMPY_NAMES.items():
-        if alias == name and key in kwargs:
+    for key in NUMPY_INPUTS.get(name, ()):
+        if key in kwargs:
             return kwargs.pop(key)
     return _MISSING
 
