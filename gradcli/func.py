@@ -290,13 +290,31 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     args, leaves, _, tracked = _prepare(primals, range(len(primals)))
     keep = _keeps_graph(tracked) or any(isinstance(t, Tensor) and t.requires_grad
                                         for t in flat_tangents)
-    output = _nested_call(func, *args)
-    output, aux = _split_aux(output, has_aux, name)
-    outputs, rebuild = _flatten(output)
-    _only_tensors(outputs, name)
     flat = [leaf for group in leaves for leaf in group]
-    products = _forward_products(outputs, flat, flat_tangents, keep)
-    result = (_rebuild_like(output, keep), rebuild([_finish(p, keep) for p in products]))
+    if _forward_mode_applies(keep):
+        from .autograd import forward_ad
+        with forward_ad.dual_level():
+            duals = [forward_ad.make_dual(p, t) for p, t in zip(flat, flat_tangents)]
+            output = _nested_call(func, *_flatten(primals)[1](duals))
+            output, aux = _split_aux(output, has_aux, name)
+            outputs, rebuild = _flatten(output)
+            _only_tensors(outputs, name)
+            unpacked = [forward_ad.unpack_dual(o) for o in outputs]
+            output = rebuild([u.primal for u in unpacked])
+            products = [o.new_zeros(o.shape) if u.tangent is None else u.tangent
+                        for o, u in zip(outputs, unpacked)]
+            aux = _rebuild_primals(aux, forward_ad.unpack_dual)
+    else:
+        output = _nested_call(func, *args)
+        output, aux = _split_aux(output, has_aux, name)
+        outputs, rebuild = _flatten(output)
+        _only_tensors(outputs, name)
+        products = _forward_products(outputs, flat, flat_tangents, keep)
+    # (PyTorch hands the output back through an alias: AliasBackward0 where it needs a graph)
+    from .ops.registry import OPS
+    aliased = [OPS["alias"].apply((o,), ()) if keep and o.requires_grad else _finish(o, keep)
+               for o in _flatten(output)[0]]
+    result = (rebuild(aliased), rebuild([_finish(p, keep) for p in products]))
     return (*result, _aux(aux, keep)) if has_aux else result
 
 
@@ -342,32 +360,26 @@ def linearize(func, *primals):
 # ---------------------------------------------------------------------- Jacobians
 
 def _jacobian(func, argnums, has_aux, name):
-    from .autograd.functional import check_jacobian_blocks
-
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         is_tuple, positions = _argnums(argnums, args)
         args, leaves, rebuilds, tracked = _prepare(args, positions)
         keep = _keeps_graph(tracked)
-        output = _nested_call(func, *args, **kwargs)
-        output, aux = _split_aux(output, has_aux, f"{name}(f, ...)(*args)")
-        outputs, rebuild_outputs = _flatten(output)
-        _only_tensors(outputs, f"{name}(f, ...)(*args)")
         flat = [leaf for group in leaves for leaf in group]
-        check_jacobian_blocks(outputs, flat)
+        if name == "jacfwd" and _forward_mode_applies(keep):
+            def substitute(new_flat):
+                new, i = list(args), 0
+                for p, group, rebuild in zip(positions, leaves, rebuilds):
+                    new[p] = rebuild(new_flat[i:i + len(group)])
+                    i += len(group)
+                return new
+            output, aux, blocks = _forward_blocks(func, substitute, kwargs, flat, has_aux, name)
+        else:
+            output, aux, blocks = _reverse_blocks(func, args, kwargs, flat, has_aux, name, keep)
+        outputs, rebuild_outputs = _flatten(output)
         per_output = []
-        for o in outputs:
-            rows = []
-            basis = o.new_zeros((o.numel(),))
-            for i in range(o.numel()):
-                e = basis.clone()
-                e[i] = 1
-                rows.append(_gradients([o], flat, [e.reshape(o.shape)], keep))
-            columns = []
-            for j, x in enumerate(flat):
-                from .ops import stack
-                block = stack([r[j] for r in rows]) if rows else x.new_zeros((0, *x.shape))
-                columns.append(_finish(block.reshape((*o.shape, *x.shape)), keep))
+        for o, row in zip(outputs, blocks):
+            columns = [_finish(block, keep) for block in row]
             grouped, i = [], 0
             for group, rebuild in zip(leaves, rebuilds):
                 grouped.append(rebuild(columns[i:i + len(group)]))
@@ -376,6 +388,65 @@ def _jacobian(func, argnums, has_aux, name):
         result = rebuild_outputs(per_output)
         return (result, _aux(aux, keep)) if has_aux else result
     return wrapper
+
+
+def _call_for_jacobian(func, args, kwargs, has_aux, name):
+    output = _nested_call(func, *args, **kwargs)
+    output, aux = _split_aux(output, has_aux, f"{name}(f, ...)(*args)")
+    outputs, _ = _flatten(output)
+    _only_tensors(outputs, f"{name}(f, ...)(*args)")
+    return output, aux, outputs
+
+
+def _reverse_blocks(func, args, kwargs, flat, has_aux, name, keep):
+    """(output, aux, blocks[i][j] = d output i / d flat j), row by row in reverse mode."""
+    from .autograd.functional import check_jacobian_blocks
+    from .ops import stack
+    output, aux, outputs = _call_for_jacobian(func, args, kwargs, has_aux, name)
+    check_jacobian_blocks(outputs, flat)
+    blocks = []
+    for o in outputs:
+        rows = []
+        basis = o.new_zeros((o.numel(),))
+        for i in range(o.numel()):
+            e = basis.clone()
+            e[i] = 1
+            rows.append(_gradients([o], flat, [e.reshape(o.shape)], keep))
+        blocks.append([(stack([r[j] for r in rows]) if rows else x.new_zeros((0, *x.shape)))
+                       .reshape((*o.shape, *x.shape)) for j, x in enumerate(flat)])
+    return output, aux, blocks
+
+
+def _forward_mode_applies(keep):
+    """Whether jacfwd and jvp compute in forward mode, as PyTorch does: when no forward level
+    is open already (gradcli's forward AD has one level) and the result need not be
+    differentiable (gradcli's tangents carry no graph); else the same numbers come from
+    reverse mode."""
+    from .engine.tangents import ForwardAD
+    return not keep and ForwardAD.level is None
+
+
+def _forward_blocks(func, substitute, kwargs, flat, has_aux, name):
+    """(output, aux, blocks[i][j] = d output i / d flat j), column by column in forward mode
+    (all columns at once where the ops batch their tangents); substitute(duals) gives the
+    arguments with the duals in place of the leaves flat."""
+    from .autograd.functional import forward_jacobian
+    from .autograd.forward_ad import unpack_dual
+    called = {}
+
+    def on_duals(*duals):
+        output, aux, outputs = _call_for_jacobian(func, substitute(duals), kwargs, has_aux, name)
+        called["output"] = _rebuild_primals(output, unpack_dual)
+        called["aux"] = _rebuild_primals(aux, unpack_dual)
+        return tuple(outputs)
+
+    _, blocks = forward_jacobian(on_duals, tuple(flat))
+    return called["output"], called["aux"], blocks
+
+
+def _rebuild_primals(tree, unpack_dual):
+    leaves, rebuild = _flatten(tree)
+    return rebuild([unpack_dual(t).primal if isinstance(t, Tensor) else t for t in leaves])
 
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):

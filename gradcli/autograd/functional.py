@@ -267,7 +267,6 @@ def _block_from_columns(columns, out, inp):
 
 def _jacfwd(func, inputs, strict=False, vectorize=False):
     """The Jacobian column by column with forward-mode AD."""
-    from ..ops import zeros, zeros_like
     if strict:
         raise RuntimeError(
             'torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are '
@@ -278,10 +277,18 @@ def _jacfwd(func, inputs, strict=False, vectorize=False):
         raise NotImplementedError(
             "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
             "only implemented for `vectorize=True`.")
+    is_outputs_tuple, result = forward_jacobian(func, inputs)
+    return _tuple_postprocess(result, (is_outputs_tuple, is_inputs_tuple))
+
+
+def forward_jacobian(func, inputs):
+    """(whether func returned a tuple, blocks): blocks[i][j] is d output i / d input j, by
+    forward-mode AD: all columns in one call of func where every op can batch its tangents,
+    else one call per column.  func returns a Tensor or a tuple of them."""
+    from ..ops import zeros, zeros_like
     batched = _jacfwd_batched(func, inputs)
     if batched is not None:
-        is_outputs_tuple, result = batched
-        return _tuple_postprocess(result, (is_outputs_tuple, is_inputs_tuple))
+        return batched
     columns = None  # columns[i][j]: list of tangents of output i, one per element of input j
     is_outputs_tuple = False
     primals = None
@@ -305,7 +312,7 @@ def _jacfwd(func, inputs, strict=False, vectorize=False):
                                          else zeros_like(u.primal))
     result = [[_block_from_columns(columns[i][j], out, inp) for j, inp in enumerate(inputs)]
               for i, out in enumerate(primals)]  # lists, as PyTorch returns them here
-    return _tuple_postprocess(result, (is_outputs_tuple, is_inputs_tuple))
+    return is_outputs_tuple, result
 
 
 def _jacfwd_batched(func, inputs):

@@ -310,6 +310,34 @@ g, = torch.autograd.grad(y.sum(), x, create_graph=True)
 torch.autograd.grad(g.sum(), x, allow_unused=True)
 """,
     },
+    "pytorch_code_func_forward_mode": {
+        "jvp and jacfwd in forward mode: the signs of zero columns, the output's alias": """\
+import torch
+from torch.func import jvp, jacfwd, jacrev, hessian, vmap, grad
+x = torch.tensor([1., -2., 0.])
+v = torch.tensor([1., 0., -1.])
+jvp(torch.sin, (x,), (v,))
+jvp(lambda a: (a * a, a.relu()), (x,), (v,))
+jvp(lambda a, b: a * b, (x, x), (v, torch.ones(3)))
+jvp(lambda a: (a.sum(), {"k": a}), (x,), (v,), has_aux=True)
+jacfwd(torch.sin)(x)
+jacfwd(lambda a: a.abs())(x)
+jacfwd(lambda a, b: a @ b, argnums=(0, 1))(torch.eye(2), torch.tensor([1., 2.]))
+jacfwd(lambda a: (a * 2, a.sum()), has_aux=True)(x)
+jacfwd(lambda a: {"s": a.sin(), "m": a.max()})(x)
+hessian(lambda a: a.exp().sum())(x)
+f = lambda a, b: (a ** 2 * b).sum() + (b ** 3).sum()
+hessian(f, argnums=1)(x, v)
+jacfwd(jacrev(f, argnums=0), argnums=0)(x, v)
+hessian(f, argnums=(0, 1))(x, v)[1][0]
+vmap(jacfwd(torch.sin))(x.reshape(3, 1))
+grad(lambda a: jvp(torch.sin, (a,), (v,))[1].sum())(x)
+xr = x.clone().requires_grad_()
+jvp(torch.sin, (xr,), (v,))
+jvp(torch.floor, (x,), (v,))
+jacfwd(lambda a: a[a > 0])(x)
+""",
+    },
 }
 
 

@@ -29,9 +29,6 @@ KNOWN = {
     "p02_newton_minimize_hessian": _BLAS,
     "p04_rosenbrock_adam": "Adam's vectorised sqrt rounds its own way (a last-place difference "
                            "over 200 steps)",
-    "f08_func_hessian_argnums": "torch.func's jvp and jacfwd (so hessian) run in reverse mode "
-                                "(the double-vjp trick): where the Jacobian has zeros, their "
-                                "signs (-0. or 0.) may differ from PyTorch's forward mode",
     "f10_forward_ad_module": "a forward-AD tangent computed from a primal that requires grad "
                              "has no grad_fn in gradcli (PyTorch's forward formulas run "
                              "with grad mode on)",
