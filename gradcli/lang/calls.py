@@ -4,6 +4,7 @@ constructors that could make raw memory, and the guards of operators, item acces
 that meter what could grow past the limits."""
 
 import builtins
+import functools
 import math
 import operator
 
@@ -61,8 +62,26 @@ def safe_bytes(*args, **kwargs):
     return bytes(*args, **kwargs)
 
 
+def safe_partial(func, /, *args, **keywords):
+    """functools.partial: the function passes the callable check when the partial is made
+    (a partial calls it from C)."""
+    if not callable(func):
+        raise TypeError("the first argument must be callable")
+    return functools.partial(checked_callable(func), *args, **keywords)
+
+
+def safe_reduce(function, iterable, /, *initial):
+    """functools.reduce, its function checked and what it walks metered."""
+    return functools.reduce(checked_callable(function), limits.check_each(iterable), *initial)
+
+
+for _safe, _real in ((safe_partial, functools.partial), (safe_reduce, functools.reduce)):
+    _safe.__name__ = _safe.__qualname__ = _real.__name__
+    _safe.__doc__ = _real.__doc__
+
+
 REPLACED_CALLS = {id(np.ndarray): _raw_ndarray, id(np.dtype): _dtype, id(int): safe_int,
-                  id(bytes): safe_bytes,
+                  id(bytes): safe_bytes, id(functools.partial): safe_partial,
                   # (printing.TextBudget)
                   **{id(c): budgeted(_as_pytorch_shows(c)) for c in (repr, str)},
                   **{id(c): limits.materialising(c) for c in (list, tuple, set, frozenset, dict,

@@ -451,6 +451,15 @@ def _random_members():
     return members
 
 
+# ---------------------------------------------------------------------- functools
+
+def _functools_facade():
+    """functools as PyTorch's tutorials use it (`partial(predict, weight, bias)`,
+    `reduce(operator.mul, shape)`), checked (calls.safe_partial, calls.safe_reduce)."""
+    from .calls import safe_partial, safe_reduce
+    return Facade("functools", {"partial": safe_partial, "reduce": safe_reduce})
+
+
 # ---------------------------------------------------------------------- the program's names
 
 class MathStyle:
@@ -525,7 +534,7 @@ def modules():
     torch._members["__version__"] = TORCH_VERSION
     from ..serialization import BytesIO  # (a file in memory for torch.save: no bytes in it)
     return {"torch": torch, "numpy": numpy, "math": _math_facade(), "random": _random_facade(),
-            "io": Facade("io", {"BytesIO": BytesIO})}
+            "io": Facade("io", {"BytesIO": BytesIO}), "functools": _functools_facade()}
 
 
 @lru_cache(maxsize=None)
