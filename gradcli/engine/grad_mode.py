@@ -41,12 +41,22 @@ class _GradModeManager:
         return wrapper
 
 
-class no_grad(_GradModeManager):
+class _NoParameterManager(_GradModeManager):
+    """A mode that takes no parameter, so also a bare decorator (`@torch.no_grad`), as
+    PyTorch's _NoParamDecoratorContextManager."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParameterManager):
     """Disable graph recording inside the block (or the decorated function)."""
     mode = False
 
 
-class enable_grad(_GradModeManager):
+class enable_grad(_NoParameterManager):
     """Enable graph recording inside the block, even within no_grad."""
     mode = True
 

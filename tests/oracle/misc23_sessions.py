@@ -338,6 +338,32 @@ jvp(torch.floor, (x,), (v,))
 jacfwd(lambda a: a[a > 0])(x)
 """,
     },
+    "pytorch_code_grad_mode_decorators": {
+        "no_grad and enable_grad as bare decorators (autograd mechanics' `@torch.no_grad`)": """\
+import torch
+x = torch.tensor([1., 2.], requires_grad=True)
+@torch.no_grad
+def tripler(x):
+    return x * 3
+
+tripler(x).requires_grad
+tripler.__name__
+@torch.enable_grad
+def doubler(x):
+    return x * 2
+
+with torch.no_grad():
+    doubler(x).requires_grad
+
+torch.no_grad(lambda v: v * 3)(x).requires_grad
+torch.no_grad()
+@torch.no_grad()
+def called(x):
+    return x * 4
+
+called(x)
+""",
+    },
 }
 
 
