@@ -400,19 +400,23 @@ def _call_for_jacobian(func, args, kwargs, has_aux, name):
 
 def _reverse_blocks(func, args, kwargs, flat, has_aux, name, keep):
     """(output, aux, blocks[i][j] = d output i / d flat j), row by row in reverse mode."""
-    from .autograd.functional import check_jacobian_blocks
+    from .autograd.functional import check_jacobian_blocks, reverse_jacobian_rows
     from .ops import stack
     output, aux, outputs = _call_for_jacobian(func, args, kwargs, has_aux, name)
     check_jacobian_blocks(outputs, flat)
     blocks = []
     for o in outputs:
-        rows = []
-        basis = o.new_zeros((o.numel(),))
-        for i in range(o.numel()):
-            e = basis.clone()
-            e[i] = 1
-            rows.append(_gradients([o], flat, [e.reshape(o.shape)], keep))
-        blocks.append([(stack([r[j] for r in rows]) if rows else x.new_zeros((0, *x.shape)))
+        if keep:  # (the rows' graphs start at one-hot gradients of o, as vmap's vjp's do)
+            rows = []
+            basis = o.new_zeros((o.numel(),))
+            for i in range(o.numel()):
+                e = basis.clone()
+                e[i] = 1
+                rows.append(_gradients([o], flat, [e.reshape(o.shape)], keep))
+            rows = [[r[j] for r in rows] for j in range(len(flat))]
+        else:  # (autograd.functional.jacobian's rows, which share one pass's counts)
+            rows = reverse_jacobian_rows(o, flat, False)
+        blocks.append([(stack(rows[j]) if rows[j] else x.new_zeros((0, *x.shape)))
                        .reshape((*o.shape, *x.shape)) for j, x in enumerate(flat)])
     return output, aux, blocks
 

@@ -366,6 +366,36 @@ def _jacfwd_batched(func, inputs):
     return is_outputs_tuple, result
 
 
+def _rows(out, inputs, create_graph):
+    """The gradients of each element of out (flattened) with respect to inputs, one tuple a
+    row (None where an input is unused)."""
+    flat = out.reshape(-1)
+    n = out.nelement()
+    # the one-hot rows start at out itself, when it has a node: the gradient flat's view node
+    # would give it is the one-hot row reshaped, so each row's pass runs one node fewer
+    root = _past_reshapes(out, inputs) if out.grad_fn is not None else flat
+    counts = {}  # (the one-hot rows' passes share one graph's dependency counts)
+    for k in range(n):
+        if create_graph:  # the rows' graphs start at flat[k] (SelectBackward0)
+            yield _autograd_grad((flat[k],), inputs, retain_graph=True, create_graph=True)
+        else:  # the same row from a one-hot gradient, without the select
+            one_hot = np.zeros(n, out._data.dtype)
+            one_hot[k] = 1
+            yield _one_hot_row(root, inputs, Tensor._make(one_hot.reshape(root._data.shape),
+                                                          None, 0, False), counts)
+
+
+def reverse_jacobian_rows(out, inputs, create_graph):
+    """[rows of d out / d input j for each input j]: the gradient of each element of out
+    (zeros where out does not depend on an input), as jacobian computes them."""
+    from ..ops import zeros_like
+    rows = [[] for _ in inputs]
+    for vj in _rows(out, inputs, create_graph):
+        for row, g, inp in zip(rows, vj, inputs):
+            row.append(zeros_like(inp) if g is None else g)
+    return rows
+
+
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
              strategy="reverse-mode"):
     """The Jacobian of func at inputs: jacobian[i][j][out_index + in_index]."""
@@ -397,21 +427,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         jacobian = ()
         for i, out in enumerate(outputs):
             rows = tuple([] for _ in inputs)
-            flat = out.reshape(-1)
-            n = out.nelement()
-            # the one-hot rows start at out itself, when it has a node: the gradient flat's
-            # view node would give it is the one-hot row reshaped, so each row's pass runs
-            # one node fewer
-            root = _past_reshapes(out, inputs) if out.grad_fn is not None else flat
-            counts = {}  # (the one-hot rows' passes share one graph's dependency counts)
-            for k in range(n):
-                if create_graph:  # the rows' graphs start at flat[k] (SelectBackward0)
-                    vj = _autograd_grad((flat[k],), inputs, retain_graph=True, create_graph=True)
-                else:  # the same row from a one-hot gradient, without the select
-                    one_hot = np.zeros(n, out._data.dtype)
-                    one_hot[k] = 1
-                    vj = _one_hot_row(root, inputs, Tensor._make(
-                        one_hot.reshape(root._data.shape), None, 0, False), counts)
+            for vj in _rows(out, inputs, create_graph):
                 for j, (row, g, inp) in enumerate(zip(rows, vj, inputs)):
                     if g is not None:
                         if strict and create_graph and not g.requires_grad:
