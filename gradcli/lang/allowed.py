@@ -13,6 +13,15 @@ import weakref
 from . import limits
 from .namespace import Facade
 
+# The special methods a class of the program may define besides __init__: a map-style Dataset's
+# (`__len__`, `__getitem__`), an iterator's (`__iter__`, `__next__`), `in` and calling.  Python
+# calls them (len(), indexing, for loops, `in`, a call), and they are the program's code, with
+# its checks.  No others: __eq__/__hash__ run inside dict and set lookups the engine makes,
+# __repr__/__str__ while it words an error, __exit__ could swallow the timeout, __del__ at any
+# time.
+PROGRAM_DUNDERS = frozenset({"__len__", "__getitem__", "__iter__", "__next__", "__contains__",
+                             "__call__"})
+
 
 PROGRAM_CLASSES = weakref.WeakSet()      # classes created by programs (may be subclassed)
 UNSAFE_TYPES = (types.ModuleType, types.FrameType, types.CodeType, types.TracebackType,

@@ -6,7 +6,8 @@ import builtins
 import weakref
 
 from .namespace import Facade, modules
-from .allowed import ENGINE_CLASSES, EXCEPTION_CLASSES, PROGRAM_CLASSES, _engine_module
+from .allowed import (ENGINE_CLASSES, EXCEPTION_CLASSES, PROGRAM_CLASSES, PROGRAM_DUNDERS,
+                      _engine_module)
 
 
 ALLOWED_MODULES = "torch, numpy, math, random, functools (partial, reduce) and io (its BytesIO)"
@@ -62,8 +63,21 @@ def build_class(body, name, *bases, **keywords):
     cls = builtins.__build_class__(body, name, *bases)
     _check_engine_bases(cls)
     _check_overrides(cls, body.__code__.co_names)
+    if any(n in vars(cls) for n in SEQUENCE_METHODS):
+        cls.__array__ = _no_array
     PROGRAM_CLASSES.add(cls)
     return cls
+
+
+# A class that defines one of these is a sequence to NumPy, which would make an array of its
+# objects by calling them, in C, without the element limit (`np.add(x, 1)` of an object whose
+# __getitem__ gives large arrays): NumPy asks __array__ first, which refuses.
+SEQUENCE_METHODS = ("__len__", "__getitem__", "__iter__")
+
+
+def _no_array(self, *args, **kwargs):
+    raise TypeError(f"NumPy makes no array of {type(self).__name__} objects in gradcli "
+                    f"programs (make a list first: list(x))")
 
 
 def _check_engine_bases(cls):
@@ -92,14 +106,16 @@ def _redefined_base(cls, owner, name):
     Tensor's may be redefined (the engine reads a tensor's memory through its attributes: a
     subclass's `_data` or `shape` would point it outside its buffers), and no `_`-name of any
     other engine class (their internals); methods such as forward and backward are what a
-    subclass of Function or Module is for."""
+    subclass of Function or Module is for, as are the special methods an engine class leaves
+    to its subclasses (`_program_dunders` in its own body: Dataset's __getitem__)."""
     mro = cls.__mro__
     tensor = ENGINE_CLASSES.get("Tensor")
     for base in mro[mro.index(owner) + 1:]:
         if base is object or base in PROGRAM_CLASSES or not _engine_class(base) or \
                 not hasattr(base, name):
             continue
-        if (tensor is not None and issubclass(base, tensor)) or name.startswith("_"):
+        if tensor is not None and issubclass(base, tensor) or name.startswith("_") and \
+                name not in vars(base).get("_program_dunders", ()):
             return base
     return None
 
@@ -118,8 +134,8 @@ def _check_overrides(cls, body_names):
     body uses (what the engine's own class machinery adds, such as a Function's backward
     class, is not the program's; `__init__` is the program's, `__module__` and the like
     Python's)."""
-    PROGRAM_NAMES[cls] = {name for name in cls.__dict__
-                          if name in body_names and not name.startswith("__")}
+    PROGRAM_NAMES[cls] = {name for name in cls.__dict__ if name in body_names and
+                          (not name.startswith("__") or name in PROGRAM_DUNDERS)}
     for owner in cls.__mro__:
         for name in PROGRAM_NAMES.get(owner, ()) if owner is cls or owner in PROGRAM_CLASSES \
                 else ():
@@ -130,7 +146,7 @@ def _check_overrides(cls, body_names):
         # (a program reads and writes no attribute starting with `_`: such a name would only
         # give its objects the engine's internal attributes, `_data` that the engine reads as
         # a tensor's memory)
-        if name.startswith("_") and name != "_":
+        if name.startswith("_") and name != "_" and name not in PROGRAM_DUNDERS:
             raise NameError(f"names starting with '_' are not allowed in a class body: "
                             f"'{name}'")
 

@@ -17,7 +17,7 @@ from ..engine.records import Record
 from .errors import ProgramError, too_deep
 from .limits import compile_recursion
 from .sandbox import GUARD_NAMES
-from .allowed import OPERATORS, readable_attribute
+from .allowed import OPERATORS, PROGRAM_DUNDERS, readable_attribute
 from .calls import UNCHECKED_OPERANDS, inplace_guard_name
 from .syntax import SYMBOLS, column_of, line_of
 
@@ -564,8 +564,15 @@ class Guarding(ast.NodeTransformer):
         first = node.args.args[0].arg if node.args.args else None
         node.body = self.in_scope(lambda: self.nested(node.body), ("function", first))
         in_class = bool(self.scopes) and self.scopes[-1][0] == "class"
-        # (a class of the program may have its own __init__, as nn.Module's subclasses do)
-        if not (in_class and node.name == "__init__"):
+        # (a class of the program may have its own __init__, as nn.Module's subclasses do, and
+        # the special methods of allowed.PROGRAM_DUNDERS, as a Dataset's __getitem__)
+        if in_class and node.name.startswith("__") and node.name.endswith("__") and \
+                node.name != "__init__" and node.name not in PROGRAM_DUNDERS:
+            raise ProgramError("NameError", f"names starting with '__' are not allowed: "
+                               f"'{node.name}' (a class may define __init__, "
+                               f"{', '.join(sorted(PROGRAM_DUNDERS))})",
+                               line_of(node), column_of(node))
+        if not (in_class and (node.name == "__init__" or node.name in PROGRAM_DUNDERS)):
             self.name(node.name, node)
         return node
 

@@ -1,3 +1,4 @@
+import contextlib
 import io
 
 import pytest
@@ -41,3 +42,15 @@ class Run:
 @pytest.fixture
 def run():
     return Run()
+
+
+@pytest.fixture
+def python_prints():
+    """python_prints(source): what Python itself prints running source (the oracle of
+    programs that use no torch)."""
+    def prints(source):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(source, "<program>", "exec"), {})
+        return out.getvalue()
+    return prints

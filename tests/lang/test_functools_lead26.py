@@ -2,9 +2,6 @@
 bias)`): partial and reduce compute as Python's do, and the function a partial will call
 passes the callable check when the partial is made, as every call a program makes does."""
 
-import contextlib
-import io
-
 import pytest
 
 PROGRAMS = {
@@ -37,11 +34,8 @@ except TypeError as e:
 
 
 @pytest.mark.parametrize("source", PROGRAMS.values(), ids=list(PROGRAMS))
-def test_functools_computes_as_python(run, source):
-    expected = io.StringIO()
-    with contextlib.redirect_stdout(expected):
-        exec(compile(source, "<program>", "exec"), {})
-    assert run(source) == expected.getvalue()
+def test_functools_computes_as_python(run, python_prints, source):
+    assert run(source) == python_prints(source)
 
 
 def test_a_partial_calls_the_checked_stand_in_of_a_replaced_callable(run):
