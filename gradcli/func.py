@@ -11,7 +11,7 @@ and stacking the results."""
 
 import functools
 
-from .engine import messages
+from .engine import callables, messages
 from .engine.autograd import grad as _autograd_grad
 from .engine.grad_mode import enable_grad
 from .engine.random import Vmap, VmapLevel
@@ -26,6 +26,8 @@ class _Transforms:
 
 
 def _nested_call(func, *args, **kwargs):
+    """func(*args, **kwargs) under enable_grad, as the program's own call of it would be."""
+    func = callables.checked(func)
     _Transforms.depth += 1
     try:
         with enable_grad():
@@ -332,7 +334,7 @@ def _forward_products(outputs, inputs, tangents, keep):
 
 def linearize(func, *primals):
     """(func(*primals), jvp_fn): jvp_fn(*tangents) is the Jacobian-vector product at primals."""
-    output = func(*primals)
+    output = callables.checked(func)(*primals)
 
     def jvp_fn(*tangents):
         return jvp(func, primals, tangents)[1]
@@ -455,7 +457,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped "
                              f"dimension, got sizes {sizes} for the mapped dimension")
         size = sizes[0]
-        results = []
+        results, call = [], callables.checked(func)
         level = VmapLevel(randomness, size)
         Vmap.levels.append(level)
         try:
@@ -464,7 +466,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                                    for leaf, dim in zip(leaves, leaf_dims)])
                           for leaves, leaf_dims, rebuild in zip(flat_args, flat_dims, rebuilds)]
                 level.start_sample(i)
-                results.append(func(*sample, **kwargs))
+                results.append(call(*sample, **kwargs))
                 if i == 0:
                     _check_stacked(results[0], out_dims, name, size)
         finally:

@@ -10,6 +10,7 @@ behind it, which changes no value: gradcli keeps them)."""
 import warnings
 
 from .function import Function
+from ..engine import callables
 from ..engine.grad_mode import enable_grad, no_grad, GradMode
 from ..engine.tensor import Tensor
 
@@ -60,7 +61,10 @@ class CheckpointFunction(Function):
 
 def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism_check="default",
                debug=False, preserve_rng_state=True, **kwargs):
-    """function(*args, **kwargs), its intermediate results recomputed in the backward pass."""
+    """function(*args, **kwargs), its intermediate results recomputed in the backward pass.
+    (function, a program's, is called as the program's own call of it would be: `int` of a
+    string of hex digits is metered, as callables.checked makes it.)"""
+    function = callables.checked(function)
     if use_reentrant is None:
         warnings.warn(_USE_REENTRANT, UserWarning, stacklevel=2)
         use_reentrant = True
@@ -79,6 +83,7 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
         warnings.warn(_USE_REENTRANT, UserWarning, stacklevel=2)
         use_reentrant = True
     functions = list(functions.children()) if hasattr(functions, "children") else list(functions)
+    functions = [callables.checked(f) for f in functions]
     size = len(functions) // segments
     end = -1
 
