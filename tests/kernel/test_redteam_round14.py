@@ -1,0 +1,122 @@
+"""Red team, round 14: regression tests that state the SAFE behaviour (they fail until fixed).
+
+The language wall alone (programs run in-process through a Session): a callable a program
+hands to torch.utils.checkpoint, a grad-mode decorator or a torch.func transform was called
+without the sandbox's call check; Tensor.data_ptr() gave the real address of NumPy's buffer;
+builtins printed under gradcli's internal names."""
+
+import pytest
+from processes import program_error, program_output
+from test_redteam_round11 import _assert_pytorchs
+
+
+pytestmark = pytest.mark.usefixtures("fresh_engine")
+
+
+# ---------------------------------------------------------------------- the callable check
+
+HEX = '"f" * 10 ** 6, 16'   # int() of these: 4,000,000 bits, the limit is 1,000,000
+UNCHECKED_CALLS = [
+    f"torch.utils.checkpoint.checkpoint(int, {HEX}, use_reentrant=False)",
+    f"torch.utils.checkpoint.checkpoint(int, {HEX}, use_reentrant=True)",
+    f"torch.utils.checkpoint.checkpoint(int, {HEX})",
+    f"torch.no_grad()(int)({HEX})",
+    f"torch.enable_grad()(int)({HEX})",
+    f"torch.inference_mode()(int)({HEX})",
+    f"torch.set_grad_enabled(False)(int)({HEX})",
+    f"torch.autograd.detect_anomaly()(int)({HEX})",
+    f"torch.func.vmap(int, in_dims=(None, 0))({HEX[:-4]}, torch.tensor([16]))",
+]
+
+
+@pytest.mark.parametrize("call", UNCHECKED_CALLS, ids=range(len(UNCHECKED_CALLS)))
+def test_a_callable_the_engine_calls_is_checked(call):
+    """checkpoint(f, ...), `torch.no_grad()(f)` and the transforms called f as it was: a
+    program's `int` (the sandbox's, metered, when the program calls it) was Python's, and
+    `int("f" * 10 ** 6, 16)` made a 4,000,000-bit integer past GRADCLI_MAX_INT_BITS (as
+    `str`/`repr` passed the text budget, `list` the iteration meter).  Expected: f is held to
+    what the program's own call of it would be (engine.callables.checked)."""
+    error, _ = program_error(f"import torch\nx = {call}\nprint(x.bit_length())\n")
+    assert error.startswith("OverflowError: integer too large"), error
+
+
+CHECKPOINTED = [
+    # what the function returns, its state, nesting: as PyTorch's
+    "def f(a): return (a * 2, 3)\ny = checkpoint(f, x, use_reentrant=True)\n"
+    "y[0].sum().backward()\nprint(y, x.grad)",
+    "n = [0]\ndef f(a):\n    n[0] += 1\n    return a * n[0]\n"
+    "y = checkpoint(f, x, use_reentrant=True)\ny.sum().backward()\nprint(y, x.grad, n)",
+    "def f(a): return checkpoint(lambda b: b.sin(), a, use_reentrant=True) * 2\n"
+    "y = checkpoint(f, x, use_reentrant=True)\ny.sum().backward()\nprint(y, x.grad)",
+    "print(checkpoint(len, [1, 2], use_reentrant=False), checkpoint(int, '12', "
+    "use_reentrant=False))",
+    "print(checkpoint_sequential([lambda a: a * 2] * 4, 2, x, use_reentrant=True))",
+    "print(checkpoint_sequential([int, abs], 1, '-7', use_reentrant=False))",
+]
+
+
+@pytest.mark.parametrize("source", CHECKPOINTED, ids=range(len(CHECKPOINTED)))
+def test_checkpoint_still_computes_as_pytorchs(source, oracle):
+    _assert_pytorchs(oracle, "from torch.utils.checkpoint import checkpoint, "
+                             "checkpoint_sequential\nx = torch.ones(3, requires_grad=True)\n"
+                             + source + "\n")
+
+
+# ---------------------------------------------------------------------- data_ptr
+
+DATA_PTRS = """x = torch.ones(3)
+print(x.data_ptr() % 64, x[3:].data_ptr(), torch.ones(0).data_ptr(),
+      x[1:].data_ptr() - x.data_ptr(), x.flip(0).data_ptr() == x.data_ptr())
+y = x.view(3, 1).expand(3, 4)
+print(y.data_ptr() == x.data_ptr(), x.detach().data_ptr() == x.data_ptr(),
+      x.clone().data_ptr() == x.data_ptr())
+z = torch.ones(2, 3).t()
+print(z.contiguous().data_ptr() != z.data_ptr())
+a, b = torch.ones(100), torch.ones(100)
+print(a.data_ptr() + a.nbytes <= b.data_ptr() or b.data_ptr() + b.nbytes <= a.data_ptr())
+n = np.zeros(4)
+t = torch.from_numpy(n)
+print(t.data_ptr() == torch.from_numpy(n).data_ptr(), torch.from_numpy(n[2:]).data_ptr() - t.data_ptr())
+w = torch.arange(12.).reshape(3, 4)
+print(w[1, 2:].data_ptr() - w.data_ptr(), w.T[1].data_ptr() - w.data_ptr())
+x.data = torch.zeros(5)
+print(x.data_ptr() == y.data_ptr(), x.data_ptr() % 64)
+"""
+
+
+def test_data_ptr_keeps_pytorchs_sharing_and_offsets(oracle):
+    """Programs compare data_ptr()s to tell shared memory and subtract them for offsets."""
+    _assert_pytorchs(oracle, DATA_PTRS)
+
+
+def test_data_ptr_is_not_the_address_of_the_memory():
+    """data_ptr() was the address of NumPy's buffer (`__array_interface__`): where the heap
+    is, for a program that gets a write primitive (issue 17's escapes began with the distance
+    from a known object).  Expected: a fake address for each storage, the real offset in it."""
+    from gradcli.engine.tensor import Tensor
+    out = program_output("import torch\nx = torch.arange(8.)\nv = x[3:]\n"
+                         "print(x.data_ptr(), v.data_ptr())\n")
+    from gradcli.engine import storage
+    shown = [int(s) for s in out.split()]
+    assert shown[1] - shown[0] == 12
+    t = Tensor([1.0, 2.0])
+    real = t._data.__array_interface__["data"][0]
+    assert t.data_ptr() != real and t[1:].data_ptr() - t.data_ptr() == 4
+    assert all(abs(p - real) > 1 << 20 for p in shown)
+    assert t.data_ptr() == t.detach().data_ptr() and len(storage._FAKE_BASES) >= 1
+
+
+def test_a_fake_address_goes_with_its_storage():
+    """The table of fake addresses holds no storage alive, and keeps none it no longer
+    describes (a new array at a freed array's address gets its own)."""
+    import gc
+    import numpy as np
+    from gradcli.engine import storage
+    gc.collect()
+    before = len(storage._FAKE_BASES)
+    arrays = [np.ones(10) for _ in range(50)]
+    fakes = [storage.fake_address(a) for a in arrays]
+    assert len(set(fakes)) == 50 and len(storage._FAKE_BASES) == before + 50
+    del arrays
+    gc.collect()
+    assert len(storage._FAKE_BASES) == before
