@@ -120,3 +120,77 @@ def test_a_fake_address_goes_with_its_storage():
     del arrays
     gc.collect()
     assert len(storage._FAKE_BASES) == before
+
+
+# ---------------------------------------------------------------------- builtins as Python's
+
+BUILTINS_SHOWN = [
+    "print([print, range])",
+    "print([pow, format, sorted, iter, dir, map, filter, type, super, property, classmethod, "
+    "staticmethod], f'{print!r}', '%r' % (range,), str([max, sum, abs]))",
+    "print(type(print), type(sorted), type(range), type(map), type(range(3)) is range)",
+    "print(isinstance(range(3), range), isinstance(map(abs, []), map), "
+    "isinstance(filter(None, []), filter), isinstance(int, type), isinstance(len, type))",
+    "print(type(range(3))(2, 5), list(type(map(abs, []))(abs, [-1, 2])), type(5) is int, "
+    "type(int) is type, print.__name__, range.__name__, map.__name__)",
+    "print(issubclass(range, range), isinstance(property(lambda s: 1), property))",
+    "class A:\n    @property\n    def p(self):\n        return 2\n"
+    "    @staticmethod\n    def s():\n        return 3\n"
+    "    @classmethod\n    def c(cls):\n        return cls.s() + 1\n"
+    "    def m(self):\n        return super().__init__()\n"
+    "print(A().p, A.s(), A.c(), A().m())",
+]
+
+
+@pytest.mark.parametrize("source", BUILTINS_SHOWN, ids=range(len(BUILTINS_SHOWN)))
+def test_builtins_print_and_test_as_pythons(source, oracle):
+    """`print([print, range])` showed `[<bound method Session._print of <gradcli...Session
+    object at 0x...>>, <function safe_range at 0x...>]` (and `range.__name__` was
+    'safe_range'), and `isinstance(r, range)` was a TypeError: the sandbox's versions of
+    Python's builtins were plain functions.  Expected: Python's text and Python's classes (a
+    stand-in whose call is the sandbox's, wherever it is called from)."""
+    _assert_pytorchs(oracle, source)
+
+
+def test_a_builtins_stand_in_is_checked_wherever_it_is_called():
+    """`type(range(3))` is the stand-in of range: its call, from a program or from the engine,
+    is the sandbox's (metered), and so is the class type() gives for a map."""
+    for call in ["type(range(3))(10 ** 12)",
+                 "torch.no_grad()(type(range(3)))(10 ** 12)",
+                 "torch.utils.checkpoint.checkpoint(range, 10 ** 12, use_reentrant=False)"]:
+        error, _ = program_error(f"import torch\nx = {call}\n")
+        assert error.startswith("MemoryError: sequence too long"), (call, error)
+
+
+# ---------------------------------------------------------------------- NumPy's keywords
+
+NUMPY_KEYWORDS = [
+    "torch.mean(torch.ones(2, 3), axis=1, keepdim=True, keepdims=False)",
+    "torch.mean(torch.ones(2, 3), foo=1)",
+    "torch.ones(2, 3).mean(axis=0, dim=1)",
+    "torch.pow(torch.ones(2, 3), 2, axis=1)",
+    "torch.ones(2, 3).sum(axis=1, dim=0)",
+    "torch.sum(torch.ones(2, 3), axis=0, keepdims=True)",
+    "torch.ones(2, 3).max(axis=1, keepdims=True)",
+]
+
+
+@pytest.mark.parametrize("call", NUMPY_KEYWORDS, ids=range(len(NUMPY_KEYWORDS)))
+def test_numpy_keywords_refused_in_the_ops_public_name(call, oracle):
+    """A NumPy keyword an op cannot take was refused under the overload's name
+    (`mean.default() got an unexpected keyword argument 'axis'`, `max.dim()`), or under the
+    name it was renamed to (`torch.pow(x, 2, axis=1)`: "... keyword argument 'dim'", a keyword
+    the program never wrote).  PyTorch's parser words these "received an invalid
+    combination of arguments", with its list of signatures: the error keeps gradcli's one line
+    but names the op and the keyword as the program wrote them."""
+    from test_redteam_round11 import _ours, _pytorchs
+    ours, theirs = _ours(f"print({call})"), _pytorchs(oracle, f"print({call})")
+    if theirs[0] == "output":
+        assert ours == theirs
+        return
+    name = call.split("(")[0].split(".")[-1] if "ones(2, 3)." not in call \
+        else call.split(").")[1].split("(")[0]
+    assert ours[0] == "error" and ours[1].startswith(f"TypeError: {name}() ") and "." not in \
+        ours[1].split("(")[0] and theirs[1].startswith(f"TypeError: {name}()"), (ours, theirs)
+    written = [k for k in ("axis", "keepdims", "foo") if f"{k}=" in call]
+    assert any(f"'{k}'" in ours[1] for k in written), ours
