@@ -194,3 +194,40 @@ def test_numpy_keywords_refused_in_the_ops_public_name(call, oracle):
         ours[1].split("(")[0] and theirs[1].startswith(f"TypeError: {name}()"), (ours, theirs)
     written = [k for k in ("axis", "keepdims", "foo") if f"{k}=" in call]
     assert any(f"'{k}'" in ours[1] for k in written), ours
+
+
+# ---------------------------------------------------------------------- LBFGS
+
+LBFGS_HISTORY = """p = torch.ones(2, requires_grad=True)
+opt = torch.optim.LBFGS([p], max_iter=50, history_size={size})
+def closure():
+    opt.zero_grad()
+    loss = ((p - 3) ** 2).sum()
+    loss.backward()
+    return loss
+opt.step(closure)
+print(p)
+"""
+
+
+def test_lbfgs_history_size_is_metered(small_limits):
+    """LBFGS's two-loop recursion keeps `[None] * history_size` (PyTorch's list of alphas):
+    history_size=10**9 made a list of 8 GB through Python's `*`, past GRADCLI_MAX_ITEMS, in C
+    (10 s of page faults here; the timeout waits for it).  Expected: the program's metered `*`."""
+    error, _ = program_error("import torch\n" + LBFGS_HISTORY.format(size=10 ** 9))
+    assert error.startswith("MemoryError: sequence too long"), error
+
+
+def test_lbfgs_still_steps_as_pytorchs(oracle):
+    _assert_pytorchs(oracle, LBFGS_HISTORY.format(size=5))
+
+
+# ---------------------------------------------------------------------- names of classes
+
+def test_return_types_print_as_pytorchs(oracle):
+    """`type(torch.topk(x, 2))` printed `<class 'gradcli.ops.reductions.topk'>` (gradcli's
+    module), `type(torch.linalg.slogdet(x))` `<class 'gradcli.ops.linalg.SlogdetResult'>`."""
+    _assert_pytorchs(oracle, "x = torch.arange(6.).reshape(2, 3)\n"
+                             "print(type(torch.topk(x, 2)), type(x.max(0)), type(x.sort()), "
+                             "type(torch.linalg.slogdet(torch.eye(2))), type(x.aminmax()), "
+                             "type(torch.linalg.qr(x)))\n")
