@@ -5,6 +5,8 @@ hands to torch.utils.checkpoint, a grad-mode decorator or a torch.func transform
 without the sandbox's call check; Tensor.data_ptr() gave the real address of NumPy's buffer;
 builtins printed under gradcli's internal names."""
 
+import sys
+
 import pytest
 from processes import program_error, program_output
 from test_redteam_round11 import _assert_pytorchs
@@ -231,3 +233,49 @@ def test_return_types_print_as_pytorchs(oracle):
                              "print(type(torch.topk(x, 2)), type(x.max(0)), type(x.sort()), "
                              "type(torch.linalg.slogdet(torch.eye(2))), type(x.aminmax()), "
                              "type(torch.linalg.qr(x)))\n")
+
+
+# ---------------------------------------------------------------------- iter(f, sentinel)
+
+COUNTED = "n = [0]\ndef f():\n    n[0] += 1\n    return n[0]\n"
+
+
+@pytest.mark.parametrize("use", ["list(iter(f, 5000))", "sorted(iter(f, 5000))",
+                                 "set(iter(f, 5000))", "[a for a in iter(f, 5000)]"])
+def test_iter_with_a_sentinel_is_metered(use, small_limits):
+    """`list(iter(f, 2 * 10 ** 7))` made a list of 20,000,000 items (past GRADCLI_MAX_ITEMS,
+    which range() and every other way to make a list keeps): the sentinel form is a generator
+    the materialising builtins cannot measure.  Expected: it yields at most the item limit."""
+    error, _ = program_error(COUNTED + f"x = {use}\n")
+    assert error.startswith("MemoryError: sequence too long"), error
+
+
+def test_iter_with_a_sentinel_within_the_limit_is_pythons(small_limits):
+    out = program_output(COUNTED + "print(len(list(iter(f, 1001))), list(iter(f, 1003)))\n")
+    assert out == "1000 [1002]\n"   # (1001, the first one's sentinel, was called)
+
+
+# ---------------------------------------------------------------------- the wall alone
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux walls")
+def test_the_lbfgs_history_with_the_language_down_ends_at_the_timeout():
+    """The LBFGS finding with the language's meter out of the way: `[None] * 10 ** 9` (8 GB,
+    under the default memory limit of half of a machine of 16 GB or more) fills its list in C,
+    holding the GIL, for longer than the timeout: the frontend ends the evaluator (or, on a
+    smaller machine, the address-space limit refuses the list at once)."""
+    import io
+    import time
+    from gradcli.kernel.process import EvaluatorGone, run_task
+
+    def attack():
+        x = [None] * 10 ** 9
+        print("made", len(x))
+        return 0
+    start, out = time.monotonic(), io.StringIO()
+    try:
+        run_task(attack, timeout=1, out=out, err=out)
+        kind = "MemoryError" if "MemoryError" in out.getvalue() else out.getvalue()
+    except EvaluatorGone as gone:
+        kind = gone.kind
+    took = time.monotonic() - start
+    assert kind in ("timeout", "MemoryError") and took < 1 + 2, (kind, took)
