@@ -279,3 +279,52 @@ def test_the_lbfgs_history_with_the_language_down_ends_at_the_timeout():
         kind = gone.kind
     took = time.monotonic() - start
     assert kind in ("timeout", "MemoryError") and took < 1 + 2, (kind, took)
+
+
+# ---------------------------------------------------------------------- custom Functions
+
+JVP_RETURNS = ['"x" * 1000', "[1, 2]", "torch.ones(3)", "torch.ones(2, 1)", "torch.ones(())",
+               "(t * 5, None)[0]"]
+CUSTOM_JVP = """import torch.autograd.forward_ad as fwAD
+class F(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+    @staticmethod
+    def jvp(ctx, t):
+        return {tangent}
+with fwAD.dual_level():
+    y = F.apply(fwAD.make_dual(torch.ones(2), torch.ones(2)))
+    print(fwAD.unpack_dual(y * 2).tangent)
+"""
+
+
+@pytest.mark.parametrize("tangent", JVP_RETURNS, ids=range(len(JVP_RETURNS)))
+def test_a_custom_jvps_tangent_is_checked_as_pytorchs(tangent, oracle):
+    """A custom Function's jvp() returned any object as its output's tangent: a string, which
+    the next op's forward formula then multiplied (`AttributeError: 'str' object has no
+    attribute '_data'`, or a string grown by each `* 2`), a tensor of another shape (a
+    tangent of 1,000,000 elements on a tensor of 1,000).  PyTorch refuses both."""
+    _assert_pytorchs(oracle, CUSTOM_JVP.format(tangent=tangent))
+
+
+CUSTOM_VJP = """class F(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+    @staticmethod
+    def vjp(ctx, g):
+        return g * 3
+{more}
+x = torch.ones(2, requires_grad=True)
+F.apply(x).sum().backward()
+print(x.grad)
+"""
+BACKWARD_TOO = "    @staticmethod\n    def backward(ctx, g):\n        return g"
+
+
+@pytest.mark.parametrize("more", ["", BACKWARD_TOO], ids=["vjp", "both"])
+def test_a_custom_function_may_name_its_backward_vjp(more, oracle):
+    """PyTorch's BackwardCFunction calls a Function's `vjp` when it defines one (and refuses
+    both): gradcli raised "You must implement either the backward or vjp method"."""
+    _assert_pytorchs(oracle, CUSTOM_VJP.format(more=more))
