@@ -683,7 +683,10 @@ def to_array(data, dtype=None, legacy=False):
     try:
         return np.array(_python_values(data), dtype=dtype.np)
     except OverflowError:
+        if dtype.np.kind == "u":
+            return dtypes.wrapped_unsigned(_python_values(data), dtype)
         raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow") from None
+
 
 
 def _python_values(data):
