@@ -328,3 +328,23 @@ def test_a_custom_function_may_name_its_backward_vjp(more, oracle):
     """PyTorch's BackwardCFunction calls a Function's `vjp` when it defines one (and refuses
     both): gradcli raised "You must implement either the backward or vjp method"."""
     _assert_pytorchs(oracle, CUSTOM_VJP.format(more=more))
+
+
+# ---------------------------------------------------------------------- unsigned dtypes
+
+UNSIGNED = ["torch.tensor([-1, -200], dtype=torch.uint8)", "torch.tensor(-1, dtype=torch.uint16)",
+            "torch.tensor([-40000, 7], dtype=torch.uint16)",
+            "torch.tensor([-2 ** 31 - 1], dtype=torch.uint32)",
+            "torch.tensor([-40000], dtype=torch.uint8)", "torch.tensor([300], dtype=torch.uint8)",
+            "torch.tensor([2 ** 63], dtype=torch.uint8)", "torch.tensor([-1], dtype=torch.uint64)",
+            "torch.tensor([2 ** 64], dtype=torch.uint64)",
+            "torch.tensor([2 ** 64 - 1, 3], dtype=torch.uint64)",
+            "torch.tensor([[-1, 2.5], [3, -4]], dtype=torch.uint8)",
+            "torch.tensor([-2 ** 63], dtype=torch.uint32)"]
+
+
+@pytest.mark.parametrize("call", UNSIGNED, ids=range(len(UNSIGNED)))
+def test_negative_ints_wrap_into_unsigned_tensors_as_pytorchs(call, oracle):
+    """`torch.tensor([-1], dtype=torch.uint16)` was "value cannot be converted to type uint16
+    without overflow" where PyTorch wraps it around (65535), down to -65535."""
+    _assert_pytorchs(oracle, f"print({call})")
