@@ -31,7 +31,10 @@ class CheckpointFunction(Function):
         from ..ops.creation import get_rng_state
         ctx.run_function = run_function
         ctx.rng_state = get_rng_state() if preserve_rng_state else None
-        ctx.inputs = args
+        # (the tensors saved, as PyTorch saves them: an input written in place before the
+        # backward pass, or a second backward pass, is refused, never recomputed from)
+        ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]
+        ctx.save_for_backward(*(a for a in args if isinstance(a, Tensor)))
         with no_grad():
             return run_function(*args)
 
@@ -39,8 +42,10 @@ class CheckpointFunction(Function):
     def backward(ctx, *grads):
         from ..engine.autograd import backward
         from ..ops.creation import get_rng_state, set_rng_state
+        saved = iter(ctx.saved_tensors)
+        inputs = [a if a is not None else next(saved) for a in ctx.inputs]
         inputs = [a.detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor) else a
-                  for a in ctx.inputs]
+                  for a in inputs]
         state = get_rng_state() if ctx.rng_state is not None else None
         if state is not None:
             set_rng_state(ctx.rng_state)
