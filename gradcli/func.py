@@ -110,7 +110,7 @@ def _argnums(argnums, args):
             raise RuntimeError(f"Got argnum={a}, but only {len(args)} positional inputs")
         checked.append(a % len(args))
     if len(set(checked)) != len(checked):
-        raise RuntimeError(f"argnums must be unique, got {argnums}")
+        raise RuntimeError(f"argnums elements must be unique, got {argnums}")
     return is_tuple, checked
 
 
@@ -383,6 +383,8 @@ def _jacobian(func, argnums, has_aux, name):
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
     """A function returning the Jacobian of func with respect to the arguments at argnums
     (shape: output's shape + input's shape), row by row in reverse mode."""
+    if chunk_size is not None and chunk_size <= 0:
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
     return _jacobian(func, argnums, has_aux, "jacrev")
 
 
@@ -415,6 +417,8 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     draw)."""
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(messages.VMAP_RANDOMNESS.format(randomness=randomness))
+    if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
+        raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -547,13 +551,13 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
         raise TypeError(f"functional_call: expected a torch.nn.Module, got {type(module)}")
     dicts = parameter_and_buffer_dicts
     if isinstance(dicts, (tuple, list)):
-        merged = {}
+        merged, repeated = {}, []
         for d in dicts:
-            for key in d:
-                if key in merged:
-                    raise ValueError(f"{key} appeared in multiple dictionaries; behavior of "
-                                     f"functional call is ambiguous")
+            repeated += [key for key in d if key in merged and key not in repeated]
             merged.update(d)
+        if repeated:   # (all of them, as PyTorch names them)
+            raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of "
+                             f"functional call is ambiguous")
         dicts = merged
     if strict:   # (the parameters' and buffers' names, as PyTorch's check_keys)
         own = {name for name, _ in module.named_parameters(remove_duplicate=False)} | \
