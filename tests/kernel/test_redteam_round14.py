@@ -54,6 +54,10 @@ CHECKPOINTED = [
     "use_reentrant=False))",
     "print(checkpoint_sequential([lambda a: a * 2] * 4, 2, x, use_reentrant=True))",
     "print(checkpoint_sequential([int, abs], 1, '-7', use_reentrant=False))",
+    "y = checkpoint(lambda t, k: t ** k, x, 3, use_reentrant=True)\ny.sum().backward()\n"
+    "print(x.grad, y)",
+    "y = checkpoint(lambda t: t * 2, x, use_reentrant=True)\n"
+    "y.sum().backward(retain_graph=True)\ny.sum().backward()\nprint(x.grad)",
 ]
 
 
@@ -62,6 +66,43 @@ def test_checkpoint_still_computes_as_pytorchs(source, oracle):
     _assert_pytorchs(oracle, "from torch.utils.checkpoint import checkpoint, "
                              "checkpoint_sequential\nx = torch.ones(3, requires_grad=True)\n"
                              + source + "\n")
+
+
+STALE_CHECKPOINTS = [
+    "a = x * 1\ny = checkpoint(lambda t: t ** 2, a, use_reentrant=True)\na.mul_(3)\n"
+    "y.sum().backward()\nprint(x.grad)",
+    "w = torch.ones(3)\ny = checkpoint(lambda t, u: t * u, x, w, use_reentrant=True)\n"
+    "w.add_(1)\ny.sum().backward()\nprint(x.grad)",
+    "y = checkpoint(lambda t: t * 2, x, use_reentrant=True)\ny.sum().backward()\n"
+    "y.sum().backward()\nprint(x.grad)",
+]
+
+
+@pytest.mark.parametrize("source", STALE_CHECKPOINTS, ids=range(len(STALE_CHECKPOINTS)))
+def test_a_reentrant_checkpoint_saves_its_inputs(source, oracle):
+    """The reentrant checkpoint kept its inputs as plain attributes of ctx: an input written in
+    place between the forward and the backward pass was recomputed from (x.grad 6 for 2, a
+    wrong gradient without a word), and a second backward pass ran again.  PyTorch saves
+    them (save_for_backward): the version check and the freed graph refuse both."""
+    _assert_pytorchs(oracle, "from torch.utils.checkpoint import checkpoint\n"
+                             "x = torch.ones(3, requires_grad=True)\n" + source + "\n")
+
+
+FUNC_MESSAGES = [
+    "torch.func.grad(lambda x: x.sum(), argnums=(0, 0))(torch.ones(2))",
+    "torch.func.jacrev(lambda x: x, chunk_size=0)(torch.ones(2))",
+    "torch.func.vmap(lambda x: x, chunk_size=0)(torch.ones(2))",
+    "torch.func.functional_call(torch.nn.Linear(2, 2), ({'weight': torch.ones(2, 2), "
+    "'bias': torch.ones(2)}, {'weight': torch.ones(2, 2), 'bias': torch.ones(2)}), "
+    "(torch.ones(2),))",
+]
+
+
+@pytest.mark.parametrize("call", FUNC_MESSAGES, ids=range(len(FUNC_MESSAGES)))
+def test_torch_func_refuses_in_pytorchs_words(call, oracle):
+    """jacrev's and vmap's chunk_size=0 were taken; argnums and functional_call's repeated
+    keys were refused in other words than PyTorch's."""
+    _assert_pytorchs(oracle, f"print({call})")
 
 
 # ---------------------------------------------------------------------- data_ptr
