@@ -23,6 +23,10 @@ _USE_REENTRANT = (
     "behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
     "differences between the two variants.")
 _NO_INPUT_GRAD = "None of the inputs have requires_grad=True. Gradients will be None"
+_NOT_VALID = ("When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or "
+              "passing an `inputs` parameter to .backward(). To resolve this error, you can "
+              "either set use_reentrant=False, or call .backward() without passing the `inputs` "
+              "argument.")
 
 
 class CheckpointFunction(Function):
@@ -40,7 +44,9 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx, *grads):
-        from ..engine.autograd import backward
+        from ..engine.autograd import Checkpointing, backward
+        if not Checkpointing.valid:
+            raise RuntimeError(_NOT_VALID)
         from ..ops.creation import get_rng_state, set_rng_state
         saved = iter(ctx.saved_tensors)
         inputs = [a if a is not None else next(saved) for a in ctx.inputs]

@@ -75,6 +75,12 @@ STALE_CHECKPOINTS = [
     "w.add_(1)\ny.sum().backward()\nprint(x.grad)",
     "y = checkpoint(lambda t: t * 2, x, use_reentrant=True)\ny.sum().backward()\n"
     "y.sum().backward()\nprint(x.grad)",
+    # (a pass given its inputs: the inner backward pass would accumulate into other leaves)
+    "y = checkpoint(lambda t: t * 2, x, use_reentrant=True)\n"
+    "print(torch.autograd.grad(y.sum(), x))",
+    "y = checkpoint(lambda t: t * 2, x, use_reentrant=True)\ny.sum().backward(inputs=[x])",
+    "y = checkpoint(lambda t: t * 2, x, use_reentrant=False)\n"
+    "print(torch.autograd.grad(y.sum(), x))",
 ]
 
 
