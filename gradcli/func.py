@@ -11,7 +11,7 @@ and stacking the results."""
 
 import functools
 
-from .engine import messages
+from .engine import callables, messages
 from .engine.autograd import grad as _autograd_grad
 from .engine.grad_mode import enable_grad
 from .engine.random import Vmap, VmapLevel
@@ -26,6 +26,8 @@ class _Transforms:
 
 
 def _nested_call(func, *args, **kwargs):
+    """func(*args, **kwargs) under enable_grad, as the program's own call of it would be."""
+    func = callables.checked(func)
     _Transforms.depth += 1
     try:
         with enable_grad():
@@ -108,7 +110,7 @@ def _argnums(argnums, args):
             raise RuntimeError(f"Got argnum={a}, but only {len(args)} positional inputs")
         checked.append(a % len(args))
     if len(set(checked)) != len(checked):
-        raise RuntimeError(f"argnums must be unique, got {argnums}")
+        raise RuntimeError(f"argnums elements must be unique, got {argnums}")
     return is_tuple, checked
 
 
@@ -350,7 +352,7 @@ def _forward_products(outputs, inputs, tangents, keep):
 
 def linearize(func, *primals):
     """(func(*primals), jvp_fn): jvp_fn(*tangents) is the Jacobian-vector product at primals."""
-    output = func(*primals)
+    output = callables.checked(func)(*primals)
 
     def jvp_fn(*tangents):
         return jvp(func, primals, tangents)[1]
@@ -456,6 +458,8 @@ def _rebuild_primals(tree, unpack_dual):
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
     """A function returning the Jacobian of func with respect to the arguments at argnums
     (shape: output's shape + input's shape), row by row in reverse mode."""
+    if chunk_size is not None and chunk_size <= 0:
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
     return _jacobian(func, argnums, has_aux, "jacrev")
 
 
@@ -488,6 +492,8 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     draw)."""
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(messages.VMAP_RANDOMNESS.format(randomness=randomness))
+    if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
+        raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -530,7 +536,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped "
                              f"dimension, got sizes {sizes} for the mapped dimension")
         size = sizes[0]
-        results = []
+        results, call = [], callables.checked(func)
         level = VmapLevel(randomness, size)
         Vmap.levels.append(level)
         try:
@@ -539,7 +545,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                                    for leaf, dim in zip(leaves, leaf_dims)])
                           for leaves, leaf_dims, rebuild in zip(flat_args, flat_dims, rebuilds)]
                 level.start_sample(i)
-                results.append(func(*sample, **kwargs))
+                results.append(call(*sample, **kwargs))
                 if i == 0:
                     _check_stacked(results[0], out_dims, name, size)
         finally:
@@ -620,13 +626,13 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
         raise TypeError(f"functional_call: expected a torch.nn.Module, got {type(module)}")
     dicts = parameter_and_buffer_dicts
     if isinstance(dicts, (tuple, list)):
-        merged = {}
+        merged, repeated = {}, []
         for d in dicts:
-            for key in d:
-                if key in merged:
-                    raise ValueError(f"{key} appeared in multiple dictionaries; behavior of "
-                                     f"functional call is ambiguous")
+            repeated += [key for key in d if key in merged and key not in repeated]
             merged.update(d)
+        if repeated:   # (all of them, as PyTorch names them)
+            raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of "
+                             f"functional call is ambiguous")
         dicts = merged
     if strict:   # (the parameters' and buffers' names, as PyTorch's check_keys)
         own = {name for name, _ in module.named_parameters(remove_duplicate=False)} | \

@@ -10,6 +10,7 @@ behind it, which changes no value: gradcli keeps them)."""
 import warnings
 
 from .function import Function
+from ..engine import callables
 from ..engine.grad_mode import enable_grad, no_grad, GradMode
 from ..engine.tensor import Tensor
 
@@ -22,6 +23,10 @@ _USE_REENTRANT = (
     "behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
     "differences between the two variants.")
 _NO_INPUT_GRAD = "None of the inputs have requires_grad=True. Gradients will be None"
+_NOT_VALID = ("When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or "
+              "passing an `inputs` parameter to .backward(). To resolve this error, you can "
+              "either set use_reentrant=False, or call .backward() without passing the `inputs` "
+              "argument.")
 
 
 class CheckpointFunction(Function):
@@ -30,16 +35,23 @@ class CheckpointFunction(Function):
         from ..ops.creation import get_rng_state
         ctx.run_function = run_function
         ctx.rng_state = get_rng_state() if preserve_rng_state else None
-        ctx.inputs = args
+        # (the tensors saved, as PyTorch saves them: an input written in place before the
+        # backward pass, or a second backward pass, is refused, never recomputed from)
+        ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]
+        ctx.save_for_backward(*(a for a in args if isinstance(a, Tensor)))
         with no_grad():
             return run_function(*args)
 
     @staticmethod
     def backward(ctx, *grads):
-        from ..engine.autograd import backward
+        from ..engine.autograd import Checkpointing, backward
+        if not Checkpointing.valid:
+            raise RuntimeError(_NOT_VALID)
         from ..ops.creation import get_rng_state, set_rng_state
+        saved = iter(ctx.saved_tensors)
+        inputs = [a if a is not None else next(saved) for a in ctx.inputs]
         inputs = [a.detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor) else a
-                  for a in ctx.inputs]
+                  for a in inputs]
         state = get_rng_state() if ctx.rng_state is not None else None
         if state is not None:
             set_rng_state(ctx.rng_state)
@@ -60,7 +72,10 @@ class CheckpointFunction(Function):
 
 def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism_check="default",
                debug=False, preserve_rng_state=True, **kwargs):
-    """function(*args, **kwargs), its intermediate results recomputed in the backward pass."""
+    """function(*args, **kwargs), its intermediate results recomputed in the backward pass.
+    (function, a program's, is called as the program's own call of it would be: `int` of a
+    string of hex digits is metered, as callables.checked makes it.)"""
+    function = callables.checked(function)
     if use_reentrant is None:
         warnings.warn(_USE_REENTRANT, UserWarning, stacklevel=2)
         use_reentrant = True
@@ -79,6 +94,7 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
         warnings.warn(_USE_REENTRANT, UserWarning, stacklevel=2)
         use_reentrant = True
     functions = list(functions.children()) if hasattr(functions, "children") else list(functions)
+    functions = [callables.checked(f) for f in functions]
     size = len(functions) // segments
     end = -1
 

@@ -116,7 +116,7 @@ class BackwardCFunction(Node, FunctionCtx):
         if self.materialize_grads:
             grads = [_zeros(meta) if g is None and meta is not None else g
                      for g, meta in zip(grads, self._output_meta)]
-        result = cls.backward(self, *grads)
+        result = _user_backward(cls)(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
         n = len(self._arg_is_tensor)
@@ -325,9 +325,38 @@ def _forward_tangents(cls, ctx, args, outputs):
     if len(result) != len(outputs):
         raise RuntimeError(f"jvp() returned an invalid number of outputs (expected "
                            f"{len(outputs)}, got {len(result)})")
-    for o, t in zip(outputs, result):
+    for i, (o, t) in enumerate(zip(outputs, result)):
         if isinstance(o, Tensor) and t is not None and o._data.dtype.kind in "fc":
-            set_tangent(o, t)
+            set_tangent(o, _checked_tangent(o, t, i))
+
+
+def _user_backward(cls):
+    """The custom Function's backward, or its vjp (PyTorch's name for the same), as PyTorch's
+    BackwardCFunction chooses."""
+    backward, vjp = cls.backward, cls.vjp
+    if vjp is Function.vjp:
+        return backward
+    if backward is not Function.backward:
+        raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is "
+                           "not allowed. You should only implement one of them.")
+    return vjp
+
+
+def _checked_tangent(output, tangent, i):
+    """A tangent jvp() returned for an output, refused as PyTorch refuses it: a string, a list
+    or a tensor of another shape would have been the output's tangent, for the ops after it to
+    compute with (a tangent of a million elements on a tensor of two)."""
+    if not isinstance(tangent, Tensor):
+        raise RuntimeError(f"expected Variable or None (got {type(tangent).__name__}) for grad "
+                           f"output {i}.")
+    if tangent._data.shape != output._data.shape:
+        from .forward_ad import SIZE_MISMATCH
+        raise RuntimeError(SIZE_MISMATCH.format(primal=list(output._data.shape),
+                                                tangent=list(tangent._data.shape)))
+    if tangent._data.dtype.kind not in "fc":
+        raise RuntimeError("Expected both tensor and its forward grad to be floating point or "
+                           "complex")
+    return tangent
 
 
 def once_differentiable(fn):

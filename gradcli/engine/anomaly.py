@@ -4,6 +4,7 @@ NaN raises an error naming the node (after a warning showing that place)."""
 import functools
 import warnings
 
+from . import callables
 from .graph import AnomalyMode
 from .torch_classes import TorchClass
 
@@ -50,6 +51,8 @@ class detect_anomaly(_AnomalyManager):
         set_anomaly_enabled(True, self.check_nan)
 
     def __call__(self, fn):
+        fn = callables.checked(fn)   # (as the program's own call of it)
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with self:

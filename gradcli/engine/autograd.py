@@ -92,15 +92,25 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     retain_graph, create_graph = _graph_options(retain_graph, create_graph)
     # PyTorch's engine warns when the pass starts; Python sees the warning when it returns
     warn = create_graph and inputs is None and not _warned_create_graph
+    valid = Checkpointing.valid
+    Checkpointing.valid = valid and inputs is None
     try:
         with pass_observer(tensors) if pass_observer is not None else nullcontext():
             run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs,
                          accumulate=True)
     finally:
+        Checkpointing.valid = valid
         if warn:
             _warn_create_graph()
     if observed_roots is not None:
         observed_roots.extend(tensors)
+
+
+class Checkpointing:
+    """Whether a reentrant checkpoint's backward may run now (PyTorch's
+    `_is_checkpoint_valid`): not within a pass given its inputs (autograd.grad,
+    `backward(inputs=...)`), nor within any pass such a pass started."""
+    valid = True
 
 
 # A list while `gradcli eval` runs a program: the tensors its own backward calls started from
@@ -178,8 +188,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if type(i) is GradientEdge:
             check_edge_input(i)
     retain_graph, create_graph = _graph_options(retain_graph, create_graph)
-    result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs_tuple,
-                          accumulate=False, allow_unused=allow_unused)
+    valid, Checkpointing.valid = Checkpointing.valid, False
+    try:
+        result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs_tuple,
+                              accumulate=False, allow_unused=allow_unused)
+    finally:
+        Checkpointing.valid = valid
     if materialize_grads:
         if any(g is None and type(i) is GradientEdge for g, i in zip(result, inputs_tuple)):
             raise RuntimeError(messages.MATERIALIZE_EDGE)

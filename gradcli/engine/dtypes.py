@@ -161,3 +161,22 @@ def result_type(tensors, scalars=()):
         d = scalar_dtype(s)
         wrapped = d if wrapped is None else promote_types(wrapped, d)
     return _combine(dim, _combine(zero, wrapped))
+
+
+def wrapped_unsigned(values, dtype):
+    """PyTorch's torch.tensor of ints an unsigned dtype cannot hold: a negative int down to
+    -max wraps around (-1 is 255 in uint8), as C's conversion does; below that or above max
+    the overflow error; uint64 takes no negative int; an int past int64 is PyTorch's error of
+    unpacking a long long."""
+    bits = 8 * dtype.np.itemsize
+    try:
+        signed = np.array(values, dtype=np.int64)
+    except OverflowError:
+        raise (OverflowError("int too big to convert") if bits == 64 else
+               ValueError("Overflow when unpacking long long")) from None
+    if bits == 64:
+        raise OverflowError("can't convert negative int to unsigned")
+    top = 2 ** bits - 1
+    if (signed < -top).any() or (signed > top).any():
+        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+    return signed.astype(dtype.np)

@@ -3,6 +3,8 @@ decorators that save and restore the global state."""
 
 import functools
 
+from . import callables
+
 
 class _GradMode:
     """Global switch read by every op: record the graph or not.  The mode objects here and in
@@ -34,6 +36,8 @@ class _GradModeManager:
         return False
 
     def __call__(self, fn):
+        fn = callables.checked(fn)   # (as the program's own call of it)
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with self.__class__():
@@ -189,6 +193,8 @@ class inference_mode(_GradModeManager):
     def __call__(self, fn):
         inference = self.inference
 
+        fn = callables.checked(fn)   # (as the program's own call of it)
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with inference_mode(inference):
@@ -209,6 +215,8 @@ class set_grad_enabled(_GradModeManager):
 
     def __call__(self, fn):
         GradMode.enabled = self._prev
+
+        fn = callables.checked(fn)   # (as the program's own call of it)
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):

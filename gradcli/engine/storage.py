@@ -8,6 +8,8 @@ size, every stride a multiple of it, every element inside the base's extent); ot
 is described by its own storage (`own_geometry`), as PyTorch describes it, and the positions it
 yields are checked against the base's size before anything is read or written."""
 
+import weakref
+
 import numpy as np
 
 
@@ -67,6 +69,32 @@ def root(array):
     while isinstance(array.base, np.ndarray):
         array = array.base
     return array
+
+
+# Tensor.data_ptr(): the address a program sees is a fake one, made for each storage (the NumPy
+# array that owns the memory) when a program first asks, plus the real byte offset inside it:
+# tensors that share memory share addresses and a view's offset is PyTorch's, but no program
+# learns where anything is in the process's memory (an aid to any memory attack).
+_FAKE_BASES = {}        # id(storage) -> (weak reference to it, its fake address)
+_FAKE_NEXT = [1 << 40]  # the next storage's fake address (64-byte aligned, as PyTorch's CPU
+#                         allocator aligns; storages never overlap)
+
+
+def _forget_fake(ref, key):
+    if _FAKE_BASES.get(key, (None,))[0] is ref:
+        del _FAKE_BASES[key]
+
+
+def fake_address(array):
+    """The address a program sees for array's first element (see _FAKE_BASES)."""
+    storage = root(array)
+    key = id(storage)
+    entry = _FAKE_BASES.get(key)
+    if entry is None or entry[0]() is not storage:
+        ref = weakref.ref(storage, lambda ref, key=key: _forget_fake(ref, key))
+        entry = _FAKE_BASES[key] = (ref, _FAKE_NEXT[0])
+        _FAKE_NEXT[0] += (storage.nbytes // 64 + 2) * 64
+    return entry[1] + _address(array) - _address(storage)
 
 
 def own_geometry(array):

@@ -451,8 +451,13 @@ class Tensor(metaclass=TorchClass):
 
     def data_ptr(self):
         """The address of the tensor's first element (0 for an empty tensor): tensors that
-        share memory (`x.detach()`, a view at offset 0) share it, a clone has its own."""
-        return self._data.__array_interface__["data"][0] if self._data.size else 0
+        share memory (`x.detach()`, a view at offset 0) share it, a clone has its own.  The
+        storage's address is a fake one, the offset in it the real one (storage.fake_address:
+        no program learns where the process's memory is)."""
+        if not self._data.size:
+            return 0
+        from .storage import fake_address
+        return fake_address(self._data)
 
     @property
     def itemsize(self):
@@ -678,7 +683,10 @@ def to_array(data, dtype=None, legacy=False):
     try:
         return np.array(_python_values(data), dtype=dtype.np)
     except OverflowError:
+        if dtype.np.kind == "u":
+            return dtypes.wrapped_unsigned(_python_values(data), dtype)
         raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow") from None
+
 
 
 def _python_values(data):

@@ -193,16 +193,19 @@ safe_min, safe_max = _extreme(min), _extreme(max)
 
 def safe_iter(obj, /, *sentinel):
     """iter(); with a sentinel, a generator (Python code, which Ctrl-C and the timeout can stop:
-    `list(iter(int, 1))` over Python's own callable iterator is an endless loop in C)."""
+    `list(iter(int, 1))` over Python's own callable iterator is an endless loop in C) of at
+    most GRADCLI_MAX_ITEMS values, as range() has (`list(iter(f, n))` made a list of any
+    length)."""
     if not sentinel:
         return iter(limits.check_each(obj))
     function, (stop,) = checked_callable(obj), sentinel
 
     def calls():
-        while True:
+        for count in range(limits.MAX_ITEMS + 1):
             value = function()
             if value == stop:
                 return
+            limits.check_items(count + 1)
             yield value
     return calls()
 

@@ -483,23 +483,18 @@ class MathStyle:
         return repr(self.op)
 
 
-class BuiltinOrOp:
-    """A Python builtin that shares its name with an op (max, min, sum, round, all, any): the
-    builtin, as in Python, unless called with a keyword the builtin does not take
-    (`max(x, dim=0)`, `sum(x, dim=1)`, `round(x, decimals=2)`): the op then, reachable bare
-    as SPEC §2 has every op."""
+class SandboxBuiltin:
+    """A Python builtin function the sandbox replaces (print, pow, format, sorted, iter, dir):
+    the sandbox's when called; Python's when printed, named or asked for help (`[print]` shows
+    `[<built-in function print>]`, not the session's method)."""
 
-    __slots__ = ("builtin", "op", "keywords", "name")
+    __slots__ = ("name", "builtin")
 
-    def __init__(self, name, builtin, op, keywords):
+    def __init__(self, name, builtin):
         self.name = name
-        self.builtin = builtin  # (Python's, or the sandbox's version of it: safe_sum)
-        self.op = op
-        self.keywords = frozenset(keywords)
+        self.builtin = builtin  # (the sandbox's version of it: safe_pow, the session's print)
 
     def __call__(self, *args, **kwargs):
-        if kwargs and not kwargs.keys() <= self.keywords:
-            return self.op(*args, **kwargs)
         return self.builtin(*args, **kwargs)
 
     def __repr__(self):
@@ -512,6 +507,25 @@ class BuiltinOrOp:
     @property
     def doc(self):   # (help()'s: the builtin's)
         return getattr(builtins, self.name).__doc__
+
+
+class BuiltinOrOp(SandboxBuiltin):
+    """A Python builtin that shares its name with an op (max, min, sum, round, all, any): the
+    builtin, as in Python, unless called with a keyword the builtin does not take
+    (`max(x, dim=0)`, `sum(x, dim=1)`, `round(x, decimals=2)`): the op then, reachable bare
+    as SPEC §2 has every op."""
+
+    __slots__ = ("op", "keywords")
+
+    def __init__(self, name, builtin, op, keywords):
+        super().__init__(name, builtin)
+        self.op = op
+        self.keywords = frozenset(keywords)
+
+    def __call__(self, *args, **kwargs):
+        if kwargs and not kwargs.keys() <= self.keywords:
+            return self.op(*args, **kwargs)
+        return self.builtin(*args, **kwargs)
 
 
 # the builtins that share a name with an op, and the keywords each takes itself

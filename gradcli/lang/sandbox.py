@@ -13,9 +13,10 @@ import functools
 from ..engine import callables
 from . import attributes, limits
 from .metered_methods import format_field, safe_format
-from .namespace import bare_names, modules
+from .namespace import SandboxBuiltin, bare_names, modules, stand_in
 from .calls import (BINARY_GUARDS, CALLING_BUILTINS, COMPARE_GUARDS, Compared, INPLACE_GUARDS,
-                    IndexKey, UNCHECKED_OPERANDS, checked_callable, inplace_guard_name,
+                    IndexKey, STAND_IN_CALLS, UNCHECKED_OPERANDS, checked_callable,
+                    inplace_guard_name,
                     inplace_item, item, safe_pow, safe_range, safe_round, safe_sum, slice_target)
 from .allowed import (ENGINE_CLASSES, EXCEPTIONS, OPAQUE_TYPES, OPERATORS, SAFE_BUILTINS,
                       TENSOR_READ_ONLY)
@@ -37,6 +38,10 @@ GUARD_NAMES = frozenset(
      "_raisable", "_tick", "_expr", "_import_star", "_item", "_key", "_each"])
 
 
+STAND_IN_CLASSES = ("range", "map", "filter", "type", "super", "property", "classmethod",
+                    "staticmethod")
+
+
 @functools.lru_cache(maxsize=None)
 def static_builtins():
     """The builtins every session shares: bare names, safe builtins and the guards."""
@@ -54,7 +59,8 @@ def static_builtins():
     read_only = _read_only_tensor_attributes(Tensor)  # (the set the guards share)
     TENSOR_READ_ONLY.clear()
     TENSOR_READ_ONLY.update(read_only)
-    OPAQUE_TYPES.update(_op_table_types(modules()["torch"]._members) | {MathStyle, BuiltinOrOp})
+    OPAQUE_TYPES.update(_op_table_types(modules()["torch"]._members) |
+                        {MathStyle, BuiltinOrOp, SandboxBuiltin})
     # (and the class of every table entry, those of op modules that load later too, and of the
     # entries waiting for their module: a load that an error stops makes entries Pending again)
     from ..ops import entries
@@ -72,6 +78,13 @@ def static_builtins():
                   for op, (guard, *_) in OPERATORS.items()})
     names.update({name: getattr(builtins, name) for name in EXCEPTIONS})
     names.update(type=safe_type, dir=safe_dir, super=safe_super)
+    # (what a program holds for Python's builtins shows as Python's: `<class 'range'>`, and
+    # a class's stand-in, which `type(x)` gives too, calls the checked version from anywhere)
+    STAND_IN_CALLS.update({getattr(builtins, name): names[name] for name in STAND_IN_CLASSES})
+    names.update({name: stand_in(getattr(builtins, name), names[name])
+                  for name in STAND_IN_CLASSES})
+    names.update({name: SandboxBuiltin(name, names[name])
+                  for name in ("pow", "format", "sorted", "iter", "dir")})
     ENGINE_SIGNALS[:] = [Unbatchable, ProgramError]
     callables.CHECK[0] = checked_callable  # (the callables programs hand to modules)
     callables.OPERATORS.update({op: BINARY_GUARDS[op] for op in callables.OPERATORS})
@@ -94,6 +107,6 @@ def program_builtins(print_function, expression_hook, import_star):
     """The builtins of one session: the static ones plus its print, its expression-statement
     hook (echo and recording) and `from m import *` (which binds into its namespace)."""
     names = dict(static_builtins())
-    names.update(print=print_function, help=help_function(print_function),
-                 _expr=expression_hook, _import_star=import_star)
+    names.update(print=SandboxBuiltin("print", print_function),
+                 help=SandboxBuiltin("help", help_function(print_function)), _expr=expression_hook, _import_star=import_star)
     return names

@@ -42,7 +42,8 @@ def numpy_named_attr(op, key, kwargs):
     name = NUMPY_ATTRIBUTES.get(key)
     if name in op.attr_names and name not in kwargs:
         return op.attr_names.index(name)
-    raise TypeError(f"{op.name}() got an unexpected keyword argument '{key}'")
+    # (under the op's public name: an overload's, `mean.dim`, is no name PyTorch shows)
+    raise TypeError(f"{op.name.split('.')[0]}() got an unexpected keyword argument '{key}'")
 
 
 def numpy_named_retry(call, error, args, kwargs):
@@ -51,7 +52,13 @@ def numpy_named_retry(call, error, args, kwargs):
     renamed = {NUMPY_ATTRIBUTES.get(k, k): v for k, v in kwargs.items()}
     if len(renamed) != len(kwargs) or renamed.keys() == kwargs.keys():
         raise error
-    return call(*args, **renamed)
+    try:
+        return call(*args, **renamed)
+    except TypeError as retried:   # (a keyword the program did not write: the first refusal)
+        if any(f"argument '{NUMPY_ATTRIBUTES[k]}'" in str(retried)
+               for k in kwargs if k in NUMPY_ATTRIBUTES):
+            raise error from None
+        raise
 
 
 def numpy_named_input(name, kwargs):

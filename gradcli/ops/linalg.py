@@ -10,6 +10,7 @@ from ..engine import messages
 from ..engine.dtypes import short_name
 from ..engine.grad_mode import GradMode
 from ..engine.tensor import Tensor, check_numel
+from ..engine.torch_classes import TorchClass
 from .derivatives import helper
 from .registry import Composed, OPS, Op, Overload, Sample, register, show_saved_as, wrap_dim
 from .slicing import _diagonal
@@ -302,8 +303,10 @@ register(Op(
              Sample((2, 2), (3, 2), low=1.0, high=2.0, attrs={"left": False})]))
 
 
-class SlogdetResult(namedtuple("linalg_slogdet", ["sign", "logabsdet"])):
+class SlogdetResult(namedtuple("linalg_slogdet", ["sign", "logabsdet"]), metaclass=TorchClass):
     """torch.return_types.linalg_slogdet."""
+
+    _torch_name = "torch.return_types.linalg_slogdet"
 
     def __repr__(self):
         return (f"torch.return_types.linalg_slogdet(\nsign={self.sign!r},\n"

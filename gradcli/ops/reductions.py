@@ -14,6 +14,7 @@ import numpy as np
 from ..engine import dtypes
 from ..engine.messages import not_implemented
 from ..engine.tensor import Tensor
+from ..engine.torch_classes import TorchClass
 from .derivatives import helper
 from .registry import OPS, Op, Overload, Plain, Sample, register, wrap_dim
 from . import vectorized
@@ -245,7 +246,9 @@ def return_type(name, fields):
         body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
         return f"torch.return_types.{name}(\n{body})"
 
-    return type(name, (base,), {"__repr__": __repr__, "__str__": __repr__, "__slots__": ()})
+    # (TorchClass: the class prints as PyTorch's, `<class 'torch.return_types.topk'>`)
+    return TorchClass(name, (base,), {"__repr__": __repr__, "__str__": __repr__, "__slots__": (),
+                                      "_torch_name": f"torch.return_types.{name}"})
 
 
 def _empty_check(name, a):

@@ -8,6 +8,7 @@ bits."""
 
 import numpy as np
 
+from ..engine import callables
 from ..engine.grad_mode import enable_grad, no_grad
 from ..engine.tensor import Tensor
 from . import Optimizer, _rounded
@@ -209,7 +210,8 @@ class LBFGS(Optimizer):
                     ro.append(1.0 / ys)
                     H_diag = ys / y.dot(y)
                 num_old = len(old_dirs)
-                al = state.setdefault("al", [None] * history_size)
+                # (the program's metered `*`: history_size=10**9 is a list of 8 GB)
+                al = state.setdefault("al", callables.multiply([None], history_size))
                 q = flat_grad.neg()
                 for i in range(num_old - 1, -1, -1):
                     al[i] = old_stps[i].dot(q) * ro[i]
