@@ -19,6 +19,7 @@ from .limits import compile_recursion
 from .sandbox import GUARD_NAMES
 from .allowed import OPERATORS, readable_attribute
 from .calls import UNCHECKED_OPERANDS, inplace_guard_name
+from .generators import note_program_code
 from .syntax import SYMBOLS, column_of, line_of
 
 BINARY_GUARDS = {op: guard for op, (guard, *_) in OPERATORS.items()}
@@ -56,6 +57,7 @@ def compile_program(module, echo=False, filename="<program>", source=""):
             tree = guarding.visit(module)
             ast.fix_missing_locations(tree)
             code = compile(tree, filename, "exec", dont_inherit=True)
+        note_program_code(code)
     except ProgramError as e:
         if e.is_syntax_error and e.line and e.line <= len(lines) and e.source_line is None:
             e.source_line = lines[e.line - 1]
@@ -76,7 +78,9 @@ def compile_expression(node, filename="<expression>"):
         with compile_recursion():
             tree = ast.Expression(body=Guarding(False).visit(node))
             ast.fix_missing_locations(tree)
-            return compile(tree, filename, "eval", dont_inherit=True)
+            code = compile(tree, filename, "eval", dont_inherit=True)
+        note_program_code(code)
+        return code
     except RecursionError:
         raise too_deep() from None
 
@@ -98,6 +102,24 @@ def _unchecked(symbol, left, right):
     unchecked = UNCHECKED_OPERANDS[symbol]
     return any(isinstance(node, ast.Constant) and type(node.value) in unchecked
                for node in ((left,) if symbol == "%" else (left, right)))
+
+
+def _yields(statements):
+    """Does a function of this body (statements, or a lambda's expression) yield?  (Not its
+    nested functions and classes: their decorators, defaults and bases are its own.)"""
+    pending = list(statements)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.Lambda)):
+            pending.extend([*getattr(node, "decorator_list", ()), *node.args.defaults,
+                            *(d for d in node.args.kw_defaults if d is not None)])
+        elif isinstance(node, ast.ClassDef):
+            pending.extend([*node.decorator_list, *node.bases, *node.keywords])
+        else:
+            pending.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _guard(name, *args, keywords=()):
@@ -125,6 +147,7 @@ class Guarding(ast.NodeTransformer):
         self.scopes = []
         # the loops and finally blocks around the statement, innermost last, in its function
         self.blocks = []
+        self.generator = False        # in a function that yields (gradcli.lang.generators)
 
     # ------------------------------------------------------------------ helpers
     def name(self, name, node, load=False):
@@ -311,7 +334,13 @@ class Guarding(ast.NodeTransformer):
 
     def visit_Lambda(self, node):
         node.args = self.visit(node.args)
-        node.body = self.in_scope(lambda: self.visit(node.body), ("function", None))
+        node.body = self.in_scope(lambda: self.visit(node.body), ("function", None),
+                                  _yields([node.body]))
+        return node
+
+    def visit_YieldFrom(self, node):
+        """`yield from x` delegates to `_each(x)`, as a `for` loop iterates it."""
+        node.value = _at(_guard("_each", self.visit(node.value)), node.value)
         return node
 
     def visit_arguments(self, node):
@@ -468,6 +497,9 @@ class Guarding(ast.NodeTransformer):
                 self.name(h.name, h)
             check = _at(ast.Expr(value=_guard("_caught")), h)
             h.type = _at(_guard("_catchable", kind), h)
+            if self.generator:  # (no program code while the collector closes a generator)
+                nothing = ast.Tuple(elts=[], ctx=LOAD)
+                h.type = _at(ast.IfExp(test=_guard("_closing"), body=nothing, orelse=h.type), h)
             h.body = [check] + self.body(h.body)
         node.body = self.nested(node.body)
         node.orelse = self.body(node.orelse)
@@ -476,6 +508,10 @@ class Guarding(ast.NodeTransformer):
             node.finalbody = self.body(node.finalbody)
         finally:
             self.blocks.pop()
+        if self.generator and node.finalbody:
+            node.finalbody = [_at(ast.If(test=ast.UnaryOp(op=ast.Not(),
+                                                          operand=_guard("_closing")),
+                                         body=node.finalbody, orelse=[]), node.finalbody[0])]
         return self.ticked(node)
 
     def ticked(self, block):
@@ -542,16 +578,18 @@ class Guarding(ast.NodeTransformer):
         node.body = self.nested(node.body)
         return self.ticked(node)
 
-    def in_scope(self, lower, scope):
+    def in_scope(self, lower, scope, generator=False):
         self.scope_depth += 1
         self.scopes.append(scope)
         blocks, self.blocks = self.blocks, []
+        outer, self.generator = self.generator, generator
         try:
             return lower()
         finally:
             self.scope_depth -= 1
             self.scopes.pop()
             self.blocks = blocks
+            self.generator = outer
 
     def decorators(self, nodes):
         """`@d` calls d(function) as `f(x)` calls f: through `_callable(d)`."""
@@ -562,7 +600,8 @@ class Guarding(ast.NodeTransformer):
         node.args = self.visit(node.args)
         node.returns = self.optional(node.returns)
         first = node.args.args[0].arg if node.args.args else None
-        node.body = self.in_scope(lambda: self.nested(node.body), ("function", first))
+        node.body = self.in_scope(lambda: self.nested(node.body), ("function", first),
+                                  _yields(node.body))
         in_class = bool(self.scopes) and self.scopes[-1][0] == "class"
         # (a class of the program may have its own __init__, as nn.Module's subclasses do)
         if not (in_class and node.name == "__init__"):
@@ -573,6 +612,6 @@ class Guarding(ast.NodeTransformer):
         node.decorator_list = self.decorators(node.decorator_list)
         node.bases = self.each(node.bases)
         node.keywords = self.each(node.keywords)
-        node.body = self.in_scope(lambda: self.nested(node.body), ("class", None))
+        node.body = self.in_scope(lambda: self.nested(node.body), ("class", None), False)
         self.name(node.name, node)
         return node

@@ -131,7 +131,7 @@ def test_the_names_of_numpy_classes_print_as_in_python(run):
 
 
 @pytest.mark.parametrize("source, message", [
-    ("def f():\n    yield 1", "`yield` is not supported in gradcli programs"),
+    ("x = await f()", "`await` is not supported in gradcli programs"),
     ("async def f():\n    pass", "`async` is not supported in gradcli programs"),
     ("match x:\n    case 1:\n        pass", "`match` is not supported in gradcli programs"),
     ("try:\n    pass\nexcept* ValueError:\n    pass",
