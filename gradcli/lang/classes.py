@@ -9,7 +9,7 @@ from .namespace import Facade, modules
 from .allowed import ENGINE_CLASSES, EXCEPTION_CLASSES, PROGRAM_CLASSES, _engine_module
 
 
-ALLOWED_MODULES = "torch, numpy, math, random and io (its BytesIO)"
+ALLOWED_MODULES = "torch, numpy, math, random, copy and io (its BytesIO)"
 
 
 def import_module(dotted, leaf):

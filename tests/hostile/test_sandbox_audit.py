@@ -14,7 +14,7 @@ NOT_ALLOWED = "attributes starting with '_' are not allowed"
 NAMES_NOT_ALLOWED = "names starting with '__' are not allowed"
 RESERVED = "is a name gradcli reserves for itself"
 NOT_AVAILABLE = "is not available in gradcli programs"
-NO_MODULE = "is not supported in gradcli programs (programs may import torch, numpy, math, random and io (its BytesIO))"
+NO_MODULE = "is not supported in gradcli programs (programs may import torch, numpy, math, random, copy and io (its BytesIO))"
 
 # name -> (source, error type, a fragment of the message)
 ATTACKS = {

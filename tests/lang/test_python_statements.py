@@ -137,7 +137,7 @@ def test_the_names_of_numpy_classes_print_as_in_python(run):
     ("try:\n    pass\nexcept* ValueError:\n    pass",
      "`except*` is not supported in gradcli programs"),
     ("import os", "`import os` is not supported in gradcli programs (programs may import "
-                  "torch, numpy, math, random and io (its BytesIO))"),
+                  "torch, numpy, math, random, copy and io (its BytesIO))"),
 ])
 def test_statements_outside_the_subset_are_named(run, source, message):
     assert run.error(source).message == message
