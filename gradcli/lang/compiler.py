@@ -104,22 +104,12 @@ def _unchecked(symbol, left, right):
                for node in ((left,) if symbol == "%" else (left, right)))
 
 
-def _yields(statements):
-    """Does a function of this body (statements, or a lambda's expression) yield?  (Not its
-    nested functions and classes: their decorators, defaults and bases are its own.)"""
-    pending = list(statements)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, (ast.Yield, ast.YieldFrom)):
-            return True
-        if isinstance(node, (ast.FunctionDef, ast.Lambda)):
-            pending.extend([*getattr(node, "decorator_list", ()), *node.args.defaults,
-                            *(d for d in node.args.kw_defaults if d is not None)])
-        elif isinstance(node, ast.ClassDef):
-            pending.extend([*node.decorator_list, *node.bases, *node.keywords])
-        else:
-            pending.extend(ast.iter_child_nodes(node))
-    return False
+def _yields(node):
+    """Does anything in node (a function or a lambda: its parameters' annotations and defaults
+    and its nested functions too) yield?  Over-approximated on purpose: a function whose
+    finally blocks ask `_closing()` without being a generator pays one call there, while one
+    missed would run the program's code from the garbage collector."""
+    return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(node))
 
 
 def _guard(name, *args, keywords=()):
@@ -335,7 +325,7 @@ class Guarding(ast.NodeTransformer):
     def visit_Lambda(self, node):
         node.args = self.visit(node.args)
         node.body = self.in_scope(lambda: self.visit(node.body), ("function", None),
-                                  _yields([node.body]))
+                                  _yields(node))
         return node
 
     def visit_YieldFrom(self, node):
@@ -601,7 +591,7 @@ class Guarding(ast.NodeTransformer):
         node.returns = self.optional(node.returns)
         first = node.args.args[0].arg if node.args.args else None
         node.body = self.in_scope(lambda: self.nested(node.body), ("function", first),
-                                  _yields(node.body))
+                                  _yields(node))
         in_class = bool(self.scopes) and self.scopes[-1][0] == "class"
         # (a class of the program may have its own __init__, as nn.Module's subclasses do)
         if not (in_class and node.name == "__init__"):

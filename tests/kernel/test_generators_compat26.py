@@ -115,6 +115,22 @@ def test_the_collector_runs_no_program_code_of_a_generator_it_finalizes():
     assert hooked == []
 
 
+@pytest.mark.parametrize("suspended", [
+    "        def g(a: (yield 1)):\n            pass\n",            # (an annotation)
+    "        def g(a=(yield 1)):\n            pass\n",            # (a default)
+    "        @(yield 1)\n        def g():\n            pass\n",    # (a decorator)
+    "        class C((yield 1)):\n            pass\n",           # (a base)
+    "        def g() -> (yield 1):\n            pass\n",          # (a return annotation)
+])
+def test_a_yield_anywhere_in_a_function_guards_its_finally_blocks(suspended):
+    """(Each of these makes the enclosing function a generator, suspended inside its try.)"""
+    source = ("def f():\n    try:\n" + suspended + "    finally:\n        print('ran')\n"
+              "it = f()\nprint(next(it))\nit = None\nprint('dropped')\n")
+    out = io.StringIO()
+    Session(out=out).run(source, timeout=10)
+    assert out.getvalue() == "1\ndropped\n"
+
+
 def test_a_close_of_the_programs_own_runs_finally_blocks_and_is_timed():
     source = ("def f():\n    try:\n        yield 1\n    finally:\n        print('cleanup')\n"
               "        while True:\n            pass\ng = f()\nnext(g)\ng.close()\n")
