@@ -51,7 +51,7 @@ def compile_program(module, echo=False, filename="<program>", source=""):
     in place); echo=True makes expression statements print their value (as Python's
     interactive mode does: also inside loops and ifs, never inside functions)."""
     lines = source.split("\n")
-    guarding = Guarding(echo, lines)
+    guarding = Guarding(echo, lines, _yielding(module))
     try:
         with compile_recursion():
             tree = guarding.visit(module)
@@ -76,7 +76,7 @@ def compile_expression(node, filename="<expression>"):
     eval()."""
     try:
         with compile_recursion():
-            tree = ast.Expression(body=Guarding(False).visit(node))
+            tree = ast.Expression(body=Guarding(False, (), _yielding(node)).visit(node))
             ast.fix_missing_locations(tree)
             code = compile(tree, filename, "eval", dont_inherit=True)
         note_program_code(code)
@@ -104,12 +104,25 @@ def _unchecked(symbol, left, right):
                for node in ((left,) if symbol == "%" else (left, right)))
 
 
-def _yields(node):
-    """Does anything in node (a function or a lambda: its parameters' annotations and defaults
-    and its nested functions too) yield?  Over-approximated on purpose: a function whose
-    finally blocks ask `_closing()` without being a generator pays one call there, while one
-    missed would run the program's code from the garbage collector."""
-    return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(node))
+def _yielding(tree):
+    """The ids of the functions and lambdas with a yield anywhere in their tree (parameters'
+    annotations and defaults, nested functions: over-approximated on purpose, as a function
+    whose finally blocks ask `_closing()` without being a generator pays one call there,
+    while one missed would run the program's code from the garbage collector), in one pass."""
+    parents, found = {}, set()
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            found.add(id(node))
+    marked = set()
+    for start in found:
+        node = parents.get(start)
+        while node is not None and id(node) not in marked:
+            if isinstance(node, (ast.FunctionDef, ast.Lambda)):
+                marked.add(id(node))
+            node = parents.get(id(node))
+    return marked
 
 
 def _guard(name, *args, keywords=()):
@@ -128,7 +141,7 @@ class Guarding(ast.NodeTransformer):
 
     methods = {}                      # node class -> its visit method
 
-    def __init__(self, echo, lines=()):
+    def __init__(self, echo, lines=(), yielding=frozenset()):
         self.echo = echo
         self.lines = lines
         self.scope_depth = 0          # > 0 inside def, lambda and class bodies
@@ -138,6 +151,7 @@ class Guarding(ast.NodeTransformer):
         # the loops and finally blocks around the statement, innermost last, in its function
         self.blocks = []
         self.generator = False        # in a function that yields (gradcli.lang.generators)
+        self.yielding = yielding      # the ids of those functions (_yielding)
 
     # ------------------------------------------------------------------ helpers
     def name(self, name, node, load=False):
@@ -325,7 +339,7 @@ class Guarding(ast.NodeTransformer):
     def visit_Lambda(self, node):
         node.args = self.visit(node.args)
         node.body = self.in_scope(lambda: self.visit(node.body), ("function", None),
-                                  _yields(node))
+                                  id(node) in self.yielding)
         return node
 
     def visit_YieldFrom(self, node):
@@ -591,7 +605,7 @@ class Guarding(ast.NodeTransformer):
         node.returns = self.optional(node.returns)
         first = node.args.args[0].arg if node.args.args else None
         node.body = self.in_scope(lambda: self.nested(node.body), ("function", first),
-                                  _yields(node))
+                                  id(node) in self.yielding)
         in_class = bool(self.scopes) and self.scopes[-1][0] == "class"
         # (a class of the program may have its own __init__, as nn.Module's subclasses do)
         if not (in_class and node.name == "__init__"):
