@@ -343,8 +343,8 @@ class Guarding(ast.NodeTransformer):
         return node
 
     def visit_YieldFrom(self, node):
-        """`yield from x` delegates to `_each(x)`, as a `for` loop iterates it."""
-        node.value = _at(_guard("_each", self.visit(node.value)), node.value)
+        """`yield from x` delegates to `_delegated(x)` (gradcli.lang.generators.delegated)."""
+        node.value = _at(_guard("_delegated", self.visit(node.value)), node.value)
         return node
 
     def visit_arguments(self, node):

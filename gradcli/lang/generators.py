@@ -14,9 +14,12 @@ block and except clause asks `closing()` first, which is true only while the col
 that generator; `close()` called by the program (on the generator or on one that delegates to
 it with `yield from`) runs them as Python does."""
 
+import itertools
 import sys
 import types
 import weakref
+
+from . import limits
 
 GENERATOR_METHODS = ("close", "send", "throw")
 # the code objects of programs (each function's, lambda's and comprehension's): a generator
@@ -37,6 +40,16 @@ def note_program_code(code):
 
 def is_program_generator(obj):
     return type(obj) is types.GeneratorType and obj.gi_code in PROGRAM_CODES
+
+
+def delegated(x):
+    """(The guard `_delegated(x)` of `yield from x`.)  x, metered as a for loop's iterable; an
+    engine generator (`yield from model.parameters()`) behind an iterator of its own, so that
+    the delegating generator's send, throw and close reach only the program's code."""
+    x = limits.check_each(x)
+    if type(x) is types.GeneratorType and not is_program_generator(x):
+        return itertools.chain(x)
+    return x
 
 
 def closing():

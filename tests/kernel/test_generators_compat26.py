@@ -47,6 +47,20 @@ def test_the_engines_generators_iterate_and_no_more(source, method):
     assert line == f"AttributeError: 'generator' object attribute '{method}' {NOT_AVAILABLE}"
 
 
+@pytest.mark.parametrize("method", ["send(1)", "throw(ValueError('x'))"])
+def test_yield_from_an_engine_generator_reaches_it_by_iteration_alone(method):
+    """(send and throw of a generator that delegates to model.parameters() would resume the
+    engine's generator with the program's value or exception)"""
+    source = ("import torch\nm = torch.nn.Linear(2, 2)\ndef f():\n    yield from m.parameters()\n"
+              "g = f()\nprint(next(g).shape)\ng." + method + "\n")
+    line, printed = program_error(source)
+    assert printed == "torch.Size([2, 2])\n"
+    assert line in ("AttributeError: 'itertools.chain' object has no attribute 'send'",
+                    "ValueError: x"), line
+    assert program_output(source.replace("g." + method, "print(len(list(g)))")) == \
+        "torch.Size([2, 2])\n1\n"
+
+
 @pytest.mark.parametrize("thrown, expected", [
     ("StopIteration", "RuntimeError: generator raised StopIteration"),
     ("ValueError, ValueError('x'), 3", "TypeError: throw() third argument must be a traceback"),
