@@ -219,8 +219,7 @@ ATTACKS = {
                               NOT_AVAILABLE),
     "engine generator throw": ("torch.nn.Linear(1, 1).parameters().throw", "AttributeError",
                                NOT_AVAILABLE),
-    "program generator throw": ("g.throw(StopIteration)", "RuntimeError",
-                                "generator raised StopIteration"),
+    "program generator throw": ("g.throw(ValueError('thrown'))", "ValueError", "thrown"),
     # ------------------------------------------------------------ torch internals
     "torch dict": ("torch.__dict__", "AttributeError", NOT_ALLOWED),
     "torch private module": ("torch._C", "AttributeError", NOT_ALLOWED),
