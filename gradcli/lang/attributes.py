@@ -19,6 +19,7 @@ from .allowed import (DENIED_BUILTINS, DENIED_IDS, ENGINE_CLASSES, FUNCTION_TYPE
                       _is_numpy, _not_available, is_saved_value)
 from .classes import _check_class_attribute
 from .calls import _checked_arguments, _list_sort
+from .generators import GENERATOR_METHODS, method as generator_method
 
 
 CACHE_SIZE = 4096                 # bound on each of the two caches below
@@ -71,6 +72,11 @@ def _unusual_getattr(obj, name):
         obj = obj._real
     obj = _loaded_entry(obj)
     _check_name(name, obj)
+    if name in GENERATOR_METHODS and type(obj) is types.GeneratorType:
+        method = generator_method(obj, name)  # (a program's generator's; never remembered)
+        if method is None:
+            raise _not_available(obj, name)
+        return method
     if name == "__name__" and isinstance(obj, type):  # (a string: NumPy's classes' too)
         return obj.__name__
     if name == "mro":  # (a class's bases end in object, which programs do not reach)
@@ -229,9 +235,10 @@ def unbound_property(cls, name, value):
 
 
 def _check_exception_attribute(exc, name):
-    """An exception shows a program its `args` and what the program's own exception classes
-    set; not what Python's classes keep (AttributeError.obj, with_traceback, add_note)."""
-    if name == "args":
+    """An exception shows a program its `args` (a StopIteration its `value` too: what a
+    generator returned) and what the program's own exception classes set; not what Python's
+    classes keep (AttributeError.obj, with_traceback, add_note)."""
+    if name == "args" or name == "value" and isinstance(exc, StopIteration):
         return
     builtin = next(c for c in type(exc).__mro__ if c not in PROGRAM_CLASSES)
     if type(exc) not in PROGRAM_CLASSES or hasattr(builtin, name) or \

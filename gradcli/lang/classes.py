@@ -10,7 +10,7 @@ from .allowed import (ENGINE_CLASSES, EXCEPTION_CLASSES, PROGRAM_CLASSES, PROGRA
                       _engine_module)
 
 
-ALLOWED_MODULES = "torch, numpy, math, random, functools (partial, reduce) and io (its BytesIO)"
+ALLOWED_MODULES = "torch, numpy, math, random, functools (partial, reduce), copy and io (its BytesIO)"
 
 
 def import_module(dotted, leaf):

@@ -19,6 +19,7 @@ from .limits import compile_recursion
 from .sandbox import GUARD_NAMES
 from .allowed import OPERATORS, PROGRAM_DUNDERS, readable_attribute
 from .calls import UNCHECKED_OPERANDS, inplace_guard_name
+from .generators import note_program_code
 from .syntax import SYMBOLS, column_of, line_of
 
 BINARY_GUARDS = {op: guard for op, (guard, *_) in OPERATORS.items()}
@@ -50,12 +51,13 @@ def compile_program(module, echo=False, filename="<program>", source=""):
     in place); echo=True makes expression statements print their value (as Python's
     interactive mode does: also inside loops and ifs, never inside functions)."""
     lines = source.split("\n")
-    guarding = Guarding(echo, lines)
+    guarding = Guarding(echo, lines, _yielding(module))
     try:
         with compile_recursion():
             tree = guarding.visit(module)
             ast.fix_missing_locations(tree)
             code = compile(tree, filename, "exec", dont_inherit=True)
+        note_program_code(code)
     except ProgramError as e:
         if e.is_syntax_error and e.line and e.line <= len(lines) and e.source_line is None:
             e.source_line = lines[e.line - 1]
@@ -74,9 +76,11 @@ def compile_expression(node, filename="<expression>"):
     eval()."""
     try:
         with compile_recursion():
-            tree = ast.Expression(body=Guarding(False).visit(node))
+            tree = ast.Expression(body=Guarding(False, (), _yielding(node)).visit(node))
             ast.fix_missing_locations(tree)
-            return compile(tree, filename, "eval", dont_inherit=True)
+            code = compile(tree, filename, "eval", dont_inherit=True)
+        note_program_code(code)
+        return code
     except RecursionError:
         raise too_deep() from None
 
@@ -100,6 +104,27 @@ def _unchecked(symbol, left, right):
                for node in ((left,) if symbol == "%" else (left, right)))
 
 
+def _yielding(tree):
+    """The ids of the functions and lambdas with a yield anywhere in their tree (parameters'
+    annotations and defaults, nested functions: over-approximated on purpose, as a function
+    whose finally blocks ask `_closing()` without being a generator pays one call there,
+    while one missed would run the program's code from the garbage collector), in one pass."""
+    parents, found = {}, set()
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            found.add(id(node))
+    marked = set()
+    for start in found:
+        node = parents.get(start)
+        while node is not None and id(node) not in marked:
+            if isinstance(node, (ast.FunctionDef, ast.Lambda)):
+                marked.add(id(node))
+            node = parents.get(id(node))
+    return marked
+
+
 def _guard(name, *args, keywords=()):
     return ast.Call(func=ast.Name(id=name, ctx=LOAD), args=list(args), keywords=list(keywords))
 
@@ -116,7 +141,7 @@ class Guarding(ast.NodeTransformer):
 
     methods = {}                      # node class -> its visit method
 
-    def __init__(self, echo, lines=()):
+    def __init__(self, echo, lines=(), yielding=frozenset()):
         self.echo = echo
         self.lines = lines
         self.scope_depth = 0          # > 0 inside def, lambda and class bodies
@@ -125,6 +150,8 @@ class Guarding(ast.NodeTransformer):
         self.scopes = []
         # the loops and finally blocks around the statement, innermost last, in its function
         self.blocks = []
+        self.generator = False        # in a function that yields (gradcli.lang.generators)
+        self.yielding = yielding      # the ids of those functions (_yielding)
 
     # ------------------------------------------------------------------ helpers
     def name(self, name, node, load=False):
@@ -311,7 +338,13 @@ class Guarding(ast.NodeTransformer):
 
     def visit_Lambda(self, node):
         node.args = self.visit(node.args)
-        node.body = self.in_scope(lambda: self.visit(node.body), ("function", None))
+        node.body = self.in_scope(lambda: self.visit(node.body), ("function", None),
+                                  id(node) in self.yielding)
+        return node
+
+    def visit_YieldFrom(self, node):
+        """`yield from x` delegates to `_delegated(x)` (gradcli.lang.generators.delegated)."""
+        node.value = _at(_guard("_delegated", self.visit(node.value)), node.value)
         return node
 
     def visit_arguments(self, node):
@@ -468,6 +501,9 @@ class Guarding(ast.NodeTransformer):
                 self.name(h.name, h)
             check = _at(ast.Expr(value=_guard("_caught")), h)
             h.type = _at(_guard("_catchable", kind), h)
+            if self.generator:  # (no program code while the collector closes a generator)
+                nothing = ast.Tuple(elts=[], ctx=LOAD)
+                h.type = _at(ast.IfExp(test=_guard("_closing"), body=nothing, orelse=h.type), h)
             h.body = [check] + self.body(h.body)
         node.body = self.nested(node.body)
         node.orelse = self.body(node.orelse)
@@ -476,6 +512,10 @@ class Guarding(ast.NodeTransformer):
             node.finalbody = self.body(node.finalbody)
         finally:
             self.blocks.pop()
+        if self.generator and node.finalbody:
+            node.finalbody = [_at(ast.If(test=ast.UnaryOp(op=ast.Not(),
+                                                          operand=_guard("_closing")),
+                                         body=node.finalbody, orelse=[]), node.finalbody[0])]
         return self.ticked(node)
 
     def ticked(self, block):
@@ -542,16 +582,18 @@ class Guarding(ast.NodeTransformer):
         node.body = self.nested(node.body)
         return self.ticked(node)
 
-    def in_scope(self, lower, scope):
+    def in_scope(self, lower, scope, generator=False):
         self.scope_depth += 1
         self.scopes.append(scope)
         blocks, self.blocks = self.blocks, []
+        outer, self.generator = self.generator, generator
         try:
             return lower()
         finally:
             self.scope_depth -= 1
             self.scopes.pop()
             self.blocks = blocks
+            self.generator = outer
 
     def decorators(self, nodes):
         """`@d` calls d(function) as `f(x)` calls f: through `_callable(d)`."""
@@ -562,7 +604,8 @@ class Guarding(ast.NodeTransformer):
         node.args = self.visit(node.args)
         node.returns = self.optional(node.returns)
         first = node.args.args[0].arg if node.args.args else None
-        node.body = self.in_scope(lambda: self.nested(node.body), ("function", first))
+        node.body = self.in_scope(lambda: self.nested(node.body), ("function", first),
+                                  id(node) in self.yielding)
         in_class = bool(self.scopes) and self.scopes[-1][0] == "class"
         # (a class of the program may have its own __init__, as nn.Module's subclasses do, and
         # the special methods of allowed.PROGRAM_DUNDERS, as a Dataset's __getitem__)
@@ -580,6 +623,6 @@ class Guarding(ast.NodeTransformer):
         node.decorator_list = self.decorators(node.decorator_list)
         node.bases = self.each(node.bases)
         node.keywords = self.each(node.keywords)
-        node.body = self.in_scope(lambda: self.nested(node.body), ("class", None))
+        node.body = self.in_scope(lambda: self.nested(node.body), ("class", None), False)
         self.name(node.name, node)
         return node

@@ -12,6 +12,7 @@ from .allowed import (EXCEPTION_CLASSES, HIDDEN_CLASSES, HiddenClass, OPAQUE_TYP
                       PROGRAM_CLASSES, UNSAFE_TYPES, _engine_module, _is_numpy)
 from .calls import STAND_IN_CALLS
 from .attributes import _is_function, _is_program_function, _loaded_entry
+from .generators import GENERATOR_METHODS, is_program_generator
 
 
 # ---------------------------------------------------------------------- exceptions
@@ -55,7 +56,8 @@ def caught():
         raise exc
     context, steps = exc.__context__, 0
     while context is not None and steps < 10_000:
-        if not isinstance(context, Exception):
+        # (a GeneratorExit: raised by close() in a generator whose finally block then raised)
+        if not isinstance(context, (Exception, GeneratorExit)):
             raise context
         context, steps = context.__context__, steps + 1
 
@@ -151,6 +153,8 @@ def safe_dir(obj=None, /):
     if isinstance(obj, Facade):
         return sorted(n for n in obj._members if not n.startswith("_"))
     obj = _loaded_entry(obj)
+    if is_program_generator(obj):
+        return list(GENERATOR_METHODS)
     if isinstance(obj, UNSAFE_TYPES) or _is_function(obj) and not _is_program_function(obj):
         return []
     return sorted(n for n in dir(obj) if not n.startswith("_"))

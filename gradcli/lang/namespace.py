@@ -548,7 +548,13 @@ def modules():
     torch._members["__version__"] = TORCH_VERSION
     from ..serialization import BytesIO  # (a file in memory for torch.save: no bytes in it)
     return {"torch": torch, "numpy": numpy, "math": _math_facade(), "random": _random_facade(),
-            "io": Facade("io", {"BytesIO": BytesIO}), "functools": _functools_facade()}
+            "io": Facade("io", {"BytesIO": BytesIO}), "functools": _functools_facade(),
+            "copy": LazyFacade("copy", _copy_members)}
+
+
+def _copy_members():
+    from .copying import facade_members
+    return facade_members()
 
 
 @lru_cache(maxsize=None)

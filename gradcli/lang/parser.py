@@ -16,8 +16,8 @@ from .source import python_name
 
 GRAMMAR_FILE = "gradcli.lark"
 # Python's keywords the grammar has no statement for: never names, and a program that uses one
-# is told that gradcli does not support it (`yield` is not supported in gradcli programs)
-RESERVED = frozenset({"async", "await", "yield"})
+# is told that gradcli does not support it (`async` is not supported in gradcli programs)
+RESERVED = frozenset({"async", "await"})
 TAB_SIZE = 8
 BOM = "\ufeff"
 OPEN = {"LPAR": "(", "LSQB": "[", "LBRACE": "{"}

@@ -25,6 +25,7 @@ from .introspection import (ENGINE_SIGNALS, catchable, caught, help_function, ra
 from .attributes import (_op_table_types, _read_only_tensor_attributes, guarded_getattr,
                          inplace_attr, store_target)
 from .classes import build_class, import_from, import_module
+from .generators import closing, delegated
 
 
 # The names of the guards in a program's builtins: no program may name them (its own `_expr`
@@ -35,7 +36,8 @@ GUARD_NAMES = frozenset(
     ["_getattr", "_store_target", "_callable", "_inplace_attr", "_inplace_item", "_import",
      "_slice_target",
      "_import_from", "_format_field", "_compare", "_compared", "_catchable", "_caught",
-     "_raisable", "_tick", "_expr", "_import_star", "_item", "_key", "_each"])
+     "_raisable", "_tick", "_expr", "_import_star", "_item", "_key", "_each", "_closing",
+     "_delegated"])
 
 
 STAND_IN_CLASSES = ("range", "map", "filter", "type", "super", "property", "classmethod",
@@ -94,7 +96,8 @@ def static_builtins():
                  _import=import_module, _import_from=import_from,
                  _format_field=format_field, _compare=COMPARE_GUARDS, _compared=Compared,
                  _catchable=catchable, _caught=caught, _raisable=raisable, _tick=tick,
-                 _item=item, _key=IndexKey(), _each=limits.check_each,
+                 _item=item, _key=IndexKey(), _each=limits.check_each, _closing=closing,
+                 _delegated=delegated,
                  __build_class__=build_class, __name__="__main__")
     # C code (NumPy's lazy imports) imports through the builtins of the innermost Python frame,
     # which may be the program's: it gets Python's __import__.  Programs cannot name it, and

@@ -17,6 +17,7 @@ from . import limits, parser
 from .syntax import parse_expression, parse_module
 from .compiler import compile_expression, compile_program
 from .errors import ProgramError, from_exception
+from .generators import unraisable
 from .sandbox import program_builtins
 from .classes import public_members
 
@@ -130,8 +131,10 @@ class Session:
         from ..engine.graph import AnomalyMode
         from ..engine.tangents import Unbatchable
         previous_location, previous_store = AnomalyMode.location, CURRENT_STORE[0]
+        previous_hook = sys.unraisablehook
         AnomalyMode.location = self._describe_location
         CURRENT_STORE[0] = self.store
+        sys.unraisablehook = unraisable(previous_hook)
         try:
             # NumPy's floating-point warnings (divide by zero, overflow, invalid value) never reach
             # the user: PyTorch computes inf and nan silently
@@ -156,6 +159,7 @@ class Session:
         finally:
             AnomalyMode.location = previous_location
             CURRENT_STORE[0] = previous_store
+            sys.unraisablehook = previous_hook
 
     def _error(self, exc):
         """The program's error (see _located_error); converting an error never raises."""

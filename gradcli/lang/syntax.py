@@ -122,7 +122,8 @@ TARGET_KINDS = {ast.Call: "function call", ast.Constant: "literal",
                 ast.IfExp: "conditional expression", ast.Lambda: "lambda",
                 ast.ListComp: "comprehension", ast.SetComp: "comprehension",
                 ast.GeneratorExp: "comprehension", ast.DictComp: "comprehension",
-                ast.Dict: "dict literal", ast.Set: "set display"}
+                ast.Dict: "dict literal", ast.Set: "set display",
+                ast.Yield: "yield expression", ast.YieldFrom: "yield expression"}
 
 
 def check_target(node, verb="assign to", inside=False):
@@ -530,6 +531,12 @@ class TreeToAst:
 
     def return_(self, meta, children):
         return at_meta(ast.Return(value=children[0]), meta)
+
+    def yield_(self, meta, children):
+        return at_meta(ast.Yield(value=children[0]), meta)
+
+    def yield_from(self, meta, children):
+        return at_meta(ast.YieldFrom(value=children[0]), meta)
 
     def assert_(self, meta, children):
         return at_meta(ast.Assert(test=children[0], msg=children[1]), meta)

@@ -439,6 +439,60 @@ def method_error(entry, name, args, kwargs, error):
     return TypeError(message) if message else error
 
 
+# ------------------------------------------------------------------ function forms
+# the forms PyTorch declares without an `out=` (printed as its method form); an op of several
+# outputs takes `tuple of Tensors out`, a view none
+NO_OUT = frozenset((("sum", "(*, torch.dtype dtype = None)"),
+                    ("prod", "(*, torch.dtype dtype = None)"),
+                    ("nansum", "(*, torch.dtype dtype = None)"),
+                    ("std", "(bool unbiased = True)"), ("var", "(bool unbiased = True)")))
+
+
+def function_signature(method, name, op=None):
+    """A Tensor method's signature as the function's: `Tensor input` first, `out=` last."""
+    printable = method.printable()
+    params = [Param(TENSOR, "input")] + list(method.params)
+    if not (op is not None and op.view or (name, printable) in NO_OUT):
+        multiple = op is not None and op.n_outputs > 1
+        params.append(Param("tuple of Tensors" if multiple else TENSOR, "out", "None", True))
+    return Signature(name, params, method.hidden)
+
+
+# the function forms PyTorch has beside its method forms: (text, place among the forms)
+FUNCTION_FORMS = {"pow": [("Number self, Tensor exponent, *, Tensor out = None", 1)]}
+
+
+def function_signatures(entry, name):
+    """The signatures PyTorch's parser tries for torch.name (the entry's forms), in its
+    order."""
+    from .registry import Op, Overload
+    ops = entry.ops if isinstance(entry, Overload) else [entry]
+    methods = method_signatures(entry, name)
+    by_text = {}
+    for op in ops:
+        if isinstance(op, Op) and "self" in op.inputs:
+            signature = method_signature(op)
+            if signature is not None:
+                by_text.setdefault(signature.printable(), op)
+    signatures = [function_signature(m, name, by_text.get(m.printable())) for m in methods]
+    for text, place in FUNCTION_FORMS.get(name, ()):
+        signatures.insert(place, Signature.from_text(name, text))
+    return signatures
+
+
+def function_error(entry, args, kwargs, error):
+    """The error a failed call `torch.name(*args, **kwargs)` of the table's entry raises:
+    PyTorch's TypeError if its parser refuses the arguments, else `error`."""
+    name = entry.name
+    try:
+        signatures = function_signatures(entry, name)
+        message = signatures and refusal(signatures, name, args, kwargs,
+                                         name in NUMBERS_AS_TENSORS)
+    except Exception:  # (a signature this module cannot read: gradcli's own error stands)
+        return error
+    return TypeError(message) if message else error
+
+
 # ------------------------------------------------------------------ creation functions
 def must_be(name, param, expected, value, position=None):
     """PyTorch's parser's words for a value of the wrong type (position: counted from 1;

@@ -48,10 +48,16 @@ def numpy_named_attr(op, key, kwargs):
 
 def numpy_named_retry(call, error, args, kwargs):
     """call(*args, **kwargs) again with NumPy's keywords renamed to PyTorch's, when there are
-    any and the call refused them (the error path of Overload.__call__), else raise error."""
+    any and the call refused them (the error path of Overload.__call__), else raise error, or
+    PyTorch's parser's TypeError for the arguments where it refuses them
+    (gradcli.ops.arg_errors.function_error: `torch.sum(x, 'a')`)."""
     renamed = {NUMPY_ATTRIBUTES.get(k, k): v for k, v in kwargs.items()}
     if len(renamed) != len(kwargs) or renamed.keys() == kwargs.keys():
-        raise error
+        from .arg_errors import function_error
+        raised = function_error(call, args, kwargs, error)
+        if raised is error:
+            raise error
+        raise raised from None
     try:
         return call(*args, **renamed)
     except TypeError as retried:   # (a keyword the program did not write: the first refusal)

@@ -143,6 +143,17 @@ def _per_dim(input_size, output_size, scales, align_corners, dtype, kind):
     return out
 
 
+def _half_weights(per_dim, kind):
+    """The weights of a float16 input as PyTorch's kernel keeps them: computed in float
+    (opmath), stored as float16 (a linear tap's lambda0 as 1 - lambda1 of the stored lambda1),
+    then used in float: float16's taps add in float32, rounded once at the end."""
+    h, f = np.float16, np.float32
+    if kind == "linear":
+        return [[(i0, (f(1) - w1.astype(h).astype(f)).astype(h).astype(f)),
+                 (i1, w1.astype(h).astype(f))] for (i0, _), (i1, w1) in per_dim]
+    return [[(i, w.astype(h).astype(f)) for i, w in taps] for taps in per_dim]
+
+
 def _upsample(nd, kind):
     aligned = _ALIGNED[kind]
 
@@ -152,11 +163,14 @@ def _upsample(nd, kind):
         check_numel(a.shape[:2] + tuple(output_size))
         if not a.size:  # (an empty batch: no sources made for its output_size)
             return np.empty(a.shape[:2] + tuple(output_size), a.dtype)
-        t = a.dtype.type
+        half = a.dtype == np.float16 and kind in ("linear", "cubic")
+        t = np.float32 if half else a.dtype.type
         if kind == "linear" and nd == 2 and _channels_last(a.shape, output_size):
             return _bilinear_channels_last(a, output_size, align_corners, scales)
-        result = a
-        per_dim = _per_dim(a.shape, output_size, scales, align_corners, a.dtype, kind)
+        result = a.astype(t) if half else a
+        per_dim = _per_dim(a.shape, output_size, scales, align_corners, np.dtype(t), kind)
+        if half:
+            per_dim = _half_weights(per_dim, kind)
         for axis in range(nd - 1, -1, -1):  # (the last dim innermost)
             sources = per_dim[axis]
             d = axis + 2
@@ -192,10 +206,13 @@ def _bilinear_channels_last(a, output_size, align_corners, scales):
     weights multiplied first, then summed by fused multiply-adds in one order for the
     channels its vector registers hold and in another for the rest (vectors of 4 float64 or 8
     float32, as its kernel runs on the x86-64 machine the oracle tests were recorded on)."""
-    t = a.dtype.type
+    half = a.dtype == np.float16   # (float16: computed in float, its weights too, rounded once)
+    t = np.float32 if half else a.dtype.type
+    a = a.astype(t) if half else a
     (h0, h1, hw0, hw1), (w0, w1, ww0, ww1) = (
         _linear_weights(n, o, s, align_corners, t)
         for n, o, s in zip(a.shape[2:], output_size, scales))
+
     corner = {(i, j): a[:, :, hi][:, :, :, wj]
               for i, hi in enumerate((h0, h1)) for j, wj in enumerate((w0, w1))}
     weight = {(i, j): (hw[:, None] * ww[None, :]).astype(t)
@@ -207,12 +224,19 @@ def _bilinear_channels_last(a, output_size, align_corners, scales):
         for key in rest:
             acc = fused(corner[key][:, channels], weight[key], acc).astype(t)
         return acc
-    width = 4 if t is np.float64 else 8
+    width = 4 if t is np.float64 else 16 if half else 8
     vector = a.shape[1] - a.shape[1] % width
-    out = np.empty(a.shape[:2] + tuple(output_size), a.dtype)
-    out[:, :vector] = chain(((1, 0), (1, 1), (0, 1), (0, 0)), slice(0, vector))
-    out[:, vector:] = chain(((0, 1), (0, 0), (1, 0), (1, 1)), slice(vector, None))
+    out = np.empty(a.shape[:2] + tuple(output_size), np.float16 if half else a.dtype)
+    orders = HALF_ORDERS if half else ORDERS
+    out[:, :vector] = chain(orders[0], slice(0, vector))
+    out[:, vector:] = chain(orders[1], slice(vector, None))
     return out
+
+
+# the corners' order of the channels-last kernel's sums: (vectors, the rest), of float32 and
+# float64, and of float16 (16 channels a vector, each a float, the sums rounded once)
+ORDERS = (((1, 0), (1, 1), (0, 1), (0, 0)), ((0, 1), (0, 0), (1, 0), (1, 1)))
+HALF_ORDERS = (((1, 1), (1, 0), (0, 1), (0, 0)), ((0, 0), (0, 1), (1, 0), (1, 1)))
 
 
 def _upsample_backward(nd, kind):
@@ -220,7 +244,11 @@ def _upsample_backward(nd, kind):
 
     def backward(grad_output, output_size, input_size, *rest):
         """Each output's shares added to its sources, in the order of the outputs (and of the
-        2^d corners, the outer dim's first), as PyTorch's loop adds them."""
+        2^d corners, the outer dim's first), as PyTorch's loop adds them (float16's in float,
+        rounded once at the end)."""
+        if grad_output.dtype == np.float16:
+            return backward(grad_output.astype(np.float32), output_size, input_size,
+                            *rest).astype(np.float16)
         align_corners, scales = (rest[0], rest[1:]) if aligned else (None, rest)
         _check_grad_output(grad_output, nd, output_size, input_size)
         if kind == "cubic":
@@ -628,9 +656,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                       _channels_last(input.shape, sizes) else
                       f"compute_indices_weights_{weights}")
             raise not_implemented(kernel, input.dtype)
-        if not nearest and name not in ("float32", "float64"):
+        if not nearest and name not in ("float32", "float64", "float16"):
             raise NotImplementedError(f"gradcli: interpolate's mode '{mode}' of {name} is not "
-                                      "supported (float32 and float64 are)")
+                                      "supported (float16, float32 and float64 are)")
         flag = () if nearest else (bool(align_corners),)
         return UPSAMPLE[nd, kind].apply((input,), (sizes,) + flag + scales)
     if mode == "lanczos" and not antialias:

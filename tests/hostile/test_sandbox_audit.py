@@ -14,7 +14,7 @@ NOT_ALLOWED = "attributes starting with '_' are not allowed"
 NAMES_NOT_ALLOWED = "names starting with '__' are not allowed"
 RESERVED = "is a name gradcli reserves for itself"
 NOT_AVAILABLE = "is not available in gradcli programs"
-NO_MODULE = "is not supported in gradcli programs (programs may import torch, numpy, math, random, functools (partial, reduce) and io (its BytesIO))"
+NO_MODULE = "is not supported in gradcli programs (programs may import torch, numpy, math, random, functools (partial, reduce), copy and io (its BytesIO))"
 
 # name -> (source, error type, a fragment of the message)
 ATTACKS = {
@@ -172,7 +172,8 @@ ATTACKS = {
     "raise a non-exception": ("raise 3", "TypeError", "exceptions must derive from"),
     "catch a non-exception": ("try:\n    1 / 0\nexcept int:\n    pass", "TypeError",
                               "catching classes that do not inherit from BaseException"),
-    "yield": ("def k():\n    yield 1", "SyntaxError", "`yield` is not supported"),
+    "a generator's frame": ("def k():\n    yield 1\nk().gi_frame", "AttributeError",
+                            NOT_AVAILABLE),
     "await": ("x = await", "SyntaxError", "`await` is not supported"),
     "continue in finally": ("for i in range(3):\n    try:\n        pass\n    finally:\n"
                             "        continue", "SyntaxError",
@@ -215,8 +216,11 @@ ATTACKS = {
     "generator frame": ("g.gi_frame", "AttributeError", NOT_AVAILABLE),
     "generator code": ("g.gi_code", "AttributeError", NOT_AVAILABLE),
     "frame globals": ("g.gi_frame.f_globals", "AttributeError", NOT_AVAILABLE),
-    "generator send": ("g.send", "AttributeError", NOT_AVAILABLE),
-    "generator throw": ("g.throw", "AttributeError", NOT_AVAILABLE),
+    "engine generator send": ("torch.nn.Linear(1, 1).parameters().send", "AttributeError",
+                              NOT_AVAILABLE),
+    "engine generator throw": ("torch.nn.Linear(1, 1).parameters().throw", "AttributeError",
+                               NOT_AVAILABLE),
+    "program generator throw": ("g.throw(ValueError('thrown'))", "ValueError", "thrown"),
     # ------------------------------------------------------------ torch internals
     "torch dict": ("torch.__dict__", "AttributeError", NOT_ALLOWED),
     "torch private module": ("torch._C", "AttributeError", NOT_ALLOWED),

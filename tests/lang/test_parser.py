@@ -300,8 +300,8 @@ def test_every_friendly_example_is_worded_as_cpython_words_it():
 
 @pytest.mark.parametrize("word", sorted(parser.RESERVED))
 def test_python_keywords_the_language_lacks_are_not_names(word):
-    """(`yield`, `async`, `await` have no statement in the language: they are never names, and
-    the error says the language lacks them)"""
+    """(`async` and `await` have no statement in the language: they are never names, and the
+    error says the language lacks them)"""
     for source in (f"{word} = 3\n", f"x = {word}\n"):
         with pytest.raises(ProgramError) as e:
             parser.parse(source)

@@ -131,13 +131,13 @@ def test_the_names_of_numpy_classes_print_as_in_python(run):
 
 
 @pytest.mark.parametrize("source, message", [
-    ("def f():\n    yield 1", "`yield` is not supported in gradcli programs"),
+    ("x = await f()", "`await` is not supported in gradcli programs"),
     ("async def f():\n    pass", "`async` is not supported in gradcli programs"),
     ("match x:\n    case 1:\n        pass", "`match` is not supported in gradcli programs"),
     ("try:\n    pass\nexcept* ValueError:\n    pass",
      "`except*` is not supported in gradcli programs"),
     ("import os", "`import os` is not supported in gradcli programs (programs may import "
-                  "torch, numpy, math, random, functools (partial, reduce) and io (its BytesIO))"),
+                  "torch, numpy, math, random, functools (partial, reduce), copy and io (its BytesIO))"),
 ])
 def test_statements_outside_the_subset_are_named(run, source, message):
     assert run.error(source).message == message

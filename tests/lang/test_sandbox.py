@@ -42,9 +42,9 @@ ESCAPES = {
                                                    "statement)"),
     "vars": ("vars()", "NameError: name 'vars' is not defined"),
     "import os": ("import os", "ImportError: `import os` is not supported in gradcli programs (programs may import "
-                               "torch, numpy, math, random, functools (partial, reduce) and io (its BytesIO))"),
+                               "torch, numpy, math, random, functools (partial, reduce), copy and io (its BytesIO))"),
     "from os import": ("from os import system", "ImportError: `import os` is not supported in gradcli programs "
-                                                "(programs may import torch, numpy, math, random, functools (partial, reduce) and io (its BytesIO))"),
+                                                "(programs may import torch, numpy, math, random, functools (partial, reduce), copy and io (its BytesIO))"),
     "import a submodule that is not there": ("import torch.multiprocessing",
                                              "ModuleNotFoundError: No module named "
                                              "'torch.multiprocessing'"),

@@ -24,8 +24,7 @@ _SUMS = ("float32 results differ in the last bits: PyTorch's matmul over a long 
 # what gradcli does not yet do as PyTorch does (each fails today; strict: one that passes
 # must leave this list)
 KNOWN = {"b03_lpwe_legendre": _SUMS, "b04_lpwe_nn": _SUMS, "b05_lpwe_optim_rmsprop": _SUMS,
-         "b06_lpwe_custom_module": _SUMS, "b15_poly_fit_adam": _SUMS, "b07_dynamic_net": _SUMS,
-         "b10_d2l_linreg_scratch": "generators (`yield`) are not supported in gradcli programs"}
+         "b06_lpwe_custom_module": _SUMS, "b15_poly_fit_adam": _SUMS, "b07_dynamic_net": _SUMS}
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 

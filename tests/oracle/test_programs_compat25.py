@@ -32,8 +32,6 @@ KNOWN = {
     "f10_forward_ad_module": "a forward-AD tangent computed from a primal that requires grad "
                              "has no grad_fn in gradcli (PyTorch's forward formulas run "
                              "with grad mode on)",
-    "f14_func_ensemble_grad": "`import copy` (copy.deepcopy of a module) and the meta device "
-                              "are not supported",
 }
 
 
