@@ -48,23 +48,28 @@ def numpy_named_attr(op, key, kwargs):
 
 def numpy_named_retry(call, error, args, kwargs):
     """call(*args, **kwargs) again with NumPy's keywords renamed to PyTorch's, when there are
-    any and the call refused them (the error path of Overload.__call__), else raise error, or
-    PyTorch's parser's TypeError for the arguments where it refuses them
-    (gradcli.ops.arg_errors.function_error: `torch.sum(x, 'a')`)."""
+    any and the call refused them (the error path of Overload.__call__); else raise error, or,
+    for a call without NumPy's keywords, PyTorch's parser's TypeError for the arguments where
+    it refuses them (gradcli.ops.arg_errors.function_error: `torch.sum(x, 'a')`).  A refusal
+    of the renamed call that names a renamed keyword gives way to the first refusal (a keyword
+    the program did not write)."""
+    numpy_keys = [k for k in kwargs if k in NUMPY_ATTRIBUTES]
     renamed = {NUMPY_ATTRIBUTES.get(k, k): v for k, v in kwargs.items()}
-    if len(renamed) != len(kwargs) or renamed.keys() == kwargs.keys():
-        from .arg_errors import function_error
-        raised = function_error(call, args, kwargs, error)
-        if raised is error:
-            raise error
-        raise raised from None
-    try:
-        return call(*args, **renamed)
-    except TypeError as retried:   # (a keyword the program did not write: the first refusal)
-        if any(f"argument '{NUMPY_ATTRIBUTES[k]}'" in str(retried)
-               for k in kwargs if k in NUMPY_ATTRIBUTES):
-            raise error from None
-        raise
+    if numpy_keys and len(renamed) == len(kwargs):
+        try:
+            return call(*args, **renamed)
+        except TypeError as retried:
+            text = str(retried)
+            if not any(f"'{NUMPY_ATTRIBUTES[k]}'" in text or f"{NUMPY_ATTRIBUTES[k]}=" in text
+                       for k in numpy_keys):
+                raise
+    if numpy_keys:
+        raise error
+    from .arg_errors import function_error
+    raised = function_error(call, args, kwargs, error)
+    if raised is error:
+        raise error
+    raise raised from None
 
 
 def numpy_named_input(name, kwargs):

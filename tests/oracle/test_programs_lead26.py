@@ -15,8 +15,7 @@ from test_programs_compat24 import test_program_prints_what_pytorch_prints as _c
 PROGRAMS = sorted((Path(__file__).resolve().parent / "programs_lead26").glob("*.py"))
 # what gradcli does not yet do as PyTorch does (each fails today; strict: one that passes must
 # leave this list)
-KNOWN = {"m07_model_ensembling_meta": "`import copy` (copy.deepcopy of a module) and the meta "
-                                      "device are not supported"}
+KNOWN = {}
 
 
 def test_there_are_programs():
