@@ -85,6 +85,137 @@ f(w)
 torch.autograd.set_grad_enabled is torch.set_grad_enabled
 """,
     },
+    "pytorch_code_data": {
+        "TensorDataset and DataLoader: batches in order, len, drop_last, next(iter(...))": """\
+import torch
+from torch.utils.data import TensorDataset, DataLoader
+x = torch.arange(10.).reshape(5, 2)
+y = torch.tensor([0, 1, 0, 1, 1])
+ds = TensorDataset(x, y)
+len(ds), ds[1], ds[-1]
+loader = DataLoader(ds, batch_size=2)
+len(loader)
+for xb, yb in loader:
+    print(xb, yb)
+
+len(DataLoader(ds, batch_size=2, drop_last=True))
+[yb.tolist() for _, yb in DataLoader(ds, batch_size=2, drop_last=True)]
+xb, yb = next(iter(DataLoader(ds, batch_size=3)))
+xb, yb
+list(DataLoader(ds))[0]
+loader
+type(loader), type(iter(loader)), type(ds)
+torch.utils.data.DataLoader
+loader.batch_size, loader.drop_last, loader.dataset is ds, ds.tensors[1]
+""",
+        "shuffle: RandomSampler's order from the global generator, several seeds and epochs": """\
+import torch
+from torch.utils.data import TensorDataset, DataLoader
+ds = TensorDataset(torch.arange(10))
+for seed in (0, 1, 42, 1234):
+    torch.manual_seed(seed)
+    loader = DataLoader(ds, batch_size=4, shuffle=True)
+    print(seed, [b[0].tolist() for b in loader], [b[0].tolist() for b in loader])
+    print(torch.rand(2))
+
+torch.manual_seed(3)
+it = iter(DataLoader(ds, batch_size=3, shuffle=True))
+torch.rand(1)
+next(it)
+torch.rand(1)
+torch.manual_seed(5)
+[b[0].tolist() for b in DataLoader(ds, batch_size=3, shuffle=True, drop_last=True)]
+torch.randn(2)
+g = torch.Generator().manual_seed(7)
+loader = DataLoader(ds, batch_size=5, shuffle=True, generator=g)
+[b[0].tolist() for b in loader], [b[0].tolist() for b in loader]
+torch.randn(2)
+torch.manual_seed(0)
+[b[0].tolist() for b in DataLoader(ds, batch_size=4)]
+torch.rand(2)
+""",
+        "default collate: numbers, tuples, dicts, lists, strings; batch_size=None": """\
+import torch
+from torch.utils.data import DataLoader
+pairs = [(1, 2.5), (3, 4.5), (5, 6.5)]
+list(DataLoader(pairs, batch_size=2))
+recs = [{"x": torch.tensor([1., 2.]), "label": 0, "name": "a"}, {"x": torch.tensor([3., 4.]), "label": 1, "name": "b"}]
+list(DataLoader(recs, batch_size=2))
+list(DataLoader([[1, 2], [3, 4], [5, 6]], batch_size=3))
+list(DataLoader([True, False, True], batch_size=3))
+list(DataLoader(range(5), batch_size=2))
+list(DataLoader(torch.arange(6.).reshape(3, 2), batch_size=2))
+list(DataLoader([1, 2, 3], batch_size=None))
+list(DataLoader([[1, 2], [3]], batch_size=2))
+list(DataLoader([None, None], batch_size=2))
+list(DataLoader(pairs, batch_size=2, collate_fn=lambda b: b))
+""",
+        "Subset, ConcatDataset, dataset + dataset, random_split's permutation": """\
+import torch
+from torch.utils.data import TensorDataset, Subset, ConcatDataset, random_split, DataLoader
+a = TensorDataset(torch.arange(4))
+b = TensorDataset(torch.arange(10, 13))
+c = ConcatDataset([a, b])
+len(c), c[3], c[4], c[-1], c.cumulative_sizes
+d = a + b
+type(d), len(d)
+s = Subset(a, [3, 1])
+len(s), s[0], s[1]
+torch.manual_seed(0)
+parts = random_split(range(10), [3, 7])
+[list(p) for p in parts], [p.indices for p in parts]
+torch.rand(1)
+parts = random_split(range(10), [0.3, 0.3, 0.4])
+[p.indices for p in parts]
+g = torch.Generator().manual_seed(42)
+[p.indices for p in random_split(range(30), [0.5, 0.5], generator=g)]
+[p.indices for p in random_split(range(5), [0.5, 0.5])]
+[p.indices for p in random_split(range(3), [1.0, 0.0])]
+train, val = random_split(TensorDataset(torch.arange(6.)), [4, 2])
+[b[0].tolist() for b in DataLoader(train, batch_size=2)], type(train)
+random_split(range(10), [3, 3])
+""",
+        "wrong arguments: PyTorch's messages": """\
+import torch
+from torch.utils.data import TensorDataset, DataLoader, ConcatDataset, Dataset
+ds = TensorDataset(torch.arange(4))
+DataLoader(ds, batch_size=0)
+DataLoader(ds, batch_size=1.5)
+DataLoader(ds, drop_last=1)
+DataLoader(ds, sampler=[0, 1], shuffle=True)
+DataLoader(ds, batch_size=None, drop_last=True)
+DataLoader(ds, num_workers=-1)
+DataLoader(ds, persistent_workers=True)
+TensorDataset(torch.ones(2), torch.ones(3))
+ConcatDataset([])
+Dataset()[0]
+list(DataLoader(ds, batch_size=2, sampler=[3, 0, 2]))
+list(DataLoader(ds, batch_sampler=[[0, 3], [1]]))
+DataLoader(ds, batch_sampler=[[0]], batch_size=2)
+""",
+        "a training loop over shuffled batches prints PyTorch's losses (to 5 places: mm's float32 \
+gradient may differ in its last bit)": """\
+import torch
+import torch.nn as nn
+from torch.utils.data import TensorDataset, DataLoader
+torch.manual_seed(0)
+X = torch.randn(20, 3)
+Y = X @ torch.tensor([[1.], [-2.], [0.5]]) + 0.1 * torch.randn(20, 1)
+loader = DataLoader(TensorDataset(X, Y), batch_size=6, shuffle=True)
+model = nn.Linear(3, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+loss_fn = nn.MSELoss()
+for epoch in range(3):
+    for xb, yb in loader:
+        opt.zero_grad()
+        loss = loss_fn(model(xb), yb)
+        loss.backward()
+        opt.step()
+        print(epoch, f"{loss.item():.5f}")
+
+model.weight, model.bias
+""",
+    },
 }
 
 
