@@ -216,6 +216,39 @@ for epoch in range(3):
 model.weight, model.bias
 """,
     },
+    "pytorch_code_parameters_vector": {
+        "parameters_to_vector and vector_to_parameters: one flat vector, back into the model": """\
+import torch
+import torch.nn as nn
+from torch.nn.utils import parameters_to_vector, vector_to_parameters
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(3, 2), nn.Tanh(), nn.Linear(2, 1))
+v = parameters_to_vector(model.parameters())
+v
+v.shape, v.grad_fn, v.is_leaf
+(v ** 2).sum().backward()
+model[0].bias.grad, model[2].weight.grad
+w = model[0].weight
+vector_to_parameters(torch.arange(11.), model.parameters())
+model[0].weight, model[2].bias, model[0].weight is w, w._version
+model(torch.ones(1, 3))
+torch.nn.utils.parameters_to_vector([torch.ones(2, 2), torch.zeros(3)])
+parameters_to_vector(torch.ones(2, 3))
+vector_to_parameters(torch.arange(20.), model.parameters())
+model[2].bias
+""",
+        "wrong arguments: PyTorch's messages": """\
+import torch
+import torch.nn as nn
+from torch.nn.utils import parameters_to_vector, vector_to_parameters
+model = nn.Linear(3, 2)
+vector_to_parameters([1., 2.], model.parameters())
+vector_to_parameters(torch.ones(4), model.parameters())
+parameters_to_vector([])
+parameters_to_vector([1, 2])
+parameters_to_vector([torch.ones(2), torch.ones(2, dtype=torch.float64)])
+""",
+    },
 }
 
 
