@@ -249,6 +249,107 @@ parameters_to_vector([1, 2])
 parameters_to_vector([torch.ones(2), torch.ones(2, dtype=torch.float64)])
 """,
     },
+    "pytorch_code_optimizers_more": {
+        "Adagrad, Adadelta, Adamax, NAdam, RAdam, Rprop, ASGD: a seeded regression, each": """\
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+X = torch.randn(16, 3)
+Y = X @ torch.tensor([[1.], [-2.], [0.5]]) + 0.3
+def train(make, steps=8):
+    torch.manual_seed(1)
+    model = nn.Linear(3, 1)
+    opt = make(model.parameters())
+    for i in range(steps):
+        opt.zero_grad()
+        loss = ((model(X) - Y) ** 2).mean()
+        loss.backward()
+        opt.step()
+        print(f"{loss.item():.5f}", end=" ")
+    print()
+    return model, opt
+
+for make in [lambda p: torch.optim.Adagrad(p, lr=0.5), lambda p: torch.optim.Adadelta(p),
+             lambda p: torch.optim.Adamax(p, lr=0.1), lambda p: torch.optim.NAdam(p, lr=0.1),
+             lambda p: torch.optim.RAdam(p, lr=0.1), lambda p: torch.optim.Rprop(p),
+             lambda p: torch.optim.ASGD(p, lr=0.1, t0=3)]:
+    model, opt = train(make)
+    print(type(opt).__name__, model.weight.data, model.bias.data)
+
+""",
+        "the options: weight decay, maximize, lr_decay, decoupled decay, etas, step sizes": """\
+import torch
+torch.manual_seed(0)
+def run(make, steps=6):
+    w = torch.nn.Parameter(torch.tensor([[0.5, -1.5], [2.0, 0.25]]))
+    opt = make([w])
+    for i in range(steps):
+        opt.zero_grad()
+        (torch.sin(3 * w) * w).sum().backward()
+        opt.step()
+    return w.data
+
+run(lambda p: torch.optim.Adagrad(p, lr=0.3, lr_decay=0.1, weight_decay=0.2, initial_accumulator_value=0.5))
+run(lambda p: torch.optim.Adadelta(p, lr=2.0, rho=0.5, weight_decay=0.1, maximize=True))
+run(lambda p: torch.optim.Adamax(p, lr=0.2, betas=(0.5, 0.9), weight_decay=0.3))
+run(lambda p: torch.optim.NAdam(p, lr=0.2, momentum_decay=0.01, weight_decay=0.3, decoupled_weight_decay=True))
+run(lambda p: torch.optim.RAdam(p, lr=0.2, betas=(0.5, 0.6), weight_decay=0.3))
+run(lambda p: torch.optim.RAdam(p, lr=0.2, weight_decay=0.3, decoupled_weight_decay=True), 12)
+run(lambda p: torch.optim.Rprop(p, lr=0.3, etas=(0.3, 1.5), step_sizes=(0.01, 0.5), maximize=True))
+run(lambda p: torch.optim.ASGD(p, lr=0.2, lambd=0.1, alpha=0.5, t0=2, weight_decay=0.1), 8)
+""",
+        "state, state_dict, load_state_dict, param groups and printing": """\
+import torch
+w = torch.nn.Parameter(torch.tensor([1., -2.]))
+b = torch.nn.Parameter(torch.tensor([0.5]))
+opt = torch.optim.Adagrad([w, b], lr=0.1)
+opt.state[w]
+opt
+(w ** 2).sum().backward()
+opt.step()
+opt.state[w], opt.state[b]
+sd = opt.state_dict()
+sd["state"][0], sd["param_groups"]
+opt2 = torch.optim.NAdam([{"params": [w]}, {"params": [b], "lr": 0.5}])
+opt2
+for i in range(2):
+    opt2.zero_grad()
+    (w.sum() * b.sum()).backward()
+    opt2.step()
+
+opt2.state[w]
+sd = opt2.state_dict()
+opt3 = torch.optim.NAdam([{"params": [w]}, {"params": [b], "lr": 0.5}])
+opt3.load_state_dict(sd)
+opt3.state[b]["mu_product"], opt3.state[b]["step"], opt3.param_groups[1]["lr"]
+a = torch.optim.ASGD([w], t0=1)
+w.grad = torch.tensor([0.5, 0.25])
+a.step(); a.step()
+a.state[w]
+r = torch.optim.Rprop([w])
+r.step()
+r.state[w]
+torch.optim.RAdam([w]), torch.optim.Adamax([w]), torch.optim.Adadelta([w]), torch.optim.Rprop([w]), torch.optim.ASGD([w])
+""",
+        "invalid arguments: PyTorch's messages": """\
+import torch
+w = torch.nn.Parameter(torch.ones(2))
+torch.optim.Adagrad([w], lr=-1)
+torch.optim.Adagrad([w], lr_decay=-0.1)
+torch.optim.Adagrad([w], initial_accumulator_value=-1)
+torch.optim.Adagrad([w], eps=-1)
+torch.optim.Adadelta([w], rho=1.5)
+torch.optim.Adadelta([w], weight_decay=-1)
+torch.optim.Adamax([w], betas=(1.0, 0.9))
+torch.optim.Adamax([w], betas=(0.9, -0.1))
+torch.optim.NAdam([w], momentum_decay=-1)
+torch.optim.RAdam([w], eps=-1e-8)
+torch.optim.Rprop([w], etas=(1.2, 0.5))
+torch.optim.ASGD([w], weight_decay=-1)
+torch.optim.Adagrad([])
+torch.optim.Rprop(w)
+""",
+    },
 }
 
 
