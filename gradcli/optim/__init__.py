@@ -58,6 +58,7 @@ class Optimizer(metaclass=TorchClass):
                         p.grad.zero_()
 
     def step(self, closure=None):
+        _stepped(self)
         loss = None
         if closure is not None:
             from ..engine.grad_mode import enable_grad
@@ -143,6 +144,13 @@ class Optimizer(metaclass=TorchClass):
                 if key != "params":
                     text += f"    {key}: {group[key]}\n"
         return text + ")"
+
+
+def _stepped(optimizer):
+    """A step of an optimizer that a scheduler steps: PyTorch's wrapper of its step() notes it
+    (`_opt_called`), and the scheduler's first step warns when it is missing."""
+    if getattr(optimizer, "_wrapped_by_lr_sched", False):
+        optimizer._opt_called = True
 
 
 def _state_tensor(name, value):

@@ -350,6 +350,99 @@ torch.optim.Adagrad([])
 torch.optim.Rprop(w)
 """,
     },
+    "pytorch_code_schedulers_more": {
+        "CosineAnnealingLR, OneCycleLR, ReduceLROnPlateau, ...: get_last_lr step by step": """\
+import torch
+from torch.optim import lr_scheduler
+w = torch.nn.Parameter(torch.ones(2))
+def lrs(make, steps=6, metric=None):
+    opt = torch.optim.SGD([w], lr=0.1, momentum=0.9)
+    s = make(opt)
+    out = [s.get_last_lr()[0]]
+    for i in range(steps):
+        opt.step()
+        s.step() if metric is None else s.step(metric[i])
+        out.append(round(s.get_last_lr()[0], 6))
+    print(type(s).__name__, out, opt.param_groups[0]["momentum"])
+
+lrs(lambda o: lr_scheduler.CosineAnnealingLR(o, T_max=4))
+lrs(lambda o: lr_scheduler.LinearLR(o, start_factor=0.5, total_iters=3))
+lrs(lambda o: lr_scheduler.ConstantLR(o, factor=0.5, total_iters=2))
+lrs(lambda o: lr_scheduler.PolynomialLR(o, total_iters=4, power=2.0))
+lrs(lambda o: lr_scheduler.MultiplicativeLR(o, lr_lambda=lambda e: 0.9))
+lrs(lambda o: lr_scheduler.CosineAnnealingWarmRestarts(o, T_0=2, T_mult=2))
+lrs(lambda o: lr_scheduler.CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=2))
+lrs(lambda o: lr_scheduler.OneCycleLR(o, max_lr=1.0, total_steps=6))
+lrs(lambda o: lr_scheduler.ReduceLROnPlateau(o, patience=1), metric=[3, 3, 3, 2, 2, 2])
+lrs(lambda o: lr_scheduler.SequentialLR(o, [lr_scheduler.ConstantLR(o, factor=0.1, total_iters=2), lr_scheduler.ExponentialLR(o, gamma=0.5)], milestones=[2]))
+lrs(lambda o: lr_scheduler.ChainedScheduler([lr_scheduler.ConstantLR(o, factor=0.1, total_iters=2), lr_scheduler.ExponentialLR(o, gamma=0.5)]))
+opt = torch.optim.SGD([w], lr=0.1)
+s = lr_scheduler.CosineAnnealingLR(opt, T_max=10)
+s, type(s)
+s.get_last_lr(), s.T_max, s.eta_min, s.base_lrs, s.last_epoch
+sd = s.state_dict()
+sorted(k for k in sd if not k.startswith("_")), sd["T_max"], sd["last_epoch"]
+p = lr_scheduler.ReduceLROnPlateau(opt)
+p.best, p.num_bad_epochs, p.mode, p.in_cooldown
+""",
+        "a training loop: DataLoader, an optimizer and a scheduler, PyTorch's losses": """\
+import torch
+import torch.nn as nn
+from torch.utils.data import TensorDataset, DataLoader
+torch.manual_seed(0)
+X = torch.randn(24, 2)
+Y = (X[:, :1] * 2 - X[:, 1:] + 0.5).tanh()
+loader = DataLoader(TensorDataset(X, Y), batch_size=8, shuffle=True)
+optimizers = {"Adagrad": torch.optim.Adagrad, "Adamax": torch.optim.Adamax, "NAdam": torch.optim.NAdam, "RAdam": torch.optim.RAdam, "Rprop": torch.optim.Rprop, "ASGD": torch.optim.ASGD, "Adadelta": torch.optim.Adadelta}
+for name, make in optimizers.items():
+    torch.manual_seed(1)
+    model = nn.Sequential(nn.Linear(2, 4), nn.Tanh(), nn.Linear(4, 1))
+    opt = make(model.parameters(), lr=0.05)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=3)
+    losses = []
+    for epoch in range(3):
+        for xb, yb in loader:
+            opt.zero_grad()
+            loss = nn.functional.mse_loss(model(xb), yb)
+            loss.backward()
+            opt.step()
+            losses.append(f"{loss.item():.4f}")
+        sched.step()
+    print(name, losses, sched.get_last_lr())
+
+""",
+        "wrong arguments: PyTorch's messages": """\
+import torch
+from torch.optim import lr_scheduler
+opt = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=0.1)
+lr_scheduler.ConstantLR(opt, factor=2)
+lr_scheduler.LinearLR(opt, start_factor=0)
+lr_scheduler.LinearLR(opt, end_factor=1.5)
+lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=0)
+lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=1.5)
+lr_scheduler.CyclicLR(opt, 0.1, 1.0, mode="bad")
+lr_scheduler.OneCycleLR(opt, max_lr=1.0)
+lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=0)
+lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=10, pct_start=1)
+lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=10, anneal_strategy="x")
+s = lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=2)
+s.step(); s.step()
+s.step()
+opt.step()
+s2 = lr_scheduler.StepLR(opt, 2)
+opt.step()
+s2.step()
+lr_scheduler.ReduceLROnPlateau(opt, factor=1.0)
+lr_scheduler.ReduceLROnPlateau(opt, mode="up")
+lr_scheduler.ReduceLROnPlateau(opt, min_lr=[0.1, 0.2])
+lr_scheduler.SequentialLR(opt, [], milestones=[])
+lr_scheduler.SequentialLR(opt, [lr_scheduler.ConstantLR(opt)], milestones=[1])
+lr_scheduler.ChainedScheduler([lr_scheduler.ReduceLROnPlateau(opt)])
+lr_scheduler.MultiplicativeLR(opt, lr_lambda=3)
+lr_scheduler.CosineAnnealingLR(3, T_max=3)
+lr_scheduler.CyclicLR(torch.optim.Adagrad([torch.nn.Parameter(torch.ones(1))]), 0.1, 1.0)
+""",
+    },
 }
 
 
