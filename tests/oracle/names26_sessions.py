@@ -443,6 +443,42 @@ lr_scheduler.CosineAnnealingLR(3, T_max=3)
 lr_scheduler.CyclicLR(torch.optim.Adagrad([torch.nn.Parameter(torch.ones(1))]), 0.1, 1.0)
 """,
     },
+    "pytorch_code_losses_more": {
+        "SmoothL1Loss, HuberLoss, KLDivLoss, CosineSimilarity, MarginRankingLoss": """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+a = torch.randn(3, 4, requires_grad=True)
+b = torch.randn(3, 4, requires_grad=True)
+nn.SmoothL1Loss(), nn.SmoothL1Loss(beta=0.5)(a, b), nn.HuberLoss(delta=0.5)(a, b)
+nn.HuberLoss(reduction="sum")(a, b), nn.SmoothL1Loss(reduction="none")(a, b)
+c = nn.CosineSimilarity()(a, b)
+c
+c.grad_fn, c.grad_fn.next_functions[0][0].next_functions
+c.sum().backward()
+a.grad, b.grad
+F.cosine_similarity(a, b, dim=0), F.cosine_similarity(a, torch.zeros(3, 4), dim=1)
+nn.CosineSimilarity(dim=0, eps=1e-6)
+logp = F.log_softmax(a, dim=1)
+q = F.softmax(b, dim=1)
+k = F.kl_div(logp, q, reduction="batchmean")
+k, k.grad_fn
+nn.KLDivLoss(reduction="sum")(logp, q), nn.KLDivLoss(reduction="none", log_target=True)(logp, q.log())
+F.kl_div(logp, q)
+a.grad = None
+F.kl_div(logp, q, reduction="batchmean").backward()
+a.grad
+y = torch.tensor([1., -1., 1.])
+m = nn.MarginRankingLoss(margin=0.3)
+m
+l = m(a[:, 0], b[:, 0], y)
+l, l.grad_fn, l.grad_fn.next_functions
+F.margin_ranking_loss(a[:, 1], b[:, 1], y, reduction="none")
+F.margin_ranking_loss(a[:, 1], b[:, 1].unsqueeze(1), y)
+F.kl_div(logp, q, reduction="bad")
+""",
+    },
 }
 
 
