@@ -20,7 +20,8 @@ __all__ = ["Module", "Buffer", "Linear", "Identity", "Sequential", "ReLU", "Tanh
            "Softmax", "LogSoftmax", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
            "AlphaDropout", "FeatureAlphaDropout", "MSELoss",
            "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "ModuleList",
-           "SmoothL1Loss", "HuberLoss", "KLDivLoss", "CosineSimilarity", "MarginRankingLoss"]
+           "SmoothL1Loss", "HuberLoss", "KLDivLoss", "CosineSimilarity", "MarginRankingLoss",
+           "PoissonNLLLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "GaussianNLLLoss"]
 __all__ += ["ModuleDict", "ParameterList", "ParameterDict", "Flatten", "Unflatten", "Embedding",
             "LayerNorm", "BatchNorm1d", "ReLU6", "Hardtanh", "GLU", "Hardsigmoid", "Hardswish",
             "Mish", "Softsign", "Tanhshrink", "Softshrink", "Hardshrink", "Threshold",
@@ -276,6 +277,17 @@ def _pair_forward(function, inputs, name, torch_module, arguments):
     return cls
 
 
+PoissonNLLLoss = _loss("PoissonNLLLoss", F.poisson_nll_loss,
+                       (("log_input", True), ("full", False), ("size_average", None),
+                        ("eps", 1e-8), ("reduce", None), ("reduction", "mean")))
+HingeEmbeddingLoss = _loss("HingeEmbeddingLoss", F.hinge_embedding_loss,
+                           (("margin", 1.0), ("size_average", None), ("reduce", None),
+                            ("reduction", "mean")))
+CosineEmbeddingLoss = _pair_forward(F.cosine_embedding_loss, 3, "CosineEmbeddingLoss", "loss",
+                                    (("margin", 0.0), ("size_average", None), ("reduce", None),
+                                     ("reduction", "mean")))
+GaussianNLLLoss = _pair_forward(F.gaussian_nll_loss, 3, "GaussianNLLLoss", "loss",
+                                (("full", False), ("eps", 1e-6), ("reduction", "mean")))
 CosineSimilarity = _pair_forward(F.cosine_similarity, 2, "CosineSimilarity", "distance",
                                  (("dim", 1), ("eps", 1e-8)))
 MarginRankingLoss = _pair_forward(F.margin_ranking_loss, 3, "MarginRankingLoss", "loss",

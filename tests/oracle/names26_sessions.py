@@ -478,6 +478,38 @@ F.margin_ranking_loss(a[:, 1], b[:, 1], y, reduction="none")
 F.margin_ranking_loss(a[:, 1], b[:, 1].unsqueeze(1), y)
 F.kl_div(logp, q, reduction="bad")
 """,
+        "PoissonNLLLoss, GaussianNLLLoss, HingeEmbeddingLoss, CosineEmbeddingLoss": """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+a = torch.randn(3, 4, requires_grad=True)
+b = torch.randn(3, 4, requires_grad=True)
+counts = torch.tensor([[0., 1., 2., 5.], [3., 0., 1., 7.], [1., 1., 4., 2.]])
+p = nn.PoissonNLLLoss()(a, counts)
+p, p.grad_fn.next_functions
+F.poisson_nll_loss(a.exp(), counts, log_input=False, full=True, reduction="sum")
+F.poisson_nll_loss(a, counts, full=True, reduction="none")
+var = torch.rand(3, 4, requires_grad=True)
+g = nn.GaussianNLLLoss()(a, b, var)
+g, g.grad_fn
+F.gaussian_nll_loss(a, b, var[:, 0], full=True, reduction="sum"), F.gaussian_nll_loss(a, b, 0.5)
+F.gaussian_nll_loss(a, b, -var)
+F.gaussian_nll_loss(a, b, torch.ones(2, 2))
+y = torch.tensor([[1., -1., 1., -1.], [-1., -1., 1., 1.], [1., 1., -1., -1.]])
+h = nn.HingeEmbeddingLoss(margin=0.5)(a, y)
+h, h.grad_fn.next_functions
+F.hinge_embedding_loss(a, y, reduction="none")
+t = torch.tensor([1., -1., -1.])
+c = nn.CosineEmbeddingLoss(margin=0.1)(a, b, t)
+c, c.grad_fn.next_functions
+(p + g + h + c).backward()
+a.grad, b.grad, var.grad
+F.cosine_embedding_loss(a, b, t.unsqueeze(1))
+F.cosine_embedding_loss(a[0], b[0], torch.tensor(1.))
+F.cosine_embedding_loss(a, b[0], t)
+nn.PoissonNLLLoss(), nn.GaussianNLLLoss(), nn.HingeEmbeddingLoss(), nn.CosineEmbeddingLoss()
+""",
     },
 }
 
