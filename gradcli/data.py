@@ -207,9 +207,8 @@ class RandomSampler(Sampler):
             generator.manual_seed(int(_fresh_seed()))
         if self.replacement:
             for _ in range(self.num_samples // 32):
-                yield from randint(high=n, size=(32,), generator=generator).tolist()
-            yield from randint(high=n, size=(self.num_samples % 32,),
-                               generator=generator).tolist()
+                yield from randint(n, (32,), generator=generator).tolist()
+            yield from randint(n, (self.num_samples % 32,), generator=generator).tolist()
         else:
             for _ in range(self.num_samples // n):
                 yield from randperm(n, generator=generator).tolist()

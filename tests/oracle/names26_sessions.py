@@ -511,6 +511,28 @@ F.cosine_embedding_loss(a, b[0], t)
 nn.PoissonNLLLoss(), nn.GaussianNLLLoss(), nn.HingeEmbeddingLoss(), nn.CosineEmbeddingLoss()
 """,
     },
+    "pytorch_code_data_samplers": {
+        "RandomSampler with replacement and num_samples, SubsetRandomSampler, BatchSampler": """\
+import torch
+from torch.utils.data import (TensorDataset, DataLoader, RandomSampler, SequentialSampler,
+                              SubsetRandomSampler, BatchSampler)
+ds = TensorDataset(torch.arange(7))
+torch.manual_seed(3)
+loader = DataLoader(ds, sampler=RandomSampler(ds, replacement=True, num_samples=40), batch_size=8)
+len(loader), [b[0].tolist() for b in loader][-2:]
+torch.rand(1)
+torch.manual_seed(4)
+list(SubsetRandomSampler([10, 20, 30, 40])), list(RandomSampler(range(5), num_samples=12))
+torch.rand(1)
+list(BatchSampler(SequentialSampler(range(7)), 3, False)), list(BatchSampler(range(7), 3, True))
+len(BatchSampler(range(7), 3, False)), len(BatchSampler(range(7), 3, True))
+g = torch.Generator().manual_seed(0)
+list(RandomSampler(range(6), generator=g)), list(RandomSampler(range(6), generator=g))
+RandomSampler(range(3), replacement=1)
+RandomSampler(range(3), num_samples=0)
+[b[0].tolist() for b in DataLoader(ds, batch_sampler=BatchSampler(SubsetRandomSampler([0, 2, 4, 6], generator=g), 3, False))]
+""",
+    },
 }
 
 
