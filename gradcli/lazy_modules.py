@@ -11,6 +11,8 @@ import os
 import sys
 
 API_SUBMODULES = ("cuda", "func", "linalg", "nn", "optim", "utils")
+# (torch.utils.data: imported by gradcli.utils, not a name of its own in the namespace)
+API_HELPERS = ("data",)
 AUTOGRAD_SUBMODULES = ("functional", "forward_ad", "graph")
 # (in the order they load in)
 OP_MODULES = ("reductions", "backward_ops", "elementwise", "indexing", "join_split", "slicing",
@@ -27,7 +29,8 @@ OP_HELPERS = ("topk_order", "vectorized", "reprs", "arg_errors", "original_self"
 
 def paths():
     """The modules' and packages' paths, relative to the gradcli package, without `.py`."""
-    return (list(API_SUBMODULES) + [os.path.join("autograd", m) for m in AUTOGRAD_SUBMODULES]
+    return (list(API_SUBMODULES + API_HELPERS)
+            + [os.path.join("autograd", m) for m in AUTOGRAD_SUBMODULES]
             + [os.path.join("ops", m) for m in OP_MODULES + OP_HELPERS])
 
 

@@ -11,15 +11,18 @@ from . import gradcheck as _gradcheck_module  # noqa: F401  (loaded first: the n
 from ..engine.anomaly import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                               set_detect_anomaly)
 from ..engine.autograd import backward, grad
+from ..engine.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .function import Function, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .variable import Variable
 
 from ..lazy_modules import AUTOGRAD_SUBMODULES as _LAZY_SUBMODULES  # noqa: E402
 
 __all__ = ["backward", "grad", "Function", "once_differentiable", "functional", "forward_ad",
            "function", "graph", "gradcheck", "gradgradcheck", "GradcheckError",
            "set_detect_anomaly", "detect_anomaly", "is_anomaly_enabled",
-           "is_anomaly_check_nan_enabled"]
+           "is_anomaly_check_nan_enabled", "Variable", "set_grad_enabled",
+           "no_grad", "enable_grad", "inference_mode"]
 
 
 def __getattr__(name):

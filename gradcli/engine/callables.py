@@ -11,7 +11,8 @@ scheduler's `lr * gamma ** n`, `base_lr * lr_lambda(epoch)`): the sandbox's mete
 import operator
 
 CHECK = [None]
-OPERATORS = {"*": operator.mul, "**": operator.pow}
+OPERATORS = {"*": operator.mul, "**": operator.pow, "+": operator.add, "-": operator.sub,
+             "/": operator.truediv}
 
 
 def checked(func):
@@ -26,3 +27,15 @@ def multiply(a, b):
 
 def power(a, b):
     return OPERATORS["**"](a, b)
+
+
+def add(a, b):
+    return OPERATORS["+"](a, b)
+
+
+def subtract(a, b):
+    return OPERATORS["-"](a, b)
+
+
+def divide(a, b):
+    return OPERATORS["/"](a, b)

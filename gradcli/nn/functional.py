@@ -17,6 +17,9 @@ from ..ops.dropout import check_probability
 from ..ops.original_self import SavesOriginalSelf
 from .losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy,
                      huber_loss, l1_loss, mse_loss, nll_loss, smooth_l1_loss)
+from .composite_losses import (cosine_embedding_loss, cosine_similarity, gaussian_nll_loss,
+                               hinge_embedding_loss, kl_div, margin_ranking_loss,
+                               poisson_nll_loss)
 
 __all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "elu", "elu_", "gelu", "softplus",
            "silu", "sigmoid", "tanh", "softmax", "log_softmax", "hardtanh", "hardtanh_", "relu6",
@@ -26,7 +29,9 @@ __all__ = ["relu", "relu_", "leaky_relu", "leaky_relu_", "elu", "elu_", "gelu", 
            "alpha_dropout", "feature_alpha_dropout", "glu", "mse_loss", "l1_loss",
            "smooth_l1_loss", "huber_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy",
-           "nll_loss", "normalize", "linear"]
+           "nll_loss", "normalize", "linear", "cosine_similarity", "kl_div",
+           "margin_ranking_loss", "poisson_nll_loss", "gaussian_nll_loss",
+           "hinge_embedding_loss", "cosine_embedding_loss"]
 __all__ += ["softmin", "one_hot", "pad", "embedding", "layer_norm", "batch_norm"]
 
 gelu = OPS["gelu"]

@@ -19,7 +19,9 @@ __all__ = ["Module", "Buffer", "Linear", "Identity", "Sequential", "ReLU", "Tanh
            "Softplus", "LeakyReLU", "GELU", "SiLU", "ELU", "CELU", "SELU",
            "Softmax", "LogSoftmax", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
            "AlphaDropout", "FeatureAlphaDropout", "MSELoss",
-           "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "ModuleList"]
+           "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "ModuleList",
+           "SmoothL1Loss", "HuberLoss", "KLDivLoss", "CosineSimilarity", "MarginRankingLoss",
+           "PoissonNLLLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "GaussianNLLLoss"]
 __all__ += ["ModuleDict", "ParameterList", "ParameterDict", "Flatten", "Unflatten", "Embedding",
             "LayerNorm", "BatchNorm1d", "ReLU6", "Hardtanh", "GLU", "Hardsigmoid", "Hardswish",
             "Mish", "Softsign", "Tanhshrink", "Softshrink", "Hardshrink", "Threshold",
@@ -254,6 +256,43 @@ BCELoss = _loss("BCELoss", F.binary_cross_entropy, (("weight", None), ("size_ave
 BCEWithLogitsLoss = _loss("BCEWithLogitsLoss", F.binary_cross_entropy_with_logits,
                           (("weight", None), ("size_average", None), ("reduce", None),
                            ("reduction", "mean"), ("pos_weight", None)))
+SmoothL1Loss = _loss("SmoothL1Loss", F.smooth_l1_loss, (("size_average", None), ("reduce", None),
+                                                   ("reduction", "mean"), ("beta", 1.0)))
+HuberLoss = _loss("HuberLoss", F.huber_loss, (("reduction", "mean"), ("delta", 1.0)))
+KLDivLoss = _loss("KLDivLoss", F.kl_div, (("size_average", None), ("reduce", None),
+                                          ("reduction", "mean"), ("log_target", False)))
+
+
+def _pair_forward(function, inputs, name, torch_module, arguments):
+    """A module whose forward takes `inputs` tensors (CosineSimilarity's x1 and x2,
+    MarginRankingLoss's input1, input2 and target)."""
+    cls = _activation(name, None, torch_module, arguments)
+
+    def forward(self, *args):
+        if len(args) != inputs:
+            raise TypeError(f"{name}.forward() takes {inputs + 1} positional arguments but "
+                            f"{len(args) + 1} were given")
+        return function(*args, **self._arguments)
+    cls.forward = forward
+    return cls
+
+
+PoissonNLLLoss = _loss("PoissonNLLLoss", F.poisson_nll_loss,
+                       (("log_input", True), ("full", False), ("size_average", None),
+                        ("eps", 1e-8), ("reduce", None), ("reduction", "mean")))
+HingeEmbeddingLoss = _loss("HingeEmbeddingLoss", F.hinge_embedding_loss,
+                           (("margin", 1.0), ("size_average", None), ("reduce", None),
+                            ("reduction", "mean")))
+CosineEmbeddingLoss = _pair_forward(F.cosine_embedding_loss, 3, "CosineEmbeddingLoss", "loss",
+                                    (("margin", 0.0), ("size_average", None), ("reduce", None),
+                                     ("reduction", "mean")))
+GaussianNLLLoss = _pair_forward(F.gaussian_nll_loss, 3, "GaussianNLLLoss", "loss",
+                                (("full", False), ("eps", 1e-6), ("reduction", "mean")))
+CosineSimilarity = _pair_forward(F.cosine_similarity, 2, "CosineSimilarity", "distance",
+                                 (("dim", 1), ("eps", 1e-8)))
+MarginRankingLoss = _pair_forward(F.margin_ranking_loss, 3, "MarginRankingLoss", "loss",
+                                  (("margin", 0.0), ("size_average", None), ("reduce", None),
+                                   ("reduction", "mean")))
 
 
 # ------------------------------------------------------------------ containers

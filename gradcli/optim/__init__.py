@@ -1,4 +1,5 @@
-"""torch.optim: SGD, Adam, AdamW and RMSprop (and LBFGS: gradcli.optim.lbfgs), stepping as PyTorch's single-tensor
+"""torch.optim: SGD, Adam, AdamW and RMSprop (LBFGS: gradcli.optim.lbfgs; Adagrad, Adadelta,
+Adamax, NAdam, RAdam, Rprop and ASGD: gradcli.optim.more), stepping as PyTorch's single-tensor
 implementations step: each `a + alpha * b` (add with alpha, lerp, addcmul) computed in float64
 and rounded once to the parameter's dtype, as PyTorch's fused multiply-add rounds it.  SGD's
 steps are PyTorch's bit for bit; Adam's and RMSprop's may differ in the last bit where PyTorch's
@@ -12,7 +13,8 @@ import numpy as np
 from ..engine.grad_mode import no_grad
 from ..engine.torch_classes import TorchClass
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "LBFGS", "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "LBFGS", "lr_scheduler", "Adagrad",
+           "Adadelta", "Adamax", "NAdam", "RAdam", "Rprop", "ASGD"]
 
 
 class Optimizer(metaclass=TorchClass):
@@ -56,6 +58,7 @@ class Optimizer(metaclass=TorchClass):
                         p.grad.zero_()
 
     def step(self, closure=None):
+        _stepped(self)
         loss = None
         if closure is not None:
             from ..engine.grad_mode import enable_grad
@@ -135,12 +138,19 @@ class Optimizer(metaclass=TorchClass):
 
     def __repr__(self):
         text = type(self).__name__ + " ("
-        for i, group in enumerate(self.param_groups):
-            text += f"\nParameter Group {i}"
+        for i, group in enumerate(self.param_groups):   # (a blank line between groups)
+            text += f"\nParameter Group {i}\n"
             for key in sorted(group):
                 if key != "params":
-                    text += f"\n    {key}: {group[key]}"
-        return text + "\n)"
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
+
+
+def _stepped(optimizer):
+    """A step of an optimizer that a scheduler steps: PyTorch's wrapper of its step() notes it
+    (`_opt_called`), and the scheduler's first step warns when it is missing."""
+    if getattr(optimizer, "_wrapped_by_lr_sched", False):
+        optimizer._opt_called = True
 
 
 def _state_tensor(name, value):
@@ -165,6 +175,11 @@ def _loaded(name, tensor, p):
     return tensor
 
 
+# (the state PyTorch keeps as a scalar tensor of its scalar dtype, whatever the parameter's:
+# NAdam's mu_product, ASGD's eta and mu)
+SCALAR_STATE = frozenset(("mu_product", "eta", "mu"))
+
+
 def _state_value(name, tensor, p):
     """A state tensor as the optimizer steps it: the step count a number (PyTorch's
     `step_t.item()`), other tensors the parameter's dtype (a NumPy array, shared with the
@@ -172,7 +187,7 @@ def _state_value(name, tensor, p):
     if name == "step":
         return tensor.item()
     data = tensor._data
-    if p.is_floating_point() and data.dtype != p._data.dtype:
+    if p.is_floating_point() and data.dtype != p._data.dtype and name not in SCALAR_STATE:
         data = data.astype(p._data.dtype)
     return data
 
@@ -380,3 +395,4 @@ class RMSprop(Optimizer):
 
 from . import lr_scheduler  # noqa: E402  (its schedulers step these optimizers)
 from .lbfgs import LBFGS  # noqa: E402  (an Optimizer)
+from .more import ASGD, Adadelta, Adagrad, Adamax, NAdam, RAdam, Rprop  # noqa: E402,F401

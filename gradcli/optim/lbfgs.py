@@ -11,7 +11,7 @@ import numpy as np
 from ..engine import callables
 from ..engine.grad_mode import enable_grad, no_grad
 from ..engine.tensor import Tensor
-from . import Optimizer, _rounded
+from . import Optimizer, _rounded, _stepped
 
 
 def _add(t, other, alpha):
@@ -166,6 +166,7 @@ class LBFGS(Optimizer):
         return loss, flat_grad
 
     def step(self, closure):
+        _stepped(self)
         with no_grad():
             return self._step(closure)
 

@@ -1,14 +1,21 @@
-"""torch.optim.lr_scheduler: StepLR, MultiStepLR, ExponentialLR and LambdaLR, in PyTorch's
+"""torch.optim.lr_scheduler: StepLR, MultiStepLR, ExponentialLR and LambdaLR (and those of
+gradcli.optim.schedulers: CosineAnnealingLR, ReduceLROnPlateau, OneCycleLR, ...), in PyTorch's
 chainable form (each step scales the groups' current lr), the first step taken on creation."""
 
 import bisect
 import warnings
 
 from ..engine.callables import checked, multiply, power
-from ..engine.torch_classes import TorchClass
+from ..engine.torch_classes import TorchClass, torch_repr
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "LambdaLR"]
 
+STEP_ORDER_WARNING = (
+    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and "
+    "later, you should call them in the opposite order: `optimizer.step()` before "
+    "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first value "
+    "of the learning rate schedule. See more details at "
+    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate")
 EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where "
     "possible. Please use `scheduler.step()` to step the scheduler. During the deprecation, if "
@@ -21,6 +28,7 @@ class LRScheduler(metaclass=TorchClass):
     """Sets the optimizer's learning rates at each step(); get_last_lr() gives them."""
 
     _torch_name = "torch.optim.lr_scheduler.LRScheduler"
+    __repr__ = torch_repr
 
     def __init__(self, optimizer, last_epoch=-1):
         from . import Optimizer
@@ -39,7 +47,18 @@ class LRScheduler(metaclass=TorchClass):
                                f"run (not recommended)")
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
-        self.step()
+        optimizer._wrapped_by_lr_sched = True   # (its steps from now on are noted: _stepped)
+        self._initial_step()
+
+    def _initial_step(self):
+        """The first step, taken on creation (`_is_initial` while it runs, as PyTorch's
+        _initial_mode)."""
+        self._step_count = 0
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def get_lr(self):
         raise NotImplementedError
@@ -49,12 +68,20 @@ class LRScheduler(metaclass=TorchClass):
 
     def step(self, epoch=None):
         """The next epoch's learning rates (the chainable form: from the current ones); at a
-        given epoch (deprecated), the closed form from base_lrs where there is one."""
+        given epoch (deprecated), the closed form from base_lrs where there is one.  The first
+        step after creation warns if the optimizer has not stepped (its `_opt_called`)."""
+        if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
+            warnings.warn(STEP_ORDER_WARNING, UserWarning, stacklevel=2)
+        self._step_count += 1
+        if epoch is not None:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch=None):
         if epoch is None:
             self.last_epoch += 1
             values = self.get_lr()
         else:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
             self.last_epoch = epoch
             closed = getattr(self, "_get_closed_form_lr", None)
             values = closed() if closed is not None else self.get_lr()
@@ -158,3 +185,13 @@ class LambdaLR(LRScheduler):
         return {key: value for key, value in vars(self).items()
                 if key not in ("optimizer", "lr_lambdas")} | {"lr_lambdas": [None] * len(
                     self.lr_lambdas)}
+
+
+# (the others, in their own module)
+from .schedulers import (ChainedScheduler, ConstantLR, CosineAnnealingLR,  # noqa: E402
+                         CosineAnnealingWarmRestarts, CyclicLR, LinearLR, MultiplicativeLR,
+                         OneCycleLR, PolynomialLR, ReduceLROnPlateau, SequentialLR)
+__all__ += [cls.__name__ for cls in (
+    MultiplicativeLR, ConstantLR, LinearLR, PolynomialLR, CosineAnnealingLR,
+    CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR, SequentialLR, ChainedScheduler,
+    ReduceLROnPlateau)]

@@ -186,15 +186,17 @@ def test_a_one_shot_command_imports_the_engine_in_its_evaluator_only(args, tmp_p
     lazy = [m for m in evaluator["after_wall"] if m.split(".")[1] in LAZY_SUBMODULES
             or m.rpartition(".")[0] == "gradcli.ops" and m.rpartition(".")[2] in LAZY_OPS]
     assert [m for m in lazy if not m.startswith("gradcli.ops.")] == (
-        [] if args[0] != "run" else ["gradcli.nn", "gradcli.nn.clip_grad", "gradcli.nn.conv",
-                                     "gradcli.nn.functional",
+        [] if args[0] != "run" else ["gradcli.nn", "gradcli.nn.clip_grad",
+                                     "gradcli.nn.composite_losses", "gradcli.nn.conv",
+                                     "gradcli.nn.convert_parameters", "gradcli.nn.functional",
                                      "gradcli.nn.hooks", "gradcli.nn.init",
                                      "gradcli.nn.losses", "gradcli.nn.module",
                                      "gradcli.nn.modules",
                                      "gradcli.nn.parameter", "gradcli.nn.rnn",
                                      "gradcli.nn.rnn_utils", "gradcli.nn.utils",
                                      "gradcli.optim", "gradcli.optim.lbfgs",
-                                     "gradcli.optim.lr_scheduler"])
+                                     "gradcli.optim.lr_scheduler", "gradcli.optim.more",
+                                     "gradcli.optim.schedulers"])
     # (the op modules its program uses: the test's transcript sorts, the training loop's
     # model multiplies matrices; nothing for the rest)
     assert bool([m for m in lazy if m.startswith("gradcli.ops.")]) == (args[0] in ("run", "test"))

@@ -178,8 +178,11 @@ SCHEDULES = [
 
 @pytest.mark.parametrize("source", SCHEDULES, ids=range(len(SCHEDULES)))
 def test_schedules_within_the_limits_are_pytorchs(source, oracle):
+    """(stepped before the optimizer: PyTorch's warning, on its standard error)"""
+    from gradcli.optim.lr_scheduler import STEP_ORDER_WARNING
     _assert_pytorchs(oracle, "p = torch.ones(1, requires_grad=True)\n"
-                             "opt = torch.optim.SGD([p], lr=2)\n" + source)
+                             "opt = torch.optim.SGD([p], lr=2)\n" + source,
+                     on_stderr=[STEP_ORDER_WARNING])
 
 
 # ---------------------------------------------------------------------- pieces and steps
