@@ -36,6 +36,8 @@ class Dataset(_DataClass):
     """A map-style dataset: dataset[i], len(dataset); `a + b` concatenates."""
 
     _torch_name = "torch.utils.data.dataset.Dataset"
+    # (a program's subclass defines them: lang.classes._redefined_base)
+    _program_dunders = ("__getitem__", "__len__")
 
     def __getitem__(self, index):
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
@@ -147,6 +149,7 @@ def random_split(dataset, lengths, generator=None):
 
 class Sampler(_DataClass):
     _torch_name = "torch.utils.data.sampler.Sampler"
+    _program_dunders = ("__iter__", "__len__")
 
     def __init__(self, data_source=None):
         pass

@@ -2,7 +2,8 @@
 tutorials on forward-mode AD (dual tensors, custom Functions with jvp, torch.func.jvp over a
 module's parameters), Jacobians and Hessians (jacrev, jacfwd, hessian, vmap over them, the
 batched Jacobian, `functools.partial`), per-sample gradients of a CNN, the neural tangent
-kernel and model ensembling, at small sizes.  gradcli prints what PyTorch 2.13 prints for each,
+kernel and model ensembling, and a Dataset and a Sampler of the program's own fed to a
+DataLoader in a training loop, at small sizes.  gradcli prints what PyTorch 2.13 prints for each,
 or fails with its error line, by the mechanism of test_programs_compat24; PyTorch's answers
 are in golden/test_programs_lead26.json (regenerate with GRADCLI_REGEN_GOLDEN=1, torch
 installed)."""
@@ -19,7 +20,7 @@ KNOWN = {}
 
 
 def test_there_are_programs():
-    assert len(PROGRAMS) >= 7
+    assert len(PROGRAMS) >= 8
 
 
 @each_program(PROGRAMS, KNOWN)
