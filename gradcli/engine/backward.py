@@ -37,11 +37,11 @@ Donation = _Donation()
 DONATE_MIN_SIZE = 1 << 14
 
 
-def _offered(apply_f, g):
-    """apply_f(g), its formula offered g's array (Donation)."""
+def _offered(apply_f, node, g):
+    """apply_f(node, g), its formula offered g's array (Donation)."""
     Donation.tensor = g
     try:
-        return apply_f(g, False)
+        return apply_f(node, g, False)
     finally:
         Donation.tensor = None
 
@@ -433,7 +433,7 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
                         g = _tensor_gradient(g)
                     grads_in = node.apply([g])
                 elif create_graph or type(g) is float:
-                    grads_in = apply_f(g, free)  # (which releases the node when free)
+                    grads_in = apply_f(node, g, free)  # (which releases the node when free)
                     free = False
                 else:
                     given = g
@@ -441,9 +441,9 @@ def _run(ready, deps, needed, buffers, capture, results, retain_graph, create_gr
                     big = g._data.size >= DONATE_MIN_SIZE
                     # a big gradient of the engine's own: the formula may compute into it
                     if mine and big and ForwardAD.level is None and node.takes_gradient():
-                        grads_in = _offered(apply_f, g)
+                        grads_in = _offered(apply_f, node, g)
                     else:
-                        grads_in = apply_f(g, False)
+                        grads_in = apply_f(node, g, False)
                 g = apply_f = None
                 if AnomalyMode.enabled:
                     _check_nan(node, grads_in)
@@ -652,7 +652,7 @@ def _run_by_sequence(root_nodes, buffers, counted, retain_graph):
             g = buffer_pop(node, None)
             apply_f = node.apply_f
             release = False
-            if apply_f is None or node.num_outputs != 1 or node._hooked:
+            if apply_f is None or node._hooked:  # (a node with apply_f has one output)
                 limit = node._seq  # (node has not run)
                 break
             fns = node._next_fns
@@ -660,12 +660,12 @@ def _run_by_sequence(root_nodes, buffers, counted, retain_graph):
                 fb = node._fn_b
                 fns = node._next_fns = (node._fn_a,) if fb is UNARY else (node._fn_a, fb)
             if type(g) is float:
-                grads_in = apply_f(g, free)
+                grads_in = apply_f(node, g, free)
             elif g is None:
                 grads_in = (None,) * len(fns)
                 release = free
             elif node is root:  # (its tensor gradient: _run's `given`, which may own results)
-                grads_in = apply_f(g, False)
+                grads_in = apply_f(node, g, False)
                 if any(gi is not None and type(gi) is not float for gi in grads_in):
                     applied = grads_in, g  # (passed on there, as _run passes them)
                     limit = node._seq

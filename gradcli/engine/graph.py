@@ -130,8 +130,10 @@ class Node(metaclass=TorchClass):
     # set once any hook, retained gradient or packed saved value (its unpack hook) is attached:
     # the engine's slow path
     _hooked = False
-    # apply_f(node, g): the engine loop's apply for one gradient that may be a float gradient
-    # (see _run), on the node classes of one- and two-input ops (gradcli.ops.registry)
+    # apply_f(node, g, free): the engine loop's apply for one gradient that may be a float
+    # gradient (see _run), on the node classes of one- and two-input ops, which have one output
+    # (gradcli.ops.registry; a static method: node.apply_f is the function, not a bound method
+    # made anew per node)
     apply_f = None
     num_outputs = 1
 

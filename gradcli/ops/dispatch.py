@@ -17,9 +17,9 @@ from ..engine.graph import tensor_gradient as _tensor_gradient
 from ..engine.tangents import ForwardAD
 from ..engine.tensor import Tensor
 from . import formulas, unsigned
-from .nodes import (ATTR, G, INPUT, RESULT, _F32, _F64, _PROMOTE, _Tensor, _UNARY, _array, _asarray,
-                    _make, _ndarray, _new_node, _pack_saved, _passed_through, _reduce_to,
-                    passthrough)
+from .nodes import (ATTR, G, INPUT, RESULT, _F32, _F64, _INFERENCE, _PROMOTE, _Tensor, _UNARY,
+                    _array, _asarray, _make, _ndarray, _new_node, _new_tensor, _pack_saved,
+                    _passed_through, _reduce_to, passthrough)
 from .forward_mode import _forward_ad
 
 
@@ -95,9 +95,11 @@ def _specialised_apply(op, general=None, swapped=False):
             node._anomaly = AnomalyMode.where(4)
 
     def attach(node, result, save_out, a, b):
-        """The less usual end of recording a node (both records below, which give the result
-        its history themselves, and call this only when there is something to do): the saved
+        """The less usual end of recording a node (the calls below make the node and its
+        result, and call this only when there is something to do): a view's base, the saved
         output, saved-tensor hooks and observers (b: _UNARY for a one-input op)."""
+        if view:
+            _mark_view(result, a)
         if save_out:
             vc = result._vc
             if vc is None:
@@ -111,45 +113,6 @@ def _specialised_apply(op, general=None, swapped=False):
     if op.n_inputs == 1:
         f64_ufunc = float64_ufunc(op)
         on_float = f64_ufunc if promote else None
-        def record_one(x, attrs, result):
-            node = _new_node(node_cls)
-            node._seq = next(_sequence)
-            node._deps = 0
-            fn = x.grad_fn
-            if fn is None:
-                fn = x._accumulator()
-                nrs = _NRS0
-            else:
-                nr = x._output_nr
-                nrs = (nr,) if nr else _NRS0
-            node._next_fns = None  # (made from _fn_a by the backward pass: see _PairNode)
-            node._fn_a = fn
-            node._fn_b = _UNARY
-            node._next_nrs = nrs
-            d = x._data
-            shape = d.shape
-            if shape:
-                node._meta = (shape, d.dtype)
-            else:  # a 0-d input: one meta tuple per dtype, shared (see _SCALAR_META)
-                meta = _SCALAR_META.get(d.dtype)
-                node._meta = meta[4] if meta is not None else _scalar_meta(d.dtype, 4)
-            node._attrs = attrs
-            node._saved_out = node._held_state = None
-            save_out = False
-            if not no_saves:
-                save_in, save_out = plan[1]
-                if save_in:
-                    node._held_state = 1
-                    node._held_a = x
-                    vc = x._vc
-                    if vc is not None and vc[0]:
-                        node._saved_ver = (vc[0],)
-            if promote or result._data.dtype.kind in "fc":  # promote: the output is float
-                result.grad_fn, result.requires_grad_flag = node, True
-            if save_out or SavedHooks.stack or NodeRecorder.callback is not None or (
-                    AnomalyMode.enabled):
-                attach(node, result, save_out, x, _UNARY)
-
         def call(x, attrs=defaults):
             if type(x) is not _Tensor:
                 return general((x,), attrs)
@@ -183,11 +146,49 @@ def _specialised_apply(op, general=None, swapped=False):
                     out = _asarray(out)
             if out_dtype is not None and out.dtype is not out_dtype and out.dtype != out_dtype:
                 out = out.astype(out_dtype)
-            result = _make(out, None, 0, False)
-            if view:
-                _mark_view(result, x)
-            if x.requires_grad_flag and differentiable and GradMode.enabled:
-                record_one(x, attrs, result)
+            if not (x.requires_grad_flag and differentiable and GradMode.enabled):
+                result = _make(out, None, 0, False)
+                if view:
+                    _mark_view(result, x)
+                if ForwardAD.level is not None and x._fw is not None:
+                    _forward_ad(op, (x,), attrs, (result,))
+                return result
+            # the node first, then its result with that history
+            node = _new_node(node_cls)
+            node._seq = next(_sequence)
+            node._deps = 0
+            fn = x.grad_fn
+            if fn is None:
+                fn = x._accumulator()
+                nrs = _NRS0
+            else:
+                nr = x._output_nr
+                nrs = (nr,) if nr else _NRS0
+            node._next_fns = None  # (made from _fn_a by the backward pass: see _PairNode)
+            node._fn_a = fn
+            node._fn_b = _UNARY
+            node._next_nrs = nrs
+            if shape:
+                node._meta = (shape, d.dtype)
+            else:  # a 0-d input: one meta tuple per dtype, shared (see _SCALAR_META)
+                meta = _SCALAR_META.get(d.dtype)
+                node._meta = meta[4] if meta is not None else _scalar_meta(d.dtype, 4)
+            node._attrs = attrs
+            node._saved_out = node._held_state = None
+            save_out = False
+            if not no_saves:
+                save_in, save_out = plan[1]
+                if save_in:
+                    node._held_state = 1
+                    node._held_a = x
+                    vc = x._vc
+                    if vc is not None and vc[0]:
+                        node._saved_ver = (vc[0],)
+            result = (_make(out, node, 0, True) if promote or out.dtype.kind in "fc"
+                      else _make(out, None, 0, False))  # (promote: the output is float)
+            if view or save_out or SavedHooks.stack or (
+                    NodeRecorder.callback is not None or AnomalyMode.enabled):
+                attach(node, result, save_out, x, _UNARY)
             if ForwardAD.level is not None and x._fw is not None:
                 _forward_ad(op, (x,), attrs, (result,))
             return result
@@ -197,73 +198,6 @@ def _specialised_apply(op, general=None, swapped=False):
                 return general(inputs, attrs)
             return call(inputs[0], attrs)
         return apply, call
-
-    def record(a, b, attrs, result, in_dtype, shape):
-        """(in_dtype, shape: the dtype and shape call read off the first tensor input; both inputs'
-        dtype, and their shape unless a broadcast was let through)"""
-        node = _new_node(node_cls)
-        node._seq = next(_sequence)
-        node._deps = 0
-        if type(a) is _Tensor:
-            fa = a.grad_fn
-            if fa is None:
-                if a.requires_grad_flag:
-                    ref = a._accum_ref  # the leaf's AccumulateGrad, while alive
-                    fa = ref() if ref is not None else None
-                    if fa is None:
-                        fa = a._accumulator()
-                na = 0
-            else:
-                na = a._output_nr
-            sa = shape
-            ta = in_dtype
-        else:
-            fa = sa = ta = None
-            na = 0
-        if type(b) is _Tensor:
-            fb = b.grad_fn
-            if fb is None:
-                if b.requires_grad_flag:
-                    ref = b._accum_ref
-                    fb = ref() if ref is not None else None
-                    if fb is None:
-                        fb = b._accumulator()
-                nb = 0
-            else:
-                nb = b._output_nr
-            sb = shape if checked or sa is None else b._data.shape
-            tb = in_dtype
-        else:
-            fb = sb = tb = None
-            nb = 0
-        node._next_fns = None
-        node._fn_a = fa
-        node._fn_b = fb
-        node._next_nrs = (na, nb) if na or nb else _NRS00
-        if shape or sb:
-            node._meta = (sa, ta, sb, tb)
-        else:  # 0-d inputs: one meta tuple per dtype and operand kinds, shared
-            meta = _SCALAR_META.get(in_dtype)
-            kind = (sa is not None) | (sb is not None) << 1
-            node._meta = meta[kind] if meta is not None else _scalar_meta(in_dtype, kind)
-        node._attrs = attrs
-        node._saved_out = node._held_state = None
-        save_out = False
-        if not no_saves:
-            save_a, save_b, save_out = plan[(fa is not None) | (fb is not None) << 1]
-            node._held_a = a if save_a else None
-            node._held_b = b if save_b else None
-            if save_a or save_b:
-                node._held_state = 1
-                va = a._vc if save_a and type(a) is _Tensor else None
-                vb = b._vc if save_b and type(b) is _Tensor else None
-                if (va is not None and va[0]) or (vb is not None and vb[0]):
-                    node._saved_ver = (0 if va is None else va[0], 0 if vb is None else vb[0])
-        if promote or result._data.dtype.kind in "fc":  # promote: the output is float
-            result.grad_fn, result.requires_grad_flag = node, True
-        if save_out or SavedHooks.stack or NodeRecorder.callback is not None or (
-                AnomalyMode.enabled):
-            attach(node, result, save_out, a, b)
 
     on_floats = op.on_floats if promote else None  # (its result is float64, the inputs' dtype)
 
@@ -330,11 +264,80 @@ def _specialised_apply(op, general=None, swapped=False):
                     out = _asarray(out)
             if out_dtype is not None and out.dtype is not out_dtype and out.dtype != out_dtype:
                 out = out.astype(out_dtype)
-        result = _make(out, None, 0, False)
-        if view:
-            _mark_view(result, a)
-        if need_grad and differentiable and GradMode.enabled:
-            record(a, b, attrs, result, in_dtype, shape)
+        if not (need_grad and differentiable and GradMode.enabled):
+            result = _make(out, None, 0, False)
+            if view:
+                _mark_view(result, a)
+            if ForwardAD.level is not None and ((ta is _Tensor and a._fw is not None)
+                                                or (tb is _Tensor and b._fw is not None)):
+                _forward_ad(op, (a, b), attrs, (result,))
+            return result
+        # the node first, then its result with that history (in_dtype, shape: those of the
+        # first tensor input; both inputs' dtype, and their shape unless a broadcast was let
+        # through)
+        node = _new_node(node_cls)
+        node._seq = next(_sequence)
+        node._deps = 0
+        if type(a) is _Tensor:
+            fa = a.grad_fn
+            na = 0 if fa is None else a._output_nr
+            if fa is None and a.requires_grad_flag:
+                ref = a._accum_ref  # the leaf's AccumulateGrad, while alive
+                fa = (ref() if ref is not None else None) or a._accumulator()
+            sa = shape
+            dta = in_dtype
+        else:
+            fa = sa = dta = None
+            na = 0
+        if type(b) is _Tensor:
+            sb = shape if checked or sa is None else b._data.shape
+            dtb = in_dtype
+            fb = b.grad_fn
+            nb = 0 if fb is None else b._output_nr
+            if fb is None and b.requires_grad_flag:
+                ref = b._accum_ref
+                fb = (ref() if ref is not None else None) or b._accumulator()
+        else:
+            fb = sb = dtb = None
+            nb = 0
+        node._next_fns = None
+        node._fn_a = fa
+        node._fn_b = fb
+        node._next_nrs = (na, nb) if na or nb else _NRS00
+        if shape or sb:
+            node._meta = (sa, dta, sb, dtb)
+        else:  # 0-d inputs: one meta tuple per dtype and operand kinds, shared
+            meta = _SCALAR_META.get(in_dtype)
+            kind = (sa is not None) | (sb is not None) << 1
+            node._meta = meta[kind] if meta is not None else _scalar_meta(in_dtype, kind)
+        node._attrs = attrs
+        node._saved_out = node._held_state = None
+        save_out = False
+        if not no_saves:
+            save_a, save_b, save_out = plan[(fa is not None) | (fb is not None) << 1]
+            node._held_a = a if save_a else None
+            node._held_b = b if save_b else None
+            if save_a or save_b:
+                node._held_state = 1
+                va = a._vc if save_a and type(a) is _Tensor else None
+                vb = b._vc if save_b and type(b) is _Tensor else None
+                if (va is not None and va[0]) or (vb is not None and vb[0]):
+                    node._saved_ver = (0 if va is None else va[0], 0 if vb is None else vb[0])
+        if type(out) is _ndarray and not out.ndim and (promote or out.dtype.kind in "fc"):
+            # (Tensor._make inline for a 0-d float result, most results of a scalar graph:
+            # a call fewer for two ops of three; promote: the output is float)
+            result = _new_tensor(_Tensor)
+            result._data = out
+            result.requires_grad_flag = True
+            result.grad_fn = node
+            result._output_nr = 0
+            result._vc = _INFERENCE.counter
+        else:
+            result = (_make(out, node, 0, True) if promote or out.dtype.kind in "fc"
+                      else _make(out, None, 0, False))
+        if view or save_out or SavedHooks.stack or (
+                NodeRecorder.callback is not None or AnomalyMode.enabled):
+            attach(node, result, save_out, a, b)
         if ForwardAD.level is not None and ((ta is _Tensor and a._fw is not None)
                                             or (tb is _Tensor and b._fw is not None)):
             _forward_ad(op, (a, b), attrs, (result,))

@@ -256,7 +256,8 @@ class Op(Entry):
                     # operands it cannot take (Python then says `unsupported operand`)
                     self.operator_call = self.operator_variant()
             if pair and self.vjps and (self.per_input or self.n_inputs == 1):
-                self.node_cls.apply, self.node_cls.apply_f = _specialised_vjp(self)
+                apply, apply_f = _specialised_vjp(self)
+                self.node_cls.apply, self.node_cls.apply_f = apply, staticmethod(apply_f)
         except BaseException:  # (stopped: a RecursionError, the timeout; made at the next use)
             self.__dict__["_declared"] = declared
             raise
