@@ -283,20 +283,21 @@ def default_collate(batch):
     """A batch (a list of samples) as PyTorch's default_collate makes it: tensors stacked,
     numbers as a tensor (floats in float64), strings as they are, dicts, tuples and lists
     collated element by element."""
-    from . import api
+    from .engine import dtypes
+    from .ops import OPS
     elem = batch[0]
     if isinstance(elem, Tensor):
-        return api.stack(batch, 0)
+        return OPS["stack"](batch, 0)
     if isinstance(elem, np.ndarray):
         if elem.dtype.kind not in "biufc":
             raise TypeError(COLLATE_ERROR.format(elem.dtype))
-        return default_collate([api.as_tensor(b) for b in batch])
+        return default_collate([OPS["as_tensor"](b) for b in batch])
     if isinstance(elem, np.generic):
-        return api.as_tensor(np.array(batch))
+        return OPS["as_tensor"](np.array(batch))
     if isinstance(elem, float):
-        return api.tensor(batch, dtype=api.float64)
+        return OPS["tensor"](batch, dtype=dtypes.float64)
     if isinstance(elem, int):
-        return api.tensor(batch)
+        return OPS["tensor"](batch)
     if isinstance(elem, (str, bytes)):
         return batch
     if isinstance(elem, dict):
@@ -311,10 +312,10 @@ def default_collate(batch):
 
 def default_convert(data):
     """A sample as the DataLoader gives it without batching: NumPy arrays as tensors."""
-    from . import api
+    from .ops import OPS
     if isinstance(data, np.ndarray) and data.dtype.kind in "biufc" or \
             isinstance(data, np.generic):
-        return api.as_tensor(data)
+        return OPS["as_tensor"](data)
     if isinstance(data, dict):
         return {key: default_convert(value) for key, value in data.items()}
     if isinstance(data, (tuple, list)):

@@ -20,8 +20,9 @@ LAYERS = [
     {"engine", "process", "version", "lazy_modules"},  # Tensor, nodes, backward loop; process
     #                                   settings; the list of the modules loaded at first use
     {"ops"},                            # the op table, registered into the engine
-    {"autograd", "linalg", "cuda", "functions"},  # torch.autograd and the torch.* namespaces
-    {"nn", "utils"},                    # torch.nn; torch.utils (checkpoint)
+    {"autograd", "linalg", "cuda", "functions", "data"},  # torch.autograd, the torch.*
+    #                                   namespaces; torch.utils.data
+    {"nn", "utils"},                    # torch.nn; torch.utils (checkpoint, data)
     {"optim", "func"},
     {"serialization"},                  # torch.save/load: copies of modules and optimizers
     {"api"},                            # the torch-like namespace, made of all of the above

@@ -3,12 +3,12 @@ flat vector (torch.cat of their views: differentiable) and back (each parameter'
 its slice of the vector, as PyTorch's `param.data = vec[a:b].view_as(param).data`)."""
 
 from ..engine.tensor import Tensor
+from ..ops import OPS
 from .module import _typename
 
 
 def parameters_to_vector(parameters):
-    from .. import api
-    return api.cat([param.view(-1) for param in _each(parameters)])
+    return OPS["cat"]([param.view(-1) for param in _each(parameters)])
 
 
 def vector_to_parameters(vec, parameters):
