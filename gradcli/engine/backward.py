@@ -11,8 +11,9 @@ import warnings
 
 from . import messages
 from .grad_mode import GradMode
-from .graph import (UNARY, AccumulateGrad, AnomalyMode, GradientEdge, _add_into, _formula_made,
-                    _tensor_gradient, gradient_edge)
+from .graph import (UNARY, AccumulateGrad, AnomalyMode, GradientEdge, NodeRecorder, _add_into,
+                    _formula_made, _tensor_gradient, gradient_edge)
+from .grad_sequence import grad_in_sequence
 from .hook_calls import _call_post_accumulate_hooks, _call_tensor_hooks, _check_hook_values
 from .tangents import ForwardAD
 
@@ -260,12 +261,24 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
     # nodes themselves (`_deps`, see _count_dependencies); `counted` lists those it counted
     counted = [] if targets is None and not passes else None
     finished = False
+    sequence = ran = None  # (grad_in_sequence's pass: its state, the nodes it ran)
+    needed = ()
     try:
         # one root without targets, outside create_graph and anomaly mode: first without
         # counting dependencies (_run_by_sequence)
         by_sequence = (counted is not None and len(root_nodes) == 1 and not create_graph
                        and not AnomalyMode.enabled)
-        if counted is not None:
+        # autograd.grad from one root: first without the walk (grad_in_sequence)
+        if (capture is not None and not counts and not passes and len(root_nodes) == 1
+                and not AnomalyMode.enabled and NodeRecorder.callback is None):
+            GradMode.enabled = create_graph
+            sequence = grad_in_sequence(root_nodes[0], grads[0], capture, create_graph,
+                                        DONATE_MIN_SIZE)
+            if sequence is not None:
+                ran = sequence[1]
+        if sequence is not None and sequence[0]:  # (it has run the whole pass)
+            deps = needed = None
+        elif counted is not None:
             if not by_sequence:
                 _count_dependencies(root_nodes, counted)
             deps = needed = None
@@ -279,17 +292,31 @@ def run_backward(roots, grads, retain_graph, create_graph, inputs=None, accumula
                    accumulate]
         passes.append(running)
         GradMode.enabled = create_graph
-        buffers = {}
-        for (node, nr), g in zip(root_edges, grads):
-            if needed is None or node in needed:
-                _accumulate_buffer(buffers, node, nr, g)
+        replayed = None
+        if sequence is not None:
+            buffers = sequence[2]
+            if not sequence[0]:  # (the nodes it ran only count their children down)
+                replayed = dict.fromkeys(n for n in ran if needed is None or n in needed)
+        else:
+            buffers = {}
+            for (node, nr), g in zip(root_edges, grads):
+                if needed is None or node in needed:
+                    _accumulate_buffer(buffers, node, nr, g)
         if by_sequence:
             _run_by_sequence(root_nodes, buffers, counted, retain_graph)
+        elif sequence is not None and sequence[0]:
+            for node, places in capture.items():
+                g = buffers.get(node)
+                for _, i in places:
+                    results[i] = _tensor_gradient(g) if type(g) is float else g
         else:
             _run(_initial_ready(root_nodes, deps, needed), deps, needed, buffers, capture,
-                 results, retain_graph, create_graph)
+                 results, retain_graph, create_graph, replayed)
         finished = True
     finally:
+        if ran and not retain_graph:  # (released once the pass knows which lead to an input)
+            for node in ran if needed is None else [n for n in ran if n in needed]:
+                node.release()
         if counted is not None and not finished:  # (a finished pass counted each one down to 0)
             for node in counted:
                 node._deps = 0
