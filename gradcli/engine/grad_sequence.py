@@ -63,7 +63,7 @@ def grad_in_sequence(root, grad, targets, create_graph, big):
             grads_in = (None,) * len(fns)
         else:
             try:
-                grads_in = apply_f(g, False)
+                grads_in = apply_f(node, g, False)
             except Exception:  # (raised again by the engine loop if the node leads to an input)
                 buffers[node] = g
                 return False, ran, buffers
