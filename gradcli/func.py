@@ -15,7 +15,7 @@ from .engine import callables, messages
 from .engine.autograd import grad as _autograd_grad
 from .engine.grad_mode import enable_grad
 from .engine.random import Vmap, VmapLevel
-from .engine.tensor import Tensor, check_numel, mark_batched, unmark_batched
+from .engine.tensor import BatchedSample, Tensor, check_numel, mark_batched, unmark_batched
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
            "functional_call", "stack_module_state", "linearize"]
@@ -355,6 +355,11 @@ def linearize(func, *primals):
     output = callables.checked(func)(*primals)
 
     def jvp_fn(*tangents):
+        for i, (p, t) in enumerate(zip(primals, tangents)):
+            if isinstance(p, Tensor) and isinstance(t, Tensor) and t.shape != p.shape:
+                raise RuntimeError(f"tangent:{i} with shape {t.shape} in flattened pytree "
+                                   f"doesn't match the shape {p.shape} of the corresponding "
+                                   f"primal.")
         return jvp(func, primals, tangents)[1]
     return output, jvp_fn
 
@@ -492,6 +497,12 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     draw)."""
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(messages.VMAP_RANDOMNESS.format(randomness=randomness))
+    for dim in (out_dims if isinstance(out_dims, tuple) else (out_dims,)):
+        if dim is not None and type(dim) is not int and not isinstance(dim, (list, dict)):
+            raise ValueError(f"vmap({_function_name(func)}, ..., out_dims={out_dims}): "
+                             f"`out_dims` must be an int, None or a python collection of ints "
+                             f"representing where in the outputs the vmapped dimension should "
+                             f"appear.")
     if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 
@@ -604,7 +615,10 @@ def _stack_results(results, out_dims, name):
     stacked = []
     for j, dim in enumerate(dims):
         column = [_flatten(r)[0][j] for r in results]
-        if dim is None:
+        if dim is None:   # (PyTorch's: no out_dim for a result that depends on the inputs)
+            if type(column[0]) is BatchedSample:
+                raise ValueError(f"vmap({name}, ...): `{name}` can not return a BatchedTensor "
+                                 f"when out_dim is None")
             stacked.append(column[0])
             continue
         if not all(isinstance(c, Tensor) for c in column):

@@ -101,13 +101,21 @@ FUNC_MESSAGES = [
     "torch.func.functional_call(torch.nn.Linear(2, 2), ({'weight': torch.ones(2, 2), "
     "'bias': torch.ones(2)}, {'weight': torch.ones(2, 2), 'bias': torch.ones(2)}), "
     "(torch.ones(2),))",
+    "torch.func.vmap(lambda x: x * 2, out_dims='a')(torch.ones(2))",
+    "torch.func.vmap(lambda x: x * 2, out_dims=(0, 1.5))(torch.ones(2))",
+    "torch.func.vmap(lambda x: (x, x), out_dims=(0, None))(torch.ones(2))",
+    "torch.func.vmap(lambda x: (x * 2, torch.ones(3), 5), out_dims=(0, None, None))"
+    "(torch.ones(2))",
+    "torch.func.linearize(lambda x: x.sin(), torch.ones(2))[1](torch.ones(3))",
 ]
 
 
 @pytest.mark.parametrize("call", FUNC_MESSAGES, ids=range(len(FUNC_MESSAGES)))
 def test_torch_func_refuses_in_pytorchs_words(call, oracle):
     """jacrev's and vmap's chunk_size=0 were taken; argnums and functional_call's repeated
-    keys were refused in other words than PyTorch's."""
+    keys were refused in other words than PyTorch's; vmap's out_dims of a string was a
+    `TypeError: dim must be int`, and out_dims=None for a result that depends on the mapped
+    inputs gave the first sample's value (PyTorch refuses: a wrong result, silently)."""
     _assert_pytorchs(oracle, f"print({call})")
 
 
