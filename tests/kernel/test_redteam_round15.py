@@ -1,0 +1,73 @@
+"""Red team, round 15: regression tests that state the SAFE behaviour (they fail until fixed).
+
+The language wall alone (programs run in-process through a Session), on session 26's surface:
+the special methods a program's class may define, called by Python itself rather than by the
+program's checked call."""
+
+import pytest
+from processes import program_error
+from test_redteam_round11 import _assert_pytorchs
+from test_redteam_round14 import HEX   # int() of these: 4,000,000 bits, the limit 1,000,000
+
+
+pytestmark = pytest.mark.usefixtures("fresh_engine")
+
+
+# ---------------------------------------------------------------------- special methods
+
+RAW_SPECIAL_METHODS = [
+    # a decorator's result bound as the method: Python calls it without the object
+    f"class A:\n    @lambda f: int\n    def __call__(self): pass\nx = A()({HEX})",
+    f"class A:\n    @lambda f: int\n    def __init__(self): pass\nx = A({HEX})",
+    # a property's value is what Python calls
+    f"class A:\n    @property\n    def __call__(self):\n        return int\nx = A()({HEX})",
+    # a subclass inherits what its base bound
+    f"class A:\n    @lambda f: int\n    def __call__(self): pass\nclass B(A): pass\n"
+    f"x = B()({HEX})",
+]
+
+
+@pytest.mark.parametrize("source", RAW_SPECIAL_METHODS, ids=range(len(RAW_SPECIAL_METHODS)))
+def test_a_special_method_is_held_to_the_callable_check(source):
+    """`@lambda f: int` on `def __call__` bound Python's `int` itself as A.__call__, which
+    Python calls as `int(*args)` for `A()(...)`: not the sandbox's metered int (the compiled
+    call checks the object A(), not what Python calls for it), and `int("f" * 10 ** 6, 16)`
+    made a 4,000,000-bit integer past GRADCLI_MAX_INT_BITS; a property's value likewise.
+    Expected: what Python calls is what the program's own call would be (the OverflowError of
+    the limit)."""
+    error, _ = program_error(f"{source}\nprint(x.bit_length())\n")
+    assert error.startswith("OverflowError: integer too large"), error
+
+
+@pytest.mark.usefixtures("small_limits")
+def test_a_special_method_list_is_metered():
+    """`@lambda f: list` on __getitem__: `A()[a]` made a list of an array's 1,500 items under an
+    item limit of 1,000 (list() of an array past the limit, that the program's own call
+    refuses)."""
+    error, _ = program_error("import numpy as np\nclass A:\n    @lambda f: list\n"
+                             "    def __getitem__(self): pass\n"
+                             "x = A()[np.zeros(1500)]\nprint(len(x))\n")
+    assert error.startswith("MemoryError: sequence too long"), error
+
+
+DECORATED_SPECIAL_METHODS = [
+    # (what a program may do with them, as Python and PyTorch do it)
+    "class A:\n    @staticmethod\n    def __call__(x): return x * 2\nprint(A()(3))",
+    "class A:\n    @classmethod\n    def __call__(cls, x): return cls.__name__ * x\n"
+    "print(A()(2))",
+    "class A:\n    @property\n    def __call__(self): return lambda x: x + 1\nprint(A()(3))",
+    "class A:\n    @torch.no_grad()\n    def __call__(self, x): return x * 2\n"
+    "y = A()(torch.ones(2, requires_grad=True))\nprint(y, y.requires_grad)",
+    "class A:\n    @lambda f: len\n    def __call__(self): pass\nprint(A()([1, 2, 3]))",
+    "class A:\n    @lambda f: abs\n    def __getitem__(self): pass\nprint(A()[-4])",
+    "class A:\n    @lambda f: int\n    def __call__(self): pass\nprint(A()('ff', 16))",
+    "class A:\n    @lambda f: list\n    def __call__(self): pass\nprint(A()(range(3)))",
+    "class A:\n    def __len__(self): return 2\n    def __getitem__(self, i):\n"
+    "        if i > 1: raise IndexError(i)\n        return i\nprint(len(A()), list(A()))",
+]
+
+
+@pytest.mark.parametrize("source", DECORATED_SPECIAL_METHODS,
+                         ids=range(len(DECORATED_SPECIAL_METHODS)))
+def test_decorated_special_methods_work_as_pythons(oracle, source):
+    _assert_pytorchs(oracle, source)
