@@ -76,7 +76,8 @@ def _check_special_methods(cls, body_names):
     Python itself (`a(x)`, `a[i]`, `len(a)`, `A(x)`), not by the program's compiled call and its
     callable check: what a decorator made of one is held to that check now (`@lambda f: int`
     bound `int` itself as __call__, and `a("f" * 10 ** 6, 16)` made an integer past
-    GRADCLI_MAX_INT_BITS), and a property's value when it is read."""
+    GRADCLI_MAX_INT_BITS), and a property's value when it is read.  A function of C among them
+    is called through one of Python (_in_python)."""
     for name in (PROGRAM_DUNDERS | {"__init__"}) & set(body_names) & set(vars(cls)):
         value = vars(cls)[name]
         checked = _checked_special(value)
@@ -88,18 +89,29 @@ def _checked_special(value):
     """value as a special method whose call passes the callable check (an object of any other
     kind, which Python calls without binding it, as a staticmethod of what passes)."""
     from .calls import checked_callable
+    if isinstance(value, types.FunctionType):
+        return checked_callable(value)
     if isinstance(value, (staticmethod, classmethod)):
-        inner = checked_callable(value.__func__)
-        return value if inner is value.__func__ else type(value)(inner)
+        return type(value)(_in_python(checked_callable(value.__func__)))
     if isinstance(value, property):
         getter = value.fget
         if getter is None:
             return value
-        return property(lambda self: checked_callable(getter(self)), value.fset, value.fdel)
-    replacement = checked_callable(value)
-    if replacement is value or isinstance(value, types.FunctionType):   # (bound as value is)
-        return replacement
-    return staticmethod(replacement)
+        return property(lambda self: _in_python(checked_callable(getter(self))), value.fset,
+                        value.fdel)
+    return staticmethod(_in_python(checked_callable(value)))
+
+
+def _in_python(func):
+    """func, called from a function of Python if it is one of C: a `__getitem__` that is `abs`
+    makes `sum(A())` a loop in C that runs no Python code, where the timeout's signal is never
+    handled (the program ran on past its time, and `list(A())` filled the memory)."""
+    if isinstance(func, types.FunctionType) or not callable(func):
+        return func
+
+    def special(*args, **kwargs):
+        return func(*args, **kwargs)
+    return special
 
 
 # A class that defines one of these is a sequence to NumPy, which would make an array of its

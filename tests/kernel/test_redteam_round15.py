@@ -4,8 +4,12 @@ The language wall alone (programs run in-process through a Session), on session 
 the special methods a program's class may define, called by Python itself rather than by the
 program's checked call."""
 
+import os
+import subprocess
+import sys
+
 import pytest
-from processes import program_error
+from processes import ROOT, program_error
 from test_redteam_round11 import _assert_pytorchs
 from test_redteam_round14 import HEX   # int() of these: 4,000,000 bits, the limit 1,000,000
 
@@ -71,3 +75,33 @@ DECORATED_SPECIAL_METHODS = [
                          ids=range(len(DECORATED_SPECIAL_METHODS)))
 def test_decorated_special_methods_work_as_pythons(oracle, source):
     _assert_pytorchs(oracle, source)
+
+
+ENDLESS_IN_C = [
+    "class A:\n    @lambda f: abs\n    def __getitem__(self): pass\nprint(sum(A()))",
+    "class A:\n    def __iter__(self): return self\n    @lambda f: (0).bit_length\n"
+    "    def __next__(self): pass\nprint(sum(A()))",
+    "class A:\n    @staticmethod\n    @lambda f: abs\n    def __getitem__(self): pass\n"
+    "print(sum(A()))",
+    "class A:\n    @property\n    def __getitem__(self): return abs\nprint(sum(A()))",
+]
+
+
+@pytest.mark.parametrize("source", ENDLESS_IN_C, ids=range(len(ENDLESS_IN_C)))
+def test_a_special_method_of_c_meets_the_timeout(source):
+    """A special method that is a function of C (`abs` as __getitem__: Python iterates such an
+    object by calling it with 0, 1, 2, ...) made `sum(A())` a loop in C that ran no Python
+    code: the timeout's signal was never handled and the program ran on, for ever (`list(A())`
+    filled the memory).  Expected: the timeout's error after its 1 s (the child is given 60)."""
+    code = ("import io, sys\nfrom gradcli.lang.session import Session\n"
+            "from gradcli.lang.errors import ProgramError\n"
+            "try:\n    Session(out=io.StringIO()).run(sys.argv[1], timeout=1)\n"
+            "except ProgramError as e:\n    print(e.format()[0])\n")
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    try:
+        result = subprocess.run([sys.executable, "-c", code, source], capture_output=True,
+                                text=True, env=environment, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the program ran on past its timeout")
+    assert result.stdout.startswith("TimeoutError: program ran longer than 1 s"), result
+
