@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from processes import ROOT, program_error
+from processes import ROOT, program_error, program_output
 from test_redteam_round11 import _assert_pytorchs
 from test_redteam_round14 import HEX   # int() of these: 4,000,000 bits, the limit 1,000,000
 
@@ -105,3 +105,53 @@ def test_a_special_method_of_c_meets_the_timeout(source):
         pytest.fail("the program ran on past its timeout")
     assert result.stdout.startswith("TimeoutError: program ran longer than 1 s"), result
 
+
+# ---------------------------------------------------------------------- yield from an object
+
+DELEGATE = """class A:
+    def __init__(self):
+        self.n = 0
+    def __iter__(self):
+        return self
+    def __next__(self):
+        self.n += 1
+        if self.n > 3:
+            raise StopIteration(self.n)
+        return self.n
+    def close(self):
+        print("closed")
+    def send(self, v):
+        print("sent", v)
+        return v * 10
+def g():
+    r = yield from A()
+    print("returned", r)
+    yield "after"
+"""
+
+
+def test_a_collected_generator_runs_no_close_of_its_delegate():
+    """`yield from A()` of an object with a close method: the collector's close of the
+    generator (here in a reference cycle, collected while the program makes a list later) called
+    A.close, the program's code, wherever the collection happened (in the engine's machinery,
+    after the program's time).  Expected: as a finally block there, it does not run."""
+    out = program_output(DELEGATE + "x = g()\nnext(x)\ncycle = [x]\ncycle.append(cycle)\n"
+                         "del x, cycle\nkept = [[k] for k in range(3000)]\nprint('end')\n")
+    assert out == "end\n"
+
+
+DELEGATIONS = [
+    "x = g()\nprint(next(x), x.send(5), next(x))\nx.close()",
+    "x = g()\nprint(next(x))\ntry:\n    x.throw(ValueError('v'))\nexcept ValueError as e:\n"
+    "    print('raised', e)",
+    "print(list(g()))",
+    "class B(A):\n    def throw(self, *a):\n        print('throw', a)\n        return 7\n"
+    "def h():\n    yield from B()\ndef gg():\n    yield from h()\n"
+    "y = h()\nnext(y)\nprint(y.throw(KeyError('k')))\ny.close()\nz = gg()\nnext(z)\nz.close()",
+]
+
+
+@pytest.mark.parametrize("source", DELEGATIONS, ids=range(len(DELEGATIONS)))
+def test_yield_from_an_object_works_as_pythons(oracle, source):
+    """(send, throw and the program's close reach the object, as in Python)"""
+    _assert_pytorchs(oracle, DELEGATE + source)
