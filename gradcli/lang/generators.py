@@ -44,13 +44,14 @@ def is_program_generator(obj):
 
 
 def delegated(x):
-    """(The guard `_delegated(x)` of `yield from x`.)  x, metered as a for loop's iterable; an
-    engine generator (`yield from model.parameters()`) behind an iterator of its own, so that
-    the delegating generator's send, throw and close reach only the program's code."""
-    x = limits.check_each(x)
-    if type(x) is types.GeneratorType:
-        return x if is_program_generator(x) else itertools.chain(x)
-    iterator = iter(x)
+    """(The guard `_delegated(x)` of `yield from x`.)  iter(x), x metered as a for loop's
+    iterable; an engine generator (`yield from model.parameters()`, or what an object's
+    __iter__ gives) behind an iterator of its own, and an object with a close behind a
+    _Delegate, so that the delegating generator's send, throw and close reach only the
+    program's code, and its collector's close none of it."""
+    iterator = iter(limits.check_each(x))   # (an object's __iter__ may give one)
+    if type(iterator) is types.GeneratorType:
+        return iterator if is_program_generator(iterator) else itertools.chain(iterator)
     return _Delegate(iterator) if hasattr(iterator, "close") else iterator
 
 

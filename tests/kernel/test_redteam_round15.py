@@ -155,3 +155,18 @@ DELEGATIONS = [
 def test_yield_from_an_object_works_as_pythons(oracle, source):
     """(send, throw and the program's close reach the object, as in Python)"""
     _assert_pytorchs(oracle, DELEGATE + source)
+
+
+def test_an_engine_generator_behind_an_object_gets_no_throw():
+    """`yield from A()` whose __iter__ gives an engine generator (model.parameters()): the
+    program's throw reached that generator's code, which `yield from model.parameters()` keeps
+    it from (an iterator of its own in between).  Expected: the same for both routes (the
+    engine's generator goes on after the throw)."""
+    out = program_output("import torch\nm = torch.nn.Linear(2, 2)\np = m.parameters()\n"
+                         "class A:\n    def __iter__(self):\n        return p\n"
+                         "def g(x):\n    yield from x\nfor source in [p, A()]:\n"
+                         "    x = g(source)\n    print(next(x).shape)\n    try:\n"
+                         "        x.throw(ValueError('v'))\n    except ValueError as e:\n"
+                         "        print('raised', e)\n    print(next(p, 'finished').shape)\n"
+                         "    p = m.parameters()\n")
+    assert out == "torch.Size([2, 2])\nraised v\ntorch.Size([2])\n" * 2
