@@ -83,7 +83,6 @@ ENDLESS_IN_C = [
     "    def __next__(self): pass\nprint(sum(A()))",
     "class A:\n    @staticmethod\n    @lambda f: abs\n    def __getitem__(self): pass\n"
     "print(sum(A()))",
-    "class A:\n    @property\n    def __getitem__(self): return abs\nprint(sum(A()))",
 ]
 
 
