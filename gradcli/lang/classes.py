@@ -3,6 +3,7 @@ give, and the checks of a program's class statements (which engine classes it ma
 what it may redefine of them) and of attributes set on its classes later."""
 
 import builtins
+import types
 import weakref
 
 from .namespace import Facade, modules
@@ -63,10 +64,54 @@ def build_class(body, name, *bases, **keywords):
     cls = builtins.__build_class__(body, name, *bases)
     _check_engine_bases(cls)
     _check_overrides(cls, body.__code__.co_names)
+    _check_special_methods(cls, body.__code__.co_names)
     if any(n in vars(cls) for n in SEQUENCE_METHODS):
         cls.__array__ = _no_array
     PROGRAM_CLASSES.add(cls)
     return cls
+
+
+def _check_special_methods(cls, body_names):
+    """The special methods the class body binds (__init__, allowed.PROGRAM_DUNDERS) are called by
+    Python itself (`a(x)`, `a[i]`, `len(a)`, `A(x)`), not by the program's compiled call and its
+    callable check: what a decorator made of one is held to that check now (`@lambda f: int`
+    bound `int` itself as __call__, and `a("f" * 10 ** 6, 16)` made an integer past
+    GRADCLI_MAX_INT_BITS), and a property's value when it is read.  A function of C among them
+    is called through one of Python (_in_python)."""
+    for name in (PROGRAM_DUNDERS | {"__init__"}) & set(body_names) & set(vars(cls)):
+        value = vars(cls)[name]
+        checked = _checked_special(value)
+        if checked is not value:
+            type.__setattr__(cls, name, checked)
+
+
+def _checked_special(value):
+    """value as a special method whose call passes the callable check (an object of any other
+    kind, which Python calls without binding it, as a staticmethod of what passes)."""
+    from .calls import checked_callable
+    if isinstance(value, types.FunctionType):
+        return checked_callable(value)
+    if isinstance(value, (staticmethod, classmethod)):
+        return type(value)(_in_python(checked_callable(value.__func__)))
+    if isinstance(value, property):
+        getter = value.fget
+        if getter is None:
+            return value
+        return property(lambda self: _in_python(checked_callable(getter(self))), value.fset,
+                        value.fdel)
+    return staticmethod(_in_python(checked_callable(value)))
+
+
+def _in_python(func):
+    """func, called from a function of Python if it is one of C: a `__getitem__` that is `abs`
+    makes `sum(A())` a loop in C that runs no Python code, where the timeout's signal is never
+    handled (the program ran on past its time, and `list(A())` filled the memory)."""
+    if isinstance(func, types.FunctionType) or not callable(func):
+        return func
+
+    def special(*args, **kwargs):
+        return func(*args, **kwargs)
+    return special
 
 
 # A class that defines one of these is a sequence to NumPy, which would make an array of its

@@ -25,7 +25,8 @@ GENERATOR_METHODS = ("close", "send", "throw")
 # the code objects of programs (each function's, lambda's and comprehension's): a generator
 # whose code is one of them is the program's
 PROGRAM_CODES = weakref.WeakSet()
-# the frames of the generators the program is closing now (their finally blocks run)
+# the frames of the generators the program is closing now (their finally blocks run), and the
+# _Delegate at the end of their yield-from chain
 _CLOSED_BY_PROGRAM = []
 
 
@@ -43,13 +44,54 @@ def is_program_generator(obj):
 
 
 def delegated(x):
-    """(The guard `_delegated(x)` of `yield from x`.)  x, metered as a for loop's iterable; an
-    engine generator (`yield from model.parameters()`) behind an iterator of its own, so that
-    the delegating generator's send, throw and close reach only the program's code."""
-    x = limits.check_each(x)
-    if type(x) is types.GeneratorType and not is_program_generator(x):
-        return itertools.chain(x)
-    return x
+    """(The guard `_delegated(x)` of `yield from x`.)  iter(x), x metered as a for loop's
+    iterable; an engine generator (`yield from model.parameters()`, or what an object's
+    __iter__ gives) behind an iterator of its own, and an object with a close behind a
+    _Delegate, so that the delegating generator's send, throw and close reach only the
+    program's code, and its collector's close none of it."""
+    iterator = iter(limits.check_each(x))   # (an object's __iter__ may give one)
+    if type(iterator) is types.GeneratorType:
+        return iterator if is_program_generator(iterator) else itertools.chain(iterator)
+    return _Delegate(iterator) if hasattr(iterator, "close") else iterator
+
+
+class _Delegate:
+    """An iterator of the program's that has a `close` (an object of its class with __next__
+    and a close method), as a generator delegates to it: Python calls that close when the
+    delegating generator closes, the collector's close too, which would run the program's
+    code wherever the collection happens.  Its close runs only when the program closes the
+    generator (generators.close); send and throw, which only the program's calls reach, as
+    Python makes them."""
+
+    __slots__ = ("_iterator",)
+
+    def __init__(self, iterator):
+        self._iterator = iterator
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._iterator)
+
+    def send(self, value):
+        return self._iterator.send(value)
+
+    def throw(self, *args):
+        method = getattr(self._iterator, "throw", None)
+        if method is not None:
+            return method(*args)
+        raiser = _raiser()   # (no throw: the exception is raised where the `yield from` is)
+        next(raiser)
+        return raiser.throw(*args)
+
+    def close(self):
+        if any(d is self for d in _CLOSED_BY_PROGRAM):
+            self._iterator.close()
+
+
+def _raiser():
+    yield
 
 
 def closing():
@@ -76,6 +118,8 @@ def close(generator):
     while type(delegate) is types.GeneratorType and delegate.gi_frame is not None:
         frames.append(delegate.gi_frame)
         delegate = delegate.gi_yieldfrom
+    if type(delegate) is _Delegate:
+        frames.append(delegate)
     _CLOSED_BY_PROGRAM.extend(frames)
     try:
         return generator.close()
