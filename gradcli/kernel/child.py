@@ -79,6 +79,11 @@ def _detach(keep, tty_out, tty_err, messages_w, raw_w, interrupt=signal.default_
         os.setpgid(0, 0)
     except OSError:
         pass
+    # gradcli's cache found while the process is still its user's: an evaluator of root's
+    # gives up its real uid (count_tasks_apart), after which `~` without HOME would be the
+    # overflow user's home (/nonexistent), made by the file-system uid that stays root's
+    if not os.environ.get("XDG_CACHE_HOME"):
+        os.environ["XDG_CACHE_HOME"] = os.path.join(os.path.expanduser("~"), ".cache")
     count_tasks_apart()
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)

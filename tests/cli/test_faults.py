@@ -326,3 +326,25 @@ def test_an_interrupt_during_the_json_import_still_writes_the_json_error():
     assert p.stdout == (json.dumps({"error": {"type": "KeyboardInterrupt", "message": "interrupted",
                                               "line": None, "column": None}}, indent=2)
                         + "\n").encode()
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or os.path.exists("/nonexistent"),
+                    reason="only root's evaluator gives up its real uid (for the overflow "
+                           "user's, whose home is /nonexistent), and /nonexistent must not "
+                           "be there already")
+def test_roots_evaluator_without_home_keeps_its_cache_in_roots_home(tmp_path):
+    """An evaluator of root's gives up its real uid for the overflow user's; without HOME, `~`
+    was then that user's home, /nonexistent, which the evaluator made (its file-system uid
+    stays root's) to write gradcli's cache there."""
+    env = {k: v for k, v in _env().items() if k not in ("HOME", "XDG_CACHE_HOME")}
+    try:
+        for args, given in ((("eval", "z = x * 2", "--at", "x=1"), None),
+                            (("repl",), b"x = 1\n")):
+            p = subprocess.run(_cmd(*args), input=given, capture_output=True, env=env,
+                               timeout=60)
+            assert p.returncode == 0, p.stderr
+        assert not os.path.exists("/nonexistent")
+    finally:
+        if os.path.isdir("/nonexistent/.cache/gradcli"):  # (what the bug made, and no more)
+            import shutil
+            shutil.rmtree("/nonexistent")
