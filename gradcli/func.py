@@ -281,7 +281,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                            f"structure. For example, if primals is a tuple of 3 tensors, "
                            f"tangents also must be. Got primals with structure {_spec(primals)} "
                            f"and tangents with structure {_spec(tangents)}")
-    flat_primals, _ = _flatten(primals)
+    flat_primals, rebuild_primals = _flatten(primals)
     flat_tangents, _ = _flatten(tangents)
     for p, t in zip(flat_primals, flat_tangents):
         if isinstance(p, Tensor) and isinstance(t, Tensor) and p.shape != t.shape:
@@ -297,25 +297,21 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         from .autograd import forward_ad
         with forward_ad.dual_level():
             duals = [forward_ad.make_dual(p, t) for p, t in zip(flat, flat_tangents)]
-            output = _nested_call(func, *_flatten(primals)[1](duals))
-            output, aux = _split_aux(output, has_aux, name)
-            outputs, rebuild = _flatten(output)
-            _only_tensors(outputs, name)
+            output, aux, outputs = _call_checked(func, rebuild_primals(duals), {}, has_aux,
+                                                 name)
             unpacked = [forward_ad.unpack_dual(o) for o in outputs]
-            output = rebuild([u.primal for u in unpacked])
+            outputs = [u.primal for u in unpacked]
             products = [o.new_zeros(o.shape) if u.tangent is None else u.tangent
                         for o, u in zip(outputs, unpacked)]
             aux = _rebuild_primals(aux, forward_ad.unpack_dual)
     else:
-        output = _nested_call(func, *args)
-        output, aux = _split_aux(output, has_aux, name)
-        outputs, rebuild = _flatten(output)
-        _only_tensors(outputs, name)
+        output, aux, outputs = _call_checked(func, args, {}, has_aux, name)
         products = _forward_products(outputs, flat, flat_tangents, keep)
+    rebuild = _flatten(output)[1]
     # (PyTorch hands the output back through an alias: AliasBackward0 where it needs a graph)
     from .ops.registry import OPS
     aliased = [OPS["alias"].apply((o,), ()) if keep and o.requires_grad else _finish(o, keep)
-               for o in _flatten(output)[0]]
+               for o in outputs]
     result = (rebuild(aliased), rebuild([_finish(p, keep) for p in products]))
     return (*result, _aux(aux, keep)) if has_aux else result
 
@@ -397,11 +393,13 @@ def _jacobian(func, argnums, has_aux, name):
     return wrapper
 
 
-def _call_for_jacobian(func, args, kwargs, has_aux, name):
+def _call_checked(func, args, kwargs, has_aux, where):
+    """(output, aux, output's tensors) of func called as a transform calls it, its output
+    checked (where: the transform's name in the messages)."""
     output = _nested_call(func, *args, **kwargs)
-    output, aux = _split_aux(output, has_aux, f"{name}(f, ...)(*args)")
+    output, aux = _split_aux(output, has_aux, where)
     outputs, _ = _flatten(output)
-    _only_tensors(outputs, f"{name}(f, ...)(*args)")
+    _only_tensors(outputs, where)
     return output, aux, outputs
 
 
@@ -409,7 +407,7 @@ def _reverse_blocks(func, args, kwargs, flat, has_aux, name, keep):
     """(output, aux, blocks[i][j] = d output i / d flat j), row by row in reverse mode."""
     from .autograd.functional import check_jacobian_blocks, reverse_jacobian_rows
     from .ops import stack
-    output, aux, outputs = _call_for_jacobian(func, args, kwargs, has_aux, name)
+    output, aux, outputs = _call_checked(func, args, kwargs, has_aux, f"{name}(f, ...)(*args)")
     check_jacobian_blocks(outputs, flat)
     blocks = []
     for o in outputs:
@@ -446,7 +444,8 @@ def _forward_blocks(func, substitute, kwargs, flat, has_aux, name):
     called = {}
 
     def on_duals(*duals):
-        output, aux, outputs = _call_for_jacobian(func, substitute(duals), kwargs, has_aux, name)
+        output, aux, outputs = _call_checked(func, substitute(duals), kwargs, has_aux,
+                                              f"{name}(f, ...)(*args)")
         called["output"] = _rebuild_primals(output, unpack_dual)
         called["aux"] = _rebuild_primals(aux, unpack_dual)
         return tuple(outputs)
